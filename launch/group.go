@@ -1,0 +1,68 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// failedStartGrace is the grace StartGroup gives the services it already
+// started when a later one fails.
+const failedStartGrace = 5 * time.Second
+
+// Group is the services of one variant. They are started in order, each
+// once the previous one is ready, and stopped in reverse order.
+type Group struct {
+	services []*Service
+}
+
+// StartGroup starts the services of specs in order, each after the previous
+// one is ready. If one fails, or an earlier one exits in the meantime,
+// StartGroup stops those it started and returns the error.
+func StartGroup(ctx context.Context, specs []Spec) (*Group, error) {
+	g := &Group{}
+	for _, spec := range specs {
+		s, err := Start(ctx, spec)
+		if err == nil {
+			g.services = append(g.services, s)
+			err = g.exited()
+		}
+		if err != nil {
+			return nil, errors.Join(err, g.Stop(failedStartGrace))
+		}
+	}
+	return g, nil
+}
+
+// exited returns an error for the first service of g that has exited.
+func (g *Group) exited() error {
+	for _, s := range g.services {
+		select {
+		case <-s.Done():
+			return &StartError{
+				Name: s.Spec.Name,
+				Err:  fmt.Errorf("exited while later services started: %w", s.ExitErr()),
+				Log:  s.LogTail(startFailureTail),
+			}
+		default:
+		}
+	}
+	return nil
+}
+
+// Stop stops the services in reverse order, each with the given grace, and
+// returns their errors joined.
+func (g *Group) Stop(grace time.Duration) error {
+	var errs []error
+	for _, s := range slices.Backward(g.services) {
+		errs = append(errs, s.Stop(grace))
+	}
+	return errors.Join(errs...)
+}
+
+// Services returns the services in start order.
+func (g *Group) Services() []*Service {
+	return slices.Clone(g.services)
+}

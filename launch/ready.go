@@ -1,0 +1,100 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+const (
+	// pollInterval is the pause between two readiness checks.
+	pollInterval = 25 * time.Millisecond
+	// checkTimeout bounds one readiness check, so that a service that
+	// accepts but never answers does not hold the poll.
+	checkTimeout = time.Second
+)
+
+// waitReady polls the readiness checks of r until they all pass, the
+// process exits (exited is closed), r's timeout passes or ctx is done.
+func waitReady(ctx context.Context, r Readiness, exited <-chan struct{}) error {
+	if !r.configured() {
+		return nil
+	}
+	timeout := r.timeout()
+	deadline := time.Now().Add(timeout)
+	rctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	transport := &http.Transport{DisableKeepAlives: true}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{
+		Transport: transport,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var last error // the last check's failure, preferring one not cut short by the deadline
+	for {
+		err := check(rctx, client, r)
+		if err == nil {
+			return nil
+		}
+		// A check that failed for want of time says nothing about the
+		// service. (rctx.Err may still be nil then: the context learns of
+		// its deadline from a timer, the dialer from the clock.)
+		if last == nil || time.Now().Before(deadline) {
+			last = err
+		}
+		select {
+		case <-exited:
+			return errors.New("process exited")
+		case <-rctx.Done():
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("waiting for readiness: %w", err)
+			}
+			return fmt.Errorf("not ready within %v: %w", timeout, last)
+		case <-tick.C:
+		}
+	}
+}
+
+// check runs each configured readiness check once.
+func check(ctx context.Context, client *http.Client, r Readiness) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	if r.TCP != "" {
+		var d net.Dialer
+		conn, err := d.DialContext(ctx, "tcp", r.TCP)
+		if err != nil {
+			return err
+		}
+		conn.Close()
+	}
+	if r.HTTP != "" {
+		return checkHTTP(ctx, client, r.HTTP)
+	}
+	return nil
+}
+
+// checkHTTP GETs url and wants a 2xx or 3xx answer.
+func checkHTTP(ctx context.Context, client *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return nil
+}

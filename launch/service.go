@@ -1,0 +1,166 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// startFailureTail is how many log lines a StartError carries.
+const startFailureTail = 15
+
+// Service is a started service: one process group whose leader toll forked.
+// Its methods are safe for concurrent use.
+type Service struct {
+	// Spec is the spec the service was started from.
+	Spec Spec
+	// Started is when the process was forked.
+	Started time.Time
+	// ReadyAt is when the service was found ready.
+	ReadyAt time.Time
+
+	pid      int
+	proc     procfs.FS
+	logStart int64 // size of the log file before the service started
+
+	done       chan struct{} // closed once the leader is reaped
+	waitErr    error         // what cmd.Wait returned; written before done is closed
+	unexpected bool          // the exit came before Stop; written before done is closed
+	stopping   atomic.Bool   // Stop has begun: an exit from now on is expected
+
+	stopMu  sync.Mutex
+	stopped bool
+	stopErr error
+	killed  bool
+}
+
+// Start starts the service described by spec and waits until it is ready.
+//
+// The process runs in its own process group with Pdeathsig set to SIGKILL.
+// If it exits before it is ready, if readiness times out, or if ctx is done
+// first, Start kills the group and returns a *StartError that carries the
+// exit status and the end of the log. ctx only bounds the start: once Start
+// has returned, the service runs until Stop.
+func Start(ctx context.Context, spec Spec) (*Service, error) {
+	if err := spec.validate(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	proc, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	logFile, logStart, err := openLog(spec.LogPath)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Env = spec.Env
+	cmd.Dir = spec.Dir
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+
+	s := &Service{Spec: spec, proc: proc, logStart: logStart, done: make(chan struct{})}
+	started := make(chan error, 1)
+	go s.supervise(cmd, started)
+	err = <-started
+	logFile.Close() // the child holds its own copy
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+
+	if err := waitReady(ctx, spec.Ready, s.done); err != nil {
+		select {
+		case <-s.done:
+			err = exitedBeforeReady(s.waitErr)
+		default:
+		}
+		stopErr := s.Stop(0)
+		return nil, &StartError{Name: spec.Name, Err: errors.Join(err, stopErr), Log: s.LogTail(startFailureTail)}
+	}
+	s.ReadyAt = time.Now()
+	return s, nil
+}
+
+// supervise forks the service, reports the outcome of the fork on started,
+// then waits for the process to exit and reaps it. It keeps its goroutine
+// locked to the thread that forked for the life of the process, because
+// Pdeathsig fires when that thread ends (see the package documentation).
+func (s *Service) supervise(cmd *exec.Cmd, started chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		started <- err
+		return
+	}
+	s.pid = cmd.Process.Pid
+	s.Started = time.Now()
+	started <- nil
+
+	s.waitErr = cmd.Wait()
+	s.unexpected = !s.stopping.Load()
+	close(s.done)
+}
+
+// openLog opens path for appending, creating it and its directory if needed,
+// and returns the file with its size before this start.
+func openLog(path string) (*os.File, int64, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, 0, fmt.Errorf("create log directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, 0, fmt.Errorf("open log: %w", err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("open log: %w", err)
+	}
+	return f, info.Size(), nil
+}
+
+// Pid returns the process id of the service, which is also its process
+// group id.
+func (s *Service) Pid() int { return s.pid }
+
+// StartupTime returns the time from fork to ready.
+func (s *Service) StartupTime() time.Duration { return s.ReadyAt.Sub(s.Started) }
+
+// Done returns a channel that is closed when the process has exited and been
+// reaped.
+func (s *Service) Done() <-chan struct{} { return s.done }
+
+// ExitErr returns an *ExitError if the process exited on its own, before
+// Stop was called, and nil otherwise. It is meaningful once Done is closed.
+func (s *Service) ExitErr() error {
+	select {
+	case <-s.done:
+		if s.unexpected {
+			return &ExitError{Name: s.Spec.Name, Err: s.waitErr}
+		}
+		return nil
+	default:
+		return nil
+	}
+}
+
+// LogTail returns up to the last n lines that the service wrote to its log
+// since it started, or nil if the log cannot be read.
+func (s *Service) LogTail(n int) []string {
+	lines, err := tailLines(s.Spec.LogPath, s.logStart, n)
+	if err != nil {
+		return nil
+	}
+	return lines
+}

@@ -1,0 +1,376 @@
+package launch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestStartReady(t *testing.T) {
+	const delay = 200 * time.Millisecond
+	tests := []struct {
+		name      string
+		ready     func(addr string) Readiness
+		helper    bool
+		minStart  time.Duration
+		checkHTTP bool
+	}{
+		{"http", func(a string) Readiness { return Readiness{HTTP: "http://" + a + "/"} }, true, delay, true},
+		{"http redirect", func(a string) Readiness { return Readiness{HTTP: "http://" + a + "/redirect"} }, true, delay, true},
+		{"tcp", func(a string) Readiness { return Readiness{TCP: a} }, true, delay, true},
+		{"tcp and http", func(a string) Readiness { return Readiness{TCP: a, HTTP: "http://" + a + "/"} }, true, delay, true},
+		{"none", func(string) Readiness { return Readiness{} }, false, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := freeAddr(t)
+			spec := shSpec(t, "sleeper", "exec sleep 100")
+			if tt.helper {
+				spec = helperSpec(t, addr, delay)
+			}
+			spec.Ready = tt.ready(addr)
+			spec.Ready.Timeout = 10 * time.Second
+			s, err := Start(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopOnCleanup(t, s)
+			if s.Pid() <= 0 {
+				t.Errorf("Pid() = %d", s.Pid())
+			}
+			if got := s.StartupTime(); got < tt.minStart {
+				t.Errorf("StartupTime() = %v, want at least %v: ready before the server listened", got, tt.minStart)
+			}
+			if tt.checkHTTP {
+				resp, err := http.Get("http://" + addr + "/")
+				if err != nil {
+					t.Fatalf("service not serving after Start: %v", err)
+				}
+				resp.Body.Close()
+			}
+			if err := s.Stop(5 * time.Second); err != nil {
+				t.Errorf("Stop: %v", err)
+			}
+			if s.Killed() {
+				t.Error("Killed() = true for a service that exits on SIGTERM")
+			}
+			select {
+			case <-s.Done():
+			default:
+				t.Error("Done not closed after Stop")
+			}
+			if err := s.ExitErr(); err != nil {
+				t.Errorf("ExitErr() = %v after Stop, want nil", err)
+			}
+			waitGone(t, s.Pid())
+		})
+	}
+}
+
+func TestStartFailure(t *testing.T) {
+	tests := []struct {
+		name    string
+		spec    func(t *testing.T) Spec
+		ctx     func() (context.Context, context.CancelFunc)
+		want    []string
+		wantErr error // errors.Is target, if any
+		code    int   // exit code, if the process exited on its own
+	}{
+		{
+			name: "early exit",
+			spec: func(t *testing.T) Spec {
+				s := shSpec(t, "boomer", "echo pid=$$; echo boom >&2; exit 3")
+				s.Ready = Readiness{TCP: freeAddr(t), Timeout: 10 * time.Second}
+				return s
+			},
+			want: []string{"start boomer", "exited before ready", "exit status 3", "boom"},
+			code: 3,
+		},
+		{
+			name: "readiness timeout",
+			spec: func(t *testing.T) Spec {
+				s := shSpec(t, "deaf", "echo pid=$$; exec sleep 100")
+				s.Ready = Readiness{TCP: freeAddr(t), Timeout: 300 * time.Millisecond}
+				return s
+			},
+			want: []string{"start deaf", "not ready within 300ms", "connection refused", "pid="},
+		},
+		{
+			name: "http error status",
+			spec: func(t *testing.T) Spec {
+				addr := freeAddr(t)
+				s := helperSpec(t, addr, 0)
+				s.Ready = Readiness{HTTP: "http://" + addr + "/fail", Timeout: 500 * time.Millisecond}
+				return s
+			},
+			want: []string{"not ready within 500ms", "500 Internal Server Error", "listening on"},
+		},
+		{
+			name: "canceled",
+			spec: func(t *testing.T) Spec {
+				s := shSpec(t, "patient", "echo pid=$$; exec sleep 100")
+				s.Ready = Readiness{TCP: freeAddr(t)}
+				return s
+			},
+			ctx: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), 200*time.Millisecond)
+			},
+			want:    []string{"waiting for readiness", "pid="},
+			wantErr: context.DeadlineExceeded,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			if tt.ctx != nil {
+				ctx, cancel = tt.ctx()
+			}
+			defer cancel()
+			begin := time.Now()
+			s, err := Start(ctx, tt.spec(t))
+			if err == nil {
+				s.Stop(0)
+				t.Fatal("Start succeeded")
+			}
+			if took := time.Since(begin); took > 5*time.Second {
+				t.Errorf("Start took %v to fail", took)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			var se *StartError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T is not a *StartError", err)
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("error %v is not %v", err, tt.wantErr)
+			}
+			if tt.code != 0 {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != tt.code {
+					t.Errorf("error %v does not carry exit code %d", err, tt.code)
+				}
+			}
+			for _, l := range se.Log {
+				if p, ok := strings.CutPrefix(l, "pid="); ok {
+					pid, _ := strconv.Atoi(p)
+					waitGone(t, pid)
+				}
+			}
+		})
+	}
+}
+
+func TestStartInvalid(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "x.log")
+	tests := []struct {
+		name string
+		spec Spec
+		want string
+	}{
+		{"no argv", Spec{Name: "a", LogPath: log}, "no program"},
+		{"no log", Spec{Name: "a", Argv: []string{"true"}}, "no log path"},
+		{"bad url", Spec{Name: "a", Argv: []string{"true"}, LogPath: log, Ready: Readiness{HTTP: "localhost:80"}}, "readiness URL"},
+		{"bad tcp", Spec{Name: "a", Argv: []string{"true"}, LogPath: log, Ready: Readiness{TCP: "localhost"}}, "readiness address"},
+		{"no such program", Spec{Name: "a", Argv: []string{"/nonexistent/prog"}, LogPath: log}, "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Start(context.Background(), tt.spec)
+			if err == nil {
+				s.Stop(0)
+				t.Fatal("Start succeeded")
+			}
+			if !strings.Contains(err.Error(), "start a") || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q, want it to name the service and contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestStop(t *testing.T) {
+	const grace = 300 * time.Millisecond
+	tests := []struct {
+		name       string
+		script     string
+		wantKilled bool
+	}{
+		{
+			name:   "grandchild in group",
+			script: `sleep 100 & echo ready child=$!; exec sleep 200`,
+		},
+		{
+			name:       "group ignores SIGTERM",
+			script:     `trap "" TERM; sleep 100 & echo ready child=$!; wait`,
+			wantKilled: true,
+		},
+		{
+			name:       "grandchild ignores SIGTERM",
+			script:     `(trap "" TERM; exec sh -c 'echo ready child=$$; exec sleep 100') & wait`,
+			wantKilled: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Start(context.Background(), shSpec(t, "svc", tt.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopOnCleanup(t, s)
+			line := waitLog(t, s, "ready child=")
+			child, err := strconv.Atoi(line[strings.Index(line, "=")+1:])
+			if err != nil {
+				t.Fatalf("bad line %q", line)
+			}
+			if !alive(child) {
+				t.Fatalf("grandchild %d not running before Stop", child)
+			}
+			begin := time.Now()
+			if err := s.Stop(grace); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			took := time.Since(begin)
+			if s.Killed() != tt.wantKilled {
+				t.Errorf("Killed() = %v, want %v", s.Killed(), tt.wantKilled)
+			}
+			if tt.wantKilled && took < grace {
+				t.Errorf("Stop took %v, less than the %v grace", took, grace)
+			}
+			if alive(s.Pid()) || alive(child) {
+				t.Errorf("after Stop: leader alive %v, grandchild alive %v", alive(s.Pid()), alive(child))
+			}
+			if err := s.ExitErr(); err != nil {
+				t.Errorf("ExitErr() = %v after Stop", err)
+			}
+		})
+	}
+}
+
+func TestStopIdempotent(t *testing.T) {
+	s, err := Start(context.Background(), shSpec(t, "svc", "exec sleep 100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() { errs[i] = s.Stop(time.Second) })
+	}
+	wg.Wait()
+	for i, err := range append(errs, s.Stop(time.Second)) {
+		if err != nil {
+			t.Errorf("Stop #%d: %v", i, err)
+		}
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Error("Done not closed after Stop")
+	}
+}
+
+func TestExitErr(t *testing.T) {
+	s, err := Start(context.Background(), shSpec(t, "quitter", "echo bye; exit 4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(3 * time.Second):
+		s.Stop(0)
+		t.Fatal("Done not closed after the process exited")
+	}
+	err = s.ExitErr()
+	var ee *ExitError
+	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "quitter") || !strings.Contains(err.Error(), "exit status 4") {
+		t.Errorf("ExitErr() = %v, want an *ExitError naming quitter with exit status 4", err)
+	}
+	if err := s.Stop(time.Second); err != nil {
+		t.Errorf("Stop after exit: %v", err)
+	}
+	if s.ExitErr() == nil {
+		t.Error("Stop after an unexpected exit cleared ExitErr")
+	}
+}
+
+func TestLog(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "logs", "svc.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logPath, []byte("from an earlier run\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(context.Background(), Spec{
+		Name:    "svc",
+		Argv:    []string{"/bin/sh", "-c", `echo out; echo err >&2; echo "dir=$(pwd) foo=$FOO"`},
+		Env:     []string{"FOO=bar", "PATH=/usr/bin:/bin"},
+		Dir:     dir,
+		LogPath: logPath,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.Done()
+	s.Stop(0)
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "from an earlier run\nout\nerr\ndir=" + dir + " foo=bar\n"
+	if string(data) != want {
+		t.Errorf("log = %q, want %q", data, want)
+	}
+	if got, want := s.LogTail(10), []string{"out", "err", "dir=" + dir + " foo=bar"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("LogTail(10) = %q, want %q (only this run's lines)", got, want)
+	}
+	if got := s.LogTail(1); len(got) != 1 || got[0] != "dir="+dir+" foo=bar" {
+		t.Errorf("LogTail(1) = %q", got)
+	}
+}
+
+// TestPdeathsig kills a process that started a service with SIGKILL and
+// checks that the service dies with it.
+func TestPdeathsig(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), helperEnv+"=launcher", logEnv+"="+filepath.Join(t.TempDir(), "sleeper.log"))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("launcher: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "pid=")))
+	if err != nil {
+		t.Fatalf("launcher printed %q", line)
+	}
+	if !alive(pid) {
+		t.Fatalf("service %d not running", pid)
+	}
+	cmd.Process.Kill()
+	waitGone(t, pid)
+}

@@ -1,0 +1,84 @@
+package launch
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"time"
+)
+
+// DefaultReadyTimeout is how long Start waits for readiness when
+// Readiness.Timeout is zero.
+const DefaultReadyTimeout = 30 * time.Second
+
+// Readiness says when a started service is ready to take load. When both HTTP
+// and TCP are set, both must succeed. When neither is set, the service is
+// ready as soon as it has started.
+type Readiness struct {
+	// HTTP is a URL that must answer a GET with a 2xx or 3xx status.
+	// Redirects are not followed.
+	HTTP string
+	// TCP is a host:port that must accept a connection.
+	TCP string
+	// Timeout bounds the wait; zero means DefaultReadyTimeout.
+	Timeout time.Duration
+}
+
+// configured reports whether any readiness check is set.
+func (r Readiness) configured() bool {
+	return r.HTTP != "" || r.TCP != ""
+}
+
+// timeout returns the effective timeout.
+func (r Readiness) timeout() time.Duration {
+	if r.Timeout > 0 {
+		return r.Timeout
+	}
+	return DefaultReadyTimeout
+}
+
+// Spec describes one service to start.
+type Spec struct {
+	// Name identifies the service in errors.
+	Name string
+	// Argv is the program and its arguments. A program name without a slash
+	// is looked up in toll's own PATH.
+	Argv []string
+	// Env is the complete environment of the service, as "KEY=value"
+	// entries. A nil Env inherits toll's environment; an empty, non-nil one
+	// gives an empty environment.
+	Env []string
+	// Dir is the working directory; empty means toll's.
+	Dir string
+	// LogPath is the file that receives the service's stdout and stderr. It
+	// is created if needed and appended to.
+	LogPath string
+	// Ready says when the service is ready.
+	Ready Readiness
+}
+
+// validate checks the fields that Start cannot do without.
+func (s Spec) validate() error {
+	switch {
+	case len(s.Argv) == 0 || s.Argv[0] == "":
+		return errors.New("no program given")
+	case s.LogPath == "":
+		return errors.New("no log path given")
+	}
+	if s.Ready.HTTP != "" {
+		u, err := url.Parse(s.Ready.HTTP)
+		if err != nil {
+			return fmt.Errorf("readiness URL: %w", err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("readiness URL %q: want http://host:port/path", s.Ready.HTTP)
+		}
+	}
+	if s.Ready.TCP != "" {
+		if _, _, err := net.SplitHostPort(s.Ready.TCP); err != nil {
+			return fmt.Errorf("readiness address: %w", err)
+		}
+	}
+	return nil
+}

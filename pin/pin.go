@@ -1,0 +1,114 @@
+// Package pin parses CPU lists ("0", "1-3,6") and pins processes to them
+// with sched_setaffinity, so that toll's load generator and the services it
+// measures do not share cores.
+package pin
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// CPUs is a set of CPU numbers.
+type CPUs []int
+
+// Parse parses a CPU list in the kernel's format: "0", "1-3", "0,2-3".
+func Parse(list string) (CPUs, error) {
+	var out CPUs
+	seen := map[int]bool{}
+	for _, part := range strings.Split(strings.TrimSpace(list), ",") {
+		if part == "" {
+			return nil, fmt.Errorf("CPU list %q: empty item", list)
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("CPU list %q: %q is not a CPU number", list, lo)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("CPU list %q: bad range %q", list, part)
+			}
+		}
+		for c := a; c <= b; c++ {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// String formats the set as a CPU list, with ranges.
+func (c CPUs) String() string {
+	var parts []string
+	for i := 0; i < len(c); {
+		j := i
+		for j+1 < len(c) && c[j+1] == c[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", c[i], c[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(c[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
+// Online returns the CPUs toll may use: the calling thread's affinity.
+func Online() (CPUs, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, fmt.Errorf("get CPU affinity: %w", err)
+	}
+	var out CPUs
+	for c := 0; c < len(set)*64; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func (c CPUs) set() *unix.CPUSet {
+	var s unix.CPUSet
+	for _, cpu := range c {
+		s.Set(cpu)
+	}
+	return &s
+}
+
+// Thread pins one thread (or, with tid 0, the calling thread).
+func (c CPUs) Thread(tid int) error {
+	if err := unix.SchedSetaffinity(tid, c.set()); err != nil {
+		return fmt.Errorf("pin thread %d to CPUs %s: %w", tid, c, err)
+	}
+	return nil
+}
+
+// Process pins every thread of process pid; threads it starts later
+// inherit the affinity of the thread that starts them.
+func (c CPUs) Process(pid int) error {
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	if err != nil {
+		return fmt.Errorf("pin process %d: %w", pid, err)
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := c.Thread(tid); err != nil && err != unix.ESRCH {
+			return fmt.Errorf("pin process %d: %w", pid, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+// Package plan turns a scenario into the ordered list of actions a run
+// performs: start a variant's services, run one trial, stop the services.
+//
+// A trial is one variant at one load step for one measured window. A round
+// runs every variant once per load step, in a fresh random order drawn from
+// a seeded source, so that slow drifts of the machine (thermal, noisy
+// neighbours, caches) fall on baseline and variants alike and a run can be
+// repeated exactly from its seed. The restart policy decides how often
+// services are started afresh: for every trial, for every round, or once.
+package plan
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/tollperf/toll/scenario"
+)
+
+// Kind is what an Action does.
+type Kind int
+
+// Kinds of action.
+const (
+	// Start starts a variant's services and waits until they are ready.
+	Start Kind = iota
+	// Run runs one trial against a started variant.
+	Run
+	// Stop stops a variant's services.
+	Stop
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	switch k {
+	case Start:
+		return "start"
+	case Run:
+		return "run"
+	case Stop:
+		return "stop"
+	}
+	return fmt.Sprintf("kind(%d)", int(k))
+}
+
+// Action is one step of a run.
+type Action struct {
+	Kind    Kind
+	Variant string
+	// Trial is set for Run actions.
+	Trial *Trial
+}
+
+// Trial is one variant at one load step for one window.
+type Trial struct {
+	// Index numbers the trials of a run from 1 in the order they run.
+	Index int
+	// Round numbers the rounds from 1.
+	Round int
+	// Step indexes the load steps from 0; Rate is that step's arrival rate.
+	Step int
+	Rate float64
+	// Variant names the variant under load.
+	Variant string
+	// Order is the variant's position within its round, from 0.
+	Order int
+}
+
+// Plan is the ordered actions of a run.
+type Plan struct {
+	Seed    int64
+	Actions []Action
+}
+
+// Trials returns the plan's trials in order.
+func (p *Plan) Trials() []*Trial {
+	var ts []*Trial
+	for _, a := range p.Actions {
+		if a.Kind == Run {
+			ts = append(ts, a.Trial)
+		}
+	}
+	return ts
+}
+
+// New plans a run of s with the given seed.
+func New(s *scenario.Scenario, seed int64) *Plan {
+	var variants []string
+	for _, v := range s.Variants {
+		variants = append(variants, v.Name)
+	}
+	rng := rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32^0x9e3779b97f4a7c15))
+	p := &Plan{Seed: seed}
+	add := func(k Kind, v string, t *Trial) { p.Actions = append(p.Actions, Action{Kind: k, Variant: v, Trial: t}) }
+	if s.Restart == scenario.RestartOnce {
+		for _, v := range variants {
+			add(Start, v, nil)
+		}
+	}
+	index := 0
+	for step, rate := range s.Load.Steps() {
+		for round := 1; round <= s.Rounds; round++ {
+			order := append([]string(nil), variants...)
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			if s.Restart == scenario.RestartPerRound {
+				for _, v := range order {
+					add(Start, v, nil)
+				}
+			}
+			for i, v := range order {
+				index++
+				t := &Trial{Index: index, Round: round, Step: step, Rate: rate, Variant: v, Order: i}
+				if s.Restart == scenario.RestartPerTrial {
+					add(Start, v, nil)
+				}
+				add(Run, v, t)
+				if s.Restart == scenario.RestartPerTrial {
+					add(Stop, v, nil)
+				}
+			}
+			if s.Restart == scenario.RestartPerRound {
+				for i := len(order) - 1; i >= 0; i-- {
+					add(Stop, order[i], nil)
+				}
+			}
+		}
+	}
+	if s.Restart == scenario.RestartOnce {
+		for i := len(variants) - 1; i >= 0; i-- {
+			add(Stop, variants[i], nil)
+		}
+	}
+	return p
+}

@@ -1,0 +1,115 @@
+package plan
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tollperf/toll/scenario"
+)
+
+func scen(restart string, rounds int, rates ...float64) *scenario.Scenario {
+	return &scenario.Scenario{
+		Variants: []scenario.Variant{{Name: "baseline"}, {Name: "a"}, {Name: "b"}},
+		Rounds:   rounds,
+		Restart:  restart,
+		Load:     scenario.Load{Rates: rates},
+	}
+}
+
+func TestEveryRoundRunsEveryVariantOnce(t *testing.T) {
+	for _, restart := range []string{scenario.RestartPerTrial, scenario.RestartPerRound, scenario.RestartOnce} {
+		p := New(scen(restart, 5, 100, 200), 42)
+		trials := p.Trials()
+		if len(trials) != 3*5*2 {
+			t.Fatalf("%s: %d trials", restart, len(trials))
+		}
+		seen := map[[3]any]int{}
+		for i, tr := range trials {
+			if tr.Index != i+1 {
+				t.Errorf("%s: trial %d has index %d", restart, i, tr.Index)
+			}
+			seen[[3]any{tr.Step, tr.Round, tr.Variant}]++
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Errorf("%s: %v ran %d times", restart, k, n)
+			}
+		}
+		// Every Run is preceded by a Start of its variant with no Stop between.
+		up := map[string]bool{}
+		for _, a := range p.Actions {
+			switch a.Kind {
+			case Start:
+				if up[a.Variant] {
+					t.Errorf("%s: %s started twice", restart, a.Variant)
+				}
+				up[a.Variant] = true
+			case Stop:
+				if !up[a.Variant] {
+					t.Errorf("%s: %s stopped while down", restart, a.Variant)
+				}
+				up[a.Variant] = false
+			case Run:
+				if !up[a.Variant] {
+					t.Errorf("%s: %s run while down", restart, a.Variant)
+				}
+			}
+		}
+		for v, u := range up {
+			if u {
+				t.Errorf("%s: %s left running", restart, v)
+			}
+		}
+	}
+}
+
+func TestStartsPerPolicy(t *testing.T) {
+	tests := []struct {
+		restart string
+		starts  int
+	}{
+		{scenario.RestartPerTrial, 3 * 4},
+		{scenario.RestartPerRound, 3 * 4},
+		{scenario.RestartOnce, 3},
+	}
+	for _, tt := range tests {
+		p := New(scen(tt.restart, 4, 100), 1)
+		n := 0
+		for _, a := range p.Actions {
+			if a.Kind == Start {
+				n++
+			}
+		}
+		if n != tt.starts {
+			t.Errorf("%s: %d starts, want %d", tt.restart, n, tt.starts)
+		}
+	}
+}
+
+func TestSeededOrder(t *testing.T) {
+	order := func(seed int64) []string {
+		var vs []string
+		for _, tr := range New(scen(scenario.RestartOnce, 20, 1), seed).Trials() {
+			vs = append(vs, tr.Variant)
+		}
+		return vs
+	}
+	if !reflect.DeepEqual(order(7), order(7)) {
+		t.Error("same seed, different order")
+	}
+	if reflect.DeepEqual(order(7), order(8)) {
+		t.Error("different seeds, same order over 20 rounds")
+	}
+	first := map[string]int{}
+	for _, tr := range New(scen(scenario.RestartOnce, 60, 1), 3).Trials() {
+		if tr.Order == 0 {
+			first[tr.Variant]++
+		}
+	}
+	for _, v := range []string{"baseline", "a", "b"} {
+		if first[v] < 8 {
+			t.Errorf("%s went first in %d of 60 rounds; order is not random", v, first[v])
+		}
+	}
+}
+

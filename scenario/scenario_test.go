@@ -1,0 +1,135 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const good = `name: demo
+services:
+  - name: provider
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health"}
+  - name: consumer
+    command: [toll, app, consumer]
+    measure: true
+    memory_limit: 256MiB
+variants:
+  - name: baseline
+  - name: otel
+    exports: true
+    services:
+      consumer: {args: [--trace, otel], env: {A: b}}
+load:
+  target: "http://127.0.0.1:${port:consumer}"
+  requests:
+    - {path: /consumer}
+  rate: 100
+  duration: 10s
+`
+
+func TestParseDefaults(t *testing.T) {
+	s, err := Parse("demo.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Rounds != DefaultRounds || s.Restart != RestartPerTrial || s.Baseline != "baseline" {
+		t.Errorf("defaults: rounds=%d restart=%q baseline=%q", s.Rounds, s.Restart, s.Baseline)
+	}
+	if s.Load.Warmup.D() != DefaultWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {
+		t.Errorf("load defaults: %+v sample=%v", s.Load, s.Sample)
+	}
+	r := s.Load.Requests[0]
+	if r.Name != "/consumer" || r.Method != "GET" || r.Weight != 1 {
+		t.Errorf("request defaults: %+v", r)
+	}
+	if s.Services[1].MemoryLimit != 256<<20 || s.Services[0].Role != RoleApp {
+		t.Errorf("service: %+v", s.Services[1])
+	}
+	if !filepath.IsAbs(s.Services[0].Dir) {
+		t.Errorf("dir %q not absolute", s.Services[0].Dir)
+	}
+	if got := s.Load.Steps(); len(got) != 1 || got[0] != 100 {
+		t.Errorf("steps %v", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		want           string // substring of the one-line error, which starts with file:line
+	}{
+		{"typo field", "    measure: true\n", "    mesure: true\n", `demo.yaml:8: services[1].mesure: unknown field "mesure" in service (did you mean "measure"?)`},
+		{"rate not a number", "rate: 100", "rate: fast", `demo.yaml:20: load.rate: "fast" is not a number`},
+		{"missing command", "    command: [toll, app, consumer]\n", "", `demo.yaml:6: services[1]: command is required (service "consumer")`},
+		{"bad duration", "duration: 10s", "duration: ten", `demo.yaml:21: load.duration: "ten" is not a duration`},
+		{"bad size", "256MiB", "lots", `demo.yaml:9: services[1].memory_limit: "lots" is not a size`},
+		{"unknown service in variant", "      consumer: {args", "      consumr: {args", `demo.yaml:15: variants[1].services.consumr: no service named "consumr"`},
+		{"no baseline", "  - name: baseline\n", "", `variants: no variant is named "baseline"`},
+		{"bad placeholder", "${port:consumer}", "${prot:consumer}", `load.target: unknown placeholder ${prot:consumer}`},
+		{"rounds wrong type", "  duration: 10s\n", "  duration: 10s\nrounds: [1]\n", `demo.yaml:22: rounds: a list is not a whole number`},
+		{"syntax", "variants:", "variants: [", `demo.yaml:`},
+		{"missing duration", "  duration: 10s\n", "", `load.duration: is required`},
+		{"bad method", "{path: /consumer}", "{path: /consumer, method: FETCH}", `load.requests[0].method: "FETCH" is not an HTTP method`},
+		{"unknown top-level", "name: demo", "nmae: demo", `demo.yaml:1: nmae: unknown field "nmae" in scenario (did you mean "name"?)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(good, tt.old, tt.new, 1)
+			if src == good {
+				t.Fatalf("test did not change the scenario")
+			}
+			_, err := Parse("demo.yaml", []byte(src))
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error\n  %s\nwant it to contain\n  %s", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+func TestExamplesParse(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples found")
+	}
+	for _, f := range files {
+		if _, err := Read(f); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+func TestExpand(t *testing.T) {
+	got := Expand("http://127.0.0.1:${port:a}/x?${variant}", func(k string) string {
+		return map[string]string{"port:a": "8080", "variant": "otel"}[k]
+	})
+	if got != "http://127.0.0.1:8080/x?otel" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestReadMissingFile(t *testing.T) {
+	_, err := Read(filepath.Join(t.TempDir(), "nope.yaml"))
+	if err == nil || !os.IsNotExist(errUnwrapAll(err)) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func errUnwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}

@@ -1,0 +1,184 @@
+package scenario
+
+// Scenario is one parsed and validated scenario file.
+type Scenario struct {
+	// Name names the run; results go to results/<Name>-<UTC time>/.
+	Name string `yaml:"name"`
+	// Description is free text shown in reports.
+	Description string `yaml:"description"`
+	// Services are started in order and stopped in reverse order.
+	Services []Service `yaml:"services"`
+	// Variants are the ways to run the services; the first one named
+	// Baseline (default "baseline") is the reference.
+	Variants []Variant `yaml:"variants"`
+	// Baseline names the reference variant (default "baseline").
+	Baseline string `yaml:"baseline"`
+	// Load is the traffic sent to each variant.
+	Load Load `yaml:"load"`
+	// Rounds is how many times every variant runs every load step (default 3).
+	Rounds int `yaml:"rounds"`
+	// Seed fixes the random order of variants within rounds; 0 picks one
+	// (recorded in the manifest so a run can be repeated).
+	Seed int64 `yaml:"seed"`
+	// Restart says when services are started afresh: "per-trial" (default),
+	// "per-round" or "once".
+	Restart string `yaml:"restart"`
+	// Trim drops the start and end of every measured window from the analysis.
+	Trim Trim `yaml:"trim"`
+	// Sample is the probe interval (default 1s, at least 100ms).
+	Sample Duration `yaml:"sample"`
+	// Pinning places services and toll's own load generator on CPUs.
+	Pinning Pinning `yaml:"pinning"`
+
+	// Path is the file the scenario was read from.
+	Path string `yaml:"-"`
+	// Source is the file's content, kept for the results directory.
+	Source []byte `yaml:"-"`
+}
+
+// Restart policies.
+const (
+	RestartPerTrial = "per-trial"
+	RestartPerRound = "per-round"
+	RestartOnce     = "once"
+)
+
+// Service is one process that a scenario starts.
+type Service struct {
+	// Name identifies the service in variants, reports and log file names.
+	Name string `yaml:"name"`
+	// Command is the argv; a first word "toll" runs the toll binary itself.
+	Command []string `yaml:"command"`
+	// Env is added to toll's own environment.
+	Env map[string]string `yaml:"env"`
+	// Dir is the working directory (default: the scenario file's directory).
+	Dir string `yaml:"dir"`
+	// Ready says how to tell that the service is ready to serve.
+	Ready Ready `yaml:"ready"`
+	// Measure marks a service whose cost is reported.
+	Measure bool `yaml:"measure"`
+	// Role is "app" (default) or "agent" (a daemon, collector or sidecar whose
+	// cost is reported on its own and added to the variant's total).
+	Role string `yaml:"role"`
+	// CPUs is a cpuset such as "1" or "1-3"; empty means toll's default layout.
+	CPUs string `yaml:"cpus"`
+	// CPULimit caps the service at this many cores (cgroup CPU quota).
+	CPULimit float64 `yaml:"cpu_limit"`
+	// MemoryLimit caps the service's memory (cgroup), e.g. "512MiB".
+	MemoryLimit ByteSize `yaml:"memory_limit"`
+}
+
+// Roles a service may take.
+const (
+	RoleApp   = "app"
+	RoleAgent = "agent"
+)
+
+// Ready describes a readiness check: an HTTP URL that must answer 2xx/3xx,
+// or a TCP address that must accept connections.
+type Ready struct {
+	HTTP    string   `yaml:"http"`
+	TCP     string   `yaml:"tcp"`
+	Timeout Duration `yaml:"timeout"`
+}
+
+// Variant is a named way to run the services.
+type Variant struct {
+	// Name identifies the variant in reports.
+	Name string `yaml:"name"`
+	// Description is free text shown in reports.
+	Description string `yaml:"description"`
+	// Services changes services for this variant, by service name.
+	Services map[string]Override `yaml:"services"`
+	// Exports says the variant's services export telemetry to toll's sink:
+	// a trial that received none is flagged.
+	Exports bool `yaml:"exports"`
+	// Skip leaves services out of this variant, by name.
+	Skip []string `yaml:"skip"`
+}
+
+// Override changes one service within a variant.
+type Override struct {
+	// Command replaces the service's command.
+	Command []string `yaml:"command"`
+	// Args are appended to the command.
+	Args []string `yaml:"args"`
+	// Env is merged over the service's environment.
+	Env map[string]string `yaml:"env"`
+}
+
+// Load is the traffic sent to each variant: an open model at a constant rate.
+type Load struct {
+	// Target is the base URL requests are sent to, e.g. http://127.0.0.1:${port:consumer}.
+	Target string `yaml:"target"`
+	// Requests is the request mix.
+	Requests []Request `yaml:"requests"`
+	// Rate is the arrival rate in requests per second.
+	Rate float64 `yaml:"rate"`
+	// Rates runs several load steps, one per rate; it replaces Rate.
+	Rates []float64 `yaml:"rates"`
+	// Warmup is load sent before each measured window and not recorded.
+	Warmup Duration `yaml:"warmup"`
+	// Duration is the measured window of each trial.
+	Duration Duration `yaml:"duration"`
+	// Timeout bounds each request (default 10s).
+	Timeout Duration `yaml:"timeout"`
+	// MaxConns bounds concurrent requests (default 10000).
+	MaxConns int `yaml:"max_conns"`
+}
+
+// Request is one entry of the request mix.
+type Request struct {
+	Name    string            `yaml:"name"`
+	Method  string            `yaml:"method"`
+	Path    string            `yaml:"path"`
+	Headers map[string]string `yaml:"headers"`
+	Body    string            `yaml:"body"`
+	Weight  int               `yaml:"weight"`
+}
+
+// Trim drops the first Start and last End of each measured window.
+type Trim struct {
+	Start Duration `yaml:"start"`
+	End   Duration `yaml:"end"`
+}
+
+// Pinning places processes on CPUs. Empty fields take toll's default: on a
+// machine with n CPUs, the load generator and sink on CPU 0 and the services
+// on CPUs 1..n-1.
+type Pinning struct {
+	// Load is the cpuset of toll itself (load generator, sink, probes).
+	Load string `yaml:"load"`
+	// Services is the default cpuset of services that set no cpus of their own.
+	Services string `yaml:"services"`
+	// Off disables pinning.
+	Off bool `yaml:"off"`
+}
+
+// Steps returns the load steps' rates: Rates if set, else Rate alone.
+func (l Load) Steps() []float64 {
+	if len(l.Rates) > 0 {
+		return l.Rates
+	}
+	return []float64{l.Rate}
+}
+
+// Service returns the service with the given name.
+func (s *Scenario) Service(name string) (Service, bool) {
+	for _, svc := range s.Services {
+		if svc.Name == name {
+			return svc, true
+		}
+	}
+	return Service{}, false
+}
+
+// Variant returns the variant with the given name.
+func (s *Scenario) Variant(name string) (Variant, bool) {
+	for _, v := range s.Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
