@@ -112,4 +112,3 @@ func TestSeededOrder(t *testing.T) {
 		}
 	}
 }
-
