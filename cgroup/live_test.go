@@ -1,0 +1,540 @@
+package cgroup
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The live tests re-execute the test binary as a helper process that joins
+// a group with Enter and then burns CPU for a bounded time.
+const (
+	helperEnv   = "TOLL_CGROUP_TEST_HELPER" // "busy" or "fork"
+	procsEnv    = "TOLL_CGROUP_TEST_PROCS"  // cgroup.procs files, one per line
+	helperLimit = 8 * time.Second           // a helper never outlives this
+)
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(helperEnv); mode != "" {
+		os.Exit(runHelper(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// runHelper is the helper process: Enter, report "ready", burn CPU.
+func runHelper(mode string) int {
+	if procs := os.Getenv(procsEnv); procs != "" {
+		if err := Enter(strings.Split(procs, "\n")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+	}
+	switch mode {
+	case "busy":
+		fmt.Println("ready")
+		spin(helperLimit)
+	case "fork":
+		// Start a grandchild that inherits the group without calling
+		// Enter, and stay idle ourselves.
+		c, pid, err := startProc(helperCmd("busy", nil))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		fmt.Println("ready", pid)
+		_ = c.Wait()
+	default:
+		fmt.Fprintln(os.Stderr, "unknown helper mode", mode)
+		return 2
+	}
+	return 0
+}
+
+func spin(d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+	}
+}
+
+func helperCmd(mode string, procs []string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), helperEnv+"="+mode, procsEnv+"="+strings.Join(procs, "\n"))
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// startProc starts cmd and waits for its "ready [pid]" line; it returns the
+// pid in that line, or the process's own pid.
+func startProc(cmd *exec.Cmd) (*exec.Cmd, int, error) {
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, 0, err
+	}
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(out).ReadString('\n')
+		line <- s
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	select {
+	case s := <-line:
+		f := strings.Fields(s)
+		if len(f) == 0 || f[0] != "ready" {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return nil, 0, fmt.Errorf("helper did not get ready: %q", s)
+		}
+		pid := cmd.Process.Pid
+		if len(f) > 1 {
+			if pid, err = strconv.Atoi(f[1]); err != nil {
+				return nil, 0, err
+			}
+		}
+		return cmd, pid, nil
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, 0, errors.New("helper did not get ready within 5s")
+	}
+}
+
+// startHelper starts a helper that joins procs; it is killed and reaped at
+// the end of the test.
+func startHelper(t *testing.T, mode string, procs []string) (*exec.Cmd, int) {
+	t.Helper()
+	cmd, pid, err := startProc(helperCmd(mode, procs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd, pid
+}
+
+// requireRoot skips tests that need to create cgroups.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("creating cgroups needs root")
+	}
+}
+
+// treeName is unique per test and process.
+func treeName(t *testing.T) string {
+	return fmt.Sprintf("test-%d-%s", os.Getpid(), strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()))
+}
+
+// liveTree creates a tree in the layout Detect picks, or skips.
+func liveTree(t *testing.T) *Tree {
+	t.Helper()
+	requireRoot(t)
+	l, err := probe()
+	if err != nil {
+		t.Skipf("no usable cgroups here: %v", err)
+	}
+	return newTestTree(t, l)
+}
+
+// newTestTree creates a tree in layout l that is closed, and checked to be
+// gone, at the end of the test.
+func newTestTree(t *testing.T, l layout) *Tree {
+	t.Helper()
+	tree, err := newTree(l, treeName(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tree.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		for _, d := range tree.dirs {
+			if exists(d) {
+				t.Errorf("%s still exists after Close", d)
+			}
+		}
+	})
+	return tree
+}
+
+func readTrim(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func mustStat(t *testing.T, g *Group) Stat {
+	t.Helper()
+	s, err := g.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// checkEmpty fails unless the group has no processes.
+func checkEmpty(t *testing.T, g *Group) {
+	t.Helper()
+	pids, err := g.Pids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pids) > 0 {
+		t.Fatalf("group %s still has processes %v", g.Path(), pids)
+	}
+}
+
+// checkKilled fails unless cmd ended by SIGKILL, which also shows that Kill
+// left the reaping to cmd's owner.
+func checkKilled(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("helper Wait = %v, want it killed", err)
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("helper ended with %v, want SIGKILL", err)
+	}
+}
+
+func TestDetectLive(t *testing.T) {
+	v, err := Detect()
+	if err != nil {
+		if os.Geteuid() == 0 {
+			t.Logf("Detect: %v (no usable cgroups on this machine)", err)
+		}
+		if !strings.Contains(err.Error(), "v1:") || !strings.Contains(err.Error(), "v2:") {
+			t.Errorf("Detect error should explain both versions: %v", err)
+		}
+		return
+	}
+	if v != V1 && v != V2 {
+		t.Fatalf("Detect = %v", v)
+	}
+	t.Logf("Detect = %v", v)
+}
+
+// testLimitsAndStat is the main live check, for a tree of either version.
+func testLimitsAndStat(t *testing.T, tree *Tree) {
+	const memLimit = 256 << 20
+	g, err := tree.NewGroup("limited", Limits{CPUs: "0", CPULimit: 0.5, MemoryLimit: memLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.NewGroup("limited", Limits{}); err == nil {
+		t.Error("second NewGroup with the same name: want error")
+	}
+
+	// The limits are in the files.
+	switch tree.Version() {
+	case V1:
+		for file, want := range map[string]string{
+			filepath.Join(g.ctrl[idxCPU], "cpu.cfs_quota_us"):             "50000",
+			filepath.Join(g.ctrl[idxCPU], "cpu.cfs_period_us"):            "100000",
+			filepath.Join(g.ctrl[idxMemory], "memory.limit_in_bytes"):     strconv.Itoa(memLimit),
+			filepath.Join(g.ctrl[idxCPUSet], "cpuset.cpus"):               "0",
+			filepath.Join(g.ctrl[idxCPUSet], "cpuset.mems"):               readTrim(t, filepath.Join(filepath.Dir(g.ctrl[idxCPUSet]), "cpuset.mems")),
+			filepath.Join(filepath.Dir(g.ctrl[idxCPUSet]), "cpuset.cpus"): readTrim(t, filepath.Join(tree.l.v1[idxCPUSet].dir, "cpuset.cpus")),
+		} {
+			if got := readTrim(t, file); got != want || got == "" {
+				t.Errorf("%s = %q, want %q", file, got, want)
+			}
+		}
+		if len(g.ProcsFiles()) < 3 || len(g.ProcsFiles()) > 4 {
+			t.Errorf("ProcsFiles = %v, want one per distinct hierarchy", g.ProcsFiles())
+		}
+	case V2:
+		q, p, err := parseV2CPUMax([]byte(readTrim(t, filepath.Join(g.path, "cpu.max"))))
+		if err != nil || q != 50000 || p != 100000 {
+			t.Errorf("cpu.max = %d %d (%v), want 50000 100000", q, p, err)
+		}
+		if got := readTrim(t, filepath.Join(g.path, "memory.max")); got != strconv.Itoa(memLimit) {
+			t.Errorf("memory.max = %q", got)
+		}
+		if got := readTrim(t, filepath.Join(g.path, "cpuset.cpus")); got != "0" {
+			t.Errorf("cpuset.cpus = %q", got)
+		}
+		if len(g.ProcsFiles()) != 1 {
+			t.Errorf("ProcsFiles = %v, want one", g.ProcsFiles())
+		}
+	}
+	for _, f := range g.ProcsFiles() {
+		if strings.Contains(f, ",") {
+			t.Errorf("procs file %s contains a comma", f)
+		}
+	}
+
+	// A helper joins the group the way toll's shim does, and burns CPU.
+	cmd, pid := startHelper(t, "busy", g.ProcsFiles())
+	pids, err := g.Pids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pids, pid) {
+		t.Fatalf("Pids = %v, want %d in it", pids, pid)
+	}
+	s0, t0 := mustStat(t, g), time.Now()
+	time.Sleep(1500 * time.Millisecond)
+	s1, t1 := mustStat(t, g), time.Now()
+	used, wall := s1.CPU-s0.CPU, t1.Sub(t0)
+	t.Logf("used %v CPU in %v (%.2f cores); throttled %d times for %v; memory %d peak %d limit %d; user %v system %v",
+		used, wall, used.Seconds()/wall.Seconds(), s1.NrThrottled, s1.Throttled, s1.MemoryCurrent, s1.MemoryPeak, s1.MemoryLimit, s1.User, s1.System)
+	if used < wall/4 {
+		t.Errorf("CPU grew by %v in %v, want it busy", used, wall)
+	}
+	if limit := time.Duration(0.6 * float64(wall)); used > limit {
+		t.Errorf("CPU grew by %v in %v, more than 0.6 cores with CPULimit 0.5", used, wall)
+	}
+	if s1.NrThrottled == 0 || s1.Throttled == 0 {
+		t.Errorf("NrThrottled = %d, Throttled = %v; want > 0 with CPULimit 0.5", s1.NrThrottled, s1.Throttled)
+	}
+	if s1.User+s1.System == 0 {
+		t.Error("User and System are 0")
+	}
+	if s1.MemoryLimit != memLimit {
+		t.Errorf("MemoryLimit = %d, want %d", s1.MemoryLimit, memLimit)
+	}
+	if s1.MemoryCurrent == 0 {
+		t.Error("MemoryCurrent = 0")
+	}
+	if s1.MemoryPeak != 0 && s1.MemoryPeak < s1.MemoryCurrent {
+		t.Errorf("MemoryPeak %d < MemoryCurrent %d", s1.MemoryPeak, s1.MemoryCurrent)
+	}
+	allocs := testing.AllocsPerRun(20, func() { _, _ = g.Stat() })
+	t.Logf("Stat allocates %v times per call", allocs)
+	if allocs > 8 {
+		t.Errorf("Stat allocates %v times per call, want it cheap", allocs)
+	}
+
+	// Kill empties the group without reaping the helper.
+	if err := g.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	checkEmpty(t, g)
+	checkKilled(t, cmd)
+	if err := g.Kill(); err != nil {
+		t.Errorf("Kill of an empty group: %v", err)
+	}
+	// Stat still works on the empty group and keeps the totals.
+	if s2 := mustStat(t, g); s2.CPU < s1.CPU {
+		t.Errorf("CPU after Kill %v < before %v", s2.CPU, s1.CPU)
+	}
+
+	if err := g.Delete(); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range g.dirs {
+		if exists(d) {
+			t.Errorf("%s still exists after Delete", d)
+		}
+	}
+	if err := g.Delete(); err != nil {
+		t.Errorf("second Delete: %v", err)
+	}
+	if _, err := g.Stat(); err == nil {
+		t.Error("Stat of a deleted group: want error")
+	}
+}
+
+func TestLiveLimitsAndStat(t *testing.T) {
+	testLimitsAndStat(t, liveTree(t))
+}
+
+// TestLiveGrandchild checks that a process forked inside the group is in it
+// and accounted.
+func TestLiveGrandchild(t *testing.T) {
+	tree := liveTree(t)
+	g, err := tree.NewGroup("fork", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, grandchild := startHelper(t, "fork", g.ProcsFiles())
+	pids, err := g.Pids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pids, cmd.Process.Pid) || !slices.Contains(pids, grandchild) {
+		t.Fatalf("Pids = %v, want the helper %d and its child %d", pids, cmd.Process.Pid, grandchild)
+	}
+	s0, t0 := mustStat(t, g), time.Now()
+	time.Sleep(time.Second)
+	s1, t1 := mustStat(t, g), time.Now()
+	used, wall := s1.CPU-s0.CPU, t1.Sub(t0)
+	t.Logf("grandchild used %v CPU in %v", used, wall)
+	if used < wall*4/10 {
+		t.Errorf("CPU grew by %v in %v; the busy grandchild is not accounted", used, wall)
+	}
+	if err := g.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	checkEmpty(t, g)
+	checkKilled(t, cmd)
+	if err := g.Delete(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLiveClose checks that Close kills what is left and removes everything,
+// and that it is idempotent.
+func TestLiveClose(t *testing.T) {
+	tree := liveTree(t)
+	a, err := tree.NewGroup("a", Limits{CPUs: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.NewGroup("b", Limits{MemoryLimit: 64 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	cmd, _ := startHelper(t, "busy", a.ProcsFiles())
+	if err := tree.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkKilled(t, cmd)
+	for _, d := range tree.dirs {
+		if exists(d) {
+			t.Errorf("%s still exists after Close", d)
+		}
+	}
+	if err := tree.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if _, err := tree.NewGroup("c", Limits{}); err == nil {
+		t.Error("NewGroup after Close: want error")
+	}
+}
+
+// TestLiveNewTreeLeftover checks that an empty leftover tree of the same
+// name is replaced and one in use is refused.
+func TestLiveNewTreeLeftover(t *testing.T) {
+	tree := liveTree(t)
+	g, err := tree.NewGroup("x", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := newTree(tree.l, tree.name); err != nil {
+		t.Fatalf("leftover empty tree: %v", err)
+	}
+	g, err = tree.NewGroup("y", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startHelper(t, "busy", g.ProcsFiles())
+	if _, err := newTree(tree.l, tree.name); err == nil {
+		t.Fatal("tree in use: want error")
+	}
+}
+
+// v2Mount finds a cgroup2 mount to test against: /sys/fs/cgroup on a v2
+// host, the hybrid /sys/fs/cgroup/unified, or a fresh mount.
+func v2Mount(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(mountinfoPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, err := parseMountinfo(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.fstype == "cgroup2" && !e.readOnly && checkWritable(e.mountpoint) == nil {
+			return e.mountpoint
+		}
+	}
+	dir := t.TempDir()
+	if err := unix.Mount("none", dir, "cgroup2", 0, ""); err != nil {
+		t.Skipf("no cgroup2 mount and can't mount one: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+	return dir
+}
+
+func v2Available(t *testing.T, mount string) []string {
+	t.Helper()
+	have := strings.Fields(readTrim(t, filepath.Join(mount, "cgroup.controllers")))
+	var out []string
+	for _, c := range v2Controllers() {
+		if slices.Contains(have, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestLiveV2 runs the main live check on cgroup v2 with controllers.
+func TestLiveV2(t *testing.T) {
+	requireRoot(t)
+	if v, err := Detect(); err == nil && v == V2 {
+		t.Skip("Detect picks v2 here, so TestLiveLimitsAndStat covers it")
+	}
+	mount := v2Mount(t)
+	if got := v2Available(t, mount); len(got) < len(v2Controllers()) {
+		t.Skipf("the cgroup2 hierarchy at %s has controllers %q of cpu, cpuset, memory: the others are bound to v1 hierarchies on this host, so v2 limits can't be tested here (TestLiveV2Bare covers the v2 code that needs no controllers)", mount, got)
+	}
+	testLimitsAndStat(t, newTestTree(t, layout{version: V2, mount: mount, controllers: v2Controllers()}))
+}
+
+// TestLiveV2Bare runs the v2 code paths that need no controllers (create,
+// Enter, cpu.stat usage, cgroup.kill, delete) on whatever cgroup2 hierarchy
+// this host has, even one without controllers.
+func TestLiveV2Bare(t *testing.T) {
+	requireRoot(t)
+	mount := v2Mount(t)
+	tree := newTestTree(t, layout{version: V2, mount: mount, controllers: v2Available(t, mount)})
+	g, err := tree.NewGroup("bare", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.ProcsFiles()) != 1 || g.Path() != filepath.Join(mount, tollDir, tree.name, "bare") {
+		t.Errorf("Path = %s, ProcsFiles = %v", g.Path(), g.ProcsFiles())
+	}
+	cmd, pid := startHelper(t, "fork", g.ProcsFiles())
+	pids, err := g.Pids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(pids, cmd.Process.Pid) || !slices.Contains(pids, pid) {
+		t.Fatalf("Pids = %v, want %d and %d", pids, cmd.Process.Pid, pid)
+	}
+	s0 := mustStat(t, g)
+	time.Sleep(500 * time.Millisecond)
+	s1 := mustStat(t, g)
+	if s1.CPU-s0.CPU < 100*time.Millisecond {
+		t.Errorf("CPU grew by %v in 500ms, want the grandchild accounted", s1.CPU-s0.CPU)
+	}
+	if !exists(filepath.Join(g.path, "cgroup.kill")) {
+		t.Log("no cgroup.kill (kernel < 5.14): testing the pid loop")
+	}
+	if err := g.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	checkEmpty(t, g)
+	checkKilled(t, cmd)
+	if err := g.Delete(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(g.path) {
+		t.Errorf("%s still exists after Delete", g.path)
+	}
+}

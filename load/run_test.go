@@ -1,0 +1,336 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// soon is a timeline origin a little in the future, so that a run starts on
+// schedule.
+func soon() time.Time { return time.Now().Add(50 * time.Millisecond) }
+
+// runLoad runs cfg under a safety deadline.
+func runLoad(t *testing.T, ctx context.Context, cfg Config) (*Result, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return Run(ctx, cfg)
+}
+
+// checkInvariants checks what must hold of every Result.
+func checkInvariants(t *testing.T, res *Result) {
+	t.Helper()
+	if res == nil {
+		t.Fatal("nil Result")
+	}
+	if res.Scheduled != res.Sent+res.Missed {
+		t.Errorf("Scheduled %d != Sent %d + Missed %d", res.Scheduled, res.Sent, res.Missed)
+	}
+	if res.Completed > res.Sent || res.OK+res.Errors.Total() != res.Completed {
+		t.Errorf("Sent %d, Completed %d, OK %d, errors %+v are inconsistent", res.Sent, res.Completed, res.OK, res.Errors)
+	}
+	if res.Latency == nil || res.Latency.TotalCount() != int64(res.Completed) {
+		t.Errorf("latency histogram holds %d values, want Completed = %d", res.Latency.TotalCount(), res.Completed)
+	}
+	var sum Interval
+	for i, iv := range res.Intervals {
+		if iv.Offset != time.Duration(i)*time.Second {
+			t.Errorf("interval %d at offset %s", i, iv.Offset)
+		}
+		if iv.Latency == nil || iv.Latency.TotalCount() != int64(iv.Completed) {
+			t.Errorf("interval %d: histogram does not hold its %d completed requests", i, iv.Completed)
+		}
+		sum.Scheduled += iv.Scheduled
+		sum.Sent += iv.Sent
+		sum.Completed += iv.Completed
+		sum.OK += iv.OK
+	}
+	if sum.Scheduled != res.Scheduled || sum.Sent != res.Sent || sum.Completed != res.Completed || sum.OK != res.OK {
+		t.Errorf("intervals add up to %+v, totals are %d/%d/%d/%d", sum, res.Scheduled, res.Sent, res.Completed, res.OK)
+	}
+}
+
+func TestRunSteadyLoad(t *testing.T) {
+	var gets, posts, bad atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/get":
+			gets.Add(1)
+		case "/post":
+			posts.Add(1)
+			b, _ := io.ReadAll(r.Body)
+			if r.Method != http.MethodPost || string(b) != "payload" || r.Header.Get("X-Toll") != "yes" {
+				bad.Add(1)
+			}
+		}
+		_, _ = io.WriteString(w, "some response body")
+	}))
+	defer srv.Close()
+
+	start := soon()
+	res, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{
+			{Name: "get", URL: srv.URL + "/get", Weight: 3},
+			{Name: "post", Method: http.MethodPost, URL: srv.URL + "/post", Body: []byte("payload"),
+				Header: http.Header{"X-Toll": {"yes"}}},
+		},
+		Pacer:    ConstantPacer{Rate: 200},
+		Start:    start,
+		Warmup:   time.Second,
+		Duration: 2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, res)
+	if res.Scheduled != 400 || res.Sent != 400 || res.Missed != 0 {
+		t.Errorf("Scheduled %d, Sent %d, Missed %d; want 400, 400, 0", res.Scheduled, res.Sent, res.Missed)
+	}
+	if res.Completed != res.Sent || res.OK != res.Completed {
+		t.Errorf("Completed %d, OK %d, errors %+v; want all %d OK", res.Completed, res.OK, res.Errors, res.Sent)
+	}
+	if len(res.Intervals) != 2 {
+		t.Fatalf("%d intervals, want 2", len(res.Intervals))
+	}
+	for i, iv := range res.Intervals {
+		if iv.Scheduled != 200 || iv.Sent != 200 || iv.OK != 200 {
+			t.Errorf("interval %d: %+v, want 200 scheduled, sent and OK", i, iv)
+		}
+	}
+	if want := start.Add(3 * time.Second); !res.MeasureEnd.Equal(want) {
+		t.Errorf("MeasureEnd = %s, want %s", res.MeasureEnd, want)
+	}
+	// The warm-up was sent but not recorded, and the mix is exact.
+	if gets.Load() != 450 || posts.Load() != 150 || bad.Load() != 0 {
+		t.Errorf("server saw %d GETs and %d POSTs (%d malformed), want 450 and 150 (warm-up included)",
+			gets.Load(), posts.Load(), bad.Load())
+	}
+}
+
+func TestRunErrorClasses(t *testing.T) {
+	status := func(code int) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) })
+	}
+	slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(2 * time.Second):
+		case <-r.Context().Done():
+		}
+	})
+	tests := []struct {
+		name    string
+		handler http.Handler // nil: a closed port
+		want    func(ErrorCounts) uint64
+	}{
+		{"500", status(500), func(e ErrorCounts) uint64 { return e.HTTP5xx }},
+		{"404", status(404), func(e ErrorCounts) uint64 { return e.HTTP4xx }},
+		{"closed port", nil, func(e ErrorCounts) uint64 { return e.Connect }},
+		{"timeout", slow, func(e ErrorCounts) uint64 { return e.Timeout }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var url string
+			if tt.handler != nil {
+				srv := httptest.NewServer(tt.handler)
+				defer srv.Close()
+				url = srv.URL
+			} else {
+				ln, err := net.Listen("tcp", "127.0.0.1:0")
+				if err != nil {
+					t.Fatal(err)
+				}
+				url = "http://" + ln.Addr().String()
+				ln.Close()
+			}
+			res, err := runLoad(t, context.Background(), Config{
+				Requests: []Request{{URL: url + "/x"}},
+				Pacer:    ConstantPacer{Rate: 40},
+				Start:    soon(),
+				Duration: 500 * time.Millisecond,
+				Timeout:  200 * time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, res)
+			if res.Scheduled != 20 || res.Completed != res.Scheduled || res.OK != 0 || tt.want(res.Errors) != res.Completed {
+				t.Errorf("Scheduled %d, Completed %d, OK %d, errors %+v; want 20 completed, all %s",
+					res.Scheduled, res.Completed, res.OK, res.Errors, tt.name)
+			}
+		})
+	}
+}
+
+func TestRunStallShowsInLatency(t *testing.T) {
+	start := soon()
+	measure := start.Add(500 * time.Millisecond)
+	stallFrom, stallTo := measure.Add(750*time.Millisecond), measure.Add(1250*time.Millisecond)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if now := time.Now(); !now.Before(stallFrom) && now.Before(stallTo) {
+			time.Sleep(stallTo.Sub(now))
+		}
+	}))
+	defer srv.Close()
+
+	res, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{{URL: srv.URL}},
+		Pacer:    ConstantPacer{Rate: 200},
+		Start:    start,
+		Warmup:   500 * time.Millisecond,
+		Duration: 2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, res)
+	if res.Scheduled != 400 {
+		t.Errorf("Scheduled = %d, want 400", res.Scheduled)
+	}
+	// About 100 requests were due during the stall, with latencies from
+	// 500 ms down to 0: the top 1% is near 500 ms.
+	if p99 := res.Latency.ValueAtQuantile(99); p99 < 300_000 {
+		t.Errorf("p99 = %d µs, want >= 300 ms: the stall is hidden", p99)
+	}
+	if p50 := res.Latency.ValueAtQuantile(50); p50 > 250_000 {
+		t.Errorf("p50 = %d µs: more than the stall's requests were slow", p50)
+	}
+	// The stall (0.75 s to 1.25 s) shows in both intervals it touches.
+	for i, iv := range res.Intervals {
+		if iv.Latency.Max() < 200_000 {
+			t.Errorf("interval %d: max latency %d µs, want >= 200 ms", i, iv.Latency.Max())
+		}
+	}
+}
+
+func TestRunCancel(t *testing.T) {
+	// The handler holds every request until the client gives up, so requests
+	// are in flight when the run is cancelled.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+
+	start := soon()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(time.Until(start.Add(700*time.Millisecond)), cancel)
+	res, err := runLoad(t, ctx, Config{
+		Requests: []Request{{URL: srv.URL}},
+		Pacer:    ConstantPacer{Rate: 100},
+		Start:    start,
+		Warmup:   200 * time.Millisecond,
+		Duration: 10 * time.Second,
+	})
+	returned := time.Now()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want one wrapping context.Canceled", err)
+	}
+	if took := returned.Sub(start.Add(700 * time.Millisecond)); took > 2*time.Second {
+		t.Errorf("Run returned %s after the cancellation", took)
+	}
+	checkInvariants(t, res)
+	if !res.MeasureEnd.After(start.Add(200*time.Millisecond)) || !res.MeasureEnd.Before(start.Add(5*time.Second)) {
+		t.Errorf("MeasureEnd = %s after start, want the cancellation time", res.MeasureEnd.Sub(start))
+	}
+	if len(res.Intervals) < 1 || len(res.Intervals) > 5 {
+		t.Errorf("%d intervals for a run cancelled after ~0.5 s of measurement", len(res.Intervals))
+	}
+	if res.Scheduled == 0 || res.Sent == 0 {
+		t.Errorf("Scheduled %d, Sent %d: nothing measured before the cancellation", res.Scheduled, res.Sent)
+	}
+	if res.Completed != 0 {
+		t.Errorf("Completed = %d: requests abandoned in flight were recorded", res.Completed)
+	}
+}
+
+func TestRunMaxConns(t *testing.T) {
+	var inFlight, peak atomic.Int64
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		mu.Lock()
+		peak.Store(max(peak.Load(), n))
+		mu.Unlock()
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+
+	// 100 req/s of 50 ms requests need 5 connections; 2 serve at most 40 req/s.
+	res, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{{URL: srv.URL}},
+		Pacer:    ConstantPacer{Rate: 100},
+		Start:    soon(),
+		Duration: time.Second,
+		MaxConns: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, res)
+	if p := peak.Load(); p > 2 || p < 1 {
+		t.Errorf("%d requests in flight at once, want at most MaxConns = 2", p)
+	}
+	if res.Scheduled != 100 || res.Missed == 0 || res.Sent >= 70 {
+		t.Errorf("Scheduled %d, Sent %d, Missed %d: want 100 scheduled, many missed", res.Scheduled, res.Sent, res.Missed)
+	}
+	if res.Completed != res.Sent || res.OK != res.Completed {
+		t.Errorf("Sent %d, Completed %d, OK %d: every sent request should complete", res.Sent, res.Completed, res.OK)
+	}
+	// Requests sent late, waiting for a connection, are timed from their
+	// intended time: the backlog shows, though the server takes 50 ms.
+	if m := res.Latency.Max(); m < 200_000 {
+		t.Errorf("max latency %d µs, want >= 200 ms (queueing for a connection is latency)", m)
+	}
+}
+
+func TestRunConfigErrors(t *testing.T) {
+	ok := Config{Requests: []Request{{URL: "http://127.0.0.1:1/"}}, Pacer: ConstantPacer{Rate: 1}, Duration: time.Second}
+	for _, tt := range []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"no requests", func(c *Config) { c.Requests = nil }},
+		{"no pacer", func(c *Config) { c.Pacer = nil }},
+		{"no duration", func(c *Config) { c.Duration = 0 }},
+		{"negative warm-up", func(c *Config) { c.Warmup = -time.Second }},
+		{"bad URL", func(c *Config) { c.Requests = []Request{{URL: "nowhere"}} }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := ok
+			tt.edit(&cfg)
+			res, err := Run(context.Background(), cfg)
+			if err == nil || res != nil {
+				t.Errorf("Run = (%v, %v), want a nil Result and an error", res, err)
+			}
+		})
+	}
+}
+
+func TestRunAlreadyCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Run(ctx, Config{Requests: []Request{{URL: "http://127.0.0.1:1/"}}, Pacer: ConstantPacer{Rate: 100},
+		Warmup: time.Second, Duration: time.Second})
+	if !errors.Is(err, context.Canceled) || res == nil {
+		t.Fatalf("Run = (%v, %v), want a Result and context.Canceled", res, err)
+	}
+	checkInvariants(t, res)
+	if res.Scheduled != 0 || len(res.Intervals) != 0 {
+		t.Errorf("Scheduled %d, %d intervals, want none", res.Scheduled, len(res.Intervals))
+	}
+}

@@ -1,0 +1,189 @@
+package record
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Dir is a results directory.
+type Dir struct {
+	// Path is the directory's path as given or created.
+	Path string
+}
+
+const (
+	manifestFile = "manifest.json"
+	trialsDir    = "trials"
+	logsDir      = "logs"
+)
+
+// Create makes a new results directory root/<name>-<UTC time>. If that name
+// is taken (two runs in the same second) a suffix is added.
+func Create(root, name string, t time.Time) (*Dir, error) {
+	base := filepath.Join(root, safeName(name)+"-"+t.UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("create results root %s: %w", root, err)
+	}
+	path := base
+	for i := 2; ; i++ {
+		err := os.Mkdir(path, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i > 100 {
+			return nil, fmt.Errorf("create results directory %s: %w", path, err)
+		}
+		path = fmt.Sprintf("%s-%d", base, i)
+	}
+	return initDir(path)
+}
+
+// CreateExact makes the results directory path, which must not exist or be
+// empty, so that no earlier run's files are mixed in.
+func CreateExact(path string) (*Dir, error) {
+	if entries, err := os.ReadDir(path); err == nil && len(entries) > 0 {
+		return nil, fmt.Errorf("results directory %s exists and is not empty", path)
+	}
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("create results directory %s: %w", path, err)
+	}
+	return initDir(path)
+}
+
+func initDir(path string) (*Dir, error) {
+	for _, sub := range []string{trialsDir, logsDir} {
+		if err := os.MkdirAll(filepath.Join(path, sub), 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", filepath.Join(path, sub), err)
+		}
+	}
+	return &Dir{Path: path}, nil
+}
+
+// Open opens an existing results directory.
+func Open(path string) (*Dir, error) {
+	if _, err := os.Stat(filepath.Join(path, manifestFile)); err != nil {
+		return nil, fmt.Errorf("%s is not a toll results directory: %w", path, err)
+	}
+	return &Dir{Path: path}, nil
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// safeName makes s usable as a file name component.
+func safeName(s string) string {
+	s = strings.Trim(unsafeChars.ReplaceAllString(s, "_"), "._")
+	if s == "" {
+		return "run"
+	}
+	return s
+}
+
+// WriteFile writes name (relative to the directory) whole: a temporary file
+// is written, synced and renamed, so readers never see a partial file.
+func (d *Dir) WriteFile(name string, data []byte) error {
+	path := filepath.Join(d.Path, name)
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func (d *Dir) writeJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
+	}
+	return d.WriteFile(name, append(b, '\n'))
+}
+
+func (d *Dir) readJSON(name string, v any) error {
+	path := filepath.Join(d.Path, name)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %s: %w", path, err)
+	}
+	return nil
+}
+
+// LogPath is the path of the service log file name.
+func (d *Dir) LogPath(name string) string { return filepath.Join(d.Path, logsDir, name) }
+
+// WriteManifest writes manifest.json, setting its schema version.
+func (d *Dir) WriteManifest(m *Manifest) error {
+	m.SchemaVersion = SchemaVersion
+	return d.writeJSON(manifestFile, m)
+}
+
+// ReadManifest reads manifest.json.
+func (d *Dir) ReadManifest() (*Manifest, error) {
+	var m Manifest
+	if err := d.readJSON(manifestFile, &m); err != nil {
+		return nil, err
+	}
+	if m.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", filepath.Join(d.Path, manifestFile), m.SchemaVersion, SchemaVersion)
+	}
+	return &m, nil
+}
+
+// TrialFile is the name of trial t's file, relative to the directory.
+func TrialFile(t *Trial) string {
+	return filepath.Join(trialsDir, fmt.Sprintf("%04d-%s.json", t.Index, safeName(t.Variant)))
+}
+
+// WriteTrial writes one trial's file.
+func (d *Dir) WriteTrial(t *Trial) error {
+	t.SchemaVersion = SchemaVersion
+	return d.writeJSON(TrialFile(t), t)
+}
+
+// ReadTrials reads every trial file, in the order the trials ran.
+func (d *Dir) ReadTrials() ([]*Trial, error) {
+	entries, err := os.ReadDir(filepath.Join(d.Path, trialsDir))
+	if err != nil {
+		return nil, fmt.Errorf("read trials of %s: %w", d.Path, err)
+	}
+	var out []*Trial
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		var t Trial
+		if err := d.readJSON(filepath.Join(trialsDir, e.Name()), &t); err != nil {
+			return nil, err
+		}
+		out = append(out, &t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
+	return out, nil
+}

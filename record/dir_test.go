@@ -1,0 +1,108 @@
+package record
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestCreateNamesAndDedupes(t *testing.T) {
+	root := t.TempDir()
+	at := time.Date(2026, 11, 22, 10, 4, 5, 0, time.FixedZone("x", 3600))
+	a, err := Create(root, "quick start/1", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Create(root, "quick start/1", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := filepath.Base(a.Path); got != "quick_start_1-20261122T090405Z" {
+		t.Errorf("name %q", got)
+	}
+	if a.Path == b.Path || !strings.HasPrefix(b.Path, a.Path) {
+		t.Errorf("second run %q should get a suffix of %q", b.Path, a.Path)
+	}
+}
+
+func TestCreateExactRefusesNonEmpty(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x"), nil, 0o644)
+	if _, err := CreateExact(dir); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("got %v", err)
+	}
+	if _, err := CreateExact(filepath.Join(dir, "new")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	d, err := CreateExact(filepath.Join(t.TempDir(), "r"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Manifest{Scenario: "s", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Seed: 7, Started: time.Unix(100, 0).UTC()}
+	if err := d.WriteManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Unix(200, 0).UTC()
+	var want []*Trial
+	for i, v := range []string{"otel", "baseline", "otel"} {
+		tr := &Trial{Index: 3 - i, Variant: v, Round: 1, MeasureStart: start, MeasureEnd: start.Add(2 * time.Second),
+			Intervals: []Interval{{T: 0, Completed: 5, Errors: ErrorCounts{HTTP5xx: 1}}},
+			Samples:   []ServiceSeries{{Service: "c", Source: "proc", Points: []Sample{{T: 0, CPU: 1.5, RSS: 10}}}}}
+		if err := d.WriteTrial(tr); err != nil {
+			t.Fatal(err)
+		}
+		want = append([]*Trial{tr}, want...)
+	}
+	o, err := Open(d.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := o.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gm.Seed != 7 || gm.SchemaVersion != SchemaVersion || !reflect.DeepEqual(gm.Variants, m.Variants) {
+		t.Errorf("manifest %+v", gm)
+	}
+	got, err := o.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("trials differ:\n got %+v\nwant %+v", got, want)
+	}
+	if got[0].Window() != 2*time.Second {
+		t.Errorf("window %v", got[0].Window())
+	}
+	// No temporary files are left behind.
+	entries, _ := os.ReadDir(filepath.Join(d.Path, trialsDir))
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("leftover %s", e.Name())
+		}
+	}
+}
+
+func TestOpenRejects(t *testing.T) {
+	if _, err := Open(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a toll results directory") {
+		t.Errorf("got %v", err)
+	}
+	d, _ := CreateExact(filepath.Join(t.TempDir(), "r"))
+	os.WriteFile(filepath.Join(d.Path, manifestFile), []byte(`{"schema_version": 99}`), 0o644)
+	if _, err := d.ReadManifest(); err == nil || !strings.Contains(err.Error(), "newer") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestErrorCounts(t *testing.T) {
+	e := ErrorCounts{Connect: 1, HTTP4xx: 2}.Add(ErrorCounts{Timeout: 3, HTTP5xx: 4, Other: 5})
+	if e.Total() != 15 {
+		t.Errorf("total %d", e.Total())
+	}
+}

@@ -1,0 +1,71 @@
+package record
+
+import "time"
+
+// Manifest describes a run: what toll ran, where, and how.
+type Manifest struct {
+	SchemaVersion int      `json:"schema_version"`
+	TollVersion   string   `json:"toll_version"`
+	GoVersion     string   `json:"go_version"`
+	Command       []string `json:"command"`
+	Scenario      string   `json:"scenario"`
+	ScenarioFile  string   `json:"scenario_file"`
+	Baseline      string   `json:"baseline"`
+	Variants      []string `json:"variants"`
+	// Seed fixes the random order of variants within rounds.
+	Seed    int64  `json:"seed"`
+	Rounds  int    `json:"rounds"`
+	Restart string `json:"restart"`
+	// TrimStartS and TrimEndS are the seconds dropped from the start and end
+	// of every measured window by the analysis.
+	TrimStartS float64      `json:"trim_start_s"`
+	TrimEndS   float64      `json:"trim_end_s"`
+	Load       LoadSettings `json:"load"`
+	Host       Host         `json:"host"`
+	Layout     Layout       `json:"layout"`
+	Started    time.Time    `json:"started"`
+	Finished   time.Time    `json:"finished,omitzero"`
+	// Interrupted is set when the run was cut short; its finished trials
+	// are still in the directory.
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Notes are facts about the run a reader should know (a fallback taken,
+	// a setting not applied).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// LoadSettings are the load generator's settings.
+type LoadSettings struct {
+	// Model is "open" (constant arrival rate).
+	Model     string    `json:"model"`
+	Rates     []float64 `json:"rates"`
+	WarmupS   float64   `json:"warmup_s"`
+	DurationS float64   `json:"duration_s"`
+	TimeoutS  float64   `json:"timeout_s"`
+	MaxConns  int       `json:"max_conns"`
+	Target    string    `json:"target"`
+	// SampleS is the probes' sampling interval.
+	SampleS float64 `json:"sample_s"`
+}
+
+// Host describes the machine a run happened on.
+type Host struct {
+	Name        string `json:"name"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Kernel      string `json:"kernel"`
+	CPUModel    string `json:"cpu_model"`
+	Cores       int    `json:"cores"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+}
+
+// Layout says where costs were read from and which CPUs ran what.
+type Layout struct {
+	// Cgroup is "v1", "v2" or "none" (costs read from /proc).
+	Cgroup string `json:"cgroup"`
+	// CgroupNote says why no cgroup was used, when none was.
+	CgroupNote string `json:"cgroup_note,omitempty"`
+	// LoadCPUs runs toll itself: load generator, sink, probes.
+	LoadCPUs string `json:"load_cpus,omitempty"`
+	// ServiceCPUs is the default CPU set of the services.
+	ServiceCPUs string `json:"service_cpus,omitempty"`
+}

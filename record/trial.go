@@ -1,0 +1,148 @@
+package record
+
+import "time"
+
+// Trial is one variant at one load step for one measured window: everything
+// measured, as raw series, so analysis can be redone from it alone.
+type Trial struct {
+	SchemaVersion int `json:"schema_version"`
+	// Index numbers the trials of a run from 1 in the order they ran.
+	Index int `json:"index"`
+	// Round numbers the rounds from 1; Order is the variant's position in it.
+	Round int `json:"round"`
+	Order int `json:"order"`
+	// Step indexes the load steps from 0.
+	Step    int    `json:"step"`
+	Variant string `json:"variant"`
+	// TargetRate is the step's arrival rate in requests per second.
+	TargetRate float64 `json:"target_rate"`
+	// PlannedS is the measured window asked for, in seconds.
+	PlannedS float64 `json:"planned_s"`
+	// Start is the load timeline's origin (warm-up begins); MeasureStart and
+	// MeasureEnd bound the measured window. Every series' T is in seconds
+	// relative to MeasureStart.
+	Start        time.Time `json:"start"`
+	MeasureStart time.Time `json:"measure_start"`
+	MeasureEnd   time.Time `json:"measure_end"`
+	// Exports says the variant's services are meant to export telemetry.
+	Exports  bool         `json:"exports,omitempty"`
+	Services []ServiceRun `json:"services"`
+	// Load totals over the measured window, and per second.
+	Load      LoadTotals `json:"load"`
+	Intervals []Interval `json:"intervals"`
+	// Samples holds each service's cost readings.
+	Samples []ServiceSeries `json:"samples"`
+	// Telemetry holds the sink's cumulative counts.
+	Telemetry []Telemetry `json:"telemetry,omitempty"`
+	// Interrupted is set when the trial was cut short; Error says why.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// Window is the length of the measured window.
+func (t *Trial) Window() time.Duration { return t.MeasureEnd.Sub(t.MeasureStart) }
+
+// ServiceRun describes one service as it ran during a trial.
+type ServiceRun struct {
+	Name string `json:"name"`
+	// Role is "app" or "agent".
+	Role string `json:"role,omitempty"`
+	// Measured services' costs are reported and summed into the variant's.
+	Measured bool     `json:"measured"`
+	Argv     []string `json:"argv"`
+	Pid      int      `json:"pid"`
+	// Log is the service's log file, relative to the results directory.
+	Log    string `json:"log"`
+	Cgroup string `json:"cgroup,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
+	// StartupS is the time from start to ready, in seconds.
+	StartupS float64 `json:"startup_s"`
+	// Started is set when the service was started for this trial (so its
+	// startup time belongs to it).
+	Started bool `json:"started"`
+}
+
+// LoadTotals are the load generator's counts over the measured window.
+type LoadTotals struct {
+	Scheduled uint64 `json:"scheduled"`
+	Sent      uint64 `json:"sent"`
+	Completed uint64 `json:"completed"`
+	OK        uint64 `json:"ok"`
+	// Missed requests were scheduled but never sent.
+	Missed uint64      `json:"missed"`
+	Errors ErrorCounts `json:"errors"`
+	// Histogram is the latency HdrHistogram (µs), V2 compressed, base64.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Interval is one second of the measured window, by intended send time.
+type Interval struct {
+	// T is the interval's start in seconds from MeasureStart.
+	T         float64     `json:"t"`
+	Scheduled uint64      `json:"scheduled"`
+	Sent      uint64      `json:"sent"`
+	Completed uint64      `json:"completed"`
+	OK        uint64      `json:"ok"`
+	Errors    ErrorCounts `json:"errors"`
+	// Histogram is the latency HdrHistogram (µs), V2 compressed, base64.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// ErrorCounts counts failed requests by class.
+type ErrorCounts struct {
+	Connect uint64 `json:"connect"`
+	Timeout uint64 `json:"timeout"`
+	HTTP4xx uint64 `json:"http_4xx"`
+	HTTP5xx uint64 `json:"http_5xx"`
+	Other   uint64 `json:"other"`
+}
+
+// Add returns the sum of e and o.
+func (e ErrorCounts) Add(o ErrorCounts) ErrorCounts {
+	return ErrorCounts{e.Connect + o.Connect, e.Timeout + o.Timeout, e.HTTP4xx + o.HTTP4xx, e.HTTP5xx + o.HTTP5xx, e.Other + o.Other}
+}
+
+// Total is the number of failed requests.
+func (e ErrorCounts) Total() uint64 { return e.Connect + e.Timeout + e.HTTP4xx + e.HTTP5xx + e.Other }
+
+// ServiceSeries is one service's readings during a trial.
+type ServiceSeries struct {
+	Service string `json:"service"`
+	// Source is "cgroup" (CPU and memory from the service's cgroup) or
+	// "proc" (from its process tree in /proc).
+	Source string   `json:"source"`
+	Points []Sample `json:"points"`
+}
+
+// Sample is one reading of a service. CPU figures are cumulative; the cost
+// over a window is a difference.
+type Sample struct {
+	// T is seconds from the trial's MeasureStart (negative in warm-up).
+	T float64 `json:"t"`
+	// CPU, User and System are cumulative CPU-seconds.
+	CPU    float64 `json:"cpu"`
+	User   float64 `json:"user"`
+	System float64 `json:"system"`
+	// RSS is the resident set of the process tree, in bytes.
+	RSS     uint64 `json:"rss"`
+	Threads int    `json:"threads"`
+	FDs     int    `json:"fds"`
+	Procs   int    `json:"procs"`
+	// Memory and MemoryPeak are the cgroup's memory use, in bytes.
+	Memory     uint64 `json:"memory,omitempty"`
+	MemoryPeak uint64 `json:"memory_peak,omitempty"`
+	// NrThrottled and Throttled (seconds) are the cgroup's cumulative CPU
+	// throttling.
+	NrThrottled uint64  `json:"nr_throttled,omitempty"`
+	Throttled   float64 `json:"throttled,omitempty"`
+}
+
+// Telemetry is one reading of the sink's cumulative counts.
+type Telemetry struct {
+	T        float64 `json:"t"`
+	Requests uint64  `json:"requests"`
+	Bytes    uint64  `json:"bytes"`
+	Spans    uint64  `json:"spans"`
+	Points   uint64  `json:"points"`
+	Logs     uint64  `json:"logs"`
+}
