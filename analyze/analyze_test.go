@@ -1,0 +1,180 @@
+package analyze
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/tollperf/toll/record"
+)
+
+func TestTInterval(t *testing.T) {
+	// Mean 2, s = 1, n = 4: half-width t(0.975,3)·1/2 = 3.182/2.
+	iv := TInterval([]float64{1, 2, 2, 3})
+	want := 3.1824463 * math.Sqrt(2.0/3.0) / 2
+	if math.Abs(iv.Mean-2) > 1e-12 || math.Abs((iv.High-iv.Low)/2-want) > 1e-5 {
+		t.Errorf("got %+v, half-width want %g", iv, want)
+	}
+	if !iv.Excludes || iv.PValue > 0.05 {
+		t.Errorf("should exclude 0: %+v", iv)
+	}
+	if one := TInterval([]float64{5}); one.HasCI {
+		t.Error("one value has no interval")
+	}
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	info := Info(CPUPerRequest)
+	base := []float64{1.00, 1.02, 0.98, 1.01, 0.99}
+	tests := []struct {
+		name       string
+		factor     []float64
+		wantSig    bool
+		wantPct    float64
+		verdictHas string
+	}{
+		{"plus ten percent", []float64{1.10, 1.11, 1.09, 1.10, 1.10}, true, 10, "+10.0% ±"},
+		{"no change", []float64{1.01, 0.99, 1.00, 1.02, 0.98}, false, 0, "~"},
+		{"minus five", []float64{0.95, 0.95, 0.96, 0.94, 0.95}, true, -5, "-5.0% ±"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v []float64
+			for i := range base {
+				v = append(v, base[i]*tt.factor[i])
+			}
+			d := Compare(info, base, v)
+			if d.Significant != tt.wantSig {
+				t.Errorf("significant=%v, want %v (%+v)", d.Significant, tt.wantSig, d)
+			}
+			if math.Abs(*d.Pct-tt.wantPct) > 1 {
+				t.Errorf("pct %.2f, want ≈ %.0f", *d.Pct, tt.wantPct)
+			}
+			if !strings.HasPrefix(d.Verdict, tt.verdictHas) {
+				t.Errorf("verdict %q, want prefix %q", d.Verdict, tt.verdictHas)
+			}
+			if *d.CILow > *d.Pct || *d.CIHigh < *d.Pct {
+				t.Errorf("estimate outside its interval: %+v", d)
+			}
+		})
+	}
+}
+
+func TestCompareAdditiveAndZeros(t *testing.T) {
+	d := Compare(Info(Spans), []float64{0, 0, 0}, []float64{1200, 1190, 1210})
+	if d.Method != "difference" || d.Pct != nil || !d.Significant || math.Abs(d.Abs-1200) > 1e-9 {
+		t.Errorf("spans: %+v", d)
+	}
+	d = Compare(Info(ErrorRate), []float64{0, 0, 0}, []float64{0, 0, 0})
+	if d.Significant || d.Verdict != "~" {
+		t.Errorf("zero errors: %+v", d)
+	}
+	d = Compare(Info(CPUPerRequest), []float64{1}, []float64{1.2})
+	if d.CILow != nil || !strings.Contains(d.Verdict, "no interval") {
+		t.Errorf("one round: %+v", d)
+	}
+}
+
+func encode(t *testing.T, vals ...int64) string {
+	h := hdr.New(1, 60_000_000, 3)
+	for _, v := range vals {
+		h.RecordValue(v)
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// synthetic builds a trial of n seconds at rate req/s whose measured service
+// uses cpuPerReq seconds of CPU per request and answers in latUS µs.
+func synthetic(t *testing.T, idx, round int, variant string, n int, rate float64, cpuPerReq float64, latUS int64) *record.Trial {
+	start := time.Unix(1000, 0)
+	tr := &record.Trial{Index: idx, Round: round, Variant: variant, TargetRate: rate, PlannedS: float64(n),
+		MeasureStart: start, MeasureEnd: start.Add(time.Duration(n) * time.Second),
+		Services: []record.ServiceRun{{Name: "svc", Measured: true}}}
+	series := record.ServiceSeries{Service: "svc"}
+	for s := -2; s <= n; s++ {
+		series.Points = append(series.Points, record.Sample{T: float64(s), CPU: 5 + float64(s+2)*rate*cpuPerReq, RSS: 50 << 20, Threads: 10})
+		tr.Telemetry = append(tr.Telemetry, record.Telemetry{T: float64(s), Spans: uint64(float64(s+2) * rate * 4)})
+	}
+	for s := 0; s < n; s++ {
+		vals := make([]int64, int(rate))
+		for i := range vals {
+			vals[i] = latUS
+		}
+		tr.Intervals = append(tr.Intervals, record.Interval{T: float64(s), Scheduled: uint64(rate), Sent: uint64(rate),
+			Completed: uint64(rate), OK: uint64(rate), Histogram: encode(t, vals...)})
+	}
+	tr.Samples = []record.ServiceSeries{series}
+	return tr
+}
+
+func TestSummarizeTrial(t *testing.T) {
+	tr := synthetic(t, 1, 1, "otel", 10, 100, 0.002, 1500)
+	tc, err := SummarizeTrial(tr, Trim{Start: 2, End: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := map[Cost]float64{CPUPerRequest: 2, CPUCores: 0.2, Throughput: 100, RSS: 50, Threads: 10, Spans: 400, LatencyP50: 1.5, LatencyP99: 1.5}
+	for c, want := range checks {
+		if got := tc.Costs[c]; math.Abs(got-want) > want*0.01 {
+			t.Errorf("%s = %g, want %g", c, got, want)
+		}
+	}
+	if tc.Window.Length() != 7 {
+		t.Errorf("window %+v", tc.Window)
+	}
+	if len(tc.Flags) != 0 {
+		t.Errorf("unexpected flags %+v", tc.Flags)
+	}
+}
+
+func TestFlags(t *testing.T) {
+	tr := synthetic(t, 1, 1, "otel", 5, 100, 0.001, 1000)
+	tr.TargetRate = 200
+	tr.Exports = true
+	tr.Telemetry = nil
+	tr.Intervals[2].Errors.HTTP5xx = 3
+	tc, err := SummarizeTrial(tr, Trim{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, f := range tc.Flags {
+		got[f.Code] = true
+	}
+	for _, want := range []string{FlagRateMissed, FlagErrors, FlagNoTelemetry} {
+		if !got[want] {
+			t.Errorf("missing flag %s in %+v", want, tc.Flags)
+		}
+	}
+}
+
+func TestSummarizeDetectsOverhead(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "heavy"}}
+	var trials []*record.Trial
+	noise := []float64{1.0, 1.03, 0.97, 1.01, 0.99}
+	for r := 1; r <= 5; r++ {
+		trials = append(trials,
+			synthetic(t, 2*r-1, r, "baseline", 5, 100, 0.001*noise[r-1], 1000),
+			synthetic(t, 2*r, r, "heavy", 5, 100, 0.004*noise[r-1], 1000))
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heavy := s.Steps[0].Variants[1]
+	for _, c := range heavy.Costs {
+		if c.Cost == CPUPerRequest {
+			if c.Delta == nil || !c.Delta.Significant || math.Abs(*c.Delta.Pct-300) > 1 {
+				t.Errorf("4x CPU not detected: %+v", c.Delta)
+			}
+			return
+		}
+	}
+	t.Error("no CPU per request row")
+}

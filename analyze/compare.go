@@ -1,0 +1,110 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+)
+
+// Delta is a variant's difference from the baseline for one cost, from the
+// rounds in which both ran.
+type Delta struct {
+	// N is the number of paired rounds.
+	N int `json:"n"`
+	// Abs is the mean variant value minus the mean baseline value.
+	Abs float64 `json:"abs"`
+	// Pct is the estimated change in percent: the geometric mean of the
+	// per-round ratios, minus one. Absent for additive costs.
+	Pct *float64 `json:"pct,omitempty"`
+	// CILow and CIHigh bound the 95% interval, in percent for ratio costs
+	// and in the cost's unit for additive costs. Absent when N < 2.
+	CILow  *float64 `json:"ci_low,omitempty"`
+	CIHigh *float64 `json:"ci_high,omitempty"`
+	// CIUnit is "%" or the cost's unit.
+	CIUnit string `json:"ci_unit"`
+	// PValue is the two-sided t-test p-value of no difference.
+	PValue *float64 `json:"p_value,omitempty"`
+	// Significant is true when the interval excludes zero.
+	Significant bool `json:"significant"`
+	// BootstrapAgrees is false when a bootstrap interval disagrees with the
+	// t interval about excluding zero (few rounds, skewed ratios).
+	BootstrapAgrees bool `json:"bootstrap_agrees"`
+	// Verdict is "+3.1% ± 0.8%", "~" or "n/a (…)".
+	Verdict string `json:"verdict"`
+	// Method is "log-ratio" or "difference".
+	Method string `json:"method"`
+}
+
+// Compare computes the paired difference of variant against baseline.
+// base[i] and vari[i] are the values of the same round.
+func Compare(info CostInfo, base, vari []float64) Delta {
+	n := len(base)
+	d := Delta{N: n, BootstrapAgrees: true}
+	if n == 0 || len(vari) != n {
+		d.Verdict = "n/a (no paired rounds)"
+		return d
+	}
+	d.Abs = mean(vari) - mean(base)
+	ratio := !info.Additive
+	for i := range base {
+		if base[i] <= 0 || vari[i] <= 0 {
+			ratio = false
+		}
+	}
+	var xs []float64
+	if ratio {
+		d.Method, d.CIUnit = "log-ratio", "%"
+		for i := range base {
+			xs = append(xs, math.Log(vari[i]/base[i]))
+		}
+	} else {
+		d.Method, d.CIUnit = "difference", info.Unit
+		for i := range base {
+			xs = append(xs, vari[i]-base[i])
+		}
+	}
+	iv := TInterval(xs)
+	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
+	if ratio {
+		p := pct(iv.Mean)
+		d.Pct = &p
+	}
+	if !iv.HasCI {
+		if ratio {
+			d.Verdict = fmt.Sprintf("%+.1f%% (1 round: no interval)", *d.Pct)
+		} else {
+			d.Verdict = fmt.Sprintf("%+.*f %s (1 round: no interval)", info.Digits, d.Abs, info.Unit)
+		}
+		return d
+	}
+	lo, hi := iv.Low, iv.High
+	if ratio {
+		lo, hi = pct(lo), pct(hi)
+	}
+	d.CILow, d.CIHigh = &lo, &hi
+	p := iv.PValue
+	d.PValue = &p
+	d.Significant = iv.Excludes
+	blo, bhi := BootstrapInterval(xs, 2000)
+	d.BootstrapAgrees = (blo > 0 || bhi < 0) == iv.Excludes
+	half := (hi - lo) / 2
+	switch {
+	case !d.Significant:
+		d.Verdict = "~"
+	case ratio:
+		d.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", *d.Pct, half)
+	default:
+		d.Verdict = fmt.Sprintf("%+.*f ± %.*f %s", info.Digits, iv.Mean, info.Digits, half, info.Unit)
+	}
+	return d
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}

@@ -1,0 +1,68 @@
+package analyze
+
+// Cost identifies one figure toll reports per trial.
+type Cost string
+
+// The costs toll reports, in report order.
+const (
+	CPUPerRequest Cost = "cpu_per_request_ms"
+	CPUCores      Cost = "cpu_cores"
+	RSS           Cost = "rss_mib"
+	Memory        Cost = "memory_mib"
+	Threads       Cost = "threads"
+	FDs           Cost = "fds"
+	LatencyP50    Cost = "latency_p50_ms"
+	LatencyP90    Cost = "latency_p90_ms"
+	LatencyP99    Cost = "latency_p99_ms"
+	LatencyP999   Cost = "latency_p999_ms"
+	LatencyMax    Cost = "latency_max_ms"
+	Throughput    Cost = "throughput_rps"
+	ErrorRate     Cost = "errors_pct"
+	Spans         Cost = "spans_per_s"
+	ExportBytes   Cost = "export_kib_per_s"
+	Startup       Cost = "startup_ms"
+)
+
+// CostInfo describes how a cost is shown and compared.
+type CostInfo struct {
+	Cost  Cost
+	Label string
+	Unit  string
+	// Digits is the number of decimals shown.
+	Digits int
+	// Additive costs can be zero in a healthy run (errors, spans): they are
+	// compared by paired differences instead of ratios.
+	Additive bool
+}
+
+// Costs returns every cost in report order.
+func Costs() []CostInfo {
+	return []CostInfo{
+		{CPUPerRequest, "CPU per request", "ms", 3, false},
+		{CPUCores, "CPU", "cores", 3, false},
+		{RSS, "RSS", "MiB", 1, false},
+		{Memory, "memory (cgroup)", "MiB", 1, false},
+		{Threads, "threads", "", 0, false},
+		{FDs, "open files", "", 0, false},
+		{LatencyP50, "latency p50", "ms", 2, false},
+		{LatencyP90, "latency p90", "ms", 2, false},
+		{LatencyP99, "latency p99", "ms", 2, false},
+		{LatencyP999, "latency p99.9", "ms", 2, false},
+		{LatencyMax, "latency max", "ms", 2, false},
+		{Throughput, "throughput", "req/s", 1, false},
+		{ErrorRate, "errors", "%", 2, true},
+		{Spans, "spans received", "/s", 1, true},
+		{ExportBytes, "telemetry received", "KiB/s", 1, true},
+		{Startup, "startup", "ms", 0, false},
+	}
+}
+
+// Info returns the description of c.
+func Info(c Cost) CostInfo {
+	for _, ci := range Costs() {
+		if ci.Cost == c {
+			return ci
+		}
+	}
+	return CostInfo{Cost: c, Label: string(c), Digits: 2}
+}

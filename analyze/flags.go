@@ -1,0 +1,59 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/tollperf/toll/record"
+)
+
+// Flag marks a trial whose figures break one of the method's assumptions.
+// A flagged trial is shown, never silently dropped.
+type Flag struct {
+	Trial   int    `json:"trial"`
+	Variant string `json:"variant"`
+	Round   int    `json:"round"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Flag codes.
+const (
+	FlagRateMissed  = "rate-missed"  // achieved rate below 99% of target
+	FlagErrors      = "errors"       // some requests failed
+	FlagUnsent      = "unsent"       // scheduled requests never sent
+	FlagShort       = "short"        // the window was much shorter than asked
+	FlagNoTelemetry = "no-telemetry" // a variant that exports sent nothing
+	FlagInterrupted = "interrupted"  // the trial was cut short
+	FlagThrottled   = "throttled"    // a service was throttled by its CPU limit
+)
+
+func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
+	var fs []Flag
+	add := func(code, format string, args ...any) {
+		fs = append(fs, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	if t.Interrupted {
+		add(FlagInterrupted, "trial was interrupted: %s", t.Error)
+	}
+	if got := tc.Costs[Throughput]; t.TargetRate > 0 && got < 0.99*t.TargetRate {
+		add(FlagRateMissed, "achieved %.1f req/s, below 99%% of the %.0f req/s target", got, t.TargetRate)
+	}
+	if e := tc.Costs[ErrorRate]; e > 0 {
+		add(FlagErrors, "%.2f%% of requests failed", e)
+	}
+	if sched > sent {
+		add(FlagUnsent, "%d of %d scheduled requests were never sent (load generator or connections saturated)", sched-sent, sched)
+	}
+	if got := t.Window().Seconds(); t.PlannedS > 0 && got < 0.9*t.PlannedS {
+		add(FlagShort, "measured window was %.1fs of the %.1fs planned", got, t.PlannedS)
+	}
+	if t.Exports && tc.Costs[Spans] == 0 && tc.Costs[ExportBytes] == 0 {
+		add(FlagNoTelemetry, "variant is configured to export telemetry but toll's sink received none")
+	}
+	for _, s := range t.Samples {
+		if n := len(s.Points); n > 1 && s.Points[n-1].NrThrottled > s.Points[0].NrThrottled {
+			add(FlagThrottled, "%s was throttled %d times by its CPU limit", s.Service, s.Points[n-1].NrThrottled-s.Points[0].NrThrottled)
+		}
+	}
+	return fs
+}

@@ -1,0 +1,171 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/tollperf/toll/record"
+)
+
+// SummarySchemaVersion is the version of the Summary JSON (summary.json).
+const SummarySchemaVersion = 1
+
+// Summary is the analysed result of a run: what summary.json holds and
+// every report is rendered from.
+type Summary struct {
+	SchemaVersion int              `json:"schema_version"`
+	Scenario      string           `json:"scenario"`
+	Baseline      string           `json:"baseline"`
+	Variants      []string         `json:"variants"`
+	Manifest      *record.Manifest `json:"manifest"`
+	// ExcludeFlagged is set when flagged trials were left out of the
+	// comparisons.
+	ExcludeFlagged bool          `json:"exclude_flagged"`
+	Steps          []Step        `json:"steps"`
+	Trials         []*TrialCosts `json:"trials"`
+	Flags          []Flag        `json:"flags,omitempty"`
+	Warnings       []string      `json:"warnings,omitempty"`
+}
+
+// Step is one load step's results.
+type Step struct {
+	Index    int             `json:"index"`
+	Rate     float64         `json:"target_rate"`
+	Variants []VariantResult `json:"variants"`
+}
+
+// VariantResult is one variant's costs at one load step.
+type VariantResult struct {
+	Name   string       `json:"name"`
+	Rounds int          `json:"rounds"`
+	Costs  []CostResult `json:"costs"`
+}
+
+// CostResult is one cost of one variant: its mean over rounds and, for
+// variants other than the baseline, its difference from the baseline.
+type CostResult struct {
+	Cost   Cost      `json:"cost"`
+	Label  string    `json:"label"`
+	Unit   string    `json:"unit"`
+	Value  float64   `json:"value"`
+	Values []float64 `json:"values"`
+	Delta  *Delta    `json:"delta,omitempty"`
+}
+
+// Options control the analysis.
+type Options struct {
+	Trim Trim
+	// ExcludeFlagged leaves flagged trials out of the comparisons.
+	ExcludeFlagged bool
+}
+
+// Summarize analyses the trials of a run.
+func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summary, error) {
+	s := &Summary{SchemaVersion: SummarySchemaVersion, Scenario: m.Scenario, Baseline: m.Baseline,
+		Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged}
+	type key struct {
+		step    int
+		variant string
+	}
+	byKey := map[key]map[int]*TrialCosts{} // round → costs
+	steps := map[int]float64{}
+	for _, t := range trials {
+		tc, err := SummarizeTrial(t, opt.Trim)
+		if err != nil {
+			s.Warnings = append(s.Warnings, err.Error())
+			continue
+		}
+		s.Trials = append(s.Trials, tc)
+		s.Flags = append(s.Flags, tc.Flags...)
+		steps[t.Step] = t.TargetRate
+		if opt.ExcludeFlagged && len(tc.Flags) > 0 {
+			continue
+		}
+		k := key{t.Step, t.Variant}
+		if byKey[k] == nil {
+			byKey[k] = map[int]*TrialCosts{}
+		}
+		byKey[k][t.Round] = tc
+	}
+	var stepIdx []int
+	for i := range steps {
+		stepIdx = append(stepIdx, i)
+	}
+	sort.Ints(stepIdx)
+	for _, si := range stepIdx {
+		st := Step{Index: si, Rate: steps[si]}
+		base := byKey[key{si, m.Baseline}]
+		for _, v := range m.Variants {
+			rounds := byKey[key{si, v}]
+			vr := VariantResult{Name: v, Rounds: len(rounds)}
+			for _, info := range Costs() {
+				vals := values(rounds, info.Cost)
+				if len(vals) == 0 {
+					continue
+				}
+				cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
+				if v != m.Baseline {
+					b, x := paired(base, rounds, info.Cost)
+					d := Compare(info, b, x)
+					cr.Delta = &d
+					if d.N >= 2 && !d.BootstrapAgrees {
+						s.Warnings = append(s.Warnings, fmt.Sprintf("%s %s: the bootstrap interval disagrees with the t interval; treat the verdict with care (more rounds help)", v, info.Label))
+					}
+				}
+				vr.Costs = append(vr.Costs, cr)
+			}
+			st.Variants = append(st.Variants, vr)
+		}
+		s.Steps = append(s.Steps, st)
+	}
+	if len(s.Trials) == 0 {
+		return s, fmt.Errorf("no trial to analyse")
+	}
+	for _, st := range s.Steps {
+		for _, vr := range st.Variants {
+			if vr.Rounds < 2 && vr.Name != m.Baseline {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %.0f req/s: at least 2 are needed for an interval, 5 or more for a useful one", vr.Name, vr.Rounds, st.Rate))
+			}
+		}
+	}
+	return s, nil
+}
+
+// values returns the cost's values over rounds, in round order, skipping
+// rounds where the trial has no such cost.
+func values(rounds map[int]*TrialCosts, c Cost) []float64 {
+	var rs []int
+	for r := range rounds {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	var out []float64
+	for _, r := range rs {
+		if v, ok := rounds[r].Costs[c]; ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// paired returns the values of rounds where both baseline and variant have c.
+func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64) {
+	var rs []int
+	for r := range vari {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	for _, r := range rs {
+		bt, ok := base[r]
+		if !ok {
+			continue
+		}
+		bv, ok1 := bt.Costs[c]
+		vv, ok2 := vari[r].Costs[c]
+		if ok1 && ok2 {
+			b = append(b, bv)
+			v = append(v, vv)
+		}
+	}
+	return b, v
+}

@@ -1,0 +1,152 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/tollperf/toll/record"
+)
+
+// TrialCosts are one trial's figures over its analysis window.
+type TrialCosts struct {
+	Index   int              `json:"index"`
+	Round   int              `json:"round"`
+	Step    int              `json:"step"`
+	Variant string           `json:"variant"`
+	Window  Window           `json:"-"`
+	Costs   map[Cost]float64 `json:"costs"`
+	// Services holds the costs of each measured service on its own.
+	Services map[string]map[Cost]float64 `json:"services,omitempty"`
+	Flags    []Flag                      `json:"flags,omitempty"`
+}
+
+// SummarizeTrial computes t's costs over its analysis window.
+func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
+	w := WindowOf(t, trim)
+	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Window: w,
+		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}}
+	if w.Length() <= 0 {
+		return tc, fmt.Errorf("trial %d: the analysis window is empty (window %.1fs, trims %.1fs + %.1fs)", t.Index, t.Window().Seconds(), trim.Start, trim.End)
+	}
+
+	// Load: requests whose intended send time falls in the window.
+	var sched, completed, ok, sent uint64
+	var errs record.ErrorCounts
+	for _, iv := range t.Intervals {
+		if !w.holdsInterval(iv.T) {
+			continue
+		}
+		sched += iv.Scheduled
+		sent += iv.Sent
+		completed += iv.Completed
+		ok += iv.OK
+		errs = errs.Add(iv.Errors)
+	}
+	secs := w.Length()
+	tc.Costs[Throughput] = float64(completed) / secs
+	if completed > 0 {
+		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
+	}
+	h, err := mergeHistograms(t.Intervals, w)
+	if err != nil {
+		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
+	}
+	if h != nil && h.TotalCount() > 0 {
+		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
+		tc.Costs[LatencyP50] = ms(50)
+		tc.Costs[LatencyP90] = ms(90)
+		tc.Costs[LatencyP99] = ms(99)
+		tc.Costs[LatencyP999] = ms(99.9)
+		tc.Costs[LatencyMax] = float64(h.Max()) / 1000
+	}
+
+	// Services: CPU, memory, threads of every measured service, and their sum.
+	measured := map[string]bool{}
+	var startup float64
+	var started bool
+	for _, s := range t.Services {
+		if s.Measured {
+			measured[s.Name] = true
+			if s.Started {
+				startup += s.StartupS
+				started = true
+			}
+		}
+	}
+	var cpu float64
+	haveCPU := false
+	for _, series := range t.Samples {
+		if !measured[series.Service] || len(series.Points) == 0 {
+			continue
+		}
+		sc := serviceCosts(series, w, completed)
+		tc.Services[series.Service] = sc
+		for c, v := range sc {
+			if c == CPUPerRequest {
+				continue
+			}
+			tc.Costs[c] += v
+		}
+		cpu += sc[CPUCores] * secs
+		haveCPU = true
+	}
+	if haveCPU && completed > 0 {
+		tc.Costs[CPUPerRequest] = 1000 * cpu / float64(completed)
+	}
+	if started {
+		tc.Costs[Startup] = 1000 * startup
+	}
+
+	// Telemetry received by toll's sink.
+	if len(t.Telemetry) > 0 {
+		ts := make([]float64, len(t.Telemetry))
+		spans := make([]float64, len(t.Telemetry))
+		bytes := make([]float64, len(t.Telemetry))
+		for i, s := range t.Telemetry {
+			ts[i], spans[i], bytes[i] = s.T, float64(s.Spans), float64(s.Bytes)
+		}
+		tc.Costs[Spans] = (interpolate(ts, spans, w.To) - interpolate(ts, spans, w.From)) / secs
+		tc.Costs[ExportBytes] = (interpolate(ts, bytes, w.To) - interpolate(ts, bytes, w.From)) / secs / 1024
+	}
+	tc.Flags = flagTrial(t, tc, sched, sent)
+	return tc, nil
+}
+
+// serviceCosts computes one service's costs over w.
+func serviceCosts(s record.ServiceSeries, w Window, completed uint64) map[Cost]float64 {
+	n := len(s.Points)
+	ts := make([]float64, n)
+	cpu := make([]float64, n)
+	for i, p := range s.Points {
+		ts[i], cpu[i] = p.T, p.CPU
+	}
+	out := map[Cost]float64{}
+	used := interpolate(ts, cpu, w.To) - interpolate(ts, cpu, w.From)
+	out[CPUCores] = used / w.Length()
+	if completed > 0 {
+		out[CPUPerRequest] = 1000 * used / float64(completed)
+	}
+	var rss, mem, threads, fds float64
+	var k, km float64
+	for _, p := range s.Points {
+		if p.T < w.From-1e-9 || p.T > w.To+1e-9 {
+			continue
+		}
+		k++
+		rss += float64(p.RSS)
+		threads += float64(p.Threads)
+		fds += float64(p.FDs)
+		if p.Memory > 0 {
+			km++
+			mem += float64(p.Memory)
+		}
+	}
+	if k > 0 {
+		out[RSS] = rss / k / (1 << 20)
+		out[Threads] = threads / k
+		out[FDs] = fds / k
+	}
+	if km > 0 {
+		out[Memory] = mem / km / (1 << 20)
+	}
+	return out
+}

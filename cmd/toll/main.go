@@ -1,0 +1,90 @@
+// Command toll measures what an agent costs the application it rides on:
+// it runs a baseline and each variant of a set of services under identical
+// load and reports every cost with a 95% confidence interval and a verdict.
+//
+// Usage:
+//
+//	toll run FILE [--out DIR]     run a scenario and report
+//	toll report DIR               render the reports of a results directory again
+//	toll app provider|consumer    the built-in reference services
+//	toll version
+//
+// Exit codes: 0 success, 1 failure, 2 bad usage or scenario, 130 interrupted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(realMain())
+}
+
+func realMain() int {
+	// The first SIGINT/SIGTERM cancels the run gracefully (the current trial
+	// is cut short, services are stopped, reports are written from the
+	// trials that finished); a second one exits at once, and services die
+	// with toll (they are started with a parent-death signal).
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		fmt.Fprintln(os.Stderr, "\ntoll: interrupted; stopping services and writing what was measured (again to quit at once)")
+		cancel()
+		<-sigs
+		os.Exit(exitInterrupted)
+	}()
+
+	root := newRootCmd()
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(os.Stderr, "toll:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitUsage // cobra's own errors: unknown command or flag
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "toll",
+		Short: "Measure what an agent costs your application",
+		Long: `toll runs the same services as a baseline and as each variant (an in-process
+agent, an agent daemon, a sidecar, a runtime mode) under identical load, and
+reports baseline / variant / Δ / Δ% for every cost, with a 95% confidence
+interval and a verdict.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCmd(), newReportCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
+	return root
+}

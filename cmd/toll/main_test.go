@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/prometheus/procfs"
+)
+
+// beMainEnv makes the test binary act as the toll binary, so that toll's own
+// re-executions (`toll app …`, the `_exec` shim) run the code under test.
+const beMainEnv = "TOLL_TEST_BE_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(beMainEnv) == "1" {
+		os.Exit(realMain())
+	}
+	os.Exit(m.Run())
+}
+
+// toll returns a command that runs the test binary as toll.
+func toll(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), beMainEnv+"=1")
+	return cmd
+}
+
+// writeScenario writes a two-service reference-app scenario with the given
+// variants and load section, and returns its path.
+func writeScenario(t *testing.T, name, variants, load string) string {
+	t.Helper()
+	s := fmt.Sprintf(`name: %s
+services:
+  - name: provider
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "2000"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    measure: true
+  - name: consumer
+    command: [toll, app, consumer, --addr, "127.0.0.1:${port:consumer}",
+              --provider, "http://127.0.0.1:${port:provider}/provider", --work, "2000"]
+    env: {OTEL_EXPORTER_OTLP_ENDPOINT: "${sink}"}
+    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 10s}
+    measure: true
+variants:
+%s
+load:
+  target: "http://127.0.0.1:${port:consumer}"
+  requests:
+    - {name: consumer, method: GET, path: /consumer}
+%s
+`, name, variants, load)
+	path := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// summary is the part of summary.json the tests read.
+type summary struct {
+	Steps []struct {
+		Variants []struct {
+			Name   string
+			Rounds int
+			Costs  []struct {
+				Cost  string
+				Value float64
+				Delta *struct {
+					Pct     *float64
+					Verdict string
+				}
+			}
+		}
+	}
+}
+
+func (s summary) value(t *testing.T, variant, cost string) float64 {
+	t.Helper()
+	for _, v := range s.Steps[0].Variants {
+		if v.Name != variant {
+			continue
+		}
+		for _, c := range v.Costs {
+			if c.Cost == cost {
+				return c.Value
+			}
+		}
+	}
+	t.Fatalf("no %s for %s in summary", cost, variant)
+	return 0
+}
+
+// TestRunDetectsFourTimesTheWork runs a small scenario end to end: a variant
+// whose provider does 4× the work must show clearly more CPU per request,
+// and the table must have one row per cost with baseline / variant / Δ / Δ%.
+func TestRunDetectsFourTimesTheWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services under load")
+	}
+	path := writeScenario(t, "e2e", `  - name: baseline
+  - name: heavy
+    services:
+      provider: {args: [--work, "8000"]}`, `  rate: 100
+  warmup: 1s
+  duration: 3s
+rounds: 2`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"baseline (n=2)", "heavy (n=2)", "Δ%", "CPU per request (ms)", "CPU (cores)", "RSS (MiB)",
+		"threads", "latency p50 (ms)", "latency p90 (ms)", "latency p99 (ms)", "latency max (ms)", "throughput (req/s, target 100)", "errors (%)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	for _, f := range []string{"manifest.json", "summary.json", "report.md", "scenario.yaml", "trials/0001-baseline.json", "trials/0004-heavy.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil && !strings.HasPrefix(f, "trials/") {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if len(trials) != 4 {
+		t.Errorf("%d trial files, want 4", len(trials))
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "| cost | baseline (n=2) | heavy (n=2) | Δ | Δ% |") {
+		t.Errorf("report.md lacks the table header:\n%s", md)
+	}
+	var s summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms")
+	// The provider is 3 of the 4 units of work per request, so 4× its work
+	// is about 3.25× the total; "clearly more" is asserted with a margin.
+	if !(heavy > 1.8*base) || base <= 0 {
+		t.Errorf("CPU per request: baseline %.3f ms, heavy %.3f ms: want heavy > 1.8× baseline", base, heavy)
+	}
+}
+
+// TestBadScenarioOneLine checks that a malformed scenario gets a one-line
+// error naming file:line and the field, with exit code 2.
+func TestBadScenarioOneLine(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"typo", "services:\n  - name: a\n    comand: [x]\n", ":3"},
+		{"rate", "services:\n  - name: a\n    command: [x]\nvariants: [{name: baseline}]\nload:\n  target: http://127.0.0.1:1\n  requests: [{path: /}]\n  rate: fast\n", ":8"},
+		{"no command", "services:\n  - name: a\nvariants: [{name: baseline}]\n", ":2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.yaml")
+			os.WriteFile(path, []byte(tt.yaml), 0o644)
+			cmd := toll(t, "run", path)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != exitUsage {
+				t.Fatalf("exit %v, want %d; stderr %s", err, exitUsage, stderr.String())
+			}
+			msg := strings.TrimSpace(stderr.String())
+			if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, path+tt.want) {
+				t.Errorf("want one line with %s%s, got:\n%s", path, tt.want, msg)
+			}
+		})
+	}
+}
+
+// TestInterruptLeavesNoProcess stops toll mid-trial, gracefully (SIGINT) and
+// brutally (SIGKILL), and checks by pid that no service is left running.
+func TestInterruptLeavesNoProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			path := writeScenario(t, "interrupt", `  - name: baseline
+  - name: otel
+    services:
+      consumer: {args: [--trace, otel]}`, `  rate: 50
+  warmup: 1s
+  duration: 30s
+rounds: 2`)
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := toll(t, "run", path, "--out", out)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stderr, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			t.Cleanup(func() { cmd.Process.Kill() })
+
+			// Wait until both services run and load is flowing.
+			var pids []int
+			deadline := time.Now().Add(20 * time.Second)
+			for len(pids) < 2 && time.Now().Before(deadline) {
+				time.Sleep(200 * time.Millisecond)
+				pids = descendants(t, cmd.Process.Pid)
+			}
+			if len(pids) < 2 {
+				t.Fatalf("services did not start: pids %v\n%s", pids, stderr.String())
+			}
+			time.Sleep(1500 * time.Millisecond) // into the measured window
+
+			cmd.Process.Signal(sig)
+			select {
+			case err := <-done:
+				if sig == syscall.SIGINT {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+						t.Errorf("exit %v, want %d\n%s", err, exitInterrupted, stderr.String())
+					}
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("toll did not exit after %v\n%s", sig, stderr.String())
+			}
+			// Processes get a moment to receive their parent-death signal.
+			var left []int
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				left = alive(pids)
+				if len(left) == 0 {
+					break
+				}
+			}
+			if len(left) > 0 {
+				t.Errorf("after %v, service processes %v are still running", sig, left)
+				for _, p := range left {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+			if sig == syscall.SIGINT {
+				// The interrupted trial is kept, marked as such, and a report is written.
+				trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+				if len(trials) == 0 {
+					t.Errorf("no trial file kept after SIGINT")
+				}
+				if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+					t.Errorf("no report after SIGINT: %v\n%s", err, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// descendants returns the pids of every process below pid.
+func descendants(t *testing.T, pid int) []int {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil {
+			parent[p.PID] = st.PPID
+		}
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// alive returns the pids in ps that still exist and are not zombies.
+func alive(ps []int) []int {
+	var out []int
+	for _, p := range ps {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

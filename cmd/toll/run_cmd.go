@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/report"
+	"github.com/tollperf/toll/run"
+	"github.com/tollperf/toll/scenario"
+)
+
+// runFlags are the options of `toll run`.
+type runFlags struct {
+	out            string
+	seed           int64
+	aa             bool
+	excludeFlagged bool
+	noCgroup       bool
+	quiet          bool
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run FILE",
+		Short: "Run a scenario: baseline and variants under identical load, then report",
+		Example: `  toll run examples/quickstart.yaml
+  toll run examples/quickstart.yaml --out /tmp/qs --seed 7
+  toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
+	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
+	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
+	fl.BoolVar(&f.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
+	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
+	return cmd
+}
+
+func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f runFlags) error {
+	s, err := scenario.Read(file)
+	if err != nil {
+		return &exitError{exitUsage, err}
+	}
+	if f.aa {
+		s = aaScenario(s)
+	}
+	progress := stderr
+	if f.quiet {
+		progress = io.Discard
+	}
+	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
+		Progress: progress, NoCgroup: f.noCgroup})
+	if dir == nil {
+		return &exitError{exitFailure, runErr}
+	}
+	sum, repErr := renderDir(stdout, dir, f.excludeFlagged)
+	if repErr == nil && f.aa {
+		writeNoiseFloor(stdout, sum)
+	}
+	fmt.Fprintf(stderr, "\nresults: %s (report.md, summary.json)\n", dir.Path)
+	switch {
+	case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
+		return &exitError{exitInterrupted, runErr}
+	case runErr != nil:
+		return &exitError{exitFailure, runErr}
+	case repErr != nil:
+		return &exitError{exitFailure, repErr}
+	}
+	return nil
+}
+
+// aaScenario returns s with one variant besides the baseline: a copy of the
+// baseline, so the comparison measures nothing but noise.
+func aaScenario(s *scenario.Scenario) *scenario.Scenario {
+	c := *s
+	base, _ := s.Variant(s.Baseline)
+	twin := base
+	twin.Name = s.Baseline + "-again"
+	twin.Description = "the baseline again (A/A run)"
+	c.Variants = []scenario.Variant{base, twin}
+	c.Name = s.Name + "-aa"
+	return &c
+}
+
+// renderDir analyses a results directory, writes its reports and prints the
+// terminal summary.
+func renderDir(w io.Writer, dir *record.Dir, excludeFlagged bool) (*analyze.Summary, error) {
+	m, err := dir.ReadManifest()
+	if err != nil {
+		return nil, err
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		return nil, err
+	}
+	if len(trials) == 0 {
+		return nil, fmt.Errorf("%s holds no finished trial", dir.Path)
+	}
+	sum, err := analyze.Summarize(m, trials, analyze.Options{
+		Trim:           analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
+		ExcludeFlagged: excludeFlagged,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
+	}
+	if err := report.WriteAll(dir, sum); err != nil {
+		return sum, err
+	}
+	return sum, report.Text(w, sum)
+}
+
+// writeNoiseFloor explains what an A/A run says about this machine.
+func writeNoiseFloor(w io.Writer, s *analyze.Summary) {
+	for _, st := range s.Steps {
+		for _, v := range st.Variants {
+			for _, c := range v.Costs {
+				if c.Cost != analyze.CPUPerRequest || c.Delta == nil || c.Delta.CILow == nil {
+					continue
+				}
+				half := (*c.Delta.CIHigh - *c.Delta.CILow) / 2
+				fmt.Fprintf(w, "\n  Noise floor at %.0f req/s (A/A, %d rounds): CPU per request %s.\n", st.Rate, c.Delta.N, report.DeltaPct(analyze.Info(c.Cost), c.Delta))
+				fmt.Fprintf(w, "  A real overhead of about ±%.1f%% would be detected (CI excluding 0) half the time with this many rounds;\n", half)
+				fmt.Fprintf(w, "  about ±%.1f%% would be detected 4 times in 5. More rounds narrow this as 1/√rounds.\n", half*2.8/1.96)
+			}
+		}
+	}
+}

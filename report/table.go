@@ -1,0 +1,127 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tollperf/toll/analyze"
+)
+
+// Table is the summary table of one load step: one row per cost, a column
+// for the baseline and, per variant, its value, Δ and Δ%.
+type Table struct {
+	Title  string
+	Header []string
+	Rows   [][]string
+}
+
+// Tables builds one table per load step of s.
+func Tables(s *analyze.Summary) []Table {
+	var ts []Table
+	for _, st := range s.Steps {
+		ts = append(ts, stepTable(s, st))
+	}
+	return ts
+}
+
+func stepTable(s *analyze.Summary, st analyze.Step) Table {
+	t := Table{Title: fmt.Sprintf("at %s req/s", num(st.Rate, 0))}
+	t.Header = []string{"cost"}
+	var base *analyze.VariantResult
+	var others []analyze.VariantResult
+	for i := range st.Variants {
+		if st.Variants[i].Name == s.Baseline {
+			base = &st.Variants[i]
+		} else {
+			others = append(others, st.Variants[i])
+		}
+	}
+	if base == nil {
+		return t
+	}
+	t.Header = append(t.Header, fmt.Sprintf("%s (n=%d)", base.Name, base.Rounds))
+	for _, v := range others {
+		t.Header = append(t.Header, fmt.Sprintf("%s (n=%d)", v.Name, v.Rounds), "Δ", "Δ%")
+	}
+	for _, bc := range base.Costs {
+		info := analyze.Info(bc.Cost)
+		label := info.Label
+		if info.Unit != "" {
+			label += " (" + info.Unit + ")"
+		}
+		if bc.Cost == analyze.Throughput {
+			label = fmt.Sprintf("throughput (req/s, target %s)", num(st.Rate, 0))
+		}
+		row := []string{label, num(bc.Value, info.Digits)}
+		for _, v := range others {
+			vc, ok := find(v.Costs, bc.Cost)
+			if !ok {
+				row = append(row, "—", "—", "—")
+				continue
+			}
+			row = append(row, num(vc.Value, info.Digits))
+			if vc.Delta == nil {
+				row = append(row, "—", "—")
+				continue
+			}
+			row = append(row, signed(vc.Delta.Abs, info.Digits), DeltaPct(info, vc.Delta))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	// Costs only variants have (spans when the baseline exports nothing).
+	return t
+}
+
+func find(cs []analyze.CostResult, c analyze.Cost) (analyze.CostResult, bool) {
+	for _, x := range cs {
+		if x.Cost == c {
+			return x, true
+		}
+	}
+	return analyze.CostResult{}, false
+}
+
+// DeltaPct formats a difference for the Δ% column: the estimate with its
+// 95% interval's half-width when significant, "~" with the interval when
+// not, and the reason when there is no interval.
+func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
+	if d.Pct == nil {
+		// Additive cost: the interval is in the cost's unit.
+		if d.CILow == nil {
+			return "n/a"
+		}
+		half := (*d.CIHigh - *d.CILow) / 2
+		if !d.Significant {
+			return fmt.Sprintf("~ (± %s)", num(half, info.Digits))
+		}
+		return fmt.Sprintf("± %s", num(half, info.Digits))
+	}
+	if d.CILow == nil {
+		return fmt.Sprintf("%+.1f%% (no CI, n=%d)", *d.Pct, d.N)
+	}
+	half := (*d.CIHigh - *d.CILow) / 2
+	if !d.Significant {
+		return fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", *d.Pct, half)
+	}
+	return fmt.Sprintf("%+.1f%% ± %.1f%%", *d.Pct, half)
+}
+
+func num(v float64, digits int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	s := fmt.Sprintf("%.*f", digits, v)
+	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s, "-0.") == "" {
+		s = s[1:]
+	}
+	return s
+}
+
+func signed(v float64, digits int) string {
+	s := num(v, digits)
+	if !strings.HasPrefix(s, "-") && strings.Trim(s, "0.") != "" {
+		s = "+" + s
+	}
+	return s
+}

@@ -1,0 +1,124 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tollperf/toll/analyze"
+)
+
+// Text writes the terminal summary of s: the tables, the flags, the
+// warnings and where the run happened.
+func Text(w io.Writer, s *analyze.Summary) error {
+	ew := &errWriter{w: w}
+	m := s.Manifest
+	fmt.Fprintf(ew, "\n%s — %s vs %s, %d round(s), restart %s, seed %d\n", s.Scenario, s.Baseline,
+		strings.Join(nonBaseline(s), ", "), m.Rounds, m.Restart, m.Seed)
+	for _, t := range Tables(s) {
+		fmt.Fprintf(ew, "\n  %s\n", t.Title)
+		writeAligned(ew, t)
+	}
+	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios ± half-width of its 95%% CI; ~ means the CI contains 0.\n", s.Baseline)
+	writeNotes(ew, s, "  ")
+	return ew.err
+}
+
+func writeAligned(w io.Writer, t Table) {
+	rows := append([][]string{t.Header}, t.Rows...)
+	widths := make([]int, len(t.Header))
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for ri, r := range rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range r {
+			pad := widths[i] - utf8.RuneCountInString(c)
+			if i == 0 {
+				b.WriteString(c + strings.Repeat(" ", pad))
+			} else {
+				b.WriteString("  " + strings.Repeat(" ", pad) + c)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+		if ri == 0 {
+			total := 0
+			for _, wd := range widths {
+				total += wd + 2
+			}
+			fmt.Fprintln(w, "  "+strings.Repeat("─", total-2))
+		}
+	}
+}
+
+func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
+	if len(s.Flags) > 0 {
+		verb := "kept in"
+		if s.ExcludeFlagged {
+			verb = "left out of"
+		}
+		fmt.Fprintf(w, "\n%sFlagged trials (%s the comparison):\n", indent, verb)
+		for _, f := range s.Flags {
+			fmt.Fprintf(w, "%s  ✗ trial %d (%s, round %d) %s: %s\n", indent, f.Trial, f.Variant, f.Round, f.Code, f.Message)
+		}
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "%s! %s\n", indent, warn)
+	}
+	m := s.Manifest
+	fmt.Fprintf(w, "\n%sHost %s: %s, %d cores, %s %s; toll %s (%s)\n", indent, m.Host.Name, m.Host.CPUModel, m.Host.Cores, m.Host.OS, m.Host.Kernel, m.TollVersion, m.GoVersion)
+	fmt.Fprintf(w, "%sCosts read from %s; %s\n", indent, costSource(m.Layout.Cgroup, m.Layout.CgroupNote), layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs))
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "%s%s\n", indent, n)
+	}
+}
+
+func costSource(cg, note string) string {
+	switch cg {
+	case "v1", "v2":
+		return "each service's own cgroup (" + cg + ")"
+	}
+	if note != "" {
+		return "/proc (no cgroup: " + note + ")"
+	}
+	return "/proc"
+}
+
+func layout(load, svc string) string {
+	if load == "" && svc == "" {
+		return "no CPU pinning"
+	}
+	return fmt.Sprintf("load generator on CPU %s, services on CPU %s", load, svc)
+}
+
+func nonBaseline(s *analyze.Summary) []string {
+	var out []string
+	for _, v := range s.Variants {
+		if v != s.Baseline {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"(no variant)"}
+	}
+	return out
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

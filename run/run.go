@@ -1,0 +1,273 @@
+// Package run carries out a scenario: it starts each variant's services,
+// drives load at them, samples their costs and the telemetry they export,
+// and writes every trial to the results directory as soon as it ends.
+//
+// It is the one place where the upstream stages (plan, launch, probe, load,
+// sink) meet; it knows nothing of analysis or reports.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/sink"
+)
+
+// Options adjust a run.
+type Options struct {
+	// Out is the results directory to create; empty means
+	// Root/<scenario>-<UTC time>.
+	Out string
+	// Root is where results directories go (default "results").
+	Root string
+	// Seed overrides the scenario's seed; 0 keeps it (or draws one).
+	Seed int64
+	// Self is the toll binary, run for commands that start with "toll" and
+	// as the shim that places a service in its cgroup.
+	Self string
+	// Version is toll's version, for the manifest.
+	Version string
+	// Progress receives one line per trial; nil discards them.
+	Progress io.Writer
+	// NoCgroup reads costs from /proc even where cgroups are usable.
+	NoCgroup bool
+	// StopGrace is how long services get between SIGTERM and SIGKILL (default 5s).
+	StopGrace time.Duration
+}
+
+// ErrInterrupted is returned (wrapped) when the run was cancelled; the trials
+// finished before that are in the results directory.
+var ErrInterrupted = errors.New("run interrupted")
+
+// Run carries out s and returns its results directory. The directory is
+// returned even with an error when any trial was written.
+func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, error) {
+	if opt.Root == "" {
+		opt.Root = "results"
+	}
+	if opt.StopGrace == 0 {
+		opt.StopGrace = 5 * time.Second
+	}
+	if opt.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("find toll's own binary: %w", err)
+		}
+		opt.Self = self
+	}
+	if opt.Progress == nil {
+		opt.Progress = io.Discard
+	}
+	seed := opt.Seed
+	if seed == 0 {
+		seed = s.Seed
+	}
+	if seed == 0 {
+		seed = rand.Int64N(1<<31) + 1
+	}
+
+	dir, err := createDir(s, opt)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, starts: map[string]int{}, variants: map[string]*variant{}}
+	m := r.manifest(seed)
+	defer r.closeAll()
+
+	if err := r.setupCgroups(m); err != nil {
+		return dir, err
+	}
+	if err := r.setupPinning(m); err != nil {
+		return dir, err
+	}
+	r.sink = sink.New()
+	if err := r.sink.Start("127.0.0.1:0"); err != nil {
+		return dir, fmt.Errorf("start telemetry sink: %w", err)
+	}
+	pool := &portPool{}
+	for _, v := range s.Variants {
+		rv, err := resolveVariant(s, v.Name, pool, r.sink.URL(), opt.Self)
+		if err != nil {
+			pool.release()
+			return dir, fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		r.variants[v.Name] = rv
+	}
+	pool.release()
+
+	p := plan.New(s, seed)
+	r.total = len(p.Trials())
+	if err := dir.WriteManifest(m); err != nil {
+		return dir, err
+	}
+	fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
+		s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
+
+	runErr := r.execute(ctx, p)
+	m.Finished = time.Now().UTC()
+	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
+		m.Interrupted = true
+	}
+	m.Notes = append(m.Notes, r.notes...)
+	if err := dir.WriteManifest(m); err != nil && runErr == nil {
+		runErr = err
+	}
+	return dir, runErr
+}
+
+// runner holds the state of one run.
+type runner struct {
+	s        *scenario.Scenario
+	opt      Options
+	dir      *record.Dir
+	sink     *sink.Sink
+	tree     *cgroup.Tree
+	svcCPUs  string
+	variants map[string]*variant
+	running  map[string]*started
+	starts   map[string]int // starts per variant, to name log files
+	total    int
+	done     int
+	notes    []string
+}
+
+func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
+	var dir *record.Dir
+	var err error
+	if opt.Out != "" {
+		dir, err = record.CreateExact(opt.Out)
+	} else {
+		dir, err = record.Create(opt.Root, s.Name, time.Now())
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := dir.WriteFile("scenario.yaml", s.Source); err != nil {
+		return nil, err
+	}
+	return dir, nil
+}
+
+func (r *runner) manifest(seed int64) *record.Manifest {
+	s := r.s
+	m := &record.Manifest{
+		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: os.Args,
+		Scenario: s.Name, ScenarioFile: s.Path, Baseline: s.Baseline, Seed: seed,
+		Rounds: s.Rounds, Restart: s.Restart, Started: time.Now().UTC(), Host: describeHost(),
+		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
+		Load: record.LoadSettings{Model: "open", Rates: s.Load.Steps(), WarmupS: s.Load.Warmup.D().Seconds(),
+			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
+			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
+	}
+	for _, v := range s.Variants {
+		m.Variants = append(m.Variants, v.Name)
+	}
+	return m
+}
+
+// setupCgroups creates toll's cgroup subtree, or notes why costs come from /proc.
+func (r *runner) setupCgroups(m *record.Manifest) error {
+	m.Layout.Cgroup = "none"
+	if r.opt.NoCgroup {
+		m.Layout.CgroupNote = "disabled by --no-cgroup"
+		return nil
+	}
+	v, err := cgroup.Detect()
+	if err != nil {
+		m.Layout.CgroupNote = err.Error()
+		return nil
+	}
+	tree, err := cgroup.NewTree(fmt.Sprintf("%s-%d", r.s.Name, os.Getpid()))
+	if err != nil {
+		m.Layout.CgroupNote = err.Error()
+		return nil
+	}
+	r.tree = tree
+	m.Layout.Cgroup = v.String()
+	return nil
+}
+
+// setupPinning puts toll on its CPUs and decides the services' default CPUs.
+func (r *runner) setupPinning(m *record.Manifest) error {
+	p := r.s.Pinning
+	if p.Off {
+		return nil
+	}
+	online, err := pin.Online()
+	if err != nil {
+		r.notes = append(r.notes, "CPU pinning unavailable: "+err.Error())
+		return nil
+	}
+	loadCPUs, svcCPUs := p.Load, p.Services
+	if len(online) < 2 && (loadCPUs == "" || svcCPUs == "") {
+		r.notes = append(r.notes, "only one CPU: load generator and services share it")
+		return nil
+	}
+	if loadCPUs == "" {
+		loadCPUs = pin.CPUs{online[0]}.String()
+	}
+	if svcCPUs == "" {
+		svcCPUs = online[1:].String()
+	}
+	lc, err := pin.Parse(loadCPUs)
+	if err != nil {
+		return fmt.Errorf("pinning.load: %w", err)
+	}
+	if err := lc.Process(os.Getpid()); err != nil {
+		return fmt.Errorf("pin toll to CPUs %s: %w", loadCPUs, err)
+	}
+	r.svcCPUs = svcCPUs
+	m.Layout.LoadCPUs, m.Layout.ServiceCPUs = loadCPUs, svcCPUs
+	return nil
+}
+
+// execute carries out the plan's actions in order.
+func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
+	for _, a := range p.Actions {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w after %d of %d trials", ErrInterrupted, r.done, r.total)
+		}
+		var err error
+		switch a.Kind {
+		case plan.Start:
+			err = r.start(ctx, a.Variant)
+		case plan.Run:
+			err = r.trial(ctx, a.Trial)
+		case plan.Stop:
+			err = r.stop(a.Variant)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%w after %d of %d trials: %v", ErrInterrupted, r.done, r.total, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// closeAll stops every running service and removes toll's cgroups and sink.
+func (r *runner) closeAll() {
+	for name := range r.running {
+		r.stop(name)
+	}
+	if r.sink != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		r.sink.Close(ctx)
+		cancel()
+	}
+	if r.tree != nil {
+		r.tree.Close()
+	}
+}

@@ -1,0 +1,117 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/probe"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/sink"
+)
+
+// sampler reads every service's costs and the sink's counts at aligned
+// ticks during a trial.
+type sampler struct {
+	mu        sync.Mutex
+	t0        time.Time // MeasureStart: sample times are relative to it
+	services  []*serviceProbe
+	sink      *sink.Sink
+	telemetry []record.Telemetry
+}
+
+// serviceProbe reads one service: CPU and memory from its cgroup when it has
+// one, RSS, threads and files from its process tree.
+type serviceProbe struct {
+	name   string
+	tree   *probe.ProcessTree
+	cg     *cgroup.Group
+	points []record.Sample
+}
+
+func newSampler(r *runner, st *started, t0 time.Time) *sampler {
+	s := &sampler{t0: t0, sink: r.sink}
+	for i, svc := range st.group.Services() {
+		sp := &serviceProbe{name: st.runs[i].Name, cg: st.cgs[st.runs[i].Name]}
+		if tree, err := probe.NewProcessTree(svc.Pid()); err == nil {
+			sp.tree = tree
+		}
+		s.services = append(s.services, sp)
+	}
+	return s
+}
+
+// loop samples at origin + k·interval until ctx is done.
+func (s *sampler) loop(ctx context.Context, origin time.Time, interval time.Duration) {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for k := 0; ; k++ {
+		at := origin.Add(time.Duration(k) * interval)
+		if d := time.Until(at); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		} else if ctx.Err() != nil {
+			return
+		}
+		s.take(time.Now())
+	}
+}
+
+// take records one sample of every service and of the sink.
+func (s *sampler) take(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := now.Sub(s.t0).Seconds()
+	for _, sp := range s.services {
+		p := record.Sample{T: t}
+		ok := false
+		if sp.tree != nil {
+			if ps, err := sp.tree.Sample(); err == nil {
+				p.CPU, p.User, p.System = ps.CPU.Seconds(), ps.User.Seconds(), ps.System.Seconds()
+				p.RSS, p.Threads, p.FDs, p.Procs = ps.RSS, ps.Threads, ps.FDs, ps.Procs
+				ok = true
+			}
+		}
+		if sp.cg != nil {
+			if cs, err := sp.cg.Stat(); err == nil {
+				// The cgroup counts every process the service ever ran,
+				// including children that have exited.
+				p.CPU = cs.CPU.Seconds()
+				if cs.User > 0 || cs.System > 0 {
+					p.User, p.System = cs.User.Seconds(), cs.System.Seconds()
+				}
+				p.Memory, p.MemoryPeak = cs.MemoryCurrent, cs.MemoryPeak
+				p.NrThrottled, p.Throttled = cs.NrThrottled, cs.Throttled.Seconds()
+				ok = true
+			}
+		}
+		if ok {
+			sp.points = append(sp.points, p)
+		}
+	}
+	if s.sink != nil {
+		c := s.sink.Counts()
+		s.telemetry = append(s.telemetry, record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
+			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords})
+	}
+}
+
+// series returns the samples per service.
+func (s *sampler) series() []record.ServiceSeries {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []record.ServiceSeries
+	for _, sp := range s.services {
+		src := "proc"
+		if sp.cg != nil {
+			src = "cgroup"
+		}
+		out = append(out, record.ServiceSeries{Service: sp.name, Source: src, Points: sp.points})
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/tollperf/toll/load"
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
+)
+
+// trial runs one trial against a started variant and writes its file.
+func (r *runner) trial(ctx context.Context, pt *plan.Trial) error {
+	st, ok := r.running[pt.Variant]
+	if !ok {
+		return fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
+	}
+	s := r.s
+	origin := time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)
+	measureStart := origin.Add(s.Load.Warmup.D())
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order,
+		TargetRate: pt.Rate, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
+		Exports: st.v.Exports}
+	for _, run := range st.runs {
+		run.Started = st.fresh
+		tr.Services = append(tr.Services, run)
+	}
+	st.fresh = false
+
+	// A service that exits during the trial ends it.
+	tctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	for i, svc := range st.group.Services() {
+		name := st.runs[i].Name
+		go func() {
+			select {
+			case <-svc.Done():
+				cancel(fmt.Errorf("service %s exited during the trial: %v", name, svc.ExitErr()))
+			case <-tctx.Done():
+			}
+		}()
+	}
+
+	smp := newSampler(r, st, measureStart)
+	var wg sync.WaitGroup
+	sctx, stopSampling := context.WithCancel(context.Background())
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		smp.loop(sctx, origin, s.Sample.D())
+	}()
+
+	var reqs []load.Request
+	for _, q := range st.v.Requests {
+		reqs = append(reqs, load.Request{Name: q.Name, Method: q.Method, URL: q.URL, Header: q.Header, Body: q.Body, Weight: q.Weight})
+	}
+	res, loadErr := load.Run(tctx, load.Config{
+		Requests: reqs, Pacer: load.ConstantPacer{Rate: pt.Rate}, Start: origin,
+		Warmup: s.Load.Warmup.D(), Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
+		MaxConns: s.Load.MaxConns,
+	})
+	stopSampling()
+	wg.Wait()
+	smp.take(time.Now()) // the window's closing sample
+
+	if res != nil {
+		tr.MeasureEnd = res.MeasureEnd
+		if tr.MeasureEnd.IsZero() || tr.MeasureEnd.Before(measureStart) {
+			tr.MeasureEnd = measureStart
+		}
+		fillLoad(tr, res)
+	}
+	tr.Samples = smp.series()
+	tr.Telemetry = smp.telemetry
+	if cause := context.Cause(tctx); cause != nil || loadErr != nil {
+		tr.Interrupted = true
+		switch {
+		case cause != nil && !errors.Is(cause, context.Canceled):
+			tr.Error = cause.Error()
+		case loadErr != nil:
+			tr.Error = loadErr.Error()
+		default:
+			tr.Error = "interrupted"
+		}
+	}
+	if err := r.dir.WriteTrial(tr); err != nil {
+		return err
+	}
+	r.done++
+	r.progress(tr, res)
+	if tr.Interrupted {
+		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
+	}
+	return nil
+}
+
+// fillLoad copies the load generator's result into the trial.
+func fillLoad(tr *record.Trial, res *load.Result) {
+	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
+		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
+	for _, iv := range res.Intervals {
+		tr.Intervals = append(tr.Intervals, record.Interval{T: iv.Offset.Seconds(), Scheduled: iv.Scheduled, Sent: iv.Sent,
+			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: encodeHist(iv.Latency)})
+	}
+}
+
+func errorCounts(e load.ErrorCounts) record.ErrorCounts {
+	return record.ErrorCounts{Connect: e.Connect, Timeout: e.Timeout, HTTP4xx: e.HTTP4xx, HTTP5xx: e.HTTP5xx, Other: e.Other}
+}
+
+func encodeHist(h *hdr.Histogram) string {
+	if h == nil {
+		return ""
+	}
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// progress prints one line about a finished trial.
+func (r *runner) progress(tr *record.Trial, res *load.Result) {
+	line := fmt.Sprintf("[%d/%d] round %d %-10s %6.0f req/s", r.done, r.total, tr.Round, tr.Variant, tr.TargetRate)
+	if res != nil && tr.Window() > 0 {
+		secs := tr.Window().Seconds()
+		line += fmt.Sprintf("  achieved %7.1f req/s", float64(res.Completed)/secs)
+		if res.Latency != nil && res.Latency.TotalCount() > 0 {
+			line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
+		}
+		var cpu float64
+		for _, ser := range tr.Samples {
+			if n := len(ser.Points); n > 1 && isMeasured(tr, ser.Service) {
+				cpu += (ser.Points[n-1].CPU - ser.Points[0].CPU) / (ser.Points[n-1].T - ser.Points[0].T)
+			}
+		}
+		line += fmt.Sprintf("  CPU %.3f cores", cpu)
+		if errs := res.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
+			line += fmt.Sprintf("  errors %d", errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other)
+		}
+	}
+	if tr.Interrupted {
+		line += "  (interrupted: " + tr.Error + ")"
+	}
+	fmt.Fprintln(r.opt.Progress, line)
+}
+
+func isMeasured(tr *record.Trial, name string) bool {
+	for _, s := range tr.Services {
+		if s.Name == name {
+			return s.Measured
+		}
+	}
+	return false
+}

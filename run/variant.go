@@ -1,0 +1,124 @@
+package run
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tollperf/toll/scenario"
+)
+
+// service is one service of one variant, with the variant's changes applied
+// and every placeholder filled in.
+type service struct {
+	scenario.Service
+	Argv []string
+	Env  []string // complete environment
+}
+
+// variant is a variant ready to start.
+type variant struct {
+	Name     string
+	Exports  bool
+	Services []service
+	Target   string
+	Requests []request
+	Ports    map[string]int
+}
+
+// request is one entry of the request mix with its URL resolved.
+type request struct {
+	Name, Method, URL string
+	Header            http.Header
+	Body              []byte
+	Weight            int
+}
+
+// resolveVariant applies variant name's changes to the scenario's services
+// and fills in placeholders: ports come from pool, once per variant and name.
+func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, self string) (*variant, error) {
+	sv, ok := s.Variant(name)
+	if !ok {
+		return nil, fmt.Errorf("no variant %q", name)
+	}
+	v := &variant{Name: name, Exports: sv.Exports, Ports: map[string]int{}}
+	var expandErr error
+	expand := func(str string) string {
+		return scenario.Expand(str, func(key string) string {
+			switch {
+			case key == "sink":
+				return sinkURL
+			case key == "toll":
+				return self
+			case key == "variant":
+				return name
+			case strings.HasPrefix(key, "port:"):
+				pn := strings.TrimPrefix(key, "port:")
+				if p, ok := v.Ports[pn]; ok {
+					return strconv.Itoa(p)
+				}
+				p, err := pool.take()
+				if err != nil && expandErr == nil {
+					expandErr = err
+				}
+				v.Ports[pn] = p
+				return strconv.Itoa(p)
+			}
+			return "${" + key + "}"
+		})
+	}
+	skip := map[string]bool{}
+	for _, n := range sv.Skip {
+		skip[n] = true
+	}
+	for _, base := range s.Services {
+		if skip[base.Name] {
+			continue
+		}
+		svc := service{Service: base}
+		o := sv.Services[base.Name]
+		cmd := base.Command
+		if len(o.Command) > 0 {
+			cmd = o.Command
+		}
+		cmd = append(append([]string(nil), cmd...), o.Args...)
+		for _, a := range cmd {
+			svc.Argv = append(svc.Argv, expand(a))
+		}
+		if svc.Argv[0] == "toll" {
+			svc.Argv[0] = self
+		}
+		env := map[string]string{}
+		for k, val := range base.Env {
+			env[k] = val
+		}
+		for k, val := range o.Env {
+			env[k] = val
+		}
+		svc.Env = os.Environ()
+		keys := make([]string, 0, len(env))
+		for k := range env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			svc.Env = append(svc.Env, k+"="+expand(env[k]))
+		}
+		svc.Ready.HTTP = expand(base.Ready.HTTP)
+		svc.Ready.TCP = expand(base.Ready.TCP)
+		v.Services = append(v.Services, svc)
+	}
+	v.Target = strings.TrimRight(expand(s.Load.Target), "/")
+	for _, r := range s.Load.Requests {
+		h := http.Header{}
+		for k, val := range r.Headers {
+			h.Set(k, expand(val))
+		}
+		v.Requests = append(v.Requests, request{Name: r.Name, Method: r.Method, URL: v.Target + expand(r.Path),
+			Header: h, Body: []byte(expand(r.Body)), Weight: r.Weight})
+	}
+	return v, expandErr
+}
