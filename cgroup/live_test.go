@@ -538,3 +538,55 @@ func TestLiveV2Bare(t *testing.T) {
 		t.Errorf("%s still exists after Delete", g.path)
 	}
 }
+
+// TestRemoveStale leaves a tree behind as a killed run would, with a process
+// in it, and checks RemoveStale kills it and removes the tree while sparing
+// trees still in use.
+func TestRemoveStale(t *testing.T) {
+	if _, err := Detect(); err != nil {
+		t.Skipf("no usable cgroups: %v", err)
+	}
+	stale, err := NewTree(fmt.Sprintf("stale-test-%d", os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep, err := NewTree(fmt.Sprintf("keep-test-%d", os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stale.Close(); keep.Close() })
+	g, err := stale.NewGroup("svc", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	for _, f := range g.ProcsFiles() {
+		if err := writeString(f, fmt.Sprint(cmd.Process.Pid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := RemoveStale(func(name string) bool { return name != stale.name })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(removed, stale.name) || slices.Contains(removed, keep.name) {
+		t.Errorf("removed %v", removed)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Error("the process in the stale tree was not killed")
+	}
+	for _, d := range stale.dirs {
+		if exists(d) {
+			t.Errorf("%s still exists", d)
+		}
+	}
+	for _, d := range keep.dirs {
+		if !exists(d) {
+			t.Errorf("%s was removed but is in use", d)
+		}
+	}
+}

@@ -14,7 +14,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/pin"
@@ -188,6 +192,11 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 		m.Layout.CgroupNote = err.Error()
 		return nil
 	}
+	if removed, err := cgroup.RemoveStale(treeInUse); err != nil {
+		r.note("could not remove the cgroups of earlier runs: " + err.Error())
+	} else if len(removed) > 0 {
+		r.note(fmt.Sprintf("removed the cgroups left by %d earlier run(s) that were killed", len(removed)))
+	}
 	tree, err := cgroup.NewTree(fmt.Sprintf("%s-%d", r.s.Name, os.Getpid()))
 	if err != nil {
 		m.Layout.CgroupNote = err.Error()
@@ -196,6 +205,17 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 	r.tree = tree
 	m.Layout.Cgroup = v.String()
 	return nil
+}
+
+// treeInUse says whether the cgroup tree name, "<scenario>-<pid>", belongs
+// to a toll that is still running. Names toll did not make are left alone.
+func treeInUse(name string) bool {
+	i := strings.LastIndexByte(name, '-')
+	pid, err := strconv.Atoi(name[i+1:])
+	if i < 0 || err != nil || pid <= 0 {
+		return true
+	}
+	return unix.Kill(pid, 0) != unix.ESRCH
 }
 
 // setupPinning puts toll on its CPUs and decides the services' default CPUs.

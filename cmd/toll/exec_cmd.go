@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/pin"
@@ -40,6 +41,17 @@ func newExecCmd() *cobra.Command {
 				if err := set.Process(os.Getpid()); err != nil {
 					return &exitError{exitFailure, err}
 				}
+			}
+			// Linux keeps the parent-death signal per thread and only the
+			// thread toll forked has it; the Go runtime may run this code on
+			// another, so set it again on the thread that will exec (it is
+			// locked above), then make sure toll did not die meanwhile.
+			ppid := os.Getppid()
+			if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+				return &exitError{exitFailure, fmt.Errorf("set parent-death signal: %w", err)}
+			}
+			if ppid == 1 {
+				return &exitError{exitFailure, fmt.Errorf("toll exited before %s started", args[0])}
 			}
 			path, err := exec.LookPath(args[0])
 			if err != nil {
