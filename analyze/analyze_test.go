@@ -178,3 +178,28 @@ func TestSummarizeDetectsOverhead(t *testing.T) {
 	}
 	t.Error("no CPU per request row")
 }
+
+// TestTelemetryOverTheCycle checks that spans a batch exporter flushes after
+// a window (while the variant is idle) are still attributed to that trial.
+func TestTelemetryOverTheCycle(t *testing.T) {
+	a := synthetic(t, 1, 1, "otel", 4, 300, 0.001, 1000)
+	b := synthetic(t, 3, 2, "otel", 4, 300, 0.001, 1000)
+	a.Start = a.MeasureStart.Add(-time.Second) // 1 s of warm-up: 300 requests
+	a.Load.Sent = 1200
+	// Inside the window the sink saw whole batches only (9 × 512), and
+	// 6000 spans arrived in the whole cycle: 4 per request.
+	a.Telemetry = []record.Telemetry{{T: -1, Spans: 0}, {T: 0, Spans: 512}, {T: 4, Spans: 512 + 9*512}}
+	b.Telemetry = []record.Telemetry{{T: -1, Spans: 6000}, {T: 4, Spans: 9000}}
+	m := &record.Manifest{Scenario: "x", Baseline: "otel", Variants: []string{"otel"}}
+	s, err := Summarize(m, []*record.Trial{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := s.Trials[0]
+	if got := tc.Costs[SpansPerReq]; math.Abs(got-4) > 1e-9 {
+		t.Errorf("spans per request %g, want 4", got)
+	}
+	if got := tc.Costs[Spans]; math.Abs(got-1200) > 1e-6 {
+		t.Errorf("spans/s %g, want 1200", got)
+	}
+}

@@ -19,6 +19,7 @@ const (
 	Throughput    Cost = "throughput_rps"
 	ErrorRate     Cost = "errors_pct"
 	Spans         Cost = "spans_per_s"
+	SpansPerReq   Cost = "spans_per_request"
 	ExportBytes   Cost = "export_kib_per_s"
 	Startup       Cost = "startup_ms"
 )
@@ -52,6 +53,7 @@ func Costs() []CostInfo {
 		{Throughput, "throughput", "req/s", 1, false},
 		{ErrorRate, "errors", "%", 2, true},
 		{Spans, "spans received", "/s", 1, true},
+		{SpansPerReq, "spans per request", "", 2, true},
 		{ExportBytes, "telemetry received", "KiB/s", 1, true},
 		{Startup, "startup", "ms", 0, false},
 	}

@@ -87,6 +87,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		byKey[k][t.Round] = tc
 	}
+	attributeTelemetry(trials, s.Trials)
 	var stepIdx []int
 	for i := range steps {
 		stepIdx = append(stepIdx, i)
@@ -168,4 +169,45 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64) {
 		}
 	}
 	return b, v
+}
+
+// attributeTelemetry counts each trial's exported telemetry over its whole
+// cycle. An exporter sends in batches, and what it still holds when a
+// window closes is flushed later, while the variant is idle (a batch span
+// processor's timer) — never inside a window. Each variant has a sink of its
+// own, so everything its sink received from the start of one of its trials
+// to the start of its next was caused by that trial's requests (warm-up and
+// window). Telemetry per request is that count over those requests, and
+// telemetry per second is that times the window's achieved rate. A variant's
+// last trial, with no next one, keeps the count inside its window.
+func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
+	byIndex := map[int]*TrialCosts{}
+	for _, tc := range costs {
+		byIndex[tc.Index] = tc
+	}
+	last := map[string]*record.Trial{}
+	for _, t := range trials { // in run order
+		prev := last[t.Variant]
+		last[t.Variant] = t
+		if prev == nil || len(prev.Telemetry) == 0 || len(t.Telemetry) == 0 {
+			continue
+		}
+		tc := byIndex[prev.Index]
+		if tc == nil {
+			continue
+		}
+		warmup := prev.MeasureStart.Sub(prev.Start).Seconds()
+		reqs := prev.TargetRate*warmup + float64(prev.Load.Sent)
+		if reqs <= 0 {
+			continue
+		}
+		from, to := prev.Telemetry[0], t.Telemetry[0]
+		if to.Spans < from.Spans || to.Bytes < from.Bytes {
+			continue // a sink that restarted: keep the window's count
+		}
+		perReq := float64(to.Spans-from.Spans) / reqs
+		tc.Costs[SpansPerReq] = perReq
+		tc.Costs[Spans] = perReq * tc.Costs[Throughput]
+		tc.Costs[ExportBytes] = float64(to.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
+	}
 }

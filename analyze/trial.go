@@ -106,6 +106,9 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		}
 		tc.Costs[Spans] = (interpolate(ts, spans, w.To) - interpolate(ts, spans, w.From)) / secs
 		tc.Costs[ExportBytes] = (interpolate(ts, bytes, w.To) - interpolate(ts, bytes, w.From)) / secs / 1024
+		if tp := tc.Costs[Throughput]; tp > 0 {
+			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
+		}
 	}
 	tc.Flags = flagTrial(t, tc, sched, sent)
 	return tc, nil

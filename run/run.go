@@ -85,7 +85,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, starts: map[string]int{}, variants: map[string]*variant{}}
+	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
 	m := r.manifest(seed)
 	defer r.closeAll()
 
@@ -95,13 +95,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err := r.setupPinning(m); err != nil {
 		return dir, err
 	}
-	r.sink = sink.New()
-	if err := r.sink.Start("127.0.0.1:0"); err != nil {
-		return dir, fmt.Errorf("start telemetry sink: %w", err)
-	}
 	pool := &portPool{}
 	for _, v := range s.Variants {
-		rv, err := resolveVariant(s, v.Name, pool, r.sink.URL(), opt.Self)
+		// Each variant exports to a sink of its own, so telemetry a variant
+		// flushes after its window (a batch exporter's timer) is never
+		// counted for another variant running beside it.
+		sk := sink.New()
+		if err := sk.Start("127.0.0.1:0"); err != nil {
+			pool.release()
+			return dir, fmt.Errorf("start telemetry sink for %s: %w", v.Name, err)
+		}
+		r.sinks[v.Name] = sk
+		rv, err := resolveVariant(s, v.Name, pool, sk.URL(), opt.Self)
 		if err != nil {
 			pool.release()
 			return dir, fmt.Errorf("variant %s: %w", v.Name, err)
@@ -135,7 +140,7 @@ type runner struct {
 	s        *scenario.Scenario
 	opt      Options
 	dir      *record.Dir
-	sink     *sink.Sink
+	sinks    map[string]*sink.Sink // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
 	variants map[string]*variant
@@ -282,9 +287,9 @@ func (r *runner) closeAll() {
 	for name := range r.running {
 		r.stop(name)
 	}
-	if r.sink != nil {
+	for _, sk := range r.sinks {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		r.sink.Close(ctx)
+		sk.Close(ctx)
 		cancel()
 	}
 	if r.tree != nil {

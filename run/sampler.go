@@ -31,7 +31,7 @@ type serviceProbe struct {
 }
 
 func newSampler(r *runner, st *started, t0 time.Time) *sampler {
-	s := &sampler{t0: t0, sink: r.sink}
+	s := &sampler{t0: t0, sink: r.sinks[st.v.Name]}
 	for i, svc := range st.group.Services() {
 		sp := &serviceProbe{name: st.runs[i].Name, cg: st.cgs[st.runs[i].Name]}
 		if tree, err := probe.NewProcessTree(svc.Pid()); err == nil {

@@ -36,7 +36,7 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Rounds != DefaultRounds || s.Restart != RestartPerTrial || s.Baseline != "baseline" {
+	if s.Rounds != DefaultRounds || s.Restart != RestartOnce || s.Baseline != "baseline" {
 		t.Errorf("defaults: rounds=%d restart=%q baseline=%q", s.Rounds, s.Restart, s.Baseline)
 	}
 	if s.Load.Warmup.D() != DefaultWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {

@@ -15,13 +15,16 @@ type Scenario struct {
 	Baseline string `yaml:"baseline"`
 	// Load is the traffic sent to each variant.
 	Load Load `yaml:"load"`
-	// Rounds is how many times every variant runs every load step (default 3).
+	// Rounds is how many times every variant runs every load step (default 10).
 	Rounds int `yaml:"rounds"`
 	// Seed fixes the random order of variants within rounds; 0 picks one
 	// (recorded in the manifest so a run can be repeated).
 	Seed int64 `yaml:"seed"`
-	// Restart says when services are started afresh: "per-trial" (default),
-	// "per-round" or "once".
+	// Restart says when services are started afresh: "once" (default: every
+	// variant runs side by side for the whole run and the load alternates
+	// between them, trial by trial), "per-round" or "per-trial". Short
+	// alternating trials pair best against a machine whose speed drifts;
+	// see docs/method.md.
 	Restart string `yaml:"restart"`
 	// Trim drops the start and end of every measured window from the analysis.
 	Trim Trim `yaml:"trim"`

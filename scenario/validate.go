@@ -14,7 +14,7 @@ import (
 // Defaults applied when a field is left out.
 const (
 	DefaultBaseline     = "baseline"
-	DefaultRounds       = 3
+	DefaultRounds       = 10
 	DefaultWarmup       = 5 * time.Second
 	DefaultTimeout      = 10 * time.Second
 	DefaultReadyTimeout = 30 * time.Second
@@ -62,7 +62,7 @@ func (v *validator) scenario(s *Scenario) {
 	}
 	switch s.Restart {
 	case "":
-		s.Restart = RestartPerTrial
+		s.Restart = RestartOnce
 	case RestartPerTrial, RestartPerRound, RestartOnce:
 	default:
 		v.fail("restart", "%q is not one of per-trial, per-round, once", s.Restart)
