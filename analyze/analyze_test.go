@@ -203,3 +203,35 @@ func TestTelemetryOverTheCycle(t *testing.T) {
 		t.Errorf("spans/s %g, want 1200", got)
 	}
 }
+
+// TestDuetPairsWithTheTrialBeside checks that in a duet each variant is
+// compared with the baseline trial that ran beside it, not another one.
+func TestDuetPairsWithTheTrialBeside(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "a", "b"}}
+	var trials []*record.Trial
+	idx := 0
+	for r := 1; r <= 4; r++ {
+		drift := []float64{1, 1.5, 0.7, 1.2}[r-1] // differs between the two duets of a round
+		for i, v := range []string{"a", "b"} {
+			d := drift
+			if i == 1 {
+				d = 1 / drift
+			}
+			bt := synthetic(t, idx+1, r, "baseline", 3, 100, 0.001*d, 1000)
+			bt.Pair = v
+			trials = append(trials, bt, synthetic(t, idx+2, r, v, 3, 100, 0.0011*d, 1000))
+			idx += 2
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range s.Steps[0].Variants[1:] {
+		for _, c := range v.Costs {
+			if c.Cost == CPUPerRequest && (c.Delta == nil || math.Abs(*c.Delta.Pct-10) > 0.01 || !c.Delta.Significant) {
+				t.Errorf("%s: %+v, want exactly +10%%", v.Name, c.Delta)
+			}
+		}
+	}
+}

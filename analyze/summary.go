@@ -81,11 +81,17 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		if opt.ExcludeFlagged && len(tc.Flags) > 0 {
 			continue
 		}
-		k := key{t.Step, t.Variant}
-		if byKey[k] == nil {
-			byKey[k] = map[int]*TrialCosts{}
+		put := func(k key) {
+			if byKey[k] == nil {
+				byKey[k] = map[int]*TrialCosts{}
+			}
+			byKey[k][t.Round] = tc
 		}
-		byKey[k][t.Round] = tc
+		put(key{t.Step, t.Variant})
+		if t.Pair != "" {
+			// A duet's baseline trial pairs with the variant beside it only.
+			put(key{t.Step, pairKey(t.Variant, t.Pair)})
+		}
 	}
 	attributeTelemetry(trials, s.Trials)
 	var stepIdx []int
@@ -107,6 +113,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 				if v != m.Baseline {
 					b, x := paired(base, rounds, info.Cost)
+					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
+						b, x = paired(duet, rounds, info.Cost)
+					}
 					d := Compare(info, b, x)
 					cr.Delta = &d
 					if d.N >= 2 && !d.BootstrapAgrees {
@@ -211,3 +220,6 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 		tc.Costs[ExportBytes] = float64(to.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
 	}
 }
+
+// pairKey names the baseline trials that ran beside variant v in a duet.
+func pairKey(baseline, v string) string { return baseline + "\x00" + v }

@@ -25,6 +25,9 @@ const (
 	Start Kind = iota
 	// Run runs one trial against a started variant.
 	Run
+	// RunDuet runs two trials at the same time: the baseline's and a
+	// variant's, under identical load (mode: duet).
+	RunDuet
 	// Stop stops a variant's services.
 	Stop
 )
@@ -38,6 +41,8 @@ func (k Kind) String() string {
 		return "run"
 	case Stop:
 		return "stop"
+	case RunDuet:
+		return "run-duet"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -48,6 +53,8 @@ type Action struct {
 	Variant string
 	// Trial is set for Run actions.
 	Trial *Trial
+	// Duet holds the baseline's trial and the variant's, for RunDuet.
+	Duet [2]*Trial
 }
 
 // Trial is one variant at one load step for one window.
@@ -63,6 +70,9 @@ type Trial struct {
 	Variant string
 	// Order is the variant's position within its round, from 0.
 	Order int
+	// Pair names the variant a baseline trial ran beside in a duet; its
+	// comparison pairs with that variant only.
+	Pair string
 }
 
 // Plan is the ordered actions of a run.
@@ -75,8 +85,11 @@ type Plan struct {
 func (p *Plan) Trials() []*Trial {
 	var ts []*Trial
 	for _, a := range p.Actions {
-		if a.Kind == Run {
+		switch a.Kind {
+		case Run:
 			ts = append(ts, a.Trial)
+		case RunDuet:
+			ts = append(ts, a.Duet[0], a.Duet[1])
 		}
 	}
 	return ts
@@ -91,6 +104,9 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	rng := rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32^0x9e3779b97f4a7c15))
 	p := &Plan{Seed: seed}
 	add := func(k Kind, v string, t *Trial) { p.Actions = append(p.Actions, Action{Kind: k, Variant: v, Trial: t}) }
+	if s.Mode == scenario.ModeDuet {
+		return newDuet(s, variants, rng, p)
+	}
 	if s.Restart == scenario.RestartOnce {
 		for _, v := range variants {
 			add(Start, v, nil)
@@ -128,6 +144,38 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 		for i := len(variants) - 1; i >= 0; i-- {
 			add(Stop, variants[i], nil)
 		}
+	}
+	return p
+}
+
+// newDuet plans a duet run: every variant starts once; each round runs the
+// baseline beside each other variant in turn, in a fresh random order, both
+// under the same load at the same time.
+func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *Plan {
+	var others []string
+	for _, v := range variants {
+		if v != s.Baseline {
+			others = append(others, v)
+		}
+	}
+	for _, v := range variants {
+		p.Actions = append(p.Actions, Action{Kind: Start, Variant: v})
+	}
+	index := 0
+	for step, rate := range s.Load.Steps() {
+		for round := 1; round <= s.Rounds; round++ {
+			order := append([]string(nil), others...)
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			for i, v := range order {
+				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: rate, Variant: s.Baseline, Order: i, Pair: v}
+				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: rate, Variant: v, Order: i}
+				index += 2
+				p.Actions = append(p.Actions, Action{Kind: RunDuet, Variant: v, Duet: [2]*Trial{b, t}})
+			}
+		}
+	}
+	for i := len(variants) - 1; i >= 0; i-- {
+		p.Actions = append(p.Actions, Action{Kind: Stop, Variant: variants[i]})
 	}
 	return p
 }

@@ -112,3 +112,29 @@ func TestSeededOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestDuetPairsBaselineWithEachVariant(t *testing.T) {
+	s := scen(scenario.RestartOnce, 3, 100)
+	s.Mode, s.Baseline = scenario.ModeDuet, "baseline"
+	p := New(s, 7)
+	var duets int
+	for _, a := range p.Actions {
+		if a.Kind == Run {
+			t.Fatalf("a duet plan has a single run: %+v", a)
+		}
+		if a.Kind != RunDuet {
+			continue
+		}
+		duets++
+		b, v := a.Duet[0], a.Duet[1]
+		if b.Variant != "baseline" || b.Pair != v.Variant || v.Variant == "baseline" || b.Round != v.Round || b.Rate != v.Rate {
+			t.Errorf("bad duet %+v %+v", b, v)
+		}
+	}
+	if duets != 2*3 {
+		t.Errorf("%d duets, want 6 (2 variants × 3 rounds)", duets)
+	}
+	if n := len(p.Trials()); n != 12 {
+		t.Errorf("%d trials, want 12", n)
+	}
+}

@@ -16,6 +16,8 @@ type Manifest struct {
 	Seed    int64  `json:"seed"`
 	Rounds  int    `json:"rounds"`
 	Restart string `json:"restart"`
+	// Mode is "sequential" or "duet".
+	Mode string `json:"mode"`
 	// TrimStartS and TrimEndS are the seconds dropped from the start and end
 	// of every measured window by the analysis.
 	TrimStartS float64      `json:"trim_start_s"`
@@ -68,4 +70,7 @@ type Layout struct {
 	LoadCPUs string `json:"load_cpus,omitempty"`
 	// ServiceCPUs is the default CPU set of the services.
 	ServiceCPUs string `json:"service_cpus,omitempty"`
+	// DuetCPUs are the CPU sets of the baseline's services and of the
+	// other variants' services in a duet.
+	DuetCPUs []string `json:"duet_cpus,omitempty"`
 }

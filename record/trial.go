@@ -14,6 +14,8 @@ type Trial struct {
 	// Step indexes the load steps from 0.
 	Step    int    `json:"step"`
 	Variant string `json:"variant"`
+	// Pair names the variant a baseline trial ran beside (mode: duet).
+	Pair string `json:"pair,omitempty"`
 	// TargetRate is the step's arrival rate in requests per second.
 	TargetRate float64 `json:"target_rate"`
 	// PlannedS is the measured window asked for, in seconds.

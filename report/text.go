@@ -14,8 +14,8 @@ import (
 func Text(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
-	fmt.Fprintf(ew, "\n%s — %s vs %s, %d round(s), restart %s, seed %d\n", s.Scenario, s.Baseline,
-		strings.Join(nonBaseline(s), ", "), m.Rounds, m.Restart, m.Seed)
+	fmt.Fprintf(ew, "\n%s — %s vs %s, %d round(s), %s, restart %s, seed %d\n", s.Scenario, s.Baseline,
+		strings.Join(nonBaseline(s), ", "), m.Rounds, modeOf(m.Mode), m.Restart, m.Seed)
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n  %s\n", t.Title)
 		writeAligned(ew, t)
@@ -71,7 +71,11 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	}
 	m := s.Manifest
 	fmt.Fprintf(w, "\n%sHost %s: %s, %d cores, %s %s; toll %s (%s)\n", indent, m.Host.Name, m.Host.CPUModel, m.Host.Cores, m.Host.OS, m.Host.Kernel, m.TollVersion, m.GoVersion)
-	fmt.Fprintf(w, "%sCosts read from %s; %s\n", indent, costSource(m.Layout.Cgroup, m.Layout.CgroupNote), layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs))
+	lay := layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs)
+	if len(m.Layout.DuetCPUs) == 2 {
+		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, m.Layout.DuetCPUs[0], m.Layout.DuetCPUs[1])
+	}
+	fmt.Fprintf(w, "%sCosts read from %s; %s\n", indent, costSource(m.Layout.Cgroup, m.Layout.CgroupNote), lay)
 	for _, n := range m.Notes {
 		fmt.Fprintf(w, "%s%s\n", indent, n)
 	}
@@ -121,4 +125,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	n, err := e.w.Write(p)
 	e.err = err
 	return n, err
+}
+
+func modeOf(mode string) string {
+	if mode == "" {
+		return "sequential"
+	}
+	return mode
 }

@@ -16,6 +16,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -81,6 +82,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		seed = rand.Int64N(1<<31) + 1
 	}
 
+	if err := checkDuet(s); err != nil {
+		return nil, err
+	}
 	dir, err := createDir(s, opt)
 	if err != nil {
 		return nil, err
@@ -143,6 +147,8 @@ type runner struct {
 	sinks    map[string]*sink.Sink // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
+	duetCPUs [2]string  // baseline's, others' (mode: duet)
+	mu       sync.Mutex // guards done and progress output during a duet
 	variants map[string]*variant
 	running  map[string]*started
 	starts   map[string]int // starts per variant, to name log files
@@ -173,7 +179,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	m := &record.Manifest{
 		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: os.Args,
 		Scenario: s.Name, ScenarioFile: s.Path, Baseline: s.Baseline, Seed: seed,
-		Rounds: s.Rounds, Restart: s.Restart, Started: time.Now().UTC(), Host: describeHost(),
+		Rounds: s.Rounds, Restart: s.Restart, Mode: s.Mode, Started: time.Now().UTC(), Host: describeHost(),
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
 		Load: record.LoadSettings{Model: "open", Rates: s.Load.Steps(), WarmupS: s.Load.Warmup.D().Seconds(),
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
@@ -212,6 +218,30 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 	return nil
 }
 
+// MinDuetCPUs is the fewest online CPUs a duet runs on: one for toll (load
+// generator, sinks, probes) and at least one each for the baseline's and
+// the variant's services, with the services' CPUs split evenly.
+const MinDuetCPUs = 4
+
+// checkDuet refuses a duet on a machine with too few CPUs to give the two
+// sides disjoint, equal CPU sets.
+func checkDuet(s *scenario.Scenario) error {
+	if s.Mode != scenario.ModeDuet {
+		return nil
+	}
+	if s.Pinning.Off {
+		return fmt.Errorf("%s: mode: duet needs CPU pinning (pinning.off is set)", s.Path)
+	}
+	online, err := pin.Online()
+	if err != nil {
+		return fmt.Errorf("%s: mode: duet: %w", s.Path, err)
+	}
+	if len(online) < MinDuetCPUs {
+		return fmt.Errorf("%s: mode: duet runs the baseline and a variant at the same time on disjoint CPU sets and needs at least %d CPUs (1 for toll, the rest split evenly); this machine has %d. Leave mode out: the default alternates the load between variants, which needs no spare CPUs", s.Path, MinDuetCPUs, len(online))
+	}
+	return nil
+}
+
 // treeInUse says whether the cgroup tree name, "<scenario>-<pid>", belongs
 // to a toll that is still running. Names toll did not make are left alone.
 func treeInUse(name string) bool {
@@ -245,6 +275,15 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 	if svcCPUs == "" {
 		svcCPUs = online[1:].String()
 	}
+	if r.s.Mode == scenario.ModeDuet {
+		svc, err := pin.Parse(svcCPUs)
+		if err != nil {
+			return fmt.Errorf("pinning.services: %w", err)
+		}
+		half := len(svc) / 2
+		r.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}
+		m.Layout.DuetCPUs = r.duetCPUs[:]
+	}
 	lc, err := pin.Parse(loadCPUs)
 	if err != nil {
 		return fmt.Errorf("pinning.load: %w", err)
@@ -268,7 +307,9 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		case plan.Start:
 			err = r.start(ctx, a.Variant)
 		case plan.Run:
-			err = r.trial(ctx, a.Trial)
+			err = r.trial(ctx, a.Trial, newOrigin())
+		case plan.RunDuet:
+			err = r.duet(ctx, a.Duet)
 		case plan.Stop:
 			err = r.stop(a.Variant)
 		}

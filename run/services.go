@@ -8,6 +8,7 @@ import (
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
 )
 
 // started is a variant whose services are running.
@@ -29,6 +30,12 @@ func (r *runner) start(ctx context.Context, name string) error {
 		cpus := svc.CPUs
 		if cpus == "" {
 			cpus = r.svcCPUs
+			if r.s.Mode == scenario.ModeDuet {
+				cpus = r.duetCPUs[1]
+				if name == r.s.Baseline {
+					cpus = r.duetCPUs[0]
+				}
+			}
 		}
 		argv := svc.Argv
 		var cgPath string

@@ -14,16 +14,40 @@ import (
 	"github.com/tollperf/toll/record"
 )
 
+// newOrigin returns the origin of a trial's load timeline: shortly ahead,
+// so the sampler and the load generator both start on time.
+func newOrigin() time.Time {
+	return time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)
+}
+
+// duet runs the baseline's trial and a variant's at the same time, on one
+// timeline, and writes both.
+func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
+	origin := newOrigin()
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, pt := range pair {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = r.trial(ctx, pt, origin)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // trial runs one trial against a started variant and writes its file.
-func (r *runner) trial(ctx context.Context, pt *plan.Trial) error {
+// It may run beside another trial (a duet): it only reads the runner's
+// state, except through r.finished.
+func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) error {
 	st, ok := r.running[pt.Variant]
 	if !ok {
 		return fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
 	s := r.s
-	origin := time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)
 	measureStart := origin.Add(s.Load.Warmup.D())
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order,
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
 		TargetRate: pt.Rate, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports}
 	for _, run := range st.runs {
@@ -91,8 +115,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial) error {
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return err
 	}
-	r.done++
-	r.progress(tr, res)
+	r.finished(tr, res)
 	if tr.Interrupted {
 		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
 	}
@@ -124,8 +147,11 @@ func encodeHist(h *hdr.Histogram) string {
 	return string(b)
 }
 
-// progress prints one line about a finished trial.
-func (r *runner) progress(tr *record.Trial, res *load.Result) {
+// finished counts a written trial and prints one line about it.
+func (r *runner) finished(tr *record.Trial, res *load.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done++
 	line := fmt.Sprintf("[%d/%d] round %d %-10s %6.0f req/s", r.done, r.total, tr.Round, tr.Variant, tr.TargetRate)
 	if res != nil && tr.Window() > 0 {
 		secs := tr.Window().Seconds()

@@ -26,6 +26,10 @@ type Scenario struct {
 	// alternating trials pair best against a machine whose speed drifts;
 	// see docs/method.md.
 	Restart string `yaml:"restart"`
+	// Mode is "sequential" (default: one variant under load at a time) or
+	// "duet": the baseline and each variant under identical load at the same
+	// time, on disjoint CPU sets (needs at least 4 CPUs).
+	Mode string `yaml:"mode"`
 	// Trim drops the start and end of every measured window from the analysis.
 	Trim Trim `yaml:"trim"`
 	// Sample is the probe interval (default 1s, at least 100ms).
@@ -38,6 +42,12 @@ type Scenario struct {
 	// Source is the file's content, kept for the results directory.
 	Source []byte `yaml:"-"`
 }
+
+// Modes of a run.
+const (
+	ModeSequential = "sequential"
+	ModeDuet       = "duet"
+)
 
 // Restart policies.
 const (

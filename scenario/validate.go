@@ -67,6 +67,17 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("restart", "%q is not one of per-trial, per-round, once", s.Restart)
 	}
+	switch s.Mode {
+	case "":
+		s.Mode = ModeSequential
+	case ModeSequential:
+	case ModeDuet:
+		if s.Restart != RestartOnce {
+			v.fail("restart", "mode: duet keeps every variant running (restart: once), not %s", s.Restart)
+		}
+	default:
+		v.fail("mode", "%q is not one of sequential, duet", s.Mode)
+	}
 	if s.Sample == 0 {
 		s.Sample = Duration(DefaultSample)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -309,4 +310,49 @@ func alive(ps []int) []int {
 		out = append(out, p)
 	}
 	return out
+}
+
+// TestDuet runs a duet where the machine has the CPUs for it, and checks
+// that toll refuses one, clearly, where it has not.
+func TestDuet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := writeScenario(t, "duet", `  - name: baseline
+  - name: heavy
+    services:
+      provider: {args: [--work, "40000"]}`, `  rate: 50
+  warmup: 1s
+  duration: 2s
+rounds: 2
+mode: duet`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if runtime.NumCPU() < 4 {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitFailure || !strings.Contains(stderr.String(), "needs at least 4 CPUs") {
+			t.Errorf("want a refusal on %d CPUs, got %v:\n%s", runtime.NumCPU(), err, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("a refused run created %s", out)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("toll run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "duet:") {
+		t.Errorf("the report does not show the duet layout:\n%s", stdout.String())
+	}
+	var s summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
+		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+	}
 }
