@@ -12,8 +12,8 @@ import (
 func Markdown(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
-	fmt.Fprintf(ew, "# %s: %s vs %s\n\n", s.Scenario, strings.Join(nonBaseline(s), ", "), s.Baseline)
-	fmt.Fprintf(ew, "%d round(s), restart %s, seed %d, started %s.\n", m.Rounds, m.Restart, m.Seed, m.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(ew, "# %s: %s vs %s\n\n", escape(s.Scenario), escape(strings.Join(nonBaseline(s), ", ")), escape(s.Baseline))
+	fmt.Fprintf(ew, "%d round(s), %s, restart %s, seed %d, started %s.\n", m.Rounds, modeOf(m.Mode), escape(m.Restart), m.Seed, m.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n## %s\n\n", t.Title)
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(t.Header), " | "))

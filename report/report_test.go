@@ -1,0 +1,96 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+)
+
+func f(x float64) *float64 { return &x }
+
+func TestDeltaPct(t *testing.T) {
+	cpu, spans := analyze.Info(analyze.CPUPerRequest), analyze.Info(analyze.Spans)
+	tests := []struct {
+		name string
+		info analyze.CostInfo
+		d    analyze.Delta
+		want string
+	}{
+		{"significant", cpu, analyze.Delta{N: 5, Pct: f(3.14), CILow: f(2.3), CIHigh: f(3.9), Significant: true}, "+3.1% ± 0.8%"},
+		{"not significant", cpu, analyze.Delta{N: 5, Pct: f(0.4), CILow: f(-0.8), CIHigh: f(1.6)}, "~ (+0.4% ± 1.2%)"},
+		{"one round", cpu, analyze.Delta{N: 1, Pct: f(12)}, "+12.0% (no CI, n=1)"},
+		{"additive", spans, analyze.Delta{N: 5, Abs: 1200, CILow: f(1190), CIHigh: f(1210), Significant: true}, "± 10.0"},
+		{"additive zero", spans, analyze.Delta{N: 5, CILow: f(0), CIHigh: f(0)}, "~ (± 0.0)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DeltaPct(tt.info, &tt.d); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// summary builds a small analysed run: baseline and one variant, 3 rounds.
+func summary(t *testing.T) *analyze.Summary {
+	t.Helper()
+	m := &record.Manifest{Scenario: "s<x>", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Rounds: 3,
+		Restart: "once", Mode: "sequential", Started: time.Unix(0, 0)}
+	var trials []*record.Trial
+	for r := 1; r <= 3; r++ {
+		for i, v := range []string{"baseline", "otel"} {
+			start := time.Unix(100, 0)
+			tr := &record.Trial{Index: 2*r - 1 + i, Round: r, Variant: v, TargetRate: 10, PlannedS: 2,
+				MeasureStart: start, MeasureEnd: start.Add(2 * time.Second),
+				Services: []record.ServiceRun{{Name: "svc", Measured: true}}}
+			per := 0.001 * (1 + 0.1*float64(i)) * (1 + 0.01*float64(r))
+			tr.Samples = []record.ServiceSeries{{Service: "svc", Points: []record.Sample{{T: 0, CPU: 1, RSS: 1 << 20}, {T: 2, CPU: 1 + 20*per, RSS: 1 << 20}}}}
+			for s := 0; s < 2; s++ {
+				tr.Intervals = append(tr.Intervals, record.Interval{T: float64(s), Scheduled: 10, Sent: 10, Completed: 10, OK: 10})
+			}
+			trials = append(trials, tr)
+		}
+	}
+	s, err := analyze.Summarize(m, trials, analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTableShape(t *testing.T) {
+	tabs := Tables(summary(t))
+	if len(tabs) != 1 {
+		t.Fatalf("%d tables", len(tabs))
+	}
+	tab := tabs[0]
+	if got := strings.Join(tab.Header, "|"); got != "cost|baseline (n=3)|otel (n=3)|Δ|Δ%" {
+		t.Errorf("header %q", got)
+	}
+	for _, r := range tab.Rows {
+		if len(r) != len(tab.Header) {
+			t.Errorf("row %v has %d cells", r, len(r))
+		}
+		if r[0] == "CPU per request (ms)" && !strings.HasPrefix(r[4], "+10.0% ±") {
+			t.Errorf("CPU per request Δ%% %q, want +10.0%% ± …", r[4])
+		}
+	}
+}
+
+func TestMarkdownEscapes(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, summary(t)); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	if strings.Contains(md, "s<x>") || !strings.Contains(md, "s&lt;x&gt;") {
+		t.Errorf("scenario name not escaped:\n%s", md)
+	}
+	if !strings.Contains(md, "| cost | baseline (n=3) | otel (n=3) | Δ | Δ% |") {
+		t.Errorf("no table header:\n%s", md)
+	}
+}
