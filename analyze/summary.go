@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/tollperf/toll/record"
@@ -34,12 +35,26 @@ type Step struct {
 	Variants []VariantResult `json:"variants"`
 }
 
-// VariantResult is one variant's costs at one load step.
+// VariantResult is one variant's costs at one load step. Costs are the
+// variant's totals over its measured services; Services holds each measured
+// service's own costs.
 type VariantResult struct {
-	Name   string       `json:"name"`
-	Rounds int          `json:"rounds"`
-	Costs  []CostResult `json:"costs"`
+	Name     string          `json:"name"`
+	Rounds   int             `json:"rounds"`
+	Costs    []CostResult    `json:"costs"`
+	Services []ServiceResult `json:"services,omitempty"`
 }
+
+// ServiceResult is one measured service's own costs within a variant: an
+// agent daemon or sidecar (role "agent") next to the application.
+type ServiceResult struct {
+	Name  string       `json:"name"`
+	Role  string       `json:"role"`
+	Costs []CostResult `json:"costs"`
+}
+
+// ServiceCosts are the costs reported for each service on its own.
+func ServiceCosts() []Cost { return []Cost{CPUPerRequest, CPUCores, RSS, Memory, Threads} }
 
 // CostResult is one cost of one variant: its mean over rounds and, for
 // variants other than the baseline, its difference from the baseline.
@@ -94,6 +109,14 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	attributeTelemetry(trials, s.Trials)
+	roles := map[string]string{}
+	for _, t := range trials {
+		for _, sr := range t.Services {
+			if sr.Measured {
+				roles[sr.Name] = sr.Role
+			}
+		}
+	}
 	var stepIdx []int
 	for i := range steps {
 		stepIdx = append(stepIdx, i)
@@ -124,6 +147,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 				vr.Costs = append(vr.Costs, cr)
 			}
+			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles)
 			st.Variants = append(st.Variants, vr)
 		}
 		s.Steps = append(s.Steps, st)
@@ -223,3 +247,55 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 
 // pairKey names the baseline trials that ran beside variant v in a duet.
 func pairKey(baseline, v string) string { return baseline + "\x00" + v }
+
+// serviceResults returns the own costs of every measured service of variant
+// v, compared with the same service in the baseline where it runs there too.
+// It returns nothing when v has a single measured service (its costs are
+// the totals already).
+func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string) []ServiceResult {
+	var names []string
+	for _, tc := range rounds {
+		for n := range tc.Services {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	sort.Strings(names)
+	var out []ServiceResult
+	for _, n := range names {
+		sr := ServiceResult{Name: n, Role: roles[n]}
+		if sr.Role == "" {
+			sr.Role = "app"
+		}
+		own := func(rs map[int]*TrialCosts) map[int]*TrialCosts {
+			o := map[int]*TrialCosts{}
+			for r, tc := range rs {
+				if c, ok := tc.Services[n]; ok {
+					o[r] = &TrialCosts{Costs: c}
+				}
+			}
+			return o
+		}
+		mine, theirs := own(rounds), own(base)
+		for _, c := range ServiceCosts() {
+			info := Info(c)
+			vals := values(mine, c)
+			if len(vals) == 0 {
+				continue
+			}
+			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
+			if v != baseline && len(theirs) > 0 {
+				b, x := paired(theirs, mine, c)
+				d := Compare(info, b, x)
+				cr.Delta = &d
+			}
+			sr.Costs = append(sr.Costs, cr)
+		}
+		out = append(out, sr)
+	}
+	return out
+}

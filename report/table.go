@@ -69,8 +69,67 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	// Costs only variants have (spans when the baseline exports nothing).
+	t.Rows = append(t.Rows, serviceRows(base, others)...)
 	return t
+}
+
+// serviceRows gives each measured service its own rows, after the totals:
+// an agent daemon or sidecar next to the application it serves.
+func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) [][]string {
+	all := append([]analyze.VariantResult{*base}, others...)
+	var names []string
+	roles := map[string]string{}
+	for _, v := range all {
+		for _, sr := range v.Services {
+			if _, ok := roles[sr.Name]; !ok {
+				names = append(names, sr.Name)
+				roles[sr.Name] = sr.Role
+			}
+		}
+	}
+	var rows [][]string
+	for _, n := range names {
+		for _, c := range analyze.ServiceCosts() {
+			info := analyze.Info(c)
+			label := fmt.Sprintf("%s (%s): %s", n, roles[n], info.Label)
+			if info.Unit != "" {
+				label += " (" + info.Unit + ")"
+			}
+			row := []string{label}
+			any := false
+			for i, v := range all {
+				cr, ok := serviceCost(v, n, c)
+				switch {
+				case !ok && i == 0:
+					row = append(row, "—")
+				case !ok:
+					row = append(row, "—", "—", "—")
+				case i == 0:
+					row = append(row, num(cr.Value, info.Digits))
+					any = true
+				case cr.Delta == nil:
+					row = append(row, num(cr.Value, info.Digits), "—", "—")
+					any = true
+				default:
+					row = append(row, num(cr.Value, info.Digits), signed(cr.Delta.Abs, info.Digits), DeltaPct(info, cr.Delta))
+					any = true
+				}
+			}
+			if any {
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows
+}
+
+func serviceCost(v analyze.VariantResult, service string, c analyze.Cost) (analyze.CostResult, bool) {
+	for _, sr := range v.Services {
+		if sr.Name == service {
+			return find(sr.Costs, c)
+		}
+	}
+	return analyze.CostResult{}, false
 }
 
 func find(cs []analyze.CostResult, c analyze.Cost) (analyze.CostResult, bool) {

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/tollperf/toll/app"
+	"github.com/tollperf/toll/sink"
 )
 
 // newAppCmd returns `toll app`, the built-in reference services: the
@@ -31,7 +33,7 @@ or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.
 The --extra-* knobs add a known cost per request, to check toll against a known
 answer: --extra-cpu burns CPU time measured on the thread CPU clock.`,
 	}
-	cmd.AddCommand(newAppProviderCmd(), newAppConsumerCmd())
+	cmd.AddCommand(newAppProviderCmd(), newAppConsumerCmd(), newAppCollectorCmd())
 	return cmd
 }
 
@@ -98,4 +100,45 @@ func runApp(cmd *cobra.Command, name string, run func(context.Context, func(net.
 		return &exitError{exitFailure, err}
 	}
 	return nil
+}
+
+// newAppCollectorCmd returns `toll app collector`: an agent daemon for
+// scenarios, a real OTLP/HTTP and Zipkin receiver in its own process (toll's
+// sink), to which a traced service exports instead of to toll, so its cost
+// is the daemon's (role: agent) and shows in rows of its own.
+func newAppCollectorCmd() *cobra.Command {
+	var addr string
+	var every time.Duration
+	cmd := &cobra.Command{
+		Use:   "collector [flags]",
+		Short: "Receive OTLP/HTTP (and Zipkin) telemetry and count it: an agent daemon to measure",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			sk := sink.New()
+			if err := sk.Start(addr); err != nil {
+				return &exitError{exitFailure, fmt.Errorf("collector: %w", err)}
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: listening on %s\n", sk.URL())
+			tick := time.NewTicker(every)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					c := sk.Counts()
+					fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: %d requests, %d bytes, %d spans\n", c.Requests, c.Bytes, c.Spans)
+					sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+					defer cancel()
+					return sk.Close(sctx)
+				case <-tick.C:
+					c := sk.Counts()
+					fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: %d requests, %d spans\n", c.Requests, c.Spans)
+				}
+			}
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4318", "address to listen on")
+	cmd.Flags().DurationVar(&every, "log-every", 10*time.Second, "how often to log the counts")
+	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -355,4 +356,82 @@ mode: duet`)
 	if base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
 		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
 	}
+}
+
+// TestAgentRoleRows checks that a role: agent service's cost shows in rows
+// of its own and is added into its variant's total.
+func TestAgentRoleRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	b, err := os.ReadFile("../../examples/agent-daemon.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "rounds: 8", "rounds: 2", 1)
+	s = strings.Replace(s, "duration: 4s", "duration: 2s", 1)
+	path := filepath.Join(t.TempDir(), "agent.yaml")
+	os.WriteFile(path, []byte(s), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"collector (agent): CPU (cores)", "collector (agent): RSS (MiB)", "consumer (app): CPU (cores)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	var sum struct {
+		Steps []struct {
+			Variants []struct {
+				Name  string
+				Costs []struct {
+					Cost  string
+					Value float64
+				}
+				Services []struct {
+					Name, Role string
+					Costs      []struct {
+						Cost  string
+						Value float64
+					}
+				}
+			}
+		}
+	}
+	js, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(js, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range sum.Steps[0].Variants {
+		if v.Name != "otel-daemon" {
+			continue
+		}
+		var total, parts float64
+		for _, c := range v.Costs {
+			if c.Cost == "cpu_cores" {
+				total = c.Value
+			}
+		}
+		var agent float64
+		for _, sv := range v.Services {
+			for _, c := range sv.Costs {
+				if c.Cost == "cpu_cores" {
+					parts += c.Value
+					if sv.Role == "agent" {
+						agent = c.Value
+					}
+				}
+			}
+		}
+		if agent <= 0 || total <= 0 || math.Abs(total-parts) > 1e-6*total {
+			t.Errorf("otel-daemon: total %.4f cores, services sum %.4f, agent %.4f: the agent must be counted, and in the total", total, parts, agent)
+		}
+		return
+	}
+	t.Errorf("no otel-daemon variant in summary.json")
 }
