@@ -11,6 +11,14 @@ const (
 	Memory        Cost = "memory_mib"
 	Threads       Cost = "threads"
 	FDs           Cost = "fds"
+	JVMHeapUsed   Cost = "jvm_heap_used_mib"
+	JVMHeapCommit Cost = "jvm_heap_committed_mib"
+	Metaspace     Cost = "jvm_metaspace_mib"
+	Classes       Cost = "jvm_classes_loaded"
+	JVMThreads    Cost = "jvm_threads"
+	GCTime        Cost = "jvm_gc_ms_per_s"
+	GCCount       Cost = "jvm_gcs_per_min"
+	JVMInit       Cost = "jvm_init_ms"
 	LatencyP50    Cost = "latency_p50_ms"
 	LatencyP90    Cost = "latency_p90_ms"
 	LatencyP99    Cost = "latency_p99_ms"
@@ -45,6 +53,14 @@ func Costs() []CostInfo {
 		{Memory, "memory (cgroup)", "MiB", 1, false},
 		{Threads, "threads", "", 0, false},
 		{FDs, "open files", "", 0, false},
+		{JVMHeapUsed, "JVM heap used", "MiB", 1, false},
+		{JVMHeapCommit, "JVM heap committed", "MiB", 1, false},
+		{Metaspace, "JVM metaspace used", "MiB", 1, false},
+		{Classes, "JVM classes loaded", "", 0, false},
+		{JVMThreads, "JVM threads", "", 0, false},
+		{GCTime, "JVM GC time", "ms/s", 2, true},
+		{GCCount, "JVM GCs", "/min", 1, true},
+		{JVMInit, "JVM init", "ms", 0, false},
 		{LatencyP50, "latency p50", "ms", 2, false},
 		{LatencyP90, "latency p90", "ms", 2, false},
 		{LatencyP99, "latency p99", "ms", 2, false},

@@ -54,7 +54,9 @@ type ServiceResult struct {
 }
 
 // ServiceCosts are the costs reported for each service on its own.
-func ServiceCosts() []Cost { return []Cost{CPUPerRequest, CPUCores, RSS, Memory, Threads} }
+func ServiceCosts() []Cost {
+	return []Cost{CPUPerRequest, CPUCores, RSS, Memory, Threads, JVMHeapUsed, Metaspace, Classes, GCTime}
+}
 
 // CostResult is one cost of one variant: its mean over rounds and, for
 // variants other than the baseline, its difference from the baseline.

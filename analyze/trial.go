@@ -151,5 +151,44 @@ func serviceCosts(s record.ServiceSeries, w Window, completed uint64) map[Cost]f
 	if km > 0 {
 		out[Memory] = mem / km / (1 << 20)
 	}
+	jvmCosts(s, w, out)
 	return out
+}
+
+// jvmCosts adds the JVM's figures over w: means of the gauges, and GC time
+// and count per unit of time from the cumulative counters.
+func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
+	var pts []*record.JVMSample
+	var ts []float64
+	for _, p := range s.Points {
+		if p.JVM != nil && p.T >= w.From-1e-9 && p.T <= w.To+1e-9 {
+			pts = append(pts, p.JVM)
+			ts = append(ts, p.T)
+		}
+	}
+	if len(pts) == 0 {
+		return
+	}
+	var heap, committed, meta, classes, threads float64
+	for _, j := range pts {
+		heap += float64(j.HeapUsed)
+		committed += float64(j.HeapCommitted)
+		meta += float64(j.MetaspaceUsed)
+		classes += float64(j.ClassesLoaded)
+		threads += float64(j.Threads)
+	}
+	n := float64(len(pts))
+	out[JVMHeapUsed] = heap / n / (1 << 20)
+	out[JVMHeapCommit] = committed / n / (1 << 20)
+	out[Metaspace] = meta / n / (1 << 20)
+	out[Classes] = classes / n
+	out[JVMThreads] = threads / n
+	if last := len(pts) - 1; last > 0 && ts[last] > ts[0] {
+		span := ts[last] - ts[0]
+		out[GCTime] = 1000 * (pts[last].GCTime - pts[0].GCTime) / span
+		out[GCCount] = 60 * float64(pts[last].GCCount-pts[0].GCCount) / span
+	}
+	if pts[0].InitS > 0 {
+		out[JVMInit] = 1000 * pts[0].InitS
+	}
 }

@@ -145,6 +145,17 @@ func (t *ProcessTree) Sample() (Sample, error) {
 	return s, nil
 }
 
+// Pids returns the pids of the tree as of the latest sample, root first.
+func (t *ProcessTree) Pids() []int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := []int{t.root}
+	for i := 0; i < len(out); i++ {
+		out = append(out, t.kids[out[i]]...)
+	}
+	return out
+}
+
 // refresh lists /proc, learns the parents of new processes and of those
 // whose parent has vanished, forgets vanished processes, and rebuilds kids.
 func (t *ProcessTree) refresh() error {

@@ -137,6 +137,28 @@ type Sample struct {
 	// throttling.
 	NrThrottled uint64  `json:"nr_throttled,omitempty"`
 	Throttled   float64 `json:"throttled,omitempty"`
+	// JVM holds a JVM's counters (from its hsperfdata file) when the
+	// service's process tree runs one.
+	JVM *JVMSample `json:"jvm,omitempty"`
+}
+
+// JVMSample is one reading of a JVM's counters. GC figures are cumulative.
+type JVMSample struct {
+	Pid                int     `json:"pid"`
+	HeapUsed           uint64  `json:"heap_used"`
+	HeapCommitted      uint64  `json:"heap_committed"`
+	MetaspaceUsed      uint64  `json:"metaspace_used"`
+	MetaspaceCommitted uint64  `json:"metaspace_committed"`
+	ClassSpaceUsed     uint64  `json:"class_space_used"`
+	ClassesLoaded      int64   `json:"classes_loaded"`
+	ClassesUnloaded    int64   `json:"classes_unloaded"`
+	GCCount            int64   `json:"gc_count"`
+	GCTime             float64 `json:"gc_time"`
+	Threads            int64   `json:"threads"`
+	PeakThreads        int64   `json:"peak_threads"`
+	// InitS is the time from the JVM's start to the end of its own
+	// initialisation (sun.rt.createVmBeginTime to vmInitDoneTime).
+	InitS float64 `json:"init_s"`
 }
 
 // Telemetry is one reading of the sink's cumulative counts.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/probe"
+	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/sink"
 )
@@ -28,6 +29,53 @@ type serviceProbe struct {
 	tree   *probe.ProcessTree
 	cg     *cgroup.Group
 	points []record.Sample
+	jvm    *jvm.Reader // the JVM in the tree, once found
+	jvmPid int
+	looked int // samples that looked for a JVM
+}
+
+// jvmLookups is how many samples of a trial look for a JVM in a service's
+// process tree before giving up (a JVM writes its hsperfdata file within
+// moments of starting, and services are ready before trials begin).
+const jvmLookups = 3
+
+// readJVM reads the counters of the JVM in sp's tree, finding it first.
+func (sp *serviceProbe) readJVM() *record.JVMSample {
+	if sp.jvm == nil && sp.tree != nil && sp.looked < jvmLookups {
+		sp.looked++
+		for _, pid := range sp.tree.Pids() {
+			path, err := jvm.Path(pid)
+			if err != nil {
+				continue
+			}
+			if r, err := jvm.Open(path); err == nil {
+				sp.jvm, sp.jvmPid = r, pid
+				break
+			}
+		}
+	}
+	if sp.jvm == nil {
+		return nil
+	}
+	c, err := sp.jvm.Counters()
+	if err != nil {
+		return nil
+	}
+	j := &record.JVMSample{Pid: sp.jvmPid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
+		MetaspaceUsed: c.MetaspaceUsed, MetaspaceCommitted: c.MetaspaceCommitted, ClassSpaceUsed: c.ClassSpaceUsed,
+		ClassesLoaded: c.ClassesLoaded, ClassesUnloaded: c.ClassesUnloaded, GCCount: c.GCCount,
+		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads}
+	if !c.VMStart.IsZero() && c.VMInitDone.After(c.VMStart) {
+		j.InitS = c.VMInitDone.Sub(c.VMStart).Seconds()
+	}
+	return j
+}
+
+// close releases what sp holds.
+func (sp *serviceProbe) close() {
+	if sp.jvm != nil {
+		sp.jvm.Close()
+	}
 }
 
 func newSampler(r *runner, st *started, t0 time.Time) *sampler {
@@ -91,6 +139,7 @@ func (s *sampler) take(now time.Time) {
 			}
 		}
 		if ok {
+			p.JVM = sp.readJVM()
 			sp.points = append(sp.points, p)
 		}
 	}
@@ -98,6 +147,15 @@ func (s *sampler) take(now time.Time) {
 		c := s.sink.Counts()
 		s.telemetry = append(s.telemetry, record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
 			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords})
+	}
+}
+
+// close releases the probes' resources.
+func (s *sampler) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sp := range s.services {
+		sp.close()
 	}
 }
 

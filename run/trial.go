@@ -71,6 +71,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 	}
 
 	smp := newSampler(r, st, measureStart)
+	defer smp.close()
 	var wg sync.WaitGroup
 	sctx, stopSampling := context.WithCancel(context.Background())
 	wg.Add(1)

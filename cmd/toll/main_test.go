@@ -435,3 +435,72 @@ func TestAgentRoleRows(t *testing.T) {
 	}
 	t.Errorf("no otel-daemon variant in summary.json")
 }
+
+// TestJVMCounters runs a real JVM behind a shell wrapper and checks that its
+// heap, metaspace, classes, GC and init time reach the report.
+func TestJVMCounters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a JVM")
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("no javac: ", err)
+	}
+	classes := t.TempDir()
+	if out, err := exec.Command(javac, "-d", classes, "testdata/Hello.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	s := fmt.Sprintf(`name: jvm
+services:
+  - name: hello
+    # java is a child of the shell, not exec'd: toll must follow the tree.
+    command: [sh, -c, "java -Xmx64m $JOPTS -cp %s Hello ${port:hello}; true"]
+    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
+    measure: true
+variants:
+  - name: baseline
+  - name: serial
+    services:
+      hello: {env: {JOPTS: "-XX:+UseSerialGC"}}
+load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests: [{path: /}]
+  rate: 100
+  warmup: 1s
+  duration: 3s
+rounds: 1
+`, classes)
+	path := filepath.Join(t.TempDir(), "jvm.yaml")
+	os.WriteFile(path, []byte(s), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	var sum summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"baseline", "serial"} {
+		if c := sum.value(t, v, "jvm_classes_loaded"); c < 500 {
+			t.Errorf("%s: %g classes loaded", v, c)
+		}
+		if h := sum.value(t, v, "jvm_heap_committed_mib"); h <= 0 || h > 64 {
+			t.Errorf("%s: heap committed %g MiB with -Xmx64m", v, h)
+		}
+		if i := sum.value(t, v, "jvm_init_ms"); i <= 0 {
+			t.Errorf("%s: JVM init %g ms", v, i)
+		}
+		if th := sum.value(t, v, "jvm_threads"); th < 5 {
+			t.Errorf("%s: %g JVM threads", v, th)
+		}
+	}
+	for _, want := range []string{"JVM heap used (MiB)", "JVM metaspace used (MiB)", "JVM GC time (ms/s)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
