@@ -235,3 +235,47 @@ func TestDuetPairsWithTheTrialBeside(t *testing.T) {
 		}
 	}
 }
+
+func TestMachineFlags(t *testing.T) {
+	tests := []struct {
+		name       string
+		cpu0Busy   float64 // share of CPU 0 (toll's) busy per second
+		steal      float64 // share of all CPUs stolen per second
+		wantFlags  []string
+		wantCPUPct float64
+	}{
+		{"quiet", 0.2, 0, nil, 35},
+		{"generator starved", 0.95, 0, []string{FlagSaturated}, 72.5},
+		{"shared host", 0.2, 0.05, []string{FlagSteal}, 35},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := synthetic(t, 1, 1, "v", 4, 100, 0.001, 1000)
+			tr.Services[0].CPUs = "1"
+			for s := 0; s <= 4; s++ {
+				x := float64(s)
+				// CPU 1 (the service's) is half busy throughout.
+				tr.Machine = append(tr.Machine, record.MachineSample{T: x,
+					Busy: x * (tt.cpu0Busy + 0.5), Total: 2 * x, Steal: 2 * x * tt.steal,
+					PerCPUBusy: []float64{x * tt.cpu0Busy, x * 0.5}, PerCPUTotal: []float64{x, x}, MemUsed: 0.25})
+			}
+			tc, err := SummarizeTrial(tr, Trim{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.Costs[MachineCPU]; math.Abs(got-tt.wantCPUPct) > 1e-6 {
+				t.Errorf("machine CPU %.2f%%, want %.2f%%", got, tt.wantCPUPct)
+			}
+			if got := tc.Costs[MachineMem]; math.Abs(got-25) > 1e-9 {
+				t.Errorf("memory %.1f%%", got)
+			}
+			var got []string
+			for _, f := range tc.Flags {
+				got = append(got, f.Code)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.wantFlags, ",") {
+				t.Errorf("flags %v, want %v", got, tt.wantFlags)
+			}
+		})
+	}
+}

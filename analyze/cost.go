@@ -30,6 +30,9 @@ const (
 	SpansPerReq   Cost = "spans_per_request"
 	ExportBytes   Cost = "export_kib_per_s"
 	Startup       Cost = "startup_ms"
+	MachineCPU    Cost = "machine_cpu_pct"
+	Steal         Cost = "machine_steal_pct"
+	MachineMem    Cost = "machine_memory_pct"
 )
 
 // CostInfo describes how a cost is shown and compared.
@@ -72,6 +75,9 @@ func Costs() []CostInfo {
 		{SpansPerReq, "spans per request", "", 2, true},
 		{ExportBytes, "telemetry received", "KiB/s", 1, true},
 		{Startup, "startup", "ms", 0, false},
+		{MachineCPU, "machine CPU (all cores)", "%", 1, true},
+		{Steal, "machine steal", "%", 2, true},
+		{MachineMem, "machine memory used", "%", 1, true},
 	}
 }
 

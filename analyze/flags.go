@@ -25,6 +25,16 @@ const (
 	FlagNoTelemetry = "no-telemetry" // a variant that exports sent nothing
 	FlagInterrupted = "interrupted"  // the trial was cut short
 	FlagThrottled   = "throttled"    // a service was throttled by its CPU limit
+	FlagSaturated   = "saturated"    // a CPU outside the services' was nearly fully busy
+	FlagSteal       = "steal"        // the hypervisor took a share of the CPUs
+)
+
+// SaturatedBusy is the busy share (percent) above which a CPU that runs no
+// measured service counts as saturated, and StealLimit the steal share
+// (percent of all CPUs' time) above which a trial is flagged.
+const (
+	SaturatedBusy = 90.0
+	StealLimit    = 2.0
 )
 
 func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
@@ -49,6 +59,12 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	}
 	if t.Exports && tc.Costs[Spans] == 0 && tc.Costs[ExportBytes] == 0 {
 		add(FlagNoTelemetry, "variant is configured to export telemetry but toll's sink received none")
+	}
+	for _, sat := range tc.saturated {
+		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)
+	}
+	if st := tc.Costs[Steal]; st > StealLimit {
+		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
 	}
 	for _, s := range t.Samples {
 		if n := len(s.Points); n > 1 && s.Points[n-1].NrThrottled > s.Points[0].NrThrottled {

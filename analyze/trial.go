@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/tollperf/toll/record"
 )
@@ -17,6 +19,14 @@ type TrialCosts struct {
 	// Services holds the costs of each measured service on its own.
 	Services map[string]map[Cost]float64 `json:"services,omitempty"`
 	Flags    []Flag                      `json:"flags,omitempty"`
+
+	saturated []cpuBusy // CPUs outside the services' that were saturated
+}
+
+// cpuBusy is one CPU's busy share over a window, in percent.
+type cpuBusy struct {
+	cpu  int
+	busy float64
 }
 
 // SummarizeTrial computes t's costs over its analysis window.
@@ -110,6 +120,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
 		}
 	}
+	machineCosts(t, w, tc)
 	tc.Flags = flagTrial(t, tc, sched, sent)
 	return tc, nil
 }
@@ -191,4 +202,89 @@ func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
 	if pts[0].InitS > 0 {
 		out[JVMInit] = 1000 * pts[0].InitS
 	}
+}
+
+// machineCosts adds the machine's CPU, steal and memory over w, and notes
+// the CPUs outside the measured services' that were saturated.
+func machineCosts(t *record.Trial, w Window, tc *TrialCosts) {
+	ms := t.Machine
+	if len(ms) < 2 {
+		return
+	}
+	n := len(ms)
+	ts := make([]float64, n)
+	at := func(get func(record.MachineSample) float64) float64 {
+		vs := make([]float64, n)
+		for i, m := range ms {
+			ts[i], vs[i] = m.T, get(m)
+		}
+		return interpolate(ts, vs, w.To) - interpolate(ts, vs, w.From)
+	}
+	total := at(func(m record.MachineSample) float64 { return m.Total })
+	if total <= 0 {
+		return
+	}
+	tc.Costs[MachineCPU] = 100 * at(func(m record.MachineSample) float64 { return m.Busy }) / total
+	tc.Costs[Steal] = 100 * at(func(m record.MachineSample) float64 { return m.Steal }) / total
+	var mem, k float64
+	for _, m := range ms {
+		if m.T >= w.From-1e-9 && m.T <= w.To+1e-9 {
+			mem += m.MemUsed
+			k++
+		}
+	}
+	if k > 0 {
+		tc.Costs[MachineMem] = 100 * mem / k
+	}
+	services := map[int]bool{}
+	for _, s := range t.Services {
+		if s.Measured {
+			for _, c := range parseCPUList(s.CPUs) {
+				services[c] = true
+			}
+		}
+	}
+	if len(services) == 0 {
+		return // no pinning: every CPU may run a service
+	}
+	for cpu := range ms[0].PerCPUTotal {
+		if services[cpu] || len(ms[n-1].PerCPUTotal) <= cpu {
+			continue
+		}
+		tot := at(func(m record.MachineSample) float64 { return at0(m.PerCPUTotal, cpu) })
+		busy := at(func(m record.MachineSample) float64 { return at0(m.PerCPUBusy, cpu) })
+		if tot > 0 && 100*busy/tot > SaturatedBusy {
+			tc.saturated = append(tc.saturated, cpuBusy{cpu, 100 * busy / tot})
+		}
+	}
+}
+
+func at0(xs []float64, i int) float64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
+// parseCPUList reads a cpuset list such as "0-2,5"; malformed parts are
+// skipped (the list was validated when the run started).
+func parseCPUList(s string) []int {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, ok := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(lo))
+		if err != nil {
+			continue
+		}
+		b := a
+		if ok {
+			if b, err = strconv.Atoi(strings.TrimSpace(hi)); err != nil {
+				continue
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out
 }

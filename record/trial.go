@@ -26,6 +26,8 @@ type Trial struct {
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	MeasureEnd   time.Time `json:"measure_end"`
+	// LoadCPUs is the CPU list toll itself (load generator, sinks) ran on.
+	LoadCPUs string `json:"load_cpus,omitempty"`
 	// Exports says the variant's services are meant to export telemetry.
 	Exports  bool         `json:"exports,omitempty"`
 	Services []ServiceRun `json:"services"`
@@ -34,6 +36,8 @@ type Trial struct {
 	Intervals []Interval `json:"intervals"`
 	// Samples holds each service's cost readings.
 	Samples []ServiceSeries `json:"samples"`
+	// Machine holds the machine's cumulative CPU times, per sample.
+	Machine []MachineSample `json:"machine,omitempty"`
 	// Telemetry holds the sink's cumulative counts.
 	Telemetry []Telemetry `json:"telemetry,omitempty"`
 	// Interrupted is set when the trial was cut short; Error says why.
@@ -169,4 +173,17 @@ type Telemetry struct {
 	Spans    uint64  `json:"spans"`
 	Points   uint64  `json:"points"`
 	Logs     uint64  `json:"logs"`
+}
+
+// MachineSample is one reading of the whole machine. CPU figures are
+// cumulative seconds since boot, for all CPUs and per CPU (index = CPU).
+type MachineSample struct {
+	T           float64   `json:"t"`
+	Busy        float64   `json:"busy"`
+	Total       float64   `json:"total"`
+	Steal       float64   `json:"steal"`
+	PerCPUBusy  []float64 `json:"per_cpu_busy"`
+	PerCPUTotal []float64 `json:"per_cpu_total"`
+	// MemUsed is the share of memory in use (not available), 0 to 1.
+	MemUsed float64 `json:"mem_used"`
 }
