@@ -266,6 +266,12 @@ func TestMachineFlags(t *testing.T) {
 			if got := tc.Costs[MachineCPU]; math.Abs(got-tt.wantCPUPct) > 1e-6 {
 				t.Errorf("machine CPU %.2f%%, want %.2f%%", got, tt.wantCPUPct)
 			}
+			if got := tc.Costs[CPUBusy(1)]; math.Abs(got-50) > 1e-9 {
+				t.Errorf("CPU 1 busy %.2f%%, want 50%%", got)
+			}
+			if got := Info(CPUBusy(1)).Label; got != "machine CPU 1" {
+				t.Errorf("label %q", got)
+			}
 			if got := tc.Costs[MachineMem]; math.Abs(got-25) > 1e-9 {
 				t.Errorf("memory %.1f%%", got)
 			}

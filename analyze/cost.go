@@ -1,5 +1,7 @@
 package analyze
 
+import "fmt"
+
 // Cost identifies one figure toll reports per trial.
 type Cost string
 
@@ -7,6 +9,8 @@ type Cost string
 const (
 	CPUPerRequest Cost = "cpu_per_request_ms"
 	CPUCores      Cost = "cpu_cores"
+	InstrPerReq   Cost = "instructions_per_request"
+	CyclesPerReq  Cost = "cycles_per_request"
 	RSS           Cost = "rss_mib"
 	Memory        Cost = "memory_mib"
 	Threads       Cost = "threads"
@@ -52,6 +56,8 @@ func Costs() []CostInfo {
 	return []CostInfo{
 		{CPUPerRequest, "CPU per request", "ms", 3, false},
 		{CPUCores, "CPU", "cores", 3, false},
+		{InstrPerReq, "instructions per request", "", 0, false},
+		{CyclesPerReq, "cycles per request", "", 0, false},
 		{RSS, "RSS", "MiB", 1, false},
 		{Memory, "memory (cgroup)", "MiB", 1, false},
 		{Threads, "threads", "", 0, false},
@@ -81,6 +87,9 @@ func Costs() []CostInfo {
 	}
 }
 
+// CPUBusy is the cost of one CPU's busy share of the machine, in percent.
+func CPUBusy(cpu int) Cost { return Cost(fmt.Sprintf("machine_cpu%d_pct", cpu)) }
+
 // Info returns the description of c.
 func Info(c Cost) CostInfo {
 	for _, ci := range Costs() {
@@ -88,5 +97,28 @@ func Info(c Cost) CostInfo {
 			return ci
 		}
 	}
+	var cpu int
+	if n, _ := fmt.Sscanf(string(c), "machine_cpu%d_pct", &cpu); n == 1 && string(CPUBusy(cpu)) == string(c) {
+		return CostInfo{Cost: c, Label: fmt.Sprintf("machine CPU %d", cpu), Unit: "%", Digits: 1, Additive: true}
+	}
 	return CostInfo{Cost: c, Label: string(c), Digits: 2}
+}
+
+// costsOf returns every cost in report order: the fixed ones, then the
+// per-CPU ones that any of the trials has.
+func costsOf(trials []*TrialCosts) []CostInfo {
+	out := Costs()
+	maxCPU := -1
+	for _, tc := range trials {
+		for cpu := 0; ; cpu++ {
+			if _, ok := tc.Costs[CPUBusy(cpu)]; !ok {
+				break
+			}
+			maxCPU = max(maxCPU, cpu)
+		}
+	}
+	for cpu := 0; cpu <= maxCPU; cpu++ {
+		out = append(out, Info(CPUBusy(cpu)))
+	}
+	return out
 }

@@ -130,7 +130,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		for _, v := range m.Variants {
 			rounds := byKey[key{si, v}]
 			vr := VariantResult{Name: v, Rounds: len(rounds)}
-			for _, info := range Costs() {
+			for _, info := range costsOf(s.Trials) {
 				vals := values(rounds, info.Cost)
 				if len(vals) == 0 {
 					continue

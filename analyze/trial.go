@@ -163,7 +163,24 @@ func serviceCosts(s record.ServiceSeries, w Window, completed uint64) map[Cost]f
 		out[Memory] = mem / km / (1 << 20)
 	}
 	jvmCosts(s, w, out)
+	hardwareCosts(s, w, completed, out)
 	return out
+}
+
+// hardwareCosts adds instructions and cycles per request over w, where the
+// samples carry them.
+func hardwareCosts(s record.ServiceSeries, w Window, completed uint64, out map[Cost]float64) {
+	if completed == 0 || len(s.Points) < 2 || s.Points[len(s.Points)-1].Instructions == 0 {
+		return
+	}
+	ts := make([]float64, len(s.Points))
+	ins := make([]float64, len(s.Points))
+	cyc := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		ts[i], ins[i], cyc[i] = p.T, float64(p.Instructions), float64(p.Cycles)
+	}
+	out[InstrPerReq] = (interpolate(ts, ins, w.To) - interpolate(ts, ins, w.From)) / float64(completed)
+	out[CyclesPerReq] = (interpolate(ts, cyc, w.To) - interpolate(ts, cyc, w.From)) / float64(completed)
 }
 
 // jvmCosts adds the JVM's figures over w: means of the gauges, and GC time
@@ -235,6 +252,12 @@ func machineCosts(t *record.Trial, w Window, tc *TrialCosts) {
 	}
 	if k > 0 {
 		tc.Costs[MachineMem] = 100 * mem / k
+	}
+	for cpu := range ms[0].PerCPUTotal {
+		tot := at(func(m record.MachineSample) float64 { return at0(m.PerCPUTotal, cpu) })
+		if tot > 0 {
+			tc.Costs[CPUBusy(cpu)] = 100 * at(func(m record.MachineSample) float64 { return at0(m.PerCPUBusy, cpu) }) / tot
+		}
 	}
 	services := map[int]bool{}
 	for _, s := range t.Services {

@@ -141,6 +141,10 @@ type Sample struct {
 	// throttling.
 	NrThrottled uint64  `json:"nr_throttled,omitempty"`
 	Throttled   float64 `json:"throttled,omitempty"`
+	// Instructions and Cycles are the cgroup's cumulative hardware counts,
+	// where the kernel allows counting them.
+	Instructions uint64 `json:"instructions,omitempty"`
+	Cycles       uint64 `json:"cycles,omitempty"`
 	// JVM holds a JVM's counters (from its hsperfdata file) when the
 	// service's process tree runs one.
 	JVM *JVMSample `json:"jvm,omitempty"`

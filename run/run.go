@@ -24,6 +24,8 @@ import (
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/probe/machine"
+	"github.com/tollperf/toll/probe/perfcount"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
@@ -93,12 +95,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	m := r.manifest(seed)
 	defer r.closeAll()
 
+	if ms, err := machine.NewSampler(); err == nil {
+		r.machine = ms
+	} else {
+		r.note("machine CPU and memory unavailable: " + err.Error())
+	}
 	if err := r.setupCgroups(m); err != nil {
 		return dir, err
 	}
 	if err := r.setupPinning(m); err != nil {
 		return dir, err
 	}
+	r.setupHardwareCounters()
 	pool := &portPool{}
 	for _, v := range s.Variants {
 		// Each variant exports to a sink of its own, so telemetry a variant
@@ -147,8 +155,11 @@ type runner struct {
 	sinks    map[string]*sink.Sink // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
-	duetCPUs [2]string  // baseline's, others' (mode: duet)
-	mu       sync.Mutex // guards done and progress output during a duet
+	loadCPUs string
+	machine  *machine.Sampler // nil where /proc/stat can't be read
+	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
+	duetCPUs [2]string        // baseline's, others' (mode: duet)
+	mu       sync.Mutex       // guards done and progress output during a duet
 	variants map[string]*variant
 	running  map[string]*started
 	starts   map[string]int // starts per variant, to name log files
@@ -242,6 +253,25 @@ func checkDuet(s *scenario.Scenario) error {
 	return nil
 }
 
+// setupHardwareCounters decides whether instructions and cycles can be
+// counted per service cgroup, and notes once why not.
+func (r *runner) setupHardwareCounters() {
+	if err := perfcount.Available(); err != nil {
+		r.note("instructions and cycles unavailable: " + err.Error())
+		return
+	}
+	if r.tree == nil || r.tree.Version() != cgroup.V2 {
+		r.note("instructions and cycles unavailable: they are counted per cgroup v2 group, and this run has none (cgroup v1 needs the perf_event hierarchy, which toll does not join yet)")
+		return
+	}
+	online, err := pin.Online()
+	if err != nil {
+		r.note("instructions and cycles unavailable: " + err.Error())
+		return
+	}
+	r.hwCPUs = online
+}
+
 // treeInUse says whether the cgroup tree name, "<scenario>-<pid>", belongs
 // to a toll that is still running. Names toll did not make are left alone.
 func treeInUse(name string) bool {
@@ -291,7 +321,7 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 	if err := lc.Process(os.Getpid()); err != nil {
 		return fmt.Errorf("pin toll to CPUs %s: %w", loadCPUs, err)
 	}
-	r.svcCPUs = svcCPUs
+	r.svcCPUs, r.loadCPUs = svcCPUs, loadCPUs
 	m.Layout.LoadCPUs, m.Layout.ServiceCPUs = loadCPUs, svcCPUs
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/probe/jvm"
+	"github.com/tollperf/toll/probe/machine"
+	"github.com/tollperf/toll/probe/perfcount"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/sink"
 )
@@ -20,6 +22,8 @@ type sampler struct {
 	services  []*serviceProbe
 	sink      *sink.Sink
 	telemetry []record.Telemetry
+	machine   *machine.Sampler
+	host      []record.MachineSample
 }
 
 // serviceProbe reads one service: CPU and memory from its cgroup when it has
@@ -30,6 +34,7 @@ type serviceProbe struct {
 	cg     *cgroup.Group
 	points []record.Sample
 	jvm    *jvm.Reader // the JVM in the tree, once found
+	hw     *perfcount.Group
 	jvmPid int
 	looked int // samples that looked for a JVM
 }
@@ -76,14 +81,25 @@ func (sp *serviceProbe) close() {
 	if sp.jvm != nil {
 		sp.jvm.Close()
 	}
+	if sp.hw != nil {
+		sp.hw.Close()
+	}
 }
 
 func newSampler(r *runner, st *started, t0 time.Time) *sampler {
-	s := &sampler{t0: t0, sink: r.sinks[st.v.Name]}
+	s := &sampler{t0: t0, sink: r.sinks[st.v.Name], machine: r.machine}
 	for i, svc := range st.group.Services() {
 		sp := &serviceProbe{name: st.runs[i].Name, cg: st.cgs[st.runs[i].Name]}
 		if tree, err := probe.NewProcessTree(svc.Pid()); err == nil {
 			sp.tree = tree
+		}
+		if r.hwCPUs != nil && sp.cg != nil {
+			// Counts start with the trial; only differences are used.
+			if g, err := perfcount.OpenCgroup(sp.cg.Path(), r.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {
+				sp.hw = g
+			} else {
+				r.note("hardware counters: " + err.Error())
+			}
 		}
 		s.services = append(s.services, sp)
 	}
@@ -138,9 +154,24 @@ func (s *sampler) take(now time.Time) {
 				ok = true
 			}
 		}
+		if ok && sp.hw != nil {
+			if cs, err := sp.hw.Read(); err == nil && len(cs) == 2 {
+				p.Instructions, p.Cycles = cs[0].Value, cs[1].Value
+			}
+		}
 		if ok {
 			p.JVM = sp.readJVM()
 			sp.points = append(sp.points, p)
+		}
+	}
+	if s.machine != nil {
+		if m, err := s.machine.Sample(); err == nil {
+			ms := record.MachineSample{T: t, Busy: m.Total.Busy(), Total: m.Total.Total(), Steal: m.Total.Steal, MemUsed: m.MemUsed()}
+			for _, c := range m.PerCPU {
+				ms.PerCPUBusy = append(ms.PerCPUBusy, c.Busy())
+				ms.PerCPUTotal = append(ms.PerCPUTotal, c.Total())
+			}
+			s.host = append(s.host, ms)
 		}
 	}
 	if s.sink != nil {

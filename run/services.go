@@ -102,6 +102,8 @@ func (r *runner) dropCgroups(st *started) {
 }
 
 func (r *runner) note(n string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, x := range r.notes {
 		if x == n {
 			return

@@ -49,7 +49,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 	measureStart := origin.Add(s.Load.Warmup.D())
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
 		TargetRate: pt.Rate, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
-		Exports: st.v.Exports}
+		Exports: st.v.Exports, LoadCPUs: r.loadCPUs}
 	for _, run := range st.runs {
 		run.Started = st.fresh
 		tr.Services = append(tr.Services, run)
@@ -102,6 +102,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
+	tr.Machine = smp.host
 	if cause := context.Cause(tctx); cause != nil || loadErr != nil {
 		tr.Interrupted = true
 		switch {

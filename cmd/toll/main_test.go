@@ -49,7 +49,7 @@ func writeScenario(t *testing.T, name, variants, load string) string {
 	s := fmt.Sprintf(`name: %s
 services:
   - name: provider
-    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "10000"]
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "40000"]
     ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
     measure: true
   - name: consumer
@@ -117,7 +117,7 @@ func TestRunDetectsFourTimesTheWork(t *testing.T) {
 	path := writeScenario(t, "e2e", `  - name: baseline
   - name: heavy
     services:
-      provider: {args: [--work, "40000"]}`, `  rate: 50
+      provider: {args: [--work, "160000"]}`, `  rate: 50
   warmup: 1s
   duration: 3s
 rounds: 2`)
@@ -322,7 +322,7 @@ func TestDuet(t *testing.T) {
 	path := writeScenario(t, "duet", `  - name: baseline
   - name: heavy
     services:
-      provider: {args: [--work, "40000"]}`, `  rate: 50
+      provider: {args: [--work, "160000"]}`, `  rate: 50
   warmup: 1s
   duration: 2s
 rounds: 2
