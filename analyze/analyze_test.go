@@ -285,3 +285,72 @@ func TestMachineFlags(t *testing.T) {
 		})
 	}
 }
+
+func TestWelchInterval(t *testing.T) {
+	// Equal variances, n = 4 each: df = 6, se = sqrt(2·s²/4).
+	iv := WelchInterval([]float64{2, 3, 3, 4}, []float64{1, 2, 2, 3})
+	se := math.Sqrt(2 * (2.0 / 3.0) / 4)
+	if math.Abs(iv.Mean-1) > 1e-12 || math.Abs((iv.High-iv.Low)/2-2.446912*se) > 1e-5 || iv.Excludes {
+		t.Errorf("got %+v", iv)
+	}
+}
+
+func TestGates(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		cost Cost
+		pct  float64
+		bad  bool
+	}{
+		{"cpu_per_request > +5%", CPUPerRequest, 5, false},
+		{"p99 > 10%", LatencyP99, 10, false},
+		{"throughput_rps > -3%", Throughput, -3, false},
+		{"cpu_per_request > 5", "", 0, true},
+		{"cpus > +5%", "", 0, true},
+		{"latency < 5%", "", 0, true},
+	} {
+		g, err := ParseGate(tt.text)
+		if (err != nil) != tt.bad || (!tt.bad && (g.Cost != tt.cost || g.Pct != tt.pct)) {
+			t.Errorf("%q: got %+v, %v", tt.text, g, err)
+		}
+	}
+}
+
+// TestCompareRunsGate checks that a known +10% more overhead in run B fails
+// a +5% gate and that an A/A pair passes it.
+func TestCompareRunsGate(t *testing.T) {
+	run := func(overhead float64, drift float64) *Summary {
+		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "agent"}}
+		var trials []*record.Trial
+		noise := []float64{1, 1.02, 0.98, 1.01, 0.99, 1.0}
+		for r := 1; r <= 6; r++ {
+			base := 0.001 * drift * noise[r-1]
+			trials = append(trials, synthetic(t, 2*r-1, r, "baseline", 3, 100, base, 1000),
+				synthetic(t, 2*r, r, "agent", 3, 100, base*overhead*(1+0.005*float64(r%3)), 1000))
+		}
+		s, err := Summarize(m, trials, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	g, _ := ParseGate("cpu_per_request > +5%")
+	a := run(1.20, 1)
+	// The machine ran 15% slower during run B: overheads still compare.
+	for _, tt := range []struct {
+		name string
+		b    *Summary
+		fail bool
+	}{
+		{"same agent", run(1.20, 1.15), false},
+		{"agent 10% heavier", run(1.32, 1.15), true},
+	} {
+		rc, err := CompareRuns(a, tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Check(rc); (len(got) > 0) != tt.fail {
+			t.Errorf("%s: gate says %v", tt.name, got)
+		}
+	}
+}

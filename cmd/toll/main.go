@@ -85,6 +85,6 @@ interval and a verdict.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
+	root.AddCommand(newRunCmd(), newReportCmd(), newCompareCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
 	return root
 }

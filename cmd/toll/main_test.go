@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/tollperf/toll/record"
 )
 
 // beMainEnv makes the test binary act as the toll binary, so that toll's own
@@ -502,5 +504,78 @@ rounds: 1
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout.String())
 		}
+	}
+}
+
+// writeRun writes a results directory of 6 rounds in which the agent
+// variant costs overhead× the baseline's CPU per request (with a little
+// noise), on a machine running drift× slower.
+func writeRun(t *testing.T, overhead, drift float64) string {
+	t.Helper()
+	d, err := record.CreateExact(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteManifest(&record.Manifest{Scenario: "gate", Baseline: "baseline", Variants: []string{"baseline", "agent"}, Rounds: 6}); err != nil {
+		t.Fatal(err)
+	}
+	noise := []float64{1, 1.02, 0.98, 1.01, 0.99, 1.0}
+	start := time.Unix(1000, 0)
+	for r := 1; r <= 6; r++ {
+		for i, v := range []string{"baseline", "agent"} {
+			per := 0.001 * drift * noise[r-1]
+			if v == "agent" {
+				per *= overhead * (1 + 0.004*float64(r%3))
+			}
+			tr := &record.Trial{Index: 2*r - 1 + i, Round: r, Variant: v, TargetRate: 100, PlannedS: 4,
+				MeasureStart: start, MeasureEnd: start.Add(4 * time.Second), Services: []record.ServiceRun{{Name: "svc", Measured: true}}}
+			tr.Samples = []record.ServiceSeries{{Service: "svc", Points: []record.Sample{{T: 0, CPU: 1}, {T: 4, CPU: 1 + 400*per}}}}
+			for s := 0; s < 4; s++ {
+				tr.Intervals = append(tr.Intervals, record.Interval{T: float64(s), Scheduled: 100, Sent: 100, Completed: 100, OK: 100})
+			}
+			if err := d.WriteTrial(tr); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return d.Path
+}
+
+// TestCompareGate: an A/A pair passes a +5% gate; a pair whose agent costs
+// a known +10% more CPU per request fails it, even when the machine ran
+// 15% slower for one of the runs.
+func TestCompareGate(t *testing.T) {
+	a := writeRun(t, 1.2, 1)
+	for _, tt := range []struct {
+		name     string
+		b        string
+		wantExit int
+	}{
+		{"A/A", writeRun(t, 1.2, 1.15), 0},
+		{"+10%", writeRun(t, 1.32, 1.15), exitFailure},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			summary := filepath.Join(t.TempDir(), "step-summary.md")
+			cmd := toll(t, "compare", a, tt.b, "--fail-on", "cpu_per_request > +5%")
+			cmd.Env = append(cmd.Env, "GITHUB_STEP_SUMMARY="+summary)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			err := cmd.Run()
+			code := 0
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				code = ee.ExitCode()
+			}
+			if code != tt.wantExit {
+				t.Errorf("exit %d, want %d:\n%s", code, tt.wantExit, out.String())
+			}
+			md, _ := os.ReadFile(summary)
+			if !strings.Contains(string(md), "## toll compare") || !strings.Contains(string(md), "B vs A") {
+				t.Errorf("step summary:\n%s", md)
+			}
+			if tt.wantExit != 0 && !strings.Contains(string(md), "Failed gates") {
+				t.Errorf("step summary does not list the failed gate:\n%s", md)
+			}
+		})
 	}
 }

@@ -1,0 +1,287 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// RunComparison compares two runs of the same scenario (two releases of an
+// agent, before and after a change). What is compared is each variant's
+// overhead: its per-round log ratio to the baseline of its own run. Those
+// are unpaired between runs (their rounds ran at different times), so the
+// difference of their means gets a Welch t interval. Comparing overheads,
+// not raw values, cancels what changed between the runs for baseline and
+// variant alike: the machine's speed drifts by more than the overheads
+// being measured.
+type RunComparison struct {
+	A, B     string       `json:"-"`
+	Baseline string       `json:"baseline"`
+	Steps    []StepChange `json:"steps"`
+}
+
+// StepChange is one load step's comparison.
+type StepChange struct {
+	Rate     float64         `json:"target_rate"`
+	Variants []VariantChange `json:"variants"`
+}
+
+// VariantChange is one variant's overheads in both runs and their change.
+type VariantChange struct {
+	Name  string       `json:"name"`
+	Costs []CostChange `json:"costs"`
+}
+
+// CostChange is one cost of one variant: its overhead in run A and run B
+// (as in each run's own report) and the change of B's overhead against
+// A's, in percent with a 95% Welch interval.
+type CostChange struct {
+	Cost        Cost     `json:"cost"`
+	Label       string   `json:"label"`
+	A, B        *Delta   `json:"-"`
+	Pct         float64  `json:"pct"`
+	CILow       *float64 `json:"ci_low,omitempty"`
+	CIHigh      *float64 `json:"ci_high,omitempty"`
+	Significant bool     `json:"significant"`
+	Verdict     string   `json:"verdict"`
+}
+
+// CompareRuns compares the overheads of every variant run in both a and b.
+func CompareRuns(a, b *Summary) (*RunComparison, error) {
+	if a.Baseline != b.Baseline {
+		return nil, fmt.Errorf("the runs have different baselines (%q and %q)", a.Baseline, b.Baseline)
+	}
+	rc := &RunComparison{Baseline: a.Baseline}
+	for _, sa := range a.Steps {
+		sb, ok := stepAt(b, sa.Rate)
+		if !ok {
+			continue
+		}
+		st := StepChange{Rate: sa.Rate}
+		for _, va := range sa.Variants {
+			vb, ok := variantOf(sb, va.Name)
+			if !ok || va.Name == a.Baseline {
+				continue
+			}
+			vc := VariantChange{Name: va.Name}
+			for _, ca := range va.Costs {
+				cb, ok := find(vb.Costs, ca.Cost)
+				if !ok || ca.Delta == nil || cb.Delta == nil || ca.Delta.Pct == nil || cb.Delta.Pct == nil {
+					continue
+				}
+				xa, ok1 := logRatios(a, sa, va.Name, ca.Cost)
+				xb, ok2 := logRatios(b, sb, vb.Name, ca.Cost)
+				if !ok1 || !ok2 {
+					continue
+				}
+				vc.Costs = append(vc.Costs, costChange(ca, cb, xa, xb))
+			}
+			st.Variants = append(st.Variants, vc)
+		}
+		rc.Steps = append(rc.Steps, st)
+	}
+	if len(rc.Steps) == 0 {
+		return nil, fmt.Errorf("the runs share no load step")
+	}
+	return rc, nil
+}
+
+func costChange(ca, cb CostResult, xa, xb []float64) CostChange {
+	cc := CostChange{Cost: ca.Cost, Label: ca.Label, A: ca.Delta, B: cb.Delta}
+	iv := WelchInterval(xb, xa)
+	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
+	cc.Pct = pct(iv.Mean)
+	if !iv.HasCI {
+		cc.Verdict = fmt.Sprintf("%+.1f%% (too few rounds for an interval)", cc.Pct)
+		return cc
+	}
+	lo, hi := pct(iv.Low), pct(iv.High)
+	cc.CILow, cc.CIHigh = &lo, &hi
+	cc.Significant = iv.Excludes
+	if cc.Significant {
+		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, (hi-lo)/2)
+	} else {
+		cc.Verdict = fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", cc.Pct, (hi-lo)/2)
+	}
+	return cc
+}
+
+// logRatios returns the per-round log ratios variant/baseline of cost c.
+func logRatios(s *Summary, st Step, variant string, c Cost) ([]float64, bool) {
+	// Pair by round through the trials, as the run's own report did.
+	rounds := map[int][2]float64{}
+	for _, t := range s.Trials {
+		if t.Step != st.Index {
+			continue
+		}
+		val, ok := t.Costs[c]
+		if !ok {
+			continue
+		}
+		r := rounds[t.Round]
+		switch t.Variant {
+		case s.Baseline:
+			r[0] = val
+		case variant:
+			r[1] = val
+		default:
+			continue
+		}
+		rounds[t.Round] = r
+	}
+	var keys []int
+	for k := range rounds {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	var out []float64
+	for _, k := range keys {
+		r := rounds[k]
+		if r[0] > 0 && r[1] > 0 {
+			out = append(out, math.Log(r[1]/r[0]))
+		}
+	}
+	return out, len(out) > 0
+}
+
+func stepAt(s *Summary, rate float64) (Step, bool) {
+	for _, st := range s.Steps {
+		if st.Rate == rate {
+			return st, true
+		}
+	}
+	return Step{}, false
+}
+
+func variantOf(st Step, name string) (VariantResult, bool) {
+	for _, v := range st.Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return VariantResult{}, false
+}
+
+func find(cs []CostResult, c Cost) (CostResult, bool) {
+	for _, x := range cs {
+		if x.Cost == c {
+			return x, true
+		}
+	}
+	return CostResult{}, false
+}
+
+// WelchInterval returns mean(xs) − mean(ys) with its two-sided 95% Welch t
+// interval: the samples are independent and may have different variances;
+// the degrees of freedom follow Welch–Satterthwaite.
+func WelchInterval(xs, ys []float64) Interval {
+	nx, ny := float64(len(xs)), float64(len(ys))
+	iv := Interval{N: len(xs) + len(ys), Mean: mean(xs) - mean(ys)}
+	iv.Low, iv.High = iv.Mean, iv.Mean
+	if nx < 2 || ny < 2 {
+		return iv
+	}
+	vx, vy := variance(xs)/nx, variance(ys)/ny
+	se := math.Sqrt(vx + vy)
+	iv.HasCI = true
+	if se == 0 {
+		iv.Excludes = iv.Mean != 0
+		iv.PValue = 1
+		if iv.Excludes {
+			iv.PValue = 0
+		}
+		return iv
+	}
+	df := (vx + vy) * (vx + vy) / (vx*vx/(nx-1) + vy*vy/(ny-1))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := t.Quantile(1 - (1-Confidence)/2)
+	iv.Low, iv.High = iv.Mean-q*se, iv.Mean+q*se
+	iv.StdDev = se
+	iv.PValue = 2 * t.Survival(math.Abs(iv.Mean)/se)
+	iv.Excludes = iv.Low > 0 || iv.High < 0
+	return iv
+}
+
+func variance(xs []float64) float64 {
+	m := mean(xs)
+	var ss float64
+	for _, x := range xs {
+		ss += (x - m) * (x - m)
+	}
+	return ss / float64(len(xs)-1)
+}
+
+// Gate is a CI threshold: fail when a cost's change lies beyond Pct.
+type Gate struct {
+	// Cost is the cost the gate watches.
+	Cost Cost
+	// Pct is the threshold in percent: positive fails on an increase
+	// beyond it, negative on a decrease beyond it.
+	Pct float64
+	// Text is the gate as written.
+	Text string
+}
+
+// ParseGate reads a gate such as "cpu_per_request > +5%" or "p99 > 10%".
+// The cost may be any cost's name, or its name without the unit suffix
+// (cpu_per_request), or p50, p90, p99, p999, max for latency.
+func ParseGate(text string) (Gate, error) {
+	name, thr, ok := strings.Cut(text, ">")
+	if !ok {
+		return Gate{}, fmt.Errorf("gate %q: want COST > +N%%, e.g. 'cpu_per_request > +5%%'", text)
+	}
+	name = strings.TrimSpace(name)
+	thr = strings.TrimSpace(thr)
+	if !strings.HasSuffix(thr, "%") {
+		return Gate{}, fmt.Errorf("gate %q: the threshold %q must be a percentage such as +5%%", text, thr)
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(thr, "%"), 64)
+	if err != nil {
+		return Gate{}, fmt.Errorf("gate %q: threshold %q is not a number", text, thr)
+	}
+	c, err := costNamed(name)
+	if err != nil {
+		return Gate{}, fmt.Errorf("gate %q: %w", text, err)
+	}
+	return Gate{Cost: c, Pct: pct, Text: text}, nil
+}
+
+func costNamed(name string) (Cost, error) {
+	alias := map[string]Cost{"p50": LatencyP50, "p90": LatencyP90, "p99": LatencyP99, "p999": LatencyP999, "p99.9": LatencyP999, "max": LatencyMax}
+	if c, ok := alias[name]; ok {
+		return c, nil
+	}
+	var names []string
+	for _, ci := range Costs() {
+		if string(ci.Cost) == name || strings.HasPrefix(string(ci.Cost), name+"_") {
+			return ci.Cost, nil
+		}
+		names = append(names, string(ci.Cost))
+	}
+	return "", fmt.Errorf("no cost %q (costs: %s; or p50, p90, p99, p999, max)", name, strings.Join(names, ", "))
+}
+
+// Check returns, for every variant and step, a message when the change of
+// g's cost lies wholly beyond the threshold: its whole 95% interval above
+// Pct (or below it, for a negative Pct). A change whose interval merely
+// reaches the threshold does not fail.
+func (g Gate) Check(rc *RunComparison) []string {
+	var out []string
+	for _, st := range rc.Steps {
+		for _, v := range st.Variants {
+			for _, c := range v.Costs {
+				if c.Cost != g.Cost || c.CILow == nil {
+					continue
+				}
+				if (g.Pct >= 0 && *c.CILow > g.Pct) || (g.Pct < 0 && *c.CIHigh < g.Pct) {
+					out = append(out, fmt.Sprintf("%s at %.0f req/s: %s changed %s, beyond %s", v.Name, st.Rate, c.Label, c.Verdict, g.Text))
+				}
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/report"
+)
+
+// newCompareCmd returns `toll compare DIR_A DIR_B`.
+func newCompareCmd() *cobra.Command {
+	var gates []string
+	var excludeFlagged bool
+	cmd := &cobra.Command{
+		Use:   "compare DIR_A DIR_B",
+		Short: "Compare two results directories (before/after a change) and gate on the difference",
+		Long: `Compares each variant's overhead against the baseline between two runs of the
+same scenario, e.g. two releases of an agent. With --fail-on, exits with 1 when
+a change's whole 95% interval lies beyond the threshold; an interval that only
+reaches it passes. When $GITHUB_STEP_SUMMARY is set, the table is appended to it
+as Markdown.`,
+		Example: `  toll compare results/agents-v1 results/agents-v2
+  toll compare old new --fail-on 'cpu_per_request > +5%' --fail-on 'p99 > +10%'`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var gs []analyze.Gate
+			for _, g := range gates {
+				pg, err := analyze.ParseGate(g)
+				if err != nil {
+					return &exitError{exitUsage, err}
+				}
+				gs = append(gs, pg)
+			}
+			var sums [2]*analyze.Summary
+			for i, path := range args {
+				s, err := summarizeDir(path, excludeFlagged)
+				if err != nil {
+					return &exitError{exitUsage, err}
+				}
+				sums[i] = s
+			}
+			rc, err := analyze.CompareRuns(sums[0], sums[1])
+			if err != nil {
+				return &exitError{exitUsage, fmt.Errorf("compare %s and %s: %w", args[0], args[1], err)}
+			}
+			var failures []string
+			for _, g := range gs {
+				failures = append(failures, g.Check(rc)...)
+			}
+			if err := report.CompareText(cmd.OutOrStdout(), rc, args[0], args[1]); err != nil {
+				return &exitError{exitFailure, err}
+			}
+			if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+				if err := appendFile(p, func(w io.Writer) error { return report.CompareMarkdown(w, rc, args[0], args[1], failures) }); err != nil {
+					return &exitError{exitFailure, fmt.Errorf("write $GITHUB_STEP_SUMMARY: %w", err)}
+				}
+			}
+			for _, f := range failures {
+				fmt.Fprintln(cmd.OutOrStdout(), "  ✗", f)
+			}
+			if len(failures) > 0 {
+				return &exitError{exitFailure, fmt.Errorf("%d gate(s) failed", len(failures))}
+			}
+			if len(gs) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "  ✓ %s\n", strings.Join(gates, "; "))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&gates, "fail-on", nil, "fail when a cost's change lies beyond a threshold, e.g. 'cpu_per_request > +5%' (repeatable)")
+	cmd.Flags().BoolVar(&excludeFlagged, "exclude-flagged", false, "leave flagged trials out of both runs")
+	return cmd
+}
+
+// summarizeDir analyses a results directory without writing anything.
+func summarizeDir(path string, excludeFlagged bool) (*analyze.Summary, error) {
+	dir, err := record.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		return nil, err
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		return nil, err
+	}
+	return analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
+}
+
+// appendFile appends what write produces to the file at path.
+func appendFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
