@@ -2,9 +2,14 @@ package report
 
 import (
 	"bytes"
+	"encoding/csv"
+	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
@@ -92,5 +97,60 @@ func TestMarkdownEscapes(t *testing.T) {
 	}
 	if !strings.Contains(md, "| cost | baseline (n=3) | otel (n=3) | Δ | Δ% |") {
 		t.Errorf("no table header:\n%s", md)
+	}
+}
+
+func TestOpenMetricsParses(t *testing.T) {
+	var b bytes.Buffer
+	if err := OpenMetrics(&b, summary(t)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), "# EOF\n") {
+		t.Errorf("no OpenMetrics EOF marker:\n%s", b.String())
+	}
+	// The Prometheus text parser reads it (less the OpenMetrics EOF line).
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(strings.TrimSuffix(b.String(), "# EOF\n")))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, b.String())
+	}
+	var pct float64
+	for _, m := range fams["toll_delta_pct"].GetMetric() {
+		labels := map[string]string{}
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if labels["variant"] == "otel" && labels["cost"] == string(analyze.CPUPerRequest) {
+			pct = m.GetGauge().GetValue()
+		}
+	}
+	if math.Abs(pct-10) > 0.01 {
+		t.Errorf("toll_delta_pct for CPU per request = %g, want 10", pct)
+	}
+	if len(fams["toll_cost"].GetMetric()) == 0 {
+		t.Error("no toll_cost samples")
+	}
+}
+
+func TestCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := CSV(&b, summary(t)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&b).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rows[0], ",") != "scenario,step,target_rate,round,trial,variant,cost,unit,value,flagged" {
+		t.Errorf("header %v", rows[0])
+	}
+	n := 0
+	for _, r := range rows[1:] {
+		if r[6] == string(analyze.CPUPerRequest) {
+			n++
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d CPU-per-request rows, want one per trial (6)", n)
 	}
 }

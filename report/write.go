@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
@@ -18,7 +19,8 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// WriteAll writes summary.json and report.md into d.
+// WriteAll writes summary.json, report.md, trials.csv (long format) and
+// metrics.txt (OpenMetrics) into d.
 func WriteAll(d *record.Dir, s *analyze.Summary) error {
 	js, err := JSON(s)
 	if err != nil {
@@ -27,9 +29,17 @@ func WriteAll(d *record.Dir, s *analyze.Summary) error {
 	if err := d.WriteFile("summary.json", js); err != nil {
 		return err
 	}
-	var md bytes.Buffer
-	if err := Markdown(&md, s); err != nil {
-		return err
+	for _, out := range []struct {
+		name   string
+		render func(io.Writer, *analyze.Summary) error
+	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"metrics.txt", OpenMetrics}} {
+		var b bytes.Buffer
+		if err := out.render(&b, s); err != nil {
+			return fmt.Errorf("render %s: %w", out.name, err)
+		}
+		if err := d.WriteFile(out.name, b.Bytes()); err != nil {
+			return err
+		}
 	}
-	return d.WriteFile("report.md", md.Bytes())
+	return nil
 }

@@ -69,7 +69,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if repErr == nil && f.aa {
 		writeNoiseFloor(stdout, sum)
 	}
-	fmt.Fprintf(stderr, "\nresults: %s (report.md, summary.json)\n", dir.Path)
+	fmt.Fprintf(stderr, "\nresults: %s (report.md, summary.json, trials.csv, metrics.txt)\n", dir.Path)
 	switch {
 	case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
 		return &exitError{exitInterrupted, runErr}
