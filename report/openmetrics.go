@@ -21,6 +21,21 @@ import (
 //	toll_delta_ci_low_pct / toll_delta_ci_high_pct             its 95% interval
 //	toll_delta_significant{…}                                  1 when the interval excludes 0
 func OpenMetrics(w io.Writer, s *analyze.Summary) error {
+	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeOpenMetrics))
+	for _, f := range Families(s) {
+		if err := enc.Encode(f); err != nil {
+			return fmt.Errorf("encode %s: %w", f.GetName(), err)
+		}
+	}
+	if c, ok := enc.(expfmt.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// Families returns the summary's figures as Prometheus metric families
+// (see OpenMetrics for the names and labels).
+func Families(s *analyze.Summary) []*dto.MetricFamily {
 	fams := map[string]*dto.MetricFamily{}
 	order := []string{}
 	family := func(name, help string) *dto.MetricFamily {
@@ -63,14 +78,9 @@ func OpenMetrics(w io.Writer, s *analyze.Summary) error {
 			}
 		}
 	}
-	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeOpenMetrics))
+	out := make([]*dto.MetricFamily, 0, len(order))
 	for _, name := range order {
-		if err := enc.Encode(fams[name]); err != nil {
-			return fmt.Errorf("encode %s: %w", name, err)
-		}
+		out = append(out, fams[name])
 	}
-	if c, ok := enc.(expfmt.Closer); ok {
-		return c.Close()
-	}
-	return nil
+	return out
 }

@@ -2,9 +2,15 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
+	"io"
 	"math"
+	"net"
+	"net/http"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -152,5 +158,54 @@ func TestCSV(t *testing.T) {
 	}
 	if n != 6 {
 		t.Errorf("%d CPU-per-request rows, want one per trial (6)", n)
+	}
+}
+
+// TestPushToPushgateway pushes to a real Prometheus Pushgateway on loopback
+// (Debian's prometheus-pushgateway; the CI script installs it) and reads the
+// metric back from its /metrics page.
+func TestPushToPushgateway(t *testing.T) {
+	bin, err := exec.LookPath("prometheus-pushgateway")
+	if err != nil {
+		t.Skip("prometheus-pushgateway is not installed (apt-get install prometheus-pushgateway): ", err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	cmd := exec.Command(bin, "--web.listen-address="+addr)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	url := "http://" + addr
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if r, err := http.Get(url + "/-/ready"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(end) {
+			t.Fatal("pushgateway did not get ready")
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := Push(ctx, url, summary(t)); err != nil {
+		t.Fatal(err)
+	}
+	r, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	body, _ := io.ReadAll(r.Body)
+	want := `toll_delta_pct{cost="cpu_per_request_ms",instance="",job="toll",scenario="s<x>",target_rate="10",variant="otel"}`
+	if !strings.Contains(string(body), want) {
+		t.Errorf("pushgateway does not show %s:\n%.3000s", want, body)
 	}
 }

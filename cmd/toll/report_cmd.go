@@ -8,6 +8,7 @@ import (
 
 func newReportCmd() *cobra.Command {
 	var excludeFlagged bool
+	var push string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Analyse a results directory again and rewrite its reports",
@@ -17,12 +18,13 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
-			if _, err := renderDir(cmd.OutOrStdout(), dir, excludeFlagged); err != nil {
+			if _, err := renderDir(cmd.Context(), cmd.OutOrStdout(), dir, excludeFlagged, push); err != nil {
 				return &exitError{exitFailure, err}
 			}
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
 	cmd.Flags().BoolVar(&excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,6 +24,7 @@ type runFlags struct {
 	excludeFlagged bool
 	noCgroup       bool
 	quiet          bool
+	push           string
 }
 
 func newRunCmd() *cobra.Command {
@@ -45,6 +47,7 @@ func newRunCmd() *cobra.Command {
 	fl.BoolVar(&f.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
+	fl.StringVar(&f.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
 	return cmd
 }
 
@@ -65,7 +68,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if dir == nil {
 		return &exitError{exitFailure, runErr}
 	}
-	sum, repErr := renderDir(stdout, dir, f.excludeFlagged)
+	sum, repErr := renderDir(ctx, stdout, dir, f.excludeFlagged, f.push)
 	if repErr == nil && f.aa {
 		writeNoiseFloor(stdout, sum)
 	}
@@ -96,7 +99,7 @@ func aaScenario(s *scenario.Scenario) *scenario.Scenario {
 
 // renderDir analyses a results directory, writes its reports and prints the
 // terminal summary.
-func renderDir(w io.Writer, dir *record.Dir, excludeFlagged bool) (*analyze.Summary, error) {
+func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, excludeFlagged bool, pushURL string) (*analyze.Summary, error) {
 	m, err := dir.ReadManifest()
 	if err != nil {
 		return nil, err
@@ -117,6 +120,13 @@ func renderDir(w io.Writer, dir *record.Dir, excludeFlagged bool) (*analyze.Summ
 	}
 	if err := report.WriteAll(dir, sum); err != nil {
 		return sum, err
+	}
+	if pushURL != "" {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := report.Push(pctx, pushURL, sum); err != nil {
+			return sum, err
+		}
 	}
 	return sum, report.Text(w, sum)
 }

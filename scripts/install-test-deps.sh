@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what some tests use beyond Go, from Debian's packages. Tests that
+# need a missing one skip with the reason, so `go test ./...` works without
+# this; CI runs it so that every test runs.
+#   prometheus-pushgateway  report: a push lands in a real Pushgateway
+#   chromium                report: report.html renders in a real browser
+#   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
+set -euo pipefail
+pkgs=(prometheus-pushgateway chromium)
+command -v javac >/dev/null || pkgs+=(default-jdk-headless)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
