@@ -166,3 +166,26 @@ func result(stats []intervalStats, n int, measureEnd time.Time) *Result {
 	res.Latency = histogramOf(total)
 	return res
 }
+
+// snapshot reads interval i's figures so far, without stopping the workers.
+func (s *intervalStats) snapshot(i int) Second {
+	sec := Second{Index: i}
+	for o := range s.outcomes {
+		n := s.outcomes[o].Load()
+		sec.Completed += n
+		if outcome(o) != outcomeOK {
+			sec.Errors += n
+		}
+	}
+	if sec.Completed == 0 {
+		return sec
+	}
+	counts := make([]int64, len(s.counts))
+	for j := range counts {
+		counts[j] = atomic.LoadInt64(&s.counts[j])
+	}
+	if h := histogramOf(counts); h != nil {
+		sec.P99 = time.Duration(h.ValueAtQuantile(99)) * time.Microsecond
+	}
+	return sec
+}

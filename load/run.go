@@ -32,6 +32,20 @@ type Config struct {
 	// MaxConns caps the requests in flight (and so the connections in use);
 	// 0 means 10000.
 	MaxConns int
+	// OnSecond, when set, is called after each second of the measured
+	// window with that second's figures, from a goroutine of its own (for a
+	// live display; it reads counters the workers update atomically).
+	OnSecond func(Second)
+}
+
+// Second is one second of the measured window as it ends: the requests
+// intended in it that have completed so far, and their p99.
+type Second struct {
+	// Index counts the seconds of the measured window from 0.
+	Index     int
+	Completed uint64
+	Errors    uint64
+	P99       time.Duration
 }
 
 const (
@@ -84,6 +98,8 @@ type runner struct {
 	mix      mix
 	workers  int // workers started
 
+	onSecond func(Second)
+
 	ctx  context.Context // parent of every request's context
 	work chan job        // unbuffered: a send succeeds only to an idle worker
 	wg   sync.WaitGroup  // workers running
@@ -135,6 +151,7 @@ func newRunner(cfg Config) (*runner, error) {
 		stats:     stats,
 		timeline:  timeline{pacer: cfg.Pacer},
 		mix:       newMix(cfg.Requests),
+		onSecond:  cfg.OnSecond,
 	}, nil
 }
 
@@ -161,7 +178,12 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	r.ctx = runCtx
 	r.work = make(chan job)
 
+	liveDone := make(chan struct{})
+	if r.onSecond != nil {
+		go r.live(liveDone)
+	}
 	cut, interrupted := r.schedule(ctx)
+	close(liveDone)
 	close(r.work)
 	if !r.drain() && ctx.Err() != nil {
 		interrupted = true // cancelled with requests in flight
@@ -359,4 +381,20 @@ func (r *runner) do(parent context.Context, j job) {
 		return // abandoned: the run was cancelled
 	}
 	r.stats[j.interval].record(lat, classify(status, err, ctxErr))
+}
+
+// live calls onSecond after each second of the measured window, until done.
+func (r *runner) live(done <-chan struct{}) {
+	for i := range r.stats {
+		// Report second i once it is over (and its requests mostly back).
+		at := r.origin.Add(r.warmup + time.Duration(i+1)*time.Second)
+		t := time.NewTimer(time.Until(at))
+		select {
+		case <-done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		r.onSecond(r.stats[i].snapshot(i))
+	}
 }

@@ -334,3 +334,30 @@ func TestRunAlreadyCancelled(t *testing.T) {
 		t.Errorf("Scheduled %d, %d intervals, want none", res.Scheduled, len(res.Intervals))
 	}
 }
+
+// TestOnSecond checks the live hook reports each second of the window with
+// the requests completed in it.
+func TestOnSecond(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var got []Second
+	_, err := Run(context.Background(), Config{
+		Requests: []Request{{Method: "GET", URL: srv.URL}}, Pacer: ConstantPacer{Rate: 100},
+		Warmup: 200 * time.Millisecond, Duration: 2 * time.Second,
+		OnSecond: func(s Second) { mu.Lock(); got = append(got, s); mu.Unlock() },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0].Index != 0 || got[1].Index != 1 {
+		t.Fatalf("seconds %+v", got)
+	}
+	for _, s := range got {
+		if s.Completed < 50 || s.P99 <= 0 || s.Errors != 0 {
+			t.Errorf("second %+v: want about 100 completed with a p99", s)
+		}
+	}
+}

@@ -51,6 +51,10 @@ type Options struct {
 	NoCgroup bool
 	// StopGrace is how long services get between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
+	// Live redraws a status line on Progress every second of a trial (for
+	// a terminal: trial i of N, elapsed and ETA, live req/s, p99 and CPU).
+	// Without it, Progress gets one plain line per trial (for CI logs).
+	Live bool
 }
 
 // ErrInterrupted is returned (wrapped) when the run was cancelled; the trials
@@ -165,6 +169,7 @@ type runner struct {
 	starts   map[string]int // starts per variant, to name log files
 	total    int
 	done     int
+	began    time.Time // when the first trial started, for the ETA
 	notes    []string
 }
 

@@ -29,14 +29,15 @@ type sampler struct {
 // serviceProbe reads one service: CPU and memory from its cgroup when it has
 // one, RSS, threads and files from its process tree.
 type serviceProbe struct {
-	name   string
-	tree   *probe.ProcessTree
-	cg     *cgroup.Group
-	points []record.Sample
-	jvm    *jvm.Reader // the JVM in the tree, once found
-	hw     *perfcount.Group
-	jvmPid int
-	looked int // samples that looked for a JVM
+	name     string
+	measured bool
+	tree     *probe.ProcessTree
+	cg       *cgroup.Group
+	points   []record.Sample
+	jvm      *jvm.Reader // the JVM in the tree, once found
+	hw       *perfcount.Group
+	jvmPid   int
+	looked   int // samples that looked for a JVM
 }
 
 // jvmLookups is how many samples of a trial look for a JVM in a service's
@@ -89,7 +90,7 @@ func (sp *serviceProbe) close() {
 func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 	s := &sampler{t0: t0, sink: r.sinks[st.v.Name], machine: r.machine}
 	for i, svc := range st.group.Services() {
-		sp := &serviceProbe{name: st.runs[i].Name, cg: st.cgs[st.runs[i].Name]}
+		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name]}
 		if tree, err := probe.NewProcessTree(svc.Pid()); err == nil {
 			sp.tree = tree
 		}
@@ -203,4 +204,21 @@ func (s *sampler) series() []record.ServiceSeries {
 		out = append(out, record.ServiceSeries{Service: sp.name, Source: src, Points: sp.points})
 	}
 	return out
+}
+
+// cpuNow is the measured services' CPU, in cores, between the last two
+// samples.
+func (s *sampler) cpuNow() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var cores float64
+	for _, sp := range s.services {
+		if n := len(sp.points); n >= 2 && sp.measured {
+			a, b := sp.points[n-2], sp.points[n-1]
+			if b.T > a.T {
+				cores += (b.CPU - a.CPU) / (b.T - a.T)
+			}
+		}
+	}
+	return cores
 }

@@ -84,10 +84,19 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 	for _, q := range st.v.Requests {
 		reqs = append(reqs, load.Request{Name: q.Name, Method: q.Method, URL: q.URL, Header: q.Header, Body: q.Body, Weight: q.Weight})
 	}
+	var onSecond func(load.Second)
+	if r.opt.Live {
+		onSecond = func(sec load.Second) { r.status(pt, sec, smp) }
+	}
+	r.mu.Lock()
+	if r.began.IsZero() {
+		r.began = time.Now()
+	}
+	r.mu.Unlock()
 	res, loadErr := load.Run(tctx, load.Config{
 		Requests: reqs, Pacer: load.ConstantPacer{Rate: pt.Rate}, Start: origin,
 		Warmup: s.Load.Warmup.D(), Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
-		MaxConns: s.Load.MaxConns,
+		MaxConns: s.Load.MaxConns, OnSecond: onSecond,
 	})
 	stopSampling()
 	wg.Wait()
@@ -175,7 +184,27 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	if tr.Interrupted {
 		line += "  (interrupted: " + tr.Error + ")"
 	}
+	if r.opt.Live {
+		line = "\r\033[K" + line // over the status line
+	}
 	fmt.Fprintln(r.opt.Progress, line)
+}
+
+// status redraws the live status line during a trial.
+func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	line := fmt.Sprintf("[%d/%d] round %d %s at %.0f req/s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
+		r.done+1, r.total, pt.Round, pt.Variant, pt.Rate, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
+		float64(sec.Completed), float64(sec.P99.Microseconds())/1000, smp.cpuNow())
+	if sec.Errors > 0 {
+		line += fmt.Sprintf("  errors %d", sec.Errors)
+	}
+	if r.done > 0 {
+		per := time.Since(r.began) / time.Duration(r.done)
+		line += fmt.Sprintf("  ETA %s", (per * time.Duration(r.total-r.done)).Round(time.Second))
+	}
+	fmt.Fprint(r.opt.Progress, "\r\033[K"+line)
 }
 
 func isMeasured(tr *record.Trial, name string) bool {

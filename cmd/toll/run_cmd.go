@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
@@ -64,7 +66,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
-		Progress: progress, NoCgroup: f.noCgroup})
+		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr)})
 	if dir == nil {
 		return &exitError{exitFailure, runErr}
 	}
@@ -146,4 +148,14 @@ func writeNoiseFloor(w io.Writer, s *analyze.Summary) {
 			}
 		}
 	}
+}
+
+// isTerminal says whether w is a terminal (then progress is a live line).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
 }
