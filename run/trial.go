@@ -1,9 +1,11 @@
 package run
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,6 +128,11 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return err
 	}
+	if res != nil {
+		if err := r.writeHistogramLog(tr, res); err != nil {
+			return err
+		}
+	}
 	r.finished(tr, res)
 	if tr.Interrupted {
 		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
@@ -214,4 +221,32 @@ func isMeasured(tr *record.Trial, name string) bool {
 		}
 	}
 	return false
+}
+
+// writeHistogramLog writes the trial's per-second latency histograms as an
+// HdrHistogram interval log (trials/NNNN-VARIANT.hlog), the format
+// HdrHistogram's own tools (HistogramLogAnalyzer, hdr-plot) read. Values are
+// microseconds; each interval is tagged with the variant.
+func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
+	var b bytes.Buffer
+	lw := hdr.NewHistogramLogWriter(&b)
+	start := tr.MeasureStart.UnixMilli()
+	lw.SetBaseTime(start)
+	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %.0f req/s; latency in microseconds from the intended send time", tr.Index, tr.Variant, tr.Round, tr.TargetRate))
+	lw.OutputLogFormatVersion()
+	lw.OutputStartTime(start)
+	lw.OutputBaseTime(start)
+	lw.OutputLegend()
+	for _, iv := range res.Intervals {
+		if iv.Latency == nil {
+			continue
+		}
+		iv.Latency.SetTag(tr.Variant)
+		iv.Latency.SetStartTimeMs(start + iv.Offset.Milliseconds())
+		iv.Latency.SetEndTimeMs(start + (iv.Offset + time.Second).Milliseconds())
+		if err := lw.OutputIntervalHistogram(iv.Latency); err != nil {
+			return fmt.Errorf("trial %d: histogram log: %w", tr.Index, err)
+		}
+	}
+	return r.dir.WriteFile(strings.TrimSuffix(record.TrialFile(tr), ".json")+".hlog", b.Bytes())
 }
