@@ -178,14 +178,23 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	r.ctx = runCtx
 	r.work = make(chan job)
 
+	// The live reporter runs until the requests in flight have drained, so
+	// the last second is reported too, and is gone before Run returns.
 	liveDone := make(chan struct{})
+	var live sync.WaitGroup
 	if r.onSecond != nil {
-		go r.live(liveDone)
+		live.Add(1)
+		go func() {
+			defer live.Done()
+			r.live(liveDone)
+		}()
 	}
 	cut, interrupted := r.schedule(ctx)
-	close(liveDone)
 	close(r.work)
-	if !r.drain() && ctx.Err() != nil {
+	drained := r.drain()
+	close(liveDone)
+	live.Wait()
+	if !drained && ctx.Err() != nil {
 		interrupted = true // cancelled with requests in flight
 	}
 

@@ -120,7 +120,9 @@ func TestProcessTreeMembers(t *testing.T) {
 			}
 			var s probe.Sample
 			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-				if s = sample(t, tree); s.Procs == tt.procs {
+				// A process just started may not have exec'd yet (Go forks
+				// with a shared address space), and then has no RSS of its own.
+				if s = sample(t, tree); s.Procs == tt.procs && s.RSS > 0 {
 					break
 				}
 			}
