@@ -80,6 +80,10 @@ type layout struct {
 
 	// v1: one mount per controller, indexed by idxCPU...
 	v1 [numV1]v1Mount
+	// perfEvent is where the optional v1 perf_event controller is mounted
+	// (writable), or "": groups join it too, so hardware events can be
+	// counted per group.
+	perfEvent string
 }
 
 // v1Mount is where one v1 controller is mounted.
@@ -191,6 +195,11 @@ func probeV1(entries []mountEntry) (layout, error) {
 			return layout{}, err
 		}
 		l.v1[i] = m
+	}
+	for _, e := range entries {
+		if e.fstype == "cgroup" && !e.readOnly && slices.Contains(e.superOpts, "perf_event") && checkWritable(e.mountpoint) == nil {
+			l.perfEvent = e.mountpoint
+		}
 	}
 	return l, nil
 }

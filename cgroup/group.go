@@ -24,6 +24,8 @@ type Group struct {
 	// ctrl holds the directory of each v1 controller (idxCPU...); on v2
 	// all four are the one directory.
 	ctrl [numV1]string
+	// perfDir is the group's directory in the v1 perf_event hierarchy, or "".
+	perfDir string
 
 	// Files Stat reads, resolved once.
 	cpuStat      string // v1 cpu.stat, v2 cpu.stat
@@ -47,6 +49,11 @@ func newGroupV1(t *Tree, name string) *Group {
 			g.dirs = append(g.dirs, d)
 			g.procs = append(g.procs, filepath.Join(d, procsFile))
 		}
+	}
+	if t.l.perfEvent != "" {
+		g.perfDir = filepath.Join(t.l.perfEvent, rel)
+		g.dirs = append(g.dirs, g.perfDir)
+		g.procs = append(g.procs, filepath.Join(g.perfDir, procsFile))
 	}
 	g.path = g.ctrl[idxCPUAcct]
 	g.cpuStat = filepath.Join(g.ctrl[idxCPU], "cpu.stat")
@@ -94,6 +101,16 @@ func (g *Group) readLimit() error {
 
 // Name returns the name the group was created with.
 func (g *Group) Name() string { return g.name }
+
+// PerfEventDir is the directory to open for perf_event_open's
+// PERF_FLAG_PID_CGROUP: on v2 the group's own, on v1 its directory in the
+// perf_event hierarchy ("" when that is not mounted).
+func (g *Group) PerfEventDir() string {
+	if g.version == V2 {
+		return g.path
+	}
+	return g.perfDir
+}
 
 // Path returns a human-readable path of the group: on v2 its directory, on
 // v1 its directory in the cpuacct hierarchy, e.g.

@@ -590,3 +590,74 @@ func TestRemoveStale(t *testing.T) {
 		}
 	}
 }
+
+// privateNSEnv marks a test process re-run in a private mount namespace.
+const privateNSEnv = "TOLL_TEST_PRIVATE_MOUNTS"
+
+// TestPerfEventJoin mounts the v1 perf_event controller (in a mount
+// namespace of its own, so no other process sees it) and checks that a
+// group gets a directory there, that a process joining the group joins it
+// too, and that Close removes it.
+func TestPerfEventJoin(t *testing.T) {
+	v, err := Detect()
+	if err != nil || v != V1 {
+		t.Skipf("needs usable cgroup v1 (got %v, %v)", v, err)
+	}
+	if os.Getenv(privateNSEnv) == "" {
+		unshare, err := exec.LookPath("unshare")
+		if err != nil {
+			t.Skip("no unshare(1): ", err)
+		}
+		self, _ := os.Executable()
+		cmd := exec.Command(unshare, "--mount", "--propagation", "private", self, "-test.run", "^TestPerfEventJoin$", "-test.v")
+		cmd.Env = append(os.Environ(), privateNSEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("in a private mount namespace:\n%s", out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if l, err := probe(); err == nil && l.perfEvent == "" {
+		dir := t.TempDir()
+		if err := syscall.Mount("none", dir, "cgroup", 0, "perf_event"); err != nil {
+			t.Skip("cannot mount perf_event: ", err)
+		}
+		t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	}
+	tree, err := NewTree(fmt.Sprintf("perf-test-%d", os.Getpid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tree.PerfEvent() {
+		t.Fatal("tree does not use the perf_event hierarchy")
+	}
+	g, err := tree.NewGroup("svc", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd := g.PerfEventDir()
+	if pd == "" || !exists(pd) || !slices.Contains(g.ProcsFiles(), filepath.Join(pd, "cgroup.procs")) {
+		t.Fatalf("perf_event dir %q, procs files %v", pd, g.ProcsFiles())
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	for _, f := range g.ProcsFiles() {
+		if err := writeString(f, strconv.Itoa(cmd.Process.Pid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(pd, "cgroup.procs"))
+	if !strings.Contains(string(b), strconv.Itoa(cmd.Process.Pid)) {
+		t.Errorf("pid %d not in %s: %q", cmd.Process.Pid, pd, b)
+	}
+	if err := tree.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if exists(pd) {
+		t.Errorf("%s left after Close", pd)
+	}
+}

@@ -3,6 +3,7 @@ package cgroup
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -112,6 +113,9 @@ func newTree(l layout, name string) (*Tree, error) {
 	switch l.version {
 	case V1:
 		t.dirs = v1Dirs(l, t.rel)
+		if l.perfEvent != "" {
+			t.dirs = append(t.dirs, filepath.Join(l.perfEvent, t.rel))
+		}
 	case V2:
 		t.dirs = []string{filepath.Join(l.mount, t.rel)}
 	default:
@@ -179,8 +183,18 @@ func (t *Tree) createV1() error {
 		return fmt.Errorf("cgroup: create tree %s: %w", t.rel, err)
 	}
 	t.v1 = cg
+	if t.l.perfEvent != "" {
+		if err := os.MkdirAll(filepath.Join(t.l.perfEvent, t.rel), 0o755); err != nil {
+			return fmt.Errorf("cgroup: create tree %s in perf_event: %w", t.rel, err)
+		}
+	}
 	return nil
 }
+
+// PerfEvent says whether the tree's groups can be watched with
+// perf_event_open per cgroup (always on v2; on v1 when the perf_event
+// controller is mounted).
+func (t *Tree) PerfEvent() bool { return t.l.version == V2 || t.l.perfEvent != "" }
 
 func (t *Tree) createV2() error {
 	dir := t.dirs[0]
@@ -264,6 +278,14 @@ func (t *Tree) newGroupV1(name string, l Limits, quota int64) (*Group, error) {
 			_ = removeCgroupDir(d, 0)
 		}
 		return nil, fmt.Errorf("cgroup: create group %s: %w", g.path, err)
+	}
+	if g.perfDir != "" {
+		if err := os.Mkdir(g.perfDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			for _, d := range g.dirs {
+				_ = removeCgroupDir(d, 0)
+			}
+			return nil, fmt.Errorf("cgroup: create group %s: %w", g.perfDir, err)
+		}
 	}
 	if err := g.readLimit(); err != nil {
 		return nil, err

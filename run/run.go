@@ -265,8 +265,8 @@ func (r *runner) setupHardwareCounters() {
 		r.note("instructions and cycles unavailable: " + err.Error())
 		return
 	}
-	if r.tree == nil || r.tree.Version() != cgroup.V2 {
-		r.note("instructions and cycles unavailable: they are counted per cgroup v2 group, and this run has none (cgroup v1 needs the perf_event hierarchy, which toll does not join yet)")
+	if r.tree == nil || !r.tree.PerfEvent() {
+		r.note("instructions and cycles unavailable: they are counted per cgroup, and this run has none that perf_event_open can watch (on cgroup v1, mount the perf_event controller)")
 		return
 	}
 	online, err := pin.Online()

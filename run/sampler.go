@@ -94,9 +94,9 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 		if tree, err := probe.NewProcessTree(svc.Pid()); err == nil {
 			sp.tree = tree
 		}
-		if r.hwCPUs != nil && sp.cg != nil {
+		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
 			// Counts start with the trial; only differences are used.
-			if g, err := perfcount.OpenCgroup(sp.cg.Path(), r.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {
+			if g, err := perfcount.OpenCgroup(sp.cg.PerfEventDir(), r.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {
 				sp.hw = g
 			} else {
 				r.note("hardware counters: " + err.Error())
