@@ -19,9 +19,10 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// WriteAll writes summary.json, report.md, trials.csv (long format) and
-// metrics.txt (OpenMetrics) into d.
-func WriteAll(d *record.Dir, s *analyze.Summary) error {
+// WriteAll writes summary.json, report.md, report.html (with charts of
+// the trials' series), trials.csv (long format) and metrics.txt
+// (OpenMetrics) into d.
+func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) error {
 	js, err := JSON(s)
 	if err != nil {
 		return err
@@ -32,7 +33,8 @@ func WriteAll(d *record.Dir, s *analyze.Summary) error {
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
-	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"metrics.txt", OpenMetrics}} {
+	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"metrics.txt", OpenMetrics},
+		{"report.html", func(w io.Writer, s *analyze.Summary) error { return HTML(w, s, trials) }}} {
 		var b bytes.Buffer
 		if err := out.render(&b, s); err != nil {
 			return fmt.Errorf("render %s: %w", out.name, err)

@@ -137,10 +137,13 @@ rounds: 2`)
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	for _, f := range []string{"manifest.json", "summary.json", "report.md", "scenario.yaml", "trials/0001-baseline.json", "trials/0004-heavy.json"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err != nil && !strings.HasPrefix(f, "trials/") {
+	for _, f := range []string{"manifest.json", "summary.json", "report.md", "report.html", "trials.csv", "metrics.txt", "scenario.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
+	}
+	if hl, _ := filepath.Glob(filepath.Join(out, "trials", "*.hlog")); len(hl) != 4 {
+		t.Errorf("%d histogram logs, want 4", len(hl))
 	}
 	trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
 	if len(trials) != 4 {

@@ -74,7 +74,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if repErr == nil && f.aa {
 		writeNoiseFloor(stdout, sum)
 	}
-	fmt.Fprintf(stderr, "\nresults: %s (report.md, summary.json, trials.csv, metrics.txt)\n", dir.Path)
+	fmt.Fprintf(stderr, "\nresults: %s (report.html, report.md, summary.json, trials.csv, metrics.txt)\n", dir.Path)
 	switch {
 	case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
 		return &exitError{exitInterrupted, runErr}
@@ -120,7 +120,7 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, excludeFlagged
 	if err != nil {
 		return nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
 	}
-	if err := report.WriteAll(dir, sum); err != nil {
+	if err := report.WriteAll(dir, sum, trials); err != nil {
 		return sum, err
 	}
 	if pushURL != "" {

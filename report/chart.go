@@ -1,0 +1,283 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"strings"
+)
+
+// palette colours variants in order.
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"}
+
+// colorOf returns the i-th variant colour.
+func colorOf(i int) string { return palette[i%len(palette)] }
+
+// chartSeries is one polyline of a chart.
+type chartSeries struct {
+	Color  string
+	Width  float64
+	Points [][2]float64 // data coordinates
+}
+
+// chartBand is a shaded x range.
+type chartBand struct {
+	From, To float64
+	Fill     string
+}
+
+// chartTick is one labelled tick position, in data coordinates.
+type chartTick struct {
+	At    float64
+	Label string
+}
+
+// legendItem is one entry of a chart's legend.
+type legendItem struct {
+	Label, Color string
+	Swatch       string // "line" or "band"
+}
+
+// lineChart describes a line chart. XTicks, when set, replaces the automatic
+// x ticks (used for the log-scaled percentile axis).
+type lineChart struct {
+	Title, XLabel, YLabel string
+	Width, Height         int
+	Series                []chartSeries
+	Bands                 []chartBand
+	Legend                []legendItem
+	XTicks                []chartTick
+	XMin, XMax            *float64
+}
+
+const (
+	padL, padR, padT, padB = 64.0, 28.0, 28.0, 48.0
+)
+
+// esc escapes text for SVG (XML) content and attributes.
+func esc(s string) string { return template.HTMLEscapeString(s) }
+
+// niceTicks returns about n round tick values covering [lo, hi].
+func niceTicks(lo, hi float64, n int) []float64 {
+	if !(hi > lo) {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var out []float64
+	for v := math.Ceil(lo/step-1e-9) * step; v <= hi+step*1e-9; v += step {
+		out = append(out, v)
+	}
+	return out
+}
+
+// fmtTick formats a tick value compactly.
+func fmtTick(v float64) string {
+	if math.Abs(v) < 1e-12 {
+		return "0"
+	}
+	s := fmt.Sprintf("%.4g", v)
+	return s
+}
+
+// shorten cuts s to at most n runes, marking the cut with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// svg renders the chart as an inline SVG element.
+func (c lineChart) svg() template.HTML {
+	w, h := float64(c.Width), float64(c.Height)
+	if w == 0 {
+		w = 560
+	}
+	if h == 0 {
+		h = 260
+	}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := 0.0, math.Inf(-1)
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			if !finite(p[0]) || !finite(p[1]) {
+				continue
+			}
+			xmin, xmax = math.Min(xmin, p[0]), math.Max(xmax, p[0])
+			ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
+		}
+	}
+	for _, b := range c.Bands {
+		xmin, xmax = math.Min(xmin, b.From), math.Max(xmax, b.To)
+	}
+	if c.XMin != nil {
+		xmin = *c.XMin
+	}
+	if c.XMax != nil {
+		xmax = *c.XMax
+	}
+	if !finite(xmin) || !finite(xmax) {
+		xmin, xmax = 0, 1
+	}
+	if xmax <= xmin {
+		xmax = xmin + 1
+	}
+	if !finite(ymax) || ymax <= ymin {
+		ymax = ymin + 1
+	}
+	yt := niceTicks(ymin, ymax*1.05, 5)
+	ymax = math.Max(ymax, yt[len(yt)-1])
+	pw, ph := w-padL-padR, h-padT-padB
+	X := func(x float64) float64 { return padL + (x-xmin)/(xmax-xmin)*pw }
+	Y := func(y float64) float64 { return padT + ph - (y-ymin)/(ymax-ymin)*ph }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`, w, h, w, h, esc(c.Title))
+	fmt.Fprintf(&b, `<text x="%.1f" y="16" class="title">%s</text>`, padL, esc(c.Title))
+	for _, bd := range c.Bands {
+		x0, x1 := X(math.Max(bd.From, xmin)), X(math.Min(bd.To, xmax))
+		if x1 > x0 {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"/>`, x0, padT, x1-x0, ph, esc(bd.Fill))
+		}
+	}
+	// Axes and grid.
+	for _, v := range yt {
+		y := Y(v)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="grid"/>`, padL, y, padL+pw, y)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="yt">%s</text>`, padL-4, y+4, fmtTick(v))
+	}
+	xt := c.XTicks
+	if xt == nil {
+		for _, v := range niceTicks(xmin, xmax, 8) {
+			xt = append(xt, chartTick{v, fmtTick(v)})
+		}
+	}
+	for _, t := range xt {
+		if t.At < xmin-1e-9 || t.At > xmax+1e-9 {
+			continue
+		}
+		x := X(t.At)
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="grid"/>`, x, padT, x, padT+ph)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xt">%s</text>`, x, padT+ph+14, esc(t.Label))
+	}
+	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="frame"/>`, padL, padT, pw, ph)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xl">%s</text>`, padL+pw/2, h-18, esc(c.XLabel))
+	fmt.Fprintf(&b, `<text x="12" y="%.1f" class="yl" transform="rotate(-90 12 %.1f)">%s</text>`, padT+ph/2, padT+ph/2, esc(c.YLabel))
+	// Series.
+	for _, s := range c.Series {
+		var pts []string
+		for _, p := range s.Points {
+			if !finite(p[0]) || !finite(p[1]) || p[0] < xmin || p[0] > xmax {
+				continue
+			}
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[1])))
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		wd := s.Width
+		if wd == 0 {
+			wd = 1.5
+		}
+		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%.2f" stroke-opacity="0.85" points="%s"/>`, esc(s.Color), wd, strings.Join(pts, " "))
+	}
+	b.WriteString(legendSVG(c.Legend, padL+8, padT+8))
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// legendSVG draws legend entries in a column from (x, y).
+func legendSVG(items []legendItem, x, y float64) string {
+	var b strings.Builder
+	if len(items) > 0 {
+		longest := 0
+		for _, it := range items {
+			longest = max(longest, len([]rune(shorten(it.Label, 40))))
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#fff" fill-opacity="0.8" stroke="#ddd"/>`,
+			x-4, y-4, float64(longest)*6.2+28, float64(len(items))*14+6)
+	}
+	for i, it := range items {
+		yy := y + float64(i)*14
+		if it.Swatch == "band" {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="9" fill="%s" stroke="#999" stroke-width="0.5"/>`, x, yy, esc(it.Color))
+		} else {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="3" fill="%s"/>`, x, yy+3, esc(it.Color))
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lg">%s</text>`, x+18, yy+9, esc(shorten(it.Label, 40)))
+	}
+	return b.String()
+}
+
+// deltaBar is one row of a Δ% chart.
+type deltaBar struct {
+	Label       string
+	Color       string
+	Pct         float64
+	Low, High   float64
+	HasCI       bool
+	Significant bool
+}
+
+// deltaBars renders horizontal bars at each Pct with whiskers from Low to
+// High and a zero line.
+func deltaBars(title string, rows []deltaBar) template.HTML {
+	const rowH, labelW, w = 22.0, 260.0, 760.0
+	h := padT + float64(len(rows))*rowH + 36
+	lo, hi := 0.0, 0.0
+	for _, r := range rows {
+		for _, v := range []float64{r.Pct, r.Low, r.High} {
+			if finite(v) && (r.HasCI || v == r.Pct) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+	}
+	if hi-lo < 1 {
+		lo, hi = lo-1, hi+1
+	}
+	ticks := niceTicks(lo, hi, 6)
+	lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
+	pw := w - labelW - padR
+	X := func(v float64) float64 { return labelW + (v-lo)/(hi-lo)*pw }
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`, w, h, w, h, esc(title))
+	fmt.Fprintf(&b, `<text x="8" y="16" class="title">%s</text>`, esc(title))
+	bottom := padT + float64(len(rows))*rowH
+	for _, t := range ticks {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="grid"/>`, X(t), padT, X(t), bottom)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xt">%s%%</text>`, X(t), bottom+14, fmtTick(t))
+	}
+	for i, r := range rows {
+		y := padT + float64(i)*rowH
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="yt">%s<title>%s</title></text>`, labelW-6, y+rowH/2+4, esc(shorten(r.Label, 42)), esc(r.Label))
+		x0, x1 := X(0), X(r.Pct)
+		if x1 < x0 {
+			x0, x1 = x1, x0
+		}
+		op := "0.35"
+		if r.Significant {
+			op = "0.85"
+		}
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="%s"><title>%s: %+.2f%%</title></rect>`, x0, y+5, math.Max(x1-x0, 0.5), rowH-10, esc(r.Color), op, esc(r.Label), r.Pct)
+		if r.HasCI {
+			cy := y + rowH/2
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, X(r.Low), cy, X(r.High), cy)
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, X(r.Low), cy-5, X(r.Low), cy+5)
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, X(r.High), cy-5, X(r.High), cy+5)
+		}
+	}
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="zero"/>`, X(0), padT-4, X(0), bottom)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xl">Δ%% vs baseline (bar: estimate, whisker: 95%% CI; faint: not significant)</text>`, labelW+pw/2, h-6)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
