@@ -73,4 +73,8 @@ type Layout struct {
 	// DuetCPUs are the CPU sets of the baseline's services and of the
 	// other variants' services in a duet.
 	DuetCPUs []string `json:"duet_cpus,omitempty"`
+	// Network is "host" (the machine's network) or "isolated" (a network
+	// namespace of the run's own, with only loopback). Empty in manifests
+	// written before toll recorded it: those runs used the host's network.
+	Network string `json:"network,omitempty"`
 }

@@ -449,6 +449,7 @@ code{font-size:12px}
 <dt>CPU</dt><dd>{{.M.Host.CPUModel}}, {{.M.Host.Cores}} cores{{if .Memory}}, {{.Memory}} memory{{end}}</dd>
 <dt>cgroup</dt><dd>{{.M.Layout.Cgroup}}{{if .M.Layout.CgroupNote}} ({{.M.Layout.CgroupNote}}){{end}}</dd>
 <dt>pinning</dt><dd>load/toll CPUs {{or .M.Layout.LoadCPUs "—"}}; service CPUs {{or .M.Layout.ServiceCPUs "—"}}{{if .M.Layout.DuetCPUs}}; duet CPUs {{range $i, $c := .M.Layout.DuetCPUs}}{{if $i}}, {{end}}{{$c}}{{end}}{{end}}</dd>
+{{if .M.Layout.Network}}<dt>network</dt><dd>{{if eq .M.Layout.Network "isolated"}}isolated: a namespace of the run's own, loopback only{{else}}{{.M.Layout.Network}}{{end}}</dd>{{end}}
 <dt>load</dt><dd>{{.M.Load.Model}}, warm-up {{.M.Load.WarmupS}} s, window {{.M.Load.DurationS}} s, trim {{.M.TrimStartS}} s / {{.M.TrimEndS}} s{{if .M.Load.Target}}, target <code>{{.M.Load.Target}}</code>{{end}}</dd>
 <dt>toll</dt><dd>{{.M.TollVersion}} ({{.M.GoVersion}})</dd>
 {{if .Command}}<dt>command</dt><dd><code>{{.Command}}</code></dd>{{end}}

@@ -75,6 +75,9 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	if len(m.Layout.DuetCPUs) == 2 {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, m.Layout.DuetCPUs[0], m.Layout.DuetCPUs[1])
 	}
+	if m.Layout.Network == "isolated" {
+		lay += "; network isolated (loopback only)"
+	}
 	fmt.Fprintf(w, "%sCosts read from %s; %s\n", indent, costSource(m.Layout.Cgroup, m.Layout.CgroupNote), lay)
 	for _, n := range m.Notes {
 		fmt.Fprintf(w, "%s%s\n", indent, n)

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/machine"
@@ -89,6 +90,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 
 	if err := checkDuet(s); err != nil {
+		return nil, err
+	}
+	if err := checkNetwork(s); err != nil {
 		return nil, err
 	}
 	dir, err := createDir(s, opt)
@@ -196,6 +200,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: os.Args,
 		Scenario: s.Name, ScenarioFile: s.Path, Baseline: s.Baseline, Seed: seed,
 		Rounds: s.Rounds, Restart: s.Restart, Mode: s.Mode, Started: time.Now().UTC(), Host: describeHost(),
+		Layout:     record.Layout{Network: s.Network},
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
 		Load: record.LoadSettings{Model: "open", Rates: s.Load.Steps(), WarmupS: s.Load.Warmup.D().Seconds(),
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
@@ -254,6 +259,23 @@ func checkDuet(s *scenario.Scenario) error {
 	}
 	if len(online) < MinDuetCPUs {
 		return fmt.Errorf("%s: mode: duet runs the baseline and a variant at the same time on disjoint CPU sets and needs at least %d CPUs (1 for toll, the rest split evenly); this machine has %d. Leave mode out: the default alternates the load between variants, which needs no spare CPUs", s.Path, MinDuetCPUs, len(online))
+	}
+	return nil
+}
+
+// checkNetwork refuses to run a scenario that asks for network isolation
+// anywhere but in a network namespace that holds only loopback: an agent
+// must never reach the outside because the isolation silently failed.
+func checkNetwork(s *scenario.Scenario) error {
+	if s.Network != scenario.NetworkIsolated {
+		return nil
+	}
+	ok, others, err := netns.Isolated()
+	if err != nil {
+		return fmt.Errorf("%s: network: isolated: %w", s.Path, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s: network: isolated, but this network namespace has %s besides loopback (toll run starts a namespace of its own; run.Run does not)", s.Path, strings.Join(others, ", "))
 	}
 	return nil
 }

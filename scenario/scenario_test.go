@@ -36,8 +36,8 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Rounds != DefaultRounds || s.Restart != RestartOnce || s.Baseline != "baseline" {
-		t.Errorf("defaults: rounds=%d restart=%q baseline=%q", s.Rounds, s.Restart, s.Baseline)
+	if s.Rounds != DefaultRounds || s.Restart != RestartOnce || s.Baseline != "baseline" || s.Network != NetworkHost {
+		t.Errorf("defaults: rounds=%d restart=%q baseline=%q network=%q", s.Rounds, s.Restart, s.Baseline, s.Network)
 	}
 	if s.Load.Warmup.D() != DefaultWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {
 		t.Errorf("load defaults: %+v sample=%v", s.Load, s.Sample)
@@ -74,6 +74,7 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "variants:", "variants: [", `demo.yaml:`},
 		{"missing duration", "  duration: 10s\n", "", `load.duration: is required`},
 		{"bad method", "{path: /consumer}", "{path: /consumer, method: FETCH}", `load.requests[0].method: "FETCH" is not an HTTP method`},
+		{"bad network", "name: demo\n", "name: demo\nnetwork: bogus\n", `demo.yaml:2: network: "bogus" is not one of host, isolated`},
 		{"unknown top-level", "name: demo", "nmae: demo", `demo.yaml:1: nmae: unknown field "nmae" in scenario (did you mean "name"?)`},
 	}
 	for _, tt := range tests {

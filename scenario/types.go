@@ -36,6 +36,11 @@ type Scenario struct {
 	Sample Duration `yaml:"sample"`
 	// Pinning places services and toll's own load generator on CPUs.
 	Pinning Pinning `yaml:"pinning"`
+	// Network is "host" (default: services share the machine's network) or
+	// "isolated": the whole run (services, load generator, telemetry sinks)
+	// happens in a network namespace of its own that holds only loopback,
+	// so nothing a service sends can leave the machine. Needs root.
+	Network string `yaml:"network"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`
@@ -54,6 +59,12 @@ const (
 	RestartPerTrial = "per-trial"
 	RestartPerRound = "per-round"
 	RestartOnce     = "once"
+)
+
+// Networks a run may use.
+const (
+	NetworkHost     = "host"
+	NetworkIsolated = "isolated"
 )
 
 // Service is one process that a scenario starts.

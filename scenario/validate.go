@@ -78,6 +78,13 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("mode", "%q is not one of sequential, duet", s.Mode)
 	}
+	switch s.Network {
+	case "":
+		s.Network = NetworkHost
+	case NetworkHost, NetworkIsolated:
+	default:
+		v.fail("network", "%q is not one of host, isolated", s.Network)
+	}
 	if s.Sample == 0 {
 		s.Sample = Duration(DefaultSample)
 	}

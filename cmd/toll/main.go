@@ -40,6 +40,12 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// exitCode ends toll with a code and no message of its own: the message was
+// printed already, by toll run again in a network namespace.
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
 func main() {
 	os.Exit(realMain())
 }
@@ -65,6 +71,10 @@ func realMain() int {
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
 	}
 	fmt.Fprintln(os.Stderr, "toll:", err)
 	var ee *exitError

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/report"
 	"github.com/tollperf/toll/run"
@@ -27,6 +30,7 @@ type runFlags struct {
 	noCgroup       bool
 	quiet          bool
 	push           string
+	isolateNetwork bool
 }
 
 func newRunCmd() *cobra.Command {
@@ -36,7 +40,8 @@ func newRunCmd() *cobra.Command {
 		Short: "Run a scenario: baseline and variants under identical load, then report",
 		Example: `  toll run examples/quickstart.yaml
   toll run examples/quickstart.yaml --out /tmp/qs --seed 7
-  toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor`,
+  toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor
+  toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
@@ -50,6 +55,7 @@ func newRunCmd() *cobra.Command {
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
 	fl.StringVar(&f.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
+	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
 	return cmd
 }
 
@@ -60,6 +66,16 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.aa {
 		s = aaScenario(s)
+	}
+	if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
+		origin := "--isolate-network"
+		if !f.isolateNetwork {
+			origin = s.Path + ": network: isolated"
+		}
+		s.Network = scenario.NetworkIsolated
+		if done, err := isolate(ctx, stdout, stderr, origin); done || err != nil {
+			return err
+		}
 	}
 	progress := stderr
 	if f.quiet {
@@ -84,6 +100,40 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		return &exitError{exitFailure, repErr}
 	}
 	return nil
+}
+
+// isolate makes sure the run happens in a network namespace that holds only
+// loopback. In toll as the user started it, it runs toll again in a new
+// namespace, passes SIGINT and SIGTERM on to it and returns its outcome with
+// done set. In that re-executed toll, or in a toll started inside such a
+// namespace already, it brings loopback up and returns done unset: the run
+// goes on here. origin names what asked for isolation, for errors.
+func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done bool, err error) {
+	child := netns.Reexeced()
+	ok, _, err := netns.Isolated()
+	if err != nil {
+		return false, &exitError{exitFailure, fmt.Errorf("%s: %w", origin, err)}
+	}
+	if ok || child {
+		if err := netns.Setup(); err != nil {
+			return false, &exitError{exitFailure, fmt.Errorf("%s: %w", origin, err)}
+		}
+		return false, nil
+	}
+	// The re-executed toll handles signals as toll does (the first stops
+	// the run gracefully, a second at once); this one only passes them on.
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	code, err := netns.Reexec(ctx, netns.Stdio{In: os.Stdin, Out: stdout, Err: stderr}, sigs)
+	if err != nil {
+		return true, &exitError{exitFailure, fmt.Errorf("%s: %w", origin, err)}
+	}
+	if code != exitOK {
+		return true, exitCode(code) // the re-executed toll has said why
+	}
+	return true, nil
 }
 
 // aaScenario returns s with one variant besides the baseline: a copy of the

@@ -1,0 +1,173 @@
+// Package netns runs toll in a network namespace of its own that holds only
+// loopback, so nothing a service does (an agent probing a cloud metadata
+// address or phoning its vendor) can leave the machine.
+//
+// A Go program cannot move itself into a new network namespace safely (the
+// runtime's threads would stay behind), so toll runs itself again: Reexec
+// starts the same binary with the same arguments in a fresh namespace and
+// waits for it, and the re-executed toll calls Setup before anything else.
+// Services, the load generator and the telemetry sinks all live in that one
+// namespace and reach each other over its loopback.
+package netns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// envMarker is set in the environment of the re-executed toll, so it never
+// re-executes itself again.
+const envMarker = "TOLL_NETNS_CHILD"
+
+// Loopback is the name of the loopback interface.
+const Loopback = "lo"
+
+// Reexeced reports whether this process is toll run again by Reexec, and
+// removes the marker from the environment so the services it starts do not
+// inherit it.
+func Reexeced() bool {
+	_, ok := os.LookupEnv(envMarker)
+	if ok {
+		os.Unsetenv(envMarker)
+	}
+	return ok
+}
+
+// Isolated reports whether the current network namespace holds no interface
+// but loopback, and names the others when it holds some.
+func Isolated() (bool, []string, error) {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return false, nil, fmt.Errorf("list network interfaces: %w", err)
+	}
+	var others []string
+	for _, i := range ifs {
+		if i.Name != Loopback {
+			others = append(others, i.Name)
+		}
+	}
+	return len(others) == 0, others, nil
+}
+
+// Setup makes the current network namespace ready for a run: it checks that
+// the namespace holds only loopback (so it never touches a host's network)
+// and brings loopback up, which a new namespace starts without.
+func Setup() error {
+	ok, others, err := Isolated()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("this network namespace is not isolated: it has %v besides %s", others, Loopback)
+	}
+	return loopbackUp()
+}
+
+// loopbackUp sets IFF_UP on the loopback interface.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("bring %s up: socket: %w", Loopback, err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq(Loopback)
+	if err != nil {
+		return fmt.Errorf("bring %s up: %w", Loopback, err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring %s up: read flags: %w", Loopback, err)
+	}
+	if ifr.Uint16()&unix.IFF_UP != 0 {
+		return nil
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring %s up: %w", Loopback, err)
+	}
+	return nil
+}
+
+// Stdio are the standard streams of the re-executed toll. *os.File values
+// are passed on as they are, so a terminal stays a terminal.
+type Stdio struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Reexec runs the current binary again, with the same arguments and
+// environment, in a new network namespace, and returns its exit code once it
+// has exited (128+N when signal N killed it).
+//
+// The child runs in a process group of its own, so a terminal's Ctrl-C
+// reaches it once, through Reexec: every signal received on sigs is passed
+// on to it. It is killed if the calling thread dies (parent-death signal),
+// and when ctx is done.
+//
+// Creating a network namespace needs CAP_SYS_ADMIN; without it the error
+// says so, and nothing runs.
+func Reexec(ctx context.Context, stdio Stdio, sigs <-chan os.Signal) (int, error) {
+	if _, ok := os.LookupEnv(envMarker); ok {
+		return 0, errors.New("create network namespace: toll is already running re-executed in one")
+	}
+	cmd := exec.CommandContext(ctx, "/proc/self/exe")
+	cmd.Args = slices.Clone(os.Args)
+	cmd.Env = append(os.Environ(), envMarker+"=1")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.In, stdio.Out, stdio.Err
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: syscall.CLONE_NEWNET,
+		Pdeathsig:  syscall.SIGKILL,
+		Setpgid:    true,
+	}
+	// The parent-death signal fires when the thread that forked the child
+	// exits; keep this goroutine on that thread until the child is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cmd.Start(); err != nil {
+		return 0, startError(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case sig := <-sigs:
+			cmd.Process.Signal(sig)
+		case err := <-done:
+			return exitCode(cmd, err)
+		}
+	}
+}
+
+// startError explains why the namespace could not be created.
+func startError(err error) error {
+	switch {
+	case errors.Is(err, unix.EPERM):
+		return fmt.Errorf("create network namespace: %w (run as root, or inside `unshare --user --map-root-user --net`)", unix.EPERM)
+	case errors.Is(err, unix.EINVAL):
+		return fmt.Errorf("create network namespace: %w (the kernel lacks network namespaces, CONFIG_NET_NS)", unix.EINVAL)
+	case errors.Is(err, unix.ENOSPC):
+		return fmt.Errorf("create network namespace: %w (the limit in /proc/sys/user/max_net_namespaces is reached)", unix.ENOSPC)
+	}
+	return fmt.Errorf("create network namespace: %w", err)
+}
+
+// exitCode turns the child's end into an exit code.
+func exitCode(cmd *exec.Cmd, err error) (int, error) {
+	st := cmd.ProcessState
+	if st == nil {
+		return 0, fmt.Errorf("wait for toll in its network namespace: %w", err)
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return st.ExitCode(), nil
+}
