@@ -60,11 +60,10 @@ func (e *ErrorCounts) add(o outcome, n uint64) {
 }
 
 // classify gives the outcome of a request that ended with the response status
-// (0 if none) and error err, ctxErr being the error of its context after it
-// ended.
-func classify(status int, err, ctxErr error) outcome {
+// (0 if none) and error err.
+func classify(status int, err error) outcome {
 	if err != nil {
-		return classifyErr(err, ctxErr)
+		return classifyErr(err)
 	}
 	switch {
 	case status >= 200 && status < 400:
@@ -78,8 +77,8 @@ func classify(status int, err, ctxErr error) outcome {
 }
 
 // classifyErr gives the outcome of a request that failed with err.
-func classifyErr(err, ctxErr error) outcome {
-	if errors.Is(ctxErr, context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+func classifyErr(err error) outcome {
+	if errors.Is(err, context.DeadlineExceeded) {
 		return outcomeTimeout
 	}
 	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {

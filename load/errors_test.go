@@ -2,7 +2,6 @@ package load
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,31 +18,30 @@ func TestClassify(t *testing.T) {
 		name   string
 		status int
 		err    error
-		ctxErr error
 		want   outcome
 	}{
-		{"200", 200, nil, nil, outcomeOK},
-		{"204", 204, nil, nil, outcomeOK},
-		{"302 is not followed but OK", 302, nil, nil, outcomeOK},
-		{"404", 404, nil, nil, outcome4xx},
-		{"429", 429, nil, nil, outcome4xx},
-		{"500", 500, nil, nil, outcome5xx},
-		{"503", 503, nil, nil, outcome5xx},
-		{"101", 101, nil, nil, outcomeOther},
-		{"deadline of the request", 0, errors.New("net/http: request canceled"), context.DeadlineExceeded, outcomeTimeout},
-		{"deadline in the error", 200, fmt.Errorf("reading body: %w", context.DeadlineExceeded), nil, outcomeTimeout},
-		{"dial refused", 0, sysErr("dial", syscall.ECONNREFUSED), nil, outcomeConnect},
-		{"dial timeout", 0, &net.OpError{Op: "dial", Err: timeoutErr{}}, nil, outcomeTimeout},
-		{"name not resolved", 0, &net.DNSError{Err: "no such host", Name: "x.invalid"}, nil, outcomeConnect},
-		{"reset while writing", 0, sysErr("write", syscall.ECONNRESET), nil, outcomeConnect},
-		{"broken pipe while writing", 0, sysErr("write", syscall.EPIPE), nil, outcomeConnect},
-		{"reset while reading", 0, sysErr("read", syscall.ECONNRESET), nil, outcomeOther},
-		{"truncated body", 200, io.ErrUnexpectedEOF, nil, outcomeOther},
+		{"200", 200, nil, outcomeOK},
+		{"204", 204, nil, outcomeOK},
+		{"302 is not followed but OK", 302, nil, outcomeOK},
+		{"404", 404, nil, outcome4xx},
+		{"429", 429, nil, outcome4xx},
+		{"500", 500, nil, outcome5xx},
+		{"503", 503, nil, outcome5xx},
+		{"101", 101, nil, outcomeOther},
+		{"deadline of the request", 0, &net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}, outcomeTimeout},
+		{"deadline in the error", 200, fmt.Errorf("reading body: %w", context.DeadlineExceeded), outcomeTimeout},
+		{"dial refused", 0, sysErr("dial", syscall.ECONNREFUSED), outcomeConnect},
+		{"dial timeout", 0, &net.OpError{Op: "dial", Err: timeoutErr{}}, outcomeTimeout},
+		{"name not resolved", 0, &net.DNSError{Err: "no such host", Name: "x.invalid"}, outcomeConnect},
+		{"reset while writing", 0, sysErr("write", syscall.ECONNRESET), outcomeConnect},
+		{"broken pipe while writing", 0, sysErr("write", syscall.EPIPE), outcomeConnect},
+		{"reset while reading", 0, sysErr("read", syscall.ECONNRESET), outcomeOther},
+		{"truncated body", 200, io.ErrUnexpectedEOF, outcomeOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := classify(tt.status, tt.err, tt.ctxErr); got != tt.want {
-				t.Errorf("classify(%d, %v, %v) = %d, want %d", tt.status, tt.err, tt.ctxErr, got, tt.want)
+			if got := classify(tt.status, tt.err); got != tt.want {
+				t.Errorf("classify(%d, %v) = %d, want %d", tt.status, tt.err, got, tt.want)
 			}
 		})
 	}

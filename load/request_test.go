@@ -2,6 +2,7 @@ package load
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,17 +78,37 @@ func equalInts(a, b []int) bool {
 }
 
 func TestPrepare(t *testing.T) {
-	h := http.Header{"X-Test": {"1"}, "Host": {"example.test"}}
-	ts, err := prepare([]Request{{URL: "http://127.0.0.1:1/a", Header: h, Body: []byte("hi")}})
+	h := http.Header{"X-Test": {"1"}, "host": {"example.test"}, "X-Req": {"r-${id}"}}
+	ts, eps, err := prepare([]Request{
+		{Name: "a", URL: "http://127.0.0.1:1/a/${id}?q=${id}#frag", Header: h, Body: []byte("hi ${id}")},
+		{Name: "b", Method: "HEAD", URL: "https://localhost"},
+		{Name: "c", Method: "POST", URL: "http://127.0.0.1:1?x=1"},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := ts[0].tmpl
-	if tmpl.Method != http.MethodGet || tmpl.Host != "example.test" || tmpl.Header.Get("Host") != "" ||
-		tmpl.Header.Get("X-Test") != "1" || tmpl.ContentLength != 2 {
-		t.Errorf("template = %s %s host %q header %v length %d", tmpl.Method, tmpl.URL, tmpl.Host, tmpl.Header, tmpl.ContentLength)
+	want := []endpoint{{addr: "127.0.0.1:1", serverName: "127.0.0.1"}, {addr: "localhost:443", tls: true, serverName: "localhost"}}
+	if !slices.Equal(eps, want) {
+		t.Errorf("endpoints = %+v, want %+v", eps, want)
 	}
-	if h.Get("Host") != "example.test" {
+	for _, tt := range []struct {
+		target int
+		id     uint64
+		want   string
+	}{
+		{0, 7, "GET /a/7?q=7 HTTP/1.1\r\nHost: example.test\r\nUser-Agent: toll\r\nX-Req: r-7\r\nX-Test: 1\r\nContent-Length: 4\r\n\r\nhi 7"},
+		{0, 12345, "GET /a/12345?q=12345 HTTP/1.1\r\nHost: example.test\r\nUser-Agent: toll\r\nX-Req: r-12345\r\nX-Test: 1\r\nContent-Length: 8\r\n\r\nhi 12345"},
+		{1, 1, "HEAD / HTTP/1.1\r\nHost: localhost\r\nUser-Agent: toll\r\n\r\n"},
+		{2, 1, "POST /?x=1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\nUser-Agent: toll\r\nContent-Length: 0\r\n\r\n"},
+	} {
+		if got := string(ts[tt.target].render(nil, tt.id)); got != tt.want {
+			t.Errorf("target %d, id %d:\n got %q\nwant %q", tt.target, tt.id, got, tt.want)
+		}
+	}
+	if ts[0].dialer != 0 || ts[1].dialer != 1 || ts[2].dialer != 0 || !ts[1].isHead {
+		t.Errorf("targets = %+v", ts)
+	}
+	if h["host"][0] != "example.test" {
 		t.Error("prepare modified the caller's header")
 	}
 
@@ -100,12 +121,26 @@ func TestPrepare(t *testing.T) {
 		{"relative URL", Request{Name: "rel", URL: "/path"}, "not an absolute http(s) URL"},
 		{"other scheme", Request{URL: "ftp://127.0.0.1/"}, "request #0"},
 		{"unparsable URL", Request{URL: "http://[::1/"}, "request #0"},
+		{"bad header", Request{URL: "http://127.0.0.1/", Header: http.Header{"X Y": {"1"}}}, "invalid header name"},
+		{"header injection", Request{URL: "http://127.0.0.1/", Header: http.Header{"X": {"1\r\nY: 2"}}}, "line break"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := prepare([]Request{tt.req})
+			_, _, err := prepare([]Request{tt.req})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestRenderDoesNotAllocate(t *testing.T) {
+	ts, _, err := prepare([]Request{{URL: "http://127.0.0.1:1/a/${id}", Body: []byte("${id}")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 256)
+	id := uint64(0)
+	if n := testing.AllocsPerRun(100, func() { id++; buf = ts[0].render(buf, id) }); n != 0 {
+		t.Errorf("render allocates %v times per request", n)
 	}
 }

@@ -2,36 +2,62 @@ package load
 
 import (
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Interval is what happened to the requests scheduled in one second of the
-// measured window.
+// Interval is what happened to the requests of one second of the measured
+// window: those scheduled in it (open model) or sent in it (closed model).
 type Interval struct {
 	// Offset is the start of the interval relative to Start+Warmup: 0, 1s, 2s, ...
 	Offset time.Duration
 	// Scheduled counts requests whose intended send time falls in the
-	// interval; Sent those of them handed to the HTTP client.
+	// interval; Sent those of them handed to the HTTP client. In the closed
+	// model both count the requests sent in the interval.
 	Scheduled, Sent uint64
 	// Completed counts those of them that finished (with a response of any
 	// status, or an error); OK those that got a 2xx or 3xx response.
 	Completed, OK uint64
 	// Errors counts the completed requests that failed, by cause.
 	Errors ErrorCounts
-	// Latency is the distribution, in microseconds, of the latencies of the
-	// completed requests whose intended send time falls in the interval,
-	// measured from that intended time to the end of the response body (or to
-	// the error). It is never nil.
+	// EncodedLatency is the interval's latency histogram (microseconds) in
+	// HdrHistogram's V2 compressed encoding: compact, so that a long window
+	// does not hold a full histogram per second in memory. Latency decodes
+	// it.
+	EncodedLatency []byte
+}
+
+// Latency returns the distribution, in microseconds, of the latencies of
+// the interval's completed requests. It is never nil.
+func (iv Interval) Latency() *hdrhistogram.Histogram {
+	if h, err := hdrhistogram.Decode(iv.EncodedLatency); err == nil {
+		return h
+	}
+	return newHistogram()
+}
+
+// RequestResult is what happened to one entry of the request mix over the
+// measured window.
+type RequestResult struct {
+	// Name is the Request's Name ("#i" if it had none).
+	Name string
+	// Sent, Completed and OK count the entry's requests as Result does.
+	Sent, Completed, OK uint64
+	// Errors counts the entry's failed requests by cause.
+	Errors ErrorCounts
+	// Latency is the distribution of the entry's latencies, in
+	// microseconds. It is never nil.
 	Latency *hdrhistogram.Histogram
 }
 
 // Result is what a Run measured. Every count covers the measured window only.
 type Result struct {
 	// Scheduled counts the requests due in the measured window (up to its end,
-	// or until the run was cancelled). Scheduled = Sent + Missed.
+	// or until the run was cancelled). Scheduled = Sent + Missed. In the
+	// closed model it equals Sent.
 	Scheduled uint64
 	// Sent counts the scheduled requests handed to the HTTP client.
 	Sent uint64
@@ -49,12 +75,20 @@ type Result struct {
 	// Completed = OK + Errors.Total().
 	Errors ErrorCounts
 	// Latency is the distribution, in microseconds, of the latencies of all
-	// completed requests, measured from their intended send time; its total
-	// count is Completed. It is never nil.
+	// completed requests, measured from their intended send time (open
+	// model) or from when they were sent (closed model); its total count is
+	// Completed. It is never nil.
 	Latency *hdrhistogram.Histogram
 	// Intervals has one entry per second of the measured window (the last
 	// may be shorter), up to MeasureEnd.
 	Intervals []Interval
+	// Requests has one entry per entry of the request mix, in order.
+	Requests []RequestResult
+	// WarmupCompleted counts the requests that completed during the
+	// warm-up (not recorded otherwise).
+	WarmupCompleted uint64
+	// Connections counts the connections opened, warm-up included.
+	Connections uint64
 	// MeasureEnd is the end of the measured window, Start+Warmup+Duration, or
 	// the time the run was cancelled if that was earlier.
 	MeasureEnd time.Time
@@ -112,49 +146,176 @@ func histogramOf(counts []int64) *hdrhistogram.Histogram {
 	})
 }
 
-// intervalStats accumulates one interval of the measured window.
+// counts is a latency histogram's counts, laid out as hdrhistogram's and
+// updated atomically.
+type counts [histCountsLen]int64
+
+// add counts one latency.
+func (c *counts) add(lat time.Duration) { atomic.AddInt64(&c[histIndex(micros(lat))], 1) }
+
+// histogram returns a histogram of c's counts (read atomically).
+func (c *counts) histogram() *hdrhistogram.Histogram {
+	snap := make([]int64, histCountsLen)
+	for i := range snap {
+		snap[i] = atomic.LoadInt64(&c[i])
+	}
+	return histogramOf(snap)
+}
+
+// outcomes counts requests by outcome, atomically.
+type outcomes [numOutcomes]atomic.Uint64
+
+// totals returns the completed, OK and error counts.
+func (o *outcomes) totals() (completed, ok uint64, errs ErrorCounts) {
+	for i := range o {
+		n := o[i].Load()
+		completed += n
+		if outcome(i) == outcomeOK {
+			ok += n
+		} else {
+			errs.add(outcome(i), n)
+		}
+	}
+	return completed, ok, errs
+}
+
+// finalMark is added to an interval's pending count when it is final, so
+// that it stays negative whatever requests still arrive.
+const finalMark = -1 << 40
+
+// intervalStats accumulates one second of the measured window.
 type intervalStats struct {
-	// sent and missed are written by the scheduler only.
-	sent, missed uint64
-	// outcomes and counts are written by the workers, atomically.
-	outcomes [numOutcomes]atomic.Uint64
-	counts   []int64
+	sent, missed atomic.Uint64
+	// pending counts the requests of the interval sent and not yet
+	// recorded or abandoned; it is negative once the interval is final.
+	pending  atomic.Int64
+	outcomes outcomes
+	counts   atomic.Pointer[counts] // nil until the first request, and once final
+	encoded  []byte                 // the final histogram, encoded
 }
 
-// record counts a completed request of latency lat and outcome o.
-func (s *intervalStats) record(lat time.Duration, o outcome) {
-	atomic.AddInt64(&s.counts[histIndex(micros(lat))], 1)
-	s.outcomes[o].Add(1)
+// nameStats accumulates one entry of the request mix.
+type nameStats struct {
+	sent     atomic.Uint64
+	outcomes outcomes
+	counts   counts
 }
 
-// result assembles a Result from the first n intervals' stats.
-func result(stats []intervalStats, n int, measureEnd time.Time) *Result {
-	res := &Result{MeasureEnd: measureEnd, Intervals: make([]Interval, n)}
-	total := make([]int64, histCountsLen)
-	counts := make([]int64, histCountsLen)
-	for i := range n {
-		s := &stats[i]
-		iv := Interval{Offset: time.Duration(i) * time.Second, Scheduled: s.sent + s.missed, Sent: s.sent}
-		for o := range numOutcomes {
-			c := s.outcomes[o].Load()
-			iv.Completed += c
-			if o == outcomeOK {
-				iv.OK += c
-			} else {
-				iv.Errors.add(o, c)
+// recorder accumulates the measured window. Its methods are safe for
+// concurrent use, except finalize, which one goroutine calls.
+type recorder struct {
+	intervals []intervalStats
+	names     []nameStats
+	total     counts
+	warmup    atomic.Uint64 // requests completed in the warm-up
+
+	mu   sync.Mutex
+	free []*counts // released interval counts, for reuse
+	done int       // intervals [0, done) are final
+}
+
+func newRecorder(intervals, names int) *recorder {
+	return &recorder{intervals: make([]intervalStats, intervals), names: make([]nameStats, names)}
+}
+
+// begin notes that a request of interval i is being sent, and returns the
+// interval it is accounted to: i, or a later one if i is already final
+// (a closed-model user descheduled for long between reading the clock and
+// sending), or -1 if there is none.
+func (r *recorder) begin(i int, name int) int {
+	for ; i < len(r.intervals); i++ {
+		iv := &r.intervals[i]
+		if iv.pending.Add(1) > 0 {
+			if iv.counts.Load() == nil {
+				c := r.alloc()
+				if !iv.counts.CompareAndSwap(nil, c) {
+					r.release(c)
+				}
 			}
+			iv.sent.Add(1)
+			r.names[name].sent.Add(1)
+			return i
 		}
-		for k := range counts {
-			c := atomic.LoadInt64(&s.counts[k])
-			counts[k] = c
-			total[k] += c
+		iv.pending.Add(-1)
+	}
+	return -1
+}
+
+// record counts a completed request of interval i (from begin).
+func (r *recorder) record(i, name int, lat time.Duration, o outcome) {
+	iv := &r.intervals[i]
+	if c := iv.counts.Load(); c != nil {
+		c.add(lat)
+	}
+	iv.outcomes[o].Add(1)
+	r.names[name].outcomes[o].Add(1)
+	r.names[name].counts.add(lat)
+	r.total.add(lat)
+	iv.pending.Add(-1)
+}
+
+// abandon notes that a request of interval i (from begin) will not be
+// recorded: the run was cancelled while it was in flight.
+func (r *recorder) abandon(i int) { r.intervals[i].pending.Add(-1) }
+
+// miss counts a request of interval i that was never sent.
+func (r *recorder) miss(i int) { r.intervals[i].missed.Add(1) }
+
+func (r *recorder) alloc() *counts {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.free); n > 0 {
+		c := r.free[n-1]
+		r.free = r.free[:n-1]
+		return c
+	}
+	return new(counts)
+}
+
+func (r *recorder) release(c *counts) {
+	clear(c[:])
+	r.mu.Lock()
+	r.free = append(r.free, c)
+	r.mu.Unlock()
+}
+
+// finalize encodes and releases the histograms of the intervals before
+// upTo that have no request pending; with force, of all intervals before
+// upTo, pending or not (the run is over). Intervals are finalized in order.
+func (r *recorder) finalize(upTo int, force bool) {
+	for ; r.done < min(upTo, len(r.intervals)); r.done++ {
+		iv := &r.intervals[r.done]
+		if !iv.pending.CompareAndSwap(0, finalMark) {
+			if !force {
+				return
+			}
+			iv.pending.Add(finalMark)
 		}
-		iv.Latency = histogramOf(counts)
+		c := iv.counts.Swap(nil)
+		h := newHistogram()
+		if c != nil {
+			h = c.histogram()
+		}
+		iv.encoded, _ = h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		if c != nil {
+			r.release(c)
+		}
+	}
+}
+
+// result assembles a Result from the first n intervals, which must be final.
+func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
+	res := &Result{MeasureEnd: measureEnd, Intervals: make([]Interval, n), WarmupCompleted: r.warmup.Load()}
+	for i := range n {
+		s := &r.intervals[i]
+		iv := Interval{Offset: time.Duration(i) * time.Second, Sent: s.sent.Load(), EncodedLatency: s.encoded}
+		iv.Scheduled = iv.Sent + s.missed.Load()
+		iv.Completed, iv.OK, iv.Errors = s.outcomes.totals()
 		res.Intervals[i] = iv
 
 		res.Scheduled += iv.Scheduled
 		res.Sent += iv.Sent
-		res.Missed += s.missed
+		res.Missed += iv.Scheduled - iv.Sent
 		res.Completed += iv.Completed
 		res.OK += iv.OK
 		res.Errors.Connect += iv.Errors.Connect
@@ -163,29 +324,25 @@ func result(stats []intervalStats, n int, measureEnd time.Time) *Result {
 		res.Errors.HTTP5xx += iv.Errors.HTTP5xx
 		res.Errors.Other += iv.Errors.Other
 	}
-	res.Latency = histogramOf(total)
+	res.Latency = r.total.histogram()
+	for k := range r.names {
+		s := &r.names[k]
+		rr := RequestResult{Name: names[k], Sent: s.sent.Load(), Latency: s.counts.histogram()}
+		rr.Completed, rr.OK, rr.Errors = s.outcomes.totals()
+		res.Requests = append(res.Requests, rr)
+	}
 	return res
 }
 
 // snapshot reads interval i's figures so far, without stopping the workers.
-func (s *intervalStats) snapshot(i int) Second {
+func (r *recorder) snapshot(i int) Second {
+	s := &r.intervals[i]
 	sec := Second{Index: i}
-	for o := range s.outcomes {
-		n := s.outcomes[o].Load()
-		sec.Completed += n
-		if outcome(o) != outcomeOK {
-			sec.Errors += n
-		}
-	}
-	if sec.Completed == 0 {
-		return sec
-	}
-	counts := make([]int64, len(s.counts))
-	for j := range counts {
-		counts[j] = atomic.LoadInt64(&s.counts[j])
-	}
-	if h := histogramOf(counts); h != nil {
-		sec.P99 = time.Duration(h.ValueAtQuantile(99)) * time.Microsecond
+	var errs ErrorCounts
+	sec.Completed, _, errs = s.outcomes.totals()
+	sec.Errors = errs.Total()
+	if c := s.counts.Load(); c != nil && sec.Completed > 0 {
+		sec.P99 = time.Duration(c.histogram().ValueAtQuantile(99)) * time.Microsecond
 	}
 	return sec
 }

@@ -2,12 +2,12 @@ package load
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math"
-	"net"
-	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,7 +15,8 @@ import (
 type Config struct {
 	// Requests is the request mix; at least one is required.
 	Requests []Request
-	// Pacer gives the timeline of the requests, relative to Start.
+	// Pacer gives the timeline of the requests, relative to Start (the open
+	// model). Exactly one of Pacer and Users is set.
 	Pacer Pacer
 	// Start is the timeline origin: request 0 of the warm-up is due at Start.
 	// The zero Time means when Run is called. A Start in the past makes the
@@ -32,6 +33,18 @@ type Config struct {
 	// MaxConns caps the requests in flight (and so the connections in use);
 	// 0 means 10000.
 	MaxConns int
+	// Quantum, in the open model, releases requests on a grid: a request
+	// is due at the first multiple of Quantum (from Start) at or after its
+	// time on the Pacer's timeline, and its latency counts from there.
+	// Requests that fall in the same quantum are sent together, with one
+	// wake-up of the scheduler. 0 sends each at its own time, which costs a
+	// wake-up per request (tens of microseconds of CPU on a virtual
+	// machine) instead of one per quantum.
+	Quantum time.Duration
+	// Users, when set, makes the load a closed model instead: a fixed
+	// number of users that each send a request, wait for its response,
+	// think, and send the next. Pacer and MaxConns are then unused.
+	Users *Users
 	// OnSecond, when set, is called after each second of the measured
 	// window with that second's figures, from a goroutine of its own (for a
 	// live display; it reads counters the workers update atomically).
@@ -48,12 +61,29 @@ type Second struct {
 	P99       time.Duration
 }
 
+// Users is a closed-model load.
+type Users struct {
+	// N is the number of users; each has a connection of its own.
+	N int
+	// Think is the time a user waits between a response and its next
+	// request: exactly Think, or with ExponentialThink a random time with
+	// mean Think.
+	Think            time.Duration
+	ExponentialThink bool
+	// Ramp spreads the users' first requests evenly over this long from
+	// Start; 0 starts them all at once.
+	Ramp time.Duration
+}
+
 const (
 	defaultTimeout  = 10 * time.Second
 	defaultMaxConns = 10000
 	// abortGrace is how long Run waits for aborted requests to return once
 	// it has cancelled them.
 	abortGrace = 250 * time.Millisecond
+	// finalizeLag is how long after an interval ends its histogram is
+	// encoded, if no request of it is still in flight.
+	finalizeLag = time.Second
 )
 
 // Run sends the load cfg describes and returns what it measured.
@@ -69,15 +99,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer r.transport.CloseIdleConnections()
 	return r.run(ctx)
 }
 
 // job is one request handed from the scheduler to a worker.
 type job struct {
 	due      time.Duration // intended send time, relative to Start
+	id       uint64        // the request's number, from 1
 	target   int32         // index into runner.targets
-	interval int32         // index into runner.stats; -1 during the warm-up
+	interval int32         // index into the recorder's intervals; -1 during the warm-up
 }
 
 // runner is the state of one Run.
@@ -88,21 +118,27 @@ type runner struct {
 	end      time.Duration // end of the measured window, relative to Start
 	timeout  time.Duration
 	maxConns int
+	users    *Users
 
-	targets   []target
-	transport *http.Transport
-	stats     []intervalStats // one per second of the measured window
+	targets []target
+	names   []string
+	dialers []*dialer
+	rec     *recorder
+	seq     []int32       // the mix's order, one period of it
+	ids     atomic.Uint64 // requests numbered so far (closed model)
 
-	// Scheduler state.
+	// Scheduler state (open model).
 	timeline timeline
-	mix      mix
+	quantum  time.Duration
 	workers  int // workers started
 
 	onSecond func(Second)
 
-	ctx  context.Context // parent of every request's context
-	work chan job        // unbuffered: a send succeeds only to an idle worker
-	wg   sync.WaitGroup  // workers running
+	ctx     context.Context       // the run's; done when it is cancelled or over
+	aborted atomic.Bool           // the run was cancelled: requests in flight are not recorded
+	work    chan job              // unbuffered: a send succeeds only to an idle worker
+	wg      sync.WaitGroup        // workers or users running
+	userErr atomic.Pointer[error] // why a user could not run, if one could not
 }
 
 func newRunner(cfg Config) (*runner, error) {
@@ -117,8 +153,16 @@ func newRunner(cfg Config) (*runner, error) {
 	switch {
 	case len(cfg.Requests) == 0:
 		return nil, errors.New("load: no requests to send")
-	case cfg.Pacer == nil:
-		return nil, errors.New("load: no pacer")
+	case cfg.Pacer == nil && cfg.Users == nil:
+		return nil, errors.New("load: no pacer (open model) and no users (closed model)")
+	case cfg.Pacer != nil && cfg.Users != nil:
+		return nil, errors.New("load: both a pacer (open model) and users (closed model)")
+	case cfg.Users != nil && cfg.Users.N <= 0:
+		return nil, fmt.Errorf("load: %d users", cfg.Users.N)
+	case cfg.Users != nil && (cfg.Users.Think < 0 || cfg.Users.Ramp < 0):
+		return nil, errors.New("load: negative think time or ramp-up")
+	case cfg.Quantum < 0:
+		return nil, fmt.Errorf("load: quantum %s is negative", cfg.Quantum)
 	case cfg.Duration <= 0:
 		return nil, fmt.Errorf("load: duration %s is not positive", cfg.Duration)
 	case cfg.Warmup < 0:
@@ -126,46 +170,46 @@ func newRunner(cfg Config) (*runner, error) {
 	case cfg.Warmup > math.MaxInt64-cfg.Duration-timeout:
 		return nil, fmt.Errorf("load: warm-up %s, duration %s and timeout %s are too long", cfg.Warmup, cfg.Duration, timeout)
 	}
-	targets, err := prepare(cfg.Requests)
+	targets, endpoints, err := prepare(cfg.Requests)
 	if err != nil {
 		return nil, err
 	}
+	r := &runner{
+		warmup:   cfg.Warmup,
+		end:      cfg.Warmup + cfg.Duration,
+		timeout:  timeout,
+		maxConns: maxConns,
+		users:    cfg.Users,
+		quantum:  cfg.Quantum,
+		targets:  targets,
+		rec:      newRecorder(int((cfg.Duration+time.Second-1)/time.Second), len(targets)),
+		onSecond: cfg.OnSecond,
+	}
+	for _, t := range targets {
+		r.names = append(r.names, t.name)
+	}
+	for _, ep := range endpoints {
+		var tc *tls.Config
+		if ep.tls {
+			tc = &tls.Config{ServerName: ep.serverName, NextProtos: []string{"http/1.1"}}
+		}
+		r.dialers = append(r.dialers, newDialer(ep.addr, tc, timeout))
+	}
+	m := newMix(cfg.Requests)
+	r.seq = make([]int32, m.total)
+	for i := range r.seq {
+		r.seq[i] = int32(m.next())
+	}
+	if cfg.Pacer != nil {
+		r.timeline = timeline{pacer: cfg.Pacer}
+	}
 	now := time.Now()
-	start := cfg.Start
-	if start.IsZero() {
-		start = now
+	r.start = cfg.Start
+	if r.start.IsZero() {
+		r.start = now
 	}
-	stats := make([]intervalStats, (cfg.Duration+time.Second-1)/time.Second)
-	for i := range stats {
-		stats[i].counts = make([]int64, histCountsLen)
-	}
-	return &runner{
-		start:     start,
-		origin:    now.Add(start.Sub(now)),
-		warmup:    cfg.Warmup,
-		end:       cfg.Warmup + cfg.Duration,
-		timeout:   timeout,
-		maxConns:  maxConns,
-		targets:   targets,
-		transport: newTransport(timeout, maxConns),
-		stats:     stats,
-		timeline:  timeline{pacer: cfg.Pacer},
-		mix:       newMix(cfg.Requests),
-		onSecond:  cfg.OnSecond,
-	}, nil
-}
-
-// newTransport returns an HTTP/1.1 keep-alive transport for up to maxConns
-// concurrent requests, without proxies or compression.
-func newTransport(timeout time.Duration, maxConns int) *http.Transport {
-	dialer := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
-	return &http.Transport{
-		DialContext:         dialer.DialContext,
-		MaxIdleConnsPerHost: maxConns,
-		IdleConnTimeout:     90 * time.Second,
-		TLSHandshakeTimeout: timeout,
-		DisableCompression:  true,
-	}
+	r.origin = now.Add(r.start.Sub(now))
+	return r, nil
 }
 
 // elapsed returns the time since Start.
@@ -176,33 +220,58 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	runCtx, cancel := context.WithDeadline(ctx, r.origin.Add(r.end+r.timeout))
 	defer cancel()
 	r.ctx = runCtx
-	r.work = make(chan job)
+	// Closing the connections is how requests in flight are aborted.
+	stop := context.AfterFunc(runCtx, func() {
+		if ctx.Err() != nil {
+			r.aborted.Store(true)
+		}
+		for _, d := range r.dialers {
+			d.closeAll()
+		}
+	})
+	defer stop()
+	defer func() {
+		for _, d := range r.dialers {
+			d.closeAll()
+		}
+	}()
 
-	// The live reporter runs until the requests in flight have drained, so
-	// the last second is reported too, and is gone before Run returns.
-	liveDone := make(chan struct{})
-	var live sync.WaitGroup
-	if r.onSecond != nil {
-		live.Add(1)
-		go func() {
-			defer live.Done()
-			r.live(liveDone)
-		}()
+	// The background loop finalizes each second's histogram as it ends and
+	// reports it live; it runs until the requests in flight have drained,
+	// so the last second is reported too, and is gone before Run returns.
+	bgDone := make(chan struct{})
+	var bg sync.WaitGroup
+	bg.Add(1)
+	go func() {
+		defer bg.Done()
+		r.background(bgDone)
+	}()
+
+	var cut time.Duration
+	var interrupted bool
+	if r.users != nil {
+		cut, interrupted = r.closed(ctx)
+	} else {
+		r.work = make(chan job)
+		cut, interrupted = r.schedule(ctx)
+		close(r.work)
 	}
-	cut, interrupted := r.schedule(ctx)
-	close(r.work)
 	drained := r.drain()
-	close(liveDone)
-	live.Wait()
+	close(bgDone)
+	bg.Wait()
 	if !drained && ctx.Err() != nil {
 		interrupted = true // cancelled with requests in flight
 	}
 
 	n := 0
 	if cut > r.warmup {
-		n = min(int((cut-r.warmup+time.Second-1)/time.Second), len(r.stats))
+		n = min(int((cut-r.warmup+time.Second-1)/time.Second), len(r.rec.intervals))
 	}
-	res := result(r.stats, n, r.start.Add(cut))
+	r.rec.finalize(len(r.rec.intervals), true)
+	res := r.rec.result(n, r.names, r.start.Add(cut))
+	for _, d := range r.dialers {
+		res.Connections += d.connections()
+	}
 	switch {
 	case interrupted:
 		err := ctx.Err()
@@ -212,9 +281,44 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		return res, fmt.Errorf("load: run interrupted at %s: %w", cut, err)
 	case r.timeline.err != nil:
 		return res, r.timeline.err
+	case r.userErr.Load() != nil:
+		return res, *r.userErr.Load()
 	}
 	return res, nil
 }
+
+// background, until done, finalizes each interval finalizeLag after it
+// ends and calls onSecond with each interval's figures as it ends.
+func (r *runner) background(done <-chan struct{}) {
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	reported := 0
+	for {
+		// The next event: the end of the next interval to report, or the
+		// finalization of the next one to finalize.
+		next := r.warmup + time.Duration(r.rec.done+1)*time.Second + finalizeLag
+		if r.onSecond != nil && reported < len(r.rec.intervals) {
+			next = min(next, r.warmup+time.Duration(reported+1)*time.Second)
+		}
+		t.Reset(time.Until(r.origin.Add(next)))
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		now := r.elapsed()
+		for r.onSecond != nil && reported < len(r.rec.intervals) && now >= r.warmup+time.Duration(reported+1)*time.Second {
+			r.onSecond(r.rec.snapshot(reported))
+			reported++
+		}
+		if now > r.warmup+finalizeLag {
+			r.rec.finalize(int((now-r.warmup-finalizeLag)/time.Second), false)
+		}
+	}
+}
+
+// pick returns the mix entry of the request numbered id (from 1).
+func (r *runner) pick(id uint64) int { return int(r.seq[(id-1)%uint64(len(r.seq))]) }
 
 // dispatched is what became of a request the scheduler tried to send.
 type dispatched int
@@ -233,44 +337,53 @@ func (r *runner) schedule(ctx context.Context) (cut time.Duration, interrupted b
 	done := ctx.Done()
 	windowEnd := time.NewTimer(r.end - r.elapsed())
 	defer windowEnd.Stop()
-	sleep := time.NewTimer(time.Hour)
-	sleep.Stop()
-	defer sleep.Stop()
+	sl, err := newSleeper()
+	if err != nil {
+		r.timeline.err = err
+		return r.end, false
+	}
+	defer sl.close()
 
 	for {
 		due, ok := r.timeline.next(r.end)
 		if !ok {
 			break
 		}
-		j := job{due: due, target: int32(r.mix.next()), interval: -1}
+		if q := r.quantum; q > 0 {
+			if due = (due + q - 1) / q * q; due >= r.end {
+				break
+			}
+		}
+		id := r.timeline.hits
+		j := job{due: due, id: id, target: int32(r.pick(id)), interval: -1}
 		if due >= r.warmup {
 			j.interval = int32((due - r.warmup) / time.Second)
 		}
-		if wait := due - r.elapsed(); wait > 0 {
-			sleep.Reset(wait)
-			select {
-			case <-sleep.C:
-			case <-done:
-				return r.interrupt(j), true
+		if err := sl.until(r.origin.Add(due), done); err != nil {
+			return r.interrupt(j), true
+		}
+		select {
+		case <-done:
+			return r.interrupt(j), true
+		default:
+		}
+		if j.interval >= 0 {
+			i := r.rec.begin(int(j.interval), int(j.target))
+			if i < 0 { // so late that the window's intervals are all final
+				r.rec.miss(int(j.interval))
+				continue
 			}
-		} else {
-			select {
-			case <-done:
-				return r.interrupt(j), true
-			default:
-			}
+			j.interval = int32(i)
 		}
 		switch r.dispatch(j, done, windowEnd.C) {
 		case dispatchSent:
-			if j.interval >= 0 {
-				r.stats[j.interval].sent++
-			}
 		case dispatchWindowEnd:
-			r.miss(j)
+			r.unbegin(j)
 			r.missUntil(r.end)
 			return r.end, false
 		case dispatchCancelled:
-			return r.interrupt(j), true
+			r.unbegin(j)
+			return r.interrupt(job{due: r.end}), true
 		}
 	}
 	// Everything is sent; the window lasts until its end all the same.
@@ -280,6 +393,18 @@ func (r *runner) schedule(ctx context.Context) (cut time.Duration, interrupted b
 	case <-done:
 		return min(r.elapsed(), r.end), true
 	}
+}
+
+// unbegin turns a request that begin counted as sent into a missed one.
+func (r *runner) unbegin(j job) {
+	if j.interval < 0 {
+		return
+	}
+	iv := &r.rec.intervals[j.interval]
+	iv.sent.Add(^uint64(0))
+	r.rec.names[j.target].sent.Add(^uint64(0))
+	iv.missed.Add(1)
+	iv.pending.Add(-1)
 }
 
 // dispatch hands j to an idle worker, or to a new one if fewer than MaxConns
@@ -310,18 +435,11 @@ func (r *runner) dispatch(j job, done <-chan struct{}, windowEnd <-chan time.Tim
 // pending being the one the scheduler held, and returns the time it was done.
 func (r *runner) interrupt(pending job) time.Duration {
 	cut := min(r.elapsed(), r.end)
-	if pending.due < cut {
-		r.miss(pending)
-		r.missUntil(cut)
+	if pending.due < cut && pending.due >= r.warmup {
+		r.rec.miss(int((pending.due - r.warmup) / time.Second))
 	}
+	r.missUntil(cut)
 	return cut
-}
-
-// miss counts j as missed.
-func (r *runner) miss(j job) {
-	if j.interval >= 0 {
-		r.stats[j.interval].missed++
-	}
 }
 
 // missUntil counts the rest of the timeline due before limit as missed.
@@ -332,7 +450,7 @@ func (r *runner) missUntil(limit time.Duration) {
 			return
 		}
 		if due >= r.warmup {
-			r.stats[(due-r.warmup)/time.Second].missed++
+			r.rec.miss(int((due - r.warmup) / time.Second))
 		}
 	}
 }
@@ -361,49 +479,87 @@ func (r *runner) drain() bool {
 	return false
 }
 
+// client is the connections of one worker or user, one per endpoint, and
+// its request buffer.
+type client struct {
+	r     *runner
+	conns []*conn
+	buf   []byte
+}
+
+func (r *runner) newClient() *client {
+	return &client{r: r, conns: make([]*conn, len(r.dialers)), buf: make([]byte, 0, 512)}
+}
+
+// close closes the client's connections.
+func (c *client) close() {
+	for i, cn := range c.conns {
+		if cn != nil {
+			cn.close()
+			c.conns[i] = nil
+		}
+	}
+}
+
+// send sends the request numbered id of target t and reads its response.
+// It returns the response status, or the error that ended the request.
+func (c *client) send(t *target, id uint64) (int, error) {
+	deadline := time.Now().Add(c.r.timeout)
+	c.buf = t.render(c.buf, id)
+	for attempt := 0; ; attempt++ {
+		cn := c.conns[t.dialer]
+		reused := cn != nil
+		if cn == nil {
+			var err error
+			if cn, err = c.r.dialers[t.dialer].dial(c.r.ctx); err != nil {
+				return 0, err
+			}
+			c.conns[t.dialer] = cn
+		}
+		cn.wbuf = c.buf
+		resp, err := cn.roundTrip(deadline, t.isHead)
+		if err != nil || !resp.keep {
+			cn.close()
+			c.conns[t.dialer] = nil
+		}
+		if err != nil && reused && attempt == 0 && !resp.started && retryable(err) && !c.r.aborted.Load() {
+			continue // the server closed the idle connection: try a fresh one
+		}
+		return resp.status, err
+	}
+}
+
 // worker sends requests, first and then those from r.work, until r.work is
 // closed.
 func (r *runner) worker(first job) {
 	defer r.wg.Done()
-	// Requests' contexts derive from a per-worker one, so that creating them
-	// does not contend on the run context's lock.
-	ctx, cancel := context.WithCancel(r.ctx)
-	defer cancel()
-	r.do(ctx, first)
+	c := r.newClient()
+	defer c.close()
+	r.do(c, first)
 	for j := range r.work {
-		r.do(ctx, j)
+		r.do(c, j)
 	}
 }
 
 // do sends one request and records its outcome if it is in the measured
 // window.
-func (r *runner) do(parent context.Context, j job) {
-	ctx, cancel := context.WithTimeout(parent, r.timeout)
-	status, err := r.targets[j.target].send(ctx, r.transport)
+func (r *runner) do(c *client, j job) {
+	status, err := c.send(&r.targets[j.target], j.id)
 	lat := r.elapsed() - j.due
-	ctxErr := ctx.Err()
-	cancel()
-	if j.interval < 0 {
-		return
-	}
-	if err != nil && errors.Is(ctxErr, context.Canceled) {
-		return // abandoned: the run was cancelled
-	}
-	r.stats[j.interval].record(lat, classify(status, err, ctxErr))
+	r.account(int(j.interval), int(j.target), lat, status, err)
 }
 
-// live calls onSecond after each second of the measured window, until done.
-func (r *runner) live(done <-chan struct{}) {
-	for i := range r.stats {
-		// Report second i once it is over (and its requests mostly back).
-		at := r.origin.Add(r.warmup + time.Duration(i+1)*time.Second)
-		t := time.NewTimer(time.Until(at))
-		select {
-		case <-done:
-			t.Stop()
-			return
-		case <-t.C:
+// account records a request's outcome: in interval i, or as a warm-up
+// request if i < 0.
+func (r *runner) account(i, target int, lat time.Duration, status int, err error) {
+	switch {
+	case r.aborted.Load() && err != nil:
+		if i >= 0 {
+			r.rec.abandon(i) // abandoned: the run was cancelled
 		}
-		r.onSecond(r.stats[i].snapshot(i))
+	case i < 0:
+		r.rec.warmup.Add(1)
+	default:
+		r.rec.record(i, target, lat, classify(status, err))
 	}
 }

@@ -146,7 +146,7 @@ func fillLoad(tr *record.Trial, res *load.Result) {
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
 	for _, iv := range res.Intervals {
 		tr.Intervals = append(tr.Intervals, record.Interval{T: iv.Offset.Seconds(), Scheduled: iv.Scheduled, Sent: iv.Sent,
-			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: encodeHist(iv.Latency)})
+			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: string(iv.EncodedLatency)})
 	}
 }
 
@@ -238,13 +238,11 @@ func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
 	lw.OutputBaseTime(start)
 	lw.OutputLegend()
 	for _, iv := range res.Intervals {
-		if iv.Latency == nil {
-			continue
-		}
-		iv.Latency.SetTag(tr.Variant)
-		iv.Latency.SetStartTimeMs(start + iv.Offset.Milliseconds())
-		iv.Latency.SetEndTimeMs(start + (iv.Offset + time.Second).Milliseconds())
-		if err := lw.OutputIntervalHistogram(iv.Latency); err != nil {
+		h := iv.Latency()
+		h.SetTag(tr.Variant)
+		h.SetStartTimeMs(start + iv.Offset.Milliseconds())
+		h.SetEndTimeMs(start + (iv.Offset + time.Second).Milliseconds())
+		if err := lw.OutputIntervalHistogram(h); err != nil {
 			return fmt.Errorf("trial %d: histogram log: %w", tr.Index, err)
 		}
 	}

@@ -95,6 +95,6 @@ interval and a verdict.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newCompareCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
+	root.AddCommand(newRunCmd(), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
 	return root
 }
