@@ -1,21 +1,33 @@
 // Package load is toll's HTTP load generator.
 //
-// It drives an open-model load: requests are scheduled on a fixed timeline
-// given by a Pacer (relative to Config.Start), whatever the target does, and
-// each request's latency is measured from its intended send time, not from
-// when it was actually sent. A target that stalls therefore shows the stall in
-// the latency of every request scheduled during it, instead of hiding it by
-// slowing the generator down (coordinated omission).
+// It drives one of two models:
 //
-// The timeline has two phases: a warm-up, whose requests are sent but not
-// recorded, and a measured window, recorded per second in HdrHistograms (in
-// microseconds) and in totals. Requests are taken from a weighted mix in a
-// deterministic smooth weighted round-robin order.
+//   - The open model (Config.Pacer): requests are scheduled on a fixed
+//     timeline, whatever the target does, and each request's latency is
+//     measured from its intended send time, not from when it was actually
+//     sent. A target that stalls therefore shows the stall in the latency of
+//     every request scheduled during it, instead of hiding it by slowing the
+//     generator down (coordinated omission). One goroutine walks the timeline
+//     and hands due requests to a pool of workers that grows on demand up to
+//     Config.MaxConns, the cap on requests in flight; a request that cannot
+//     be sent before the measured window ends is counted as missed, so every
+//     scheduled request is accounted for as sent or missed.
+//   - The closed model (Config.Users): N users each send a request, wait for
+//     its response, think, and repeat. Latency counts from the send; a
+//     stalled target is simply sent less, which this model cannot show.
 //
-// One goroutine walks the timeline and hands due requests to a pool of worker
-// goroutines that grows on demand up to Config.MaxConns, the cap on requests
-// in flight. A request that is due while MaxConns requests are in flight waits
-// for a free worker (its latency still counts from its intended time); one that
-// cannot be sent before the measured window ends is counted as missed, so every
-// scheduled request is accounted for as sent or missed.
+// The run has two phases: a warm-up, whose requests are sent but not
+// recorded, and a measured window, recorded per second and per entry of the
+// request mix in HdrHistograms (microseconds). Entries are taken from the
+// mix in smooth weighted round-robin order, so weights hold exactly over any
+// period of the mix. "${id}" in a URL, header or body becomes the request's
+// number.
+//
+// The generator is built to cost the machine little, since every cycle it
+// burns is noise in the service's figures: it speaks HTTP/1.1 itself on
+// connections each owned by one worker or user, with requests rendered into
+// a reused buffer and responses parsed in place (no allocation per request);
+// the scheduler sleeps on a timerfd rather than on Go timers, which wake up to
+// a millisecond late; and by default (Config.Quantum) it releases requests
+// on a 1 ms grid, one wake-up per grid step rather than per request.
 package load
