@@ -1,21 +1,39 @@
 // Package sink is toll's telemetry sink: a real receiver that the agents
 // under test export to, which counts what it received so that toll can
-// report the telemetry each variant produced (spans/s, export bytes/s) and
-// flag a variant whose agent exported nothing.
+// report the telemetry each variant produced (spans/s, export bytes/s,
+// profiles/s) and flag a variant whose agent exported nothing.
 //
-// One HTTP listener serves:
+// One HTTP listener speaks the export protocol of each agent toll runs, so
+// that a scenario points any of them at the same base URL (${sink}):
 //
-//   - POST /v1/traces, /v1/metrics, /v1/logs: OTLP/HTTP with
-//     Content-Type application/x-protobuf or application/json and optional
-//     Content-Encoding gzip. Payloads are decoded with OpenTelemetry's own
-//     pdata types (ptraceotlp, pmetricotlp, plogotlp), so a payload the
-//     Collector would reject is rejected here too. The reply is 200 with an
-//     empty ExportResponse in the request's encoding; a payload that does
-//     not decode gets 400 with a google.rpc.Status body, as the OTLP
+//   - OTLP/HTTP (sink/otlp.go): POST /v1/traces, /v1/metrics, /v1/logs
+//     with Content-Type application/x-protobuf or application/json.
+//     Payloads are decoded with OpenTelemetry's own pdata types
+//     (ptraceotlp, pmetricotlp, plogotlp), so a payload the Collector would
+//     reject is rejected here too. The reply is 200 with an empty
+//     ExportResponse in the request's encoding; a payload that does not
+//     decode gets 400 with a google.rpc.Status body, as the OTLP
 //     specification says.
-//   - POST /api/v2/spans: Zipkin v2 JSON (an array of span objects),
-//     optionally gzip-compressed. The reply is 202.
+//   - Zipkin v2 (sink/zipkin.go): POST /api/v2/spans, a JSON array of
+//     span objects. The reply is 202.
+//   - Elastic APM (sink/elastic.go): POST /intake/v2/events, the intake v2
+//     NDJSON stream (a metadata line, then transactions, spans, errors,
+//     metricsets and logs). Transactions and spans count as spans (both are
+//     spans in OpenTelemetry terms), metricset samples as metric points,
+//     errors and logs as log records. The reply is 202. GET / (server
+//     information) and GET or POST /config/v1/agents (central
+//     configuration, answered as a server with none set) are served too, so
+//     an agent runs as it would against an APM Server.
+//   - Datadog (sink/datadog.go): PUT /v0.4/traces and /v0.5/traces,
+//     msgpack, whose spans are counted; the reply is 200 with sampling
+//     rates. GET /info (agent discovery, with the Datadog-Agent-State hash),
+//     PUT /v0.6/stats (client-computed stats) and POST /telemetry/proxy/...
+//     (the tracer's own telemetry) are accepted and not counted.
+//   - Pyroscope (sink/pyroscope.go): POST /ingest with a JFR, pprof or
+//     folded profile, plain or multipart; each accepted request is one
+//     profile. The reply is 200.
 //
+// Request bodies may be gzip- or deflate-compressed (Content-Encoding).
 // Anything else is answered 404 (unknown path) or 405 (known path, wrong
 // method). Request bodies are limited to MaxBodyBytes as sent and
 // MaxDecodedBytes once decompressed; larger ones get 413.
@@ -23,6 +41,7 @@
 // Counts are cumulative since Start and kept in atomics, so reading them
 // (Sink.Counts) and counting on the request path take no locks. Requests
 // and Bytes count every request the listener received, whatever its path or
-// outcome; Rejected counts those answered with an error status; Spans,
-// MetricPoints and LogRecords count only what was accepted.
+// outcome, including an agent's discovery and configuration calls; Rejected
+// counts those answered with an error status; Spans, MetricPoints,
+// LogRecords and Profiles count only what was accepted.
 package sink

@@ -14,18 +14,16 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// signal is the kind of telemetry an endpoint receives.
+// signal is the kind of telemetry an OTLP endpoint receives.
 type signal int
 
 const (
-	traces      signal = iota // OTLP /v1/traces
-	metrics                   // OTLP /v1/metrics
-	logs                      // OTLP /v1/logs
-	zipkinSpans               // Zipkin /api/v2/spans
-)
+	traces  signal = iota // OTLP /v1/traces
+	metrics               // OTLP /v1/metrics
+	logs                  // OTLP /v1/logs
 
-// numOTLPSignals is the number of OTLP signals, which come first.
-const numOTLPSignals = zipkinSpans
+	numOTLPSignals // the number of OTLP signals
+)
 
 // String returns the signal's name as used in messages.
 func (sig signal) String() string {
@@ -36,8 +34,6 @@ func (sig signal) String() string {
 		return "metrics"
 	case logs:
 		return "logs"
-	case zipkinSpans:
-		return "zipkin spans"
 	}
 	return fmt.Sprintf("signal(%d)", int(sig))
 }
@@ -112,14 +108,19 @@ func rpcCode(httpStatus int) code.Code {
 	return code.Code_UNKNOWN
 }
 
-// responses holds the empty ExportResponse of each OTLP signal, encoded
-// once in each encoding.
+// responses holds the sink's fixed replies, encoded once at Start: the
+// empty ExportResponse of each OTLP signal in each encoding, and the
+// discovery documents of the Elastic and Datadog protocols.
 type responses struct {
 	proto [numOTLPSignals][]byte
 	json  [numOTLPSignals][]byte
+
+	elasticInfo  []byte // APM Server information, GET /
+	datadogInfo  []byte // trace agent discovery, GET /info
+	datadogState string // Datadog-Agent-State: the SHA-256 of datadogInfo, in hex
 }
 
-// newResponses encodes the empty ExportResponses with pdata.
+// newResponses encodes the sink's fixed replies.
 func newResponses() (responses, error) {
 	type marshaler interface {
 		MarshalProto() ([]byte, error)
@@ -138,6 +139,13 @@ func newResponses() (responses, error) {
 		if r.json[sig], err = m.MarshalJSON(); err != nil {
 			return r, fmt.Errorf("%s response as JSON: %w", signal(sig), err)
 		}
+	}
+	var err error
+	if r.elasticInfo, err = elasticServerInfoBody(); err != nil {
+		return r, err
+	}
+	if r.datadogInfo, r.datadogState, err = datadogInfoBody(); err != nil {
+		return r, err
 	}
 	return r, nil
 }

@@ -2,13 +2,16 @@ package sink
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,20 +36,32 @@ const maxPooledBuffer = 8 << 20
 // Counts is what the sink has received, cumulative since Start.
 type Counts struct {
 	// Requests is the number of HTTP requests received, on any path and
-	// whatever their outcome.
+	// whatever their outcome, including an agent's discovery, configuration
+	// and self-telemetry calls.
 	Requests uint64
 	// Bytes is the number of request body bytes received as sent on the
-	// wire, that is before gunzip.
+	// wire, that is before decompression, on any path.
 	Bytes uint64
-	// Spans is the number of spans accepted, OTLP and Zipkin together.
+	// Spans is the number of spans accepted: OTLP and Zipkin spans, Elastic
+	// APM transactions and spans, and Datadog spans. An Elastic transaction
+	// is a span in OpenTelemetry terms (a service's entry span), so both
+	// count.
 	Spans uint64
-	// MetricPoints is the number of OTLP metric data points accepted.
+	// MetricPoints is the number of metric data points accepted: OTLP data
+	// points and the samples of Elastic APM metricsets.
 	MetricPoints uint64
-	// LogRecords is the number of OTLP log records accepted.
+	// LogRecords is the number of log records accepted: OTLP log records,
+	// and Elastic APM errors and log events (an error is an exception record,
+	// which OpenTelemetry would carry as a log record or span event).
 	LogRecords uint64
+	// Profiles is the number of profiles accepted: one per Pyroscope
+	// ingest request, however many sample types (CPU, allocations, locks)
+	// the profile holds.
+	Profiles uint64
 	// Rejected is the number of requests answered with an error status
 	// (unknown path, wrong method, unsupported encoding, undecodable or
-	// oversized payload). Their spans, points and records are not counted.
+	// oversized payload). Their spans, points, records and profiles are not
+	// counted.
 	Rejected uint64
 }
 
@@ -57,6 +72,7 @@ type counters struct {
 	spans        atomic.Uint64
 	metricPoints atomic.Uint64
 	logRecords   atomic.Uint64
+	profiles     atomic.Uint64
 	rejected     atomic.Uint64
 }
 
@@ -71,11 +87,16 @@ type Sink struct {
 
 	bufs  sync.Pool // *bytes.Buffer, for request bodies
 	gzips sync.Pool // *gzip.Reader
+	zlibs sync.Pool // io.ReadCloser from zlib.NewReader, a zlib.Resetter
 
 	// fresh holds the connections that have not sent a request yet (see
 	// connState); closing is set when Close begins.
 	fresh   sync.Map // net.Conn → struct{}
 	closing atomic.Bool
+
+	// observe, when set before Start, is told of every request once it
+	// is answered (tests use it to see what an agent called).
+	observe func(method, path string, status int)
 
 	mu       sync.Mutex // guards the fields below; never taken on the request path
 	started  bool
@@ -83,7 +104,7 @@ type Sink struct {
 	url      string
 	done     chan struct{} // closed when Serve has returned
 	serveErr error         // Serve's error, valid once done is closed
-	resp     responses     // empty ExportResponses, encoded once at Start
+	resp     responses     // fixed replies, encoded once at Start
 }
 
 // New returns a sink that is not yet listening; call Start.
@@ -102,7 +123,7 @@ func (s *Sink) Start(addr string) error {
 	}
 	resp, err := newResponses()
 	if err != nil {
-		return fmt.Errorf("sink: encode export responses: %w", err)
+		return fmt.Errorf("sink: encode replies: %w", err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -171,6 +192,7 @@ func (s *Sink) Counts() Counts {
 		Spans:        s.c.spans.Load(),
 		MetricPoints: s.c.metricPoints.Load(),
 		LogRecords:   s.c.logRecords.Load(),
+		Profiles:     s.c.profiles.Load(),
 		Rejected:     s.c.rejected.Load(),
 	}
 }
@@ -230,10 +252,21 @@ func (s *Sink) Close(ctx context.Context) error {
 // serveHTTP counts and reads every request, then routes it.
 func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.c.requests.Add(1)
+	if s.observe != nil {
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			status := rec.status
+			if status == 0 {
+				status = http.StatusOK // nothing written: net/http sends 200
+			}
+			s.observe(r.Method, r.URL.Path, status)
+		}()
+		w = rec
+	}
 
-	sig, known := route(r.URL.Path)
-	enc := noEncoding // errors are answered in the request's OTLP encoding, if any
-	if known && sig != zipkinSpans {
+	ep := route(r.URL.Path)
+	enc := noEncoding // OTLP errors are answered in the request's encoding, if any
+	if _, ok := ep.otlpSignal(); ok {
 		enc = otlpEncoding(r.Header.Get("Content-Type"))
 	}
 
@@ -242,37 +275,154 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	raw := s.getBuffer(r.ContentLength)
 	defer s.putBuffer(raw)
 	if rerr := s.readBody(w, r, raw); rerr != nil {
-		s.reject(w, rerr, enc)
+		s.rejectFor(w, ep, enc, rerr)
 		return
 	}
 
-	switch {
-	case !known:
+	if ep == unknownPath {
 		s.reject(w, &requestError{status: http.StatusNotFound, msg: "unknown path " + r.URL.Path}, noEncoding)
-	case r.Method != http.MethodPost:
-		w.Header().Set("Allow", http.MethodPost)
-		s.reject(w, &requestError{status: http.StatusMethodNotAllowed,
-			msg: "method " + r.Method + " not allowed, use POST"}, enc)
-	case sig == zipkinSpans:
-		s.serveZipkin(w, r, raw.Bytes())
-	default:
-		s.serveOTLP(w, r, sig, enc, raw.Bytes())
+		return
+	}
+	if methods := ep.methods(); !slices.Contains(methods, r.Method) {
+		allow := strings.Join(methods, ", ")
+		w.Header().Set("Allow", allow)
+		s.rejectFor(w, ep, enc, &requestError{status: http.StatusMethodNotAllowed,
+			msg: "method " + r.Method + " not allowed, use " + allow})
+		return
+	}
+	body := raw.Bytes()
+	switch ep {
+	case otlpTraces, otlpMetrics, otlpLogs:
+		sig, _ := ep.otlpSignal()
+		s.serveOTLP(w, r, sig, enc, body)
+	case zipkinSpans:
+		s.serveZipkin(w, r, body)
+	case elasticServerInfo:
+		s.serveElasticServerInfo(w)
+	case elasticIntake:
+		s.serveElasticIntake(w, r, body)
+	case elasticAgentConfig:
+		s.serveElasticAgentConfig(w, r)
+	case datadogInfo:
+		s.serveDatadogInfo(w)
+	case datadogTracesV04, datadogTracesV05:
+		s.serveDatadogTraces(w, r, ep, body)
+	case datadogStats:
+		s.serveDatadogStats(w, r, body)
+	case datadogTelemetry:
+		s.serveDatadogTelemetry(w)
+	case pyroscopeIngest:
+		s.servePyroscope(w, r, body)
 	}
 }
 
-// route returns the signal received on path, and false for an unknown path.
-func route(path string) (signal, bool) {
+// endpoint is a path the sink serves, and the protocol spoken there.
+type endpoint int
+
+const (
+	unknownPath        endpoint = iota
+	otlpTraces                  // POST /v1/traces
+	otlpMetrics                 // POST /v1/metrics
+	otlpLogs                    // POST /v1/logs
+	zipkinSpans                 // POST /api/v2/spans
+	elasticServerInfo           // GET /: APM Server information
+	elasticIntake               // POST /intake/v2/events
+	elasticAgentConfig          // GET or POST /config/v1/agents: central configuration
+	datadogInfo                 // GET /info: trace agent discovery
+	datadogTracesV04            // PUT /v0.4/traces
+	datadogTracesV05            // PUT /v0.5/traces
+	datadogStats                // PUT /v0.6/stats: client-computed span stats
+	datadogTelemetry            // POST /telemetry/proxy/...: the tracer's own telemetry
+	pyroscopeIngest             // POST /ingest
+)
+
+// datadogTelemetryPrefix is the path under which a Datadog trace agent
+// relays tracers' own telemetry to Datadog's intake.
+const datadogTelemetryPrefix = "/telemetry/proxy/"
+
+// route returns the endpoint served on path, or unknownPath.
+func route(path string) endpoint {
 	switch path {
 	case "/v1/traces":
-		return traces, true
+		return otlpTraces
 	case "/v1/metrics":
-		return metrics, true
+		return otlpMetrics
 	case "/v1/logs":
-		return logs, true
+		return otlpLogs
 	case "/api/v2/spans":
-		return zipkinSpans, true
+		return zipkinSpans
+	case "/":
+		return elasticServerInfo
+	case "/intake/v2/events":
+		return elasticIntake
+	case "/config/v1/agents":
+		return elasticAgentConfig
+	case "/info":
+		return datadogInfo
+	case "/v0.4/traces":
+		return datadogTracesV04
+	case "/v0.5/traces":
+		return datadogTracesV05
+	case "/v0.6/stats":
+		return datadogStats
+	case "/ingest":
+		return pyroscopeIngest
+	}
+	if strings.HasPrefix(path, datadogTelemetryPrefix) {
+		return datadogTelemetry
+	}
+	return unknownPath
+}
+
+// methods returns the HTTP methods ep accepts, as its protocol's clients
+// send them.
+func (ep endpoint) methods() []string {
+	switch ep {
+	case elasticServerInfo, datadogInfo:
+		return []string{http.MethodGet, http.MethodHead}
+	case elasticAgentConfig:
+		return []string{http.MethodGet, http.MethodPost}
+	case datadogTracesV04, datadogTracesV05, datadogStats:
+		return []string{http.MethodPut, http.MethodPost}
+	}
+	return []string{http.MethodPost}
+}
+
+// otlpSignal returns the OTLP signal received at ep, and false when ep is
+// not an OTLP endpoint.
+func (ep endpoint) otlpSignal() (signal, bool) {
+	switch ep {
+	case otlpTraces:
+		return traces, true
+	case otlpMetrics:
+		return metrics, true
+	case otlpLogs:
+		return logs, true
 	}
 	return 0, false
+}
+
+// statusRecorder remembers the status a handler answered with, for
+// Sink.observe.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+// WriteHeader records the status and sends it.
+func (rec *statusRecorder) WriteHeader(status int) {
+	if rec.status == 0 {
+		rec.status = status
+	}
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+// Write records an implicit 200 and writes b.
+func (rec *statusRecorder) Write(b []byte) (int, error) {
+	if rec.status == 0 {
+		rec.status = http.StatusOK
+	}
+	return rec.ResponseWriter.Write(b)
 }
 
 // requestError is a request the sink refuses, with the status to answer.
@@ -298,6 +448,17 @@ func (s *Sink) reject(w http.ResponseWriter, rerr *requestError, enc encoding) {
 	http.Error(w, msg, rerr.status)
 }
 
+// rejectFor rejects a request to ep in the form its protocol's clients
+// expect: a google.rpc.Status for OTLP, the APM Server's JSON error for
+// Elastic intake, plain text otherwise.
+func (s *Sink) rejectFor(w http.ResponseWriter, ep endpoint, enc encoding, rerr *requestError) {
+	if ep == elasticIntake {
+		s.rejectIntake(w, rerr)
+		return
+	}
+	s.reject(w, rerr, enc)
+}
+
 // readBody reads r's body as sent, up to MaxBodyBytes, into buf and counts
 // the bytes read.
 func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) *requestError {
@@ -317,34 +478,78 @@ func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffe
 // using scratch for the decompressed bytes when needed.
 func (s *Sink) decodeBody(r *http.Request, raw []byte, scratch *bytes.Buffer) ([]byte, *requestError) {
 	ce := r.Header.Get("Content-Encoding")
-	switch strings.ToLower(strings.TrimSpace(ce)) {
+	switch name := strings.ToLower(strings.TrimSpace(ce)); name {
 	case "", "identity":
 		return raw, nil
 	case "gzip", "x-gzip":
-		zr, _ := s.gzips.Get().(*gzip.Reader)
-		var err error
-		if zr == nil {
-			zr, err = gzip.NewReader(bytes.NewReader(raw))
-		} else {
-			err = zr.Reset(bytes.NewReader(raw))
-		}
-		if err != nil {
-			return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("gunzip request body: %v", err)}
-		}
-		defer s.gzips.Put(zr)
-		n, err := scratch.ReadFrom(io.LimitReader(zr, s.maxDecoded+1))
-		if err != nil {
-			return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("gunzip request body: %v", err)}
-		}
-		if n > s.maxDecoded {
-			return nil, &requestError{status: http.StatusRequestEntityTooLarge,
-				msg: fmt.Sprintf("decompressed request body exceeds %d bytes", s.maxDecoded)}
-		}
-		return scratch.Bytes(), nil
+		return s.gunzip(raw, scratch)
+	case "deflate":
+		return s.inflate(raw, scratch)
 	default:
 		return nil, &requestError{status: http.StatusUnsupportedMediaType,
-			msg: fmt.Sprintf("unsupported Content-Encoding %q (use gzip or none)", ce)}
+			msg: fmt.Sprintf("unsupported Content-Encoding %q (use gzip, deflate or none)", ce)}
 	}
+}
+
+// gunzip decompresses the gzip stream raw into scratch.
+func (s *Sink) gunzip(raw []byte, scratch *bytes.Buffer) ([]byte, *requestError) {
+	zr, _ := s.gzips.Get().(*gzip.Reader)
+	var err error
+	if zr == nil {
+		zr, err = gzip.NewReader(bytes.NewReader(raw))
+	} else {
+		err = zr.Reset(bytes.NewReader(raw))
+	}
+	if err != nil {
+		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("gunzip request body: %v", err)}
+	}
+	defer s.gzips.Put(zr)
+	return s.decompress(zr, scratch, "gunzip")
+}
+
+// inflate decompresses a deflate-encoded body into scratch. HTTP's deflate
+// is a zlib stream (RFC 9110, 8.4.1.2), which is what Elastic's APM agents
+// send; some clients send bare DEFLATE data instead (RFC 1951), which is
+// accepted too when the body does not start with a zlib header.
+func (s *Sink) inflate(raw []byte, scratch *bytes.Buffer) ([]byte, *requestError) {
+	if !zlibHeader(raw) {
+		fr := flate.NewReader(bytes.NewReader(raw))
+		defer fr.Close()
+		return s.decompress(fr, scratch, "inflate")
+	}
+	zr, _ := s.zlibs.Get().(io.ReadCloser)
+	var err error
+	if zr == nil {
+		zr, err = zlib.NewReader(bytes.NewReader(raw))
+	} else {
+		err = zr.(zlib.Resetter).Reset(bytes.NewReader(raw), nil)
+	}
+	if err != nil {
+		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("inflate request body: %v", err)}
+	}
+	defer s.zlibs.Put(zr)
+	return s.decompress(zr, scratch, "inflate")
+}
+
+// zlibHeader reports whether b starts with a zlib header (RFC 1950, 2.2):
+// compression method 8 and a check value that makes the first two bytes a
+// multiple of 31.
+func zlibHeader(b []byte) bool {
+	return len(b) >= 2 && b[0]&0x0f == 8 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0
+}
+
+// decompress reads zr into scratch, up to the decoded body limit; what
+// names the operation in errors.
+func (s *Sink) decompress(zr io.Reader, scratch *bytes.Buffer, what string) ([]byte, *requestError) {
+	n, err := scratch.ReadFrom(io.LimitReader(zr, s.maxDecoded+1))
+	if err != nil {
+		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("%s request body: %v", what, err)}
+	}
+	if n > s.maxDecoded {
+		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
+			msg: fmt.Sprintf("decompressed request body exceeds %d bytes", s.maxDecoded)}
+	}
+	return scratch.Bytes(), nil
 }
 
 // getBuffer returns an empty buffer from the pool, grown to hint bytes

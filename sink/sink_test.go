@@ -2,7 +2,9 @@ package sink
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -37,8 +39,14 @@ const testLimit = 64 << 10
 // port and closes it when the test ends.
 func startSink(t *testing.T) *Sink {
 	t.Helper()
+	return startSinkLimit(t, testLimit)
+}
+
+// startSinkLimit is startSink with body limits of limit.
+func startSinkLimit(t *testing.T, limit int64) *Sink {
+	t.Helper()
 	s := New()
-	s.maxBody, s.maxDecoded = testLimit, testLimit
+	s.maxBody, s.maxDecoded = limit, limit
 	if err := s.Start("127.0.0.1:0"); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -62,11 +70,18 @@ func testClient() *http.Client {
 type response struct {
 	status      int
 	contentType string
+	header      http.Header
 	body        []byte
 }
 
 // send makes one request to the sink and reads the whole response.
 func send(t *testing.T, method, url, contentType, contentEncoding string, body []byte) response {
+	t.Helper()
+	return sendWith(t, method, url, contentType, contentEncoding, nil, body)
+}
+
+// sendWith is send with more request headers.
+func sendWith(t *testing.T, method, url, contentType, contentEncoding string, header map[string]string, body []byte) response {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
@@ -78,6 +93,9 @@ func send(t *testing.T, method, url, contentType, contentEncoding string, body [
 	if contentEncoding != "" {
 		req.Header.Set("Content-Encoding", contentEncoding)
 	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	resp, err := testClient().Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
@@ -87,7 +105,38 @@ func send(t *testing.T, method, url, contentType, contentEncoding string, body [
 	if err != nil {
 		t.Fatalf("read response: %v", err)
 	}
-	return response{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), body: b}
+	return response{status: resp.StatusCode, contentType: resp.Header.Get("Content-Type"), header: resp.Header, body: b}
+}
+
+// zl compresses b as HTTP's deflate encoding: a zlib stream.
+func zl(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zlib.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatalf("zlib: %v", err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatalf("zlib: %v", err)
+	}
+	return buf.Bytes()
+}
+
+// fl compresses b as bare DEFLATE data, without zlib's header.
+func fl(t testing.TB, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	fw, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		t.Fatalf("flate: %v", err)
+	}
+	if _, err := fw.Write(b); err != nil {
+		t.Fatalf("flate: %v", err)
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatalf("flate: %v", err)
+	}
+	return buf.Bytes()
 }
 
 // gz compresses b with gzip.
@@ -235,33 +284,26 @@ func TestRequests(t *testing.T) {
 	// Field 1 (resource_spans) claims 127 bytes but 2 follow.
 	truncated := []byte{0x0a, 0x7f, 0x01, 0x02}
 
-	tests := []struct {
-		name        string
-		method      string // POST when empty
-		path        string
-		contentType string
-		gzip        bool
-		encoding    string // Content-Encoding sent as is, when gzip is false
-		body        []byte
-		wantStatus  int
-		wantType    string // response Content-Type prefix; not checked when empty
-		want        Counts // Requests, Bytes and Rejected are filled in below
-	}{
+	tests := []requestCase{
 		{name: "traces json", path: "/v1/traces", contentType: ctJSON, body: traces3,
 			wantStatus: 200, wantType: ctJSON, want: Counts{Spans: 3}},
-		{name: "traces ctJSON gzip", path: "/v1/traces", contentType: ctJSON, gzip: true, body: traces3,
+		{name: "traces ctJSON gzip", path: "/v1/traces", contentType: ctJSON, compress: gz, encoding: "gzip", body: traces3,
 			wantStatus: 200, wantType: ctJSON, want: Counts{Spans: 3}},
 		{name: "traces ctJSON charset", path: "/v1/traces", contentType: "application/json; charset=utf-8", body: traces3,
 			wantStatus: 200, wantType: ctJSON, want: Counts{Spans: 3}},
 		{name: "traces protobuf", path: "/v1/traces", contentType: ctPB, body: traces7pb,
 			wantStatus: 200, wantType: ctPB, want: Counts{Spans: 7}},
-		{name: "traces protobuf gzip", path: "/v1/traces", contentType: ctPB, gzip: true, body: traces7pb,
+		{name: "traces protobuf gzip", path: "/v1/traces", contentType: ctPB, compress: gz, encoding: "gzip", body: traces7pb,
+			wantStatus: 200, wantType: ctPB, want: Counts{Spans: 7}},
+		{name: "traces protobuf deflate", path: "/v1/traces", contentType: ctPB, compress: zl, encoding: "deflate", body: traces7pb,
+			wantStatus: 200, wantType: ctPB, want: Counts{Spans: 7}},
+		{name: "traces protobuf bare deflate", path: "/v1/traces", contentType: ctPB, compress: fl, encoding: "deflate", body: traces7pb,
 			wantStatus: 200, wantType: ctPB, want: Counts{Spans: 7}},
 		{name: "traces empty protobuf", path: "/v1/traces", contentType: ctPB, body: nil,
 			wantStatus: 200, wantType: ctPB},
 		{name: "metrics protobuf", path: "/v1/metrics", contentType: ctPB, body: metricsPB,
 			wantStatus: 200, wantType: ctPB, want: Counts{MetricPoints: 5}},
-		{name: "metrics protobuf gzip", path: "/v1/metrics", contentType: ctPB, gzip: true, body: metricsPB,
+		{name: "metrics protobuf gzip", path: "/v1/metrics", contentType: ctPB, compress: gz, encoding: "gzip", body: metricsPB,
 			wantStatus: 200, wantType: ctPB, want: Counts{MetricPoints: 5}},
 		{name: "metrics json", path: "/v1/metrics", contentType: ctJSON, body: metricsJSON,
 			wantStatus: 200, wantType: ctJSON, want: Counts{MetricPoints: 5}},
@@ -271,7 +313,7 @@ func TestRequests(t *testing.T) {
 			wantStatus: 200, wantType: ctJSON, want: Counts{LogRecords: 4}},
 		{name: "zipkin", path: "/api/v2/spans", contentType: ctJSON, body: zipkin2,
 			wantStatus: 202, want: Counts{Spans: 2}},
-		{name: "zipkin gzip", path: "/api/v2/spans", contentType: ctJSON, gzip: true, body: zipkin2,
+		{name: "zipkin gzip", path: "/api/v2/spans", contentType: ctJSON, compress: gz, encoding: "gzip", body: zipkin2,
 			wantStatus: 202, want: Counts{Spans: 2}},
 		{name: "zipkin no content type", path: "/api/v2/spans", body: zipkin2,
 			wantStatus: 202, want: Counts{Spans: 2}},
@@ -286,6 +328,10 @@ func TestRequests(t *testing.T) {
 			wantStatus: 400, wantType: ctJSON},
 		{name: "garbage gzip", path: "/v1/metrics", contentType: ctPB, encoding: "gzip", body: []byte("not gzip"),
 			wantStatus: 400, wantType: ctPB},
+		{name: "garbage deflate", path: "/v1/metrics", contentType: ctPB, encoding: "deflate", body: []byte("not deflate"),
+			wantStatus: 400, wantType: ctPB},
+		{name: "deflate bomb", path: "/v1/traces", contentType: ctPB, encoding: "deflate", body: zl(t, make([]byte, testLimit+1)),
+			wantStatus: 413, wantType: ctPB},
 		{name: "gzip bomb", path: "/v1/traces", contentType: ctPB, encoding: "gzip", body: bomb,
 			wantStatus: 413, wantType: ctPB},
 		{name: "gzip at limit", path: "/v1/traces", contentType: ctPB, encoding: "gzip", body: atLimit,
@@ -306,8 +352,8 @@ func TestRequests(t *testing.T) {
 			wantStatus: 415},
 		{name: "unknown path", path: "/v1/profiles", contentType: ctPB, body: traces7pb,
 			wantStatus: 404},
-		{name: "root", path: "/", body: nil,
-			wantStatus: 404},
+		{name: "POST root", path: "/", body: traces7pb, contentType: ctPB,
+			wantStatus: 405}, // an OTLP exporter given the base URL as a signal's endpoint
 		{name: "trailing slash", path: "/v1/traces/", contentType: ctPB, body: traces7pb,
 			wantStatus: 404},
 		{name: "GET traces", method: http.MethodGet, path: "/v1/traces",
@@ -315,18 +361,47 @@ func TestRequests(t *testing.T) {
 		{name: "PUT zipkin", method: http.MethodPut, path: "/api/v2/spans", contentType: ctJSON, body: zipkin2,
 			wantStatus: 405},
 	}
+	runRequestCases(t, tests)
+}
+
+// requestCase is one request to a fresh sink and what it must answer and
+// count.
+type requestCase struct {
+	name        string
+	method      string // POST when empty
+	path        string // with the query, if any
+	contentType string
+	header      map[string]string // more request headers
+	compress    func(testing.TB, []byte) []byte
+	encoding    string // Content-Encoding: sent as is, or naming compress
+	body        []byte
+	wantStatus  int
+	wantType    string                            // response Content-Type prefix; not checked when empty
+	wantBody    string                            // response body; not checked when empty
+	check       func(t *testing.T, resp response) // more checks of the response; none when nil
+	limit       int64                             // body limits, raw and decoded; testLimit when 0
+	want        Counts                            // Requests, Bytes and Rejected are filled in below
+}
+
+// runRequestCases runs each case as a subtest against a sink of its own.
+func runRequestCases(t *testing.T, tests []requestCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := startSink(t)
-			body, encoding := tt.body, tt.encoding
-			if tt.gzip {
-				body, encoding = gz(t, tt.body), "gzip"
+			limit := tt.limit
+			if limit == 0 {
+				limit = testLimit
+			}
+			s := startSinkLimit(t, limit)
+			body := tt.body
+			if tt.compress != nil {
+				body = tt.compress(t, tt.body)
 			}
 			method := tt.method
 			if method == "" {
 				method = http.MethodPost
 			}
-			resp := send(t, method, s.URL()+tt.path, tt.contentType, encoding, body)
+			resp := sendWith(t, method, s.URL()+tt.path, tt.contentType, tt.encoding, tt.header, body)
 
 			if resp.status != tt.wantStatus {
 				t.Errorf("status = %d, want %d (body %q)", resp.status, tt.wantStatus, resp.body)
@@ -334,11 +409,18 @@ func TestRequests(t *testing.T) {
 			if tt.wantType != "" && !strings.HasPrefix(resp.contentType, tt.wantType) {
 				t.Errorf("Content-Type = %q, want %q (body %q)", resp.contentType, tt.wantType, resp.body)
 			}
-			checkBody(t, tt.path, resp)
+			if tt.wantBody != "" && string(resp.body) != tt.wantBody {
+				t.Errorf("body = %q, want %q", resp.body, tt.wantBody)
+			}
+			path, _, _ := strings.Cut(tt.path, "?")
+			checkBody(t, path, resp)
+			if tt.check != nil {
+				tt.check(t, resp)
+			}
 
 			want := tt.want
 			want.Requests = 1
-			want.Bytes = uint64(min(len(body), testLimit)) // the sink stops reading at the limit
+			want.Bytes = uint64(min(int64(len(body)), limit)) // the sink stops reading at the limit
 			if tt.wantStatus >= 400 {
 				want.Rejected = 1
 			}
@@ -354,6 +436,9 @@ func TestRequests(t *testing.T) {
 // response's encoding.
 func checkBody(t *testing.T, path string, resp response) {
 	t.Helper()
+	if _, ok := route(path).otlpSignal(); !ok {
+		return
+	}
 	isJSON := strings.HasPrefix(resp.contentType, ctJSON)
 	if !isJSON && !strings.HasPrefix(resp.contentType, ctPB) {
 		return
