@@ -1,6 +1,10 @@
 package analyze
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Cost identifies one figure toll reports per trial.
 type Cost string
@@ -33,6 +37,7 @@ const (
 	Spans         Cost = "spans_per_s"
 	SpansPerReq   Cost = "spans_per_request"
 	ExportBytes   Cost = "export_kib_per_s"
+	Profiles      Cost = "profiles_per_s"
 	Startup       Cost = "startup_ms"
 	MachineCPU    Cost = "machine_cpu_pct"
 	Steal         Cost = "machine_steal_pct"
@@ -80,6 +85,7 @@ func Costs() []CostInfo {
 		{Spans, "spans received", "/s", 1, true},
 		{SpansPerReq, "spans per request", "", 2, true},
 		{ExportBytes, "telemetry received", "KiB/s", 1, true},
+		{Profiles, "profiles received", "/s", 2, true},
 		{Startup, "startup", "ms", 0, false},
 		{MachineCPU, "machine CPU (all cores)", "%", 1, true},
 		{Steal, "machine steal", "%", 2, true},
@@ -90,12 +96,42 @@ func Costs() []CostInfo {
 // CPUBusy is the cost of one CPU's busy share of the machine, in percent.
 func CPUBusy(cpu int) Cost { return Cost(fmt.Sprintf("machine_cpu%d_pct", cpu)) }
 
+// requestCostPrefix starts the costs of one entry of the request mix.
+const requestCostPrefix = "request:"
+
+// RequestCost is cost c (a latency percentile or the error rate) of the
+// entry of the request mix named name, on its own.
+func RequestCost(name string, c Cost) Cost {
+	return Cost(requestCostPrefix + name + ":" + string(c))
+}
+
+// requestCostParts splits a RequestCost into the entry's name and the cost.
+func requestCostParts(c Cost) (name string, base Cost, ok bool) {
+	rest, ok := strings.CutPrefix(string(c), requestCostPrefix)
+	if !ok {
+		return "", "", false
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i < 0 {
+		return "", "", false
+	}
+	return rest[:i], Cost(rest[i+1:]), true
+}
+
+// perRequestCosts are the costs reported per entry of the request mix.
+func perRequestCosts() []Cost { return []Cost{LatencyP50, LatencyP99, ErrorRate} }
+
 // Info returns the description of c.
 func Info(c Cost) CostInfo {
 	for _, ci := range Costs() {
 		if ci.Cost == c {
 			return ci
 		}
+	}
+	if name, base, ok := requestCostParts(c); ok {
+		ci := Info(base)
+		ci.Cost, ci.Label = c, ci.Label+" ("+name+")"
+		return ci
 	}
 	var cpu int
 	if n, _ := fmt.Sscanf(string(c), "machine_cpu%d_pct", &cpu); n == 1 && string(CPUBusy(cpu)) == string(c) {
@@ -105,9 +141,33 @@ func Info(c Cost) CostInfo {
 }
 
 // costsOf returns every cost in report order: the fixed ones, then the
-// per-CPU ones that any of the trials has.
+// per-CPU ones that any of the trials has. Each entry of a request mix of
+// several has its own latency and error rows, after the overall error
+// rate. Profiles are left out when no trial received any, so that a run
+// without a profiler has no row of zeros for them.
 func costsOf(trials []*TrialCosts) []CostInfo {
-	out := Costs()
+	var names []string
+	for _, tc := range trials {
+		for _, n := range tc.requests {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	var out []CostInfo
+	for _, ci := range Costs() {
+		out = append(out, ci)
+		if ci.Cost == ErrorRate {
+			for _, n := range names {
+				for _, c := range perRequestCosts() {
+					out = append(out, Info(RequestCost(n, c)))
+				}
+			}
+		}
+	}
+	if !slices.ContainsFunc(trials, func(tc *TrialCosts) bool { return tc.Costs[Profiles] > 0 }) {
+		out = slices.DeleteFunc(out, func(ci CostInfo) bool { return ci.Cost == Profiles })
+	}
 	maxCPU := -1
 	for _, tc := range trials {
 		for cpu := 0; ; cpu++ {

@@ -27,8 +27,12 @@ type RunComparison struct {
 // StepChange is one load step's comparison.
 type StepChange struct {
 	Rate     float64         `json:"target_rate"`
+	Users    int             `json:"target_users,omitempty"`
 	Variants []VariantChange `json:"variants"`
 }
+
+// Label names the step: "300 req/s" or "50 users".
+func (st StepChange) Label() string { return Step{Rate: st.Rate, Users: st.Users}.Label() }
 
 // VariantChange is one variant's overheads in both runs and their change.
 type VariantChange struct {
@@ -57,11 +61,11 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 	}
 	rc := &RunComparison{Baseline: a.Baseline}
 	for _, sa := range a.Steps {
-		sb, ok := stepAt(b, sa.Rate)
+		sb, ok := stepAt(b, sa)
 		if !ok {
 			continue
 		}
-		st := StepChange{Rate: sa.Rate}
+		st := StepChange{Rate: sa.Rate, Users: sa.Users}
 		for _, va := range sa.Variants {
 			vb, ok := variantOf(sb, va.Name)
 			if !ok || va.Name == a.Baseline {
@@ -148,9 +152,9 @@ func logRatios(s *Summary, st Step, variant string, c Cost) ([]float64, bool) {
 	return out, len(out) > 0
 }
 
-func stepAt(s *Summary, rate float64) (Step, bool) {
+func stepAt(s *Summary, want Step) (Step, bool) {
 	for _, st := range s.Steps {
-		if st.Rate == rate {
+		if st.Rate == want.Rate && st.Users == want.Users {
 			return st, true
 		}
 	}
@@ -278,7 +282,7 @@ func (g Gate) Check(rc *RunComparison) []string {
 					continue
 				}
 				if (g.Pct >= 0 && *c.CILow > g.Pct) || (g.Pct < 0 && *c.CIHigh < g.Pct) {
-					out = append(out, fmt.Sprintf("%s at %.0f req/s: %s changed %s, beyond %s", v.Name, st.Rate, c.Label, c.Verdict, g.Text))
+					out = append(out, fmt.Sprintf("%s at %s: %s changed %s, beyond %s", v.Name, st.Label(), c.Label, c.Verdict, g.Text))
 				}
 			}
 		}

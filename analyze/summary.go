@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/tollperf/toll/record"
 )
@@ -30,9 +31,20 @@ type Summary struct {
 
 // Step is one load step's results.
 type Step struct {
-	Index    int             `json:"index"`
+	Index int `json:"index"`
+	// Rate is the open model's arrival rate; Users the closed model's
+	// number of users (the other is 0).
 	Rate     float64         `json:"target_rate"`
+	Users    int             `json:"target_users,omitempty"`
 	Variants []VariantResult `json:"variants"`
+}
+
+// Label names the step: "300 req/s" or "50 users".
+func (st Step) Label() string {
+	if st.Users > 0 {
+		return fmt.Sprintf("%d users", st.Users)
+	}
+	return strconv.FormatFloat(st.Rate, 'f', -1, 64) + " req/s"
 }
 
 // VariantResult is one variant's costs at one load step. Costs are the
@@ -85,7 +97,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		variant string
 	}
 	byKey := map[key]map[int]*TrialCosts{} // round → costs
-	steps := map[int]float64{}
+	steps := map[int]Step{}
 	for _, t := range trials {
 		tc, err := SummarizeTrial(t, opt.Trim)
 		if err != nil {
@@ -94,7 +106,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		s.Trials = append(s.Trials, tc)
 		s.Flags = append(s.Flags, tc.Flags...)
-		steps[t.Step] = t.TargetRate
+		steps[t.Step] = Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers}
 		if opt.ExcludeFlagged && len(tc.Flags) > 0 {
 			continue
 		}
@@ -125,7 +137,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	sort.Ints(stepIdx)
 	for _, si := range stepIdx {
-		st := Step{Index: si, Rate: steps[si]}
+		st := steps[si]
 		base := byKey[key{si, m.Baseline}]
 		for _, v := range m.Variants {
 			rounds := byKey[key{si, v}]
@@ -160,7 +172,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
 			if vr.Rounds < 2 && vr.Name != m.Baseline {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %.0f req/s: at least 2 are needed for an interval, 5 or more for a useful one", vr.Name, vr.Rounds, st.Rate))
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %s: at least 2 are needed for an interval, 5 or more for a useful one", vr.Name, vr.Rounds, st.Label()))
 			}
 		}
 	}
@@ -233,6 +245,9 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 		}
 		warmup := prev.MeasureStart.Sub(prev.Start).Seconds()
 		reqs := prev.TargetRate*warmup + float64(prev.Load.Sent)
+		if prev.Load.WarmupCompleted > 0 || prev.TargetRate == 0 {
+			reqs = float64(prev.Load.WarmupCompleted + prev.Load.Sent)
+		}
 		if reqs <= 0 {
 			continue
 		}

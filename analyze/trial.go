@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/tollperf/toll/record"
 )
 
@@ -21,6 +23,35 @@ type TrialCosts struct {
 	Flags    []Flag                      `json:"flags,omitempty"`
 
 	saturated []cpuBusy // CPUs outside the services' that were saturated
+	requests  []string  // the request mix's entries with costs of their own
+}
+
+// requestCosts adds each request-mix entry's own latency and error costs,
+// over the whole measured window (per-entry figures are not kept per
+// second, so trims do not apply to them). A mix of one entry has none: its
+// figures are the trial's.
+func requestCosts(tc *TrialCosts, reqs []record.RequestTotals) error {
+	if len(reqs) < 2 {
+		return nil
+	}
+	for _, rq := range reqs {
+		tc.requests = append(tc.requests, rq.Name)
+		if rq.Completed > 0 {
+			tc.Costs[RequestCost(rq.Name, ErrorRate)] = 100 * float64(rq.Errors.Total()) / float64(rq.Completed)
+		}
+		if rq.Histogram == "" {
+			continue
+		}
+		h, err := hdr.Decode([]byte(rq.Histogram))
+		if err != nil {
+			return fmt.Errorf("decode latency histogram of request %s: %w", rq.Name, err)
+		}
+		if h.TotalCount() > 0 {
+			tc.Costs[RequestCost(rq.Name, LatencyP50)] = float64(h.ValueAtQuantile(50)) / 1000
+			tc.Costs[RequestCost(rq.Name, LatencyP99)] = float64(h.ValueAtQuantile(99)) / 1000
+		}
+	}
+	return nil
 }
 
 // cpuBusy is one CPU's busy share over a window, in percent.
@@ -68,6 +99,9 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[LatencyP999] = ms(99.9)
 		tc.Costs[LatencyMax] = float64(h.Max()) / 1000
 	}
+	if err := requestCosts(tc, t.Load.Requests); err != nil {
+		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
+	}
 
 	// Services: CPU, memory, threads of every measured service, and their sum.
 	measured := map[string]bool{}
@@ -106,16 +140,21 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[Startup] = 1000 * startup
 	}
 
-	// Telemetry received by toll's sink.
+	// Telemetry received by toll's sink. Spans and bytes are attributed
+	// over the trial's cycle later (attributeTelemetry); profiles are
+	// uploaded on a timer, not per request, so their rate over the window
+	// stands.
 	if len(t.Telemetry) > 0 {
 		ts := make([]float64, len(t.Telemetry))
 		spans := make([]float64, len(t.Telemetry))
 		bytes := make([]float64, len(t.Telemetry))
+		profiles := make([]float64, len(t.Telemetry))
 		for i, s := range t.Telemetry {
-			ts[i], spans[i], bytes[i] = s.T, float64(s.Spans), float64(s.Bytes)
+			ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(s.Bytes), float64(s.Profiles)
 		}
 		tc.Costs[Spans] = (interpolate(ts, spans, w.To) - interpolate(ts, spans, w.From)) / secs
 		tc.Costs[ExportBytes] = (interpolate(ts, bytes, w.To) - interpolate(ts, bytes, w.From)) / secs / 1024
+		tc.Costs[Profiles] = (interpolate(ts, profiles, w.To) - interpolate(ts, profiles, w.From)) / secs
 		if tp := tc.Costs[Throughput]; tp > 0 {
 			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
 		}

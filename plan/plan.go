@@ -63,9 +63,11 @@ type Trial struct {
 	Index int
 	// Round numbers the rounds from 1.
 	Round int
-	// Step indexes the load steps from 0; Rate is that step's arrival rate.
-	Step int
-	Rate float64
+	// Step indexes the load steps from 0; Rate is that step's arrival rate
+	// (open model) or Users its number of users (closed model).
+	Step  int
+	Rate  float64
+	Users int
 	// Variant names the variant under load.
 	Variant string
 	// Order is the variant's position within its round, from 0.
@@ -113,7 +115,7 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 		}
 	}
 	index := 0
-	for step, rate := range s.Load.Steps() {
+	for step, st := range s.Load.Steps() {
 		for round := 1; round <= s.Rounds; round++ {
 			order := append([]string(nil), variants...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -124,7 +126,7 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 			}
 			for i, v := range order {
 				index++
-				t := &Trial{Index: index, Round: round, Step: step, Rate: rate, Variant: v, Order: i}
+				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: v, Order: i}
 				if s.Restart == scenario.RestartPerTrial {
 					add(Start, v, nil)
 				}
@@ -162,13 +164,13 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 		p.Actions = append(p.Actions, Action{Kind: Start, Variant: v})
 	}
 	index := 0
-	for step, rate := range s.Load.Steps() {
+	for step, st := range s.Load.Steps() {
 		for round := 1; round <= s.Rounds; round++ {
 			order := append([]string(nil), others...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			for i, v := range order {
-				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: rate, Variant: s.Baseline, Order: i, Pair: v}
-				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: rate, Variant: v, Order: i}
+				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: s.Baseline, Order: i, Pair: v}
+				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: v, Order: i}
 				index += 2
 				p.Actions = append(p.Actions, Action{Kind: RunDuet, Variant: v, Duet: [2]*Trial{b, t}})
 			}

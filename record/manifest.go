@@ -37,14 +37,22 @@ type Manifest struct {
 
 // LoadSettings are the load generator's settings.
 type LoadSettings struct {
-	// Model is "open" (constant arrival rate).
-	Model     string    `json:"model"`
-	Rates     []float64 `json:"rates"`
-	WarmupS   float64   `json:"warmup_s"`
-	DurationS float64   `json:"duration_s"`
-	TimeoutS  float64   `json:"timeout_s"`
-	MaxConns  int       `json:"max_conns"`
-	Target    string    `json:"target"`
+	// Model is "open" (constant arrival rate) or "closed" (users).
+	Model string    `json:"model"`
+	Rates []float64 `json:"rates,omitempty"`
+	// Users are the closed model's steps; ThinkS its think time and
+	// ThinkDistribution "constant" or "exponential"; RampS its ramp-up.
+	Users             []int   `json:"users,omitempty"`
+	ThinkS            float64 `json:"think_s,omitempty"`
+	ThinkDistribution string  `json:"think_distribution,omitempty"`
+	RampS             float64 `json:"ramp_s,omitempty"`
+	// QuantumS is the open model's release grid (0: exact times).
+	QuantumS  float64 `json:"quantum_s"`
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	TimeoutS  float64 `json:"timeout_s"`
+	MaxConns  int     `json:"max_conns"`
+	Target    string  `json:"target"`
 	// SampleS is the probes' sampling interval.
 	SampleS float64 `json:"sample_s"`
 }

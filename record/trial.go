@@ -16,8 +16,11 @@ type Trial struct {
 	Variant string `json:"variant"`
 	// Pair names the variant a baseline trial ran beside (mode: duet).
 	Pair string `json:"pair,omitempty"`
-	// TargetRate is the step's arrival rate in requests per second.
+	// TargetRate is the step's arrival rate in requests per second (open
+	// model; 0 in the closed model).
 	TargetRate float64 `json:"target_rate"`
+	// TargetUsers is the step's number of users (closed model).
+	TargetUsers int `json:"target_users,omitempty"`
 	// PlannedS is the measured window asked for, in seconds.
 	PlannedS float64 `json:"planned_s"`
 	// Start is the load timeline's origin (warm-up begins); MeasureStart and
@@ -77,6 +80,23 @@ type LoadTotals struct {
 	// Missed requests were scheduled but never sent.
 	Missed uint64      `json:"missed"`
 	Errors ErrorCounts `json:"errors"`
+	// Histogram is the latency HdrHistogram (µs), V2 compressed, base64.
+	Histogram string `json:"histogram,omitempty"`
+	// WarmupCompleted counts the requests completed in the warm-up.
+	WarmupCompleted uint64 `json:"warmup_completed,omitempty"`
+	// Requests holds the same figures for each entry of the request mix,
+	// over the whole measured window (untrimmed).
+	Requests []RequestTotals `json:"requests,omitempty"`
+}
+
+// RequestTotals are one entry of the request mix's counts over the
+// measured window.
+type RequestTotals struct {
+	Name      string      `json:"name"`
+	Sent      uint64      `json:"sent"`
+	Completed uint64      `json:"completed"`
+	OK        uint64      `json:"ok"`
+	Errors    ErrorCounts `json:"errors"`
 	// Histogram is the latency HdrHistogram (µs), V2 compressed, base64.
 	Histogram string `json:"histogram,omitempty"`
 }
@@ -177,6 +197,9 @@ type Telemetry struct {
 	Spans    uint64  `json:"spans"`
 	Points   uint64  `json:"points"`
 	Logs     uint64  `json:"logs"`
+	// Profiles counts the profiles received; trial files written before
+	// toll counted profiles lack it, which reads as 0.
+	Profiles uint64 `json:"profiles"`
 }
 
 // MachineSample is one reading of the whole machine. CPU figures are

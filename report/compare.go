@@ -15,7 +15,7 @@ func CompareTables(rc *analyze.RunComparison) []Table {
 	var ts []Table
 	for _, st := range rc.Steps {
 		for _, v := range st.Variants {
-			t := Table{Title: fmt.Sprintf("%s vs %s at %s req/s", v.Name, rc.Baseline, num(st.Rate, 0)),
+			t := Table{Title: fmt.Sprintf("%s vs %s at %s", v.Name, rc.Baseline, st.Label()),
 				Header: []string{"cost", "A: Δ% vs " + rc.Baseline, "B: Δ% vs " + rc.Baseline, "B vs A"}}
 			for _, c := range v.Costs {
 				info := analyze.Info(c.Cost)

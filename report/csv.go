@@ -14,10 +14,10 @@ import (
 // flagged. Every consumer (pandas, R, a spreadsheet) can pivot it.
 func CSV(w io.Writer, s *analyze.Summary) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"scenario", "step", "target_rate", "round", "trial", "variant", "cost", "unit", "value", "flagged"})
-	rates := map[int]float64{}
+	cw.Write([]string{"scenario", "step", "target_rate", "target_users", "round", "trial", "variant", "cost", "unit", "value", "flagged"})
+	steps := map[int]analyze.Step{}
 	for _, st := range s.Steps {
-		rates[st.Index] = st.Rate
+		steps[st.Index] = st
 	}
 	for _, t := range s.Trials {
 		costs := make([]string, 0, len(t.Costs))
@@ -27,8 +27,8 @@ func CSV(w io.Writer, s *analyze.Summary) error {
 		sort.Strings(costs)
 		for _, c := range costs {
 			info := analyze.Info(analyze.Cost(c))
-			cw.Write([]string{s.Scenario, strconv.Itoa(t.Step), strconv.FormatFloat(rates[t.Step], 'f', -1, 64),
-				strconv.Itoa(t.Round), strconv.Itoa(t.Index), t.Variant, c, info.Unit,
+			cw.Write([]string{s.Scenario, strconv.Itoa(t.Step), strconv.FormatFloat(steps[t.Step].Rate, 'f', -1, 64),
+				strconv.Itoa(steps[t.Step].Users), strconv.Itoa(t.Round), strconv.Itoa(t.Index), t.Variant, c, info.Unit,
 				strconv.FormatFloat(t.Costs[analyze.Cost(c)], 'g', 10, 64), strconv.FormatBool(len(t.Flags) > 0)})
 		}
 	}

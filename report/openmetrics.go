@@ -59,7 +59,7 @@ func Families(s *analyze.Summary) []*dto.MetricFamily {
 		rate := strconv.FormatFloat(st.Rate, 'f', -1, 64)
 		for _, v := range st.Variants {
 			for _, c := range v.Costs {
-				base := []string{"scenario", s.Scenario, "variant", v.Name, "target_rate", rate, "cost", string(c.Cost)}
+				base := []string{"scenario", s.Scenario, "variant", v.Name, "target_rate", rate, "target_users", strconv.Itoa(st.Users), "cost", string(c.Cost)}
 				add("toll_cost", "A cost's mean over the rounds, in its unit.", c.Value, append(base, "unit", c.Unit)...)
 				d := c.Delta
 				if d == nil || d.Pct == nil {

@@ -147,12 +147,12 @@ func TestCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rows[0], ",") != "scenario,step,target_rate,round,trial,variant,cost,unit,value,flagged" {
+	if strings.Join(rows[0], ",") != "scenario,step,target_rate,target_users,round,trial,variant,cost,unit,value,flagged" {
 		t.Errorf("header %v", rows[0])
 	}
 	n := 0
 	for _, r := range rows[1:] {
-		if r[6] == string(analyze.CPUPerRequest) {
+		if r[7] == string(analyze.CPUPerRequest) {
 			n++
 		}
 	}
@@ -204,7 +204,7 @@ func TestPushToPushgateway(t *testing.T) {
 	}
 	defer r.Body.Close()
 	body, _ := io.ReadAll(r.Body)
-	want := `toll_delta_pct{cost="cpu_per_request_ms",instance="",job="toll",scenario="s<x>",target_rate="10",variant="otel"}`
+	want := `toll_delta_pct{cost="cpu_per_request_ms",instance="",job="toll",scenario="s<x>",target_rate="10",target_users="0",variant="otel"}`
 	if !strings.Contains(string(body), want) {
 		t.Errorf("pushgateway does not show %s:\n%.3000s", want, body)
 	}

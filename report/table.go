@@ -26,7 +26,7 @@ func Tables(s *analyze.Summary) []Table {
 }
 
 func stepTable(s *analyze.Summary, st analyze.Step) Table {
-	t := Table{Title: fmt.Sprintf("at %s req/s", num(st.Rate, 0))}
+	t := Table{Title: "at " + st.Label()}
 	t.Header = []string{"cost"}
 	var base *analyze.VariantResult
 	var others []analyze.VariantResult
@@ -50,7 +50,7 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 		if info.Unit != "" {
 			label += " (" + info.Unit + ")"
 		}
-		if bc.Cost == analyze.Throughput {
+		if bc.Cost == analyze.Throughput && st.Users == 0 {
 			label = fmt.Sprintf("throughput (req/s, target %s)", num(st.Rate, 0))
 		}
 		row := []string{label, num(bc.Value, info.Digits)}

@@ -7,6 +7,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -202,9 +203,19 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		Rounds: s.Rounds, Restart: s.Restart, Mode: s.Mode, Started: time.Now().UTC(), Host: describeHost(),
 		Layout:     record.Layout{Network: s.Network},
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
-		Load: record.LoadSettings{Model: "open", Rates: s.Load.Steps(), WarmupS: s.Load.Warmup.D().Seconds(),
+		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(),
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
+	}
+	if s.Load.Closed() {
+		m.Load.Model, m.Load.Users = "closed", s.Load.Users
+		m.Load.ThinkS, m.Load.RampS = s.Load.Think.D().Seconds(), s.Load.Ramp.D().Seconds()
+		m.Load.ThinkDistribution = cmp.Or(s.Load.ThinkDistribution, "constant")
+	} else {
+		for _, st := range s.Load.Steps() {
+			m.Load.Rates = append(m.Load.Rates, st.Rate)
+		}
+		m.Load.QuantumS = s.Load.QuantumOrDefault().Seconds()
 	}
 	for _, v := range s.Variants {
 		m.Variants = append(m.Variants, v.Name)

@@ -14,6 +14,7 @@ import (
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
 )
 
 // newOrigin returns the origin of a trial's load timeline: shortly ahead,
@@ -50,7 +51,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 	s := r.s
 	measureStart := origin.Add(s.Load.Warmup.D())
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
-		TargetRate: pt.Rate, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
+		TargetRate: pt.Rate, TargetUsers: pt.Users, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs}
 	for _, run := range st.runs {
 		run.Started = st.fresh
@@ -95,11 +96,18 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 		r.began = time.Now()
 	}
 	r.mu.Unlock()
-	res, loadErr := load.Run(tctx, load.Config{
-		Requests: reqs, Pacer: load.ConstantPacer{Rate: pt.Rate}, Start: origin,
+	cfg := load.Config{
+		Requests: reqs, Start: origin,
 		Warmup: s.Load.Warmup.D(), Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
 		MaxConns: s.Load.MaxConns, OnSecond: onSecond,
-	})
+	}
+	if pt.Users > 0 {
+		cfg.Users = &load.Users{N: pt.Users, Think: s.Load.Think.D(),
+			ExponentialThink: s.Load.ThinkDistribution == "exponential", Ramp: s.Load.Ramp.D()}
+	} else {
+		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
+	}
+	res, loadErr := load.Run(tctx, cfg)
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
@@ -144,6 +152,11 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 func fillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
+	tr.Load.WarmupCompleted = res.WarmupCompleted
+	for _, rr := range res.Requests {
+		tr.Load.Requests = append(tr.Load.Requests, record.RequestTotals{Name: rr.Name, Sent: rr.Sent,
+			Completed: rr.Completed, OK: rr.OK, Errors: errorCounts(rr.Errors), Histogram: encodeHist(rr.Latency)})
+	}
 	for _, iv := range res.Intervals {
 		tr.Intervals = append(tr.Intervals, record.Interval{T: iv.Offset.Seconds(), Scheduled: iv.Scheduled, Sent: iv.Sent,
 			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: string(iv.EncodedLatency)})
@@ -170,7 +183,8 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] round %d %-10s %6.0f req/s", r.done, r.total, tr.Round, tr.Variant, tr.TargetRate)
+	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant,
+		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers})
 	if res != nil && tr.Window() > 0 {
 		secs := tr.Window().Seconds()
 		line += fmt.Sprintf("  achieved %7.1f req/s", float64(res.Completed)/secs)
@@ -201,8 +215,8 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	line := fmt.Sprintf("[%d/%d] round %d %s at %.0f req/s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.done+1, r.total, pt.Round, pt.Variant, pt.Rate, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
+	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
+		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
 		float64(sec.Completed), float64(sec.P99.Microseconds())/1000, smp.cpuNow())
 	if sec.Errors > 0 {
 		line += fmt.Sprintf("  errors %d", sec.Errors)
@@ -232,7 +246,12 @@ func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
 	lw := hdr.NewHistogramLogWriter(&b)
 	start := tr.MeasureStart.UnixMilli()
 	lw.SetBaseTime(start)
-	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %.0f req/s; latency in microseconds from the intended send time", tr.Index, tr.Variant, tr.Round, tr.TargetRate))
+	from := "the intended send time"
+	if tr.TargetUsers > 0 {
+		from = "the send (closed model)"
+	}
+	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %s; latency in microseconds from %s", tr.Index, tr.Variant, tr.Round,
+		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers}, from))
 	lw.OutputLogFormatVersion()
 	lw.OutputStartTime(start)
 	lw.OutputBaseTime(start)

@@ -3,6 +3,7 @@ package scenario
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestParseDefaults(t *testing.T) {
 	if !filepath.IsAbs(s.Services[0].Dir) {
 		t.Errorf("dir %q not absolute", s.Services[0].Dir)
 	}
-	if got := s.Load.Steps(); len(got) != 1 || got[0] != 100 {
+	if got := s.Load.Steps(); len(got) != 1 || got[0] != (Step{Rate: 100}) {
 		t.Errorf("steps %v", got)
 	}
 }
@@ -75,6 +76,12 @@ func TestParseErrors(t *testing.T) {
 		{"missing duration", "  duration: 10s\n", "", `load.duration: is required`},
 		{"bad method", "{path: /consumer}", "{path: /consumer, method: FETCH}", `load.requests[0].method: "FETCH" is not an HTTP method`},
 		{"bad network", "name: demo\n", "name: demo\nnetwork: bogus\n", `demo.yaml:2: network: "bogus" is not one of host, isolated`},
+		{"users and rate", "rate: 100", "rate: 100\n  users: 10", `demo.yaml:21: load.users: set users (closed model) or rate/rates (open model), not both`},
+		{"users not numbers", "rate: 100", "users: [a, 2]", `demo.yaml:20: load.users: "a" is not a whole number`},
+		{"think in open model", "rate: 100", "rate: 100\n  think: 1s", `load.think: applies to the closed model only (set users)`},
+		{"bad think distribution", "rate: 100", "users: 5\n  think_distribution: gamma", `load.think_distribution: "gamma" is not one of constant, exponential`},
+		{"quantum in closed model", "rate: 100", "users: 5\n  quantum: 2ms", `load.quantum: applies to the open model only`},
+		{"unknown request placeholder", "{path: /consumer}", "{path: \"/consumer/${idx}\"}", `unknown placeholder ${idx}`},
 		{"unknown top-level", "name: demo", "nmae: demo", `demo.yaml:1: nmae: unknown field "nmae" in scenario (did you mean "name"?)`},
 	}
 	for _, tt := range tests {
@@ -94,6 +101,38 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error spans lines: %q", err)
 			}
 		})
+	}
+}
+
+func TestLoadModels(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		steps          []Step
+		closed         bool
+		quantum        time.Duration
+	}{
+		{"open default", "", "", []Step{{Rate: 100}}, false, DefaultQuantum},
+		{"open steps, exact", "rate: 100", "rates: [10, 20]\n  quantum: 0", []Step{{Rate: 10}, {Rate: 20}}, false, 0},
+		{"closed", "rate: 100", "users: 50\n  think: 100ms\n  think_distribution: exponential\n  ramp: 5s", []Step{{Users: 50}}, true, DefaultQuantum},
+		{"closed steps", "rate: 100", "users: [50, 100]", []Step{{Users: 50}, {Users: 100}}, true, DefaultQuantum},
+		{"templated request", "{path: /consumer}", "{path: \"/consumer/${id}\", headers: {X-Id: \"${id}\"}}", []Step{{Rate: 100}}, false, DefaultQuantum},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("demo.yaml", []byte(strings.Replace(good, tt.old, tt.new, 1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Load.Steps(); !slices.Equal(got, tt.steps) {
+				t.Errorf("steps %v, want %v", got, tt.steps)
+			}
+			if s.Load.Closed() != tt.closed || s.Load.QuantumOrDefault() != tt.quantum {
+				t.Errorf("closed %v quantum %s, want %v %s", s.Load.Closed(), s.Load.QuantumOrDefault(), tt.closed, tt.quantum)
+			}
+		})
+	}
+	if got := (Step{Users: 50}).String() + ", " + (Step{Rate: 2.5}).String(); got != "50 users, 2.5 req/s" {
+		t.Errorf("Step.String: %q", got)
 	}
 }
 

@@ -1,5 +1,11 @@
 package scenario
 
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
 // Scenario is one parsed and validated scenario file.
 type Scenario struct {
 	// Name names the run; results go to results/<Name>-<UTC time>/.
@@ -131,7 +137,8 @@ type Override struct {
 	Env map[string]string `yaml:"env"`
 }
 
-// Load is the traffic sent to each variant: an open model at a constant rate.
+// Load is the traffic sent to each variant: an open model at a constant rate
+// (rate or rates), or a closed model of users (users).
 type Load struct {
 	// Target is the base URL requests are sent to, e.g. http://127.0.0.1:${port:consumer}.
 	Target string `yaml:"target"`
@@ -141,6 +148,25 @@ type Load struct {
 	Rate float64 `yaml:"rate"`
 	// Rates runs several load steps, one per rate; it replaces Rate.
 	Rates []float64 `yaml:"rates"`
+	// Users makes the load a closed model: this many users, each with a
+	// connection of its own, send a request, wait for the response, think,
+	// and repeat. A list runs one load step per entry ("users: [50, 100]").
+	// It excludes Rate and Rates.
+	Users IntList `yaml:"users"`
+	// Think is a closed-model user's pause between a response and its next
+	// request (default 0).
+	Think Duration `yaml:"think"`
+	// ThinkDistribution is "constant" (default) or "exponential" (random
+	// think times with mean Think).
+	ThinkDistribution string `yaml:"think_distribution"`
+	// Ramp starts closed-model users evenly over this long at the start of
+	// each trial's warm-up (default 0: all at once).
+	Ramp Duration `yaml:"ramp"`
+	// Quantum releases open-model requests on a grid of this step, one
+	// wake-up of the load generator per step (default 1ms; 0 sends each
+	// request at its own time, at more CPU). Latency counts from the grid
+	// time.
+	Quantum *Duration `yaml:"quantum"`
 	// Warmup is load sent before each measured window and not recorded.
 	Warmup Duration `yaml:"warmup"`
 	// Duration is the measured window of each trial.
@@ -179,12 +205,52 @@ type Pinning struct {
 	Off bool `yaml:"off"`
 }
 
-// Steps returns the load steps' rates: Rates if set, else Rate alone.
-func (l Load) Steps() []float64 {
-	if len(l.Rates) > 0 {
-		return l.Rates
+// Step is one load step: an open-model Rate or a closed-model number of
+// Users (the other is zero).
+type Step struct {
+	Rate  float64
+	Users int
+}
+
+// String describes the step: "300 req/s" or "50 users".
+func (s Step) String() string {
+	if s.Users > 0 {
+		return fmt.Sprintf("%d users", s.Users)
 	}
-	return []float64{l.Rate}
+	return strconv.FormatFloat(s.Rate, 'f', -1, 64) + " req/s"
+}
+
+// Steps returns the load steps: one per entry of Users, or of Rates, or
+// Rate alone.
+func (l Load) Steps() []Step {
+	var steps []Step
+	switch {
+	case len(l.Users) > 0:
+		for _, u := range l.Users {
+			steps = append(steps, Step{Users: u})
+		}
+	case len(l.Rates) > 0:
+		for _, r := range l.Rates {
+			steps = append(steps, Step{Rate: r})
+		}
+	default:
+		steps = append(steps, Step{Rate: l.Rate})
+	}
+	return steps
+}
+
+// Closed reports whether the load is a closed model (users).
+func (l Load) Closed() bool { return len(l.Users) > 0 }
+
+// DefaultQuantum is the open model's default release grid.
+const DefaultQuantum = time.Millisecond
+
+// QuantumOrDefault returns Quantum, or DefaultQuantum if it is not set.
+func (l Load) QuantumOrDefault() time.Duration {
+	if l.Quantum == nil {
+		return DefaultQuantum
+	}
+	return l.Quantum.D()
 }
 
 // Service returns the service with the given name.

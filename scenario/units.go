@@ -92,3 +92,29 @@ type nodeError struct {
 }
 
 func (e *nodeError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// IntList is a list of integers, written as a list ("[50, 100]") or as a
+// single number ("50").
+type IntList []int
+
+// UnmarshalYAML parses a number or a list of numbers.
+func (l *IntList) UnmarshalYAML(n *yaml.Node) error {
+	nodes := []*yaml.Node{n}
+	switch n.Kind {
+	case yaml.ScalarNode:
+	case yaml.SequenceNode:
+		nodes = n.Content
+	default:
+		return &nodeError{line: n.Line, msg: "want a number or a list of numbers such as [50, 100]"}
+	}
+	var out IntList
+	for _, c := range nodes {
+		v, err := strconv.Atoi(c.Value)
+		if c.Kind != yaml.ScalarNode || err != nil {
+			return &nodeError{line: c.Line, msg: fmt.Sprintf("%q is not a whole number", c.Value)}
+		}
+		out = append(out, v)
+	}
+	*l = out
+	return nil
+}

@@ -264,13 +264,21 @@ func (v *validator) load(l *Load) {
 		if r.Weight < 0 {
 			v.fail(p+".weight", "must be positive")
 		}
-		v.placeholders(p+".path", r.Path)
-		v.placeholders(p+".body", r.Body)
+		v.requestPlaceholders(p+".path", r.Path)
+		v.requestPlaceholders(p+".body", r.Body)
 		for k, h := range r.Headers {
-			v.placeholders(p+".headers."+k, h)
+			v.requestPlaceholders(p+".headers."+k, h)
 		}
 	}
 	switch {
+	case len(l.Users) > 0 && (l.Rate != 0 || len(l.Rates) > 0):
+		v.fail("load.users", "set users (closed model) or rate/rates (open model), not both")
+	case len(l.Users) > 0:
+		for i, u := range l.Users {
+			if u <= 0 {
+				v.fail(fmt.Sprintf("load.users[%d]", i), "must be a positive number of users, not %d", u)
+			}
+		}
 	case len(l.Rates) > 0 && l.Rate != 0:
 		v.fail("load.rates", "set rate or rates, not both")
 	case len(l.Rates) > 0:
@@ -280,7 +288,24 @@ func (v *validator) load(l *Load) {
 			}
 		}
 	case l.Rate <= 0:
-		v.fail("load.rate", "must be a positive number of requests per second")
+		v.fail("load.rate", "must be a positive number of requests per second (open model), or set users (closed model)")
+	}
+	if len(l.Users) == 0 {
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"think", l.Think != 0}, {"think_distribution", l.ThinkDistribution != ""}, {"ramp", l.Ramp != 0}} {
+			if f.set {
+				v.fail("load."+f.name, "applies to the closed model only (set users)")
+			}
+		}
+	} else if l.Quantum != nil {
+		v.fail("load.quantum", "applies to the open model only (rate or rates)")
+	}
+	switch l.ThinkDistribution {
+	case "", "constant", "exponential":
+	default:
+		v.fail("load.think_distribution", "%q is not one of constant, exponential", l.ThinkDistribution)
 	}
 	if l.Duration == 0 {
 		v.fail("load.duration", "is required (the measured window of each trial, e.g. 30s)")
@@ -312,6 +337,19 @@ func (v *validator) placeholders(field, s string) {
 	for _, m := range rePlaceholder.FindAllStringSubmatch(s, -1) {
 		if err := checkPlaceholder(m[1]); err != nil {
 			v.fail(field, "%s", err)
+		}
+	}
+}
+
+// requestPlaceholders checks the placeholders of a load request, which may
+// also hold ${id}, the request's number.
+func (v *validator) requestPlaceholders(field, s string) {
+	for _, m := range rePlaceholder.FindAllStringSubmatch(s, -1) {
+		if m[1] == "id" {
+			continue
+		}
+		if err := checkPlaceholder(m[1]); err != nil {
+			v.fail(field, "%s (and in requests ${id})", err)
 		}
 	}
 }
