@@ -178,7 +178,7 @@ func (s *sampler) take(now time.Time) {
 	if s.sink != nil {
 		c := s.sink.Counts()
 		s.telemetry = append(s.telemetry, record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
-			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords})
+			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles})
 	}
 }
 
