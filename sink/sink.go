@@ -96,7 +96,7 @@ type Sink struct {
 
 	// observe, when set before Start, is told of every request once it
 	// is answered (tests use it to see what an agent called).
-	observe func(method, path string, status int)
+	observe func(r *http.Request, status int)
 
 	mu       sync.Mutex // guards the fields below; never taken on the request path
 	started  bool
@@ -259,7 +259,7 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			if status == 0 {
 				status = http.StatusOK // nothing written: net/http sends 200
 			}
-			s.observe(r.Method, r.URL.Path, status)
+			s.observe(r, status)
 		}()
 		w = rec
 	}
