@@ -57,6 +57,9 @@ type Options struct {
 	// a terminal: trial i of N, elapsed and ETA, live req/s, p99 and CPU).
 	// Without it, Progress gets one plain line per trial (for CI logs).
 	Live bool
+	// FindMax searches each variant's highest sustainable rate (the
+	// scenario's find_max settings) instead of running its rounds.
+	FindMax bool
 }
 
 // ErrInterrupted is returned (wrapped) when the run was cancelled; the trials
@@ -136,15 +139,29 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	pool.release()
 
-	p := plan.New(s, seed)
-	r.total = len(p.Trials())
-	if err := dir.WriteManifest(m); err != nil {
-		return dir, err
+	var runErr error
+	if opt.FindMax {
+		if s.Load.Closed() {
+			return dir, errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)")
+		}
+		m.Mode = "find-max"
+		r.total = len(s.Variants) * s.FindMax.MaxTrials
+		if err := dir.WriteManifest(m); err != nil {
+			return dir, err
+		}
+		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each), results in %s\n",
+			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, dir.Path)
+		runErr = r.findMax(ctx, seed)
+	} else {
+		p := plan.New(s, seed)
+		r.total = len(p.Trials())
+		if err := dir.WriteManifest(m); err != nil {
+			return dir, err
+		}
+		fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
+			s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
+		runErr = r.execute(ctx, p)
 	}
-	fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
-		s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
-
-	runErr := r.execute(ctx, p)
 	m.Finished = time.Now().UTC()
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		m.Interrupted = true
@@ -375,7 +392,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		case plan.Start:
 			err = r.start(ctx, a.Variant)
 		case plan.Run:
-			err = r.trial(ctx, a.Trial, newOrigin())
+			_, err = r.trial(ctx, a.Trial, newOrigin())
 		case plan.RunDuet:
 			err = r.duet(ctx, a.Duet)
 		case plan.Stop:

@@ -33,20 +33,21 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = r.trial(ctx, pt, origin)
+			_, errs[i] = r.trial(ctx, pt, origin)
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
 }
 
-// trial runs one trial against a started variant and writes its file.
-// It may run beside another trial (a duet): it only reads the runner's
-// state, except through r.finished.
-func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) error {
+// trial runs one trial against a started variant, writes its file and
+// returns it (also with an error, once it is written). It may run beside
+// another trial (a duet): it only reads the runner's state, except through
+// r.finished.
+func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*record.Trial, error) {
 	st, ok := r.running[pt.Variant]
 	if !ok {
-		return fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
+		return nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
 	s := r.s
 	measureStart := origin.Add(s.Load.Warmup.D())
@@ -134,18 +135,18 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) er
 		}
 	}
 	if err := r.dir.WriteTrial(tr); err != nil {
-		return err
+		return nil, err
 	}
 	if res != nil {
 		if err := r.writeHistogramLog(tr, res); err != nil {
-			return err
+			return tr, err
 		}
 	}
 	r.finished(tr, res)
 	if tr.Interrupted {
-		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
+		return tr, fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
 	}
-	return nil
+	return tr, nil
 }
 
 // fillLoad copies the load generator's result into the trial.

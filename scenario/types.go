@@ -42,6 +42,9 @@ type Scenario struct {
 	Sample Duration `yaml:"sample"`
 	// Pinning places services and toll's own load generator on CPUs.
 	Pinning Pinning `yaml:"pinning"`
+	// FindMax sets the search of `toll run --find-max` for each variant's
+	// maximum sustainable rate.
+	FindMax FindMax `yaml:"find_max"`
 	// Network is "host" (default: services share the machine's network) or
 	// "isolated": the whole run (services, load generator, telemetry sinks)
 	// happens in a network namespace of its own that holds only loopback,
@@ -185,6 +188,22 @@ type Request struct {
 	Headers map[string]string `yaml:"headers"`
 	Body    string            `yaml:"body"`
 	Weight  int               `yaml:"weight"`
+}
+
+// FindMax sets the search for the highest open-model rate each variant
+// sustains: p99 latency within SLOP99, no errors, no missed requests and
+// at least 99% of the rate achieved. The rate doubles from Start until a
+// trial fails, then is bisected until the bracket is within Precision.
+type FindMax struct {
+	// SLOP99 is the p99 latency a sustainable rate must keep (default 100ms).
+	SLOP99 Duration `yaml:"slo_p99"`
+	// Start is the first rate tried (default: load.rate, or 100).
+	Start float64 `yaml:"start"`
+	// Precision is the bracket's relative width at which the search stops
+	// (default 0.05).
+	Precision float64 `yaml:"precision"`
+	// MaxTrials bounds the trials per variant (default 12).
+	MaxTrials int `yaml:"max_trials"`
 }
 
 // Trim drops the first Start and last End of each measured window.

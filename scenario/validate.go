@@ -95,6 +95,7 @@ func (v *validator) scenario(s *Scenario) {
 	v.services(s)
 	v.variants(s)
 	v.load(&s.Load)
+	v.findMax(&s.FindMax, &s.Load)
 	if t := s.Trim.Start.D() + s.Trim.End.D(); t >= s.Load.Duration.D() && s.Load.Duration > 0 {
 		v.fail("trim", "trims %s of a %s window, leaving nothing to measure", t, s.Load.Duration)
 	}
@@ -321,6 +322,37 @@ func (v *validator) load(l *Load) {
 	}
 	if l.MaxConns < 0 {
 		v.fail("load.max_conns", "must be positive")
+	}
+
+}
+
+// findMax checks the find_max block and fills in its defaults.
+func (v *validator) findMax(f *FindMax, l *Load) {
+	if f.SLOP99 == 0 {
+		f.SLOP99 = Duration(100 * time.Millisecond)
+	}
+	if f.Start == 0 {
+		f.Start = 100
+		if l.Rate > 0 {
+			f.Start = l.Rate
+		} else if len(l.Rates) > 0 {
+			f.Start = l.Rates[0]
+		}
+	}
+	if f.Start < 0 {
+		v.fail("find_max.start", "must be a positive rate")
+	}
+	if f.Precision == 0 {
+		f.Precision = 0.05
+	}
+	if f.Precision < 0.001 || f.Precision >= 1 {
+		v.fail("find_max.precision", "must be between 0.001 and 1 (a share of the rate, e.g. 0.05)")
+	}
+	if f.MaxTrials == 0 {
+		f.MaxTrials = 12
+	}
+	if f.MaxTrials < 2 || f.MaxTrials > 100 {
+		v.fail("find_max.max_trials", "must be between 2 and 100")
 	}
 }
 

@@ -31,6 +31,8 @@ type runFlags struct {
 	quiet          bool
 	push           string
 	isolateNetwork bool
+	findMax        bool
+	sloP99         time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -41,7 +43,8 @@ func newRunCmd() *cobra.Command {
 		Example: `  toll run examples/quickstart.yaml
   toll run examples/quickstart.yaml --out /tmp/qs --seed 7
   toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor
-  toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)`,
+  toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)
+  toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
@@ -55,6 +58,8 @@ func newRunCmd() *cobra.Command {
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
 	fl.StringVar(&f.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
+	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
+	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
 	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
 	return cmd
 }
@@ -66,6 +71,12 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.aa {
 		s = aaScenario(s)
+	}
+	if f.sloP99 < 0 {
+		return &exitError{exitUsage, fmt.Errorf("--slo-p99 %s is negative", f.sloP99)}
+	}
+	if f.sloP99 > 0 {
+		s.FindMax.SLOP99 = scenario.Duration(f.sloP99)
 	}
 	if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
 		origin := "--isolate-network"
@@ -82,9 +93,25 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
-		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr)})
+		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax})
 	if dir == nil {
 		return &exitError{exitFailure, runErr}
+	}
+	if f.findMax {
+		fm, err := dir.ReadFindMax()
+		if err == nil && fm != nil {
+			err = report.FindMaxText(stdout, fm, s.Baseline)
+		}
+		fmt.Fprintf(stderr, "\nresults: %s (findmax.json, trials/)\n", dir.Path)
+		switch {
+		case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
+			return &exitError{exitInterrupted, runErr}
+		case runErr != nil:
+			return &exitError{exitFailure, runErr}
+		case err != nil:
+			return &exitError{exitFailure, err}
+		}
+		return nil
 	}
 	sum, repErr := renderDir(ctx, stdout, dir, f.excludeFlagged, f.push)
 	if repErr == nil && f.aa {
@@ -155,6 +182,13 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, excludeFlagged
 	m, err := dir.ReadManifest()
 	if err != nil {
 		return nil, err
+	}
+	if fm, err := dir.ReadFindMax(); err != nil || fm != nil {
+		if err != nil {
+			return nil, err
+		}
+		// A search's trials are one per rate, not rounds to compare.
+		return nil, report.FindMaxText(w, fm, m.Baseline)
 	}
 	trials, err := dir.ReadTrials()
 	if err != nil {
