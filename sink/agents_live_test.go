@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -47,45 +48,46 @@ const liveRequests = 20
 
 // javaAgent is an agent jar the live tests run.
 type javaAgent struct {
-	name    string   // in messages
-	dirGlob string   // file name in examples/java/agents/
-	maven   []string // path in the local Maven repository
+	name  string   // in messages
+	globs []string // file names in examples/java/agents/
+	maven []string // path in the local Maven repository
 }
 
 // The agents under test, at the versions the Java examples pin.
 func liveAgents() map[string]javaAgent {
 	return map[string]javaAgent{
-		"elastic": {"Elastic APM agent 1.55.1", "elastic-apm-agent*.jar",
+		"elastic": {"Elastic APM agent 1.55.1", []string{"elastic-apm-agent*.jar"},
 			[]string{"co", "elastic", "apm", "elastic-apm-agent", "1.55.1", "elastic-apm-agent-1.55.1.jar"}},
-		"datadog": {"Datadog Java tracer 1.68.1", "dd-java-agent*.jar",
+		"datadog": {"Datadog Java tracer 1.68.1", []string{"dd-java-agent*.jar"},
 			[]string{"com", "datadoghq", "dd-java-agent", "1.68.1", "dd-java-agent-1.68.1.jar"}},
-		"pyroscope": {"Pyroscope Java agent 2.9.2", "*pyroscope*.jar",
+		"pyroscope": {"Pyroscope Java agent 2.9.2", []string{"*pyroscope*.jar", "agent-2.9.2.jar"},
 			[]string{"io", "pyroscope", "agent", "2.9.2", "agent-2.9.2.jar"}},
 	}
 }
 
-// agentJar returns the path of agent's jar, skipping the test when it is
+// agentJar returns the absolute path of agent's jar, and false when it is
 // nowhere to be found.
-func agentJar(t *testing.T, agent javaAgent) string {
-	t.Helper()
+func agentJar(agent javaAgent) (string, bool) {
 	dir := filepath.Join("..", "examples", "java", "agents")
-	if m, _ := filepath.Glob(filepath.Join(dir, agent.dirGlob)); len(m) > 0 {
-		slices.Sort(m)
-		abs, err := filepath.Abs(m[len(m)-1])
-		if err != nil {
-			t.Fatal(err)
+	for _, g := range agent.globs {
+		if m, _ := filepath.Glob(filepath.Join(dir, g)); len(m) > 0 {
+			slices.Sort(m)
+			if abs, err := filepath.Abs(m[len(m)-1]); err == nil {
+				return abs, true
+			}
 		}
-		return abs
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		p := filepath.Join(append([]string{home, ".m2", "repository"}, agent.maven...)...)
 		if _, err := os.Stat(p); err == nil {
-			return p
+			return p, true
 		}
 	}
-	t.Skipf("no %s jar in examples/java/agents/ or the local Maven repository: run examples/java/fetch-agents.sh", agent.name)
-	return ""
+	return "", false
 }
+
+// fetchHint tells how to get the agent jars.
+const fetchHint = "run examples/java/fetch-agents.sh"
 
 // liveApp is the Java program the agents instrument: an HTTP server whose
 // /front calls /back on itself with HttpURLConnection, so that an agent
@@ -247,8 +249,11 @@ func TestJavaAgentsLive(t *testing.T) {
 		t.Skip("no java to run the agents")
 	}
 	agents := liveAgents()
-	for _, a := range agents {
-		agentJar(t, a) // skip at once, before any namespace, when a jar is missing
+	if !slices.ContainsFunc(slices.Collect(maps.Values(agents)), func(a javaAgent) bool {
+		_, ok := agentJar(a)
+		return ok
+	}) {
+		t.Skip("no agent jar in examples/java/agents/ or the local Maven repository: " + fetchHint)
 	}
 	if os.Getenv(liveNetNSEnv) == "" {
 		if inNetNS(t) {
@@ -358,7 +363,11 @@ func TestJavaAgentsLive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			runLive(t, java, app, agentJar(t, agents[tt.agent]), tt)
+			jar, ok := agentJar(agents[tt.agent])
+			if !ok {
+				t.Skipf("no %s jar in examples/java/agents/ or the local Maven repository: %s", agents[tt.agent].name, fetchHint)
+			}
+			runLive(t, java, app, jar, tt)
 		})
 	}
 }
@@ -494,7 +503,7 @@ func inNetNS(t *testing.T) bool {
 	if err != nil {
 		t.Fatalf("%s failed in its network namespace: %v", t.Name(), err)
 	}
-	if strings.Contains(out.String(), "--- SKIP: "+t.Name()) {
+	if strings.Contains(out.String(), "--- SKIP: "+t.Name()+" (") {
 		t.Skip("skipped in its network namespace")
 	}
 	return true
