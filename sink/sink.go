@@ -252,6 +252,7 @@ func (s *Sink) Close(ctx context.Context) error {
 // serveHTTP counts and reads every request, then routes it.
 func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.c.requests.Add(1)
+	orig := w // for http.MaxBytesReader, which needs the server's own writer
 	if s.observe != nil {
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
@@ -274,7 +275,7 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	// received and the connection stays usable.
 	raw := s.getBuffer(r.ContentLength)
 	defer s.putBuffer(raw)
-	if rerr := s.readBody(w, r, raw); rerr != nil {
+	if rerr := s.readBody(orig, r, raw); rerr != nil {
 		s.rejectFor(w, ep, enc, rerr)
 		return
 	}
