@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -484,7 +485,14 @@ func inNetNS(t *testing.T) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-test.run", "^" + t.Name() + "$", "-test.v"}
+	// Keep the subtests the parent's -run pattern selects, if it does.
+	run := "^" + t.Name() + "$"
+	if f := flag.Lookup("test.run"); f != nil {
+		if _, sub, ok := strings.Cut(f.Value.String(), "/"); ok {
+			run += "/" + sub
+		}
+	}
+	args := []string{"-test.run", run, "-test.v"}
 	cmd := exec.Command(self, args...)
 	cmd.Env = append(os.Environ(), liveNetNSEnv+"=1")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWNET, Pdeathsig: syscall.SIGKILL}

@@ -27,7 +27,8 @@
 //   - Datadog (sink/datadog.go): PUT /v0.4/traces and /v0.5/traces,
 //     msgpack, whose spans are counted; the reply is 200 with sampling
 //     rates. GET /info (agent discovery, with the Datadog-Agent-State hash),
-//     PUT /v0.6/stats (client-computed stats) and POST /telemetry/proxy/...
+//     PUT or POST /v0.6/stats (client-computed stats) and POST
+//     /telemetry/proxy/...
 //     (the tracer's own telemetry) are accepted and not counted.
 //   - Pyroscope (sink/pyroscope.go): POST /ingest with a JFR, pprof or
 //     folded profile, plain or multipart; each accepted request is one

@@ -330,9 +330,9 @@ const (
 	elasticIntake               // POST /intake/v2/events
 	elasticAgentConfig          // GET or POST /config/v1/agents: central configuration
 	datadogInfo                 // GET /info: trace agent discovery
-	datadogTracesV04            // PUT /v0.4/traces
-	datadogTracesV05            // PUT /v0.5/traces
-	datadogStats                // PUT /v0.6/stats: client-computed span stats
+	datadogTracesV04            // PUT or POST /v0.4/traces
+	datadogTracesV05            // PUT or POST /v0.5/traces
+	datadogStats                // PUT or POST /v0.6/stats: client-computed span stats
 	datadogTelemetry            // POST /telemetry/proxy/...: the tracer's own telemetry
 	pyroscopeIngest             // POST /ingest
 )
