@@ -28,8 +28,8 @@
 //     msgpack, whose spans are counted; the reply is 200 with sampling
 //     rates. GET /info (agent discovery, with the Datadog-Agent-State hash),
 //     PUT or POST /v0.6/stats (client-computed stats) and POST
-//     /telemetry/proxy/...
-//     (the tracer's own telemetry) are accepted and not counted.
+//     /telemetry/proxy/... (the tracer's own telemetry) are accepted and
+//     not counted.
 //   - Pyroscope (sink/pyroscope.go): POST /ingest with a JFR, pprof or
 //     folded profile, plain or multipart; each accepted request is one
 //     profile. The reply is 200.
