@@ -70,6 +70,10 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 		fmt.Fprintf(w, "%s! %s\n", indent, warn)
 	}
 	m := s.Manifest
+	if m.Load.Model == "closed" {
+		fmt.Fprintf(w, "\n%sClosed model: each user waits for a response before its next request, so a slow or stalled\n"+
+			"%sservice is simply sent less; latency percentiles understate stalls. Use rate (open model) to see them.\n", indent, indent)
+	}
 	fmt.Fprintf(w, "\n%sHost %s: %s, %d cores, %s %s; toll %s (%s)\n", indent, m.Host.Name, m.Host.CPUModel, m.Host.Cores, m.Host.OS, m.Host.Kernel, m.TollVersion, m.GoVersion)
 	lay := layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs)
 	if len(m.Layout.DuetCPUs) == 2 {
