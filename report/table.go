@@ -16,13 +16,75 @@ type Table struct {
 	Rows   [][]string
 }
 
-// Tables builds one table per load step of s.
+// Tables builds one table per load step of s and, when there are several
+// steps, a last one that sets the steps side by side.
 func Tables(s *analyze.Summary) []Table {
 	var ts []Table
 	for _, st := range s.Steps {
 		ts = append(ts, stepTable(s, st))
 	}
+	if len(s.Steps) > 1 {
+		ts = append(ts, stepsTable(s))
+	}
 	return ts
+}
+
+// stepsTable sets the load steps side by side (the Sermant benchmark's
+// 50- and 100-thread columns): one row per cost, and per step a column
+// group of the baseline's value and each variant's Δ%.
+func stepsTable(s *analyze.Summary) Table {
+	t := Table{Title: "all load steps: " + s.Baseline + " and each variant's Δ%", Header: []string{"cost"}}
+	others := nonBaseline(s)
+	for _, st := range s.Steps {
+		t.Header = append(t.Header, st.Label()+": "+s.Baseline)
+		for _, v := range others {
+			t.Header = append(t.Header, st.Label()+": "+v)
+		}
+	}
+	var costs []analyze.Cost
+	seen := map[analyze.Cost]bool{}
+	for _, st := range s.Steps {
+		for _, v := range st.Variants {
+			for _, c := range v.Costs {
+				if !seen[c.Cost] {
+					seen[c.Cost] = true
+					costs = append(costs, c.Cost)
+				}
+			}
+		}
+	}
+	for _, c := range costs {
+		info := analyze.Info(c)
+		label := info.Label
+		if info.Unit != "" {
+			label += " (" + info.Unit + ")"
+		}
+		row := []string{label}
+		for _, st := range s.Steps {
+			cell := func(name string) (analyze.CostResult, bool) {
+				for _, v := range st.Variants {
+					if v.Name == name {
+						return find(v.Costs, c)
+					}
+				}
+				return analyze.CostResult{}, false
+			}
+			if bc, ok := cell(s.Baseline); ok {
+				row = append(row, num(bc.Value, info.Digits))
+			} else {
+				row = append(row, "")
+			}
+			for _, v := range others {
+				if vc, ok := cell(v); ok && vc.Delta != nil {
+					row = append(row, DeltaPct(info, vc.Delta))
+				} else {
+					row = append(row, "")
+				}
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 func stepTable(s *analyze.Summary, st analyze.Step) Table {

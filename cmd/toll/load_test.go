@@ -39,7 +39,7 @@ rounds: 2`)
 		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 	}
 	table := stdout.String()
-	for _, want := range []string{"at 2 users", "at 4 users", "latency percentiles understate stalls", "latency p99 (consumer) (ms)", "latency p50 (missing) (ms)", "errors (missing) (%)"} {
+	for _, want := range []string{"at 2 users", "at 4 users", "latency percentiles understate stalls", "2 users: heavy", "4 users: baseline", "latency p99 (consumer) (ms)", "latency p50 (missing) (ms)", "errors (missing) (%)"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("report lacks %q:\n%s", want, table)
 		}
