@@ -137,7 +137,11 @@ func (c *conn) roundTrip(deadline time.Time, head bool) (response, error) {
 	if err := c.nc.SetDeadline(deadline); err != nil {
 		return r, err
 	}
-	if _, err := c.rw.Write(c.wbuf); err != nil {
+	if raw, ok := c.rw.(*rawIO); ok {
+		if err := raw.Send(c.wbuf); err != nil {
+			return r, err
+		}
+	} else if _, err := c.rw.Write(c.wbuf); err != nil {
 		return r, err
 	}
 	for {

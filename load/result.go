@@ -191,7 +191,13 @@ type intervalStats struct {
 	pending  atomic.Int64
 	outcomes outcomes
 	counts   atomic.Pointer[counts] // nil until the first request, and once final
-	encoded  []byte                 // the final histogram, encoded
+	final    []bucket               // the final histogram's non-empty buckets
+}
+
+// bucket is one non-empty bucket of a histogram's counts.
+type bucket struct {
+	index int32
+	count int64
 }
 
 // nameStats accumulates one entry of the request mix.
@@ -279,9 +285,12 @@ func (r *recorder) release(c *counts) {
 	r.mu.Unlock()
 }
 
-// finalize encodes and releases the histograms of the intervals before
-// upTo that have no request pending; with force, of all intervals before
-// upTo, pending or not (the run is over). Intervals are finalized in order.
+// finalize keeps the non-empty buckets of the histograms of the intervals
+// before upTo that have no request pending, and releases their counts; with
+// force, of all intervals before upTo, pending or not (the run is over).
+// Intervals are finalized in order. It runs during the window, on the
+// processor the scheduler needs, so it does little: a scan of the counts
+// (tens of microseconds); encoding waits for the end of the run.
 func (r *recorder) finalize(upTo int, force bool) {
 	for ; r.done < min(upTo, len(r.intervals)); r.done++ {
 		iv := &r.intervals[r.done]
@@ -291,13 +300,12 @@ func (r *recorder) finalize(upTo int, force bool) {
 			}
 			iv.pending.Add(finalMark)
 		}
-		c := iv.counts.Swap(nil)
-		h := newHistogram()
-		if c != nil {
-			h = c.histogram()
-		}
-		iv.encoded, _ = h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		if c != nil {
+		if c := iv.counts.Swap(nil); c != nil {
+			for i := range c {
+				if n := atomic.LoadInt64(&c[i]); n != 0 {
+					iv.final = append(iv.final, bucket{int32(i), n})
+				}
+			}
 			r.release(c)
 		}
 	}
@@ -306,9 +314,17 @@ func (r *recorder) finalize(upTo int, force bool) {
 // result assembles a Result from the first n intervals, which must be final.
 func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
 	res := &Result{MeasureEnd: measureEnd, Intervals: make([]Interval, n), WarmupCompleted: r.warmup.Load()}
+	scratch := make([]int64, histCountsLen)
 	for i := range n {
 		s := &r.intervals[i]
-		iv := Interval{Offset: time.Duration(i) * time.Second, Sent: s.sent.Load(), EncodedLatency: s.encoded}
+		iv := Interval{Offset: time.Duration(i) * time.Second, Sent: s.sent.Load()}
+		for _, b := range s.final {
+			scratch[b.index] = b.count
+		}
+		iv.EncodedLatency, _ = histogramOf(scratch).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+		for _, b := range s.final {
+			scratch[b.index] = 0
+		}
 		iv.Scheduled = iv.Sent + s.missed.Load()
 		iv.Completed, iv.OK, iv.Errors = s.outcomes.totals()
 		res.Intervals[i] = iv
