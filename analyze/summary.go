@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/tollperf/toll/record"
 )
@@ -142,6 +143,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		for _, v := range m.Variants {
 			rounds := byKey[key{si, v}]
 			vr := VariantResult{Name: v, Rounds: len(rounds)}
+			var disagree []string
 			for _, info := range costsOf(s.Trials) {
 				vals := values(rounds, info.Cost)
 				if len(vals) == 0 {
@@ -155,11 +157,15 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 					d := Compare(info, b, x)
 					cr.Delta = &d
-					if d.N >= 2 && !d.BootstrapAgrees {
-						s.Warnings = append(s.Warnings, fmt.Sprintf("%s %s: the bootstrap interval disagrees with the t interval; treat the verdict with care (more rounds help)", v, info.Label))
+					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
+						disagree = append(disagree, info.Label)
 					}
 				}
 				vr.Costs = append(vr.Costs, cr)
+			}
+			if len(disagree) > 0 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
+					v, st.Label(), strings.Join(disagree, ", ")))
 			}
 			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles)
 			st.Variants = append(st.Variants, vr)
@@ -171,13 +177,18 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
-			if vr.Rounds < 2 && vr.Name != m.Baseline {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %s: at least 2 are needed for an interval, 5 or more for a useful one", vr.Name, vr.Rounds, st.Label()))
+			if vr.Rounds < minRoundsForBootstrap && vr.Name != m.Baseline {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, st.Label(), minRoundsForBootstrap))
 			}
 		}
 	}
 	return s, nil
 }
+
+// minRoundsForBootstrap is the number of rounds below which an interval is
+// too rough for its bootstrap check to say anything; runs that short get
+// one warning about their rounds instead.
+const minRoundsForBootstrap = 5
 
 // values returns the cost's values over rounds, in round order, skipping
 // rounds where the trial has no such cost.

@@ -31,7 +31,10 @@ type Config struct {
 	// response body; 0 means 10s.
 	Timeout time.Duration
 	// MaxConns caps the requests in flight (and so the connections in use);
-	// 0 means 10000.
+	// 0 means 500. A request due while MaxConns are in flight waits for one
+	// to finish, its latency still counted from its intended time. A higher
+	// cap only opens connections to a stalled target beyond its listen
+	// backlog, whose SYNs the kernel drops and retries a second later.
 	MaxConns int
 	// Quantum, in the open model, releases requests on a grid: a request
 	// is due at the first multiple of Quantum (from Start) at or after its
@@ -77,7 +80,7 @@ type Users struct {
 
 const (
 	defaultTimeout  = 10 * time.Second
-	defaultMaxConns = 10000
+	defaultMaxConns = 500
 	// abortGrace is how long Run waits for aborted requests to return once
 	// it has cancelled them.
 	abortGrace = 250 * time.Millisecond

@@ -176,7 +176,11 @@ type Load struct {
 	Duration Duration `yaml:"duration"`
 	// Timeout bounds each request (default 10s).
 	Timeout Duration `yaml:"timeout"`
-	// MaxConns bounds concurrent requests (default 10000).
+	// MaxConns bounds concurrent requests, and so connections (default 500).
+	// More would only open connections to a stalled service, beyond its
+	// listen backlog: their SYNs are dropped and retried a second later, a
+	// TCP artefact in the latencies. Requests beyond it wait, their latency
+	// counted from their intended time.
 	MaxConns int `yaml:"max_conns"`
 }
 

@@ -19,7 +19,7 @@ const (
 	DefaultTimeout      = 10 * time.Second
 	DefaultReadyTimeout = 30 * time.Second
 	DefaultSample       = time.Second
-	DefaultMaxConns     = 10000
+	DefaultMaxConns     = 500
 	MinSample           = 100 * time.Millisecond
 )
 
