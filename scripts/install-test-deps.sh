@@ -5,9 +5,11 @@
 #   prometheus-pushgateway  report: a push lands in a real Pushgateway
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
+#   maven                   builds examples/java and fetches its agents, when missing
 set -euo pipefail
 pkgs=(prometheus-pushgateway chromium)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
+command -v mvn >/dev/null || pkgs+=(maven)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
