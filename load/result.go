@@ -1,7 +1,9 @@
 package load
 
 import (
+	"encoding/binary"
 	"math/bits"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -191,13 +193,10 @@ type intervalStats struct {
 	pending  atomic.Int64
 	outcomes outcomes
 	counts   atomic.Pointer[counts] // nil until the first request, and once final
-	final    []bucket               // the final histogram's non-empty buckets
-}
-
-// bucket is one non-empty bucket of a histogram's counts.
-type bucket struct {
-	index int32
-	count int64
+	// final is the final histogram's non-empty buckets, as varint pairs
+	// (index − previous index, count): a few bytes per bucket, so that a
+	// long window's seconds take little memory until the run ends.
+	final []byte
 }
 
 // nameStats accumulates one entry of the request mix.
@@ -301,11 +300,15 @@ func (r *recorder) finalize(upTo int, force bool) {
 			iv.pending.Add(finalMark)
 		}
 		if c := iv.counts.Swap(nil); c != nil {
+			prev := 0
 			for i := range c {
 				if n := atomic.LoadInt64(&c[i]); n != 0 {
-					iv.final = append(iv.final, bucket{int32(i), n})
+					iv.final = binary.AppendUvarint(iv.final, uint64(i-prev))
+					iv.final = binary.AppendUvarint(iv.final, uint64(n))
+					prev = i
 				}
 			}
+			iv.final = slices.Clip(iv.final)
 			r.release(c)
 		}
 	}
@@ -318,13 +321,9 @@ func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
 	for i := range n {
 		s := &r.intervals[i]
 		iv := Interval{Offset: time.Duration(i) * time.Second, Sent: s.sent.Load()}
-		for _, b := range s.final {
-			scratch[b.index] = b.count
-		}
+		eachBucket(s.final, func(i int, n int64) { scratch[i] = n })
 		iv.EncodedLatency, _ = histogramOf(scratch).Encode(hdrhistogram.V2CompressedEncodingCookieBase)
-		for _, b := range s.final {
-			scratch[b.index] = 0
-		}
+		eachBucket(s.final, func(i int, _ int64) { scratch[i] = 0 })
 		iv.Scheduled = iv.Sent + s.missed.Load()
 		iv.Completed, iv.OK, iv.Errors = s.outcomes.totals()
 		res.Intervals[i] = iv
@@ -348,6 +347,21 @@ func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
 		res.Requests = append(res.Requests, rr)
 	}
 	return res
+}
+
+// eachBucket calls f with each bucket of a finalized interval's varint pairs.
+func eachBucket(b []byte, f func(index int, count int64)) {
+	i := 0
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		c, m := binary.Uvarint(b[n:])
+		if n <= 0 || m <= 0 {
+			return // cannot happen: finalize wrote them
+		}
+		b = b[n+m:]
+		i += int(d)
+		f(i, int64(c))
+	}
 }
 
 // snapshot reads interval i's figures so far, without stopping the workers.
