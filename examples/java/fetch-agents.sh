@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Fetches the Java agents from Maven Central into examples/java/agents/
 # (git-ignored), under version-free names the scenarios use. The versions
-# are pinned here and only here. Idempotent.
+# are pinned here and only here. Maven checks each jar against Central's
+# checksums (-C fails on a mismatch). Idempotent: a jar already fetched at
+# its pinned version is kept.
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# groupId:artifactId:version, and the file name the scenarios use.
 agents=(
   "io.opentelemetry.javaagent:opentelemetry-javaagent:2.33.1 opentelemetry-javaagent.jar"
   "co.elastic.apm:elastic-apm-agent:1.55.1 elastic-apm-agent.jar"
@@ -13,16 +16,20 @@ agents=(
 )
 
 mkdir -p agents
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 for a in "${agents[@]}"; do
   read -r gav file <<<"$a"
   # The version is part of the stamp, so a new pin fetches again.
   if [[ -f agents/$file && $(cat "agents/$file.version" 2>/dev/null) == "$gav" ]]; then
     continue
   fi
-  tmp=$(mktemp -d)
-  mvn -q -B dependency:copy -Dartifact="$gav" -DoutputDirectory="$tmp" -Dmdep.stripVersion=true
-  mv "$tmp"/*.jar "agents/$file"
-  rm -rf "$tmp"
+  rm -f "$tmp"/*.jar
+  mvn -q -B -C -Dstyle.color=never dependency:copy \
+    -Dartifact="$gav" -DoutputDirectory="$tmp" -Dmdep.stripVersion=true
+  # Replace by rename, so a JVM running the old jar is not disturbed.
+  mv "$tmp"/*.jar "agents/$file.new"
+  mv "agents/$file.new" "agents/$file"
   echo "$gav" >"agents/$file.version"
   echo "fetched $gav -> examples/java/agents/$file"
 done

@@ -4,99 +4,64 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.client.RestTemplate;
 
 /**
- * toll's Java reference service, the same topology as {@code toll app}: the
- * consumer burns some CPU and calls the provider three times per request
- * (ten on /consumer10, so that overhead per span can be seen); the provider
- * burns some CPU and answers. Both roles are this one jar; the endpoints of
- * the other role answer 404.
+ * toll's Java reference service, the topology and knobs of {@code toll app}
+ * on Spring Boot: one jar that runs as the consumer or the provider.
  *
- * <p>Settings (Spring properties, e.g. {@code --server.port=8080}):
- * {@code role} (consumer or provider), {@code work} (Math.log iterations per
- * request), {@code provider.url} (the consumer's downstream).
+ * <p>Settings are Spring properties, given as arguments
+ * ({@code --role=provider --server.port=8081 --work=5000}):
+ * <ul>
+ * <li>{@code role}: {@code consumer} or {@code provider} (required);
+ * <li>{@code work}: Math.log iterations per request (default 20000 for the
+ *     consumer, 5000 for the provider, as toll app);
+ * <li>{@code extra-cpu}, {@code extra-delay}, {@code extra-alloc}: CPU time
+ *     burnt on the thread CPU clock, time slept, bytes allocated and touched
+ *     per request ({@code 500us}, {@code 2ms}, {@code 64KiB});
+ * <li>the consumer's {@code provider} (the URL it calls) and {@code calls}
+ *     (how many times {@code GET /consumer} calls it, one after the other;
+ *     default 3). {@code GET /consumer10} always calls it 10 times: with an
+ *     agent, 1 server span and 3 or 10 client spans per request.
+ * </ul>
  */
 @SpringBootApplication
-@RestController
 public class Application {
-    @Value("${role:consumer}")
-    private String role;
-
-    @Value("${work:20000}")
-    private int work;
-
-    @Value("${provider.url:http://127.0.0.1:8081/provider}")
-    private String providerUrl;
-
-    private final RestTemplate rest;
-
-    public Application(RestTemplate rest) {
-        this.rest = rest;
-    }
-
     public static void main(String[] args) {
         SpringApplication.run(Application.class, args);
     }
 
-    /** A RestTemplate over HttpURLConnection, which every agent instruments. */
+    /** The burn of each request, from the service's settings. */
     @Bean
-    static RestTemplate restTemplate() {
-        SimpleClientHttpRequestFactory f = new SimpleClientHttpRequestFactory();
-        f.setConnectTimeout(5000);
-        f.setReadTimeout(10000);
-        return new RestTemplate(f);
-    }
-
-    @GetMapping("/health")
-    public String health() {
-        return "ok";
-    }
-
-    @GetMapping("/consumer")
-    public String consumer(@RequestParam(defaultValue = "3") int calls) {
-        return consume(calls);
-    }
-
-    @GetMapping("/consumer10")
-    public String consumer10() {
-        return consume(10);
-    }
-
-    @GetMapping("/provider")
-    public String provider() {
-        requireRole("provider");
-        return "{\"work\":" + burn(work) + "}";
-    }
-
-    private String consume(int calls) {
-        requireRole("consumer");
-        double x = burn(work);
-        long bytes = 0;
-        for (int i = 0; i < calls; i++) {
-            String body = rest.getForObject(providerUrl, String.class);
-            bytes += body == null ? 0 : body.length();
+    static Burn burn(@Value("${role:}") String role,
+                     @Value("${work:}") String work,
+                     @Value("${extra-cpu:0}") String extraCpu,
+                     @Value("${extra-delay:0}") String extraDelay,
+                     @Value("${extra-alloc:0}") String extraAlloc) {
+        int defaultWork = switch (role) {
+            case "consumer" -> 20000;
+            case "provider" -> 5000;
+            default -> throw new IllegalArgumentException("role: \"" + role + "\" is neither consumer nor provider (set --role=)");
+        };
+        int w;
+        try {
+            w = work.isBlank() ? defaultWork : Integer.parseInt(work.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("work: \"" + work + "\" is not a whole number", e);
         }
-        return "{\"work\":" + x + ",\"calls\":" + calls + ",\"bytes\":" + bytes + "}";
+        return new Burn(w,
+                Burn.parseDuration("extra-cpu", extraCpu),
+                Burn.parseDuration("extra-delay", extraDelay),
+                Burn.parseSize("extra-alloc", extraAlloc));
     }
 
-    private void requireRole(String want) {
-        if (!want.equals(role)) {
-            throw new org.springframework.web.server.ResponseStatusException(
-                    org.springframework.http.HttpStatus.NOT_FOUND, "this service is the " + role);
+    /** GET /health, which answers as soon as the service can serve. */
+    @RestController
+    static class Health {
+        @GetMapping("/health")
+        String health() {
+            return "ok";
         }
-    }
-
-    /** Burns CPU: the sum of log(i) for i in 1..n, as toll app does. */
-    static double burn(int n) {
-        double x = 0;
-        for (int i = 1; i <= n; i++) {
-            x += Math.log(i);
-        }
-        return x;
     }
 }
