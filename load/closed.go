@@ -44,7 +44,7 @@ func (r *runner) user(n int, at time.Duration, stop <-chan struct{}) {
 	c := r.newClient()
 	defer c.close()
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(r.start.UnixNano())))
-	if sl.until(r.origin.Add(at), stop) != nil {
+	if _, err := sl.until(r.origin.Add(at), stop); err != nil {
 		return
 	}
 	for {
@@ -72,8 +72,10 @@ func (r *runner) user(n int, at time.Duration, stop <-chan struct{}) {
 		if r.users.ExponentialThink {
 			think = time.Duration(rng.ExpFloat64() * float64(think))
 		}
-		if think > 0 && sl.until(time.Now().Add(think), stop) != nil {
-			return
+		if think > 0 {
+			if _, err := sl.until(time.Now().Add(think), stop); err != nil {
+				return
+			}
 		}
 	}
 }

@@ -28,6 +28,8 @@
 // connections each owned by one worker or user, with requests rendered into
 // a reused buffer and responses parsed in place (no allocation per request);
 // the scheduler sleeps on a timerfd rather than on Go timers, which wake up to
-// a millisecond late; and by default (Config.Quantum) it releases requests
-// on a 1 ms grid, one wake-up per grid step rather than per request.
+// a millisecond late; with Config.Quantum (toll uses 2 ms) it releases
+// requests on a grid, one wake-up per grid step rather than per request; and
+// it opens connections for a target that is slow, not for its own lateness
+// (see Config.MaxConns).
 package load

@@ -20,7 +20,7 @@ type Config struct {
 	Pacer Pacer
 	// Start is the timeline origin: request 0 of the warm-up is due at Start.
 	// The zero Time means when Run is called. A Start in the past makes the
-	// requests already due be sent at once.
+	// requests already due be sent as fast as the connections allow.
 	Start time.Time
 	// Warmup is how long load is sent from Start without being recorded.
 	Warmup time.Duration
@@ -31,10 +31,14 @@ type Config struct {
 	// response body; 0 means 10s.
 	Timeout time.Duration
 	// MaxConns caps the requests in flight (and so the connections in use);
-	// 0 means 500. A request due while MaxConns are in flight waits for one
-	// to finish, its latency still counted from its intended time. A higher
-	// cap only opens connections to a stalled target beyond its listen
-	// backlog, whose SYNs the kernel drops and retries a second later.
+	// 0 means 500. Below the cap a connection is opened when the workers'
+	// connections are all busy and the scheduler falls behind for want of
+	// one (a slow or stalled target), at most one a millisecond; a scheduler
+	// that was itself late sends the requests it finds due through the
+	// connections it has. A request that waits for a connection has its
+	// latency counted from its intended time all the same. A higher cap only
+	// opens connections to a stalled target beyond its listen backlog, whose
+	// SYNs the kernel drops and retries a second later.
 	MaxConns int
 	// Quantum, in the open model, releases requests on a grid: a request
 	// is due at the first multiple of Quantum (from Start) at or after its
@@ -81,6 +85,13 @@ type Users struct {
 const (
 	defaultTimeout  = 10 * time.Second
 	defaultMaxConns = 500
+	// growPatience is how far the scheduler may fall behind its own
+	// lateness, for want of an idle worker, before it starts another.
+	growPatience = 100 * time.Microsecond
+	// spawnGap is the least time between two new workers while the
+	// scheduler is behind: opening a connection costs the generator's CPU,
+	// and if it opened one per request it would fall further behind.
+	spawnGap = time.Millisecond
 	// abortGrace is how long Run waits for aborted requests to return once
 	// it has cancelled them.
 	abortGrace = 250 * time.Millisecond
@@ -133,13 +144,20 @@ type runner struct {
 	// Scheduler state (open model).
 	timeline timeline
 	quantum  time.Duration
-	workers  int // workers started
+	workers  int // workers running (started and not retired)
+	// backlog is set once the scheduler, since it last slept, has found no
+	// worker idle; floor is then the least lag (time past its due time) of
+	// the requests it has dispatched since.
+	backlog   bool
+	floor     time.Duration
+	lastSpawn time.Duration // when the last worker was started, since Start
+	patience  *time.Timer   // dispatch's, to look again for a worker
 
 	onSecond func(Second)
 
 	ctx     context.Context       // the run's; done when it is cancelled or over
 	aborted atomic.Bool           // the run was cancelled: requests in flight are not recorded
-	work    chan job              // unbuffered: a send succeeds only to an idle worker
+	pool    *pool                 // the open model's idle workers
 	wg      sync.WaitGroup        // workers or users running
 	userErr atomic.Pointer[error] // why a user could not run, if one could not
 }
@@ -255,9 +273,11 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	if r.users != nil {
 		cut, interrupted = r.closed(ctx)
 	} else {
-		r.work = make(chan job)
+		r.pool = newPool()
+		r.patience = time.NewTimer(time.Hour)
+		r.patience.Stop()
 		cut, interrupted = r.schedule(ctx)
-		close(r.work)
+		r.pool.close()
 	}
 	drained := r.drain()
 	close(bgDone)
@@ -362,8 +382,12 @@ func (r *runner) schedule(ctx context.Context) (cut time.Duration, interrupted b
 		if due >= r.warmup {
 			j.interval = int32((due - r.warmup) / time.Second)
 		}
-		if err := sl.until(r.origin.Add(due), done); err != nil {
+		waited, err := sl.until(r.origin.Add(due), done)
+		if err != nil {
 			return r.interrupt(j), true
+		}
+		if waited {
+			r.backlog = false
 		}
 		select {
 		case <-done:
@@ -410,27 +434,59 @@ func (r *runner) unbegin(j job) {
 	iv.pending.Add(-1)
 }
 
-// dispatch hands j to an idle worker, or to a new one if fewer than MaxConns
-// are running, or else waits for a worker to become idle.
+// dispatch hands j to the worker that became idle last (see pool). If none
+// is idle it starts a new one, up to MaxConns, but only when the scheduler
+// is falling behind because the workers are busy: when j is later than
+// growPatience beyond the least late request since the scheduler last slept
+// (its own lateness), and no worker was started in the last spawnGap.
+// Otherwise it waits for a worker to become idle, looking again when that
+// could have changed.
+//
+// So a scheduler that wakes late (the generator's process was descheduled,
+// as happens for tens of milliseconds on a virtual machine) sends the
+// requests that fell due meanwhile through the connections it has, catching
+// up, instead of opening a connection for each; and a target that slows
+// down or stalls gets more connections, one a millisecond. Either way
+// latency counts from each request's intended time.
 func (r *runner) dispatch(j job, done <-chan struct{}, windowEnd <-chan time.Time) dispatched {
-	select {
-	case r.work <- j:
-		return dispatchSent
-	default:
-	}
-	if r.workers < r.maxConns {
-		r.workers++
-		r.wg.Add(1)
-		go r.worker(j)
-		return dispatchSent
-	}
-	select {
-	case r.work <- j:
-		return dispatchSent
-	case <-windowEnd:
-		return dispatchWindowEnd
-	case <-done:
-		return dispatchCancelled
+	for {
+		w, retired := r.pool.get(j.due)
+		r.workers -= retired
+		if w != nil {
+			w.jobs <- j
+			return dispatchSent
+		}
+		ready := r.pool.wait()
+		if ready == nil {
+			continue // one became idle meanwhile
+		}
+		var tick <-chan time.Time
+		if r.workers < r.maxConns {
+			now := r.elapsed()
+			lag := now - j.due
+			if !r.backlog || lag < r.floor {
+				r.backlog, r.floor = true, lag
+			}
+			behind := lag - r.floor - growPatience
+			rested := now - r.lastSpawn - spawnGap
+			if r.workers == 0 || behind > 0 && rested >= 0 {
+				r.workers++
+				r.lastSpawn = now
+				r.wg.Add(1)
+				go r.work(&worker{jobs: make(chan job, 1)}, j)
+				return dispatchSent
+			}
+			r.patience.Reset(max(-behind, -rested, 10*time.Microsecond))
+			tick = r.patience.C
+		}
+		select {
+		case <-ready:
+		case <-tick:
+		case <-windowEnd:
+			return dispatchWindowEnd
+		case <-done:
+			return dispatchCancelled
+		}
 	}
 }
 
@@ -532,24 +588,26 @@ func (c *client) send(t *target, id uint64) (int, error) {
 	}
 }
 
-// worker sends requests, first and then those from r.work, until r.work is
-// closed.
-func (r *runner) worker(first job) {
+// work is an open-model worker: it sends first, then each request the
+// scheduler hands it while idle, until it is retired or the pool closed.
+func (r *runner) work(w *worker, first job) {
 	defer r.wg.Done()
 	c := r.newClient()
 	defer c.close()
-	r.do(c, first)
-	for j := range r.work {
-		r.do(c, j)
+	for j, ok := first, true; ok; j, ok = <-w.jobs {
+		if !r.pool.put(w, r.do(c, j)) {
+			return
+		}
 	}
 }
 
 // do sends one request and records its outcome if it is in the measured
-// window.
-func (r *runner) do(c *client, j job) {
+// window. It returns the time since Start when it was done.
+func (r *runner) do(c *client, j job) time.Duration {
 	status, err := c.send(&r.targets[j.target], j.id)
-	lat := r.elapsed() - j.due
-	r.account(int(j.interval), int(j.target), lat, status, err)
+	now := r.elapsed()
+	r.account(int(j.interval), int(j.target), now-j.due, status, err)
+	return now
 }
 
 // account records a request's outcome: in interval i, or as a warm-up

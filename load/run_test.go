@@ -361,3 +361,70 @@ func TestOnSecond(t *testing.T) {
 		}
 	}
 }
+
+// A scheduler that starts (or wakes) late sends the requests that fell due
+// meanwhile through the connections it has, instead of opening one per
+// request; their latency still counts from their intended times.
+func TestRunLateSchedulerCatchesUp(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+
+	// 1,000 requests are already due when Run starts.
+	res, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{{URL: srv.URL}},
+		Pacer:    ConstantPacer{Rate: 5000},
+		Start:    time.Now().Add(-200 * time.Millisecond),
+		Duration: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, res)
+	if res.Scheduled != 5000 || res.Missed != 0 || res.OK != 5000 {
+		t.Errorf("Scheduled %d, Missed %d, OK %d: want 5000 scheduled, all sent and OK", res.Scheduled, res.Missed, res.OK)
+	}
+	if res.Connections > 100 {
+		t.Errorf("%d connections opened to catch up a 200 ms backlog; want the backlog sent through a few", res.Connections)
+	}
+	if m := res.Latency.Max(); m < 100_000 {
+		t.Errorf("max latency %d µs, want >= 100 ms: the backlog's lateness is hidden", m)
+	}
+}
+
+// A target that is slow rather than late gets the connections it needs:
+// 400 req/s of 50 ms requests need about 20 at once.
+func TestRunSlowTargetGetsConnections(t *testing.T) {
+	var inFlight, peak atomic.Int64
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		mu.Lock()
+		peak.Store(max(peak.Load(), n))
+		mu.Unlock()
+		time.Sleep(50 * time.Millisecond)
+	}))
+	defer srv.Close()
+
+	res, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{{URL: srv.URL}},
+		Pacer:    ConstantPacer{Rate: 400},
+		Start:    soon(),
+		Warmup:   500 * time.Millisecond,
+		Duration: 2 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, res)
+	if res.Scheduled != 800 || res.Missed != 0 || res.OK != 800 {
+		t.Errorf("Scheduled %d, Missed %d, OK %d: want 800 scheduled, all sent and OK", res.Scheduled, res.Missed, res.OK)
+	}
+	if p := peak.Load(); p < 15 {
+		t.Errorf("at most %d requests in flight; 400 req/s of 50 ms requests need about 20", p)
+	}
+	// Requests do not queue in the generator: the median is the server's 50 ms.
+	if p50 := res.Latency.ValueAtQuantile(50); p50 > 80_000 {
+		t.Errorf("p50 = %d µs, want about 50 ms: requests waited for connections", p50)
+	}
+}

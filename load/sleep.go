@@ -30,6 +30,11 @@ type sleeper struct {
 	// timer is for the coarse part of long waits, which must be
 	// interruptible.
 	timer *time.Timer
+	// end and err are the state of the wait in progress, for readFn, made
+	// once so that a wait does not allocate a closure.
+	end    time.Time
+	err    error
+	readFn func(fd uintptr) bool
 }
 
 // newSleeper creates a sleeper, with its timerfd.
@@ -46,7 +51,9 @@ func newSleeper() (*sleeper, error) {
 	}
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &sleeper{fd: fd, file: f, raw: raw, timer: t}, nil
+	s := &sleeper{fd: fd, file: f, raw: raw, timer: t}
+	s.readFn = s.read
+	return s, nil
 }
 
 // close releases the timerfd.
@@ -61,20 +68,12 @@ var errInterrupted = errors.New("load: wait interrupted")
 // until waits until the monotonic clock reads at (a time.Time with a
 // monotonic reading), or until done is closed, in which case it returns
 // errInterrupted. Only the coarse part of a long wait can be interrupted:
-// the last coarseSlack is waited out.
-func (s *sleeper) until(at time.Time, done <-chan struct{}) error {
+// the last coarseSlack is waited out. It reports whether it waited at all
+// (at was still to come).
+func (s *sleeper) until(at time.Time, done <-chan struct{}) (waited bool, err error) {
 	wait := time.Until(at)
 	if wait <= 0 {
-		return nil
-	}
-	if os.Getenv("TOLL_COARSE") != "" {
-		s.timer.Reset(wait)
-		select {
-		case <-s.timer.C:
-		case <-done:
-			return errInterrupted
-		}
-		return nil
+		return false, nil
 	}
 	if wait > coarseSlack {
 		s.timer.Reset(wait - coarseSlack)
@@ -82,13 +81,13 @@ func (s *sleeper) until(at time.Time, done <-chan struct{}) error {
 		case <-s.timer.C:
 		case <-done:
 			s.timer.Stop()
-			return errInterrupted
+			return true, errInterrupted
 		}
 		if wait = time.Until(at); wait <= 0 {
-			return nil
+			return true, nil
 		}
 	}
-	return s.fine(wait)
+	return true, s.fine(wait)
 }
 
 // fine waits d on the timerfd.
@@ -107,25 +106,29 @@ func (s *sleeper) fine(d time.Duration) error {
 	// it reads only when the wait is over (saving a read that would fail
 	// with EAGAIN), and otherwise asks to wait for the poller, which will
 	// see the expiry that is still to come.
-	var rerr error
-	err := s.raw.Read(func(fd uintptr) bool {
-		if time.Now().Before(end) {
-			return false
-		}
-		_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
-		if errno == unix.EAGAIN {
-			return false
-		}
-		if errno != 0 {
-			rerr = errno
-		}
-		return true
-	})
+	s.end, s.err = end, nil
+	err := s.raw.Read(s.readFn)
 	if err == nil {
-		err = rerr
+		err = s.err
 	}
 	if err != nil {
 		return fmt.Errorf("load: wait on timerfd: %w", err)
 	}
 	return nil
+}
+
+// read is the RawConn.Read callback of fine: it reads the timerfd once the
+// wait is over.
+func (s *sleeper) read(fd uintptr) bool {
+	if time.Now().Before(s.end) {
+		return false
+	}
+	_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
+	if errno == unix.EAGAIN {
+		return false
+	}
+	if errno != 0 {
+		s.err = errno
+	}
+	return true
 }
