@@ -166,7 +166,7 @@ type Load struct {
 	// each trial's warm-up (default 0: all at once).
 	Ramp Duration `yaml:"ramp"`
 	// Quantum releases open-model requests on a grid of this step, one
-	// wake-up of the load generator per step (default 1ms; 0 sends each
+	// wake-up of the load generator per step (default 2ms; 0 sends each
 	// request at its own time, at more CPU). Latency counts from the grid
 	// time.
 	Quantum *Duration `yaml:"quantum"`
@@ -266,7 +266,7 @@ func (l Load) Steps() []Step {
 func (l Load) Closed() bool { return len(l.Users) > 0 }
 
 // DefaultQuantum is the open model's default release grid.
-const DefaultQuantum = time.Millisecond
+const DefaultQuantum = 2 * time.Millisecond
 
 // QuantumOrDefault returns Quantum, or DefaultQuantum if it is not set.
 func (l Load) QuantumOrDefault() time.Duration {

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tollperf/toll/load"
+	"github.com/tollperf/toll/scenario"
 )
 
 // loadFlags are the options of "toll load".
@@ -65,7 +66,7 @@ request, wait for its response and think. It prints a summary, or JSON with
 	fl.DurationVarP(&f.duration, "duration", "d", 10*time.Second, "measured window")
 	fl.DurationVarP(&f.warmup, "warmup", "w", 0, "load sent before the measured window and not recorded")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on each request")
-	fl.DurationVar(&f.quantum, "quantum", time.Millisecond, "open model: release requests on a grid of this step, one scheduler wake-up per step (0: each at its own time, at more CPU)")
+	fl.DurationVar(&f.quantum, "quantum", scenario.DefaultQuantum, "open model: release requests on a grid of this step, one scheduler wake-up per step (0: each at its own time, at more CPU)")
 	fl.IntVar(&f.maxConns, "max-conns", 0, "open model: cap on requests in flight, and so on connections (default 500)")
 	fl.StringVarP(&f.method, "method", "X", http.MethodGet, "HTTP method")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, `request header "Name: value" (repeatable)`)
