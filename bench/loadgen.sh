@@ -19,10 +19,11 @@
 #   saturation  closed, 50 connections, DUR s: req/s, CPU µs per request, p50/p99
 #               (wrk -t1 -c50, fortio -qps -1 -c 50, vegeta -rate=0 -max-workers=50, toll --users 50)
 #   fixed5k     open, 5,000 req/s, DUR s: CPU µs per request, p50 and p99 as each reports them
-#               (toll --rate 5000, vegeta -rate=5000/s, fortio -qps 5000 -c 16; wrk has no fixed rate)
+#               (toll --rate 5000, vegeta -rate=5000/s, fortio -qps 5000 -c 16; wrk has no fixed rate;
+#               fortio with -r 0.00001: its default 1 ms histogram buckets hide sub-ms latency)
 #   stall       5,000 req/s, STALL_DUR s, the nginx worker stopped (SIGSTOP) for 0.5 s at 4 s:
 #               the p99 each reports, and toll's scheduled/sent/missed
-#   rss         toll at 20,000 req/s for RSS_DUR s: its VmRSS once a second
+#   rss         toll at 20,000 req/s for RSS_DUR s: its VmRSS and open fds once a second
 #
 # No tool gets a warm-up of its own beyond what it always does (toll
 # --warmup 0; fortio opens its connections with one request each, not counted).
@@ -42,6 +43,10 @@ fi
 [[ $REPS =~ ^[1-9][0-9]?$ ]] || { echo "REPS=$REPS: want 1..99" >&2; exit 2; }
 PORT=${PORT:-18190}
 URL="http://127.0.0.1:$PORT/"
+# fortio's histogram has 1 ms resolution by default: every sub-millisecond
+# latency would land in its first bucket and come out interpolated (p50 0.5 ms,
+# p99 0.99 ms). 10 µs buckets cover up to 1 s finely enough for the stall.
+FORTIO_RES=0.00001
 (($(nproc) >= 2)) || { echo "needs 2 CPUs (nginx on CPU 1, generators on CPU 0)" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/toll-loadgen.XXXXXX)
@@ -202,7 +207,7 @@ saturation() {
   local rep=$1 tool=$2
   case $tool in
     wrk) run wrk saturation "$rep" wrk -t1 -c50 -d"${DUR}s" --latency "$URL" ;;
-    fortio) run fortio saturation "$rep" "$bin/fortio" load -qps -1 -c 50 -t "${DUR}s" -loglevel Error -json "$work/fortio.json" "$URL" ;;
+    fortio) run fortio saturation "$rep" "$bin/fortio" load -qps -1 -c 50 -t "${DUR}s" -r "$FORTIO_RES" -loglevel Error -json "$work/fortio.json" "$URL" ;;
     vegeta) run vegeta saturation "$rep" "$bin/vegeta" attack -targets="$work/targets" -rate=0 -max-workers=50 -duration="${DUR}s" -output="$work/vegeta.bin" ;;
     toll) run toll saturation "$rep" "$bin/toll" load "$URL" --users 50 -d "${DUR}s" --warmup 0 --json ;;
   esac
@@ -211,7 +216,7 @@ saturation() {
 fixed() {
   local rep=$1 tool=$2 test=${3:-fixed5k} dur=${4:-$DUR}
   case $tool in
-    fortio) run fortio "$test" "$rep" "$bin/fortio" load -qps 5000 -c 16 -t "${dur}s" -loglevel Error -json "$work/fortio.json" "$URL" ;;
+    fortio) run fortio "$test" "$rep" "$bin/fortio" load -qps 5000 -c 16 -t "${dur}s" -r "$FORTIO_RES" -loglevel Error -json "$work/fortio.json" "$URL" ;;
     vegeta) run vegeta "$test" "$rep" "$bin/vegeta" attack -targets="$work/targets" -rate=5000/s -duration="${dur}s" -output="$work/vegeta.bin" ;;
     toll) run toll "$test" "$rep" "$bin/toll" load "$URL" --rate 5000 -d "${dur}s" --warmup 0 --json ;;
   esac
@@ -243,10 +248,12 @@ echo "== toll at 20,000 req/s for ${RSS_DUR} s: VmRSS once a second (load averag
 taskset -c 0 env GOMAXPROCS=1 "$bin/toll" load "$URL" --rate 20000 -d "${RSS_DUR}s" --json >"$work/raw/rss.json" 2>"$work/raw/rss.err" &
 rss_pid=$!
 : >"$work/raw/rss.txt"
-for _ in $(seq 1 $((RSS_DUR + 10))); do
+for _ in $(seq 1 $((RSS_DUR + 10))); do # VmRSS in KiB, and open file descriptors (~ connections)
   sleep 1
   kill -0 "$rss_pid" 2>/dev/null || break
-  awk '/^VmRSS/ {print $2}' "/proc/$rss_pid/status" >>"$work/raw/rss.txt" 2>/dev/null || break
+  kb=$(awk '/^VmRSS/ {print $2}' "/proc/$rss_pid/status" 2>/dev/null) || break
+  fds=$(find "/proc/$rss_pid/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l) || fds=0
+  if [[ -n $kb ]]; then echo "$kb $fds" >>"$work/raw/rss.txt"; fi
 done
 wait "$rss_pid" || { echo "toll at 20k req/s failed:"; tail "$work/raw/rss.err"; exit 1; }
 rss_pid=
@@ -285,12 +292,16 @@ for test in ("saturation", "fixed5k", "stall"):
     own = [float(e["own_us"]) for e in med[test, "toll"]["extra"]]
     print(f"  ({test}: toll's own getrusage figure, median {st.median(own):.1f} µs/req, against GNU time's {med[test, 'toll']['us']:.1f})")
 
-rss = [int(x) / 1024 for x in open(sys.argv[2]) if x.strip()]
+samples = [l.split() for l in open(sys.argv[2]) if l.strip()]
+rss = [int(x[0]) / 1024 for x in samples]
+fds = [int(x[1]) for x in samples]
 r = json.load(open(sys.argv[3]))
 settled = rss[min(9, len(rss) - 1):]
 growth = settled[-1] - settled[0]
 print(f"\n== toll's RSS at 20k req/s over {len(rss)} samples: first {rss[0]:.1f} MiB, after 10 s {settled[0]:.1f} MiB, "
       f"last {rss[-1]:.1f} MiB, max {max(rss):.1f} MiB; growth after 10 s {growth:+.1f} MiB")
+print("   every 10 s (MiB / open fds): " + "  ".join(f"{rss[i]:.1f}/{fds[i]}" for i in range(0, len(rss), 10))
+      + f"  end {rss[-1]:.1f}/{fds[-1]}")
 print(f"   {r['completed']} requests completed ({r['throughput']:.0f} req/s), {r['missed']} missed, "
       f"{r['errors']} errors, p99 {r['latency_ms']['p99']:.3f} ms, {r['cpu_us_per_request']:.1f} µs/req, "
       f"max RSS {r['max_rss_mib']:.1f} MiB")
