@@ -23,9 +23,11 @@ import (
 // are rendered into a reused buffer, and responses are parsed in place, so
 // the hot path does not allocate.
 
-// readBufferSize is the size of a connection's read buffer; a response's
-// status line and every header line must fit in it.
-const readBufferSize = 16 << 10
+// readBufferSize is the size of a connection's read buffer, small because
+// a pool may hold hundreds of connections. A response's status line, and
+// the header lines toll reads (Content-Length, Transfer-Encoding,
+// Connection), must fit in it; longer lines of other headers are skipped.
+const readBufferSize = 4 << 10
 
 // errMalformed reports a response that is not HTTP/1.x.
 var errMalformed = errors.New("malformed HTTP response")
@@ -193,10 +195,20 @@ func (c *conn) readHeader(r *response) (length int64, chunked bool, err error) {
 	length = -1
 	for {
 		line, err := c.br.ReadSlice('\n')
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				return 0, false, fmt.Errorf("%w: header line longer than %d bytes", errMalformed, readBufferSize)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long line (a big cookie): its name is in this part.
+			if colon := bytes.IndexByte(line, ':'); colon <= 0 || interesting(line[:colon]) {
+				return 0, false, fmt.Errorf("%w: header line %.20q… longer than %d bytes", errMalformed, line, readBufferSize)
 			}
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = c.br.ReadSlice('\n')
+			}
+			if err != nil {
+				return 0, false, readErr(err)
+			}
+			continue
+		}
+		if err != nil {
 			return 0, false, readErr(err)
 		}
 		line = trimCRLF(line)
@@ -225,6 +237,13 @@ func (c *conn) readHeader(r *response) (length int64, chunked bool, err error) {
 			}
 		}
 	}
+}
+
+// interesting reports whether readHeader reads the header called name.
+func interesting(name []byte) bool {
+	return bytes.EqualFold(name, []byte("Content-Length")) ||
+		bytes.EqualFold(name, []byte("Transfer-Encoding")) ||
+		bytes.EqualFold(name, []byte("Connection"))
 }
 
 // discardChunked reads a chunked body (RFC 9112 section 7.1) to its end,

@@ -65,6 +65,9 @@ func TestRoundTripParsesResponses(t *testing.T) {
 		{"not HTTP", "SSH-2.0-OpenSSH\r\n\r\n", false, 0, false, errMalformed},
 		{"bad length", "HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", false, 200, true, errMalformed},
 		{"truncated body", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", false, 200, true, io.ErrUnexpectedEOF},
+		{"header line longer than the buffer is skipped", "HTTP/1.1 200 OK\r\nSet-Cookie: " + strings.Repeat("c", 3*readBufferSize) + "\r\nContent-Length: 2\r\n\r\nok", false, 200, true, nil},
+		{"long Content-Length line", "HTTP/1.1 200 OK\r\nContent-Length: " + strings.Repeat("0", 2*readBufferSize) + "2\r\n\r\nok", false, 200, true, errMalformed},
+		{"body longer than the buffer", "HTTP/1.1 200 OK\r\nContent-Length: 10000\r\n\r\n" + strings.Repeat("b", 10000), false, 200, true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

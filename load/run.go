@@ -42,7 +42,9 @@ type Config struct {
 	MaxConns int
 	// Quantum, in the open model, releases requests on a grid: a request
 	// is due at the first multiple of Quantum (from Start) at or after its
-	// time on the Pacer's timeline, and its latency counts from there.
+	// time on the Pacer's timeline, and its latency counts from there (or
+	// from when it was sent, if that was earlier: the scheduler wakes early
+	// by the machine's usual wake-up latency, up to 200 µs).
 	// Requests that fall in the same quantum are sent together, with one
 	// wake-up of the scheduler. 0 sends each at its own time, which costs a
 	// wake-up per request (tens of microseconds of CPU on a virtual
@@ -92,6 +94,10 @@ const (
 	// scheduler is behind: opening a connection costs the generator's CPU,
 	// and if it opened one per request it would fall further behind.
 	spawnGap = time.Millisecond
+	// stallSlack is how late past its timer dispatch may wake before the
+	// excess is taken for the generator's own lateness (Go timers can be a
+	// millisecond late in an idle process).
+	stallSlack = 2 * time.Millisecond
 	// abortGrace is how long Run waits for aborted requests to return once
 	// it has cancelled them.
 	abortGrace = 250 * time.Millisecond
@@ -461,6 +467,7 @@ func (r *runner) dispatch(j job, done <-chan struct{}, windowEnd <-chan time.Tim
 			continue // one became idle meanwhile
 		}
 		var tick <-chan time.Time
+		var wakeBy time.Duration
 		if r.workers < r.maxConns {
 			now := r.elapsed()
 			lag := now - j.due
@@ -476,8 +483,9 @@ func (r *runner) dispatch(j job, done <-chan struct{}, windowEnd <-chan time.Tim
 				go r.work(&worker{jobs: make(chan job, 1)}, j)
 				return dispatchSent
 			}
-			r.patience.Reset(max(-behind, -rested, 10*time.Microsecond))
-			tick = r.patience.C
+			wait := max(-behind, -rested, 10*time.Microsecond)
+			r.patience.Reset(wait)
+			tick, wakeBy = r.patience.C, now+wait+stallSlack
 		}
 		select {
 		case <-ready:
@@ -486,6 +494,13 @@ func (r *runner) dispatch(j job, done <-chan struct{}, windowEnd <-chan time.Tim
 			return dispatchWindowEnd
 		case <-done:
 			return dispatchCancelled
+		}
+		// Woken well after the timer was due: the generator itself was
+		// held up (descheduled) meanwhile, and that lateness is its own.
+		if tick != nil {
+			if over := r.elapsed() - wakeBy; over > 0 {
+				r.floor += over
+			}
 		}
 	}
 }
@@ -544,6 +559,7 @@ type client struct {
 	r     *runner
 	conns []*conn
 	buf   []byte
+	sent  time.Time // when send began its last request
 }
 
 func (r *runner) newClient() *client {
@@ -563,7 +579,8 @@ func (c *client) close() {
 // send sends the request numbered id of target t and reads its response.
 // It returns the response status, or the error that ended the request.
 func (c *client) send(t *target, id uint64) (int, error) {
-	deadline := time.Now().Add(c.r.timeout)
+	c.sent = time.Now()
+	deadline := c.sent.Add(c.r.timeout)
 	c.buf = t.render(c.buf, id)
 	for attempt := 0; ; attempt++ {
 		cn := c.conns[t.dialer]
@@ -602,11 +619,15 @@ func (r *runner) work(w *worker, first job) {
 }
 
 // do sends one request and records its outcome if it is in the measured
-// window. It returns the time since Start when it was done.
+// window. Its latency counts from its due time, or from when it was sent if
+// that was earlier (the scheduler wakes early by its usual lateness, so a
+// request may go out a little before its grid time). It returns the time
+// since Start when it was done.
 func (r *runner) do(c *client, j job) time.Duration {
 	status, err := c.send(&r.targets[j.target], j.id)
 	now := r.elapsed()
-	r.account(int(j.interval), int(j.target), now-j.due, status, err)
+	from := min(j.due, c.sent.Sub(r.origin))
+	r.account(int(j.interval), int(j.target), now-from, status, err)
 	return now
 }
 

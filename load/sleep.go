@@ -20,6 +20,10 @@ import (
 // the machine's own timer latency, instead of a millisecond.
 const coarseSlack = 2 * time.Millisecond
 
+// maxEarly bounds how early a sleeper arms its timer (see sleeper.early),
+// and the lateness of one wake-up that its estimate takes in.
+const maxEarly = 200 * time.Microsecond
+
 // sleeper waits until a point in time, precisely. It is owned by one
 // goroutine.
 type sleeper struct {
@@ -35,6 +39,12 @@ type sleeper struct {
 	end    time.Time
 	err    error
 	readFn func(fd uintptr) bool
+	// early is how long before the time asked the timer is armed: a moving
+	// average of how late the machine has woken the process (about 50 µs
+	// on a VM), so that wake-ups land on time on average rather than all
+	// late by that much. A wait may therefore end up to early before its
+	// time; callers that time from it take that into account.
+	early time.Duration
 }
 
 // newSleeper creates a sleeper, with its timerfd.
@@ -65,14 +75,15 @@ func (s *sleeper) close() {
 // errInterrupted reports a wait cut short by its done channel.
 var errInterrupted = errors.New("load: wait interrupted")
 
-// until waits until the monotonic clock reads at (a time.Time with a
-// monotonic reading), or until done is closed, in which case it returns
-// errInterrupted. Only the coarse part of a long wait can be interrupted:
-// the last coarseSlack is waited out. It reports whether it waited at all
-// (at was still to come).
+// until waits until about when the monotonic clock reads at (a time.Time
+// with a monotonic reading): it returns up to maxEarly before at (see
+// early), and otherwise as soon as the machine wakes it after. If done is
+// closed first it returns errInterrupted; only the coarse part of a long
+// wait can be interrupted, the last coarseSlack is waited out. It reports
+// whether it waited at all (at was still to come).
 func (s *sleeper) until(at time.Time, done <-chan struct{}) (waited bool, err error) {
 	wait := time.Until(at)
-	if wait <= 0 {
+	if wait <= s.early {
 		return false, nil
 	}
 	if wait > coarseSlack {
@@ -83,11 +94,11 @@ func (s *sleeper) until(at time.Time, done <-chan struct{}) (waited bool, err er
 			s.timer.Stop()
 			return true, errInterrupted
 		}
-		if wait = time.Until(at); wait <= 0 {
+		if wait = time.Until(at); wait <= s.early {
 			return true, nil
 		}
 	}
-	return true, s.fine(wait)
+	return true, s.fine(wait - s.early)
 }
 
 // fine waits d on the timerfd.
@@ -114,6 +125,8 @@ func (s *sleeper) fine(d time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("load: wait on timerfd: %w", err)
 	}
+	late := min(time.Since(end), maxEarly)
+	s.early += (late - s.early) / 16
 	return nil
 }
 
