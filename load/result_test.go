@@ -62,3 +62,51 @@ func TestMicrosClamps(t *testing.T) {
 		}
 	}
 }
+
+func TestCountsQuantileMatchesHdrHistogram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tests := []struct {
+		name   string
+		values func() time.Duration
+		n      int
+	}{
+		{"sub-millisecond", func() time.Duration { return time.Duration(50+rng.IntN(900)) * time.Microsecond }, 5000},
+		{"long tail", func() time.Duration { return time.Duration(rng.ExpFloat64() * float64(20*time.Millisecond)) }, 20000},
+		{"seconds", func() time.Duration { return time.Duration(rng.IntN(50)) * time.Second }, 300},
+		{"one value", func() time.Duration { return 3 * time.Microsecond }, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var c counts
+			for range tt.n {
+				c.add(tt.values())
+			}
+			h := c.histogram()
+			for _, q := range []float64{1, 50, 90, 99, 99.9, 100} {
+				if got, want := c.quantile(q), h.ValueAtQuantile(q); got != want {
+					t.Errorf("quantile(%v) = %d, hdrhistogram says %d", q, got, want)
+				}
+			}
+		})
+	}
+	var empty counts
+	if got := empty.quantile(99); got != 0 {
+		t.Errorf("quantile of no values = %d, want 0", got)
+	}
+}
+
+// The live display reads a second's figures once a second for as long as a
+// run lasts; reading them must not allocate.
+func TestSnapshotDoesNotAllocate(t *testing.T) {
+	r := newRecorder(2, 1)
+	for i := range 1000 {
+		r.record(r.begin(0, 0), 0, time.Duration(100+i)*time.Microsecond, outcomeOK)
+	}
+	var s Second
+	if allocs := testing.AllocsPerRun(20, func() { s = r.snapshot(0) }); allocs != 0 {
+		t.Errorf("snapshot allocates %.0f times", allocs)
+	}
+	if s.Completed != 1000 || s.P99 < 1000*time.Microsecond || s.P99 > 1100*time.Microsecond {
+		t.Errorf("snapshot = %+v, want 1000 completed, p99 about 1.09 ms", s)
+	}
+}
