@@ -87,6 +87,13 @@ func (p *pool) wait() <-chan struct{} {
 	return p.ready
 }
 
+// retiredCount returns how many workers have been retired.
+func (p *pool) retiredCount() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.retired
+}
+
 // close makes the idle workers exit, and those busy exit when they are done.
 func (p *pool) close() {
 	p.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,6 +99,9 @@ const (
 	// excess is taken for the generator's own lateness (Go timers can be a
 	// millisecond late in an idle process).
 	stallSlack = 2 * time.Millisecond
+	// freeAfterRetired is how many retired workers make it worth returning
+	// their memory to the operating system.
+	freeAfterRetired = 16
 	// abortGrace is how long Run waits for aborted requests to return once
 	// it has cancelled them.
 	abortGrace = 250 * time.Millisecond
@@ -317,11 +321,16 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 }
 
 // background, until done, finalizes each interval finalizeLag after it
-// ends and calls onSecond with each interval's figures as it ends.
+// ends and calls onSecond with each interval's figures as it ends. Once
+// freeAfterRetired workers have been retired, it returns the memory they
+// held to the operating system (at most once per idleRetire: it costs a
+// garbage collection, a millisecond or two of the generator's CPU).
 func (r *runner) background(done <-chan struct{}) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	reported := 0
+	var freedAt uint64      // workers retired when memory was last given back
+	var freed time.Duration // when it was
 	for {
 		// The next event: the end of the next interval to report, or the
 		// finalization of the next one to finalize.
@@ -342,6 +351,14 @@ func (r *runner) background(done <-chan struct{}) {
 		}
 		if now > r.warmup+finalizeLag {
 			r.rec.finalize(int((now-r.warmup-finalizeLag)/time.Second), false)
+		}
+		if r.pool != nil {
+			if n := r.pool.retiredCount(); n-freedAt >= freeAfterRetired && now-freed >= idleRetire {
+				// Give back what the retired workers held, instead of
+				// keeping the pool's peak for the rest of the run.
+				debug.FreeOSMemory()
+				freedAt, freed = n, r.elapsed()
+			}
 		}
 	}
 }
