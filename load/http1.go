@@ -197,7 +197,7 @@ func (c *conn) readHeader(r *response) (length int64, chunked bool, err error) {
 		line, err := c.br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A long line (a big cookie): its name is in this part.
-			if colon := bytes.IndexByte(line, ':'); colon <= 0 || interesting(line[:colon]) {
+			if colon := bytes.IndexByte(line, ':'); colon <= 0 || headerOf(line[:colon]) != otherHeader {
 				return 0, false, fmt.Errorf("%w: header line %.20q… longer than %d bytes", errMalformed, line, readBufferSize)
 			}
 			for errors.Is(err, bufio.ErrBufferFull) {
@@ -220,16 +220,16 @@ func (c *conn) readHeader(r *response) (length int64, chunked bool, err error) {
 			return 0, false, errMalformed
 		}
 		name, value := line[:colon], bytes.TrimSpace(line[colon+1:])
-		switch {
-		case len(name) == 14 && bytes.EqualFold(name, []byte("Content-Length")):
+		switch headerOf(name) {
+		case contentLength:
 			n, ok := atoi(value)
 			if !ok {
 				return 0, false, fmt.Errorf("%w: Content-Length %q", errMalformed, value)
 			}
 			length = n
-		case len(name) == 17 && bytes.EqualFold(name, []byte("Transfer-Encoding")):
+		case transferEncoding:
 			chunked = containsFold(value, "chunked")
-		case len(name) == 10 && bytes.EqualFold(name, []byte("Connection")):
+		case connection:
 			if containsFold(value, "close") {
 				r.keep = false
 			} else if containsFold(value, "keep-alive") {
@@ -239,11 +239,27 @@ func (c *conn) readHeader(r *response) (length int64, chunked bool, err error) {
 	}
 }
 
-// interesting reports whether readHeader reads the header called name.
-func interesting(name []byte) bool {
-	return bytes.EqualFold(name, []byte("Content-Length")) ||
-		bytes.EqualFold(name, []byte("Transfer-Encoding")) ||
-		bytes.EqualFold(name, []byte("Connection"))
+// header is one of the response headers readHeader reads.
+type header int
+
+const (
+	otherHeader header = iota // one readHeader skips
+	contentLength
+	transferEncoding
+	connection
+)
+
+// headerOf returns which header name (any case) is.
+func headerOf(name []byte) header {
+	switch {
+	case len(name) == 14 && bytes.EqualFold(name, []byte("Content-Length")):
+		return contentLength
+	case len(name) == 17 && bytes.EqualFold(name, []byte("Transfer-Encoding")):
+		return transferEncoding
+	case len(name) == 10 && bytes.EqualFold(name, []byte("Connection")):
+		return connection
+	}
+	return otherHeader
 }
 
 // discardChunked reads a chunked body (RFC 9112 section 7.1) to its end,
