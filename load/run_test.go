@@ -254,21 +254,30 @@ func TestRunCancel(t *testing.T) {
 	}
 }
 
-func TestRunMaxConns(t *testing.T) {
-	var inFlight, peak atomic.Int64
+// slowServer answers every request after hold (or when the client goes),
+// and counts the most requests it has had in flight at once.
+func slowServer(t *testing.T, hold time.Duration) (srv *httptest.Server, peak *atomic.Int64) {
+	t.Helper()
+	var inFlight atomic.Int64
 	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	peak = new(atomic.Int64)
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
 		mu.Lock()
 		peak.Store(max(peak.Load(), n))
 		mu.Unlock()
 		select {
-		case <-time.After(50 * time.Millisecond):
+		case <-time.After(hold):
 		case <-r.Context().Done():
 		}
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv, peak
+}
+
+func TestRunMaxConns(t *testing.T) {
+	srv, peak := slowServer(t, 50*time.Millisecond)
 
 	// 100 req/s of 50 ms requests need 5 connections; 2 serve at most 40 req/s.
 	res, err := runLoad(t, context.Background(), Config{
@@ -394,17 +403,7 @@ func TestRunLateSchedulerCatchesUp(t *testing.T) {
 // A target that is slow rather than late gets the connections it needs:
 // 400 req/s of 50 ms requests need about 20 at once.
 func TestRunSlowTargetGetsConnections(t *testing.T) {
-	var inFlight, peak atomic.Int64
-	var mu sync.Mutex
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := inFlight.Add(1)
-		defer inFlight.Add(-1)
-		mu.Lock()
-		peak.Store(max(peak.Load(), n))
-		mu.Unlock()
-		time.Sleep(50 * time.Millisecond)
-	}))
-	defer srv.Close()
+	srv, peak := slowServer(t, 50*time.Millisecond)
 
 	res, err := runLoad(t, context.Background(), Config{
 		Requests: []Request{{URL: srv.URL}},

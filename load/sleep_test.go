@@ -6,17 +6,23 @@ import (
 	"time"
 )
 
-// The scheduler sleeps once per quantum for as long as a run lasts; a wait
-// that allocated would grow the heap, and the generator's RSS, with time.
-func TestSleeperDoesNotAllocate(t *testing.T) {
+// testSleeper returns a sleeper closed when the test ends.
+func testSleeper(t *testing.T) *sleeper {
+	t.Helper()
 	s, err := newSleeper()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.close()
-	done := make(chan struct{})
+	t.Cleanup(s.close)
+	return s
+}
+
+// The scheduler sleeps once per quantum for as long as a run lasts; a wait
+// that allocated would grow the heap, and the generator's RSS, with time.
+func TestSleeperDoesNotAllocate(t *testing.T) {
+	s := testSleeper(t)
 	allocs := testing.AllocsPerRun(50, func() {
-		if _, err := s.until(time.Now().Add(100*time.Microsecond), done); err != nil {
+		if _, err := s.until(time.Now().Add(100*time.Microsecond), nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -26,15 +32,10 @@ func TestSleeperDoesNotAllocate(t *testing.T) {
 }
 
 func TestSleeperWaitsUntil(t *testing.T) {
-	s, err := newSleeper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	done := make(chan struct{})
+	s := testSleeper(t)
 	for _, d := range []time.Duration{-time.Millisecond, 500 * time.Microsecond, 3 * time.Millisecond} {
 		at := time.Now().Add(d)
-		waited, err := s.until(at, done)
+		waited, err := s.until(at, nil)
 		if err != nil {
 			t.Fatalf("until(+%s): %v", d, err)
 		}
@@ -50,16 +51,11 @@ func TestSleeperWaitsUntil(t *testing.T) {
 // The sleeper learns the machine's wake-up latency and arms its timer that
 // much early, so that wake-ups are on time on average rather than all late.
 func TestSleeperWakesOnTimeOnAverage(t *testing.T) {
-	s, err := newSleeper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	done := make(chan struct{})
+	s := testSleeper(t)
 	lates := make([]time.Duration, 200)
 	for i := range lates {
 		at := time.Now().Add(time.Millisecond)
-		if _, err := s.until(at, done); err != nil {
+		if _, err := s.until(at, nil); err != nil {
 			t.Fatal(err)
 		}
 		lates[i] = time.Since(at)
