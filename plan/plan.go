@@ -150,9 +150,10 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	return p
 }
 
-// newDuet plans a duet run: every variant starts once; each round runs the
-// baseline beside each other variant in turn, in a fresh random order, both
-// under the same load at the same time.
+// newDuet plans a duet run: each round runs the baseline beside each other
+// variant in turn, in a fresh random order, both under the same load at the
+// same time. The restart policy says when services start: once for the
+// whole run, at each round, or for each duet (the baseline and its partner).
 func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *Plan {
 	var others []string
 	for _, v := range variants {
@@ -160,24 +161,46 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 			others = append(others, v)
 		}
 	}
-	for _, v := range variants {
-		p.Actions = append(p.Actions, Action{Kind: Start, Variant: v})
+	startAll := func() {
+		for _, v := range variants {
+			p.Actions = append(p.Actions, Action{Kind: Start, Variant: v})
+		}
+	}
+	stopAll := func() {
+		for i := len(variants) - 1; i >= 0; i-- {
+			p.Actions = append(p.Actions, Action{Kind: Stop, Variant: variants[i]})
+		}
+	}
+	if s.Restart == scenario.RestartOnce {
+		startAll()
 	}
 	index := 0
 	for step, st := range s.Load.Steps() {
 		for round := 1; round <= s.Rounds; round++ {
 			order := append([]string(nil), others...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+			if s.Restart == scenario.RestartPerRound {
+				startAll()
+			}
 			for i, v := range order {
 				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: s.Baseline, Order: i, Pair: v}
 				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: v, Order: i}
 				index += 2
+				if s.Restart == scenario.RestartPerTrial {
+					p.Actions = append(p.Actions, Action{Kind: Start, Variant: s.Baseline}, Action{Kind: Start, Variant: v})
+				}
 				p.Actions = append(p.Actions, Action{Kind: RunDuet, Variant: v, Duet: [2]*Trial{b, t}})
+				if s.Restart == scenario.RestartPerTrial {
+					p.Actions = append(p.Actions, Action{Kind: Stop, Variant: v}, Action{Kind: Stop, Variant: s.Baseline})
+				}
+			}
+			if s.Restart == scenario.RestartPerRound {
+				stopAll()
 			}
 		}
 	}
-	for i := len(variants) - 1; i >= 0; i-- {
-		p.Actions = append(p.Actions, Action{Kind: Stop, Variant: variants[i]})
+	if s.Restart == scenario.RestartOnce {
+		stopAll()
 	}
 	return p
 }

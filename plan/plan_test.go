@@ -138,3 +138,51 @@ func TestDuetPairsBaselineWithEachVariant(t *testing.T) {
 		t.Errorf("%d trials, want 12", n)
 	}
 }
+
+func TestDuetRestartPolicies(t *testing.T) {
+	tests := []struct {
+		restart string
+		starts  int // 3 variants, 4 rounds, 2 duets a round
+	}{
+		{scenario.RestartOnce, 3},
+		{scenario.RestartPerRound, 3 * 4},
+		{scenario.RestartPerTrial, 2 * 2 * 4},
+	}
+	for _, tt := range tests {
+		s := scen(tt.restart, 4, 100)
+		s.Mode, s.Baseline = scenario.ModeDuet, "baseline"
+		p := New(s, 5)
+		up := map[string]bool{}
+		starts, duets := 0, 0
+		for _, a := range p.Actions {
+			switch a.Kind {
+			case Start:
+				if up[a.Variant] {
+					t.Errorf("%s: %s started twice", tt.restart, a.Variant)
+				}
+				up[a.Variant] = true
+				starts++
+			case Stop:
+				if !up[a.Variant] {
+					t.Errorf("%s: %s stopped while down", tt.restart, a.Variant)
+				}
+				up[a.Variant] = false
+			case RunDuet:
+				duets++
+				if !up[a.Duet[0].Variant] || !up[a.Duet[1].Variant] {
+					t.Errorf("%s: duet %s beside %s with a side down", tt.restart, a.Duet[0].Variant, a.Duet[1].Variant)
+				}
+			case Run:
+				t.Errorf("%s: a duet plan has a single run", tt.restart)
+			}
+		}
+		if starts != tt.starts || duets != 2*4 {
+			t.Errorf("%s: %d starts and %d duets, want %d and 8", tt.restart, starts, duets, tt.starts)
+		}
+		for v, u := range up {
+			if u {
+				t.Errorf("%s: %s left running", tt.restart, v)
+			}
+		}
+	}
+}

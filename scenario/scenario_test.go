@@ -82,6 +82,8 @@ func TestParseErrors(t *testing.T) {
 		{"bad think distribution", "rate: 100", "users: 5\n  think_distribution: gamma", `load.think_distribution: "gamma" is not one of constant, exponential`},
 		{"quantum in closed model", "rate: 100", "users: 5\n  quantum: 2ms", `load.quantum: applies to the open model only`},
 		{"unknown request placeholder", "{path: /consumer}", "{path: \"/consumer/${idx}\"}", `unknown placeholder ${idx}`},
+		{"bad duet placement", "name: demo\n", "name: demo\nmode: duet\npinning: {duet: half}\n", `demo.yaml:3: pinning.duet: "half" is not one of split, shared`},
+		{"duet placement without a duet", "name: demo\n", "name: demo\npinning:\n  duet: shared\n", `demo.yaml:3: pinning.duet: places the two sides of mode: duet, and this scenario's mode is sequential`},
 		{"unknown top-level", "name: demo", "nmae: demo", `demo.yaml:1: nmae: unknown field "nmae" in scenario (did you mean "name"?)`},
 	}
 	for _, tt := range tests {
@@ -101,6 +103,22 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("error spans lines: %q", err)
 			}
 		})
+	}
+}
+
+func TestDuetDefaults(t *testing.T) {
+	tests := []struct{ add, placement, restart string }{
+		{"mode: duet\n", DuetSplit, RestartOnce},
+		{"mode: duet\nrestart: per-round\npinning: {duet: shared}\n", DuetShared, RestartPerRound},
+	}
+	for _, tt := range tests {
+		s, err := Parse("demo.yaml", []byte(strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.add, err)
+		}
+		if s.Pinning.Duet != tt.placement || s.Restart != tt.restart {
+			t.Errorf("%q: placement %q restart %q, want %q %q", tt.add, s.Pinning.Duet, s.Restart, tt.placement, tt.restart)
+		}
 	}
 }
 

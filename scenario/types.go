@@ -34,7 +34,8 @@ type Scenario struct {
 	Restart string `yaml:"restart"`
 	// Mode is "sequential" (default: one variant under load at a time) or
 	// "duet": the baseline and each variant under identical load at the same
-	// time, on disjoint CPU sets (needs at least 4 CPUs).
+	// time, on disjoint CPU sets (needs at least 4 CPUs) or, with
+	// pinning.duet: shared, on the same ones.
 	Mode string `yaml:"mode"`
 	// Trim drops the start and end of every measured window from the analysis.
 	Trim Trim `yaml:"trim"`
@@ -61,6 +62,12 @@ type Scenario struct {
 const (
 	ModeSequential = "sequential"
 	ModeDuet       = "duet"
+)
+
+// Placements of a duet's two sides (pinning.duet).
+const (
+	DuetSplit  = "split"
+	DuetShared = "shared"
 )
 
 // Restart policies.
@@ -226,6 +233,11 @@ type Pinning struct {
 	Services string `yaml:"services"`
 	// Off disables pinning.
 	Off bool `yaml:"off"`
+	// Duet places the two sides of a duet: "split" (default) gives the
+	// baseline's services and the variant's disjoint halves of Services;
+	// "shared" runs both on all of Services, so that both see the same
+	// moments of every CPU (on 2 CPUs too).
+	Duet string `yaml:"duet"`
 }
 
 // Step is one load step: an open-model Rate or a closed-model number of

@@ -72,11 +72,20 @@ func (v *validator) scenario(s *Scenario) {
 		s.Mode = ModeSequential
 	case ModeSequential:
 	case ModeDuet:
-		if s.Restart != RestartOnce {
-			v.fail("restart", "mode: duet keeps every variant running (restart: once), not %s", s.Restart)
-		}
 	default:
 		v.fail("mode", "%q is not one of sequential, duet", s.Mode)
+	}
+	switch s.Pinning.Duet {
+	case "":
+		if s.Mode == ModeDuet {
+			s.Pinning.Duet = DuetSplit
+		}
+	case DuetSplit, DuetShared:
+		if s.Mode != ModeDuet {
+			v.fail("pinning.duet", "places the two sides of mode: duet, and this scenario's mode is %s", s.Mode)
+		}
+	default:
+		v.fail("pinning.duet", "%q is not one of split, shared", s.Pinning.Duet)
 	}
 	switch s.Network {
 	case "":
