@@ -76,7 +76,9 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	}
 	fmt.Fprintf(w, "\n%sHost %s: %s, %d cores, %s %s; toll %s (%s)\n", indent, m.Host.Name, m.Host.CPUModel, m.Host.Cores, m.Host.OS, m.Host.Kernel, m.TollVersion, m.GoVersion)
 	lay := layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs)
-	if len(m.Layout.DuetCPUs) == 2 {
+	if d := m.Layout.DuetCPUs; len(d) == 2 && d[0] == d[1] {
+		lay = fmt.Sprintf("duet: load generator on CPU %s, %s and each variant sharing CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0])
+	} else if len(d) == 2 {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, m.Layout.DuetCPUs[0], m.Layout.DuetCPUs[1])
 	}
 	if m.Layout.Network == "isolated" {

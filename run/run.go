@@ -267,13 +267,16 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 	return nil
 }
 
-// MinDuetCPUs is the fewest online CPUs a duet runs on: one for toll (load
-// generator, sinks, probes) and at least one each for the baseline's and
-// the variant's services, with the services' CPUs split evenly.
+// MinDuetCPUs is the fewest online CPUs a split duet runs on: one for toll
+// (load generator, sinks, probes) and at least one each for the baseline's
+// and the variant's services, with the services' CPUs split evenly.
 const MinDuetCPUs = 4
 
-// checkDuet refuses a duet on a machine with too few CPUs to give the two
-// sides disjoint, equal CPU sets.
+// MinSharedDuetCPUs is the fewest online CPUs a shared duet runs on: one for
+// toll and at least one that the two sides' services share.
+const MinSharedDuetCPUs = 2
+
+// checkDuet refuses a duet on a machine with too few CPUs for its placement.
 func checkDuet(s *scenario.Scenario) error {
 	if s.Mode != scenario.ModeDuet {
 		return nil
@@ -285,8 +288,14 @@ func checkDuet(s *scenario.Scenario) error {
 	if err != nil {
 		return fmt.Errorf("%s: mode: duet: %w", s.Path, err)
 	}
+	if s.Pinning.Duet == scenario.DuetShared {
+		if len(online) < MinSharedDuetCPUs {
+			return fmt.Errorf("%s: mode: duet with pinning.duet: shared needs at least %d CPUs (1 for toll, the rest shared by the two sides); this machine has %d", s.Path, MinSharedDuetCPUs, len(online))
+		}
+		return nil
+	}
 	if len(online) < MinDuetCPUs {
-		return fmt.Errorf("%s: mode: duet runs the baseline and a variant at the same time on disjoint CPU sets and needs at least %d CPUs (1 for toll, the rest split evenly); this machine has %d. Leave mode out: the default alternates the load between variants, which needs no spare CPUs", s.Path, MinDuetCPUs, len(online))
+		return fmt.Errorf("%s: mode: duet runs the baseline and a variant at the same time on disjoint CPU sets and needs at least %d CPUs (1 for toll, the rest split evenly); this machine has %d. Set pinning: {duet: shared} to run both sides on the same CPUs, or leave mode out: the default alternates the load between variants", s.Path, MinDuetCPUs, len(online))
 	}
 	return nil
 }
@@ -365,8 +374,13 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 		if err != nil {
 			return fmt.Errorf("pinning.services: %w", err)
 		}
-		half := len(svc) / 2
-		r.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}
+		if r.s.Pinning.Duet == scenario.DuetShared {
+			r.duetCPUs = [2]string{svc.String(), svc.String()}
+			r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
+		} else {
+			half := len(svc) / 2
+			r.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}
+		}
 		m.Layout.DuetCPUs = r.duetCPUs[:]
 	}
 	lc, err := pin.Parse(loadCPUs)
