@@ -12,12 +12,14 @@ import (
 
 // TrialCosts are one trial's figures over its analysis window.
 type TrialCosts struct {
-	Index   int              `json:"index"`
-	Round   int              `json:"round"`
-	Step    int              `json:"step"`
-	Variant string           `json:"variant"`
-	Window  Window           `json:"-"`
-	Costs   map[Cost]float64 `json:"costs"`
+	Index   int    `json:"index"`
+	Round   int    `json:"round"`
+	Step    int    `json:"step"`
+	Variant string `json:"variant"`
+	// Pair names the variant a baseline trial ran beside (mode: duet).
+	Pair   string           `json:"pair,omitempty"`
+	Window Window           `json:"-"`
+	Costs  map[Cost]float64 `json:"costs"`
 	// Services holds the costs of each measured service on its own.
 	Services map[string]map[Cost]float64 `json:"services,omitempty"`
 	Flags    []Flag                      `json:"flags,omitempty"`
@@ -63,7 +65,7 @@ type cpuBusy struct {
 // SummarizeTrial computes t's costs over its analysis window.
 func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	w := WindowOf(t, trim)
-	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Window: w,
+	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
 		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}}
 	if w.Length() <= 0 {
 		return tc, fmt.Errorf("trial %d: the analysis window is empty (window %.1fs, trims %.1fs + %.1fs)", t.Index, t.Window().Seconds(), trim.Start, trim.End)
