@@ -363,6 +363,58 @@ mode: duet`)
 	}
 }
 
+// TestSharedDuet runs a real duet whose two sides share the services' CPU,
+// restarted every round, on any machine with 2 CPUs: the heavy side's CPU
+// per request shows, and the report says how the CPUs were shared.
+func TestSharedDuet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("a shared duet needs 2 CPUs")
+	}
+	path := writeScenario(t, "shared", `  - name: baseline
+  - name: heavy
+    services:
+      provider: {args: [--work, "160000"]}`, `  rate: 25
+  warmup: 1s
+  duration: 2s
+rounds: 2
+mode: duet
+restart: per-round
+pinning: {duet: shared}`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "each variant sharing CPU") || !strings.Contains(stdout.String(), "their latencies do not") {
+		t.Errorf("the report does not show the shared layout and its caveat:\n%s", stdout.String())
+	}
+	var s summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
+		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+	}
+	var m struct {
+		Layout struct {
+			DuetCPUs []string `json:"duet_cpus"`
+		} `json:"layout"`
+	}
+	b, _ = os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Layout.DuetCPUs; len(d) != 2 || d[0] != d[1] {
+		t.Errorf("duet CPUs %v, want one set for both sides", d)
+	}
+}
+
 // TestAgentRoleRows checks that a role: agent service's cost shows in rows
 // of its own and is added into its variant's total.
 func TestAgentRoleRows(t *testing.T) {
