@@ -17,6 +17,9 @@
 #   RATE=350 WORK=150000   open-model req/s, and the consumer's --work: the
 #                          defaults keep the consumer's CPU about 65% busy
 #   RESTART=per-round      the scenario's restart policy
+#   DUET=shared            run as mode: duet with pinning.duet: shared (the
+#                          baseline beside each variant, on the same CPU);
+#                          RATE is then each side's, so halve it
 #   PLUS="10 0"            the overheads, in % of the baseline's CPU per request
 #   KEEP=DIR               keep toll's output directory there
 # The defaults (3 variants, 50 rounds of 1 s + 2 s) take about 10 minutes.
@@ -32,7 +35,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/toll" ./cmd/toll
 
-scenario() { # $1 = name, $2 = variants yaml, $3 = rounds
+scenario() { # $1 = name, $2 = variants yaml, $3 = rounds, $4 = extra top-level yaml
   cat > "$work/$1.yaml" <<YAML
 name: $1
 services:
@@ -54,6 +57,7 @@ load:
   duration: 2s
 rounds: $3
 restart: $restart
+${4:-}
 YAML
 }
 
@@ -81,15 +85,18 @@ for p in $plus; do
   echo "plus$p adds ${us}us of CPU per request"
 done
 
-echo "== $rounds rounds, restart $restart: baseline, $(echo $plus | sed 's/\([0-9]*\)/plus\1/g; s/ /, /g')"
-scenario calibrate "$variants" "$rounds"
+mode=
+[[ -z ${DUET:-} ]] || mode="mode: duet
+pinning: {duet: $DUET}"
+echo "== $rounds rounds, restart $restart${DUET:+, duet $DUET}: baseline, $(echo $plus | sed 's/\([0-9]*\)/plus\1/g; s/ /, /g')"
+scenario calibrate "$variants" "$rounds" "$mode"
 start=$(date +%s)
 "$work/toll" run -q --out "$work/cal" "$work/calibrate.yaml" | grep -E "cost|CPU per request" || true
 wall=$(($(date +%s) - start))
 echo "wall time: $wall s"
 [[ -z ${KEEP:-} ]] || cp -r "$work/cal" "$KEEP"
 python3 - "$work/calibrate.yaml" "$work/cal/summary.json" "$wall" <<'PY'
-import json, math, re, sys
+import json, math, os, re, sys
 scen, summ, wall = open(sys.argv[1]).read(), json.load(open(sys.argv[2])), int(sys.argv[3])
 extra_us = {m[0]: int(m[1]) for m in re.findall(r"name: (plus\d+)\n.*\n.*--extra-cpu, (\d+)us", scen)}
 variants = summ["steps"][0]["variants"]
@@ -111,8 +118,17 @@ def interval(logs):
     h = t975(n - 1) * sd / math.sqrt(n)
     return 100 * (math.exp(m) - 1), 100 * (math.exp(m - h) - 1), 100 * (math.exp(m + h) - 1)
 rounds = len(cpu["baseline"]["values"])
+def paired_logs(name):
+    # log(variant / baseline) per round, over CPU per request; in a duet the
+    # baseline trial is the one that ran beside this variant.
+    by = {}
+    for t in summ["trials"]:
+        if t["variant"] == name or (t["variant"] == "baseline" and t.get("pair", name) == name):
+            by.setdefault(t["round"], {})[t["variant"]] = t["costs"]["cpu_per_request_ms"]
+    return [math.log(r[name] / r["baseline"]) for _, r in sorted(by.items()) if len(r) == 2]
 # Minutes k rounds would take with the baseline and this one variant only.
-per_pair = 2 * wall / (rounds * len(variants))
+# A duet runs the pair at once: one trial's time per round.
+per_pair = wall / (rounds * (len(variants) - 1)) if os.environ.get("DUET") else 2 * wall / (rounds * len(variants))
 for name, us in extra_us.items():
     d = cpu[name]["delta"]
     want = 100 * us / 1000 / base
@@ -126,7 +142,7 @@ for name, us in extra_us.items():
     if name == "plus10":
         line += f"; within ±1.5 points: {'yes' if abs(d['pct'] - want) <= 1.5 and d['significant'] else 'NO'}"
     print(line)
-    logs = [math.log(v / b) for v, b in zip(cpu[name]["values"], cpu["baseline"]["values"])]
+    logs = paired_logs(name)
     steps = sorted({k for k in (5, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 160, 200) if k < rounds} | {rounds})
     cells = []
     for k in steps:
