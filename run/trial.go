@@ -24,16 +24,23 @@ func newOrigin() time.Time {
 }
 
 // duet runs the baseline's trial and a variant's at the same time, on one
-// timeline, and writes both.
+// timeline, and writes both. On shared CPUs, the variant's open-model
+// schedule runs half an interval behind the baseline's, so that the two
+// sides' requests take turns on the CPUs rather than always arriving at
+// the same moment and queueing behind each other.
 func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	origin := newOrigin()
+	origins := [2]time.Time{origin, origin}
+	if r.s.Pinning.Duet == scenario.DuetShared && pair[1].Rate > 0 {
+		origins[1] = origin.Add(time.Duration(float64(time.Second) / (2 * pair[1].Rate)))
+	}
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, pt := range pair {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = r.trial(ctx, pt, origin)
+			_, errs[i] = r.trial(ctx, pt, origins[i])
 		}()
 	}
 	wg.Wait()
