@@ -24,15 +24,17 @@ func newOrigin() time.Time {
 }
 
 // duet runs the baseline's trial and a variant's at the same time, on one
-// timeline, and writes both. On shared CPUs, the variant's open-model
-// schedule runs half an interval behind the baseline's, so that the two
+// timeline, and writes both. On shared CPUs, one side's open-model
+// schedule runs half an interval behind the other's, so that the two
 // sides' requests take turns on the CPUs rather than always arriving at
-// the same moment and queueing behind each other.
+// the same moment and queueing behind each other; the variant lags in odd
+// rounds and the baseline in even ones, so that neither side is always
+// second.
 func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	origin := newOrigin()
 	origins := [2]time.Time{origin, origin}
-	if r.s.Pinning.Duet == scenario.DuetShared && pair[1].Rate > 0 {
-		origins[1] = origin.Add(time.Duration(float64(time.Second) / (2 * pair[1].Rate)))
+	if lag := duetLag(r.s, pair[1]); lag > 0 {
+		origins[pair[1].Round%2] = origin.Add(lag)
 	}
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
@@ -45,6 +47,15 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// duetLag is how far one side of a duet trial t runs behind the other: half
+// an interval of t's open-model rate on shared CPUs, else none.
+func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
+	if s.Pinning.Duet != scenario.DuetShared || t.Rate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(time.Second) / (2 * t.Rate))
 }
 
 // trial runs one trial against a started variant, writes its file and
