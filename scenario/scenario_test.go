@@ -191,3 +191,16 @@ func errUnwrapAll(err error) error {
 		err = u.Unwrap()
 	}
 }
+
+// TestExamples checks that every scenario shipped in examples/ reads.
+func TestExamples(t *testing.T) {
+	paths, err := filepath.Glob("../examples/*.yaml")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no examples found: %v", err)
+	}
+	for _, p := range paths {
+		if _, err := Read(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
