@@ -25,8 +25,13 @@ type Burn struct {
 	// Work is the number of math.Log iterations, as in the SkyWalking Go
 	// benchmark's services.
 	Work int
-	// ExtraCPU is CPU time burnt on top of Work, measured on the calling
-	// thread's CPU clock (so it holds whatever the machine's load).
+	// ExtraCPU is CPU time burnt on top of Work, measured on a CPU time
+	// clock (so it holds whatever the machine's load): the process's when
+	// the Go runtime runs one goroutine at a time (GOMAXPROCS 1, as on a
+	// service pinned to one CPU), so that the runtime's own threads, which
+	// run beside the burn and are charged to the service too, count in it;
+	// the calling thread's otherwise, since other goroutines may then run
+	// at the same time.
 	ExtraCPU time.Duration
 	// ExtraDelay is wall time slept, using no CPU.
 	ExtraDelay time.Duration
@@ -51,7 +56,7 @@ func (b Burn) Validate() error {
 		errs = append(errs, fmt.Errorf("extra alloc %d is negative", b.ExtraAlloc))
 	}
 	if b.ExtraCPU > 0 {
-		if _, err := threadCPU(); err != nil {
+		if _, err := burnClock()(); err != nil {
 			errs = append(errs, fmt.Errorf("extra CPU: %w", err))
 		}
 	}
@@ -85,18 +90,19 @@ func logLoop(n int) float64 {
 	return s
 }
 
-// spinCPU burns d of CPU time on the current OS thread, read from
-// CLOCK_THREAD_CPUTIME_ID. The goroutine is locked to its thread meanwhile,
-// so time the thread spends descheduled is not counted. If the clock cannot
-// be read (Validate reports it beforehand) it falls back to wall time.
+// spinCPU burns d of CPU time on the clock burnClock picks. The goroutine
+// is locked to its thread meanwhile, so that the thread clock, when used,
+// reads one thread. If no clock can be read (Validate reports it
+// beforehand) it falls back to wall time.
 func spinCPU(d time.Duration) float64 {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	clock := threadCPU
-	if _, err := threadCPU(); err != nil {
+	clock := burnClock()
+	start, err := clock()
+	if err != nil {
 		clock = wallClock()
+		start, _ = clock()
 	}
-	start, _ := clock()
 	var r float64
 	for {
 		r += logLoop(spinChunk)
@@ -107,6 +113,26 @@ func spinCPU(d time.Duration) float64 {
 	}
 }
 
+// burnClock returns the CPU clock ExtraCPU is measured on: the process's
+// with one P, the thread's with more.
+//
+// With one P no other goroutine of the service runs during the burn; the
+// runtime's own threads (its monitor above all) still do, and on a VM,
+// where waking a thread is dear, they were measured adding a tenth or more
+// to what the burn cost the service's cgroup. The process clock counts them.
+func burnClock() func() (time.Duration, error) {
+	if runtime.GOMAXPROCS(0) == 1 {
+		return processCPU
+	}
+	return threadCPU
+}
+
+// processCPU returns the CPU time all of the process's threads have used,
+// with a raw system call (see threadCPU).
+func processCPU() (time.Duration, error) {
+	return clockCPU(unix.CLOCK_PROCESS_CPUTIME_ID, "process")
+}
+
 // threadCPU returns the CPU time the calling thread has used.
 //
 // It makes a raw system call, which does not tell the Go scheduler it is in
@@ -114,10 +140,15 @@ func spinCPU(d time.Duration) float64 {
 // microseconds, each time offering the scheduler's monitor the thread's P
 // to hand to another thread. The read never blocks, so a raw call is safe.
 func threadCPU() (time.Duration, error) {
+	return clockCPU(unix.CLOCK_THREAD_CPUTIME_ID, "thread")
+}
+
+// clockCPU reads a CPU time clock.
+func clockCPU(id uintptr, name string) (time.Duration, error) {
 	var ts unix.Timespec
-	_, _, errno := unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_THREAD_CPUTIME_ID, uintptr(unsafe.Pointer(&ts)), 0)
+	_, _, errno := unix.RawSyscall(unix.SYS_CLOCK_GETTIME, id, uintptr(unsafe.Pointer(&ts)), 0)
 	if errno != 0 {
-		return 0, fmt.Errorf("read thread CPU clock: %w", errno)
+		return 0, fmt.Errorf("read %s CPU clock: %w", name, errno)
 	}
 	return time.Duration(ts.Nano()), nil
 }

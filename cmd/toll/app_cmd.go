@@ -31,7 +31,9 @@ batch span processor) and exports over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT
 or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.
 
 The --extra-* knobs add a known cost per request, to check toll against a known
-answer: --extra-cpu burns CPU time measured on the thread CPU clock.`,
+answer: --extra-cpu burns CPU time measured on a CPU time clock: the process's
+when GOMAXPROCS is 1 (a service pinned to one CPU), so that the Go runtime's own
+threads running beside the burn count in it, and the thread's otherwise.`,
 	}
 	cmd.AddCommand(newAppProviderCmd(), newAppConsumerCmd(), newAppCollectorCmd())
 	return cmd
@@ -83,7 +85,7 @@ func newAppConsumerCmd() *cobra.Command {
 func addServiceFlags(f *pflag.FlagSet, b *app.Burn, trace *app.TraceMode, work int) {
 	f.IntVar(&b.Work, "work", work, "math.Log iterations per request")
 	f.Var(trace, "trace", "instrumentation: none or otel")
-	f.DurationVar(&b.ExtraCPU, "extra-cpu", 0, "extra CPU time to burn per request (thread CPU clock), e.g. 500us")
+	f.DurationVar(&b.ExtraCPU, "extra-cpu", 0, "extra CPU time to burn per request (CPU time clock), e.g. 500us")
 	f.DurationVar(&b.ExtraDelay, "extra-delay", 0, "extra time to sleep per request, e.g. 2ms")
 	f.Var(&b.ExtraAlloc, "extra-alloc", "extra bytes to allocate and touch per request, e.g. 64KiB")
 }
