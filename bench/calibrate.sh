@@ -3,8 +3,8 @@
 #
 # 1. Measures the reference app's CPU per request (baseline only, short).
 # 2. Runs the baseline against one variant per overhead in PLUS: "plusN"'s
-#    consumer burns an extra N% of that CPU per request (--extra-cpu, on the
-#    thread CPU clock: exact whatever the machine's load); "plus0" burns
+#    consumer burns an extra N% of that CPU per request (--extra-cpu, on a
+#    CPU time clock: exact whatever the machine's load); "plus0" burns
 #    nothing extra.
 # 3. Prints toll's Δ% and verdict for each against the share the injected
 #    time is of this run's own baseline; for plus10, whether it landed within
