@@ -22,10 +22,7 @@ func TestClosedModelSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services under load")
 	}
-	path := writeScenario(t, "closed", `  - name: baseline
-  - name: heavy
-    services:
-      provider: {args: [--work, "160000"]}`, `    - {name: missing, method: GET, path: "/nothing/${id}", weight: 1}
+	path := writeScenario(t, "closed", heavyVariants, `    - {name: missing, method: GET, path: "/nothing/${id}", weight: 1}
   users: [2, 4]
   think: 20ms
   warmup: 300ms

@@ -93,6 +93,27 @@ type summary struct {
 	}
 }
 
+// heavyVariants is a baseline and a variant whose provider does four times
+// the work: an overhead no noise can hide.
+const heavyVariants = `  - name: baseline
+  - name: heavy
+    services:
+      provider: {args: [--work, "160000"]}`
+
+// readSummary reads the summary.json of the results directory dir.
+func readSummary(t *testing.T, dir string) summary {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func (s summary) value(t *testing.T, variant, cost string) float64 {
 	t.Helper()
 	for _, v := range s.Steps[0].Variants {
@@ -116,10 +137,7 @@ func TestRunDetectsFourTimesTheWork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services under load")
 	}
-	path := writeScenario(t, "e2e", `  - name: baseline
-  - name: heavy
-    services:
-      provider: {args: [--work, "160000"]}`, `  rate: 50
+	path := writeScenario(t, "e2e", heavyVariants, `  rate: 50
   warmup: 1s
   duration: 3s
 rounds: 2`)
@@ -153,11 +171,7 @@ rounds: 2`)
 	if !strings.Contains(string(md), "| cost | baseline (n=2) | heavy (n=2) | Δ | Δ% |") {
 		t.Errorf("report.md lacks the table header:\n%s", md)
 	}
-	var s summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := readSummary(t, out)
 	base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms")
 	// The provider's work is most of a request's CPU, so 4× its work is
 	// well over twice the total; "clearly more" is asserted with a margin.
@@ -324,10 +338,7 @@ func TestDuet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
 	}
-	path := writeScenario(t, "duet", `  - name: baseline
-  - name: heavy
-    services:
-      provider: {args: [--work, "160000"]}`, `  rate: 50
+	path := writeScenario(t, "duet", heavyVariants, `  rate: 50
   warmup: 1s
   duration: 2s
 rounds: 2
@@ -353,11 +364,7 @@ mode: duet`)
 	if !strings.Contains(stdout.String(), "duet:") {
 		t.Errorf("the report does not show the duet layout:\n%s", stdout.String())
 	}
-	var s summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := readSummary(t, out)
 	if base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
 		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
 	}
@@ -373,10 +380,7 @@ func TestSharedDuet(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("a shared duet needs 2 CPUs")
 	}
-	path := writeScenario(t, "shared", `  - name: baseline
-  - name: heavy
-    services:
-      provider: {args: [--work, "160000"]}`, `  rate: 25
+	path := writeScenario(t, "shared", heavyVariants, `  rate: 25
   warmup: 1s
   duration: 2s
 rounds: 2
@@ -393,11 +397,7 @@ pinning: {duet: shared}`)
 	if !strings.Contains(stdout.String(), "each variant sharing CPU") || !strings.Contains(stdout.String(), "their latencies do not") {
 		t.Errorf("the report does not show the shared layout and its caveat:\n%s", stdout.String())
 	}
-	var s summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	s := readSummary(t, out)
 	if base, heavy := s.value(t, "baseline", "cpu_per_request_ms"), s.value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
 		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
 	}
@@ -406,7 +406,7 @@ pinning: {duet: shared}`)
 			DuetCPUs []string `json:"duet_cpus"`
 		} `json:"layout"`
 	}
-	b, _ = os.ReadFile(filepath.Join(out, "manifest.json"))
+	b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
@@ -536,11 +536,7 @@ rounds: 1
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("toll run: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}
-	var sum summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	for _, v := range []string{"baseline", "serial"} {
 		if c := sum.value(t, v, "jvm_classes_loaded"); c < 500 {
 			t.Errorf("%s: %g classes loaded", v, c)

@@ -130,11 +130,7 @@ func TestRunIsolatedNetwork(t *testing.T) {
 			if html, _ := os.ReadFile(filepath.Join(out, "report.html")); !strings.Contains(string(html), "isolated: a namespace of the run's own") {
 				t.Errorf("report.html does not say the network was isolated")
 			}
-			var s summary
-			b, _ = os.ReadFile(filepath.Join(out, "summary.json"))
-			if err := json.Unmarshal(b, &s); err != nil {
-				t.Fatal(err)
-			}
+			s := readSummary(t, out)
 			for _, v := range []string{"baseline", "otel"} {
 				if rps := s.value(t, v, "throughput_rps"); rps < 40 {
 					t.Errorf("%s: %.1f req/s of 50 reached the services", v, rps)

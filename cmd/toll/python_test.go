@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,11 +56,7 @@ func TestPythonFlaskOTel(t *testing.T) {
 	if !strings.Contains(stdout.String(), "network isolated") {
 		t.Errorf("the report does not say the run was isolated:\n%s", stdout.String())
 	}
-	var sum summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	if spr := sum.value(t, "otel", "spans_per_request"); spr < 3.5 || spr > 4.5 {
 		t.Errorf("otel exported %.2f spans per request, want 4 (server + 3 clients)\n%s", spr, stdout.String())
 	}
