@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/tollperf/toll/app"
 )
 
 // loopIters is the work of one loop: about 1.5 ms on a current core, like
@@ -47,6 +49,7 @@ func run(args []string) error {
 		return fmt.Errorf("duty %q: want a fraction in (0, 1]", args[2])
 	}
 	runtime.LockOSThread()
+	work := app.Burn{Work: loopIters}
 	var sink float64
 	for w := 0; w < n; w++ {
 		end := time.Now().Add(win)
@@ -57,7 +60,7 @@ func run(args []string) error {
 		}
 		for time.Now().Before(end) {
 			t0 := time.Now()
-			sink += logLoop(loopIters)
+			sink += work.Do()
 			loops++
 			if duty < 1 {
 				time.Sleep(time.Duration(float64(time.Since(t0)) * (1 - duty) / duty))
@@ -73,15 +76,6 @@ func run(args []string) error {
 		fmt.Println("nan")
 	}
 	return nil
-}
-
-// logLoop returns Σ ln(i) for i in 1..n.
-func logLoop(n int) float64 {
-	var s float64
-	for i := 1; i <= n; i++ {
-		s += math.Log(float64(i))
-	}
-	return s
 }
 
 // threadCPU returns the CPU time the calling thread has used.
