@@ -79,7 +79,7 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	if d := m.Layout.DuetCPUs; len(d) == 2 && d[0] == d[1] {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s and each variant sharing CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0])
 	} else if len(d) == 2 {
-		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, m.Layout.DuetCPUs[0], m.Layout.DuetCPUs[1])
+		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0], d[1])
 	}
 	if m.Layout.Network == "isolated" {
 		lay += "; network isolated (loopback only)"
