@@ -8,10 +8,16 @@ type Manifest struct {
 	TollVersion   string   `json:"toll_version"`
 	GoVersion     string   `json:"go_version"`
 	Command       []string `json:"command"`
-	Scenario      string   `json:"scenario"`
-	ScenarioFile  string   `json:"scenario_file"`
-	Baseline      string   `json:"baseline"`
-	Variants      []string `json:"variants"`
+	// WorkDir is the directory toll ran in, so that a resumed run finds
+	// ScenarioFile and the services' relative directories as the run did.
+	WorkDir      string `json:"work_dir,omitempty"`
+	Scenario     string `json:"scenario"`
+	ScenarioFile string `json:"scenario_file"`
+	// AA is set for an A/A run (toll run --aa): the variants are the
+	// baseline and a second copy of it.
+	AA       bool     `json:"aa,omitempty"`
+	Baseline string   `json:"baseline"`
+	Variants []string `json:"variants"`
 	// Seed fixes the random order of variants within rounds.
 	Seed    int64  `json:"seed"`
 	Rounds  int    `json:"rounds"`
@@ -30,9 +36,24 @@ type Manifest struct {
 	// Interrupted is set when the run was cut short; its finished trials
 	// are still in the directory.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Resumes lists each time the run was continued (toll run --resume)
+	// after an interruption, oldest first.
+	Resumes []Resume `json:"resumes,omitempty"`
 	// Notes are facts about the run a reader should know (a fallback taken,
 	// a setting not applied).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Resume is one continuation of an interrupted run.
+type Resume struct {
+	// At is when the run was continued.
+	At time.Time `json:"at"`
+	// Kept is how many finished trials were kept; Rerun how many were
+	// planned again (those never run and those cut short).
+	Kept  int `json:"kept"`
+	Rerun int `json:"rerun"`
+	// Command is toll's command line for the continuation.
+	Command []string `json:"command"`
 }
 
 // LoadSettings are the load generator's settings.

@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,14 @@ type Options struct {
 	// FindMax searches each variant's highest sustainable rate (the
 	// scenario's find_max settings) instead of running its rounds.
 	FindMax bool
+	// Resume is the results directory of an interrupted run of the same
+	// scenario (ReadResumable reads it): its finished trials are kept, and
+	// the rest of its plan, rebuilt from its seed, is carried out. Out and
+	// Seed are ignored.
+	Resume string
+	// AA records that the scenario is an A/A run (AAScenario), so that a
+	// resumed run rebuilds it.
+	AA bool
 }
 
 // ErrInterrupted is returned (wrapped) when the run was cancelled; the trials
@@ -99,12 +108,26 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err := checkNetwork(s); err != nil {
 		return nil, err
 	}
-	dir, err := createDir(s, opt)
-	if err != nil {
+	var res *resumption
+	var dir *record.Dir
+	var err error
+	if opt.Resume != "" {
+		if opt.FindMax {
+			return nil, errors.New("--find-max searches cannot be resumed")
+		}
+		if res, err = openResumption(s, opt.Resume); err != nil {
+			return nil, err
+		}
+		dir, seed = res.dir, res.manifest.Seed
+	} else if dir, err = createDir(s, opt); err != nil {
 		return nil, err
 	}
 	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
 	m := r.manifest(seed)
+	if res != nil {
+		m = res.manifest
+		r.starts = startsSoFar(dir, m.Variants)
+	}
 	defer r.closeAll()
 
 	if ms, err := machine.NewSampler(); err == nil {
@@ -155,18 +178,31 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else {
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
+		if res != nil {
+			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
+			planned := r.total
+			r.total = countTrials(p.Actions)
+			m = res.resumed(r.total)
+			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
+				s.Name, dir.Path, len(res.kept), planned, r.total, seed)
+		} else {
+			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
+				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
+		}
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
 		}
-		fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
-			s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
 		runErr = r.execute(ctx, p)
 	}
 	m.Finished = time.Now().UTC()
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		m.Interrupted = true
 	}
-	m.Notes = append(m.Notes, r.notes...)
+	for _, n := range r.notes {
+		if !slices.Contains(m.Notes, n) { // a resumed run notes the same facts again
+			m.Notes = append(m.Notes, n)
+		}
+	}
 	if err := dir.WriteManifest(m); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -215,8 +251,8 @@ func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
 func (r *runner) manifest(seed int64) *record.Manifest {
 	s := r.s
 	m := &record.Manifest{
-		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: os.Args,
-		Scenario: s.Name, ScenarioFile: s.Path, Baseline: s.Baseline, Seed: seed,
+		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: os.Args, WorkDir: workDir(),
+		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Baseline: s.Baseline, Seed: seed,
 		Rounds: s.Rounds, Restart: s.Restart, Mode: s.Mode, Started: time.Now().UTC(), Host: describeHost(),
 		Layout:     record.Layout{Network: s.Network},
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
@@ -238,6 +274,15 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		m.Variants = append(m.Variants, v.Name)
 	}
 	return m
+}
+
+// workDir is the directory toll runs in, or "" where it cannot be read.
+func workDir() string {
+	d, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // setupCgroups creates toll's cgroup subtree, or notes why costs come from /proc.

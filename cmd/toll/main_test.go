@@ -630,3 +630,107 @@ func TestCompareGate(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeAfterKill SIGKILLs a run after its first trials and checks that
+// toll run --resume finishes it: every planned trial is there once, the
+// finished ones untouched, and the report covers them all.
+func TestResumeAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := writeScenario(t, "resume", heavyVariants, `  rate: 50
+  warmup: 200ms
+  duration: 1s
+rounds: 3
+restart: per-round`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	var first []string
+	for end := time.Now().Add(60 * time.Second); len(first) < 2 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		first, _ = filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	}
+	if len(first) < 2 {
+		t.Fatalf("no two trials within 60 s:\n%s", stderr.String())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	kept := map[string][]byte{}
+	for _, f := range first {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept[f] = b
+	}
+
+	// A stray FILE beside --resume is a usage error.
+	if err := toll(t, "run", "--resume", out, path).Run(); exitOf(err) != exitUsage {
+		t.Errorf("--resume with FILE: exit %v, want %d", err, exitUsage)
+	}
+	res := toll(t, "run", "--resume", out, "-q")
+	b, err := res.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, b)
+	}
+	dir, err := record.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 6 {
+		t.Fatalf("%d trials after resuming, want 6\n%s", len(trials), b)
+	}
+	for i, tr := range trials {
+		if tr.Index != i+1 || tr.Interrupted {
+			t.Errorf("trial %d: index %d, interrupted %v", i+1, tr.Index, tr.Interrupted)
+		}
+	}
+	for f, before := range kept {
+		after, _ := os.ReadFile(f)
+		if !bytes.Equal(before, after) && !strings.Contains(string(before), `"interrupted": true`) {
+			t.Errorf("finished trial %s was rewritten by the resumed run", filepath.Base(f))
+		}
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Resumes) != 1 || m.Resumes[0].Kept < 2 || m.Resumes[0].Kept+m.Resumes[0].Rerun != 6 || m.Finished.IsZero() || m.Interrupted {
+		t.Errorf("manifest after resuming: resumes %+v, finished %v, interrupted %v", m.Resumes, m.Finished, m.Interrupted)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Errorf("no report after resuming: %v", err)
+	}
+	s := readSummary(t, out)
+	for _, v := range s.Steps[0].Variants {
+		if v.Rounds != 3 {
+			t.Errorf("%s: %d rounds in the summary, want 3", v.Name, v.Rounds)
+		}
+	}
+	// A finished run has nothing to resume.
+	again := toll(t, "run", "--resume", out)
+	if b, err := again.CombinedOutput(); exitOf(err) != exitUsage || !strings.Contains(string(b), "nothing to resume") {
+		t.Errorf("resuming a finished run: exit %v\n%s", err, b)
+	}
+}
+
+// exitOf is a command's exit code (0 for a nil error, -1 if it did not run).
+func exitOf(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}

@@ -33,21 +33,35 @@ type runFlags struct {
 	isolateNetwork bool
 	findMax        bool
 	sloP99         time.Duration
+	resume         string
 }
 
 func newRunCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "run FILE",
+		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
 		Example: `  toll run examples/quickstart.yaml
   toll run examples/quickstart.yaml --out /tmp/qs --seed 7
   toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor
   toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)
-  toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO`,
-		Args: cobra.ExactArgs(1),
+  toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO
+  toll run --resume results/quickstart-20261123T101500Z   # finish an interrupted run`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.resume != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("--resume continues the run in %s with the scenario it ran; give no FILE", f.resume)
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], f)
+			file := ""
+			if len(args) > 0 {
+				file = args[0]
+			}
+			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -60,17 +74,28 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
+	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this results directory: keep its finished trials and run the rest of its plan (same scenario copy, seed and order)")
 	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
 	return cmd
 }
 
 func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f runFlags) error {
-	s, err := scenario.Read(file)
-	if err != nil {
+	var s *scenario.Scenario
+	var err error
+	if f.resume != "" {
+		if f.aa || f.findMax || f.out != "" || f.seed != 0 {
+			return &exitError{exitUsage, errors.New("--resume takes the run's own settings: --aa, --find-max, --out and --seed do not apply")}
+		}
+		var m *record.Manifest
+		if s, m, err = run.ReadResumable(f.resume); err != nil {
+			return &exitError{exitUsage, err}
+		}
+		f.aa = m.AA
+		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
+	} else if s, err = scenario.Read(file); err != nil {
 		return &exitError{exitUsage, err}
-	}
-	if f.aa {
-		s = aaScenario(s)
+	} else if f.aa {
+		s = run.AAScenario(s)
 	}
 	if f.sloP99 < 0 {
 		return &exitError{exitUsage, fmt.Errorf("--slo-p99 %s is negative", f.sloP99)}
@@ -93,8 +118,12 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
-		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax})
+		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
+		Resume: f.resume, AA: f.aa})
 	if dir == nil {
+		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
+			return &exitError{exitUsage, runErr}
+		}
 		return &exitError{exitFailure, runErr}
 	}
 	if f.findMax {
@@ -161,19 +190,6 @@ func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done
 		return true, exitCode(code) // the re-executed toll has said why
 	}
 	return true, nil
-}
-
-// aaScenario returns s with one variant besides the baseline: a copy of the
-// baseline, so the comparison measures nothing but noise.
-func aaScenario(s *scenario.Scenario) *scenario.Scenario {
-	c := *s
-	base, _ := s.Variant(s.Baseline)
-	twin := base
-	twin.Name = s.Baseline + "-again"
-	twin.Description = "the baseline again (A/A run)"
-	c.Variants = []scenario.Variant{base, twin}
-	c.Name = s.Name + "-aa"
-	return &c
 }
 
 // renderDir analyses a results directory, writes its reports and prints the

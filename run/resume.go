@@ -1,0 +1,233 @@
+package run
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+)
+
+// ResumeError says why a results directory cannot be resumed: its run
+// cannot be continued as asked (bad input, not a failure of the run).
+type ResumeError struct{ Err error }
+
+func (e *ResumeError) Error() string { return e.Err.Error() }
+func (e *ResumeError) Unwrap() error { return e.Err }
+
+// resumption is what an interrupted run left behind, and what is left to do.
+type resumption struct {
+	dir      *record.Dir
+	manifest *record.Manifest
+	// kept holds the indices of the trials that finished whole; a trial
+	// cut short (interrupted, or ended by a service's exit) is run again.
+	kept map[int]bool
+}
+
+// ReadResumable reads the scenario of the results directory path as its run
+// read it: the copy the run kept, parsed as if from the original file (so
+// services' relative directories resolve as they did), with the run's A/A
+// twin restored. toll run --resume continues the run with it.
+func ReadResumable(path string) (*scenario.Scenario, *record.Manifest, error) {
+	dir, err := record.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir.Path, "scenario.yaml"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume %s: %w", path, err)
+	}
+	file := m.ScenarioFile
+	if file == "" {
+		file = filepath.Join(dir.Path, "scenario.yaml")
+	} else if !filepath.IsAbs(file) && m.WorkDir != "" {
+		file = filepath.Join(m.WorkDir, file)
+	}
+	s, err := scenario.Parse(file, data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("resume %s: its scenario.yaml: %w", path, err)
+	}
+	if m.AA {
+		s = AAScenario(s)
+	}
+	return s, m, nil
+}
+
+// AAScenario returns s with one variant besides the baseline: a copy of the
+// baseline, so that the comparison measures nothing but noise.
+func AAScenario(s *scenario.Scenario) *scenario.Scenario {
+	c := *s
+	base, _ := s.Variant(s.Baseline)
+	twin := base
+	twin.Name = s.Baseline + "-again"
+	twin.Description = "the baseline again (A/A run)"
+	c.Variants = []scenario.Variant{base, twin}
+	c.Name = s.Name + "-aa"
+	return &c
+}
+
+// openResumption opens the results directory of an interrupted run of s and
+// finds the trials it finished. It refuses a directory whose run was not of
+// s as it is now: the plan, rebuilt from the seed, must name the same trials.
+func openResumption(s *scenario.Scenario, path string) (*resumption, error) {
+	res, err := readResumption(s, path)
+	if err != nil {
+		return nil, &ResumeError{err}
+	}
+	return res, nil
+}
+
+func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
+	dir, err := record.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		return nil, err
+	}
+	if m.Mode == "find-max" {
+		return nil, fmt.Errorf("resume %s: a --find-max search cannot be resumed; run it again", path)
+	}
+	var names []string
+	for _, v := range s.Variants {
+		names = append(names, v.Name)
+	}
+	switch {
+	case m.Scenario != s.Name:
+		return nil, fmt.Errorf("resume %s: the run was of scenario %q, not %q", path, m.Scenario, s.Name)
+	case !slices.Equal(m.Variants, names):
+		return nil, fmt.Errorf("resume %s: the run's variants were %s, the scenario's are %s", path, strings.Join(m.Variants, ", "), strings.Join(names, ", "))
+	case m.Rounds != s.Rounds || m.Restart != s.Restart || m.Mode != s.Mode:
+		return nil, fmt.Errorf("resume %s: the run had %d rounds, restart %s, mode %s; the scenario has %d, %s, %s", path, m.Rounds, m.Restart, m.Mode, s.Rounds, s.Restart, s.Mode)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		return nil, err
+	}
+	planned := map[int]*plan.Trial{}
+	for _, t := range plan.New(s, m.Seed).Trials() {
+		planned[t.Index] = t
+	}
+	kept := map[int]bool{}
+	for _, t := range trials {
+		p := planned[t.Index]
+		if p == nil || p.Variant != t.Variant || p.Round != t.Round || p.Step != t.Step {
+			return nil, fmt.Errorf("resume %s: %s does not match the run's plan (seed %d): the scenario or toll changed since", path, record.TrialFile(t), m.Seed)
+		}
+		if !t.Interrupted && t.Error == "" {
+			kept[t.Index] = true
+		}
+	}
+	if len(kept) == len(planned) {
+		return nil, fmt.Errorf("resume %s: all %d trials finished; nothing to resume (toll report renders it)", path, len(planned))
+	}
+	return &resumption{dir: dir, manifest: m, kept: kept}, nil
+}
+
+// remaining returns the actions of a plan still to do once the trials in
+// kept have finished. Their runs are dropped (a duet runs again unless both
+// its trials finished). Unless keepStarts is set, so are the start and stop
+// of a variant's services that would run no trial in between: with
+// per-round or per-trial restarts, finished rounds start nothing. With
+// restart: once (keepStarts) every variant starts again, so that the
+// remaining trials run beside the same idle neighbours as the others did.
+func remaining(actions []plan.Action, kept map[int]bool, keepStarts bool) []plan.Action {
+	var out []plan.Action
+	drop := map[int]bool{} // indices into out
+	open := map[string]int{}
+	used := map[string]bool{}
+	for _, a := range actions {
+		switch a.Kind {
+		case plan.Start:
+			open[a.Variant] = len(out)
+			used[a.Variant] = false
+		case plan.Run:
+			if kept[a.Trial.Index] {
+				continue
+			}
+			used[a.Variant] = true
+		case plan.RunDuet:
+			if kept[a.Duet[0].Index] && kept[a.Duet[1].Index] {
+				continue
+			}
+			used[a.Duet[0].Variant], used[a.Duet[1].Variant] = true, true
+		case plan.Stop:
+			if i, ok := open[a.Variant]; ok && !used[a.Variant] && !keepStarts {
+				drop[i] = true
+				delete(open, a.Variant)
+				continue
+			}
+			delete(open, a.Variant)
+		}
+		out = append(out, a)
+	}
+	kept2 := out[:0]
+	for i, a := range out {
+		if !drop[i] {
+			kept2 = append(kept2, a)
+		}
+	}
+	return kept2
+}
+
+// countTrials counts the trials actions run.
+func countTrials(actions []plan.Action) int {
+	n := 0
+	for _, a := range actions {
+		switch a.Kind {
+		case plan.Run:
+			n++
+		case plan.RunDuet:
+			n += 2
+		}
+	}
+	return n
+}
+
+// startsSoFar counts the starts of each variant that left a log in dir, so
+// that a resumed run names its logs after them instead of over them.
+func startsSoFar(dir *record.Dir, variants []string) map[string]int {
+	starts := map[string]int{}
+	entries, err := os.ReadDir(dir.LogPath(""))
+	if err != nil {
+		return starts
+	}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".log")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndexByte(name, '.')
+		n, err := strconv.Atoi(name[i+1:])
+		if i < 0 || err != nil {
+			continue
+		}
+		for _, v := range variants {
+			if strings.HasPrefix(name, v+".") && n > starts[v] {
+				starts[v] = n
+			}
+		}
+	}
+	return starts
+}
+
+// resumed updates the manifest of a run being continued: it is running
+// again, and says how much of it was kept.
+func (res *resumption) resumed(rerun int) *record.Manifest {
+	m := res.manifest
+	m.Finished = time.Time{}
+	m.Interrupted = false
+	m.Resumes = append(m.Resumes, record.Resume{At: time.Now().UTC(), Kept: len(res.kept), Rerun: rerun, Command: os.Args})
+	return m
+}
