@@ -286,6 +286,31 @@ func TestMachineFlags(t *testing.T) {
 	}
 }
 
+// TestMachineCPUFromIdleTime reads a machine whose kernel charged busy time
+// by the tick and missed most of it, as seen on this project's VM (services
+// using 0.17 cores of CPU 1 by their cgroups, /proc/stat's ticks showing 1%
+// busy): the busy share must come from the exactly measured idle time.
+func TestMachineCPUFromIdleTime(t *testing.T) {
+	tr := synthetic(t, 1, 1, "v", 4, 100, 0.001, 1000)
+	tr.Services[0].CPUs = "1"
+	for s := 0; s <= 4; s++ {
+		x := float64(s)
+		// CPU 0 idles 0.9 s a second, CPU 1 0.83 s; ticks saw 0.1 and 0.01 busy.
+		tr.Machine = append(tr.Machine, record.MachineSample{T: x,
+			Busy: x * 0.11, Total: x * (0.11 + 0.9 + 0.83),
+			PerCPUBusy: []float64{x * 0.1, x * 0.01}, PerCPUTotal: []float64{x * 1.0, x * 0.84}})
+	}
+	tc, err := SummarizeTrial(tr, Trim{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cost, want := range map[Cost]float64{CPUBusy(0): 10, CPUBusy(1): 17, MachineCPU: 13.5} {
+		if got := tc.Costs[cost]; math.Abs(got-want) > 1e-6 {
+			t.Errorf("%s %.2f%%, want %.2f%%", Info(cost).Label, got, want)
+		}
+	}
+}
+
 func TestWelchInterval(t *testing.T) {
 	// Equal variances, n = 4 each: df = 6, se = sqrt(2·s²/4).
 	iv := WelchInterval([]float64{2, 3, 3, 4}, []float64{1, 2, 2, 3})

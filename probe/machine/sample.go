@@ -16,6 +16,9 @@ type CPUTimes struct {
 
 // Busy is the time spent in every state but Idle and IOWait. It includes
 // Steal: time the hypervisor ran something else while this CPU had work.
+// A tickless kernel measures Idle exactly but charges the busy states by
+// the timer tick, so work that runs between ticks is missing here; toll's
+// analysis takes a CPU's busy share as 1 − Idle / elapsed time instead.
 func (c CPUTimes) Busy() float64 {
 	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal
 }
