@@ -37,6 +37,17 @@ const (
 	StealLimit    = 2.0
 )
 
+// flagTelemetry flags a trial of a variant that exports telemetry when
+// toll's sink received none over the trial's whole cycle (costs attributed
+// by attributeTelemetry).
+func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
+	if !t.Exports || tc.Costs[Spans] != 0 || tc.Costs[ExportBytes] != 0 {
+		return nil
+	}
+	return []Flag{{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagNoTelemetry,
+		Message: "variant is configured to export telemetry but toll's sink received none over the trial's cycle"}}
+}
+
 func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	var fs []Flag
 	add := func(code, format string, args ...any) {
@@ -56,9 +67,6 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	}
 	if got := t.Window().Seconds(); t.PlannedS > 0 && got < 0.9*t.PlannedS {
 		add(FlagShort, "measured window was %.1fs of the %.1fs planned", got, t.PlannedS)
-	}
-	if t.Exports && tc.Costs[Spans] == 0 && tc.Costs[ExportBytes] == 0 {
-		add(FlagNoTelemetry, "variant is configured to export telemetry but toll's sink received none")
 	}
 	for _, sat := range tc.saturated {
 		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)

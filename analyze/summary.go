@@ -99,6 +99,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	byKey := map[key]map[int]*TrialCosts{} // round → costs
 	steps := map[int]Step{}
+	var summarized []*record.Trial // the trials behind s.Trials
 	for _, t := range trials {
 		tc, err := SummarizeTrial(t, opt.Trim)
 		if err != nil {
@@ -106,8 +107,16 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			continue
 		}
 		s.Trials = append(s.Trials, tc)
-		s.Flags = append(s.Flags, tc.Flags...)
+		summarized = append(summarized, t)
 		steps[t.Step] = Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers}
+	}
+	// Telemetry is counted over each trial's cycle, which reaches past its
+	// window, so whether a trial exported anything is known only now.
+	attributeTelemetry(trials, s.Trials)
+	for i, tc := range s.Trials {
+		t := summarized[i]
+		tc.Flags = append(tc.Flags, flagTelemetry(t, tc)...)
+		s.Flags = append(s.Flags, tc.Flags...)
 		if opt.ExcludeFlagged && len(tc.Flags) > 0 {
 			continue
 		}
@@ -123,7 +132,6 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			put(key{t.Step, pairKey(t.Variant, t.Pair)})
 		}
 	}
-	attributeTelemetry(trials, s.Trials)
 	roles := map[string]string{}
 	for _, t := range trials {
 		for _, sr := range t.Services {
@@ -232,44 +240,57 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64) {
 // attributeTelemetry counts each trial's exported telemetry over its whole
 // cycle. An exporter sends in batches, and what it still holds when a
 // window closes is flushed later, while the variant is idle (a batch span
-// processor's timer) — never inside a window. Each variant has a sink of its
-// own, so everything its sink received from the start of one of its trials
-// to the start of its next was caused by that trial's requests (warm-up and
-// window). Telemetry per request is that count over those requests, and
-// telemetry per second is that times the window's achieved rate. A variant's
-// last trial, with no next one, keeps the count inside its window.
+// processor's timer) or as its services stop — never inside a window. Each
+// variant has a sink of its own, so everything its sink received from the
+// start of one of its trials to the end of its cycle was caused by that
+// trial's requests (warm-up and window). The cycle ends when the variant's
+// services were stopped after the trial (TelemetryEnd; what they send as
+// they start again is not the trial's), or else at the start of the
+// variant's next trial. Telemetry per request is that count over those
+// requests, and telemetry per second is that times the window's achieved
+// rate. A trial whose cycle has no end recorded (the run's last, killed)
+// keeps the count inside its window.
 func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 	byIndex := map[int]*TrialCosts{}
 	for _, tc := range costs {
 		byIndex[tc.Index] = tc
 	}
+	next := map[int]*record.Trial{} // trial index → the variant's next trial
 	last := map[string]*record.Trial{}
 	for _, t := range trials { // in run order
-		prev := last[t.Variant]
+		if prev := last[t.Variant]; prev != nil {
+			next[prev.Index] = t
+		}
 		last[t.Variant] = t
-		if prev == nil || len(prev.Telemetry) == 0 || len(t.Telemetry) == 0 {
+	}
+	for _, t := range trials {
+		tc := byIndex[t.Index]
+		if tc == nil || len(t.Telemetry) == 0 {
 			continue
 		}
-		tc := byIndex[prev.Index]
-		if tc == nil {
+		end := t.TelemetryEnd
+		if n := next[t.Index]; end == nil && n != nil && len(n.Telemetry) > 0 {
+			end = &n.Telemetry[0]
+		}
+		if end == nil {
 			continue
 		}
-		warmup := prev.MeasureStart.Sub(prev.Start).Seconds()
-		reqs := prev.TargetRate*warmup + float64(prev.Load.Sent)
-		if prev.Load.WarmupCompleted > 0 || prev.TargetRate == 0 {
-			reqs = float64(prev.Load.WarmupCompleted + prev.Load.Sent)
+		warmup := t.MeasureStart.Sub(t.Start).Seconds()
+		reqs := t.TargetRate*warmup + float64(t.Load.Sent)
+		if t.Load.WarmupCompleted > 0 || t.TargetRate == 0 {
+			reqs = float64(t.Load.WarmupCompleted + t.Load.Sent)
 		}
 		if reqs <= 0 {
 			continue
 		}
-		from, to := prev.Telemetry[0], t.Telemetry[0]
-		if to.Spans < from.Spans || to.Bytes < from.Bytes {
+		from := t.Telemetry[0]
+		if end.Spans < from.Spans || end.Bytes < from.Bytes {
 			continue // a sink that restarted: keep the window's count
 		}
-		perReq := float64(to.Spans-from.Spans) / reqs
+		perReq := float64(end.Spans-from.Spans) / reqs
 		tc.Costs[SpansPerReq] = perReq
 		tc.Costs[Spans] = perReq * tc.Costs[Throughput]
-		tc.Costs[ExportBytes] = float64(to.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
+		tc.Costs[ExportBytes] = float64(end.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
 	}
 }
 

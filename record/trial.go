@@ -43,6 +43,12 @@ type Trial struct {
 	Machine []MachineSample `json:"machine,omitempty"`
 	// Telemetry holds the sink's cumulative counts.
 	Telemetry []Telemetry `json:"telemetry,omitempty"`
+	// TelemetryEnd is the sink's count when the variant's services were
+	// stopped after this trial (what they flushed as they stopped is in
+	// it, what they sent at their next start is not), with T in seconds
+	// from MeasureStart. It is absent when the services ran on into the
+	// variant's next trial, whose first sample ends this trial's cycle.
+	TelemetryEnd *Telemetry `json:"telemetry_end,omitempty"`
 	// Interrupted is set when the trial was cut short; Error says why.
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Error       string `json:"error,omitempty"`

@@ -122,7 +122,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else if dir, err = createDir(s, opt); err != nil {
 		return nil, err
 	}
-	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
+	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -224,11 +224,14 @@ type runner struct {
 	mu       sync.Mutex       // guards done and progress output during a duet
 	variants map[string]*variant
 	running  map[string]*started
-	starts   map[string]int // starts per variant, to name log files
-	total    int
-	done     int
-	began    time.Time // when the first trial started, for the ETA
-	notes    []string
+	// lastTrial is each variant's latest trial since its services started,
+	// whose telemetry cycle ends when they stop (guarded by mu).
+	lastTrial map[string]*record.Trial
+	starts    map[string]int // starts per variant, to name log files
+	total     int
+	done      int
+	began     time.Time // when the first trial started, for the ETA
+	notes     []string
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {

@@ -176,10 +176,14 @@ func (s *sampler) take(now time.Time) {
 		}
 	}
 	if s.sink != nil {
-		c := s.sink.Counts()
-		s.telemetry = append(s.telemetry, record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
-			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles})
+		s.telemetry = append(s.telemetry, telemetrySample(t, s.sink.Counts()))
 	}
+}
+
+// telemetrySample records a sink's counts c at t seconds.
+func telemetrySample(t float64, c sink.Counts) record.Telemetry {
+	return record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
+		Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles}
 }
 
 // close releases the probes' resources.

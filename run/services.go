@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
@@ -88,8 +89,30 @@ func (r *runner) stop(name string) error {
 	delete(r.running, name)
 	err := st.group.Stop(r.opt.StopGrace)
 	r.dropCgroups(st)
+	endErr := r.endTelemetryCycle(name)
 	if err != nil {
 		return fmt.Errorf("stop variant %s: %w", name, err)
+	}
+	return endErr
+}
+
+// endTelemetryCycle ends the telemetry cycle of variant name's last trial
+// now that its services have stopped: what they flushed as they stopped
+// counts for it, and what they will send when next started does not. The
+// trial's file is written again with the count.
+func (r *runner) endTelemetryCycle(name string) error {
+	r.mu.Lock()
+	tr := r.lastTrial[name]
+	delete(r.lastTrial, name)
+	r.mu.Unlock()
+	sk := r.sinks[name]
+	if tr == nil || sk == nil || len(tr.Telemetry) == 0 {
+		return nil
+	}
+	end := telemetrySample(time.Since(tr.MeasureStart).Seconds(), sk.Counts())
+	tr.TelemetryEnd = &end
+	if err := r.dir.WriteTrial(tr); err != nil {
+		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)
 	}
 	return nil
 }

@@ -155,6 +155,9 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return nil, err
 	}
+	r.mu.Lock()
+	r.lastTrial[tr.Variant] = tr
+	r.mu.Unlock()
 	if res != nil {
 		if err := r.writeHistogramLog(tr, res); err != nil {
 			return tr, err
