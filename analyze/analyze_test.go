@@ -416,3 +416,31 @@ func TestCompareRunsGate(t *testing.T) {
 		}
 	}
 }
+
+// TestJVMInitOnlyWhereStarted checks that the JVM's start-up time is a cost
+// of the trial its service started for only: with restart: once it was
+// repeated in every round and compared as if measured each time
+// (-45.5% ± 0.0%).
+func TestJVMInitOnlyWhereStarted(t *testing.T) {
+	for _, started := range []bool{true, false} {
+		tr := synthetic(t, 1, 1, "v", 3, 100, 0.001, 1000)
+		tr.Services[0].Started = started
+		for i := range tr.Samples[0].Points {
+			tr.Samples[0].Points[i].JVM = &record.JVMSample{InitS: 0.25, Threads: 20}
+		}
+		tc, err := SummarizeTrial(tr, Trim{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := tc.Costs[JVMInit]
+		if started && (!ok || math.Abs(got-250) > 1e-9) {
+			t.Errorf("started for the trial: JVM init %v (%v), want 250 ms", got, ok)
+		}
+		if !started && ok {
+			t.Errorf("running since an earlier trial: JVM init %v ms reported again", got)
+		}
+		if tc.Costs[JVMThreads] != 20 {
+			t.Errorf("started %v: JVM threads %v, want 20", started, tc.Costs[JVMThreads])
+		}
+	}
+}

@@ -107,11 +107,13 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 
 	// Services: CPU, memory, threads of every measured service, and their sum.
 	measured := map[string]bool{}
+	startedHere := map[string]bool{}
 	var startup float64
 	var started bool
 	for _, s := range t.Services {
 		if s.Measured {
 			measured[s.Name] = true
+			startedHere[s.Name] = s.Started
 			if s.Started {
 				startup += s.StartupS
 				started = true
@@ -125,6 +127,12 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 			continue
 		}
 		sc := serviceCosts(series, w, completed)
+		if !startedHere[series.Service] {
+			// The JVM's start-up belongs to the trial it started for; with
+			// restart: once, later trials would repeat the one figure and
+			// give it an interval of nothing.
+			delete(sc, JVMInit)
+		}
 		tc.Services[series.Service] = sc
 		for c, v := range sc {
 			if c == CPUPerRequest {
