@@ -444,3 +444,38 @@ func TestJVMInitOnlyWhereStarted(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedDuetLatencyNotCompared checks that a shared duet, where each
+// side's requests wait for the other's CPU, gives its latencies no verdict,
+// however different they read, while its CPU costs are compared: such runs
+// printed significant latency Δs beside a footnote saying they don't
+// compare.
+func TestSharedDuetLatencyNotCompared(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "a"}, Mode: "duet",
+			Layout: record.Layout{DuetCPUs: []string{"1", "1"}}}
+		if !shared {
+			m.Layout.DuetCPUs = []string{"1", "2"}
+		}
+		var trials []*record.Trial
+		for r := 1; r <= 5; r++ {
+			bt := synthetic(t, 2*r-1, r, "baseline", 3, 100, 0.001, 1000+int64(r))
+			bt.Pair = "a"
+			trials = append(trials, bt, synthetic(t, 2*r, r, "a", 3, 100, 0.0012, 2000+int64(7*r)))
+		}
+		s, err := Summarize(m, trials, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Steps[0].Variants[1].Costs {
+			switch {
+			case c.Cost == CPUPerRequest && !c.Delta.Significant:
+				t.Errorf("shared %v: CPU per request not significant: %+v", shared, c.Delta)
+			case c.Cost == LatencyP50 && shared && (c.Delta.Significant || c.Delta.CILow != nil || !strings.HasPrefix(c.Delta.Verdict, "n/a")):
+				t.Errorf("shared duet: latency p50 compared: %+v", c.Delta)
+			case c.Cost == LatencyP50 && !shared && !c.Delta.Significant:
+				t.Errorf("split duet: latency p50 not compared: %+v", c.Delta)
+			}
+		}
+	}
+}

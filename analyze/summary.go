@@ -164,6 +164,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 						b, x = paired(duet, rounds, info.Cost)
 					}
 					d := Compare(info, b, x)
+					if sharedDuet(m) && isLatency(info.Cost) {
+						d = notComparable(d, "shared duet: each side waits for the other's CPU")
+					}
 					cr.Delta = &d
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
 						disagree = append(disagree, info.Label)
@@ -292,6 +295,31 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 		tc.Costs[Spans] = perReq * tc.Costs[Throughput]
 		tc.Costs[ExportBytes] = float64(end.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
 	}
+}
+
+// sharedDuet says whether the run was a duet whose two sides shared their
+// CPUs (pinning.duet: shared).
+func sharedDuet(m *record.Manifest) bool {
+	d := m.Layout.DuetCPUs
+	return m.Mode == "duet" && len(d) == 2 && d[0] == d[1]
+}
+
+// isLatency says whether c is a latency percentile, of the whole mix or of
+// one of its requests.
+func isLatency(c Cost) bool {
+	if _, base, ok := requestCostParts(c); ok {
+		c = base
+	}
+	return strings.HasPrefix(string(c), "latency_")
+}
+
+// notComparable keeps d's paired values but withdraws its interval and
+// verdict: the run's design makes the difference meaningless (why).
+func notComparable(d Delta, why string) Delta {
+	d.Pct, d.CILow, d.CIHigh, d.PValue = nil, nil, nil, nil
+	d.Significant, d.BootstrapAgrees = false, true
+	d.Verdict = "n/a (" + why + ")"
+	return d
 }
 
 // pairKey names the baseline trials that ran beside variant v in a duet.
