@@ -28,6 +28,9 @@ type Summary struct {
 	Trials         []*TrialCosts `json:"trials"`
 	Flags          []Flag        `json:"flags,omitempty"`
 	Warnings       []string      `json:"warnings,omitempty"`
+	// Drifts are trends in a variant's per-round CPU per request: a
+	// service still warming up, or a machine changing speed.
+	Drifts []Drift `json:"drifts,omitempty"`
 }
 
 // Step is one load step's results.
@@ -177,6 +180,17 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			if len(disagree) > 0 {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
 					v, st.Label(), strings.Join(disagree, ", ")))
+			}
+			byRound := map[int]float64{}
+			for r, tc := range rounds {
+				if x, ok := tc.Costs[CPUPerRequest]; ok {
+					byRound[r] = x
+				}
+			}
+			if change, p, ok := findDrift(byRound); ok {
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p}
+				s.Drifts = append(s.Drifts, d)
+				s.Warnings = append(s.Warnings, d.message(st.Label()))
 			}
 			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles)
 			st.Variants = append(st.Variants, vr)
