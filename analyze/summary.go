@@ -23,12 +23,26 @@ type Summary struct {
 	Manifest      *record.Manifest `json:"manifest"`
 	// ExcludeFlagged is set when flagged trials were left out of the
 	// comparisons.
-	ExcludeFlagged bool          `json:"exclude_flagged"`
-	Steps          []Step        `json:"steps"`
-	Trials         []*TrialCosts `json:"trials"`
-	Flags          []Flag        `json:"flags,omitempty"`
-	Warnings       []string      `json:"warnings,omitempty"`
+	ExcludeFlagged bool `json:"exclude_flagged"`
+	// IncludeInterrupted is set when trials cut short were kept in the
+	// comparisons (by default they are left out).
+	IncludeInterrupted bool          `json:"include_interrupted"`
+	Steps              []Step        `json:"steps"`
+	Trials             []*TrialCosts `json:"trials"`
+	Flags              []Flag        `json:"flags,omitempty"`
+	Warnings           []string      `json:"warnings,omitempty"`
+	// Invalid says why the run's measurement is not valid, one reason per
+	// load step and variant none of whose trials is sound (every one failed
+	// or carries a flag that invalidates it); empty for a valid run.
+	Invalid []string `json:"invalid,omitempty"`
+	// Partial says what is missing from a run that did not carry out its
+	// whole plan; nil for a complete run.
+	Partial *Partial `json:"partial,omitempty"`
 }
+
+// Valid reports whether the run's measurement is valid: no variant at any
+// load step is left without a sound trial.
+func (s *Summary) Valid() bool { return len(s.Invalid) == 0 }
 
 // Step is one load step's results.
 type Step struct {
@@ -87,12 +101,17 @@ type Options struct {
 	Trim Trim
 	// ExcludeFlagged leaves flagged trials out of the comparisons.
 	ExcludeFlagged bool
+	// IncludeInterrupted keeps trials that were cut short (by an interrupt,
+	// a service that exited, a failure of the load generator) in the
+	// comparisons. By default they are left out: their window is not the
+	// one planned, and they are still listed with their flag.
+	IncludeInterrupted bool
 }
 
 // Summarize analyses the trials of a run.
 func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summary, error) {
 	s := &Summary{SchemaVersion: SummarySchemaVersion, Scenario: m.Scenario, Baseline: m.Baseline,
-		Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged}
+		Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged, IncludeInterrupted: opt.IncludeInterrupted}
 	type key struct {
 		step    int
 		variant string
@@ -108,7 +127,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		s.Trials = append(s.Trials, tc)
 		s.Flags = append(s.Flags, tc.Flags...)
 		steps[t.Step] = Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers}
-		if opt.ExcludeFlagged && len(tc.Flags) > 0 {
+		if (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) {
+			tc.Excluded = true
 			continue
 		}
 		put := func(k key) {
@@ -172,6 +192,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		s.Steps = append(s.Steps, st)
 	}
+	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
+	s.Partial = partialRun(m, trials)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")
 	}

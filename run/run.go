@@ -155,6 +155,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else {
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
+		m.Planned = planned(p)
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
 		}
@@ -165,12 +166,23 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	m.Finished = time.Now().UTC()
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		m.Interrupted = true
+	} else if runErr != nil {
+		m.Error = runErr.Error()
 	}
 	m.Notes = append(m.Notes, r.notes...)
 	if err := dir.WriteManifest(m); err != nil && runErr == nil {
 		runErr = err
 	}
 	return dir, runErr
+}
+
+// planned lists the trials of p in the order it runs them, for the manifest.
+func planned(p *plan.Plan) []record.PlannedTrial {
+	var out []record.PlannedTrial
+	for _, t := range p.Trials() {
+		out = append(out, record.PlannedTrial{Index: t.Index, Round: t.Round, Order: t.Order, Step: t.Step, Variant: t.Variant, Pair: t.Pair})
+	}
+	return out
 }
 
 // runner holds the state of one run.
