@@ -185,7 +185,7 @@ func TestPartialRun(t *testing.T) {
 			m := plan(2, 100, 200)
 			m.Error = "variant otel: start otel/app: exited before ready: exit status 1; last 1 log lines:\n\tboom"
 			return m, ran(t, m, 3)
-		}, "partial run (stopped by an error: variant otel: start otel/app: exited before ready: exit status 1; last 1 log lines:): 3 of 8 trials complete; missing: 100 req/s: round 2 baseline; 200 req/s: rounds 1-2"},
+		}, "partial run (stopped by an error: variant otel: start otel/app: exited before ready: exit status 1): 3 of 8 trials complete; missing: 100 req/s: round 2 baseline; 200 req/s: rounds 1-2"},
 		{"no plan recorded", func(t *testing.T) (*record.Manifest, []*record.Trial) {
 			m := plan(3, 100)
 			ts := ran(t, m, 4)

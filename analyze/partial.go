@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -61,8 +62,10 @@ func partialRun(m *record.Manifest, trials []*record.Trial) *Partial {
 	case p.Unfinished:
 		why = append(why, "toll did not finish it: killed, or still running")
 	case p.Error != "":
+		// The error's first line: a service's log, when it follows, is in
+		// the flags of the trial it cut short.
 		first, _, _ := strings.Cut(p.Error, "\n")
-		why = append(why, "stopped by an error: "+strings.TrimSuffix(first, ";"))
+		why = append(why, "stopped by an error: "+logFollows.ReplaceAllString(first, ""))
 	}
 	var b strings.Builder
 	b.WriteString("partial run")
@@ -140,6 +143,10 @@ func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
 	}
 	return strings.Join(parts, "; ")
 }
+
+// logFollows matches the end of an error's first line that announces the
+// lines of a service's log after it.
+var logFollows = regexp.MustCompile(`; last \d+ log lines:$`)
 
 // stepLabel names load step i of the manifest's load settings.
 func stepLabel(m *record.Manifest, i int) string {

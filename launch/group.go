@@ -3,7 +3,6 @@ package launch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -43,7 +42,7 @@ func (g *Group) exited() error {
 		case <-s.Done():
 			return &StartError{
 				Name: s.Spec.Name,
-				Err:  fmt.Errorf("exited while later services started: %w", s.ExitErr()),
+				Err:  exited("while later services started", s.waitErr),
 				Log:  s.LogTail(startFailureTail),
 			}
 		default:

@@ -16,7 +16,8 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// startFailureTail is how many log lines a StartError carries.
+// startFailureTail is how many log lines a StartError or an ExitError
+// carries.
 const startFailureTail = 15
 
 // Service is a started service: one process group whose leader toll forked.
@@ -141,13 +142,14 @@ func (s *Service) StartupTime() time.Duration { return s.ReadyAt.Sub(s.Started) 
 // reaped.
 func (s *Service) Done() <-chan struct{} { return s.done }
 
-// ExitErr returns an *ExitError if the process exited on its own, before
-// Stop was called, and nil otherwise. It is meaningful once Done is closed.
+// ExitErr returns an *ExitError, which carries the end of the service's
+// log, if the process exited on its own, before Stop was called, and nil
+// otherwise. It is meaningful once Done is closed.
 func (s *Service) ExitErr() error {
 	select {
 	case <-s.done:
 		if s.unexpected {
-			return &ExitError{Name: s.Spec.Name, Err: s.waitErr}
+			return &ExitError{Name: s.Spec.Name, Err: s.waitErr, Log: s.LogTail(startFailureTail)}
 		}
 		return nil
 	default:

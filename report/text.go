@@ -87,11 +87,11 @@ func flagsHeading(s *analyze.Summary) string {
 // flagLine describes one flag, and says when its trial was left out of the
 // comparison.
 func flagLine(s *analyze.Summary, f analyze.Flag) string {
-	line := fmt.Sprintf("trial %d (%s, round %d) %s: %s", f.Trial, f.Variant, f.Round, f.Code, strings.TrimRight(f.Message, "\n"))
+	code := f.Code
 	if f.Code == analyze.FlagInterrupted && !s.ExcludeFlagged && excluded(s, f.Trial) {
-		line += " [left out of the comparison: cut short; --include-interrupted keeps it]"
+		code += " [left out of the comparison; --include-interrupted keeps it]"
 	}
-	return line
+	return fmt.Sprintf("trial %d (%s, round %d) %s: %s", f.Trial, f.Variant, f.Round, code, strings.TrimRight(f.Message, "\n"))
 }
 
 // excluded says whether trial index was left out of the comparisons.
