@@ -23,7 +23,13 @@ type Group struct {
 func StartGroup(ctx context.Context, specs []Spec) (*Group, error) {
 	g := &Group{}
 	for _, spec := range specs {
-		s, err := Start(ctx, spec)
+		// A readiness address may be served by an earlier service of the
+		// group (through a proxy, say), never by a process outside it.
+		var earlier []int
+		for _, s := range g.services {
+			earlier = append(earlier, s.Pid())
+		}
+		s, err := start(ctx, spec, earlier)
 		if err == nil {
 			g.services = append(g.services, s)
 			err = g.exited()
