@@ -220,3 +220,33 @@ func every2(ts []*record.Trial, from int) []*record.Trial {
 	}
 	return out
 }
+
+// TestCompareRunsLeavesOutWhatTheRunDid checks that comparing two runs
+// pairs only the trials each run's own comparison kept: a trial cut short,
+// with ten times the CPU, must not move the change.
+func TestCompareRunsLeavesOutWhatTheRunDid(t *testing.T) {
+	summarize := func(cutOne bool) *Summary {
+		m, trials := run3(t)
+		if cutOne {
+			tr := trials[5]
+			tr.Interrupted = true
+			for i := range tr.Samples[0].Points {
+				tr.Samples[0].Points[i].CPU *= 10
+			}
+		}
+		s, err := Summarize(m, trials, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	rc, err := CompareRuns(summarize(false), summarize(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rc.Steps[0].Variants[0].Costs {
+		if c.Cost == CPUPerRequest && (c.Pct > 0.01 || c.Pct < -0.01) {
+			t.Errorf("CPU per request changed %+.2f%% between two runs that differ only in a trial left out", c.Pct)
+		}
+	}
+}
