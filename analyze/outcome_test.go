@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,22 @@ func TestCompareRunsLeavesOutWhatTheRunDid(t *testing.T) {
 		if c.Cost == CPUPerRequest && (c.Pct > 0.01 || c.Pct < -0.01) {
 			t.Errorf("CPU per request changed %+.2f%% between two runs that differ only in a trial left out", c.Pct)
 		}
+	}
+}
+
+// TestCutBeforeTheWindowIsListed checks that a trial cut short in its
+// warm-up, with nothing to analyse, is still named in the summary.
+func TestCutBeforeTheWindowIsListed(t *testing.T) {
+	m, trials := run3(t)
+	tr := trials[5]
+	tr.Interrupted, tr.Error = true, "load: run interrupted at 282ms: context canceled"
+	tr.MeasureEnd, tr.Intervals = tr.MeasureStart, nil
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "trial 6 (otel, round 3) was cut short with nothing to analyse: load: run interrupted at 282ms: context canceled"
+	if !slices.Contains(s.Warnings, want) {
+		t.Errorf("warnings %q lack %q", s.Warnings, want)
 	}
 }

@@ -64,8 +64,7 @@ func partialRun(m *record.Manifest, trials []*record.Trial) *Partial {
 	case p.Error != "":
 		// The error's first line: a service's log, when it follows, is in
 		// the flags of the trial it cut short.
-		first, _, _ := strings.Cut(p.Error, "\n")
-		why = append(why, "stopped by an error: "+logFollows.ReplaceAllString(first, ""))
+		why = append(why, "stopped by an error: "+logFollows.ReplaceAllString(oneLine(p.Error), ""))
 	}
 	var b strings.Builder
 	b.WriteString("partial run")

@@ -120,6 +120,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	steps := map[int]Step{}
 	for _, t := range trials {
 		tc, err := SummarizeTrial(t, opt.Trim)
+		if err != nil && t.Interrupted {
+			// Cut short before its window: nothing to analyse, but it
+			// is not to vanish from the report.
+			s.Warnings = append(s.Warnings, fmt.Sprintf("trial %d (%s, round %d) was cut short with nothing to analyse: %s",
+				t.Index, t.Variant, t.Round, oneLine(t.Error)))
+			continue
+		}
 		if err != nil {
 			s.Warnings = append(s.Warnings, err.Error())
 			continue
@@ -205,6 +212,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	return s, nil
+}
+
+// oneLine returns the first line of a message (an error may be followed by
+// the lines of a service's log).
+func oneLine(msg string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	return first
 }
 
 // minRoundsForBootstrap is the number of rounds below which an interval is
