@@ -50,8 +50,10 @@ const exitCodesHelp = `Exit codes:
        a report could not be written)
   2    bad usage or scenario
   3    invalid run: toll did its job, but the measurement is not valid: every
-       trial of some variant (at some load step) failed or was flagged
-       (summary.json's "invalid" and the report's last line say why)
+       trial of some variant (at some load step) failed (no request succeeded)
+       or was flagged as not measuring what was planned (errors, a missed
+       rate, unsent requests, a short window, no telemetry); summary.json's
+       "invalid" and the report's last line say why
   4    reserved for a failed gate
   130  interrupted (the trials finished are kept and reported)`
 

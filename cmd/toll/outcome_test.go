@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,6 +190,25 @@ restart: per-trial
 	for _, tc := range readOutcome(t, out).Trials {
 		if tc.Excluded {
 			t.Errorf("--include-interrupted: trial %d left out", tc.Index)
+		}
+	}
+}
+
+// TestHelpListsExitCodes checks that the help of the commands whose exit
+// code says how a run went lists every code.
+func TestHelpListsExitCodes(t *testing.T) {
+	for _, args := range [][]string{{"run", "--help"}, {"report", "--help"}} {
+		root := newRootCmd()
+		var out bytes.Buffer
+		root.SetOut(&out)
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		for _, code := range []int{exitOK, exitFailure, exitUsage, exitInvalid, 4, exitInterrupted} {
+			if !strings.Contains(out.String(), fmt.Sprintf("\n  %-4d ", code)) {
+				t.Errorf("toll %s lacks exit code %d:\n%s", strings.Join(args, " "), code, out.String())
+			}
 		}
 	}
 }
