@@ -84,6 +84,9 @@ rounds: 1`)
 	if len(o.Invalid) != 1 || !strings.HasPrefix(o.Invalid[0], "broken at 20 req/s") {
 		t.Errorf("summary.json invalid: %q, want broken's only", o.Invalid)
 	}
+	if o.Partial != nil {
+		t.Errorf("a run that carried out its plan is called partial: %+v", o.Partial)
+	}
 	if !strings.Contains(stderr, "results: "+out+" (summary.json, report.md, trials.csv, metrics.txt, report.html)") {
 		t.Errorf("results line:\n%s", stderr)
 	}
