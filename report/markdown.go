@@ -76,3 +76,26 @@ func oneLine(s string) string {
 	s = strings.TrimRight(s, "\n")
 	return strings.NewReplacer("\r\n\t", " ↵ ", "\n\t", " ↵ ", "\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ").Replace(s)
 }
+
+// codeSpan writes s as a Markdown code span, shown as it is: backslash
+// escapes and entities mean nothing in a code span, so s is not escaped;
+// the fence is one backtick longer than the longest run of backticks in s
+// (padded with spaces when s starts or ends with one), and a line break is
+// shown as ↵.
+func codeSpan(s string) string {
+	s = oneLine(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}

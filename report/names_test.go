@@ -211,3 +211,18 @@ func TestOutcomeShown(t *testing.T) {
 		t.Errorf("a complete, valid run reads:\n%s", b.String())
 	}
 }
+
+func TestCodeSpan(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/tmp/run-1", "`/tmp/run-1`"},
+		{"/tmp/a&b|<c>", "`/tmp/a&b|<c>`"},
+		{"/tmp/`x`", "`` /tmp/`x` ``"},
+		{"a``b", "```a``b```"},
+		{"a\nb", "`a ↵ b`"},
+	}
+	for _, tt := range tests {
+		if got := codeSpan(tt.in); got != tt.want {
+			t.Errorf("codeSpan(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
