@@ -151,7 +151,8 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 		tr.Interrupted = true
 		switch {
 		case cause != nil && !errors.Is(cause, context.Canceled):
-			tr.Error = cause.Error()
+			tr.Error = cause.Error() // a service exited, and this trial says so
+			st.exitReported = true
 		case loadErr != nil:
 			tr.Error = loadErr.Error()
 		default:

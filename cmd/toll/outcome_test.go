@@ -173,9 +173,17 @@ restart: per-trial
 		}
 	}
 	// The manifest lists the whole plan, in order.
-	var m struct{ Planned []struct{ Index, Round int } }
+	var m struct {
+		Planned []struct{ Index, Round int }
+		Notes   []string
+	}
 	b, _ = os.ReadFile(filepath.Join(out, "manifest.json"))
 	json.Unmarshal(b, &m)
+	for _, n := range m.Notes {
+		if strings.Contains(n, last) {
+			t.Errorf("the exit the trial reported is noted again: %q", n)
+		}
+	}
 	if len(m.Planned) != 4 {
 		t.Fatalf("manifest plans %d trials, want 4", len(m.Planned))
 	}
@@ -213,5 +221,65 @@ func TestHelpListsExitCodes(t *testing.T) {
 				t.Errorf("toll %s lacks exit code %d:\n%s", strings.Join(args, " "), code, out.String())
 			}
 		}
+	}
+}
+
+// TestServiceExitAfterItsLastTrial runs a variant one of whose services
+// exits after the variant's only trial, while the baseline's runs: no trial
+// notices, so the run's notes must say so, with the end of its log.
+func TestServiceExitAfterItsLastTrial(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services under load")
+	}
+	// Services start once; crashy's trial runs first (seed 2) and ends
+	// about 3.7 s after its side service started, which exits at 5.5 s,
+	// in the middle of the baseline's trial (3.8 s to 7.5 s).
+	s := `name: idle-exit
+services:
+  - name: app
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}", --work, "2000"]
+    ready: {http: "http://127.0.0.1:${port:app}/health", timeout: 10s}
+    measure: true
+  - name: side
+    command: [sh, -c, 'echo starting; sleep $LIFE; echo "disk on fire: giving up" >&2; exit 7']
+    env: {LIFE: "1000"}
+variants:
+  - name: baseline
+  - name: crashy
+    services:
+      side: {env: {LIFE: "5.5"}}
+load:
+  target: "http://127.0.0.1:${port:app}"
+  requests: [{path: /provider}]
+  rate: 20
+  warmup: 500ms
+  duration: 3s
+rounds: 1
+`
+	path := filepath.Join(t.TempDir(), "idle.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runToll(t, "run", path, "--out", out, "--seed", "2")
+	var m struct {
+		Planned []struct{ Variant string }
+		Notes   []string
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
+	json.Unmarshal(b, &m)
+	if len(m.Planned) != 2 || m.Planned[0].Variant != "crashy" {
+		t.Fatalf("plan %+v: want crashy's trial first", m.Planned)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d, want 0: the trials stand\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	const want = "service crashy/side exited unexpectedly: exit status 7; last 2 log lines: ↵ starting ↵ disk on fire: giving up (while no trial of its variant ran, before toll stopped it)"
+	found := false
+	for _, n := range m.Notes {
+		found = found || n == want
+	}
+	if !found || !strings.Contains(stdout, want) {
+		t.Errorf("the manifest's notes %q and the report must say %q:\n%s", m.Notes, want, stdout)
 	}
 }
