@@ -98,7 +98,8 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 		case <-s.done:
 			// A service that found its port taken exits; the holder is
 			// the news, its exit the consequence.
-			if oe := (*OwnerError)(nil); errors.As(err, &oe) {
+			var oe *OwnerError
+			if errors.As(err, &oe) {
 				err = fmt.Errorf("%w; and the service %w", err, exitedBeforeReady(s.waitErr))
 			} else {
 				err = exitedBeforeReady(s.waitErr)
