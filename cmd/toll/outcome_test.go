@@ -283,3 +283,54 @@ rounds: 1
 		t.Errorf("the manifest's notes %q and the report must say %q:\n%s", m.Notes, want, stdout)
 	}
 }
+
+// TestNothingToAnalyseStillReports runs a variant whose service exits in
+// the warm-up of the run's first trial: no trial can be analysed, and the
+// reports are still written, saying so and what the run is missing.
+func TestNothingToAnalyseStillReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	s := `name: early
+services:
+  - name: app
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}", --work, "2000"]
+    ready: {http: "http://127.0.0.1:${port:app}/health", timeout: 10s}
+    measure: true
+  - name: side
+    command: [sh, -c, 'sleep $LIFE; echo "disk on fire: giving up" >&2; exit 7']
+    env: {LIFE: "1000"}
+variants:
+  - name: baseline
+  - name: crashy
+    services:
+      side: {env: {LIFE: "0.3"}}
+load:
+  target: "http://127.0.0.1:${port:app}"
+  requests: [{path: /provider}]
+  rate: 20
+  warmup: 2s
+  duration: 2s
+rounds: 1
+restart: per-trial
+`
+	path := filepath.Join(t.TempDir(), "early.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runToll(t, "run", path, "--out", out, "--seed", "3") // crashy first
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "results: "+out+" (summary.json, report.md, trials.csv, metrics.txt, report.html)") {
+		t.Errorf("the reports were not written:\n%s", stderr)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"trial 1 (crashy, round 1) was cut short with nothing to analyse: during the trial, service crashy/side exited unexpectedly: exit status 7",
+		"partial run (stopped by an error: ", "0 of 2 trials complete; missing: round 1"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}

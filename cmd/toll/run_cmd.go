@@ -240,9 +240,12 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, sum.Partial.Text)
 	case len(trials) == 0:
 		return nil, nil, fmt.Errorf("%s holds no finished trial", dir.Path)
-	case err != nil:
+	case err != nil && (sum == nil || len(sum.Trials) > 0):
 		return nil, nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
 	}
+	// With trial files none of which could be analysed (all cut short
+	// before their window, say) the reports are still written: they say
+	// why, and what the run is missing.
 	written, err := report.WriteAll(dir, sum, trials)
 	if err != nil {
 		return sum, written, err
