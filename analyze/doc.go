@@ -25,5 +25,7 @@
 //   - Latency percentiles are computed per trial and compared per round,
 //     never pooled across trials.
 //   - Trials that break the method's assumptions are flagged (see Flag) and
-//     shown; they are left out of the comparison only when asked.
+//     shown; they are left out of the comparison only when asked, except
+//     trials cut short (interrupted), which are left out unless asked for:
+//     their window is not the one planned.
 package analyze

@@ -29,6 +29,19 @@ const (
 	FlagSteal       = "steal"        // the hypervisor took a share of the CPUs
 )
 
+// invalidates says whether a flag of this code means that its trial did
+// not measure what was planned: it was cut short, failed requests, missed
+// its rate or left requests unsent, or a variant meant to export sent
+// nothing. The other flags (throttled, saturated, steal) describe the
+// conditions of a measurement that still stands.
+func invalidates(code string) bool {
+	switch code {
+	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry:
+		return true
+	}
+	return false
+}
+
 // SaturatedBusy is the busy share (percent) above which a CPU that runs no
 // measured service counts as saturated, and StealLimit the steal share
 // (percent of all CPUs' time) above which a trial is flagged.

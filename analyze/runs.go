@@ -119,8 +119,8 @@ func logRatios(s *Summary, st Step, variant string, c Cost) ([]float64, bool) {
 	// Pair by round through the trials, as the run's own report did.
 	rounds := map[int][2]float64{}
 	for _, t := range s.Trials {
-		if t.Step != st.Index {
-			continue
+		if t.Step != st.Index || t.Excluded {
+			continue // the run's own comparison left it out too
 		}
 		val, ok := t.Costs[c]
 		if !ok {

@@ -23,15 +23,29 @@ type Summary struct {
 	Manifest      *record.Manifest `json:"manifest"`
 	// ExcludeFlagged is set when flagged trials were left out of the
 	// comparisons.
-	ExcludeFlagged bool          `json:"exclude_flagged"`
-	Steps          []Step        `json:"steps"`
-	Trials         []*TrialCosts `json:"trials"`
-	Flags          []Flag        `json:"flags,omitempty"`
-	Warnings       []string      `json:"warnings,omitempty"`
+	ExcludeFlagged bool `json:"exclude_flagged"`
+	// IncludeInterrupted is set when trials cut short were kept in the
+	// comparisons (by default they are left out).
+	IncludeInterrupted bool          `json:"include_interrupted"`
+	Steps              []Step        `json:"steps"`
+	Trials             []*TrialCosts `json:"trials"`
+	Flags              []Flag        `json:"flags,omitempty"`
+	Warnings           []string      `json:"warnings,omitempty"`
 	// Drifts are trends in a variant's per-round CPU per request: a
 	// service still warming up, or a machine changing speed.
 	Drifts []Drift `json:"drifts,omitempty"`
+	// Invalid says why the run's measurement is not valid, one reason per
+	// load step and variant none of whose trials is sound (every one failed
+	// or carries a flag that invalidates it); empty for a valid run.
+	Invalid []string `json:"invalid,omitempty"`
+	// Partial says what is missing from a run that did not carry out its
+	// whole plan; nil for a complete run.
+	Partial *Partial `json:"partial,omitempty"`
 }
+
+// Valid reports whether the run's measurement is valid: no variant at any
+// load step is left without a sound trial.
+func (s *Summary) Valid() bool { return len(s.Invalid) == 0 }
 
 // Step is one load step's results.
 type Step struct {
@@ -90,12 +104,17 @@ type Options struct {
 	Trim Trim
 	// ExcludeFlagged leaves flagged trials out of the comparisons.
 	ExcludeFlagged bool
+	// IncludeInterrupted keeps trials that were cut short (by an interrupt,
+	// a service that exited, a failure of the load generator) in the
+	// comparisons. By default they are left out: their window is not the
+	// one planned, and they are still listed with their flag.
+	IncludeInterrupted bool
 }
 
 // Summarize analyses the trials of a run.
 func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summary, error) {
 	s := &Summary{SchemaVersion: SummarySchemaVersion, Scenario: m.Scenario, Baseline: m.Baseline,
-		Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged}
+		Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged, IncludeInterrupted: opt.IncludeInterrupted}
 	type key struct {
 		step    int
 		variant string
@@ -105,6 +124,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	var summarized []*record.Trial // the trials behind s.Trials
 	for _, t := range trials {
 		tc, err := SummarizeTrial(t, opt.Trim)
+		if err != nil && t.Interrupted {
+			// Cut short before its window: nothing to analyse, but it
+			// is not to vanish from the report.
+			s.Warnings = append(s.Warnings, fmt.Sprintf("trial %d (%s, round %d) was cut short with nothing to analyse: %s",
+				t.Index, t.Variant, t.Round, oneLine(t.Error)))
+			continue
+		}
 		if err != nil {
 			s.Warnings = append(s.Warnings, err.Error())
 			continue
@@ -120,7 +146,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		t := summarized[i]
 		tc.Flags = append(tc.Flags, flagTelemetry(t, tc)...)
 		s.Flags = append(s.Flags, tc.Flags...)
-		if opt.ExcludeFlagged && len(tc.Flags) > 0 {
+		if (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) {
+			tc.Excluded = true
 			continue
 		}
 		put := func(k key) {
@@ -197,6 +224,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		s.Steps = append(s.Steps, st)
 	}
+	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
+	s.Partial = partialRun(m, trials)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")
 	}
@@ -208,6 +237,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	return s, nil
+}
+
+// oneLine returns the first line of a message (an error may be followed by
+// the lines of a service's log).
+func oneLine(msg string) string {
+	first, _, _ := strings.Cut(msg, "\n")
+	return first
 }
 
 // minRoundsForBootstrap is the number of rounds below which an interval is

@@ -23,6 +23,9 @@ type TrialCosts struct {
 	// Services holds the costs of each measured service on its own.
 	Services map[string]map[Cost]float64 `json:"services,omitempty"`
 	Flags    []Flag                      `json:"flags,omitempty"`
+	// Excluded is set when the trial was left out of the comparisons (it
+	// was cut short, or flagged with ExcludeFlagged).
+	Excluded bool `json:"excluded,omitempty"`
 
 	saturated []cpuBusy // CPUs outside the services' that were saturated
 	requests  []string  // the request mix's entries with costs of their own

@@ -1,7 +1,6 @@
 package launch
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 )
@@ -20,16 +19,22 @@ type StartError struct {
 func (e *StartError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "start %s: %v", e.Name, e.Err)
-	if len(e.Log) == 0 {
+	writeLog(&b, e.Log)
+	return b.String()
+}
+
+// writeLog ends an error message with the end of a service's log, one line
+// each, or says the log is empty.
+func writeLog(b *strings.Builder, log []string) {
+	if len(log) == 0 {
 		b.WriteString("; log is empty")
-		return b.String()
+		return
 	}
-	fmt.Fprintf(&b, "; last %d log lines:", len(e.Log))
-	for _, l := range e.Log {
+	fmt.Fprintf(b, "; last %d log lines:", len(log))
+	for _, l := range log {
 		b.WriteString("\n\t")
 		b.WriteString(l)
 	}
-	return b.String()
 }
 
 // Unwrap returns the reason.
@@ -42,14 +47,21 @@ type ExitError struct {
 	// Err is what waiting for the process returned: an *exec.ExitError,
 	// or nil for a zero exit status.
 	Err error
+	// Log holds the last lines the service wrote to its log: what it said
+	// before it exited.
+	Log []string
 }
 
-// Error describes the exit.
+// Error describes the exit, followed by the end of the log, one line each.
 func (e *ExitError) Error() string {
+	var b strings.Builder
 	if e.Err == nil {
-		return fmt.Sprintf("service %s exited unexpectedly: exit status 0", e.Name)
+		fmt.Fprintf(&b, "service %s exited unexpectedly: exit status 0", e.Name)
+	} else {
+		fmt.Fprintf(&b, "service %s exited unexpectedly: %v", e.Name, e.Err)
 	}
-	return fmt.Sprintf("service %s exited unexpectedly: %v", e.Name, e.Err)
+	writeLog(&b, e.Log)
+	return b.String()
 }
 
 // Unwrap returns the wait error.
@@ -57,9 +69,13 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // exitedBeforeReady describes a process that exited before it was ready,
 // given what waiting for it returned.
-func exitedBeforeReady(waitErr error) error {
+func exitedBeforeReady(waitErr error) error { return exited("before ready", waitErr) }
+
+// exited describes a process that exited when it should not have, given
+// what waiting for it returned.
+func exited(when string, waitErr error) error {
 	if waitErr == nil {
-		return errors.New("exited before ready: exit status 0")
+		return fmt.Errorf("exited %s: exit status 0", when)
 	}
-	return fmt.Errorf("exited before ready: %w", waitErr)
+	return fmt.Errorf("exited %s: %w", when, waitErr)
 }

@@ -3,7 +3,6 @@ package launch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 )
@@ -24,7 +23,13 @@ type Group struct {
 func StartGroup(ctx context.Context, specs []Spec) (*Group, error) {
 	g := &Group{}
 	for _, spec := range specs {
-		s, err := Start(ctx, spec)
+		// A readiness address may be served by an earlier service of the
+		// group (through a proxy, say), never by a process outside it.
+		var earlier []int
+		for _, s := range g.services {
+			earlier = append(earlier, s.Pid())
+		}
+		s, err := start(ctx, spec, earlier)
 		if err == nil {
 			g.services = append(g.services, s)
 			err = g.exited()
@@ -43,7 +48,7 @@ func (g *Group) exited() error {
 		case <-s.Done():
 			return &StartError{
 				Name: s.Spec.Name,
-				Err:  fmt.Errorf("exited while later services started: %w", s.ExitErr()),
+				Err:  exited("while later services started", s.waitErr),
 				Log:  s.LogTail(startFailureTail),
 			}
 		default:

@@ -16,7 +16,8 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-// startFailureTail is how many log lines a StartError carries.
+// startFailureTail is how many log lines a StartError or an ExitError
+// carries.
 const startFailureTail = 15
 
 // Service is a started service: one process group whose leader toll forked.
@@ -47,11 +48,19 @@ type Service struct {
 // Start starts the service described by spec and waits until it is ready.
 //
 // The process runs in its own process group with Pdeathsig set to SIGKILL.
-// If it exits before it is ready, if readiness times out, or if ctx is done
+// If it exits before it is ready, if readiness times out, if the address
+// that answered readiness is held by a process outside the service's tree
+// (an *OwnerError: another process holds the port), or if ctx is done
 // first, Start kills the group and returns a *StartError that carries the
-// exit status and the end of the log. ctx only bounds the start: once Start
-// has returned, the service runs until Stop.
+// reason and the end of the log. ctx only bounds the start: once Start has
+// returned, the service runs until Stop.
 func Start(ctx context.Context, spec Spec) (*Service, error) {
+	return start(ctx, spec, nil)
+}
+
+// start is Start, where the readiness address may also be held by the
+// process trees of others (the services started before it in its group).
+func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	if err := spec.validate(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
@@ -79,10 +88,22 @@ func Start(ctx context.Context, spec Spec) (*Service, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 
-	if err := waitReady(ctx, spec.Ready, s.done); err != nil {
+	err = waitReady(ctx, spec.Ready, s.done)
+	if err == nil {
+		// Readiness says something answers; make sure it is the service.
+		err = checkOwner(ctx, proc, spec.Ready, s.pid, others)
+	}
+	if err != nil {
 		select {
 		case <-s.done:
-			err = exitedBeforeReady(s.waitErr)
+			// A service that found its port taken exits; the holder is
+			// the news, its exit the consequence.
+			var oe *OwnerError
+			if errors.As(err, &oe) {
+				err = fmt.Errorf("%w; and the service %w", err, exitedBeforeReady(s.waitErr))
+			} else {
+				err = exitedBeforeReady(s.waitErr)
+			}
 		default:
 		}
 		stopErr := s.Stop(0)
@@ -141,13 +162,14 @@ func (s *Service) StartupTime() time.Duration { return s.ReadyAt.Sub(s.Started) 
 // reaped.
 func (s *Service) Done() <-chan struct{} { return s.done }
 
-// ExitErr returns an *ExitError if the process exited on its own, before
-// Stop was called, and nil otherwise. It is meaningful once Done is closed.
+// ExitErr returns an *ExitError, which carries the end of the service's
+// log, if the process exited on its own, before Stop was called, and nil
+// otherwise. It is meaningful once Done is closed.
 func (s *Service) ExitErr() error {
 	select {
 	case <-s.done:
 		if s.unexpected {
-			return &ExitError{Name: s.Spec.Name, Err: s.waitErr}
+			return &ExitError{Name: s.Spec.Name, Err: s.waitErr, Log: s.LogTail(startFailureTail)}
 		}
 		return nil
 	default:

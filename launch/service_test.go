@@ -282,7 +282,7 @@ func TestStopIdempotent(t *testing.T) {
 }
 
 func TestExitErr(t *testing.T) {
-	s, err := Start(context.Background(), shSpec(t, "quitter", "echo bye; exit 4"))
+	s, err := Start(context.Background(), shSpec(t, "quitter", "echo bye; echo disk on fire >&2; exit 4"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,6 +296,10 @@ func TestExitErr(t *testing.T) {
 	var ee *ExitError
 	if !errors.As(err, &ee) || !strings.Contains(err.Error(), "quitter") || !strings.Contains(err.Error(), "exit status 4") {
 		t.Errorf("ExitErr() = %v, want an *ExitError naming quitter with exit status 4", err)
+	}
+	// What the service said last is in the error: why it exited.
+	if err != nil && !strings.Contains(err.Error(), "last 2 log lines:\n\tbye\n\tdisk on fire") {
+		t.Errorf("ExitErr() = %q, want the end of the log in it", err)
 	}
 	if err := s.Stop(time.Second); err != nil {
 		t.Errorf("Stop after exit: %v", err)

@@ -39,6 +39,15 @@ type Manifest struct {
 	// Resumes lists each time the run was continued (toll run --resume)
 	// after an interruption, oldest first.
 	Resumes []Resume `json:"resumes,omitempty"`
+	// Error is the error that ended the run before its plan was carried
+	// out (a service that failed to start or exited), when one did.
+	Error string `json:"error,omitempty"`
+	// Planned lists every trial of the plan, in the order the plan runs
+	// them. It is written before the first trial starts, so that a run
+	// cut short (or toll killed) can be told from a complete one. It is
+	// empty in a --find-max run, whose trials are decided as it goes, and
+	// in manifests written before toll recorded it.
+	Planned []PlannedTrial `json:"planned,omitempty"`
 	// Notes are facts about the run a reader should know (a fallback taken,
 	// a setting not applied).
 	Notes []string `json:"notes,omitempty"`
@@ -54,6 +63,23 @@ type Resume struct {
 	Rerun int `json:"rerun"`
 	// Command is toll's command line for the continuation.
 	Command []string `json:"command"`
+}
+
+// PlannedTrial is one trial of a run's plan: the identity its trial file
+// will carry.
+type PlannedTrial struct {
+	// Index numbers the trials from 1 in the order they run; it is the
+	// trial file's index.
+	Index int `json:"index"`
+	// Round numbers the rounds from 1 (within a load step); Order is the
+	// variant's position in its round.
+	Round int `json:"round"`
+	Order int `json:"order"`
+	// Step indexes the load steps from 0.
+	Step    int    `json:"step"`
+	Variant string `json:"variant"`
+	// Pair names the variant a baseline trial runs beside (mode: duet).
+	Pair string `json:"pair,omitempty"`
 }
 
 // LoadSettings are the load generator's settings.

@@ -46,7 +46,7 @@ func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 // CompareMarkdown writes the comparison as Markdown (for $GITHUB_STEP_SUMMARY).
 func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, failures []string) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "## toll compare\n\nA: `%s`  \nB: `%s`\n", escape(a), escape(b))
+	fmt.Fprintf(ew, "## toll compare\n\nA: %s  \nB: %s\n", codeSpan(a), codeSpan(b))
 	for _, t := range CompareTables(rc) {
 		fmt.Fprintf(ew, "\n### %s\n\n| %s |\n|%s\n", escape(t.Title), strings.Join(escapeAll(t.Header), " | "), strings.Repeat(" ---: |", len(t.Header)))
 		for _, r := range t.Rows {

@@ -23,7 +23,10 @@ func HTML(w io.Writer, s *analyze.Summary, trials []*record.Trial) error {
 	if s == nil {
 		return fmt.Errorf("html report: no summary")
 	}
-	d := htmlData{Scenario: s.Scenario, Baseline: s.Baseline, Warnings: s.Warnings}
+	d := htmlData{Scenario: s.Scenario, Baseline: s.Baseline, Warnings: s.Warnings, Invalid: s.Invalid}
+	if s.Partial != nil {
+		d.Partial = s.Partial.Text
+	}
 	m := s.Manifest
 	if m == nil {
 		m = &record.Manifest{}
@@ -42,7 +45,7 @@ func HTML(w io.Writer, s *analyze.Summary, trials []*record.Trial) error {
 		d.Variants = append(d.Variants, variantRef{Name: v, Color: colorOf(i), Baseline: v == s.Baseline})
 	}
 	for _, f := range s.Flags {
-		d.Flags = append(d.Flags, fmt.Sprintf("trial %d (%s, round %d): %s — %s", f.Trial, f.Variant, f.Round, f.Code, f.Message))
+		d.Flags = append(d.Flags, flagLine(s, f))
 	}
 	tables := Tables(s)
 	for i, t := range tables {
@@ -87,6 +90,10 @@ type htmlData struct {
 	Variants           []variantRef
 	Steps              []htmlStep
 	Warnings, Flags    []string
+	// Partial says what a partial run is missing; Invalid why the run's
+	// measurement is not valid.
+	Partial string
+	Invalid []string
 }
 
 // verdictClass styles the Δ% columns of a summary table (column 4, 7, …).
@@ -432,6 +439,10 @@ svg rect.frame{fill:none;stroke:#999}
 svg line.zero{stroke:#000;stroke-width:1.2}
 svg line.whisker{stroke:#222;stroke-width:1.2}
 .warn{color:#8a5300}
+p.alert{padding:6px 10px;font-weight:600;border-left:4px solid}
+p.partial{background:#fff4e0;border-color:#d88a00;color:#6b4300}
+p.invalid{background:#fde2e1;border-color:#b00000;color:#8b0000}
+ul.flags li{white-space:pre-wrap}
 code{font-size:12px}
 </style>
 </head>
@@ -440,6 +451,8 @@ code{font-size:12px}
 <p>Baseline <b>{{.Baseline}}</b> against
 {{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
 — {{.M.Rounds}} round(s), mode {{.M.Mode}}, seed {{.M.Seed}}{{if .M.Restart}}, restart {{.M.Restart}}{{end}}.</p>
+{{if .Partial}}<p class="alert partial">{{.Partial}}</p>{{end}}
+{{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 <h2>Environment</h2>
 <dl class="env">
 <dt>variants</dt><dd>{{range .Variants}}<span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Baseline}} (baseline){{end}} &nbsp; {{end}}</dd>
@@ -458,7 +471,7 @@ code{font-size:12px}
 {{if .M.Interrupted}}<dt>interrupted</dt><dd class="warn">the run was cut short</dd>{{end}}
 </dl>
 {{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Flags}}<h2>Flagged trials</h2><ul class="warn">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Flags}}<h2>Flagged trials</h2><ul class="warn flags">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{range .Steps}}
 <h2>Load step {{.Title}}</h2>
 <table>

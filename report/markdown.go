@@ -14,6 +14,12 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	m := s.Manifest
 	fmt.Fprintf(ew, "# %s: %s vs %s\n\n", escape(s.Scenario), escape(strings.Join(nonBaseline(s), ", ")), escape(s.Baseline))
 	fmt.Fprintf(ew, "%d round(s), %s, restart %s, seed %d, started %s.\n", m.Rounds, modeOf(m.Mode), escape(m.Restart), m.Seed, m.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	if s.Partial != nil {
+		fmt.Fprintf(ew, "\n**%s**\n", escape(s.Partial.Text))
+	}
+	if !s.Valid() {
+		fmt.Fprintf(ew, "\n**✗ invalid run: %s**\n", escape(strings.Join(s.Invalid, "; ")))
+	}
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n## %s\n\n", t.Title)
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(t.Header), " | "))
@@ -27,12 +33,16 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios ± the half-width of its 95%% confidence interval; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)
+	if len(s.Flags) > 0 {
+		fmt.Fprintf(ew, "\n%s\n\n", flagsHeading(s))
+		for _, f := range s.Flags {
+			fmt.Fprintf(ew, "- ✗ %s\n", escape(flagLine(s, f)))
+		}
+	}
 	var b strings.Builder
 	writeNotes(&b, s, "")
+	fmt.Fprintln(ew)
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
-		if strings.HasPrefix(line, "  ✗") {
-			line = "- " + strings.TrimSpace(line)
-		}
 		fmt.Fprintln(ew, escape(line))
 	}
 	return ew.err
@@ -46,6 +56,46 @@ func escapeAll(xs []string) []string {
 	return out
 }
 
-func escape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
+// mdEscaper makes text safe in a line of Markdown and in a table cell: a
+// backslash or backtick is escaped (a backslash before an escaped pipe
+// would otherwise unescape it), a pipe cannot end the cell, HTML is shown as
+// text, and a line break cannot end the line or the table's row.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "`", "\\`",
+	"&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ",
+)
+
+// escape makes s safe to write into report.md, in a table cell or a line of
+// text (names come from the scenario and may hold anything).
+func escape(s string) string { return mdEscaper.Replace(oneLine(s)) }
+
+// oneLine puts a text of several lines (an error followed by the end of a
+// service's log) on one line, its line breaks shown as ↵.
+func oneLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return strings.NewReplacer("\r\n\t", " ↵ ", "\n\t", " ↵ ", "\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ").Replace(s)
+}
+
+// codeSpan writes s as a Markdown code span, shown as it is: backslash
+// escapes and entities mean nothing in a code span, so s is not escaped;
+// the fence is one backtick longer than the longest run of backticks in s
+// (padded with spaces when s starts or ends with one), and a line break is
+// shown as ↵.
+func codeSpan(s string) string {
+	s = oneLine(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }

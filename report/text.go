@@ -21,15 +21,36 @@ func Text(w io.Writer, s *analyze.Summary) error {
 		writeAligned(ew, t)
 	}
 	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios ± half-width of its 95%% CI; ~ means the CI contains 0.\n", s.Baseline)
+	writeFlags(ew, s, "  ")
 	writeNotes(ew, s, "  ")
+	if line := outcome(s); line != "" {
+		fmt.Fprintf(ew, "\n%s\n", line)
+	}
 	return ew.err
+}
+
+// outcome says, in a line each, that the run is partial and what is
+// missing, and that its measurement is invalid and why; "" for a complete,
+// valid run.
+func outcome(s *analyze.Summary) string {
+	var lines []string
+	if s.Partial != nil {
+		lines = append(lines, "! "+s.Partial.Text)
+	}
+	if !s.Valid() {
+		lines = append(lines, "✗ invalid run: "+strings.Join(s.Invalid, "; "))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func writeAligned(w io.Writer, t Table) {
 	rows := append([][]string{t.Header}, t.Rows...)
 	widths := make([]int, len(t.Header))
-	for _, r := range rows {
+	for ri, r := range rows {
+		rows[ri] = make([]string, len(r))
 		for i, c := range r {
+			c = flat(c)
+			rows[ri][i] = c
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
@@ -55,17 +76,49 @@ func writeAligned(w io.Writer, t Table) {
 	}
 }
 
-func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
-	if len(s.Flags) > 0 {
-		verb := "kept in"
-		if s.ExcludeFlagged {
-			verb = "left out of"
-		}
-		fmt.Fprintf(w, "\n%sFlagged trials (%s the comparison):\n", indent, verb)
-		for _, f := range s.Flags {
-			fmt.Fprintf(w, "%s  ✗ trial %d (%s, round %d) %s: %s\n", indent, f.Trial, f.Variant, f.Round, f.Code, f.Message)
+// flagsHeading introduces the list of flagged trials.
+func flagsHeading(s *analyze.Summary) string {
+	if s.ExcludeFlagged {
+		return "Flagged trials (left out of the comparison):"
+	}
+	return "Flagged trials (kept in the comparison unless marked left out):"
+}
+
+// flagLine describes one flag, and says when its trial was left out of the
+// comparison.
+func flagLine(s *analyze.Summary, f analyze.Flag) string {
+	code := f.Code
+	if f.Code == analyze.FlagInterrupted && !s.ExcludeFlagged && excluded(s, f.Trial) {
+		code += " [left out of the comparison; --include-interrupted keeps it]"
+	}
+	return fmt.Sprintf("trial %d (%s, round %d) %s: %s", f.Trial, f.Variant, f.Round, code, strings.TrimRight(f.Message, "\n"))
+}
+
+// excluded says whether trial index was left out of the comparisons.
+func excluded(s *analyze.Summary, index int) bool {
+	for _, t := range s.Trials {
+		if t.Index == index {
+			return t.Excluded
 		}
 	}
+	return false
+}
+
+// writeFlags lists the flagged trials; a message of several lines (a
+// service's log) keeps its lines, indented under the flag.
+func writeFlags(w io.Writer, s *analyze.Summary, indent string) {
+	if len(s.Flags) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%s%s\n", indent, flagsHeading(s))
+	for _, f := range s.Flags {
+		line := strings.ReplaceAll(flagLine(s, f), "\n", "\n"+indent+"      ")
+		fmt.Fprintf(w, "%s  ✗ %s\n", indent, line)
+	}
+}
+
+// writeNotes writes the warnings and where and how the run happened.
+func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "%s! %s\n", indent, warn)
 	}
@@ -119,6 +172,17 @@ func nonBaseline(s *analyze.Summary) []string {
 		return []string{"(no variant)"}
 	}
 	return out
+}
+
+// flat puts a table cell on one line: a name with a line break or a tab
+// would break the columns.
+func flat(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // errWriter remembers the first write error.

@@ -19,17 +19,21 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// WriteAll writes summary.json, report.md, report.html (with charts of
-// the trials' series), trials.csv (long format) and metrics.txt
-// (OpenMetrics) into d.
-func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) error {
+// WriteAll writes summary.json, report.md, trials.csv (long format),
+// metrics.txt (OpenMetrics) and report.html (with charts of the trials'
+// series) into d, in that order. It returns the names of the files it
+// wrote, also when it stops at an error, so that no file is named that was
+// not written.
+func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) ([]string, error) {
+	var written []string
 	js, err := JSON(s)
 	if err != nil {
-		return err
+		return written, err
 	}
 	if err := d.WriteFile("summary.json", js); err != nil {
-		return err
+		return written, err
 	}
+	written = append(written, "summary.json")
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
@@ -37,11 +41,12 @@ func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) error {
 		{"report.html", func(w io.Writer, s *analyze.Summary) error { return HTML(w, s, trials) }}} {
 		var b bytes.Buffer
 		if err := out.render(&b, s); err != nil {
-			return fmt.Errorf("render %s: %w", out.name, err)
+			return written, fmt.Errorf("render %s: %w", out.name, err)
 		}
 		if err := d.WriteFile(out.name, b.Bytes()); err != nil {
-			return err
+			return written, err
 		}
+		written = append(written, out.name)
 	}
-	return nil
+	return written, nil
 }

@@ -227,7 +227,7 @@ func startsSoFar(dir *record.Dir, variants []string) map[string]int {
 func (res *resumption) resumed(rerun int) *record.Manifest {
 	m := res.manifest
 	m.Finished = time.Time{}
-	m.Interrupted = false
+	m.Interrupted, m.Error = false, ""
 	m.Resumes = append(m.Resumes, record.Resume{At: time.Now().UTC(), Kept: len(res.kept), Rerun: rerun, Command: os.Args})
 	return m
 }

@@ -178,13 +178,14 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else {
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
+		m.Planned = planned(p)
 		if res != nil {
 			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
-			planned := r.total
+			all := r.total
 			r.total = countTrials(p.Actions)
 			m = res.resumed(r.total)
 			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
-				s.Name, dir.Path, len(res.kept), planned, r.total, seed)
+				s.Name, dir.Path, len(res.kept), all, r.total, seed)
 		} else {
 			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
 				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
@@ -197,6 +198,8 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	m.Finished = time.Now().UTC()
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		m.Interrupted = true
+	} else if runErr != nil {
+		m.Error = runErr.Error()
 	}
 	for _, n := range r.notes {
 		if !slices.Contains(m.Notes, n) { // a resumed run notes the same facts again
@@ -207,6 +210,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		runErr = err
 	}
 	return dir, runErr
+}
+
+// planned lists the trials of p in the order it runs them, for the manifest.
+func planned(p *plan.Plan) []record.PlannedTrial {
+	var out []record.PlannedTrial
+	for _, t := range p.Trials() {
+		out = append(out, record.PlannedTrial{Index: t.Index, Round: t.Round, Order: t.Order, Step: t.Step, Variant: t.Variant, Pair: t.Pair})
+	}
+	return out
 }
 
 // runner holds the state of one run.

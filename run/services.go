@@ -19,6 +19,9 @@ type started struct {
 	cgs   map[string]*cgroup.Group // by service name
 	runs  []record.ServiceRun
 	fresh bool // no trial has run since the services started
+	// exitReported is set once a trial has reported one of the services'
+	// exit (it ended that trial).
+	exitReported bool
 }
 
 // start starts variant name's services in order and waits until each is ready.
@@ -87,6 +90,7 @@ func (r *runner) stop(name string) error {
 		return nil
 	}
 	delete(r.running, name)
+	r.noteIdleExits(st)
 	err := st.group.Stop(r.opt.StopGrace)
 	r.dropCgroups(st)
 	endErr := r.endTelemetryCycle(name)
@@ -115,6 +119,25 @@ func (r *runner) endTelemetryCycle(name string) error {
 		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)
 	}
 	return nil
+}
+
+// noteIdleExits notes the services of st that exited on their own while
+// none of their variant's trials ran (after its last one, or while the run
+// stopped for another reason), which no trial reported: a run's
+// measurements stand without them, but the reader learns that, and why.
+func (r *runner) noteIdleExits(st *started) {
+	if st.exitReported {
+		return
+	}
+	for _, svc := range st.group.Services() {
+		select {
+		case <-svc.Done():
+			if err := svc.ExitErr(); err != nil {
+				r.note(strings.ReplaceAll(err.Error(), "\n\t", " ↵ ") + " (while no trial of its variant ran, before toll stopped it)")
+			}
+		default:
+		}
+	}
 }
 
 func (r *runner) dropCgroups(st *started) {

@@ -86,7 +86,13 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 		go func() {
 			select {
 			case <-svc.Done():
-				cancel(fmt.Errorf("service %s exited during the trial: %v", name, svc.ExitErr()))
+				// The error carries the end of the service's log: what it
+				// said before it exited.
+				if err := svc.ExitErr(); err != nil {
+					cancel(fmt.Errorf("during the trial, %w", err))
+				} else {
+					cancel(fmt.Errorf("service %s exited during the trial", name))
+				}
 			case <-tctx.Done():
 			}
 		}()
@@ -145,7 +151,8 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 		tr.Interrupted = true
 		switch {
 		case cause != nil && !errors.Is(cause, context.Canceled):
-			tr.Error = cause.Error()
+			tr.Error = cause.Error() // a service exited, and this trial says so
+			st.exitReported = true
 		case loadErr != nil:
 			tr.Error = loadErr.Error()
 		default:

@@ -9,7 +9,10 @@
 //	toll app provider|consumer    the built-in reference services
 //	toll version
 //
-// Exit codes: 0 success, 1 failure, 2 bad usage or scenario, 130 interrupted.
+// Exit codes: 0 success; 1 failure (toll could not do its job); 2 bad usage
+// or scenario; 3 invalid run (toll did its job, but some variant has no
+// sound trial: every one failed or was flagged); 130 interrupted. 4 is kept
+// for a failed gate.
 package main
 
 import (
@@ -23,13 +26,36 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes.
+// Exit codes. 4 is kept for a failed CI gate.
 const (
-	exitOK          = 0
-	exitFailure     = 1
-	exitUsage       = 2
+	// exitOK: the run was carried out and its measurement is valid.
+	exitOK = 0
+	// exitFailure: toll could not do its job (a service did not start or
+	// exited, a report could not be written).
+	exitFailure = 1
+	// exitUsage: bad usage or a bad scenario.
+	exitUsage = 2
+	// exitInvalid: toll did its job, but the measurement is not valid:
+	// some variant, at some load step, has no sound trial (analyze decides;
+	// summary.json's "invalid" says why).
+	exitInvalid = 3
+	// exitInterrupted: interrupted by SIGINT or SIGTERM.
 	exitInterrupted = 130
 )
+
+// exitCodesHelp documents the exit codes, for the commands' help.
+const exitCodesHelp = `Exit codes:
+  0    success: the run was carried out and its measurement is valid
+  1    failure: toll could not do its job (a service did not start or exited,
+       a report could not be written)
+  2    bad usage or scenario
+  3    invalid run: toll did its job, but the measurement is not valid: every
+       trial of some variant (at some load step) failed (no request succeeded)
+       or was flagged as not measuring what was planned (errors, a missed
+       rate, unsent requests, a short window, no telemetry); summary.json's
+       "invalid" and the report's last line say why
+  4    reserved for a failed gate
+  130  interrupted (the trials finished are kept and reported)`
 
 // exitError carries an exit code out of a command.
 type exitError struct {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,10 +27,9 @@ type runFlags struct {
 	out            string
 	seed           int64
 	aa             bool
-	excludeFlagged bool
+	render         renderOptions
 	noCgroup       bool
 	quiet          bool
-	push           string
 	isolateNetwork bool
 	findMax        bool
 	sloP99         time.Duration
@@ -41,6 +41,10 @@ func newRunCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
+		Long: `Run a scenario: its baseline and every variant under identical load, in rounds,
+then analyse the trials and write the reports into the results directory.
+
+` + exitCodesHelp,
 		Example: `  toll run examples/quickstart.yaml
   toll run examples/quickstart.yaml --out /tmp/qs --seed 7
   toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor
@@ -68,10 +72,11 @@ func newRunCmd() *cobra.Command {
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
-	fl.BoolVar(&f.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
+	fl.BoolVar(&f.render.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
+	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
-	fl.StringVar(&f.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
+	fl.StringVar(&f.render.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this results directory: keep its finished trials and run the rest of its plan (same scenario copy, seed and order)")
@@ -131,7 +136,11 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		if err == nil && fm != nil {
 			err = report.FindMaxText(stdout, fm, s.Baseline)
 		}
-		fmt.Fprintf(stderr, "\nresults: %s (findmax.json, trials/)\n", dir.Path)
+		var written []string
+		if fm != nil {
+			written = append(written, "findmax.json")
+		}
+		fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 		switch {
 		case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
 			return &exitError{exitInterrupted, runErr}
@@ -142,11 +151,11 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		}
 		return nil
 	}
-	sum, repErr := renderDir(ctx, stdout, dir, f.excludeFlagged, f.push)
+	sum, written, repErr := renderDir(ctx, stdout, dir, f.render)
 	if repErr == nil && f.aa {
 		writeNoiseFloor(stdout, sum)
 	}
-	fmt.Fprintf(stderr, "\nresults: %s (report.html, report.md, summary.json, trials.csv, metrics.txt)\n", dir.Path)
+	fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 	switch {
 	case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
 		return &exitError{exitInterrupted, runErr}
@@ -155,7 +164,24 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	case repErr != nil:
 		return &exitError{exitFailure, repErr}
 	}
-	return nil
+	return invalid(sum)
+}
+
+// resultsLine names the results directory and the files written into it.
+func resultsLine(dir string, written []string) string {
+	if len(written) == 0 {
+		return fmt.Sprintf("results: %s (no report written)", dir)
+	}
+	return fmt.Sprintf("results: %s (%s)", dir, strings.Join(written, ", "))
+}
+
+// invalid returns the exit error of a run whose measurement analyze found
+// not valid, and nil for a valid one.
+func invalid(sum *analyze.Summary) error {
+	if sum == nil || sum.Valid() {
+		return nil
+	}
+	return &exitError{exitInvalid, fmt.Errorf("invalid run: %s", strings.Join(sum.Invalid, "; "))}
 }
 
 // isolate makes sure the run happens in a network namespace that holds only
@@ -192,45 +218,62 @@ func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done
 	return true, nil
 }
 
+// renderOptions are the options of the analysis and reports that `toll run`
+// and `toll report` share.
+type renderOptions struct {
+	excludeFlagged     bool
+	includeInterrupted bool
+	// push is a Pushgateway URL to push the summary's metrics to.
+	push string
+}
+
 // renderDir analyses a results directory, writes its reports and prints the
-// terminal summary.
-func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, excludeFlagged bool, pushURL string) (*analyze.Summary, error) {
+// terminal summary. It returns the summary (nil when there is none), the
+// names of the files it wrote and its error.
+func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOptions) (*analyze.Summary, []string, error) {
 	m, err := dir.ReadManifest()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if fm, err := dir.ReadFindMax(); err != nil || fm != nil {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// A search's trials are one per rate, not rounds to compare.
-		return nil, report.FindMaxText(w, fm, m.Baseline)
+		return nil, nil, report.FindMaxText(w, fm, m.Baseline)
 	}
 	trials, err := dir.ReadTrials()
 	if err != nil {
-		return nil, err
-	}
-	if len(trials) == 0 {
-		return nil, fmt.Errorf("%s holds no finished trial", dir.Path)
+		return nil, nil, err
 	}
 	sum, err := analyze.Summarize(m, trials, analyze.Options{
-		Trim:           analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
-		ExcludeFlagged: excludeFlagged,
+		Trim:               analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
+		ExcludeFlagged:     opt.excludeFlagged,
+		IncludeInterrupted: opt.includeInterrupted,
 	})
+	switch {
+	case len(trials) == 0 && sum != nil && sum.Partial != nil:
+		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, sum.Partial.Text)
+	case len(trials) == 0:
+		return nil, nil, fmt.Errorf("%s holds no finished trial", dir.Path)
+	case err != nil && (sum == nil || len(sum.Trials) > 0):
+		return nil, nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
+	}
+	// With trial files none of which could be analysed (all cut short
+	// before their window, say) the reports are still written: they say
+	// why, and what the run is missing.
+	written, err := report.WriteAll(dir, sum, trials)
 	if err != nil {
-		return nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
+		return sum, written, err
 	}
-	if err := report.WriteAll(dir, sum, trials); err != nil {
-		return sum, err
-	}
-	if pushURL != "" {
+	if opt.push != "" {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := report.Push(pctx, pushURL, sum); err != nil {
-			return sum, err
+		if err := report.Push(pctx, opt.push, sum); err != nil {
+			return sum, written, err
 		}
 	}
-	return sum, report.Text(w, sum)
+	return sum, written, report.Text(w, sum)
 }
 
 // writeNoiseFloor explains what an A/A run says about this machine.

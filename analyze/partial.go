@@ -1,0 +1,170 @@
+package analyze
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tollperf/toll/record"
+)
+
+// Partial describes a run that did not carry out its whole plan: it was
+// interrupted, toll was killed (the manifest has no finish time), or an
+// error ended it early. Its trials are analysed as any others; Partial says
+// what is missing.
+type Partial struct {
+	// Interrupted is set when the run was interrupted (SIGINT, SIGTERM).
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Unfinished is set when the manifest has no finish time: toll was
+	// killed, or is still running.
+	Unfinished bool `json:"unfinished,omitempty"`
+	// Error is the error that ended the run early, as the manifest has it.
+	Error string `json:"error,omitempty"`
+	// Planned is the number of trials planned (0 when the manifest does
+	// not list them); Complete the number of planned trials whose file is
+	// there and that ran to their end.
+	Planned  int `json:"planned"`
+	Complete int `json:"complete"`
+	// Missing lists the planned trials that did not run, or were cut
+	// short, in plan order.
+	Missing []record.PlannedTrial `json:"missing,omitempty"`
+	// Text says it in one line: "partial run (interrupted): 7 of 20 trials
+	// complete; missing: round 4 otel, rounds 5-10".
+	Text string `json:"text"`
+}
+
+// partialRun compares the trials found with the manifest's plan, and
+// returns nil for a run that carried out all of it.
+func partialRun(m *record.Manifest, trials []*record.Trial) *Partial {
+	p := &Partial{Interrupted: m.Interrupted, Unfinished: m.Finished.IsZero(), Error: m.Error, Planned: len(m.Planned)}
+	done := map[int]*record.Trial{}
+	for _, t := range trials {
+		if !t.Interrupted {
+			done[t.Index] = t
+		}
+	}
+	for _, pt := range m.Planned {
+		if t, ok := done[pt.Index]; ok && t.Variant == pt.Variant && t.Round == pt.Round && t.Step == pt.Step {
+			p.Complete++
+		} else {
+			p.Missing = append(p.Missing, pt)
+		}
+	}
+	if !p.Interrupted && !p.Unfinished && len(p.Missing) == 0 {
+		return nil
+	}
+	var why []string
+	switch {
+	case p.Interrupted:
+		why = append(why, "interrupted")
+	case p.Unfinished:
+		why = append(why, "toll did not finish it: killed, or still running")
+	case p.Error != "":
+		// The error's first line: a service's log, when it follows, is in
+		// the flags of the trial it cut short.
+		why = append(why, "stopped by an error: "+logFollows.ReplaceAllString(oneLine(p.Error), ""))
+	}
+	var b strings.Builder
+	b.WriteString("partial run")
+	if len(why) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(why, "; "))
+	}
+	if p.Planned == 0 {
+		p.Complete = len(done)
+		fmt.Fprintf(&b, ": %d trials complete; the manifest does not list the trials planned", p.Complete)
+	} else {
+		fmt.Fprintf(&b, ": %d of %d trials complete", p.Complete, p.Planned)
+		if len(p.Missing) > 0 {
+			fmt.Fprintf(&b, "; missing: %s", describeMissing(m, p.Missing))
+		}
+	}
+	p.Text = b.String()
+	return p
+}
+
+// describeMissing names the missing trials by round: a round none of whose
+// trials is there by its number ("rounds 5-10"), a round with some by its
+// number and the missing variants ("round 4 otel"). With several load
+// steps in the plan, each step's part is prefixed with its label.
+func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
+	type key struct{ step, round int }
+	planned := map[key]int{}
+	var steps []int
+	for _, pt := range m.Planned {
+		planned[key{pt.Step, pt.Round}]++
+		if !slices.Contains(steps, pt.Step) {
+			steps = append(steps, pt.Step)
+		}
+	}
+	byRound := map[key][]string{}
+	for _, pt := range missing {
+		k := key{pt.Step, pt.Round}
+		byRound[k] = append(byRound[k], pt.Variant)
+	}
+	var parts []string
+	for _, st := range steps {
+		var rounds []int
+		for k := range byRound {
+			if k.step == st {
+				rounds = append(rounds, k.round)
+			}
+		}
+		if len(rounds) == 0 {
+			continue
+		}
+		slices.Sort(rounds)
+		var items []string
+		for i := 0; i < len(rounds); i++ {
+			r := rounds[i]
+			k := key{st, r}
+			if len(byRound[k]) < planned[k] {
+				items = append(items, fmt.Sprintf("round %d %s", r, strings.Join(uniq(byRound[k]), " ")))
+				continue
+			}
+			j := i
+			for j+1 < len(rounds) && rounds[j+1] == rounds[j]+1 && len(byRound[key{st, rounds[j+1]}]) == planned[key{st, rounds[j+1]}] {
+				j++
+			}
+			if j == i {
+				items = append(items, "round "+strconv.Itoa(r))
+			} else {
+				items = append(items, fmt.Sprintf("rounds %d-%d", r, rounds[j]))
+			}
+			i = j
+		}
+		part := strings.Join(items, ", ")
+		if len(steps) > 1 {
+			part = stepLabel(m, st) + ": " + part
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// logFollows matches the end of an error's first line that announces the
+// lines of a service's log after it.
+var logFollows = regexp.MustCompile(`; last \d+ log lines:$`)
+
+// stepLabel names load step i of the manifest's load settings.
+func stepLabel(m *record.Manifest, i int) string {
+	switch {
+	case i < len(m.Load.Users):
+		return Step{Users: m.Load.Users[i]}.Label()
+	case i < len(m.Load.Rates):
+		return Step{Rate: m.Load.Rates[i]}.Label()
+	}
+	return "step " + strconv.Itoa(i)
+}
+
+// uniq returns xs without repeats, in their first order.
+func uniq(xs []string) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,124 @@
+package analyze
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tollperf/toll/record"
+)
+
+// invalidRun returns why the run's measurement is not valid: one reason for
+// each load step and variant that has trials, none of which is sound. A
+// trial is unsound when no request of its measured window (untrimmed)
+// succeeded, when
+// it could not be analysed, or when it carries a flag that invalidates it
+// (see invalidates). Trials left out because they were cut short are not
+// judged (they are missing, which Partial reports), unless they were kept
+// in the comparison. The result is empty for a valid run.
+func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeInterrupted bool) []string {
+	costs := map[int]*TrialCosts{}
+	for _, tc := range s.Trials {
+		costs[tc.Index] = tc
+	}
+	type key struct {
+		step    int
+		variant string
+	}
+	type tally struct {
+		label          string
+		n, failed, bad int
+		unanalysed     int
+		codes          map[string]int
+	}
+	tallies := map[key]*tally{}
+	for _, t := range trials {
+		if t.Interrupted && !includeInterrupted {
+			continue
+		}
+		k := key{t.Step, t.Variant}
+		tl := tallies[k]
+		if tl == nil {
+			tl = &tally{label: Step{Rate: t.TargetRate, Users: t.TargetUsers}.Label(), codes: map[string]int{}}
+			tallies[k] = tl
+		}
+		tl.n++
+		tc := costs[t.Index]
+		unsound := false
+		if tc == nil {
+			tl.unanalysed++
+			unsound = true
+		}
+		var ok uint64
+		for _, iv := range t.Intervals {
+			ok += iv.OK
+		}
+		if ok == 0 {
+			tl.failed++
+			unsound = true
+		}
+		if tc != nil {
+			seen := map[string]bool{}
+			for _, f := range tc.Flags {
+				if invalidates(f.Code) && !seen[f.Code] {
+					seen[f.Code] = true
+					tl.codes[f.Code]++
+					unsound = true
+				}
+			}
+		}
+		if unsound {
+			tl.bad++
+		}
+	}
+	var keys []key
+	for k := range tallies {
+		keys = append(keys, k)
+	}
+	order := func(v string) int {
+		if i := slices.Index(m.Variants, v); i >= 0 {
+			return i
+		}
+		return len(m.Variants)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.step != b.step {
+			return a.step - b.step
+		}
+		if d := order(a.variant) - order(b.variant); d != 0 {
+			return d
+		}
+		return strings.Compare(a.variant, b.variant)
+	})
+	var out []string
+	for _, k := range keys {
+		tl := tallies[k]
+		if tl.bad < tl.n {
+			continue
+		}
+		var why []string
+		if tl.failed > 0 {
+			why = append(why, fmt.Sprintf("no request succeeded in %d", tl.failed))
+		}
+		if tl.unanalysed > 0 {
+			why = append(why, fmt.Sprintf("%d could not be analysed", tl.unanalysed))
+		}
+		var codes []string
+		for c := range tl.codes {
+			codes = append(codes, c)
+		}
+		slices.Sort(codes)
+		for _, c := range codes {
+			if c == FlagErrors && tl.failed == tl.codes[c] {
+				continue // said already: no request succeeded
+			}
+			why = append(why, fmt.Sprintf("flagged %s in %d", c, tl.codes[c]))
+		}
+		all := fmt.Sprintf("all %d trials failed or were flagged", tl.n)
+		if tl.n == 1 {
+			all = "its only trial failed or was flagged"
+		}
+		out = append(out, fmt.Sprintf("%s at %s: %s (%s)", k.variant, tl.label, all, strings.Join(why, "; ")))
+	}
+	return out
+}
