@@ -64,11 +64,29 @@ func (ix *index) add(e entry) {
 	}
 }
 
+// walk indexes the node n at path. It follows aliases and merge keys
+// ("<<: *defaults"), so that a field set through them is known to be set;
+// their fields are found at the anchor's lines. The decoder has already
+// refused a document that aliases excessively.
 func (ix *index) walk(n *yaml.Node, path string) {
 	switch n.Kind {
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			ix.walk(n.Alias, path)
+		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if k.ShortTag() == "!!merge" {
+				if v.Kind == yaml.SequenceNode {
+					for _, c := range v.Content {
+						ix.walk(c, path)
+					}
+				} else {
+					ix.walk(v, path)
+				}
+				continue
+			}
 			p := k.Value
 			if path != "" {
 				p = path + "." + k.Value
