@@ -18,7 +18,9 @@ type Error struct {
 	Msg   string
 }
 
-// Error formats the problem as "file:line: field: msg".
+// Error formats the problem as "file:line: field: msg", on one line: line
+// breaks from the file (in a key, or a value the YAML decoder quotes) are
+// escaped.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -31,7 +33,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	return b.String()
+	return strings.ReplaceAll(strings.ReplaceAll(b.String(), "\r", `\r`), "\n", `\n`)
 }
 
 // entry is one key (or sequence item) of the YAML document, with its place.
@@ -139,9 +141,9 @@ func (ix *index) at(line int, key, value string) string {
 }
 
 var (
-	reLine       = regexp.MustCompile(`^line (\d+): (.*)$`)
+	reLine       = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
 	reUnknown    = regexp.MustCompile("^field (\\S+) not found in type scenario\\.(\\w+)$")
-	reCannot     = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+	reCannot     = regexp.MustCompile("(?s)^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
 	reCannotKind = regexp.MustCompile(`^cannot unmarshal !!(\w+) into (\S+)$`)
 )
 
@@ -173,7 +175,7 @@ func (ix *index) decodeError(file string, err error) error {
 		}
 	} else if c := reCannot.FindStringSubmatch(msg); c != nil {
 		out.Field = ix.at(line, "", c[2])
-		out.Msg = fmt.Sprintf("%q is not %s", c[2], kindName(c[3]))
+		out.Msg = fmt.Sprintf("%q is not %s", clip(c[2]), kindName(c[3]))
 	} else if c := reCannotKind.FindStringSubmatch(msg); c != nil {
 		out.Field = ix.at(line, "", "")
 		out.Msg = fmt.Sprintf("a %s is not %s", yamlKind(c[1]), kindName(c[2]))
@@ -181,6 +183,14 @@ func (ix *index) decodeError(file string, err error) error {
 		out.Field = ix.at(line, "", "")
 	}
 	return out
+}
+
+// clip shortens a value quoted in an error.
+func clip(v string) string {
+	if len(v) > 60 {
+		return v[:60] + "…"
+	}
+	return v
 }
 
 func yamlKind(tag string) string {
