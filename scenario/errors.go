@@ -44,6 +44,10 @@ type entry struct {
 	value string // scalar value, if any
 }
 
+// maxAliasedEntries bounds the index: past it, aliases are no longer
+// followed. A scenario has a few hundred fields.
+const maxAliasedEntries = 100_000
+
 // index maps the YAML document's fields to their lines.
 type index struct {
 	entries []entry
@@ -73,7 +77,9 @@ func (ix *index) add(e entry) {
 func (ix *index) walk(n *yaml.Node, path string) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		if n.Alias != nil {
+		// Aliases of aliases multiply: a few lines can stand for 10⁹
+		// nodes, which the decoder refuses, but only once it reaches them.
+		if n.Alias != nil && len(ix.entries) < maxAliasedEntries {
 			ix.walk(n.Alias, path)
 		}
 	case yaml.MappingNode:

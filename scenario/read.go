@@ -83,7 +83,7 @@ func tooBig(file string, size int64) error {
 	if size == MaxFileSize+1 {
 		over = "is larger" // read through a LimitReader: the size is unknown
 	}
-	return &Error{File: file, Msg: fmt.Sprintf("the file %s, above toll's limit of %d MiB for a scenario: a scenario is a page or two of YAML, and the YAML parser holds about 60 times a file's size in memory", over, MaxFileSize>>20)}
+	return &Error{File: file, Msg: fmt.Sprintf("the file %s, above toll's limit of %d MiB for a scenario: a scenario is a few KiB of YAML, and reading one takes up to about 160 times its size in memory", over, MaxFileSize>>20)}
 }
 
 // syntaxError locates a YAML syntax error.

@@ -238,3 +238,29 @@ func TestCPUListsAgainstThisMachine(t *testing.T) {
 		t.Errorf("CPU %d: %v", online[len(online)-1]+1, err)
 	}
 }
+
+// TestParseRefusesAliasBombs checks that a few lines of aliases standing
+// for 10⁹ nodes are refused, not expanded, whichever way the decoder meets
+// them.
+func TestParseRefusesAliasBombs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [*l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d]\n", i, i, i-1)
+	}
+	bomb := b.String()
+	for name, src := range map[string]string{
+		"unknown fields": bomb,
+		"a string field": "description:\n  " + strings.ReplaceAll(bomb, "\n", "\n  ") + "\n",
+		"a list field":   good + "rounds: 1\nseed: 1\ntrim: {start: 1s}\n" + strings.Replace(bomb, "l8:", "variants_x:", 1),
+	} {
+		begin := time.Now()
+		_, err := parse("bomb.yaml", []byte(src), testMachine)
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if d := time.Since(begin); d > 5*time.Second {
+			t.Errorf("%s: took %s", name, d)
+		}
+	}
+}
