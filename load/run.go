@@ -86,6 +86,10 @@ type Users struct {
 }
 
 const (
+	// maxUsers bounds the closed model's users: each holds a connection to
+	// the target, and connections to one address are told apart by their
+	// local port. More would only start goroutines that cannot connect.
+	maxUsers        = 1<<16 - 1
 	defaultTimeout  = 10 * time.Second
 	defaultMaxConns = 500
 	// growPatience is how far the scheduler may fall behind its own
@@ -190,6 +194,8 @@ func newRunner(cfg Config) (*runner, error) {
 		return nil, errors.New("load: both a pacer (open model) and users (closed model)")
 	case cfg.Users != nil && cfg.Users.N <= 0:
 		return nil, fmt.Errorf("load: %d users", cfg.Users.N)
+	case cfg.Users != nil && cfg.Users.N > maxUsers:
+		return nil, fmt.Errorf("load: %d users: each needs a connection of its own, and one address takes at most %d (local ports)", cfg.Users.N, maxUsers)
 	case cfg.Users != nil && (cfg.Users.Think < 0 || cfg.Users.Ramp < 0):
 		return nil, errors.New("load: negative think time or ramp-up")
 	case cfg.Quantum < 0:
