@@ -207,6 +207,7 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 		defer pprof.StopCPUProfile()
 	}
 	before := cpuTime()
+	cfg.Start = time.Now()
 	res, err := load.Run(cmd.Context(), cfg)
 	if res == nil {
 		return &exitError{code: exitUsage, err: err}
@@ -214,7 +215,10 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 	cpu := cpuTime() - before
 	sum.Scheduled, sum.Sent, sum.Completed, sum.OK = res.Scheduled, res.Sent, res.Completed, res.OK
 	sum.Missed, sum.Errors, sum.Connections = res.Missed, res.Errors.Total(), res.Connections
-	sum.Throughput = float64(res.Completed) / f.duration.Seconds()
+	// Over the window as it ran: an interrupted run's is shorter.
+	if window := res.MeasureEnd.Sub(cfg.Start.Add(f.warmup)); window > 0 {
+		sum.Throughput = float64(res.Completed) / window.Seconds()
+	}
 	sum.LatencyMS = latencyMS(res.Latency)
 	sum.CPUSeconds = cpu.Seconds()
 	if n := res.Completed + res.WarmupCompleted; n > 0 {

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLoadFlagBounds checks that toll load refuses, before sending anything,
@@ -52,5 +58,35 @@ func TestLoadFlagBounds(t *testing.T) {
 		if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("toll load %q: %v, want exit %d with %q", tt.args, err, exitUsage, tt.want)
 		}
+	}
+}
+
+// TestLoadInterruptedThroughput checks that an interrupted toll load
+// reports its throughput over the part of the window that ran, not over
+// the whole window it was asked for.
+func TestLoadInterruptedThroughput(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	cmd := toll(t, "load", srv.URL, "--rate", "200", "-d", "20s", "--json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); exitCodeOf(err) != exitInterrupted {
+		t.Fatalf("exit %v, want %d; stderr %s", err, exitInterrupted, stderr.String())
+	}
+	var s loadSummary
+	if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+		t.Fatalf("%v: %s", err, stdout.String())
+	}
+	if s.Scheduled != s.Sent+s.Missed || s.Completed == 0 {
+		t.Errorf("summary %+v", s)
+	}
+	// About 200 req/s over about 1.5 s; over 20 s it would read about 15.
+	if s.Throughput < 100 || s.Throughput > 400 {
+		t.Errorf("throughput %.1f req/s of %d completed, want about 200", s.Throughput, s.Completed)
 	}
 }
