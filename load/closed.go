@@ -15,6 +15,9 @@ func (r *runner) closed(ctx context.Context) (cut time.Duration, interrupted boo
 	stop := make(chan struct{})
 	u := r.users
 	for n := range u.N {
+		if ctx.Err() != nil {
+			break // cancelled while the users were being started
+		}
 		at := u.Ramp * time.Duration(n) / time.Duration(u.N)
 		r.wg.Add(1)
 		go r.user(n, at, stop)
@@ -35,18 +38,25 @@ func (r *runner) closed(ctx context.Context) (cut time.Duration, interrupted boo
 // stop, it sends a request, waits for its response and thinks.
 func (r *runner) user(n int, at time.Duration, stop <-chan struct{}) {
 	defer r.wg.Done()
-	sl, err := newSleeper()
-	if err != nil {
-		r.userErr.CompareAndSwap(nil, &err)
-		return
+	// A user waits on a timerfd of its own, but only if it ever waits: a
+	// user that neither ramps nor thinks needs no more file descriptors than
+	// its connection, so users beyond the process's limit fail their
+	// requests as connect errors (EMFILE) rather than disappear.
+	var sl *sleeper
+	if at > 0 || r.users.Think > 0 {
+		var err error
+		if sl, err = newSleeper(); err != nil {
+			r.userErr.CompareAndSwap(nil, &err)
+			return
+		}
+		defer sl.close()
+		if _, err := sl.until(r.origin.Add(at), stop); err != nil {
+			return
+		}
 	}
-	defer sl.close()
 	c := r.newClient()
 	defer c.close()
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(r.start.UnixNano())))
-	if _, err := sl.until(r.origin.Add(at), stop); err != nil {
-		return
-	}
 	for {
 		select {
 		case <-stop:

@@ -10,8 +10,11 @@
 //     generator down (coordinated omission). One goroutine walks the timeline
 //     and hands due requests to a pool of workers that grows on demand up to
 //     Config.MaxConns, the cap on requests in flight; a request that cannot
-//     be sent before the measured window ends is counted as missed, so every
-//     scheduled request is accounted for as sent or missed.
+//     be sent before the measured window ends (or the run is cancelled) is
+//     counted as missed, so every scheduled request is accounted for as sent
+//     or missed. Missed requests are counted with Pacer.Hits, a subtraction
+//     per second, so a generator far behind a rate it cannot meet stops at
+//     once.
 //   - The closed model (Config.Users): N users each send a request, wait for
 //     its response, think, and repeat. Latency counts from the send; a
 //     stalled target is simply sent less, which this model cannot show.

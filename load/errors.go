@@ -10,8 +10,9 @@ import (
 // ErrorCounts counts failed requests by cause.
 type ErrorCounts struct {
 	// Connect counts requests that could not be sent: the connection could
-	// not be established (refused, unreachable, name not resolved) or was
-	// reset while the request was being written.
+	// not be established (refused, unreachable, name not resolved, or no
+	// file descriptor left for its socket: EMFILE, ENFILE) or was reset
+	// while the request was being written.
 	Connect uint64
 	// Timeout counts requests without a complete response within
 	// Config.Timeout of being sent.

@@ -31,6 +31,8 @@ func TestClassify(t *testing.T) {
 		{"deadline of the request", 0, &net.OpError{Op: "read", Err: os.ErrDeadlineExceeded}, outcomeTimeout},
 		{"deadline in the error", 200, fmt.Errorf("reading body: %w", context.DeadlineExceeded), outcomeTimeout},
 		{"dial refused", 0, sysErr("dial", syscall.ECONNREFUSED), outcomeConnect},
+		{"no file descriptor for the socket", 0, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", syscall.EMFILE)}, outcomeConnect},
+		{"no file descriptor in the system", 0, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("socket", syscall.ENFILE)}, outcomeConnect},
 		{"dial timeout", 0, &net.OpError{Op: "dial", Err: timeoutErr{}}, outcomeTimeout},
 		{"name not resolved", 0, &net.DNSError{Err: "no such host", Name: "x.invalid"}, outcomeConnect},
 		{"reset while writing", 0, sysErr("write", syscall.ECONNRESET), outcomeConnect},

@@ -146,24 +146,38 @@ func (c *conn) roundTrip(deadline time.Time, head bool) (response, error) {
 	} else if _, err := c.rw.Write(c.wbuf); err != nil {
 		return r, err
 	}
+	r, err := readResponse(c.br, head)
+	if err == nil {
+		c.used = true
+	}
+	return r, err
+}
+
+// readResponse reads one response from br, discarding its body. head says
+// the request was a HEAD (its response has no body). It reads no further
+// than the response's end, so that the next one on a kept connection
+// starts where it stopped.
+func readResponse(br *bufio.Reader, head bool) (response, error) {
+	var r response
 	for {
-		line, err := c.br.ReadSlice('\n')
+		line, err := br.ReadSlice('\n')
 		if len(line) > 0 {
 			r.started = true
 		}
 		if err != nil {
 			return r, readErr(err)
 		}
-		// "HTTP/1.1 200 OK\r\n"
-		if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		// "HTTP/1.1 200 OK\r\n": the status is three digits, the first
+		// 1 to 9, followed by a space (or, leniently, the line's end).
+		if len(line) < 13 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 			return r, errMalformed
 		}
 		r.status = atoi3(line[9:12])
-		if r.status < 0 {
+		if r.status < 100 || (line[12] != ' ' && line[12] != '\r' && line[12] != '\n') {
 			return r, errMalformed
 		}
 		r.keep = line[7] == '1' // HTTP/1.1 keeps the connection by default
-		length, chunked, err := c.readHeader(&r)
+		length, chunked, err := readHeader(br, &r)
 		if err != nil {
 			return r, err
 		}
@@ -173,17 +187,16 @@ func (c *conn) roundTrip(deadline time.Time, head bool) (response, error) {
 		switch {
 		case head || r.status == 204 || r.status == 304:
 		case chunked:
-			err = c.discardChunked()
+			err = discardChunked(br)
 		case length >= 0:
-			_, err = c.br.Discard(int(length))
+			_, err = br.Discard(int(length))
 		default: // the body runs to the end of the connection
-			_, err = c.br.WriteTo(io.Discard)
+			_, err = br.WriteTo(io.Discard)
 			r.keep = false
 		}
 		if err != nil {
 			return r, readErr(err)
 		}
-		c.used = true
 		return r, nil
 	}
 }
@@ -191,17 +204,17 @@ func (c *conn) roundTrip(deadline time.Time, head bool) (response, error) {
 // readHeader reads header lines up to the blank line, and returns the
 // Content-Length (-1 if absent) and whether the body is chunked. It notes
 // in r whether the connection may be kept.
-func (c *conn) readHeader(r *response) (length int64, chunked bool, err error) {
+func readHeader(br *bufio.Reader, r *response) (length int64, chunked bool, err error) {
 	length = -1
 	for {
-		line, err := c.br.ReadSlice('\n')
+		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A long line (a big cookie): its name is in this part.
 			if colon := bytes.IndexByte(line, ':'); colon <= 0 || headerOf(line[:colon]) != otherHeader {
 				return 0, false, fmt.Errorf("%w: header line %.20q… longer than %d bytes", errMalformed, line, readBufferSize)
 			}
 			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = c.br.ReadSlice('\n')
+				_, err = br.ReadSlice('\n')
 			}
 			if err != nil {
 				return 0, false, readErr(err)
@@ -262,11 +275,11 @@ func headerOf(name []byte) header {
 	return otherHeader
 }
 
-// discardChunked reads a chunked body (RFC 9112 section 7.1) to its end,
-// trailers included.
-func (c *conn) discardChunked() error {
+// discardChunked reads a chunked body (RFC 9112 section 7.1) from br to
+// its end, trailers included.
+func discardChunked(br *bufio.Reader) error {
 	for {
-		line, err := c.br.ReadSlice('\n')
+		line, err := br.ReadSlice('\n')
 		if err != nil {
 			return err
 		}
@@ -280,7 +293,7 @@ func (c *conn) discardChunked() error {
 		}
 		if size == 0 {
 			for { // trailers, up to a blank line
-				line, err := c.br.ReadSlice('\n')
+				line, err := br.ReadSlice('\n')
 				if err != nil {
 					return err
 				}
@@ -289,10 +302,10 @@ func (c *conn) discardChunked() error {
 				}
 			}
 		}
-		if _, err := c.br.Discard(int(size)); err != nil {
+		if _, err := br.Discard(int(size)); err != nil {
 			return err
 		}
-		if line, err := c.br.ReadSlice('\n'); err != nil {
+		if line, err := br.ReadSlice('\n'); err != nil {
 			return err
 		} else if len(trimCRLF(line)) != 0 {
 			return fmt.Errorf("%w: chunk longer than its size", errMalformed)

@@ -64,6 +64,13 @@ type burstPacer struct{}
 
 func (burstPacer) Pace(time.Duration, uint64) (time.Duration, bool) { return 0, false }
 
+func (burstPacer) Hits(t time.Duration) uint64 {
+	if t > 0 {
+		return math.MaxUint64
+	}
+	return 0
+}
+
 func TestTimelineRejectsAPacerThatDoesNotAdvance(t *testing.T) {
 	tl := timeline{pacer: burstPacer{}}
 	var n int

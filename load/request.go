@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Request is one entry of the request mix: an HTTP request that Run sends
@@ -196,8 +198,8 @@ func prepare(reqs []Request) ([]target, []endpoint, error) {
 				return nil, nil, fmt.Errorf("load: request %s: invalid header name %q", name, k)
 			}
 			for _, v := range q.Header[k] {
-				if strings.ContainsAny(v, "\r\n") {
-					return nil, nil, fmt.Errorf("load: request %s: header %s has a line break", name, k)
+				if !httpguts.ValidHeaderFieldValue(v) {
+					return nil, nil, fmt.Errorf("load: request %s: header %s has a line break or another control character", name, k)
 				}
 				h.WriteString(ck + ": " + v + "\r\n")
 			}

@@ -123,6 +123,7 @@ func TestPrepare(t *testing.T) {
 		{"unparsable URL", Request{URL: "http://[::1/"}, "request #0"},
 		{"bad header", Request{URL: "http://127.0.0.1/", Header: http.Header{"X Y": {"1"}}}, "invalid header name"},
 		{"header injection", Request{URL: "http://127.0.0.1/", Header: http.Header{"X": {"1\r\nY: 2"}}}, "line break"},
+		{"NUL in a header", Request{URL: "http://127.0.0.1/", Header: http.Header{"X": {"1\x00"}}}, "control character"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := prepare([]Request{tt.req})

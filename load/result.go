@@ -71,7 +71,8 @@ type Result struct {
 	OK uint64
 	// Missed counts the scheduled requests never sent: MaxConns requests were
 	// in flight from their due time until the window ended or the run was
-	// cancelled.
+	// cancelled, or the generator itself was still behind them then (a rate
+	// beyond what it can send).
 	Missed uint64
 	// Errors counts the completed requests that failed, by cause;
 	// Completed = OK + Errors.Total().
@@ -265,6 +266,9 @@ func (r *recorder) abandon(i int) { r.intervals[i].pending.Add(-1) }
 
 // miss counts a request of interval i that was never sent.
 func (r *recorder) miss(i int) { r.intervals[i].missed.Add(1) }
+
+// missN counts n requests of interval i that were never sent.
+func (r *recorder) missN(i int, n uint64) { r.intervals[i].missed.Add(n) }
 
 func (r *recorder) alloc() *counts {
 	r.mu.Lock()

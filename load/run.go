@@ -86,6 +86,10 @@ type Users struct {
 }
 
 const (
+	// maxUsers bounds the closed model's users: each holds a connection to
+	// the target, and connections to one address are told apart by their
+	// local port. More would only start goroutines that cannot connect.
+	maxUsers        = 1<<16 - 1
 	defaultTimeout  = 10 * time.Second
 	defaultMaxConns = 500
 	// growPatience is how far the scheduler may fall behind its own
@@ -190,6 +194,8 @@ func newRunner(cfg Config) (*runner, error) {
 		return nil, errors.New("load: both a pacer (open model) and users (closed model)")
 	case cfg.Users != nil && cfg.Users.N <= 0:
 		return nil, fmt.Errorf("load: %d users", cfg.Users.N)
+	case cfg.Users != nil && cfg.Users.N > maxUsers:
+		return nil, fmt.Errorf("load: %d users: each needs a connection of its own, and one address takes at most %d (local ports)", cfg.Users.N, maxUsers)
 	case cfg.Users != nil && (cfg.Users.Think < 0 || cfg.Users.Ramp < 0):
 		return nil, errors.New("load: negative think time or ramp-up")
 	case cfg.Quantum < 0:
@@ -405,6 +411,16 @@ func (r *runner) schedule(ctx context.Context) (cut time.Duration, interrupted b
 		if due >= r.warmup {
 			j.interval = int32((due - r.warmup) / time.Second)
 		}
+		// A scheduler still behind when the window ends stops there, and
+		// the window's requests it has not sent are missed: counted, not
+		// walked, however far behind a rate it cannot meet it is.
+		if r.elapsed() >= r.end {
+			if j.interval >= 0 {
+				r.rec.miss(int(j.interval))
+			}
+			r.missUntil(r.end)
+			return r.end, false
+		}
 		waited, err := sl.until(r.origin.Add(due), done)
 		if err != nil {
 			return r.interrupt(j), true
@@ -533,17 +549,47 @@ func (r *runner) interrupt(pending job) time.Duration {
 	return cut
 }
 
-// missUntil counts the rest of the timeline due before limit as missed.
+// missUntil counts the rest of the timeline released before limit as
+// missed, those of the warm-up excepted. It counts with arithmetic, a
+// difference of two Pacer.Hits per second of the window, never request by
+// request: a generator far behind an impossible rate may leave billions.
 func (r *runner) missUntil(limit time.Duration) {
-	for {
-		due, ok := r.timeline.next(limit)
-		if !ok {
-			return
+	from := r.timeline.hits
+	upTo := r.released(limit)
+	if upTo <= from {
+		return
+	}
+	first := 0
+	if r.timeline.last > r.warmup {
+		first = int((r.timeline.last - r.warmup) / time.Second)
+	}
+	for i := first; i < len(r.rec.intervals); i++ {
+		start := r.warmup + time.Duration(i)*time.Second
+		if start >= limit {
+			break
 		}
-		if due >= r.warmup {
-			r.rec.miss(int((due - r.warmup) / time.Second))
+		lo := max(from, r.released(start))
+		hi := min(upTo, r.released(start+time.Second))
+		if hi > lo {
+			r.rec.missN(i, hi-lo)
 		}
 	}
+	r.timeline.skip(upTo, limit)
+}
+
+// released returns how many requests of the timeline are released before
+// limit: due before it once rounded up to the quantum grid.
+func (r *runner) released(limit time.Duration) uint64 {
+	if q := r.quantum; q > 0 && limit > 0 {
+		// A request due at d is released at ⌈d/q⌉·q, which is before
+		// limit exactly when d ≤ (⌈limit/q⌉−1)·q.
+		steps := limit / q
+		if limit%q != 0 {
+			steps++
+		}
+		limit = (steps-1)*q + 1
+	}
+	return r.timeline.pacer.Hits(limit)
 }
 
 // drain waits for the workers to finish, and reports whether they all did

@@ -318,6 +318,7 @@ func TestRunConfigErrors(t *testing.T) {
 		{"no duration", func(c *Config) { c.Duration = 0 }},
 		{"negative warm-up", func(c *Config) { c.Warmup = -time.Second }},
 		{"bad URL", func(c *Config) { c.Requests = []Request{{URL: "nowhere"}} }},
+		{"more users than ports", func(c *Config) { c.Pacer, c.Users = nil, &Users{N: 100_000_000} }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := ok

@@ -18,7 +18,9 @@ type Error struct {
 	Msg   string
 }
 
-// Error formats the problem as "file:line: field: msg".
+// Error formats the problem as "file:line: field: msg", on one line: line
+// breaks from the file (in a key, or a value the YAML decoder quotes) are
+// escaped.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -31,7 +33,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)
-	return b.String()
+	return strings.ReplaceAll(strings.ReplaceAll(b.String(), "\r", `\r`), "\n", `\n`)
 }
 
 // entry is one key (or sequence item) of the YAML document, with its place.
@@ -41,6 +43,10 @@ type entry struct {
 	line  int
 	value string // scalar value, if any
 }
+
+// maxAliasedEntries bounds the index: past it, aliases are no longer
+// followed. A scenario has a few hundred fields.
+const maxAliasedEntries = 100_000
 
 // index maps the YAML document's fields to their lines.
 type index struct {
@@ -64,11 +70,31 @@ func (ix *index) add(e entry) {
 	}
 }
 
+// walk indexes the node n at path. It follows aliases and merge keys
+// ("<<: *defaults"), so that a field set through them is known to be set;
+// their fields are found at the anchor's lines. The decoder has already
+// refused a document that aliases excessively.
 func (ix *index) walk(n *yaml.Node, path string) {
 	switch n.Kind {
+	case yaml.AliasNode:
+		// Aliases of aliases multiply: a few lines can stand for 10⁹
+		// nodes, which the decoder refuses, but only once it reaches them.
+		if n.Alias != nil && len(ix.entries) < maxAliasedEntries {
+			ix.walk(n.Alias, path)
+		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if k.ShortTag() == "!!merge" {
+				if v.Kind == yaml.SequenceNode {
+					for _, c := range v.Content {
+						ix.walk(c, path)
+					}
+				} else {
+					ix.walk(v, path)
+				}
+				continue
+			}
 			p := k.Value
 			if path != "" {
 				p = path + "." + k.Value
@@ -121,9 +147,9 @@ func (ix *index) at(line int, key, value string) string {
 }
 
 var (
-	reLine       = regexp.MustCompile(`^line (\d+): (.*)$`)
+	reLine       = regexp.MustCompile(`(?s)^line (\d+): (.*)$`)
 	reUnknown    = regexp.MustCompile("^field (\\S+) not found in type scenario\\.(\\w+)$")
-	reCannot     = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
+	reCannot     = regexp.MustCompile("(?s)^cannot unmarshal !!(\\w+) `(.*)` into (\\S+)$")
 	reCannotKind = regexp.MustCompile(`^cannot unmarshal !!(\w+) into (\S+)$`)
 )
 
@@ -155,7 +181,7 @@ func (ix *index) decodeError(file string, err error) error {
 		}
 	} else if c := reCannot.FindStringSubmatch(msg); c != nil {
 		out.Field = ix.at(line, "", c[2])
-		out.Msg = fmt.Sprintf("%q is not %s", c[2], kindName(c[3]))
+		out.Msg = fmt.Sprintf("%q is not %s", clip(c[2]), kindName(c[3]))
 	} else if c := reCannotKind.FindStringSubmatch(msg); c != nil {
 		out.Field = ix.at(line, "", "")
 		out.Msg = fmt.Sprintf("a %s is not %s", yamlKind(c[1]), kindName(c[2]))
@@ -163,6 +189,14 @@ func (ix *index) decodeError(file string, err error) error {
 		out.Field = ix.at(line, "", "")
 	}
 	return out
+}
+
+// clip shortens a value quoted in an error.
+func clip(v string) string {
+	if len(v) > 60 {
+		return v[:60] + "…"
+	}
+	return v
 }
 
 func yamlKind(tag string) string {

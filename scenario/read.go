@@ -7,23 +7,43 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// Read reads, defaults and validates the scenario file at path.
+// Read reads, defaults and validates the scenario file at path. A file
+// larger than MaxFileSize is refused before it is read.
 func Read(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read scenario: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxFileSize {
+		return nil, tooBig(path, st.Size())
+	}
+	// A file that is not regular (a pipe, /dev/zero) is read up to the cap.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read scenario: %w", err)
 	}
 	return Parse(path, data)
 }
 
-// Parse decodes, defaults and validates a scenario read from file.
+// Parse decodes, defaults and validates a scenario read from file, against
+// the machine toll runs on (its CPUs, memory and file descriptor limit).
 // file is used in error messages and to resolve relative directories.
 func Parse(file string, data []byte) (*Scenario, error) {
+	return parse(file, data, thisMachine())
+}
+
+// parse is Parse against the machine m.
+func parse(file string, data []byte, m machine) (*Scenario, error) {
+	if len(data) > MaxFileSize {
+		return nil, tooBig(file, int64(len(data)))
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, syntaxError(file, err)
@@ -31,21 +51,39 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	if root.Kind == 0 || len(root.Content) == 0 {
 		return nil, &Error{File: file, Msg: "file is empty"}
 	}
-	ix := newIndex(&root)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Scenario
-	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
+	err := dec.Decode(&s)
+	// The index follows aliases, so it is built once the decoder has
+	// refused a document that aliases excessively (a "billion laughs").
+	if err != nil && strings.Contains(err.Error(), "excessive aliasing") {
+		return nil, &Error{File: file, Msg: "YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	ix := newIndex(&root)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, ix.decodeError(file, err)
+	}
+	if e := checkNumbers(file, root.Content[0], reflect.TypeFor[Scenario](), ""); e != nil {
+		return nil, e
 	}
 	s.Path = file
 	s.Source = data
-	v := &validator{file: file, ix: ix}
+	v := &validator{file: file, ix: ix, m: m}
 	v.scenario(&s)
 	if v.err != nil {
 		return nil, v.err
 	}
 	return &s, nil
+}
+
+// tooBig is the error for a scenario file of size bytes, above MaxFileSize.
+func tooBig(file string, size int64) error {
+	over := fmt.Sprintf("is %d bytes", size)
+	if size == MaxFileSize+1 {
+		over = "is larger" // read through a LimitReader: the size is unknown
+	}
+	return &Error{File: file, Msg: fmt.Sprintf("the file %s, above toll's limit of %d MiB for a scenario: a scenario is a few KiB of YAML, and reading one takes up to about 160 times its size in memory", over, MaxFileSize>>20)}
 }
 
 // syntaxError locates a YAML syntax error.

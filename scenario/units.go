@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -54,7 +56,12 @@ var byteSuffixes = []struct {
 	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1},
 }
 
-// ParseByteSize parses s as a ByteSize.
+// reDecimal is a plain decimal number: no sign, hex, NaN or infinity.
+var reDecimal = regexp.MustCompile(`^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$|^\.[0-9]+([eE][-+]?[0-9]+)?$`)
+
+// ParseByteSize parses s as a ByteSize. A number of bytes without a
+// suffix (or with B) must be whole; one with a larger unit is rounded to
+// the nearest byte. The result must fit in an int64.
 func ParseByteSize(s string) (ByteSize, error) {
 	s = strings.TrimSpace(s)
 	mult := int64(1)
@@ -66,10 +73,17 @@ func ParseByteSize(s string) (ByteSize, error) {
 		}
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 {
+	if err != nil || !reDecimal.MatchString(num) {
 		return 0, fmt.Errorf("%q is not a size (want e.g. 256MiB, 1GiB or a number of bytes)", s)
 	}
-	return ByteSize(v * float64(mult)), nil
+	b := v * float64(mult)
+	if b >= math.MaxInt64 {
+		return 0, fmt.Errorf("%q is more bytes than any machine has", s)
+	}
+	if mult == 1 && b != math.Trunc(b) {
+		return 0, fmt.Errorf("%q is not a whole number of bytes", s)
+	}
+	return ByteSize(math.Round(b)), nil
 }
 
 // UnmarshalYAML parses a size with an optional suffix.

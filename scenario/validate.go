@@ -2,13 +2,18 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tollperf/toll/pin"
 )
 
 // Defaults applied when a field is left out.
@@ -27,13 +32,112 @@ var (
 	reName        = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	rePlaceholder = regexp.MustCompile(`\$\{([^}]*)\}`)
 	reCPUSet      = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
+	reNumber      = regexp.MustCompile(`\d+`)
 )
+
+// maxCPUNumber is the highest CPU number Linux supports (NR_CPUS 8192),
+// the bound of a CPU list when the online CPUs are unknown.
+const maxCPUNumber = 8191
 
 // validator fills in defaults and keeps the first problem found.
 type validator struct {
 	file string
 	ix   *index
+	m    machine
 	err  error
+}
+
+// present reports whether the scenario sets field (a dotted path), as
+// opposed to leaving it to its default.
+func (v *validator) present(field string) bool {
+	_, ok := v.ix.byPath[field]
+	return ok
+}
+
+// name checks a name of the scenario, a service or a variant.
+func (v *validator) name(field, name string) {
+	switch {
+	case !reName.MatchString(name):
+		v.fail(field, "%q may hold only letters, digits, '.', '_' and '-'", name)
+	case len(name) > MaxNameLen:
+		v.fail(field, "%q is %d bytes long, above toll's limit of %d: names become parts of file and cgroup names", name, len(name), MaxNameLen)
+	}
+}
+
+// duration checks a duration field against its bounds (durationLimit).
+func (v *validator) duration(field string, d Duration) {
+	if err := CheckDuration(field, d.D()); err != nil {
+		v.fail(field, "%s", err)
+	}
+}
+
+// count checks the length n of the list field against max.
+func (v *validator) count(field string, n, max int, what, why string) {
+	if n > max {
+		v.fail(field, "%d %s is above toll's limit of %d: %s", n, what, max, why)
+	}
+}
+
+// noNUL checks a string that becomes an argument, a directory or part of
+// the environment of a process: none of them can hold a NUL byte.
+func (v *validator) noNUL(field, s string) {
+	if strings.IndexByte(s, 0) >= 0 {
+		v.fail(field, "%q holds a NUL byte, which no argument, path or environment variable can carry", s)
+	}
+}
+
+// env checks an environment to merge into a process's.
+func (v *validator) env(field string, env map[string]string) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		f := field + "." + k
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			v.fail(f, "%q is not an environment variable name (it must be non-empty, without '=' or NUL)", k)
+		}
+		v.noNUL(f, env[k])
+		v.placeholders(f, env[k])
+	}
+}
+
+// cpuList checks a CPU list against the CPUs toll may use.
+func (v *validator) cpuList(field, list, example string) {
+	if !reCPUSet.MatchString(list) {
+		v.fail(field, "%q is not a CPU list such as %s", list, example)
+		return
+	}
+	online := v.m.online
+	// Bound every number before a range is expanded: "0-4000000000" is short.
+	maxCPU := maxCPUNumber
+	if len(online) > 0 {
+		maxCPU = slices.Max(online)
+	}
+	for _, num := range reNumber.FindAllString(list, -1) {
+		if n, err := strconv.Atoi(num); err != nil || n > maxCPU {
+			v.fail(field, "CPU %s is not one toll may use: %s", num, v.onlineCPUs())
+			return
+		}
+	}
+	cpus, err := pin.Parse(list)
+	if err != nil {
+		v.fail(field, "%q: %s", list, err)
+		return
+	}
+	if len(online) == 0 {
+		return
+	}
+	for _, c := range cpus {
+		if !slices.Contains(online, c) {
+			v.fail(field, "CPU %d is not one toll may use: %s", c, v.onlineCPUs())
+			return
+		}
+	}
+}
+
+// onlineCPUs describes the CPUs toll may use, for errors.
+func (v *validator) onlineCPUs() string {
+	if len(v.m.online) == 0 {
+		return fmt.Sprintf("CPU numbers go up to %d", maxCPUNumber)
+	}
+	return fmt.Sprintf("this machine's online CPUs (toll's affinity) are %s", v.m.online)
 }
 
 func (v *validator) fail(field, format string, args ...any) {
@@ -48,17 +152,17 @@ func (v *validator) scenario(s *Scenario) {
 		base := filepath.Base(v.file)
 		s.Name = strings.TrimSuffix(base, filepath.Ext(base))
 	}
-	if !reName.MatchString(s.Name) {
-		v.fail("name", "%q may hold only letters, digits, '.', '_' and '-'", s.Name)
-	}
+	v.name("name", s.Name)
 	if s.Baseline == "" {
 		s.Baseline = DefaultBaseline
 	}
-	if s.Rounds == 0 {
+	switch {
+	case !v.present("rounds"):
 		s.Rounds = DefaultRounds
-	}
-	if s.Rounds < 1 {
-		v.fail("rounds", "must be at least 1, not %d", s.Rounds)
+	case s.Rounds < 1:
+		v.fail("rounds", "must be at least 1, not %d (leave rounds out for the default of %d)", s.Rounds, DefaultRounds)
+	case s.Rounds > MaxRounds:
+		v.fail("rounds", "%d is above toll's limit of %d rounds: the plan holds every trial in memory", s.Rounds, MaxRounds)
 	}
 	switch s.Restart {
 	case "":
@@ -94,28 +198,31 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("network", "%q is not one of host, isolated", s.Network)
 	}
-	if s.Sample == 0 {
+	if !v.present("sample") {
 		s.Sample = Duration(DefaultSample)
 	}
-	if s.Sample.D() < MinSample {
-		v.fail("sample", "%s is below the %s minimum", s.Sample, MinSample)
-	}
+	v.duration("sample", s.Sample)
 	v.pinning(s.Pinning)
 	v.services(s)
 	v.variants(s)
-	v.load(&s.Load)
+	v.load(&s.Load, s.Mode == ModeDuet)
 	v.findMax(&s.FindMax, &s.Load)
+	v.duration("trim.start", s.Trim.Start)
+	v.duration("trim.end", s.Trim.End)
 	if t := s.Trim.Start.D() + s.Trim.End.D(); t >= s.Load.Duration.D() && s.Load.Duration > 0 {
 		v.fail("trim", "trims %s of a %s window, leaving nothing to measure", t, s.Load.Duration)
+	}
+	if n := s.Rounds * len(s.Load.Steps()) * len(s.Variants); n > MaxTrials {
+		v.fail("rounds", "%d rounds × %d load steps × %d variants make %d trials, above toll's limit of %d: the plan holds every trial in memory", s.Rounds, len(s.Load.Steps()), len(s.Variants), n, MaxTrials)
 	}
 }
 
 func (v *validator) pinning(p Pinning) {
-	if p.Load != "" && !reCPUSet.MatchString(p.Load) {
-		v.fail("pinning.load", "%q is not a CPU list such as 0 or 0-1,3", p.Load)
+	if p.Load != "" || v.present("pinning.load") {
+		v.cpuList("pinning.load", p.Load, "0 or 0-1,3")
 	}
-	if p.Services != "" && !reCPUSet.MatchString(p.Services) {
-		v.fail("pinning.services", "%q is not a CPU list such as 1 or 1-3", p.Services)
+	if p.Services != "" || v.present("pinning.services") {
+		v.cpuList("pinning.services", p.Services, "1 or 1-3")
 	}
 }
 
@@ -124,6 +231,7 @@ func (v *validator) services(s *Scenario) {
 		v.fail("services", "at least one service is required")
 		return
 	}
+	v.count("services", len(s.Services), MaxServices, "services", "with restart: once every variant's services run side by side")
 	seen := map[string]bool{}
 	measured := 0
 	for i := range s.Services {
@@ -132,21 +240,21 @@ func (v *validator) services(s *Scenario) {
 		switch {
 		case svc.Name == "":
 			v.fail(p, "name is required")
-		case !reName.MatchString(svc.Name):
-			v.fail(p+".name", "%q may hold only letters, digits, '.', '_' and '-'", svc.Name)
 		case seen[svc.Name]:
 			v.fail(p+".name", "service %q is defined twice", svc.Name)
+		default:
+			v.name(p+".name", svc.Name)
 		}
 		seen[svc.Name] = true
 		if len(svc.Command) == 0 || svc.Command[0] == "" {
 			v.fail(p, "command is required (service %q)", svc.Name)
 		}
 		for j, a := range svc.Command {
+			v.noNUL(fmt.Sprintf("%s.command[%d]", p, j), a)
 			v.placeholders(fmt.Sprintf("%s.command[%d]", p, j), a)
 		}
-		for k, val := range svc.Env {
-			v.placeholders(p+".env."+k, val)
-		}
+		v.env(p+".env", svc.Env)
+		v.noNUL(p+".dir", svc.Dir)
 		if svc.Dir == "" {
 			svc.Dir = dirOf(v.file)
 		} else if !filepath.IsAbs(svc.Dir) {
@@ -167,19 +275,18 @@ func (v *validator) services(s *Scenario) {
 		}
 		if svc.Ready.TCP != "" {
 			v.placeholders(p+".ready.tcp", svc.Ready.TCP)
-			if _, _, err := net.SplitHostPort(expandForCheck(svc.Ready.TCP)); err != nil {
+			if _, _, err := net.SplitHostPort(expandForCheck(svc.Ready.TCP)); err != nil || strings.ContainsFunc(svc.Ready.TCP, isSpaceOrControl) {
 				v.fail(p+".ready.tcp", "%q is not host:port", svc.Ready.TCP)
 			}
 		}
-		if svc.Ready.Timeout == 0 {
+		if !v.present(p + ".ready.timeout") {
 			svc.Ready.Timeout = Duration(DefaultReadyTimeout)
 		}
-		if svc.CPUs != "" && !reCPUSet.MatchString(svc.CPUs) {
-			v.fail(p+".cpus", "%q is not a CPU list such as 1 or 1-3", svc.CPUs)
+		v.duration(p+".ready.timeout", svc.Ready.Timeout)
+		if svc.CPUs != "" || v.present(p+".cpus") {
+			v.cpuList(p+".cpus", svc.CPUs, "1 or 1-3")
 		}
-		if svc.CPULimit < 0 {
-			v.fail(p+".cpu_limit", "must not be negative")
-		}
+		v.limits(p, svc)
 		if svc.Measure || svc.Role == RoleAgent {
 			measured++
 		}
@@ -193,10 +300,41 @@ func (v *validator) services(s *Scenario) {
 	}
 }
 
+// limits checks a service's cpu_limit and memory_limit: when set, they
+// must be positive and within the machine.
+func (v *validator) limits(p string, svc *Service) {
+	if f := p + ".cpu_limit"; v.present(f) {
+		online := len(v.m.online)
+		switch {
+		case svc.CPULimit <= 0:
+			v.fail(f, "%s is not a positive number of cores (leave cpu_limit out for no limit)", fmtFloat(svc.CPULimit))
+		case svc.CPULimit < MinCPULimit:
+			v.fail(f, "%s cores is below the least of %s: the kernel's smallest CPU quota is 1ms per toll's 100ms period", fmtFloat(svc.CPULimit), fmtFloat(MinCPULimit))
+		case online > 0 && svc.CPULimit > float64(online):
+			v.fail(f, "%s cores is more than the %d CPUs toll may use (%s)", fmtFloat(svc.CPULimit), online, v.m.online)
+		}
+	}
+	if f := p + ".memory_limit"; v.present(f) {
+		switch {
+		case svc.MemoryLimit <= 0:
+			v.fail(f, "%d bytes is not a limit (leave memory_limit out for no limit)", svc.MemoryLimit)
+		case svc.MemoryLimit < MinMemoryLimit:
+			v.fail(f, "%d bytes is below the least of 1MiB, which does not hold a process's own binary", svc.MemoryLimit)
+		case v.m.memTotal > 0 && int64(svc.MemoryLimit) > v.m.memTotal:
+			v.fail(f, "%d bytes is more than this machine's memory (%d MiB), so it would limit nothing", svc.MemoryLimit, v.m.memTotal>>20)
+		}
+	}
+}
+
+// isSpaceOrControl reports whether r has no place in an address or a
+// request line.
+func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
+
 func (v *validator) variants(s *Scenario) {
 	if len(s.Variants) == 0 {
 		s.Variants = []Variant{{Name: s.Baseline}}
 	}
+	v.count("variants", len(s.Variants), MaxVariants, "variants", "with restart: once they all run side by side, each with a telemetry sink of its own")
 	seen := map[string]bool{}
 	for i := range s.Variants {
 		vr := &s.Variants[i]
@@ -204,23 +342,27 @@ func (v *validator) variants(s *Scenario) {
 		switch {
 		case vr.Name == "":
 			v.fail(p, "name is required")
-		case !reName.MatchString(vr.Name):
-			v.fail(p+".name", "%q may hold only letters, digits, '.', '_' and '-'", vr.Name)
 		case seen[vr.Name]:
 			v.fail(p+".name", "variant %q is defined twice", vr.Name)
+		default:
+			v.name(p+".name", vr.Name)
 		}
 		seen[vr.Name] = true
-		for name, o := range vr.Services {
+		for _, name := range slices.Sorted(maps.Keys(vr.Services)) {
+			o := vr.Services[name]
 			op := p + ".services." + name
 			if _, ok := s.Service(name); !ok {
 				v.fail(op, "no service named %q", name)
 			}
-			for j, a := range append(append([]string{}, o.Command...), o.Args...) {
+			for j, a := range o.Command {
+				v.noNUL(fmt.Sprintf("%s.command[%d]", op, j), a)
+				v.placeholders(fmt.Sprintf("%s.command[%d]", op, j), a)
+			}
+			for j, a := range o.Args {
+				v.noNUL(fmt.Sprintf("%s.args[%d]", op, j), a)
 				v.placeholders(fmt.Sprintf("%s.args[%d]", op, j), a)
 			}
-			for k, val := range o.Env {
-				v.placeholders(op+".env."+k, val)
-			}
+			v.env(op+".env", o.Env)
 		}
 		for j, name := range vr.Skip {
 			if _, ok := s.Service(name); !ok {
@@ -233,27 +375,36 @@ func (v *validator) variants(s *Scenario) {
 	}
 }
 
-func (v *validator) load(l *Load) {
+// load checks the load block and fills in its defaults. duet says two
+// load generators run at once.
+func (v *validator) load(l *Load, duet bool) {
 	if l.Target == "" {
 		v.fail("load.target", "is required (the base URL requests go to)")
 	} else {
 		v.url("load.target", l.Target)
+		if u, err := url.Parse(expandForCheck(l.Target)); err == nil && (u.RawQuery != "" || u.Fragment != "") {
+			v.fail("load.target", "%q has a query or fragment; requests' paths are appended to it, so put queries in the paths", l.Target)
+		}
 	}
 	if len(l.Requests) == 0 {
 		v.fail("load.requests", "at least one request is required")
 	}
+	v.count("load.requests", len(l.Requests), MaxRequests, "requests", "each gets latency and error rows of its own in every report")
 	names := map[string]bool{}
+	weights := 0
 	for i := range l.Requests {
 		r := &l.Requests[i]
 		p := fmt.Sprintf("load.requests[%d]", i)
 		if r.Path == "" {
 			r.Path = "/"
 		}
-		if !strings.HasPrefix(r.Path, "/") {
-			v.fail(p+".path", "%q must start with /", r.Path)
+		if err := checkPath(r.Path); err != nil {
+			v.fail(p+".path", "%s", err)
 		}
 		if r.Name == "" {
 			r.Name = r.Path
+		} else if err := checkText(r.Name, MaxRequestNameLen); err != nil {
+			v.fail(p+".name", "%s", err)
 		}
 		if names[r.Name] {
 			v.fail(p+".name", "request name %q is used twice", r.Name)
@@ -268,49 +419,83 @@ func (v *validator) load(l *Load) {
 		default:
 			v.fail(p+".method", "%q is not an HTTP method", r.Method)
 		}
-		if r.Weight == 0 {
+		switch {
+		case !v.present(p + ".weight"):
 			r.Weight = 1
+		case r.Weight < 1:
+			v.fail(p+".weight", "must be at least 1, not %d (leave the request out instead)", r.Weight)
+		case r.Weight > MaxWeights:
+			v.fail(p+".weight", "%d is above toll's limit of %d: the load generator keeps one period of the mix (the sum of the weights) in memory; use smaller weights in the same ratio", r.Weight, MaxWeights)
 		}
-		if r.Weight < 0 {
-			v.fail(p+".weight", "must be positive")
+		weights += max(r.Weight, 0)
+		if err := CheckBody(len(r.Body)); err != nil {
+			v.fail(p+".body", "%s", err)
 		}
 		v.requestPlaceholders(p+".path", r.Path)
 		v.requestPlaceholders(p+".body", r.Body)
-		for k, h := range r.Headers {
-			v.requestPlaceholders(p+".headers."+k, h)
+		canonical := map[string]string{}
+		for _, k := range slices.Sorted(maps.Keys(r.Headers)) {
+			hp := p + ".headers." + k
+			if err := CheckHeader(k, r.Headers[k]); err != nil {
+				v.fail(hp, "%s", err)
+			}
+			if other, ok := canonical[http.CanonicalHeaderKey(k)]; ok {
+				v.fail(hp, "is the same header as %s (names ignore case)", other)
+			}
+			canonical[http.CanonicalHeaderKey(k)] = k
+			v.requestPlaceholders(hp, r.Headers[k])
 		}
 	}
+	if weights > MaxWeights {
+		v.fail("load.requests", "the weights add up to %d, above toll's limit of %d: the load generator keeps one period of the mix in memory; use smaller weights in the same ratio", weights, MaxWeights)
+	}
+	generators := 1
+	if duet {
+		generators = 2
+	}
 	switch {
-	case len(l.Users) > 0 && (l.Rate != 0 || len(l.Rates) > 0):
+	case len(l.Users) > 0 && (v.present("load.rate") || len(l.Rates) > 0):
 		v.fail("load.users", "set users (closed model) or rate/rates (open model), not both")
 	case len(l.Users) > 0:
+		v.count("load.users", len(l.Users), MaxSteps, "load steps", "each is a trial of every variant in every round")
 		for i, u := range l.Users {
+			f := "load.users"
+			if v.present("load.users[0]") {
+				f = fmt.Sprintf("load.users[%d]", i)
+			}
 			if u <= 0 {
-				v.fail(fmt.Sprintf("load.users[%d]", i), "must be a positive number of users, not %d", u)
+				v.fail(f, "must be a positive number of users, not %d", u)
+			} else if err := checkConns(v.m, u, generators, 2, "users"); err != nil {
+				v.fail(f, "%s", err)
 			}
 		}
-	case len(l.Rates) > 0 && l.Rate != 0:
+	case len(l.Rates) > 0 && v.present("load.rate"):
 		v.fail("load.rates", "set rate or rates, not both")
 	case len(l.Rates) > 0:
+		v.count("load.rates", len(l.Rates), MaxSteps, "load steps", "each is a trial of every variant in every round")
 		for i, r := range l.Rates {
-			if r <= 0 {
-				v.fail(fmt.Sprintf("load.rates[%d]", i), "must be positive, not %g", r)
-			}
+			v.rate(fmt.Sprintf("load.rates[%d]", i), r, l.Duration)
 		}
-	case l.Rate <= 0:
+	case l.Rate == 0:
 		v.fail("load.rate", "must be a positive number of requests per second (open model), or set users (closed model)")
+	default:
+		v.rate("load.rate", l.Rate, l.Duration)
 	}
 	if len(l.Users) == 0 {
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"think", l.Think != 0}, {"think_distribution", l.ThinkDistribution != ""}, {"ramp", l.Ramp != 0}} {
+		}{{"think", v.present("load.think")}, {"think_distribution", v.present("load.think_distribution")}, {"ramp", v.present("load.ramp")}} {
 			if f.set {
 				v.fail("load."+f.name, "applies to the closed model only (set users)")
 			}
 		}
-	} else if l.Quantum != nil {
-		v.fail("load.quantum", "applies to the open model only (rate or rates)")
+	} else {
+		for _, f := range []string{"quantum", "max_conns"} {
+			if v.present("load." + f) {
+				v.fail("load."+f, "applies to the open model only (rate or rates)")
+			}
+		}
 	}
 	switch l.ThinkDistribution {
 	case "", "constant", "exponential":
@@ -320,27 +505,52 @@ func (v *validator) load(l *Load) {
 	if l.Duration == 0 {
 		v.fail("load.duration", "is required (the measured window of each trial, e.g. 30s)")
 	}
-	if l.Warmup == 0 {
+	if !v.present("load.warmup") {
 		l.Warmup = Duration(DefaultWarmup)
 	}
-	if l.Timeout == 0 {
+	if !v.present("load.timeout") {
 		l.Timeout = Duration(DefaultTimeout)
 	}
-	if l.MaxConns == 0 {
+	for _, d := range []struct {
+		field string
+		d     Duration
+	}{{"load.duration", l.Duration}, {"load.warmup", l.Warmup}, {"load.timeout", l.Timeout}, {"load.think", l.Think}, {"load.ramp", l.Ramp}} {
+		v.duration(d.field, d.d)
+	}
+	if l.Quantum != nil {
+		v.duration("load.quantum", *l.Quantum)
+	}
+	switch {
+	case !v.present("load.max_conns"):
 		l.MaxConns = DefaultMaxConns
+	case l.MaxConns < 1:
+		v.fail("load.max_conns", "must be at least 1, not %d (leave max_conns out for the default of %d)", l.MaxConns, DefaultMaxConns)
+	default:
+		if err := checkConns(v.m, l.MaxConns, generators, 1, "connections"); err != nil {
+			v.fail("load.max_conns", "%s", err)
+		}
 	}
-	if l.MaxConns < 0 {
-		v.fail("load.max_conns", "must be positive")
-	}
+}
 
+// rate checks the rate of one open-model load step, which must also send
+// at least one request in a window of length window.
+func (v *validator) rate(field string, rate float64, window Duration) {
+	if err := CheckRate(rate); err != nil {
+		v.fail(field, "%s", err)
+		return
+	}
+	if window > 0 && rate*window.D().Seconds() < 1 {
+		v.fail(field, "%s req/s sends no request in a %s window", fmtFloat(rate), window)
+	}
 }
 
 // findMax checks the find_max block and fills in its defaults.
 func (v *validator) findMax(f *FindMax, l *Load) {
-	if f.SLOP99 == 0 {
+	if !v.present("find_max.slo_p99") {
 		f.SLOP99 = Duration(100 * time.Millisecond)
 	}
-	if f.Start == 0 {
+	v.duration("find_max.slo_p99", f.SLOP99)
+	if !v.present("find_max.start") {
 		f.Start = 100
 		if l.Rate > 0 {
 			f.Start = l.Rate
@@ -348,16 +558,16 @@ func (v *validator) findMax(f *FindMax, l *Load) {
 			f.Start = l.Rates[0]
 		}
 	}
-	if f.Start < 0 {
-		v.fail("find_max.start", "must be a positive rate")
+	if err := CheckRate(f.Start); err != nil {
+		v.fail("find_max.start", "%s", err)
 	}
-	if f.Precision == 0 {
+	if !v.present("find_max.precision") {
 		f.Precision = 0.05
 	}
-	if f.Precision < 0.001 || f.Precision >= 1 {
+	if !(f.Precision >= 0.001 && f.Precision < 1) {
 		v.fail("find_max.precision", "must be between 0.001 and 1 (a share of the rate, e.g. 0.05)")
 	}
-	if f.MaxTrials == 0 {
+	if !v.present("find_max.max_trials") {
 		f.MaxTrials = 12
 	}
 	if f.MaxTrials < 2 || f.MaxTrials > 100 {

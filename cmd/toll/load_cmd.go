@@ -14,6 +14,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/scenario"
@@ -54,6 +55,9 @@ request, wait for its response and think. It prints a summary, or JSON with
   toll load http://127.0.0.1:8080/ --users 50 --duration 10s --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkLoadFlags(cmd.Flags(), f); err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("load: %w", err)}
+			}
 			return runLoad(cmd, args[0], f)
 		},
 	}
@@ -102,24 +106,76 @@ type loadSummary struct {
 	MaxRSSMiB float64 `json:"max_rss_mib"`
 }
 
-func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
-	usage := func(format string, a ...any) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("load: "+format, a...)}
+// checkLoadFlags refuses what toll run would refuse of the same values in
+// a scenario, with the same bounds (package scenario), before any load.
+func checkLoadFlags(fl *pflag.FlagSet, f loadFlags) error {
+	for _, d := range []struct {
+		flag, field string
+		d           time.Duration
+	}{
+		{"duration", "load.duration", f.duration}, {"warmup", "load.warmup", f.warmup},
+		{"timeout", "load.timeout", f.timeout}, {"quantum", "load.quantum", f.quantum},
+		{"think", "load.think", f.think}, {"ramp", "load.ramp", f.ramp},
+	} {
+		if err := scenario.CheckDuration(d.field, d.d); err != nil {
+			return fmt.Errorf("--%s: %w", d.flag, err)
+		}
 	}
+	if f.duration == 0 {
+		return errors.New("--duration 0s is not a window")
+	}
+	open, closed := fl.Changed("rate"), fl.Changed("users")
 	switch {
-	case f.rate > 0 && f.users > 0:
-		return usage("--rate (open model) and --users (closed model) exclude each other")
-	case f.rate <= 0 && f.users <= 0:
-		return usage("give --rate N (open model) or --users N (closed model)")
-	case f.duration <= 0:
-		return usage("--duration %s is not positive", f.duration)
+	case open && closed:
+		return errors.New("--rate (open model) and --users (closed model) exclude each other")
+	case !open && !closed:
+		return errors.New("give --rate N (open model) or --users N (closed model)")
+	case open:
+		if err := scenario.CheckRate(f.rate); err != nil {
+			return fmt.Errorf("--rate: %w", err)
+		}
+		if f.rate*f.duration.Seconds() < 1 {
+			return fmt.Errorf("--rate: %g req/s sends no request in a %s window", f.rate, f.duration)
+		}
+		if fl.Changed("max-conns") {
+			if err := scenario.CheckMaxConns(f.maxConns); err != nil {
+				return fmt.Errorf("--max-conns: %w", err)
+			}
+		}
+		for _, name := range []string{"think", "think-exponential", "ramp"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s applies to the closed model only (--users)", name)
+			}
+		}
+	case closed:
+		if err := scenario.CheckUsers(f.users); err != nil {
+			return fmt.Errorf("--users: %w", err)
+		}
+		for _, name := range []string{"quantum", "max-conns"} {
+			if fl.Changed(name) {
+				return fmt.Errorf("--%s applies to the open model only (--rate)", name)
+			}
+		}
 	}
-	req := load.Request{Name: "load", Method: f.method, URL: url, Body: []byte(f.body), Header: http.Header{}}
 	for _, h := range f.headers {
 		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return usage("--header %q: want \"Name: value\"", h)
+		if !ok {
+			return fmt.Errorf("--header %q: want \"Name: value\"", h)
 		}
+		if err := scenario.CheckHeader(strings.TrimSpace(name), strings.TrimSpace(value)); err != nil {
+			return fmt.Errorf("--header: %w", err)
+		}
+	}
+	if err := scenario.CheckBody(len(f.body)); err != nil {
+		return fmt.Errorf("--body: %w", err)
+	}
+	return nil
+}
+
+func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
+	req := load.Request{Name: "load", Method: f.method, URL: url, Body: []byte(f.body), Header: http.Header{}}
+	for _, h := range f.headers {
+		name, value, _ := strings.Cut(h, ":")
 		req.Header.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 	}
 	cfg := load.Config{
@@ -131,7 +187,7 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 		Quantum:  f.quantum,
 	}
 	sum := loadSummary{DurationS: f.duration.Seconds()}
-	if f.rate > 0 {
+	if f.users == 0 {
 		cfg.Pacer = load.ConstantPacer{Rate: f.rate}
 		sum.Model, sum.Rate = "open", f.rate
 	} else {
@@ -151,6 +207,7 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 		defer pprof.StopCPUProfile()
 	}
 	before := cpuTime()
+	cfg.Start = time.Now()
 	res, err := load.Run(cmd.Context(), cfg)
 	if res == nil {
 		return &exitError{code: exitUsage, err: err}
@@ -158,7 +215,10 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 	cpu := cpuTime() - before
 	sum.Scheduled, sum.Sent, sum.Completed, sum.OK = res.Scheduled, res.Sent, res.Completed, res.OK
 	sum.Missed, sum.Errors, sum.Connections = res.Missed, res.Errors.Total(), res.Connections
-	sum.Throughput = float64(res.Completed) / f.duration.Seconds()
+	// Over the window as it ran: an interrupted run's is shorter.
+	if window := res.MeasureEnd.Sub(cfg.Start.Add(f.warmup)); window > 0 {
+		sum.Throughput = float64(res.Completed) / window.Seconds()
+	}
 	sum.LatencyMS = latencyMS(res.Latency)
 	sum.CPUSeconds = cpu.Seconds()
 	if n := res.Completed + res.WarmupCompleted; n > 0 {

@@ -1,0 +1,266 @@
+package scenario
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/pin"
+)
+
+// testMachine is a fixed machine, so that the errors that name the
+// machine's resources read the same everywhere.
+var testMachine = machine{online: pin.CPUs{0, 1}, memTotal: 8 << 30, noFile: 20000, ports: 28232, portRange: "32768-60999"}
+
+// list returns a flow list of n copies of item, with %d replaced by the index.
+func list(n int, item string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strings.ReplaceAll(item, "%d", fmt.Sprint(i))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// TestParseRefusesBadValues checks that every absurd number and string is
+// refused at parse time, with the file, line and field of the mistake.
+func TestParseRefusesBadValues(t *testing.T) {
+	const (
+		rate     = "  rate: 100\n"
+		measure  = "    measure: true\n"
+		memory   = "    memory_limit: 256MiB\n"
+		request  = "    - {path: /consumer}\n"
+		duration = "  duration: 10s\n"
+	)
+	tests := []struct {
+		name, old, new string
+		line           int
+		field          string
+		reason         string
+	}{
+		// Rates: NaN, infinities, zero, negative, beyond one generator, too low to send anything.
+		{"rate 1e12", rate, "  rate: 1e12\n", 20, "load.rate", "1e+12 req/s is above toll's limit of 1000000 req/s: one load generator on one CPU sends at most about 140000 req/s"},
+		{"rate NaN", rate, "  rate: .nan\n", 20, "load.rate", ".nan is not a finite number"},
+		{"rate +Inf", rate, "  rate: .inf\n", 20, "load.rate", ".inf is not a finite number"},
+		{"rate -Inf", rate, "  rate: -.inf\n", 20, "load.rate", "-.inf is not a finite number"},
+		{"rate 0", rate, "  rate: 0\n", 20, "load.rate", "must be a positive number of requests per second"},
+		{"rate negative", rate, "  rate: -5\n", 20, "load.rate", "-5 req/s is not positive"},
+		{"rate sends nothing", rate, "  rate: 0.01\n", 20, "load.rate", "0.01 req/s sends no request in a 10s window"},
+		{"rates NaN", rate, "  rates: [100, .nan]\n", 20, "load.rates[1]", ".nan is not a finite number"},
+		{"rates 1e12", rate, "  rates: [100, 1e12]\n", 20, "load.rates[1]", "above toll's limit of 1000000 req/s"},
+		{"too many rates", rate, "  rates: " + list(101, "1%d") + "\n", 20, "load.rates", "101 load steps is above toll's limit of 100"},
+		// Users: beyond the local ports, beyond the file descriptors, not whole.
+		{"users 1e8", rate, "  users: 100000000\n", 20, "load.users", "100000000 users each hold a connection to the target, more than the 28232 local ports a connection to one address can use (net.ipv4.ip_local_port_range 32768-60999)"},
+		{"users beyond RLIMIT_NOFILE", rate, "  users: 15000\n", 20, "load.users", "15000 users need 30256 file descriptors (a connection and a timer each, and 256 for toll's sinks, logs and probes), more than this process may open (RLIMIT_NOFILE 20000)"},
+		{"users in a duet count twice", "", "", 0, "", ""}, // built below
+		{"users zero in a list", rate, "  users: [10, 0]\n", 20, "load.users[1]", "must be a positive number of users, not 0"},
+		{"users not whole", rate, "  users: 2.5\n", 20, "load.users", `"2.5" is not a whole number`},
+		{"max_conns 0", duration, duration + "  max_conns: 0\n", 22, "load.max_conns", "must be at least 1, not 0"},
+		{"max_conns beyond ports", duration, duration + "  max_conns: 100000\n", 22, "load.max_conns", "more than the 28232 local ports"},
+		{"max_conns beyond RLIMIT_NOFILE", duration, duration + "  max_conns: 25000\n", 22, "load.max_conns", "25000 connections need 25256 file descriptors (a connection each"},
+		{"max_conns in the closed model", rate, "  users: 5\n  max_conns: 10\n", 21, "load.max_conns", "applies to the open model only"},
+		// Rounds and trials: whole, positive, bounded.
+		{"rounds 1e9", duration, duration + "rounds: 1e9\n", 22, "rounds", "write 1e9 as a whole number, without a decimal point or exponent"},
+		{"rounds 2.5", duration, duration + "rounds: 2.5\n", 22, "rounds", "2.5 is not a whole number (toll does not round it)"},
+		{"rounds 0", duration, duration + "rounds: 0\n", 22, "rounds", "must be at least 1, not 0 (leave rounds out for the default of 10)"},
+		{"rounds negative", duration, duration + "rounds: -3\n", 22, "rounds", "must be at least 1, not -3"},
+		{"rounds 1000000000", duration, duration + "rounds: 1000000000\n", 22, "rounds", "1000000000 is above toll's limit of 10000 rounds"},
+		{"trials", rate + duration, "  rates: " + list(30, "1%d") + "\n" + duration + "rounds: 5000\n", 22, "rounds", "5000 rounds × 30 load steps × 2 variants make 300000 trials, above toll's limit of 100000"},
+		{"seed not whole", duration, duration + "seed: 2.5\n", 22, "seed", "2.5 is not a whole number"},
+		{"seed too big", duration, duration + "seed: 1e30\n", 22, "seed", `"1e30" is not a whole number`},
+		// Limits: finite, positive, within the machine.
+		{"memory_limit 1e30TiB", memory, "    memory_limit: 1e30TiB\n", 9, "services[1].memory_limit", `"1e30TiB" is more bytes than any machine has`},
+		{"memory_limit beyond the machine", memory, "    memory_limit: 64GiB\n", 9, "services[1].memory_limit", "68719476736 bytes is more than this machine's memory (8192 MiB)"},
+		{"memory_limit 0", memory, "    memory_limit: 0\n", 9, "services[1].memory_limit", "0 bytes is not a limit (leave memory_limit out for no limit)"},
+		{"memory_limit tiny", memory, "    memory_limit: 100KiB\n", 9, "services[1].memory_limit", "102400 bytes is below the least of 1MiB"},
+		{"memory_limit fractional bytes", memory, "    memory_limit: 1.5\n", 9, "services[1].memory_limit", `"1.5" is not a whole number of bytes`},
+		{"memory_limit NaN", memory, "    memory_limit: NaNMiB\n", 9, "services[1].memory_limit", `"NaNMiB" is not a size`},
+		{"memory_limit negative", memory, "    memory_limit: -1GiB\n", 9, "services[1].memory_limit", `"-1GiB" is not a size`},
+		{"cpu_limit NaN", measure, measure + "    cpu_limit: .nan\n", 9, "services[1].cpu_limit", ".nan is not a finite number"},
+		{"cpu_limit beyond the CPUs", measure, measure + "    cpu_limit: 99\n", 9, "services[1].cpu_limit", "99 cores is more than the 2 CPUs toll may use (0-1)"},
+		{"cpu_limit 0", measure, measure + "    cpu_limit: 0\n", 9, "services[1].cpu_limit", "0 is not a positive number of cores (leave cpu_limit out for no limit)"},
+		{"cpu_limit below the kernel's quota", measure, measure + "    cpu_limit: 0.001\n", 9, "services[1].cpu_limit", "0.001 cores is below the least of 0.01"},
+		// CPU lists: against the online CPUs, without expanding absurd ranges.
+		{"cpus offline", measure, measure + "    cpus: \"99\"\n", 9, "services[1].cpus", "CPU 99 is not one toll may use: this machine's online CPUs (toll's affinity) are 0-1"},
+		{"cpus huge range", measure, measure + "    cpus: 0-4000000000\n", 9, "services[1].cpus", "CPU 4000000000 is not one toll may use"},
+		{"cpus backwards", measure, measure + "    cpus: 1-0\n", 9, "services[1].cpus", "bad range"},
+		{"cpus empty", measure, measure + "    cpus: \"\"\n", 9, "services[1].cpus", `"" is not a CPU list`},
+		{"pinning.load offline", "name: demo\n", "name: demo\npinning: {load: \"5\"}\n", 2, "pinning.load", "CPU 5 is not one toll may use"},
+		{"pinning.services offline", "name: demo\n", "name: demo\npinning:\n  services: 0,7\n", 3, "pinning.services", "CPU 7 is not one toll may use"},
+		// Durations: bounded, and an explicit 0 is not a default.
+		{"duration 48h", duration, "  duration: 48h\n", 21, "load.duration", "48h0m0s is above toll's limit of 24h0m0s"},
+		{"duration negative", duration, "  duration: -5s\n", 21, "load.duration", `"-5s" is negative`},
+		{"duration overflows", duration, "  duration: 9999999999h\n", 21, "load.duration", "is not a duration"},
+		{"warmup 25h", duration, duration + "  warmup: 25h\n", 22, "load.warmup", "above toll's limit of 24h0m0s"},
+		{"timeout 5m", duration, duration + "  timeout: 5m\n", 22, "load.timeout", "5m0s is above toll's limit of 1m0s: latencies are recorded up to 60s"},
+		{"timeout 0", duration, duration + "  timeout: 0\n", 22, "load.timeout", "0s is below the least of 1ms"},
+		{"quantum 2s", duration, duration + "  quantum: 2s\n", 22, "load.quantum", "above toll's limit of 1s"},
+		{"think 2h", rate, "  users: 5\n  think: 2h\n", 21, "load.think", "above toll's limit of 1h0m0s"},
+		{"ramp 25h", rate, "  users: 5\n  ramp: 25h\n", 21, "load.ramp", "above toll's limit of 24h0m0s"},
+		{"sample 0", duration, duration + "sample: 0\n", 22, "sample", "0s is below the least of 100ms"},
+		{"sample 2h", duration, duration + "sample: 2h\n", 22, "sample", "above toll's limit of 1h0m0s"},
+		{"ready timeout 0", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\", timeout: 0}\n", 5, "services[0].ready.timeout", "0s is below the least of 1ms"},
+		{"slo_p99 2m", duration, duration + "find_max: {slo_p99: 2m}\n", 22, "find_max.slo_p99", "latencies are recorded up to 60s"},
+		{"trim 25h", duration, duration + "trim: {start: 25h}\n", 22, "trim.start", "above toll's limit of 24h0m0s"},
+		// find_max.
+		{"find_max.start 1e12", duration, duration + "find_max: {start: 1e12}\n", 22, "find_max.start", "above toll's limit of 1000000 req/s"},
+		{"find_max.start 0", duration, duration + "find_max: {start: 0}\n", 22, "find_max.start", "0 req/s is not positive"},
+		{"find_max.precision NaN", duration, duration + "find_max: {precision: .nan}\n", 22, "find_max.precision", ".nan is not a finite number"},
+		{"find_max.max_trials 0", duration, duration + "find_max:\n  max_trials: 0\n", 23, "find_max.max_trials", "must be between 2 and 100"},
+		// Requests: paths, methods, headers, names, bodies, weights.
+		{"path with a space", request, "    - {path: /a b}\n", 19, "load.requests[0].path", `"/a b" holds a space at byte 2; percent-encode it (%20)`},
+		{"path with CR/LF", request, "    - {path: \"/a\\r\\nHost: evil\"}\n", 19, "load.requests[0].path", "holds a line break at byte 2"},
+		{"path with NUL", request, "    - {path: \"/a\\0\"}\n", 19, "load.requests[0].path", "holds a NUL byte at byte 2"},
+		{"path not ASCII", request, "    - {path: /é}\n", 19, "load.requests[0].path", "holds a non-ASCII byte at byte 1"},
+		{"path relative", request, "    - {path: a}\n", 19, "load.requests[0].path", `"a" must start with /`},
+		{"method with a space", request, "    - {path: /, method: \"GET /x\"}\n", 19, "load.requests[0].method", `"GET /X" is not an HTTP method`},
+		{"header value with CR/LF", request, "    - {path: /, headers: {X-A: \"a\\r\\nX-Evil: 1\"}}\n", 19, "load.requests[0].headers.X-A", "the value of X-A holds a line break or another control character"},
+		{"header value with NUL", request, "    - {path: /, headers: {X-A: \"a\\0\"}}\n", 19, "load.requests[0].headers.X-A", "holds a line break or another control character"},
+		{"header name with a space", request, "    - {path: /, headers: {\"X A\": b}}\n", 19, "load.requests[0].headers.X A", `"X A" is not a header name`},
+		{"header name empty", request, "    - {path: /, headers: {\"\": b}}\n", 19, "load.requests[0].headers.", `"" is not a header name`},
+		{"header set by toll", request, "    - {path: /, headers: {content-length: \"5\"}}\n", 19, "load.requests[0].headers.content-length", "content-length is set by toll's load generator"},
+		{"header twice", request, "    - {path: /, headers: {X-A: a, x-a: b}}\n", 19, "load.requests[0].headers.x-a", "is the same header as X-A"},
+		{"request name with a line break", request, "    - {path: /, name: \"a\\nb\"}\n", 19, "load.requests[0].name", "holds a control character"},
+		{"request name too long", request, "    - {path: /, name: " + strings.Repeat("n", 201) + "}\n", 19, "load.requests[0].name", "is 201 bytes long, above toll's limit of 200"},
+		{"body too big", request, "    - {path: /, body: " + strings.Repeat("b", 65537) + "}\n", 19, "load.requests[0].body", "65537 bytes is above toll's limit of 64 KiB"},
+		{"weight not whole", request, "    - {path: /, weight: 2.5}\n", 19, "load.requests[0].weight", "2.5 is not a whole number"},
+		{"weight 0", request, "    - {path: /, weight: 0}\n", 19, "load.requests[0].weight", "must be at least 1, not 0"},
+		{"weight huge", request, "    - {path: /, weight: 1000000000}\n", 19, "load.requests[0].weight", "above toll's limit of 10000"},
+		{"too many requests", "", "", 0, "", ""}, // built below
+		{"target with a query", "  target: \"http://127.0.0.1:${port:consumer}\"\n", "  target: \"http://127.0.0.1:${port:consumer}/?a=1\"\n", 17, "load.target", "has a query or fragment"},
+		{"target with CR/LF", "  target: \"http://127.0.0.1:${port:consumer}\"\n", "  target: \"http://127.0.0.1:${port:consumer}\\r\\n\"\n", 17, "load.target", "is not an http:// or https:// URL"},
+		// Processes: names, arguments, environment.
+		{"service name too long", "  - name: consumer\n", "  - name: " + strings.Repeat("c", 65) + "\n", 6, "services[1].name", "is 65 bytes long, above toll's limit of 64"},
+		{"argument with NUL", "    command: [toll, app, consumer]\n", "    command: [toll, app, \"con\\0sumer\"]\n", 7, "services[1].command[2]", "holds a NUL byte"},
+		{"env name with =", "env: {A: b}", "env: {\"A=B\": b}", 15, "variants[1].services.consumer.env.A=B", `"A=B" is not an environment variable name`},
+		{"ready.tcp with CR/LF", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {tcp: \"127.0.0.1:1\\r\\n\"}\n", 5, "services[0].ready.tcp", "is not host:port"},
+		{"too many variants", "", "", 0, "", ""}, // built below
+	}
+	// Cases whose text is built rather than written out.
+	for i := range tests {
+		switch tests[i].name {
+		case "users in a duet count twice":
+			tests[i].old, tests[i].new = rate, "  users: 10000\n"
+			tests[i].line, tests[i].field, tests[i].reason = 20, "load.users", "10000 users (×2: a duet runs 2 load generators at once) need 40256 file descriptors"
+		case "too many requests":
+			tests[i].old = "  requests:\n" + request
+			tests[i].new = "  requests: " + list(101, "{path: /%d}") + "\n"
+			tests[i].line, tests[i].field, tests[i].reason = 18, "load.requests", "101 requests is above toll's limit of 100"
+		case "too many variants":
+			tests[i].old = "  - name: otel\n"
+			var b strings.Builder
+			for j := range 63 {
+				fmt.Fprintf(&b, "  - {name: v%d}\n", j)
+			}
+			tests[i].new = b.String() + "  - name: otel\n"
+			tests[i].line, tests[i].field, tests[i].reason = 10, "variants", "65 variants is above toll's limit of 64"
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(good, tt.old, tt.new, 1)
+			if tt.name == "users in a duet count twice" {
+				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)
+				tt.line++
+			}
+			if src == good {
+				t.Fatalf("test did not change the scenario")
+			}
+			_, err := parse("demo.yaml", []byte(src), testMachine)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", src)
+			}
+			prefix := fmt.Sprintf("demo.yaml:%d: %s: ", tt.line, tt.field)
+			if msg := err.Error(); !strings.HasPrefix(msg, prefix) || !strings.Contains(msg, tt.reason) {
+				t.Errorf("error\n  %s\nwant it to start with\n  %s\nand contain\n  %s", msg, prefix, tt.reason)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("error spans lines: %q", err)
+			}
+		})
+	}
+}
+
+// TestParseKeepsExplicitValues checks the other side: values that look like
+// the defaults' zero are kept when written, defaults fill only what is left
+// out, and what an alias or merge key sets counts as set.
+func TestParseKeepsExplicitValues(t *testing.T) {
+	src := strings.Replace(good, "  duration: 10s\n", "  duration: 10s\n  warmup: 0\n  <<: {timeout: 3s}\nrounds: 3\n", 1)
+	src = strings.Replace(src, "    - {path: /consumer}\n", "    - {path: /consumer, weight: 3, headers: {X-Id: \"${id}\", Host: example}}\n", 1)
+	s, err := parse("demo.yaml", []byte(src), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Load.Warmup != 0 || s.Load.Timeout.D() != 3*time.Second || s.Rounds != 3 || s.Load.Requests[0].Weight != 3 {
+		t.Errorf("warmup %s timeout %s rounds %d weight %d, want 0s 3s 3 3", s.Load.Warmup, s.Load.Timeout, s.Rounds, s.Load.Requests[0].Weight)
+	}
+}
+
+// TestReadRefusesLargeFiles checks the size cap is applied before a large
+// file, or an endless one, is read.
+func TestReadRefusesLargeFiles(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.yaml")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 15<<20); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{big, big + ": the file is 15728640 bytes, above toll's limit of 1 MiB for a scenario"},
+		{"/dev/zero", "/dev/zero: the file is larger, above toll's limit of 1 MiB"},
+	} {
+		if _, err := Read(tt.path); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("Read(%s) = %v, want %s…", tt.path, err, tt.want)
+		}
+	}
+	data := append([]byte("name: demo\n"), make([]byte, MaxFileSize)...)
+	if _, err := Parse("demo.yaml", data); err == nil || !strings.Contains(err.Error(), "above toll's limit of 1 MiB") {
+		t.Errorf("Parse of %d bytes: %v", len(data), err)
+	}
+}
+
+// TestCPUListsAgainstThisMachine checks CPU lists against the real online
+// CPUs: the first is accepted, one past the last refused.
+func TestCPUListsAgainstThisMachine(t *testing.T) {
+	online, err := pin.Online()
+	if err != nil {
+		t.Skip(err)
+	}
+	ok := strings.Replace(good, "    measure: true\n", fmt.Sprintf("    measure: true\n    cpus: \"%d\"\n", online[0]), 1)
+	if _, err := Parse("demo.yaml", []byte(ok)); err != nil {
+		t.Errorf("CPU %d: %v", online[0], err)
+	}
+	bad := strings.Replace(good, "    measure: true\n", fmt.Sprintf("    measure: true\n    cpus: \"%d\"\n", online[len(online)-1]+1), 1)
+	if _, err := Parse("demo.yaml", []byte(bad)); err == nil || !strings.Contains(err.Error(), "demo.yaml:9: services[1].cpus: CPU") {
+		t.Errorf("CPU %d: %v", online[len(online)-1]+1, err)
+	}
+}
+
+// TestParseRefusesAliasBombs checks that a few lines of aliases standing
+// for 10⁹ nodes are refused, not expanded, whichever way the decoder meets
+// them.
+func TestParseRefusesAliasBombs(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 9; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [*l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d]\n", i, i, i-1)
+	}
+	bomb := b.String()
+	for name, src := range map[string]string{
+		"unknown fields": bomb,
+		"a string field": "description:\n  " + strings.ReplaceAll(bomb, "\n", "\n  ") + "\n",
+		"a list field":   good + "rounds: 1\nseed: 1\ntrim: {start: 1s}\n" + strings.Replace(bomb, "l8:", "variants_x:", 1),
+	} {
+		begin := time.Now()
+		_, err := parse("bomb.yaml", []byte(src), testMachine)
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if d := time.Since(begin); d > 5*time.Second {
+			t.Errorf("%s: took %s", name, d)
+		}
+	}
+}
