@@ -32,8 +32,10 @@ rounds: 2`)
 	cmd := toll(t, "run", path, "--out", out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	// Every trial has the "missing" request's 404s: each is flagged, so
+	// the run is invalid (exit 3), its reports written all the same.
+	if err := cmd.Run(); exitOf(err) != exitInvalid {
+		t.Fatalf("toll run: %v, want exit %d\nstdout:\n%s\nstderr:\n%s", err, exitInvalid, stdout.String(), stderr.String())
 	}
 	table := stdout.String()
 	for _, want := range []string{"at 2 users", "at 4 users", "latency percentiles understate stalls", "2 users: heavy", "4 users: baseline", "latency p99 (consumer) (ms)", "latency p50 (missing) (ms)", "errors (missing) (%)"} {
