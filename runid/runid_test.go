@@ -4,8 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"time"
 	"testing"
+	"time"
 )
 
 func TestParseString(t *testing.T) {
