@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -46,7 +47,8 @@ type Service struct {
 
 // Start starts the service described by spec and waits until it is ready.
 //
-// The process runs in its own process group with Pdeathsig set to SIGKILL.
+// The process runs in its own process group with Pdeathsig set to SIGKILL
+// (or spec.DeathSignal).
 // If it exits before it is ready, if readiness times out, or if ctx is done
 // first, Start kills the group and returns a *StartError that carries the
 // exit status and the end of the log. ctx only bounds the start: once Start
@@ -68,7 +70,7 @@ func Start(ctx context.Context, spec Spec) (*Service, error) {
 	cmd.Dir = spec.Dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: cmp.Or(spec.DeathSignal, syscall.SIGKILL)}
 
 	s := &Service{Spec: spec, proc: proc, logStart: logStart, done: make(chan struct{})}
 	started := make(chan error, 1)

@@ -15,12 +15,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/netns"
@@ -29,6 +26,7 @@ import (
 	"github.com/tollperf/toll/probe/machine"
 	"github.com/tollperf/toll/probe/perfcount"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
 )
@@ -103,7 +101,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
+	id, err := runid.Self()
+	if err != nil {
+		return dir, err
+	}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
 	m := r.manifest(seed)
 	defer r.closeAll()
 
@@ -177,6 +179,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 type runner struct {
 	s        *scenario.Scenario
 	opt      Options
+	id       runid.ID // labels the processes and names the cgroup tree of this run
 	dir      *record.Dir
 	sinks    map[string]*sink.Sink // by variant
 	tree     *cgroup.Tree
@@ -252,12 +255,12 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 		m.Layout.CgroupNote = err.Error()
 		return nil
 	}
-	if removed, err := cgroup.RemoveStale(treeInUse); err != nil {
+	if removed, err := cgroup.RemoveStale(runid.TreeInUse); err != nil {
 		r.note("could not remove the cgroups of earlier runs: " + err.Error())
 	} else if len(removed) > 0 {
 		r.note(fmt.Sprintf("removed the cgroups left by %d earlier run(s) that were killed", len(removed)))
 	}
-	tree, err := cgroup.NewTree(fmt.Sprintf("%s-%d", r.s.Name, os.Getpid()))
+	tree, err := cgroup.NewTree(runid.TreeName(r.s.Name, r.id))
 	if err != nil {
 		m.Layout.CgroupNote = err.Error()
 		return nil
@@ -334,17 +337,6 @@ func (r *runner) setupHardwareCounters() {
 		return
 	}
 	r.hwCPUs = online
-}
-
-// treeInUse says whether the cgroup tree name, "<scenario>-<pid>", belongs
-// to a toll that is still running. Names toll did not make are left alone.
-func treeInUse(name string) bool {
-	i := strings.LastIndexByte(name, '-')
-	pid, err := strconv.Atoi(name[i+1:])
-	if i < 0 || err != nil || pid <= 0 {
-		return true
-	}
-	return unix.Kill(pid, 0) != unix.ESRCH
 }
 
 // setupPinning puts toll on its CPUs and decides the services' default CPUs.

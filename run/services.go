@@ -3,12 +3,15 @@ package run
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/supervise"
 )
 
 // started is a variant whose services are running.
@@ -55,13 +58,15 @@ func (r *runner) start(ctx context.Context, name string) error {
 		if cpus != "" {
 			shim = append(shim, "--cpus", cpus)
 		}
-		if len(shim) > 0 {
-			argv = append(append(append([]string{r.opt.Self, "_exec"}, shim...), "--"), argv...)
-		}
+		// Every service runs under the _exec supervisor, which kills what
+		// the service started if toll dies, and every process of the run
+		// carries its label.
+		argv = append(append(append([]string{r.opt.Self, "_exec"}, shim...), "--"), argv...)
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
-		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: svc.Env, Dir: svc.Dir,
-			LogPath: r.dir.LogPath(logName),
-			Ready:   launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()}})
+		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: labelled(svc.Env, r.id), Dir: svc.Dir,
+			LogPath:     r.dir.LogPath(logName),
+			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()},
+			DeathSignal: supervise.DeathSignal})
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
 			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus})
 	}
@@ -99,6 +104,13 @@ func (r *runner) dropCgroups(st *started) {
 		g.Kill()
 		g.Delete()
 	}
+}
+
+// labelled returns env with the run's label (TOLL_RUN) in place of any
+// label it inherited (toll run by a service of another run).
+func labelled(env []string, id runid.ID) []string {
+	env = slices.DeleteFunc(slices.Clone(env), func(e string) bool { return strings.HasPrefix(e, runid.EnvVar+"=") })
+	return append(env, id.Env())
 }
 
 func (r *runner) note(n string) {

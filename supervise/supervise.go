@@ -46,6 +46,11 @@ const (
 	reapWait = 2 * time.Second
 )
 
+// DeathSignal is the parent-death signal toll starts its supervisors with:
+// catchable, so that a supervisor can kill what the service started before
+// it exits itself.
+const DeathSignal = unix.SIGHUP
+
 // ErrParentGone is returned when the parent (toll) died before or while
 // the service ran; everything the service started has been killed.
 var ErrParentGone = errors.New("toll, the parent, is gone")
