@@ -51,6 +51,11 @@ type Options struct {
 	NoCgroup bool
 	// StopGrace is how long services get between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
+	// StopNow, once closed, cuts the grace period short: services being
+	// stopped, and those stopped later, are killed at once (SIGKILL of
+	// their process groups and cgroups). Run still writes what was
+	// measured. toll closes it on a second interrupt.
+	StopNow <-chan struct{}
 	// Live redraws a status line on Progress every second of a trial (for
 	// a terminal: trial i of N, elapsed and ETA, live req/s, p99 and CPU).
 	// Without it, Progress gets one plain line per trial (for CI logs).
@@ -105,7 +110,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err != nil {
 		return dir, err
 	}
-	r := &runner{s: s, opt: opt, dir: dir, id: id, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
+	kill, cancelKill := context.WithCancel(context.Background())
+	defer cancelKill()
+	if opt.StopNow != nil {
+		go func() {
+			select {
+			case <-opt.StopNow:
+				cancelKill()
+			case <-kill.Done():
+			}
+		}()
+	}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}}
 	m := r.manifest(seed)
 	defer r.closeAll()
 
@@ -179,7 +195,8 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 type runner struct {
 	s        *scenario.Scenario
 	opt      Options
-	id       runid.ID // labels the processes and names the cgroup tree of this run
+	id       runid.ID        // labels the processes and names the cgroup tree of this run
+	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
 	dir      *record.Dir
 	sinks    map[string]*sink.Sink // by variant
 	tree     *cgroup.Tree

@@ -70,7 +70,7 @@ func (r *runner) start(ctx context.Context, name string) error {
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
 			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus})
 	}
-	g, err := launch.StartGroup(ctx, specs)
+	g, err := launch.StartGroup(ctx, r.kill, specs)
 	if err != nil {
 		r.dropCgroups(st)
 		return fmt.Errorf("variant %s: %w", name, err)
@@ -91,7 +91,7 @@ func (r *runner) stop(name string) error {
 		return nil
 	}
 	delete(r.running, name)
-	err := st.group.Stop(r.opt.StopGrace)
+	err := st.group.StopContext(r.kill, r.opt.StopGrace)
 	r.dropCgroups(st)
 	if err != nil {
 		return fmt.Errorf("stop variant %s: %w", name, err)

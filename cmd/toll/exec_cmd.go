@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +33,10 @@ func newExecCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Interrupts are the service's to handle: the supervisor
+			// passes them on (supervise.Run catches them) instead of
+			// stopping like toll run.
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
 			toll := os.Getppid()
 			if toll == 1 {
 				return &exitError{exitFailure, fmt.Errorf("toll exited before %s started", args[0])}

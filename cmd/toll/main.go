@@ -16,6 +16,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -51,23 +52,14 @@ func main() {
 }
 
 func realMain() int {
-	// The first SIGINT/SIGTERM cancels the run gracefully (the current trial
-	// is cut short, services are stopped, reports are written from the
-	// trials that finished); a second one exits at once, and services die
-	// with toll (they are started with a parent-death signal).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
+	stopNow := make(chan struct{})
+	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		fmt.Fprintln(os.Stderr, "\ntoll: interrupted; stopping services and writing what was measured (again to quit at once)")
-		cancel()
-		<-sigs
-		os.Exit(exitInterrupted)
-	}()
+	go handleInterrupts(sigs, os.Stderr, cancel, stopNow)
 
-	root := newRootCmd()
+	root := newRootCmd(stopNow)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -84,7 +76,27 @@ func realMain() int {
 	return exitUsage // cobra's own errors: unknown command or flag
 }
 
-func newRootCmd() *cobra.Command {
+// handleInterrupts turns SIGINT and SIGTERM into the two steps of stopping a
+// run. The first cancels the run gracefully: the current trial is cut
+// short, services are stopped (SIGTERM, then SIGKILL after the grace
+// period) and reports are written from the trials that finished. The
+// second closes stopNow: services are killed at once, and toll still writes
+// what was measured and exits 130. Later ones change nothing: toll never
+// exits before its services are dead and the report is written (if toll
+// itself is killed, the _exec supervisors kill the services).
+func handleInterrupts(sigs <-chan os.Signal, w io.Writer, cancel context.CancelFunc, stopNow chan<- struct{}) {
+	<-sigs
+	fmt.Fprintln(w, "\ntoll: interrupted; stopping services and writing what was measured (again to kill the services at once)")
+	cancel()
+	<-sigs
+	fmt.Fprintln(w, "\ntoll: interrupted again; killing the services now, then writing what was measured")
+	close(stopNow)
+	for range sigs {
+		fmt.Fprintln(w, "\ntoll: already killing the services; the report comes next")
+	}
+}
+
+func newRootCmd(stopNow <-chan struct{}) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toll",
 		Short: "Measure what an agent costs your application",
@@ -95,6 +107,6 @@ interval and a verdict.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
+	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
 	return root
 }

@@ -30,13 +30,16 @@ type runFlags struct {
 	noCgroup       bool
 	quiet          bool
 	push           string
+	stopNow        <-chan struct{} // not a flag: closed on a second interrupt
 	isolateNetwork bool
 	findMax        bool
 	sloP99         time.Duration
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
+// newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
+// to kill the services without their grace period.
+func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
+	f := runFlags{stopNow: stopNow}
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
@@ -93,7 +96,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
-		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax})
+		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax})
 	if dir == nil {
 		return &exitError{exitFailure, runErr}
 	}
@@ -148,7 +151,10 @@ func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done
 		return false, nil
 	}
 	// The re-executed toll handles signals as toll does (the first stops
-	// the run gracefully, a second at once); this one only passes them on.
+	// the run gracefully, the second kills its services at once, and it
+	// writes its report either way); this one only passes them on, and
+	// returns once it has exited. If this toll is killed, the other dies
+	// with it (parent-death signal), and its services with it.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
