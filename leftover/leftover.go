@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/procfs"
@@ -174,4 +175,42 @@ func (Cgroups) Clean(ctx context.Context) ([]Removed, error) {
 		removed = append(removed, Removed{Kind: "cgroup", What: n})
 	}
 	return removed, err
+}
+
+// Describe summarises removed in one line for a note or a progress line,
+// e.g. "2 processes (4242 (sleep) of run 999@8812, …), 1 cgroup
+// (quickstart-999@8812)", naming at most a few of each kind.
+func Describe(removed []Removed) string {
+	const most = 3
+	var kinds []string
+	byKind := map[string][]string{}
+	for _, r := range removed {
+		if _, ok := byKind[r.Kind]; !ok {
+			kinds = append(kinds, r.Kind)
+		}
+		byKind[r.Kind] = append(byKind[r.Kind], r.What)
+	}
+	var parts []string
+	for _, k := range kinds {
+		whats := byKind[k]
+		noun := k
+		if len(whats) != 1 {
+			noun = plural(k)
+		}
+		shown := whats[:min(len(whats), most)]
+		more := ""
+		if len(whats) > most {
+			more = ", …"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s (%s%s)", len(whats), noun, strings.Join(shown, ", "), more))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural returns the plural of a kind.
+func plural(kind string) string {
+	if strings.HasSuffix(kind, "s") {
+		return kind + "es"
+	}
+	return kind + "s"
 }

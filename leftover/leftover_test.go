@@ -185,3 +185,21 @@ func TestCgroupsRemovesDeadRunsTrees(t *testing.T) {
 		t.Errorf("the live tree is gone: %v", err)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	tests := []struct {
+		in   []Removed
+		want string
+	}{
+		{nil, ""},
+		{[]Removed{{"cgroup", "q-1@2"}}, "1 cgroup (q-1@2)"},
+		{[]Removed{{"process", "1 (a) of run 9@9"}, {"cgroup", "q-9@9"}, {"process", "2 (b) of run 9@9"}},
+			"2 processes (1 (a) of run 9@9, 2 (b) of run 9@9), 1 cgroup (q-9@9)"},
+		{[]Removed{{"process", "1"}, {"process", "2"}, {"process", "3"}, {"process", "4"}}, "4 processes (1, 2, 3, …)"},
+	}
+	for _, tt := range tests {
+		if got := Describe(tt.in); got != tt.want {
+			t.Errorf("Describe(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

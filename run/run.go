@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/plan"
@@ -130,6 +131,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else {
 		r.note("machine CPU and memory unavailable: " + err.Error())
 	}
+	r.cleanUp(ctx)
 	if err := r.setupCgroups(m); err != nil {
 		return dir, err
 	}
@@ -260,6 +262,20 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	return m
 }
 
+// cleanUp removes what earlier runs of toll that were killed left behind
+// (their labelled processes, their cgroup trees), and says what it removed.
+func (r *runner) cleanUp(ctx context.Context) {
+	removed, err := leftover.Clean(ctx, leftover.Cleaners())
+	if len(removed) > 0 {
+		n := "removed what earlier runs of toll that were killed left: " + leftover.Describe(removed)
+		r.note(n)
+		fmt.Fprintln(r.opt.Progress, "toll: "+n)
+	}
+	if err != nil {
+		r.note("could not remove all that earlier runs left: " + err.Error())
+	}
+}
+
 // setupCgroups creates toll's cgroup subtree, or notes why costs come from /proc.
 func (r *runner) setupCgroups(m *record.Manifest) error {
 	m.Layout.Cgroup = "none"
@@ -271,11 +287,6 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 	if err != nil {
 		m.Layout.CgroupNote = err.Error()
 		return nil
-	}
-	if removed, err := cgroup.RemoveStale(runid.TreeInUse); err != nil {
-		r.note("could not remove the cgroups of earlier runs: " + err.Error())
-	} else if len(removed) > 0 {
-		r.note(fmt.Sprintf("removed the cgroups left by %d earlier run(s) that were killed", len(removed)))
 	}
 	tree, err := cgroup.NewTree(runid.TreeName(r.s.Name, r.id))
 	if err != nil {
@@ -443,5 +454,14 @@ func (r *runner) closeAll() {
 	}
 	if r.tree != nil {
 		r.tree.Close()
+	}
+	// A process that left both its service's process group and its
+	// cgroup (or ran without one) still carries the run's label.
+	stray, err := leftover.KillRun(context.Background(), r.id)
+	if len(stray) > 0 {
+		fmt.Fprintln(r.opt.Progress, "toll: killed what outlived the services: "+leftover.Describe(stray))
+	}
+	if err != nil {
+		fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
 	}
 }

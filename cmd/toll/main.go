@@ -7,6 +7,7 @@
 //	toll run FILE [--out DIR]     run a scenario and report
 //	toll report DIR               render the reports of a results directory again
 //	toll app provider|consumer    the built-in reference services
+//	toll cleanup                  remove what killed runs left (processes, cgroups)
 //	toll version
 //
 // Exit codes: 0 success, 1 failure, 2 bad usage or scenario, 130 interrupted.
@@ -107,6 +108,6 @@ interval and a verdict.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
+	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newCleanupCmd(), newExecCmd())
 	return root
 }
