@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -44,6 +45,9 @@ const (
 	killPoll = 10 * time.Millisecond
 	// reapWait bounds the wait for the killed service's exit status.
 	reapWait = 2 * time.Second
+	// parentPoll is how often the parent is checked where there are no
+	// pidfds, once a parent-death signal came while it still lived.
+	parentPoll = 20 * time.Millisecond
 )
 
 // DeathSignal is the parent-death signal toll starts its supervisors with:
@@ -78,9 +82,17 @@ type Config struct {
 	Log io.Writer
 }
 
-// Forwarded returns the signals the supervisor passes on to the service.
-func Forwarded() []os.Signal {
-	return []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2}
+// forwarded returns the signals the supervisor passes on to the service:
+// SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2, but for its own
+// parent-death signal.
+func forwarded(death syscall.Signal) []os.Signal {
+	var out []os.Signal
+	for _, s := range []syscall.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2} {
+		if s != death {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Run starts the service and supervises it until it exits, and returns its
@@ -104,12 +116,35 @@ func Run(cfg Config) (unix.WaitStatus, error) {
 		return 0, fmt.Errorf("supervise: become child subreaper: %w", err)
 	}
 	sigs := make(chan os.Signal, 16)
-	signal.Notify(sigs, append(Forwarded(), cfg.DeathSignal)...)
+	signal.Notify(sigs, append(forwarded(cfg.DeathSignal), cfg.DeathSignal)...)
 	defer signal.Stop(sigs)
+	// A pidfd of the parent says when it has exited, all its threads: the
+	// parent-death signal comes when the thread that forked the supervisor
+	// exits, which may be before the rest of toll, and later ones may be
+	// merged with it. Opened before the check below, it is of the parent.
+	pidfd, pidfdErr := unix.PidfdOpen(cfg.Parent, 0)
+	if pidfdErr == nil {
+		defer unix.Close(pidfd)
+	}
 	// From here on the parent's death is caught; if it came before, the
 	// parent is already init or a subreaper above it.
 	if os.Getppid() != cfg.Parent {
 		return 0, fmt.Errorf("supervise: %w before %s started", ErrParentGone, cfg.Argv[0])
+	}
+	parentGone := make(chan struct{})
+	var gone, watching sync.Once
+	markGone := func() { gone.Do(func() { close(parentGone) }) }
+	watch := func() {
+		watching.Do(func() {
+			if pidfdErr == nil {
+				go awaitPidfd(pidfd, markGone)
+			} else {
+				go pollParent(cfg.Parent, markGone)
+			}
+		})
+	}
+	if pidfdErr == nil {
+		watch()
 	}
 
 	cmd := exec.Command(cfg.Argv[0], cfg.Argv[1:]...)
@@ -128,15 +163,24 @@ func Run(cfg Config) (unix.WaitStatus, error) {
 		select {
 		case ws := <-exited:
 			return ws, nil
+		case <-parentGone:
+			err := killAll(cfg.CgroupProcs)
+			select {
+			case ws := <-exited:
+				return ws, errors.Join(ErrParentGone, err)
+			case <-time.After(reapWait):
+				return 0, errors.Join(ErrParentGone, err, fmt.Errorf("service %d not reaped %v after SIGKILL", svc, reapWait))
+			}
 		case sig := <-sigs:
-			if sig == cfg.DeathSignal && os.Getppid() != cfg.Parent {
-				err := killAll(cfg.CgroupProcs)
-				select {
-				case ws := <-exited:
-					return ws, errors.Join(ErrParentGone, err)
-				case <-time.After(reapWait):
-					return 0, errors.Join(ErrParentGone, err, fmt.Errorf("service %d not reaped %v after SIGKILL", svc, reapWait))
+			if sig == cfg.DeathSignal {
+				// Not passed on: it is the supervisor's own. The parent
+				// has died, or one of its threads has (see above).
+				if os.Getppid() != cfg.Parent {
+					markGone()
+				} else {
+					watch()
 				}
+				continue
 			}
 			// A group signal reaches the service by itself as well; the
 			// kernel merges the two while the first is pending.
@@ -145,6 +189,29 @@ func Run(cfg Config) (unix.WaitStatus, error) {
 			}
 		}
 	}
+}
+
+// awaitPidfd calls gone once the process of pidfd has exited.
+func awaitPidfd(pidfd int, gone func()) {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, -1)
+		if errors.Is(err, unix.EINTR) || (err == nil && n == 0) {
+			continue
+		}
+		gone()
+		return
+	}
+}
+
+// pollParent calls gone once the calling process's parent is no longer
+// parent, looking every parentPoll; it is the way to wait where pidfds are
+// missing (Linux before 5.3).
+func pollParent(parent int, gone func()) {
+	for os.Getppid() == parent {
+		time.Sleep(parentPoll)
+	}
+	gone()
 }
 
 // startAndReap starts cmd, reports the outcome on started, then reaps every

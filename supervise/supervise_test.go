@@ -22,6 +22,10 @@ import (
 // its parent-death signal), prints its pid and waits to be killed.
 const roleEnv = "SUPERVISE_TEST_ROLE"
 
+// threadLife is how long the "parent-thread" parent keeps the thread that
+// forked the supervisor.
+const threadLife = time.Second
+
 func TestMain(m *testing.M) {
 	switch os.Getenv(roleEnv) {
 	case "supervisor":
@@ -33,15 +37,30 @@ func TestMain(m *testing.M) {
 			}
 		}
 		Exit(ws)
-	case "parent":
-		runtime.LockOSThread() // the supervisor's parent-death signal is tied to this thread
-		cmd := supervisorCmd(argsAfterDash()...)
-		cmd.SysProcAttr.Pdeathsig = syscall.SIGHUP
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Start(); err != nil {
-			fmt.Fprintln(os.Stderr, "parent:", err)
-			os.Exit(98)
-		}
+	case "parent", "parent-thread":
+		// The supervisor's parent-death signal is tied to the thread that
+		// forks it. "parent-thread" lets that thread exit (a goroutine
+		// that ends while locked takes its thread with it) while the
+		// parent lives on, as the first of toll's threads to go does. The
+		// main thread is never ended; keep it for the main goroutine.
+		runtime.LockOSThread()
+		started := make(chan *exec.Cmd)
+		go func() {
+			runtime.LockOSThread()
+			cmd := supervisorCmd(argsAfterDash()...)
+			cmd.SysProcAttr.Pdeathsig = syscall.SIGHUP
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Start(); err != nil {
+				fmt.Fprintln(os.Stderr, "parent:", err)
+				os.Exit(98)
+			}
+			started <- cmd
+			if os.Getenv(roleEnv) == "parent" {
+				select {} // keep the thread
+			}
+			time.Sleep(threadLife) // for the supervisor to be up
+		}()
+		cmd := <-started
 		fmt.Println(cmd.Process.Pid)
 		cmd.Wait()
 		os.Exit(0)
@@ -163,55 +182,65 @@ func TestReapsOrphans(t *testing.T) {
 // TestKillsEverythingWhenParentDies kills the supervisor's parent with
 // SIGKILL while the service has children that ignore SIGTERM, one in its
 // process group and one in a session of its own: every one must be gone.
+// With "parent-thread", the thread that forked the supervisor has exited
+// long before, which sends the parent-death signal while the parent lives:
+// the supervisor must carry on, and still notice the parent's death.
 func TestKillsEverythingWhenParentDies(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pids")
-	script := fmt.Sprintf(`trap '' TERM
+	for _, role := range []string{"parent", "parent-thread"} {
+		t.Run(role, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pids")
+			script := fmt.Sprintf(`trap '' TERM
 sleep 100 & echo $! >> %[1]s
 setsid sh -c 'trap "" TERM; while :; do sleep 1; done' & echo $! >> %[1]s
 echo $$ >> %[1]s
 mv %[1]s %[1]s.done
 wait`, pidFile)
-	self, _ := os.Executable()
-	parent := exec.Command(self, "--", "sh", "-c", script)
-	parent.Env = append(os.Environ(), roleEnv+"=parent")
-	parent.Stderr = os.Stderr
-	out, err := parent.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+			self, _ := os.Executable()
+			parent := exec.Command(self, "--", "sh", "-c", script)
+			parent.Env = append(os.Environ(), roleEnv+"="+role)
+			parent.Stderr = os.Stderr
+			out, err := parent.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(out).ReadString('\n')
+			if err != nil {
+				parent.Process.Kill()
+				t.Fatalf("read supervisor pid: %v", err)
+			}
+			sup, _ := strconv.Atoi(strings.TrimSpace(line))
+			waitFile(t, pidFile+".done")
+			b, _ := os.ReadFile(pidFile + ".done")
+			pids := []int{sup}
+			for _, f := range strings.Fields(string(b)) {
+				p, _ := strconv.Atoi(f)
+				pids = append(pids, p)
+			}
+			t.Cleanup(func() {
+				for _, p := range pids {
+					unix.Kill(p, unix.SIGKILL)
+				}
+			})
+			// For the forking thread to end ("parent-thread"), and its
+			// parent-death signal to act if it wrongly would.
+			time.Sleep(threadLife + 500*time.Millisecond)
+			if left := alive(pids); len(left) != len(pids) {
+				t.Fatalf("of %v only %v run before the parent is killed", pids, left)
+			}
+			parent.Process.Kill()
+			parent.Wait()
+			var left []int
+			for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+				if left = alive(pids); len(left) == 0 {
+					return
+				}
+			}
+			t.Errorf("after the parent died, %v of %v (supervisor, sleep, setsid loop, service) are alive", left, pids)
+		})
 	}
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		parent.Process.Kill()
-		t.Fatalf("read supervisor pid: %v", err)
-	}
-	sup, _ := strconv.Atoi(strings.TrimSpace(line))
-	waitFile(t, pidFile+".done")
-	b, _ := os.ReadFile(pidFile + ".done")
-	pids := []int{sup}
-	for _, f := range strings.Fields(string(b)) {
-		p, _ := strconv.Atoi(f)
-		pids = append(pids, p)
-	}
-	t.Cleanup(func() {
-		for _, p := range pids {
-			unix.Kill(p, unix.SIGKILL)
-		}
-	})
-	if left := alive(pids); len(left) != len(pids) {
-		t.Fatalf("of %v only %v run before the parent is killed", pids, left)
-	}
-	parent.Process.Kill()
-	parent.Wait()
-	var left []int
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if left = alive(pids); len(left) == 0 {
-			return
-		}
-	}
-	t.Errorf("after the parent died, %v of %v (supervisor, sleep, setsid loop, service) are alive", left, pids)
 }
 
 // waitFile waits up to 10 s for path to exist.
