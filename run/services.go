@@ -3,7 +3,6 @@ package run
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/tollperf/toll/cgroup"
@@ -63,7 +62,7 @@ func (r *runner) start(ctx context.Context, name string) error {
 		// carries its label.
 		argv = append(append(append([]string{r.opt.Self, "_exec"}, shim...), "--"), argv...)
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
-		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: labelled(svc.Env, r.id), Dir: svc.Dir,
+		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(svc.Env, r.id), Dir: svc.Dir,
 			LogPath:     r.dir.LogPath(logName),
 			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()},
 			DeathSignal: supervise.DeathSignal})
@@ -104,13 +103,6 @@ func (r *runner) dropCgroups(st *started) {
 		g.Kill()
 		g.Delete()
 	}
-}
-
-// labelled returns env with the run's label (TOLL_RUN) in place of any
-// label it inherited (toll run by a service of another run).
-func labelled(env []string, id runid.ID) []string {
-	env = slices.DeleteFunc(slices.Clone(env), func(e string) bool { return strings.HasPrefix(e, runid.EnvVar+"=") })
-	return append(env, id.Env())
 }
 
 func (r *runner) note(n string) {

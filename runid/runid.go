@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,6 +38,13 @@ func (id ID) String() string { return fmt.Sprintf("%d@%d", id.Pid, id.Start) }
 
 // Env returns the environment entry that labels a process with id.
 func (id ID) Env() string { return EnvVar + "=" + id.String() }
+
+// Label returns env ("KEY=value" entries) with id's label in place of any
+// label it had (a toll run by a service of another run inherits one).
+func Label(env []string, id ID) []string {
+	env = slices.DeleteFunc(slices.Clone(env), func(e string) bool { return strings.HasPrefix(e, EnvVar+"=") })
+	return append(env, id.Env())
+}
 
 // Parse reads an ID from its String form.
 func Parse(s string) (ID, error) {

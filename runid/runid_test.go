@@ -3,6 +3,7 @@ package runid
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -138,5 +139,14 @@ func TestTreeOwner(t *testing.T) {
 		if got := TreeInUse(tt.name); got != tt.inUse {
 			t.Errorf("TreeInUse(%q) = %v, want %v", tt.name, got, tt.inUse)
 		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	id := ID{Pid: 5, Start: 6}
+	got := Label([]string{"A=1", "TOLL_RUN=1@2", "B=2", "TOLL_RUNX=3"}, id)
+	want := []string{"A=1", "B=2", "TOLL_RUNX=3", "TOLL_RUN=5@6"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Label = %q, want %q", got, want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -62,7 +61,7 @@ func newExecCmd() *cobra.Command {
 				}
 			}
 			ws, err := supervise.Run(supervise.Config{
-				Argv: args, Env: setEnv(os.Environ(), run.Env()), Parent: toll,
+				Argv: args, Env: runid.Label(os.Environ(), run), Parent: toll,
 				DeathSignal: supervise.DeathSignal, CgroupProcs: procsFiles, Log: os.Stderr,
 			})
 			if err != nil && (ws == 0 || !errors.Is(err, supervise.ErrParentGone)) {
@@ -75,12 +74,4 @@ func newExecCmd() *cobra.Command {
 	cmd.Flags().StringVar(&procs, "cgroup-procs", "", "cgroup.procs files to join, comma-separated")
 	cmd.Flags().StringVar(&cpus, "cpus", "", "CPU list to run on")
 	return cmd
-}
-
-// setEnv returns env with the entry kv ("KEY=value") in place of any entry
-// of the same key.
-func setEnv(env []string, kv string) []string {
-	key, _, _ := strings.Cut(kv, "=")
-	env = slices.DeleteFunc(slices.Clone(env), func(e string) bool { return strings.HasPrefix(e, key+"=") })
-	return append(env, kv)
 }
