@@ -7,13 +7,14 @@
 // script) is reparented to it rather than to init; starts the service as
 // its child; passes the signals toll sends it on to the service; reaps the
 // orphans; and exits as the service exits (the same exit status, or the
-// same signal). Its parent-death signal is a catchable one: when toll dies,
+// same signal). It watches toll through a pidfd, and through its
+// parent-death signal, a catchable one (DeathSignal): when toll dies,
 // whichever way, it SIGKILLs every process in its cgroups, every process
 // descended from it, and every process of its process group, and only then
 // exits. The service's own parent-death signal is SIGKILL, tied to the
 // supervisor, so a supervisor killed outright takes the service with it.
 //
-// While the service runs, the supervisor sleeps in wait4 and in the Go
+// While the service runs, the supervisor sleeps in wait4, poll and the Go
 // runtime's signal wait; it costs nothing measurable.
 package supervise
 
@@ -71,8 +72,7 @@ type Config struct {
 	Parent int
 	// DeathSignal is the supervisor's parent-death signal (set by
 	// whoever started it, with PR_SET_PDEATHSIG). It must be catchable,
-	// not SIGKILL. It is also passed on to the service when it arrives
-	// while Parent lives (someone else sent it).
+	// not SIGKILL, and it is never passed on to the service.
 	DeathSignal syscall.Signal
 	// CgroupProcs are the cgroup.procs files of the cgroups the
 	// supervisor has joined (so the service starts in them); every
