@@ -17,7 +17,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -58,7 +57,7 @@ func realMain() int {
 	stopNow := make(chan struct{})
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go handleInterrupts(sigs, os.Stderr, cancel, stopNow)
+	go handleInterrupts(sigs, cancel, stopNow)
 
 	root := newRootCmd(stopNow)
 	err := root.ExecuteContext(ctx)
@@ -77,23 +76,22 @@ func realMain() int {
 	return exitUsage // cobra's own errors: unknown command or flag
 }
 
-// handleInterrupts turns SIGINT and SIGTERM into the two steps of stopping a
-// run. The first cancels the run gracefully: the current trial is cut
-// short, services are stopped (SIGTERM, then SIGKILL after the grace
-// period) and reports are written from the trials that finished. The
-// second closes stopNow: services are killed at once, and toll still writes
-// what was measured and exits 130. Later ones change nothing: toll never
-// exits before its services are dead and the report is written (if toll
-// itself is killed, the _exec supervisors kill the services).
-func handleInterrupts(sigs <-chan os.Signal, w io.Writer, cancel context.CancelFunc, stopNow chan<- struct{}) {
+// handleInterrupts turns SIGINT and SIGTERM into the two steps of stopping:
+// the first cancels the command's context, the second closes stopNow, and
+// later ones change nothing, so that toll never exits before it has done
+// what the second asks. For toll run (which says what it does,
+// announceInterrupts) the first means stop gracefully: the current trial is
+// cut short, services are stopped (SIGTERM, then SIGKILL after the grace
+// period) and reports are written from the trials that finished; the
+// second means kill the services at once and still write what was measured
+// and exit 130. If toll itself is killed, the _exec supervisors kill the
+// services.
+func handleInterrupts(sigs <-chan os.Signal, cancel context.CancelFunc, stopNow chan<- struct{}) {
 	<-sigs
-	fmt.Fprintln(w, "\ntoll: interrupted; stopping services and writing what was measured (again to kill the services at once)")
 	cancel()
 	<-sigs
-	fmt.Fprintln(w, "\ntoll: interrupted again; killing the services now, then writing what was measured")
 	close(stopNow)
 	for range sigs {
-		fmt.Fprintln(w, "\ntoll: already killing the services; the report comes next")
 	}
 }
 

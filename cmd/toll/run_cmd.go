@@ -91,6 +91,9 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 			return err
 		}
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go announceInterrupts(ctx, f.stopNow, stop, stderr)
 	progress := stderr
 	if f.quiet {
 		progress = io.Discard
@@ -167,6 +170,22 @@ func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done
 		return true, exitCode(code) // the re-executed toll has said why
 	}
 	return true, nil
+}
+
+// announceInterrupts says what toll run does about an interrupt (ctx done)
+// and a second one (stopNow closed), until stop is closed.
+func announceInterrupts(ctx context.Context, stopNow, stop <-chan struct{}, w io.Writer) {
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(w, "\ntoll: interrupted; stopping services and writing what was measured (again to kill the services at once)")
+	case <-stop:
+		return
+	}
+	select {
+	case <-stopNow:
+		fmt.Fprintln(w, "\ntoll: interrupted again; killing the services now, then writing what was measured")
+	case <-stop:
+	}
 }
 
 // aaScenario returns s with one variant besides the baseline: a copy of the

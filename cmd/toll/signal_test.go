@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"os"
 	"syscall"
 	"testing"
@@ -17,7 +16,7 @@ func TestHandleInterrupts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopNow := make(chan struct{})
-	go handleInterrupts(sigs, io.Discard, cancel, stopNow)
+	go handleInterrupts(sigs, cancel, stopNow)
 
 	sigs <- syscall.SIGINT
 	select {
