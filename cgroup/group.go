@@ -210,3 +210,22 @@ func Enter(procsFiles []string) error {
 	}
 	return nil
 }
+
+// PidsIn returns the processes in the cgroups whose cgroup.procs files are
+// given (as Group.ProcsFiles returns them) and in every cgroup below them,
+// sorted. A process that entered a group with Enter and must later find
+// everything in it (toll's _exec supervisor) has only these paths.
+func PidsIn(procsFiles []string) ([]int, error) {
+	dirs := make([]string, 0, len(procsFiles))
+	for _, f := range procsFiles {
+		if filepath.Base(f) != procsFile {
+			return nil, fmt.Errorf("cgroup: %s is not a %s file", f, procsFile)
+		}
+		dirs = append(dirs, filepath.Dir(f))
+	}
+	pids, err := collectPids(dirs)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %w", err)
+	}
+	return pids, nil
+}

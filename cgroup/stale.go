@@ -13,8 +13,8 @@ import (
 // RemoveStale removes the trees of runs that are gone: every tree under
 // toll's directory for which inUse(name) is false has its processes killed
 // and its cgroups removed. A run that was killed outright (SIGKILL) cannot
-// clean up after itself; the next run does it. It returns the names of the
-// trees removed.
+// clean up after itself; the next run, or `toll cleanup`, does it. It
+// returns the names of the trees it removed, also with an error.
 func RemoveStale(inUse func(tree string) bool) ([]string, error) {
 	l, err := probe()
 	if err != nil {
@@ -40,6 +40,7 @@ func RemoveStale(inUse func(tree string) bool) ([]string, error) {
 		}
 	}
 	var errs []error
+	var removed []string
 	for _, n := range names {
 		var dirs []string
 		for _, r := range roots {
@@ -49,17 +50,22 @@ func RemoveStale(inUse func(tree string) bool) ([]string, error) {
 			errs = append(errs, err)
 			continue
 		}
+		ok := true
 		for _, d := range dirs {
 			if err := removeCgroupDir(d, removeTimeout); err != nil {
 				errs = append(errs, err)
+				ok = false
 			}
+		}
+		if ok {
+			removed = append(removed, n)
 		}
 	}
 	for _, r := range roots {
 		_ = unix.Rmdir(r) // only succeeds when empty
 	}
 	if len(errs) > 0 {
-		return names, fmt.Errorf("cgroup: remove stale trees: %w", errors.Join(errs...))
+		return removed, fmt.Errorf("cgroup: remove stale trees: %w", errors.Join(errs...))
 	}
-	return names, nil
+	return removed, nil
 }

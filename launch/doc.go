@@ -17,6 +17,10 @@
 // wait4, which holds a thread anyway, so the lock costs nothing.
 //
 // Pdeathsig only reaches the process that toll started, not its own
-// children; processes left in the group after a SIGKILL of toll are for the
-// cgroup teardown to remove.
+// children. toll therefore starts every service through its _exec
+// supervisor (package supervise), with a catchable Spec.DeathSignal: the
+// supervisor kills what the service started before it exits.
+//
+// StopContext cuts the grace period short when its context is done (toll's
+// second interrupt): what is left of the group gets SIGKILL at once.
 package launch

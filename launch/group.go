@@ -19,8 +19,9 @@ type Group struct {
 
 // StartGroup starts the services of specs in order, each after the previous
 // one is ready. If one fails, or an earlier one exits in the meantime,
-// StartGroup stops those it started and returns the error.
-func StartGroup(ctx context.Context, specs []Spec) (*Group, error) {
+// StartGroup stops those it started and returns the error; once kill is
+// done, they get no grace period (see Service.StopContext).
+func StartGroup(ctx, kill context.Context, specs []Spec) (*Group, error) {
 	g := &Group{}
 	for _, spec := range specs {
 		// A readiness address may be served by an earlier service of the
@@ -35,7 +36,7 @@ func StartGroup(ctx context.Context, specs []Spec) (*Group, error) {
 			err = g.exited()
 		}
 		if err != nil {
-			return nil, errors.Join(err, g.Stop(failedStartGrace))
+			return nil, errors.Join(err, g.StopContext(kill, failedStartGrace))
 		}
 	}
 	return g, nil
@@ -60,9 +61,15 @@ func (g *Group) exited() error {
 // Stop stops the services in reverse order, each with the given grace, and
 // returns their errors joined.
 func (g *Group) Stop(grace time.Duration) error {
+	return g.StopContext(context.Background(), grace)
+}
+
+// StopContext is Stop, with every grace period cut short once ctx is done
+// (see Service.StopContext).
+func (g *Group) StopContext(ctx context.Context, grace time.Duration) error {
 	var errs []error
 	for _, s := range slices.Backward(g.services) {
-		errs = append(errs, s.Stop(grace))
+		errs = append(errs, s.StopContext(ctx, grace))
 	}
 	return errors.Join(errs...)
 }

@@ -18,7 +18,7 @@ func TestGroupStopsInReverseOrder(t *testing.T) {
 		script := fmt.Sprintf(`trap 'echo %s >> %s; exit 0' TERM; echo ready; while :; do sleep 0.05; done`, name, order)
 		specs = append(specs, shSpec(t, name, script))
 	}
-	g, err := StartGroup(context.Background(), specs)
+	g, err := StartGroup(context.Background(), context.Background(), specs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestStartGroupFailure(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			specs := tt.specs(t)
-			g, err := StartGroup(context.Background(), specs)
+			g, err := StartGroup(context.Background(), context.Background(), specs)
 			if err == nil {
 				g.Stop(0)
 				t.Fatal("StartGroup succeeded")

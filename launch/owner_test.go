@@ -119,7 +119,7 @@ func TestReadinessAnsweredByTheServiceTree(t *testing.T) {
 		first.Ready = Readiness{HTTP: "http://" + addr + "/", Timeout: 5 * time.Second}
 		second := shSpec(t, "behind", "sleep 30")
 		second.Ready = Readiness{TCP: addr, Timeout: 5 * time.Second}
-		g, err := StartGroup(context.Background(), []Spec{first, second})
+		g, err := StartGroup(context.Background(), context.Background(), []Spec{first, second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,8 @@ type Service struct {
 
 // Start starts the service described by spec and waits until it is ready.
 //
-// The process runs in its own process group with Pdeathsig set to SIGKILL.
+// The process runs in its own process group with Pdeathsig set to SIGKILL
+// (or spec.DeathSignal).
 // If it exits before it is ready, if readiness times out, if the address
 // that answered readiness is held by a process outside the service's tree
 // (an *OwnerError: another process holds the port), or if ctx is done
@@ -77,7 +79,7 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	cmd.Dir = spec.Dir
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: cmp.Or(spec.DeathSignal, syscall.SIGKILL)}
 
 	s := &Service{Spec: spec, proc: proc, logStart: logStart, done: make(chan struct{})}
 	started := make(chan error, 1)

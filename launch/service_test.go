@@ -258,6 +258,45 @@ func TestStop(t *testing.T) {
 	}
 }
 
+// TestStopContextCutsGrace stops a group that ignores SIGTERM with a long
+// grace period, and cancels the context meanwhile (toll's second
+// interrupt): the group must be killed at once, and a stop begun after the
+// cancellation must not wait at all.
+func TestStopContextCutsGrace(t *testing.T) {
+	const grace = time.Minute
+	for _, already := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cancelled before=%v", already), func(t *testing.T) {
+			s, err := Start(context.Background(), shSpec(t, "svc", `trap "" TERM; sleep 100 & echo ready child=$!; wait`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopOnCleanup(t, s)
+			line := waitLog(t, s, "ready child=")
+			child, _ := strconv.Atoi(line[strings.Index(line, "=")+1:])
+			ctx, cancel := context.WithCancel(context.Background())
+			if already {
+				cancel()
+			} else {
+				time.AfterFunc(300*time.Millisecond, cancel)
+			}
+			begin := time.Now()
+			if err := s.StopContext(ctx, grace); err != nil {
+				t.Fatalf("StopContext: %v", err)
+			}
+			cancel()
+			if took := time.Since(begin); took > 20*time.Second {
+				t.Errorf("StopContext took %v: the grace period of %v was not cut", took, grace)
+			}
+			if !s.Killed() {
+				t.Error("Killed() = false, want true")
+			}
+			if alive(s.Pid()) || alive(child) {
+				t.Errorf("after StopContext: leader alive %v, grandchild alive %v", alive(s.Pid()), alive(child))
+			}
+		})
+	}
+}
+
 func TestStopIdempotent(t *testing.T) {
 	s, err := Start(context.Background(), shSpec(t, "svc", "exec sleep 100"))
 	if err != nil {

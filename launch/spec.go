@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"syscall"
 	"time"
 )
 
@@ -56,6 +57,11 @@ type Spec struct {
 	LogPath string
 	// Ready says when the service is ready.
 	Ready Readiness
+	// DeathSignal is the signal the process gets when toll dies (its
+	// parent-death signal); zero means SIGKILL. A supervisor that kills
+	// what the service started before it exits (toll's _exec) asks for a
+	// catchable one.
+	DeathSignal syscall.Signal
 }
 
 // validate checks the fields that Start cannot do without.

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -25,11 +26,19 @@ const (
 // Stop returns an error only if it could not signal the group or the group
 // outlived SIGKILL; a service that needed SIGKILL is reported by Killed.
 func (s *Service) Stop(grace time.Duration) error {
+	return s.StopContext(context.Background(), grace)
+}
+
+// StopContext is Stop with a way to cut the grace period short: once ctx is
+// done (toll was interrupted a second time), whatever is left of the group
+// gets SIGKILL at once, and a service not yet signalled gets no SIGTERM
+// first.
+func (s *Service) StopContext(ctx context.Context, grace time.Duration) error {
 	s.stopMu.Lock()
 	defer s.stopMu.Unlock()
 	if !s.stopped {
 		s.stopped = true
-		s.stopErr = s.stop(grace)
+		s.stopErr = s.stop(ctx, grace)
 	}
 	return s.stopErr
 }
@@ -42,25 +51,27 @@ func (s *Service) Killed() bool {
 	return s.killed
 }
 
-// stop does the work of Stop.
-func (s *Service) stop(grace time.Duration) error {
+// stop does the work of StopContext.
+func (s *Service) stop(ctx context.Context, grace time.Duration) error {
 	s.stopping.Store(true)
 	if s.groupGone() {
 		// Signalling an empty group would risk hitting a new group that
 		// reuses the id.
 		return nil
 	}
-	if err := s.signalGroup(unix.SIGTERM); err != nil {
-		return err
-	}
-	if s.awaitGroup(grace) {
-		return nil
+	if ctx.Err() == nil {
+		if err := s.signalGroup(unix.SIGTERM); err != nil {
+			return err
+		}
+		if s.awaitGroup(ctx, grace) {
+			return nil
+		}
 	}
 	s.killed = true
 	if err := s.signalGroup(unix.SIGKILL); err != nil {
 		return err
 	}
-	if !s.awaitGroup(killWait) {
+	if !s.awaitGroup(context.Background(), killWait) {
 		return fmt.Errorf("stop %s: process group %d still alive %v after SIGKILL", s.Spec.Name, s.pid, killWait)
 	}
 	return nil
@@ -75,8 +86,9 @@ func (s *Service) signalGroup(sig unix.Signal) error {
 	return nil
 }
 
-// awaitGroup waits up to d for the group to be gone and reports whether it is.
-func (s *Service) awaitGroup(d time.Duration) bool {
+// awaitGroup waits up to d, or until ctx is done, for the group to be gone
+// and reports whether it is.
+func (s *Service) awaitGroup(ctx context.Context, d time.Duration) bool {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	tick := time.NewTicker(groupPoll)
@@ -87,6 +99,8 @@ func (s *Service) awaitGroup(d time.Duration) bool {
 		}
 		select {
 		case <-deadline.C:
+			return s.groupGone()
+		case <-ctx.Done():
 			return s.groupGone()
 		case <-s.done:
 		case <-tick.C:

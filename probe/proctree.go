@@ -36,6 +36,7 @@ type ProcessTree struct {
 	fs        procfs.FS
 	root      int
 	rootStart uint64 // start time of root, to tell it from a later process reusing its pid
+	below     bool   // count root's descendants only (root is a supervisor)
 
 	mu    sync.Mutex
 	gen   uint64            // generation of the latest listing
@@ -59,6 +60,20 @@ type visit struct {
 // NewProcessTree returns a sampler of the process pid and its descendants.
 // It fails if pid does not exist.
 func NewProcessTree(pid int) (*ProcessTree, error) {
+	return newProcessTree(pid, false)
+}
+
+// NewDescendants returns a sampler of the descendants of the process pid,
+// not of pid itself: the tree below a supervisor (toll's _exec, a child
+// subreaper) whose own memory, threads and files are not the service's.
+// The CPU of the children pid has reaped still counts (its cutime and
+// cstime), and so do the orphans reparented to it. It fails if pid does
+// not exist.
+func NewDescendants(pid int) (*ProcessTree, error) {
+	return newProcessTree(pid, true)
+}
+
+func newProcessTree(pid int, below bool) (*ProcessTree, error) {
 	procFS, err := procfs.NewDefaultFS()
 	if err != nil {
 		return nil, fmt.Errorf("process tree of %d: %w", pid, err)
@@ -78,6 +93,7 @@ func NewProcessTree(pid int) (*ProcessTree, error) {
 		fs:        procFS,
 		root:      pid,
 		rootStart: st.Starttime,
+		below:     below,
 		known:     make(map[int]procEntry),
 		kids:      make(map[int][]int),
 	}
@@ -127,16 +143,21 @@ func (t *ProcessTree) Sample() (Sample, error) {
 			t.known[v.pid] = e
 			continue
 		}
-		user += uint64(st.UTime) + uint64(st.CUTime)
-		system += uint64(st.STime) + uint64(st.CSTime)
+		user += uint64(st.CUTime)
+		system += uint64(st.CSTime)
+		for _, kid := range t.kids[v.pid] {
+			t.queue = append(t.queue, visit{pid: kid, parent: v.pid})
+		}
+		if v.pid == t.root && t.below {
+			continue
+		}
+		user += uint64(st.UTime)
+		system += uint64(st.STime)
 		s.RSS += uint64(st.ResidentMemory())
 		s.Threads += st.NumThreads
 		s.Procs++
 		if n, err := e.proc.FileDescriptorsLen(); err == nil {
 			s.FDs += n
-		}
-		for _, kid := range t.kids[v.pid] {
-			t.queue = append(t.queue, visit{pid: kid, parent: v.pid})
 		}
 	}
 	s.User = ticksToDuration(user)

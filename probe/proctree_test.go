@@ -236,3 +236,35 @@ func waitZombie(t *testing.T, pid int) {
 func sh(script string) []string {
 	return []string{"/bin/sh", "-c", script}
 }
+
+// TestDescendantsLeaveOutRoot samples the tree below a shell that stands for
+// toll's supervisor: the shell's own process, threads and files are not
+// counted, the CPU of the child it reaped is.
+func TestDescendantsLeaveOutRoot(t *testing.T) {
+	// A shorter burn than burnLoop's: it must end within waitLine's 5 s on a
+	// busy machine.
+	const burn = `i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done`
+	cmd, out := startScript(t, `sh -c '`+burn+`'; sleep 100 & echo ready; wait`)
+	below, err := probe.NewDescendants(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitLine(t, out, "ready")
+	whole := newTree(t, cmd.Process.Pid)
+	var s, w probe.Sample
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if s, w = sample(t, below), sample(t, whole); s.Procs == 1 && w.Procs == 2 && s.RSS > 0 {
+			break
+		}
+	}
+	if s.Procs != 1 || w.Procs != 2 {
+		t.Fatalf("Procs = %d below the root and %d with it, want 1 and 2", s.Procs, w.Procs)
+	}
+	if s.Threads != w.Threads-1 || s.FDs >= w.FDs || s.RSS >= w.RSS {
+		t.Errorf("below the root: %d threads, %d files, RSS %d; with it: %d, %d, %d: the root's own are counted",
+			s.Threads, s.FDs, s.RSS, w.Threads, w.FDs, w.RSS)
+	}
+	if own := ownCPU(t, cmd.Process.Pid); s.CPU < 20*time.Millisecond || s.CPU > w.CPU-own+10*time.Millisecond {
+		t.Errorf("CPU below the root %v, whole tree %v, root's own %v: want the reaped burn and not the root's own", s.CPU, w.CPU, own)
+	}
+}

@@ -65,7 +65,9 @@ type ServiceRun struct {
 	// Measured services' costs are reported and summed into the variant's.
 	Measured bool     `json:"measured"`
 	Argv     []string `json:"argv"`
-	Pid      int      `json:"pid"`
+	// Pid is the pid of the service's supervisor (toll _exec), which
+	// leads its process group; the service is its child.
+	Pid int `json:"pid"`
 	// Log is the service's log file, relative to the results directory.
 	Log    string `json:"log"`
 	Cgroup string `json:"cgroup,omitempty"`

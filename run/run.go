@@ -16,20 +16,19 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/machine"
 	"github.com/tollperf/toll/probe/perfcount"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
 )
@@ -54,6 +53,11 @@ type Options struct {
 	NoCgroup bool
 	// StopGrace is how long services get between SIGTERM and SIGKILL (default 5s).
 	StopGrace time.Duration
+	// StopNow, once closed, cuts the grace period short: services being
+	// stopped, and those stopped later, are killed at once (SIGKILL of
+	// their process groups and cgroups). Run still writes what was
+	// measured. toll closes it on a second interrupt.
+	StopNow <-chan struct{}
 	// Live redraws a status line on Progress every second of a trial (for
 	// a terminal: trial i of N, elapsed and ETA, live req/s, p99 and CPU).
 	// Without it, Progress gets one plain line per trial (for CI logs).
@@ -122,7 +126,22 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else if dir, err = createDir(s, opt); err != nil {
 		return nil, err
 	}
-	r := &runner{s: s, opt: opt, dir: dir, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}, lastTrial: map[string]*record.Trial{}}
+	id, err := runid.Self()
+	if err != nil {
+		return dir, err
+	}
+	kill, cancelKill := context.WithCancel(context.Background())
+	defer cancelKill()
+	if opt.StopNow != nil {
+		go func() {
+			select {
+			case <-opt.StopNow:
+				cancelKill()
+			case <-kill.Done():
+			}
+		}()
+	}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -135,6 +154,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else {
 		r.note("machine CPU and memory unavailable: " + err.Error())
 	}
+	r.cleanUp(ctx)
 	if err := r.setupCgroups(m); err != nil {
 		return dir, err
 	}
@@ -225,6 +245,8 @@ func planned(p *plan.Plan) []record.PlannedTrial {
 type runner struct {
 	s        *scenario.Scenario
 	opt      Options
+	id       runid.ID        // labels the processes and names the cgroup tree of this run
+	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
 	dir      *record.Dir
 	sinks    map[string]*sink.Sink // by variant
 	tree     *cgroup.Tree
@@ -300,6 +322,20 @@ func workDir() string {
 	return d
 }
 
+// cleanUp removes what earlier runs of toll that were killed left behind
+// (their labelled processes, their cgroup trees), and says what it removed.
+func (r *runner) cleanUp(ctx context.Context) {
+	removed, err := leftover.Clean(ctx, leftover.Cleaners())
+	if len(removed) > 0 {
+		n := "removed what earlier runs of toll that were killed left: " + leftover.Describe(removed)
+		r.note(n)
+		fmt.Fprintln(r.opt.Progress, "toll: "+n)
+	}
+	if err != nil {
+		r.note("could not remove all that earlier runs left: " + err.Error())
+	}
+}
+
 // setupCgroups creates toll's cgroup subtree, or notes why costs come from /proc.
 func (r *runner) setupCgroups(m *record.Manifest) error {
 	m.Layout.Cgroup = "none"
@@ -312,12 +348,7 @@ func (r *runner) setupCgroups(m *record.Manifest) error {
 		m.Layout.CgroupNote = err.Error()
 		return nil
 	}
-	if removed, err := cgroup.RemoveStale(treeInUse); err != nil {
-		r.note("could not remove the cgroups of earlier runs: " + err.Error())
-	} else if len(removed) > 0 {
-		r.note(fmt.Sprintf("removed the cgroups left by %d earlier run(s) that were killed", len(removed)))
-	}
-	tree, err := cgroup.NewTree(fmt.Sprintf("%s-%d", r.s.Name, os.Getpid()))
+	tree, err := cgroup.NewTree(runid.TreeName(r.s.Name, r.id))
 	if err != nil {
 		m.Layout.CgroupNote = err.Error()
 		return nil
@@ -394,17 +425,6 @@ func (r *runner) setupHardwareCounters() {
 		return
 	}
 	r.hwCPUs = online
-}
-
-// treeInUse says whether the cgroup tree name, "<scenario>-<pid>", belongs
-// to a toll that is still running. Names toll did not make are left alone.
-func treeInUse(name string) bool {
-	i := strings.LastIndexByte(name, '-')
-	pid, err := strconv.Atoi(name[i+1:])
-	if i < 0 || err != nil || pid <= 0 {
-		return true
-	}
-	return unix.Kill(pid, 0) != unix.ESRCH
 }
 
 // setupPinning puts toll on its CPUs and decides the services' default CPUs.
@@ -494,5 +514,14 @@ func (r *runner) closeAll() {
 	}
 	if r.tree != nil {
 		r.tree.Close()
+	}
+	// A process that left both its service's process group and its
+	// cgroup (or ran without one) still carries the run's label.
+	stray, err := leftover.KillRun(context.Background(), r.id)
+	if len(stray) > 0 {
+		fmt.Fprintln(r.opt.Progress, "toll: killed what outlived the services: "+leftover.Describe(stray))
+	}
+	if err != nil {
+		fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
 	}
 }

@@ -91,7 +91,9 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 	s := &sampler{t0: t0, sink: r.sinks[st.v.Name], machine: r.machine}
 	for i, svc := range st.group.Services() {
 		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name]}
-		if tree, err := probe.NewProcessTree(svc.Pid()); err == nil {
+		// The pid toll knows is the _exec supervisor's; the service is
+		// its child, and orphans are reparented to it.
+		if tree, err := probe.NewDescendants(svc.Pid()); err == nil {
 			sp.tree = tree
 		}
 		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {

@@ -9,7 +9,9 @@ import (
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/supervise"
 )
 
 // started is a variant whose services are running.
@@ -59,17 +61,19 @@ func (r *runner) start(ctx context.Context, name string) error {
 		if cpus != "" {
 			shim = append(shim, "--cpus", cpus)
 		}
-		if len(shim) > 0 {
-			argv = append(append(append([]string{r.opt.Self, "_exec"}, shim...), "--"), argv...)
-		}
+		// Every service runs under the _exec supervisor, which kills what
+		// the service started if toll dies, and every process of the run
+		// carries its label.
+		argv = append(append(append([]string{r.opt.Self, "_exec"}, shim...), "--"), argv...)
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
-		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: svc.Env, Dir: svc.Dir,
-			LogPath: r.dir.LogPath(logName),
-			Ready:   launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()}})
+		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(svc.Env, r.id), Dir: svc.Dir,
+			LogPath:     r.dir.LogPath(logName),
+			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()},
+			DeathSignal: supervise.DeathSignal})
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
 			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus})
 	}
-	g, err := launch.StartGroup(ctx, specs)
+	g, err := launch.StartGroup(ctx, r.kill, specs)
 	if err != nil {
 		r.dropCgroups(st)
 		return fmt.Errorf("variant %s: %w", name, err)
@@ -91,7 +95,7 @@ func (r *runner) stop(name string) error {
 	}
 	delete(r.running, name)
 	r.noteIdleExits(st)
-	err := st.group.Stop(r.opt.StopGrace)
+	err := st.group.StopContext(r.kill, r.opt.StopGrace)
 	r.dropCgroups(st)
 	endErr := r.endTelemetryCycle(name)
 	if err != nil {

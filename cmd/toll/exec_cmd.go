@@ -1,35 +1,53 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
+	"os/signal"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/runid"
+	"github.com/tollperf/toll/supervise"
 )
 
-// newExecCmd is the hidden shim toll starts services through: it joins the
-// service's cgroups and CPU set and then replaces itself with the service,
-// so the service is placed before its first instruction (no race with the
-// children it starts) on cgroup v1 and v2 alike.
+// newExecCmd is the hidden command toll starts every service through: it
+// joins the service's cgroups and CPU set, so that the service is placed
+// before its first instruction (no race with the children it starts) on
+// cgroup v1 and v2 alike, then supervises it (package supervise): it starts
+// the service as its child, labelled with toll's run (TOLL_RUN), passes
+// signals on, reaps orphans, exits as the service exits, and kills
+// everything the service started if toll dies. toll starts it with
+// supervise.DeathSignal as its parent-death signal.
 func newExecCmd() *cobra.Command {
 	var procs, cpus string
 	cmd := &cobra.Command{
 		Use:    "_exec [--cgroup-procs F1,F2] [--cpus LIST] -- COMMAND [ARGS...]",
-		Short:  "Run COMMAND inside cgroups and a CPU set (used by toll itself)",
+		Short:  "Run and supervise COMMAND inside cgroups and a CPU set (used by toll itself)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			runtime.LockOSThread()
+			// Interrupts are the service's to handle: the supervisor
+			// passes them on (supervise.Run catches them) instead of
+			// stopping like toll run.
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			toll := os.Getppid()
+			if toll == 1 {
+				return &exitError{exitFailure, fmt.Errorf("toll exited before %s started", args[0])}
+			}
+			run, err := runid.Of(toll)
+			if err != nil {
+				return &exitError{exitFailure, fmt.Errorf("label %s with toll's run: %w", args[0], err)}
+			}
+			var procsFiles []string
 			if procs != "" {
-				if err := cgroup.Enter(strings.Split(procs, ",")); err != nil {
+				procsFiles = strings.Split(procs, ",")
+				if err := cgroup.Enter(procsFiles); err != nil {
 					return &exitError{exitFailure, fmt.Errorf("join cgroup: %w", err)}
 				}
 			}
@@ -42,23 +60,15 @@ func newExecCmd() *cobra.Command {
 					return &exitError{exitFailure, err}
 				}
 			}
-			// Linux keeps the parent-death signal per thread and only the
-			// thread toll forked has it; the Go runtime may run this code on
-			// another, so set it again on the thread that will exec (it is
-			// locked above), then make sure toll did not die meanwhile.
-			ppid := os.Getppid()
-			if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
-				return &exitError{exitFailure, fmt.Errorf("set parent-death signal: %w", err)}
+			ws, err := supervise.Run(supervise.Config{
+				Argv: args, Env: runid.Label(os.Environ(), run), Parent: toll,
+				DeathSignal: supervise.DeathSignal, CgroupProcs: procsFiles, Log: os.Stderr,
+			})
+			if err != nil && (ws == 0 || !errors.Is(err, supervise.ErrParentGone)) {
+				return &exitError{exitFailure, err}
 			}
-			if ppid == 1 {
-				return &exitError{exitFailure, fmt.Errorf("toll exited before %s started", args[0])}
-			}
-			path, err := exec.LookPath(args[0])
-			if err != nil {
-				return &exitError{exitFailure, fmt.Errorf("start %s: %w", args[0], err)}
-			}
-			err = syscall.Exec(path, args, os.Environ())
-			return &exitError{exitFailure, fmt.Errorf("exec %s: %w", path, err)}
+			supervise.Exit(ws)
+			return nil // not reached
 		},
 	}
 	cmd.Flags().StringVar(&procs, "cgroup-procs", "", "cgroup.procs files to join, comma-separated")

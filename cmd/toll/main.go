@@ -7,6 +7,7 @@
 //	toll run FILE [--out DIR]     run a scenario and report
 //	toll report DIR               render the reports of a results directory again
 //	toll app provider|consumer    the built-in reference services
+//	toll cleanup                  remove what killed runs left (processes, cgroups)
 //	toll version
 //
 // Exit codes: 0 success; 1 failure (toll could not do its job); 2 bad usage
@@ -77,23 +78,14 @@ func main() {
 }
 
 func realMain() int {
-	// The first SIGINT/SIGTERM cancels the run gracefully (the current trial
-	// is cut short, services are stopped, reports are written from the
-	// trials that finished); a second one exits at once, and services die
-	// with toll (they are started with a parent-death signal).
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
+	stopNow := make(chan struct{})
+	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		fmt.Fprintln(os.Stderr, "\ntoll: interrupted; stopping services and writing what was measured (again to quit at once)")
-		cancel()
-		<-sigs
-		os.Exit(exitInterrupted)
-	}()
+	go handleInterrupts(sigs, cancel, stopNow)
 
-	root := newRootCmd()
+	root := newRootCmd(stopNow)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -110,7 +102,26 @@ func realMain() int {
 	return exitUsage // cobra's own errors: unknown command or flag
 }
 
-func newRootCmd() *cobra.Command {
+// handleInterrupts turns SIGINT and SIGTERM into the two steps of stopping:
+// the first cancels the command's context, the second closes stopNow, and
+// later ones change nothing, so that toll never exits before it has done
+// what the second asks. For toll run (which says what it does,
+// announceInterrupts) the first means stop gracefully: the current trial is
+// cut short, services are stopped (SIGTERM, then SIGKILL after the grace
+// period) and reports are written from the trials that finished; the
+// second means kill the services at once and still write what was measured
+// and exit 130. If toll itself is killed, the _exec supervisors kill the
+// services.
+func handleInterrupts(sigs <-chan os.Signal, cancel context.CancelFunc, stopNow chan<- struct{}) {
+	<-sigs
+	cancel()
+	<-sigs
+	close(stopNow)
+	for range sigs {
+	}
+}
+
+func newRootCmd(stopNow <-chan struct{}) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "toll",
 		Short: "Measure what an agent costs your application",
@@ -121,6 +132,6 @@ interval and a verdict.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCmd(), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newExecCmd())
+	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newCleanupCmd(), newExecCmd())
 	return root
 }

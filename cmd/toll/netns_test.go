@@ -143,9 +143,10 @@ func TestRunIsolatedNetwork(t *testing.T) {
 	}
 }
 
-// TestRunIsolatedNetworkInterrupt interrupts an isolated run: the signal
-// sent to toll must reach toll in the namespace, which stops its services,
-// writes its report and exits 130.
+// TestRunIsolatedNetworkInterrupt interrupts an isolated run, once (SIGINT)
+// and twice (SIGINT then SIGTERM 50 ms apart): the signals sent to toll
+// must reach toll in the namespace, which stops its services (at once on
+// the second), writes its report and exits 130.
 func TestRunIsolatedNetworkInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -153,53 +154,65 @@ func TestRunIsolatedNetworkInterrupt(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("network isolation creates a network namespace, which needs root")
 	}
-	dir := t.TempDir()
-	path := writeIsolatedScenario(t, dir, "network: isolated", "30s")
-	out := filepath.Join(dir, "out")
-	cmd := toll(t, "run", path, "--out", out)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	for _, sigs := range [][]syscall.Signal{{syscall.SIGINT}, {syscall.SIGINT, syscall.SIGTERM}} {
+		t.Run(fmt.Sprint(sigs), func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeIsolatedScenario(t, dir, "network: isolated", "30s")
+			out := filepath.Join(dir, "out")
+			cmd := toll(t, "run", path, "--out", out)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stderr, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			t.Cleanup(func() { cmd.Process.Kill() })
 
-	var pids []int
-	for end := time.Now().Add(20 * time.Second); len(pids) < 3 && time.Now().Before(end); {
-		time.Sleep(200 * time.Millisecond)
-		pids = descendants(t, cmd.Process.Pid) // toll in the namespace and its services
-	}
-	if len(pids) < 3 {
-		t.Fatalf("services did not start: pids %v\n%s", pids, stderr.String())
-	}
-	time.Sleep(1500 * time.Millisecond) // into the measured window
-	cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
-			t.Errorf("exit %v, want %d\n%s", err, exitInterrupted, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("toll did not exit after SIGINT\n%s", stderr.String())
-	}
-	if n := strings.Count(stderr.String(), "toll: interrupted"); n != 1 {
-		t.Errorf("%d interruption messages, want 1:\n%s", n, stderr.String())
-	}
-	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
-		t.Errorf("no report after SIGINT: %v\n%s", err, stderr.String())
-	}
-	var left []int
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if left = alive(pids); len(left) == 0 {
-			break
-		}
-	}
-	for _, p := range left {
-		t.Errorf("process %d is still running after SIGINT", p)
-		syscall.Kill(p, syscall.SIGKILL)
+			var pids []int
+			for end := time.Now().Add(20 * time.Second); len(pids) < 3 && time.Now().Before(end); {
+				time.Sleep(200 * time.Millisecond)
+				pids = descendants(t, cmd.Process.Pid) // toll in the namespace and its services
+			}
+			if len(pids) < 3 {
+				t.Fatalf("services did not start: pids %v\n%s", pids, stderr.String())
+			}
+			time.Sleep(1500 * time.Millisecond) // into the measured window
+			for i, sig := range sigs {
+				if i > 0 {
+					time.Sleep(50 * time.Millisecond)
+				}
+				cmd.Process.Signal(sig)
+			}
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
+					t.Errorf("exit %v, want %d\n%s", err, exitInterrupted, stderr.String())
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("toll did not exit after %v\n%s", sigs, stderr.String())
+			}
+			if n := strings.Count(stderr.String(), "toll: interrupted;"); n != 1 {
+				t.Errorf("%d interruption messages, want 1:\n%s", n, stderr.String())
+			}
+			if n, want := strings.Count(stderr.String(), "toll: interrupted again;"), len(sigs)-1; n != want {
+				t.Errorf("%d messages of a second interruption, want %d:\n%s", n, want, stderr.String())
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+				t.Errorf("no report after %v: %v\n%s", sigs, err, stderr.String())
+			}
+			var left []int
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				if left = alive(pids); len(left) == 0 {
+					break
+				}
+			}
+			for _, p := range left {
+				t.Errorf("process %d is still running after %v", p, sigs)
+				syscall.Kill(p, syscall.SIGKILL)
+			}
+		})
 	}
 }
 

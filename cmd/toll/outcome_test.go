@@ -209,7 +209,7 @@ restart: per-trial
 // code says how a run went lists every code.
 func TestHelpListsExitCodes(t *testing.T) {
 	for _, args := range [][]string{{"run", "--help"}, {"report", "--help"}} {
-		root := newRootCmd()
+		root := newRootCmd(nil)
 		var out bytes.Buffer
 		root.SetOut(&out)
 		root.SetArgs(args)

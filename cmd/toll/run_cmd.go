@@ -30,14 +30,17 @@ type runFlags struct {
 	render         renderOptions
 	noCgroup       bool
 	quiet          bool
+	stopNow        <-chan struct{} // not a flag: closed on a second interrupt
 	isolateNetwork bool
 	findMax        bool
 	sloP99         time.Duration
 	resume         string
 }
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
+// newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
+// to kill the services without their grace period.
+func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
+	f := runFlags{stopNow: stopNow}
 	cmd := &cobra.Command{
 		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
@@ -118,12 +121,15 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 			return err
 		}
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go announceInterrupts(ctx, f.stopNow, stop, stderr)
 	progress := stderr
 	if f.quiet {
 		progress = io.Discard
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
-		Progress: progress, NoCgroup: f.noCgroup, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
+		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
 		Resume: f.resume, AA: f.aa})
 	if dir == nil {
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
@@ -203,7 +209,10 @@ func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done
 		return false, nil
 	}
 	// The re-executed toll handles signals as toll does (the first stops
-	// the run gracefully, a second at once); this one only passes them on.
+	// the run gracefully, the second kills its services at once, and it
+	// writes its report either way); this one only passes them on, and
+	// returns once it has exited. If this toll is killed, the other dies
+	// with it (parent-death signal), and its services with it.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -216,6 +225,22 @@ func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done
 		return true, exitCode(code) // the re-executed toll has said why
 	}
 	return true, nil
+}
+
+// announceInterrupts says what toll run does about an interrupt (ctx done)
+// and a second one (stopNow closed), until stop is closed.
+func announceInterrupts(ctx context.Context, stopNow, stop <-chan struct{}, w io.Writer) {
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(w, "\ntoll: interrupted; stopping services and writing what was measured (again to kill the services at once)")
+	case <-stop:
+		return
+	}
+	select {
+	case <-stopNow:
+		fmt.Fprintln(w, "\ntoll: interrupted again; killing the services now, then writing what was measured")
+	case <-stop:
+	}
 }
 
 // renderOptions are the options of the analysis and reports that `toll run`

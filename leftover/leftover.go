@@ -1,0 +1,216 @@
+// Package leftover removes what runs of toll that are gone left on the
+// machine. A run that ends normally removes everything it made; one whose
+// toll was killed outright (SIGKILL, the OOM killer, a lost machine
+// container) cannot, and its services' supervisors kill what they can as
+// toll dies. Whatever is still left carries the run's label: processes have
+// TOLL_RUN=<pid>@<start> in their environment, cgroup trees are named
+// <scenario>-<pid>@<start> (package runid). A label is stale when the toll it
+// names is gone (a process with that pid and start time no longer runs).
+//
+// Each kind of leftover has a Cleaner; `toll cleanup` and the start of every
+// `toll run` run them all. A new kind (containers, say) is a new Cleaner.
+package leftover
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
+
+	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/runid"
+)
+
+const (
+	// killTimeout bounds how long killing labelled processes goes on.
+	killTimeout = 5 * time.Second
+	// killPoll is how long to wait between passes over /proc.
+	killPoll = 20 * time.Millisecond
+)
+
+// Removed is one thing a cleaner removed.
+type Removed struct {
+	// Kind is what it was: "process" or "cgroup".
+	Kind string
+	// What names it, e.g. "1234 (sleep) of run 999@8812" or a cgroup
+	// tree's name.
+	What string
+}
+
+// String describes r for people, e.g. "process 1234 (sleep) of run 999@8812".
+func (r Removed) String() string { return r.Kind + " " + r.What }
+
+// A Cleaner removes one kind of leftover of runs that are gone.
+type Cleaner interface {
+	// Kind names what it removes, in the plural ("processes").
+	Kind() string
+	// Clean removes the leftovers of runs that are gone and returns them.
+	// It returns what it removed even with an error.
+	Clean(ctx context.Context) ([]Removed, error)
+}
+
+// Cleaners returns every cleaner, in the order they run: processes first,
+// so that the cgroups they were in are empty when they are removed.
+func Cleaners() []Cleaner { return []Cleaner{Processes{}, Cgroups{}} }
+
+// Clean runs each cleaner in turn and returns everything removed, with their
+// errors joined.
+func Clean(ctx context.Context, cs []Cleaner) ([]Removed, error) {
+	var all []Removed
+	var errs []error
+	for _, c := range cs {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, err)
+			break
+		}
+		r, err := c.Clean(ctx)
+		all = append(all, r...)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("clean up %s: %w", c.Kind(), err))
+		}
+	}
+	return all, errors.Join(errs...)
+}
+
+// Processes kills (SIGKILL) every process labelled with a run that is gone.
+type Processes struct{}
+
+// Kind returns "processes".
+func (Processes) Kind() string { return "processes" }
+
+// Clean kills the labelled processes of runs that are gone.
+func (Processes) Clean(ctx context.Context) ([]Removed, error) {
+	alive := map[runid.ID]bool{}
+	return killLabelled(ctx, func(id runid.ID) bool {
+		a, ok := alive[id]
+		if !ok {
+			a = id.Alive()
+			alive[id] = a
+		}
+		return !a
+	})
+}
+
+// KillRun kills (SIGKILL) every process labelled with run id: what is left
+// of the calling run's services once they are stopped, should one have
+// left both its process group and its cgroup.
+func KillRun(ctx context.Context, id runid.ID) ([]Removed, error) {
+	return killLabelled(ctx, func(l runid.ID) bool { return l == id })
+}
+
+// killLabelled SIGKILLs every process whose label match accepts, pass after
+// pass over /proc (a process may fork while it is being killed), until a
+// pass finds none or killTimeout passes. The calling process is spared.
+func killLabelled(ctx context.Context, match func(runid.ID) bool) ([]Removed, error) {
+	proc, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, err
+	}
+	self := os.Getpid()
+	var removed []Removed
+	var killed []int
+	deadline := time.Now().Add(killTimeout)
+	for {
+		procs, err := proc.AllProcs()
+		if err != nil {
+			return removed, err
+		}
+		found := 0
+		for _, p := range procs {
+			if p.PID == self {
+				continue
+			}
+			// Unreadable environments are of processes that are gone,
+			// zombies, kernel threads, or not ours to read.
+			id, ok, err := runid.FromEnviron(p.PID)
+			if err != nil || !ok || !match(id) {
+				continue
+			}
+			if err := unix.Kill(p.PID, unix.SIGKILL); err != nil {
+				continue // exited meanwhile
+			}
+			found++
+			if !slices.Contains(killed, p.PID) {
+				killed = append(killed, p.PID)
+				name, _ := p.Comm()
+				removed = append(removed, Removed{Kind: "process", What: fmt.Sprintf("%d (%s) of run %s", p.PID, name, id)})
+			}
+		}
+		if found == 0 {
+			return removed, nil
+		}
+		if time.Now().After(deadline) {
+			return removed, fmt.Errorf("%d labelled process(es) still alive %v after SIGKILL", found, killTimeout)
+		}
+		select {
+		case <-ctx.Done():
+			return removed, ctx.Err()
+		case <-time.After(killPoll):
+		}
+	}
+}
+
+// Cgroups removes the cgroup trees of runs that are gone: their processes
+// are killed and their cgroups removed (cgroup.RemoveStale).
+type Cgroups struct{}
+
+// Kind returns "cgroups".
+func (Cgroups) Kind() string { return "cgroups" }
+
+// Clean removes the trees of runs that are gone. Where cgroups are not
+// usable there is nothing to remove.
+func (Cgroups) Clean(ctx context.Context) ([]Removed, error) {
+	if _, err := cgroup.Detect(); err != nil {
+		return nil, nil
+	}
+	names, err := cgroup.RemoveStale(runid.TreeInUse)
+	var removed []Removed
+	for _, n := range names {
+		removed = append(removed, Removed{Kind: "cgroup", What: n})
+	}
+	return removed, err
+}
+
+// Describe summarises removed in one line for a note or a progress line,
+// e.g. "2 processes (4242 (sleep) of run 999@8812, …), 1 cgroup
+// (quickstart-999@8812)", naming at most a few of each kind.
+func Describe(removed []Removed) string {
+	const most = 3
+	var kinds []string
+	byKind := map[string][]string{}
+	for _, r := range removed {
+		if _, ok := byKind[r.Kind]; !ok {
+			kinds = append(kinds, r.Kind)
+		}
+		byKind[r.Kind] = append(byKind[r.Kind], r.What)
+	}
+	var parts []string
+	for _, k := range kinds {
+		whats := byKind[k]
+		noun := k
+		if len(whats) != 1 {
+			noun = plural(k)
+		}
+		shown := whats[:min(len(whats), most)]
+		more := ""
+		if len(whats) > most {
+			more = ", …"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s (%s%s)", len(whats), noun, strings.Join(shown, ", "), more))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural returns the plural of a kind.
+func plural(kind string) string {
+	if strings.HasSuffix(kind, "s") {
+		return kind + "es"
+	}
+	return kind + "s"
+}
