@@ -77,10 +77,8 @@ func (s *Sink) serveElasticAgentConfig(w http.ResponseWriter, r *http.Request) {
 // 202 as the APM Server does, with {"accepted": N} when the query asks for
 // verbose. A request with any invalid line is rejected as a whole (400,
 // with the APM Server's error document) and none of its events count.
-func (s *Sink) serveElasticIntake(w http.ResponseWriter, r *http.Request, raw []byte) {
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+func (s *Sink) serveElasticIntake(w http.ResponseWriter, r *http.Request, raw []byte, l *lease) {
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
 		s.rejectIntake(w, rerr)
 		return
@@ -111,8 +109,8 @@ func (s *Sink) serveElasticIntake(w http.ResponseWriter, r *http.Request, raw []
 	_, _ = w.Write(b)
 }
 
-// rejectIntake counts a refused intake request and answers it with the
-// APM Server's error document.
+// rejectIntake answers a refused intake request (serveHTTP counts it)
+// with the APM Server's error document.
 func (s *Sink) rejectIntake(w http.ResponseWriter, rerr *requestError) {
 	type intakeError struct {
 		Message string `json:"message"`
@@ -125,7 +123,7 @@ func (s *Sink) rejectIntake(w http.ResponseWriter, rerr *requestError) {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
-	s.c.rejected.Add(1)
+	busyHeaders(w, rerr)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(rerr.status)
 	_, _ = w.Write(b)
