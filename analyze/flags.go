@@ -29,6 +29,10 @@ const (
 	FlagSteal       = "steal"        // the hypervisor took a share of the CPUs
 )
 
+// FlagExportsRejected marks a variant that exports whose every export
+// toll's sink refused: its agent is not working either.
+const FlagExportsRejected = "exports-rejected"
+
 // SaturatedBusy is the busy share (percent) above which a CPU that runs no
 // measured service counts as saturated, and StealLimit the steal share
 // (percent of all CPUs' time) above which a trial is flagged.
@@ -57,7 +61,12 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	if got := t.Window().Seconds(); t.PlannedS > 0 && got < 0.9*t.PlannedS {
 		add(FlagShort, "measured window was %.1fs of the %.1fs planned", got, t.PlannedS)
 	}
-	if t.Exports && tc.Costs[Spans] == 0 && tc.Costs[ExportBytes] == 0 {
+	switch {
+	case !t.Exports || tc.Costs[Spans] > 0 || tc.Costs[ExportBytes] > 0:
+	case tc.Costs[Rejected] > 0:
+		add(FlagExportsRejected, "variant is configured to export telemetry but toll's sink rejected all of it (%.2f requests/s, %.1f KiB/s): see the sink's limits and the agent's log",
+			tc.Costs[Rejected], tc.Costs[RejectedBytes])
+	default:
 		add(FlagNoTelemetry, "variant is configured to export telemetry but toll's sink received none")
 	}
 	for _, sat := range tc.saturated {

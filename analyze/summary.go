@@ -263,13 +263,15 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 			continue
 		}
 		from, to := prev.Telemetry[0], t.Telemetry[0]
-		if to.Spans < from.Spans || to.Bytes < from.Bytes {
+		if to.Spans < from.Spans || to.Bytes < from.Bytes || to.Rejected < from.Rejected || to.RejectedBytes < from.RejectedBytes {
 			continue // a sink that restarted: keep the window's count
 		}
 		perReq := float64(to.Spans-from.Spans) / reqs
 		tc.Costs[SpansPerReq] = perReq
 		tc.Costs[Spans] = perReq * tc.Costs[Throughput]
-		tc.Costs[ExportBytes] = float64(to.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
+		tc.Costs[ExportBytes] = float64(acceptedBytes(to)-acceptedBytes(from)) / reqs * tc.Costs[Throughput] / 1024
+		tc.Costs[Rejected] = float64(to.Rejected-from.Rejected) / reqs * tc.Costs[Throughput]
+		tc.Costs[RejectedBytes] = float64(to.RejectedBytes-from.RejectedBytes) / reqs * tc.Costs[Throughput] / 1024
 	}
 }
 

@@ -177,8 +177,11 @@ func (s *sampler) take(now time.Time) {
 	}
 	if s.sink != nil {
 		c := s.sink.Counts()
-		s.telemetry = append(s.telemetry, record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
-			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles})
+		// The record's bytes are every request's, rejected ones included,
+		// as they always were; analyze takes the rejected ones out.
+		s.telemetry = append(s.telemetry, record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes + c.RejectedBytes,
+			Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles,
+			Rejected: c.Rejected, RejectedBytes: c.RejectedBytes})
 	}
 }
 
