@@ -257,6 +257,9 @@ func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byt
 		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {
+			// No deadline while the body is decoded and answered: the
+			// server sets the next request's own.
+			_ = rc.SetReadDeadline(time.Time{})
 			return buf, int64(len(buf)), nil
 		}
 		if err != nil {
