@@ -3,8 +3,8 @@ package sink
 import (
 	"bytes"
 	"compress/gzip"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"io"
 	"net/http"
 	"net/http/httptest"
