@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -26,9 +27,11 @@ import (
 // by protocol and Content-Type (application/grpc on HTTP/2) and handed to
 // a gRPC server (grpc.Server.ServeHTTP) with the OTLP services registered
 // from pdata. The same limits hold: a message is at most
-// MaxGRPCMessageBytes, and before gRPC reads it the sink reads its 5-byte
-// length prefix and charges its size (and what pdata makes of it) to the
-// memory budget and takes a decode slot, or answers UNAVAILABLE.
+// MaxGRPCMessageBytes, and before gRPC reads it the sink reads it (its
+// 5-byte prefix first, so that a message over the limit is never read),
+// charges it and what pdata will make of it to the memory budget and takes
+// a decode slot, or answers UNAVAILABLE (RESOURCE_EXHAUSTED when it could
+// never fit); gRPC then reads it again from memory.
 
 // grpcHeaderLen is the length of a gRPC message's prefix: a compressed
 // flag and a 4-byte big-endian length.
@@ -129,27 +132,74 @@ func (s *Sink) serveGRPC(w http.ResponseWriter, r *http.Request) {
 
 	var hdr [grpcHeaderLen]byte
 	n, err := io.ReadFull(body, hdr[:])
+	prefix := hdr[:n]
 	if err == nil {
-		size := int64(binary.BigEndian.Uint32(hdr[1:]))
-		if size <= int64(s.lim.maxGRPC) { // gRPC refuses a larger one itself
-			decoded := size
-			if hdr[0] != 0 { // compressed: gRPC decompresses up to its limit
-				decoded = int64(s.lim.maxGRPC)
-			}
-			rerr := l.grow(size + decoded*(1+pdataFactor))
-			if rerr == nil {
-				rerr = l.decodeSlot()
-			}
-			if rerr != nil {
-				grpcError(w, codes.Unavailable, rerr.msg)
-				return
-			}
+		var rerr *requestError
+		prefix, rerr, err = s.readGRPCMessage(r, body, hdr, l)
+		if rerr != nil {
+			grpcError(w, grpcCode(rerr.status), rerr.msg)
+			return
 		}
-	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
 		err = io.EOF // let gRPC see the body end where it ended
 	}
-	r.Body = &prefixedBody{prefix: bytes.NewReader(hdr[:n]), body: body, err: err}
+	r.Body = &prefixedBody{prefix: bytes.NewReader(prefix), body: body, err: err}
 	s.grpc.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), tallyKey{}, tally)))
+}
+
+// readGRPCMessage reads the message whose prefix is hdr from body, into
+// memory charged to l, and charges what pdata will hold of it; then takes
+// a decode slot. It returns what it read, prefix included, for gRPC to
+// read again, and the error that ended reading it. A message over the
+// limit is left for gRPC to refuse; one compressed other than with gzip
+// for gRPC to refuse or decode (within its own limit).
+func (s *Sink) readGRPCMessage(r *http.Request, body io.Reader, hdr [grpcHeaderLen]byte, l *lease) ([]byte, *requestError, error) {
+	size := int64(binary.BigEndian.Uint32(hdr[1:]))
+	if size > int64(s.lim.maxGRPC) {
+		return hdr[:], nil, nil
+	}
+	if rerr := l.grow(grpcHeaderLen + size); rerr != nil {
+		return nil, rerr, nil
+	}
+	buf := make([]byte, grpcHeaderLen+size)
+	copy(buf, hdr[:])
+	n, err := io.ReadFull(body, buf[grpcHeaderLen:])
+	buf = buf[:grpcHeaderLen+n]
+	if err != nil {
+		return buf, nil, err
+	}
+	msg := buf[grpcHeaderLen:]
+	if hdr[0] != 0 {
+		if !strings.EqualFold(r.Header.Get("Grpc-Encoding"), "gzip") {
+			return buf, l.decodeSlot(), nil
+		}
+		var rerr *requestError
+		if msg, rerr = s.decompressUpTo(gzipped, msg, l, int64(s.lim.maxGRPC)); rerr != nil {
+			return nil, rerr, nil
+		}
+	}
+	cost, perr := pdataCost(protobufEncoding, msg)
+	if perr != nil {
+		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("decode OTLP request: %v", perr)}, nil
+	}
+	if rerr := l.grow(cost); rerr != nil {
+		return nil, rerr, nil
+	}
+	return buf, l.decodeSlot(), nil
+}
+
+// grpcCode maps the HTTP statuses the sink refuses with to gRPC codes.
+func grpcCode(httpStatus int) codes.Code {
+	switch httpStatus {
+	case http.StatusBadRequest:
+		return codes.InvalidArgument
+	case http.StatusRequestEntityTooLarge:
+		return codes.ResourceExhausted
+	case http.StatusRequestTimeout:
+		return codes.DeadlineExceeded
+	}
+	return codes.Unavailable
 }
 
 // grpcError answers a gRPC call with code and msg and no message, as a

@@ -50,13 +50,23 @@ const (
 	MaxGRPCMessageBytes = 4 << 20
 
 	// MemoryBudget bounds the bytes that the requests in flight may hold
-	// at once: bodies as read, decompressed bodies, and the decoded pdata
-	// of OTLP payloads (counted as pdataFactor times their encoded size).
-	// A request that would take more waits for up to DecodeWait and is
-	// then answered 503 with Retry-After. Go's collector lets the heap grow
-	// to about twice what is live, so the sink's share of toll's heap stays
-	// under about twice this. It must hold the largest request:
-	// MaxBodyBytes + MaxDecodedBytes·(1+pdataFactor).
+	// at once: bodies as read, decompressed bodies, and what pdata will
+	// hold of OTLP payloads, estimated before it decodes them
+	// (pdatasize.go). A request that would take more waits for up to
+	// DecodeWait and is then answered 503 with Retry-After; one that needs
+	// more than the whole budget is answered 413. Go's collector lets the
+	// heap grow to about twice what is live, so the sink's share of toll's
+	// heap stays under about twice this. It holds a body of each limit and
+	// its pdata's bytes (MaxBodyBytes + MaxDecodedBytes·(1+pdataPerByte),
+	// 28 MiB) with room for the per-message part of typical payloads: an
+	// SDK's batch of 512 spans is charged a few MiB.
+	//
+	// toll does not set a memory limit on its own process
+	// (debug.SetMemoryLimit) as well: this budget already bounds the sink,
+	// and a limit would make the collector run harder, on the CPU shared
+	// with the load generator, whenever toll's heap neared it, which is a
+	// perturbation of the measurement; GOMEMLIMIT sets one for a user who
+	// wants it.
 	MemoryBudget = 48 << 20
 
 	// MaxDecodes is the number of requests that may be decoded at once;
@@ -75,10 +85,6 @@ const (
 
 	// retryAfter is the Retry-After, in seconds, of a 503.
 	retryAfter = 1
-
-	// pdataFactor is how many bytes pdata holds per byte of an OTLP
-	// payload it decodes (measured: about 4 for protobuf, 2 for JSON).
-	pdataFactor = 4
 
 	// pooledBuffer is the largest buffer kept in the pool for reuse;
 	// larger ones are left to the collector.
@@ -111,7 +117,7 @@ func (l limits) check() error {
 	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.wait <= 0 || l.stall <= 0 {
 		return fmt.Errorf("limits must be positive: %+v", l)
 	}
-	if need := max(l.maxBody+l.maxDecoded*(1+pdataFactor), int64(l.maxGRPC)*(2+pdataFactor)); l.memory < need {
+	if need := max(l.maxBody+l.maxDecoded*(1+pdataPerByte), int64(l.maxGRPC)*(2+pdataPerByte)); l.memory < need {
 		return fmt.Errorf("memory budget %d bytes is below the largest request's %d", l.memory, need)
 	}
 	return nil
@@ -309,11 +315,16 @@ func (s *Sink) decodeBody(r *http.Request, raw []byte, l *lease) ([]byte, *reque
 	return s.decompress(c, raw, l)
 }
 
-// decompress returns raw decompressed with c, up to the decoded limit. It
+// decompress returns raw decompressed with c, up to the decoded limit.
+func (s *Sink) decompress(c compression, raw []byte, l *lease) ([]byte, *requestError) {
+	return s.decompressUpTo(c, raw, l, s.lim.maxDecoded)
+}
+
+// decompressUpTo returns raw decompressed with c, up to limit bytes. It
 // decompresses twice: first into nothing, counting, so that a body over
 // the limit (a gzip bomb) is refused having kept nothing, then into a
 // buffer of exactly the size counted, charged to l.
-func (s *Sink) decompress(c compression, raw []byte, l *lease) ([]byte, *requestError) {
+func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) ([]byte, *requestError) {
 	if c == identity {
 		return raw, nil
 	}
@@ -324,15 +335,15 @@ func (s *Sink) decompress(c compression, raw []byte, l *lease) ([]byte, *request
 	var n int64
 	err := s.withReader(c, raw, func(zr io.Reader) error {
 		var err error
-		n, err = io.Copy(io.Discard, io.LimitReader(zr, s.lim.maxDecoded+1))
+		n, err = io.Copy(io.Discard, io.LimitReader(zr, limit+1))
 		return err
 	})
 	if err != nil {
 		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("%s request body: %v", what, err)}
 	}
-	if n > s.lim.maxDecoded {
+	if n > limit {
 		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
-			msg: fmt.Sprintf("decompressed request body exceeds %d bytes", s.lim.maxDecoded)}
+			msg: fmt.Sprintf("decompressed request body exceeds %d bytes", limit)}
 	}
 	if rerr := l.grow(n); rerr != nil {
 		return nil, rerr

@@ -169,8 +169,15 @@ func (s *Sink) serveOTLP(w http.ResponseWriter, r *http.Request, sig signal, enc
 		s.reject(w, rerr, enc)
 		return
 	}
-	// pdata holds several times the payload's bytes once decoded.
-	if rerr := l.grow(int64(len(body)) * pdataFactor); rerr != nil {
+	// pdata holds many times the payload's bytes once decoded: charge
+	// what it will hold before it does (pdatasize.go).
+	cost, err := pdataCost(enc, body)
+	if err != nil {
+		s.reject(w, &requestError{status: http.StatusBadRequest,
+			msg: fmt.Sprintf("decode OTLP %s request (%s): %v", sig, enc.contentType(), err)}, enc)
+		return
+	}
+	if rerr := l.grow(cost); rerr != nil {
 		s.reject(w, rerr, enc)
 		return
 	}
