@@ -2,12 +2,15 @@ package sink
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"encoding/binary"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
@@ -115,21 +118,55 @@ func fuzzOTLP(f *testing.F, path string, count func(body []byte, asJSON bool) (u
 		if status != http.StatusOK {
 			return
 		}
-		plain := body
-		if encoding == "gzip" {
-			zr, err := gzip.NewReader(bytes.NewReader(body))
-			if err != nil {
-				t.Fatalf("accepted a gzip body that does not open: %v", err)
-			}
-			if plain, err = io.ReadAll(zr); err != nil {
-				t.Fatalf("accepted a gzip body that does not decompress: %v", err)
-			}
-		}
-		n, err := count(plain, asJSON)
+		plain := stdlibDecompress(t, encoding, body)
+		var (
+			n   uint64
+			err error
+		)
+		alloc := allocated(func() { n, err = count(plain, asJSON) })
 		if err != nil || n != counted(c) {
 			t.Fatalf("accepted: counted %d, pdata decodes %d (%v)", counted(c), n, err)
 		}
+		enc := protobufEncoding
+		if asJSON {
+			enc = jsonEncoding
+		}
+		if cost, err := pdataCost(enc, plain); err != nil || uint64(cost) < alloc {
+			t.Fatalf("charged %d bytes (%v) for a payload pdata allocated %d for", cost, err, alloc)
+		}
 	})
+}
+
+// stdlibDecompress decompresses the body of an accepted request with the
+// standard library's readers, as Content-Encoding enc names.
+func stdlibDecompress(t *testing.T, enc string, body []byte) []byte {
+	t.Helper()
+	var (
+		zr  io.Reader
+		err error
+	)
+	switch strings.ToLower(strings.TrimSpace(enc)) {
+	case "", "identity":
+		return body
+	case "gzip", "x-gzip":
+		zr, err = gzip.NewReader(bytes.NewReader(body))
+	case "deflate":
+		if zlibHeader(body) {
+			zr, err = zlib.NewReader(bytes.NewReader(body))
+		} else {
+			zr = flate.NewReader(bytes.NewReader(body))
+		}
+	default:
+		t.Fatalf("accepted a body in Content-Encoding %q", enc)
+	}
+	if err != nil {
+		t.Fatalf("accepted a %s body that does not open: %v", enc, err)
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("accepted a %s body that does not decompress: %v", enc, err)
+	}
+	return plain
 }
 
 func FuzzOTLPTraces(f *testing.F) {

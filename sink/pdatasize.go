@@ -15,10 +15,12 @@ import (
 // so what pdata will hold is estimated before it decodes, and charged to
 // the memory budget: pdataPerByte per byte (strings, slices) and
 // pdataPerMessage per message, counted by walking the payload without
-// decoding it (protobuf) or by counting its objects (JSON).
+// decoding it (protobuf) or by counting its objects (JSON), and
+// pdataPerRequest for the decoder's own state.
 const (
 	pdataPerByte    = 2
 	pdataPerMessage = 320
+	pdataPerRequest = 16 << 10
 
 	// maxNesting is the deepest nesting of messages (or JSON objects and
 	// arrays) the sink accepts. OTLP's own structure is about ten deep;
@@ -43,7 +45,7 @@ func pdataCost(enc encoding, body []byte) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return int64(len(body))*pdataPerByte + msgs*pdataPerMessage, nil
+	return pdataPerRequest + int64(len(body))*pdataPerByte + msgs*pdataPerMessage, nil
 }
 
 // protoMessages walks b, a protobuf message at the given depth, and
