@@ -80,8 +80,11 @@ const (
 	DecodeWait = time.Second
 
 	// StallTimeout is the longest a request body may go without sending a
-	// byte before the sink drops the connection.
-	StallTimeout = 5 * time.Second
+	// byte before the sink drops the connection. Elastic's APM agents
+	// stream events into one request for up to api_request_time (10 s by
+	// default) and send nothing while the application is idle, so it is
+	// longer than that. A stalled body holds only what it sent.
+	StallTimeout = 15 * time.Second
 
 	// retryAfter is the Retry-After, in seconds, of a 503.
 	retryAfter = 1

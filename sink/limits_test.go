@@ -258,6 +258,11 @@ func TestLimitsCheck(t *testing.T) {
 	if err := defaultLimits().check(); err != nil {
 		t.Errorf("default limits: %v", err)
 	}
+	// An Elastic agent streams one intake request for api_request_time,
+	// 10 s by default, sending nothing while its application is idle.
+	if elasticRequestTime := 10 * time.Second; defaultLimits().stall <= elasticRequestTime {
+		t.Errorf("stall timeout %v would drop an idle Elastic agent's intake stream (%v)", defaultLimits().stall, elasticRequestTime)
+	}
 	s := New()
 	s.lim.memory = MaxBodyBytes
 	if err := s.Start("127.0.0.1:0"); err == nil {

@@ -147,7 +147,7 @@ func (s *Sink) Start(addr string) error {
 		ConnState:         s.connState,
 		Protocols:         protocols,
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadTimeout:       time.Minute,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    64 << 10,
