@@ -137,7 +137,15 @@ func TestStalledUploadDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
-	conn := stalledUpload(t, s.URL(), 100000, "0123456789")
+	// A length under the limit, claimed and not sent, grows no buffer:
+	// while the upload stalls, the sink holds its first read buffer only.
+	conn := stalledUpload(t, s.URL(), MaxBodyBytes-1, "0123456789")
+	time.Sleep(50 * time.Millisecond)
+	if !s.mem.TryAcquire(s.lim.memory - firstRead) {
+		t.Error("a stalled upload holds more than its first read buffer")
+	} else {
+		s.mem.Release(s.lim.memory - firstRead)
+	}
 	start := time.Now()
 	got := answer(t, conn, 10*time.Second)
 	if got != 0 && got != http.StatusRequestTimeout {
