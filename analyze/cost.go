@@ -38,6 +38,8 @@ const (
 	SpansPerReq   Cost = "spans_per_request"
 	ExportBytes   Cost = "export_kib_per_s"
 	Profiles      Cost = "profiles_per_s"
+	Rejected      Cost = "rejected_per_s"
+	RejectedBytes Cost = "rejected_kib_per_s"
 	Startup       Cost = "startup_ms"
 	MachineCPU    Cost = "machine_cpu_pct"
 	Steal         Cost = "machine_steal_pct"
@@ -86,6 +88,8 @@ func Costs() []CostInfo {
 		{SpansPerReq, "spans per request", "", 2, true},
 		{ExportBytes, "telemetry received", "KiB/s", 1, true},
 		{Profiles, "profiles received", "/s", 2, true},
+		{Rejected, "exports rejected", "/s", 2, true},
+		{RejectedBytes, "telemetry rejected", "KiB/s", 1, true},
 		{Startup, "startup", "ms", 0, false},
 		{MachineCPU, "machine CPU (all cores)", "%", 1, true},
 		{Steal, "machine steal", "%", 2, true},
@@ -143,8 +147,9 @@ func Info(c Cost) CostInfo {
 // costsOf returns every cost in report order: the fixed ones, then the
 // per-CPU ones that any of the trials has. Each entry of a request mix of
 // several has its own latency and error rows, after the overall error
-// rate. Profiles are left out when no trial received any, so that a run
-// without a profiler has no row of zeros for them.
+// rate. Profiles are left out when no trial received any, and rejected
+// exports when no trial's sink rejected any, so that a run without a
+// profiler, or whose sinks took everything, has no rows of zeros for them.
 func costsOf(trials []*TrialCosts) []CostInfo {
 	var names []string
 	for _, tc := range trials {
@@ -165,8 +170,10 @@ func costsOf(trials []*TrialCosts) []CostInfo {
 			}
 		}
 	}
-	if !slices.ContainsFunc(trials, func(tc *TrialCosts) bool { return tc.Costs[Profiles] > 0 }) {
-		out = slices.DeleteFunc(out, func(ci CostInfo) bool { return ci.Cost == Profiles })
+	for _, c := range [][]Cost{{Profiles}, {Rejected, RejectedBytes}} {
+		if !slices.ContainsFunc(trials, func(tc *TrialCosts) bool { return tc.Costs[c[0]] > 0 }) {
+			out = slices.DeleteFunc(out, func(ci CostInfo) bool { return slices.Contains(c, ci.Cost) })
+		}
 	}
 	maxCPU := -1
 	for _, tc := range trials {

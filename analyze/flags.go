@@ -32,15 +32,19 @@ const (
 // invalidates says whether a flag of this code means that its trial did
 // not measure what was planned: it was cut short, failed requests, missed
 // its rate or left requests unsent, or a variant meant to export sent
-// nothing. The other flags (throttled, saturated, steal) describe the
+// nothing (or had all of it refused). The other flags (throttled, saturated, steal) describe the
 // conditions of a measurement that still stands.
 func invalidates(code string) bool {
 	switch code {
-	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry:
+	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry, FlagExportsRejected:
 		return true
 	}
 	return false
 }
+
+// FlagExportsRejected marks a variant that exports whose every export
+// toll's sink refused: its agent is not working either.
+const FlagExportsRejected = "exports-rejected"
 
 // SaturatedBusy is the busy share (percent) above which a CPU that runs no
 // measured service counts as saturated, and StealLimit the steal share
@@ -57,8 +61,14 @@ func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
 	if !t.Exports || tc.Costs[Spans] != 0 || tc.Costs[ExportBytes] != 0 {
 		return nil
 	}
-	return []Flag{{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagNoTelemetry,
-		Message: "variant is configured to export telemetry but toll's sink received none over the trial's cycle"}}
+	f := Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagNoTelemetry,
+		Message: "variant is configured to export telemetry but toll's sink received none over the trial's cycle"}
+	if tc.Costs[Rejected] > 0 {
+		f.Code = FlagExportsRejected
+		f.Message = fmt.Sprintf("variant is configured to export telemetry but toll's sink rejected all of it (%.2f requests/s, %.1f KiB/s): see the sink's limits and the agent's log",
+			tc.Costs[Rejected], tc.Costs[RejectedBytes])
+	}
+	return []Flag{f}
 }
 
 func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {

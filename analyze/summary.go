@@ -337,13 +337,15 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 			continue
 		}
 		from := t.Telemetry[0]
-		if end.Spans < from.Spans || end.Bytes < from.Bytes {
+		if end.Spans < from.Spans || end.Bytes < from.Bytes || end.Rejected < from.Rejected || end.RejectedBytes < from.RejectedBytes {
 			continue // a sink that restarted: keep the window's count
 		}
 		perReq := float64(end.Spans-from.Spans) / reqs
 		tc.Costs[SpansPerReq] = perReq
 		tc.Costs[Spans] = perReq * tc.Costs[Throughput]
-		tc.Costs[ExportBytes] = float64(end.Bytes-from.Bytes) / reqs * tc.Costs[Throughput] / 1024
+		tc.Costs[ExportBytes] = float64(acceptedBytes(*end)-acceptedBytes(from)) / reqs * tc.Costs[Throughput] / 1024
+		tc.Costs[Rejected] = float64(end.Rejected-from.Rejected) / reqs * tc.Costs[Throughput]
+		tc.Costs[RejectedBytes] = float64(end.RejectedBytes-from.RejectedBytes) / reqs * tc.Costs[Throughput] / 1024
 	}
 }
 

@@ -153,21 +153,25 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[Startup] = 1000 * startup
 	}
 
-	// Telemetry received by toll's sink. Spans and bytes are attributed
-	// over the trial's cycle later (attributeTelemetry); profiles are
-	// uploaded on a timer, not per request, so their rate over the window
-	// stands.
+	// Telemetry received by toll's sink. Spans, bytes and rejects are
+	// attributed over the trial's cycle later (attributeTelemetry);
+	// profiles are uploaded on a timer, not per request, so their rate over
+	// the window stands. Telemetry received is the bytes of the requests
+	// the sink accepted: those it rejected are counted apart.
 	if len(t.Telemetry) > 0 {
-		ts := make([]float64, len(t.Telemetry))
-		spans := make([]float64, len(t.Telemetry))
-		bytes := make([]float64, len(t.Telemetry))
-		profiles := make([]float64, len(t.Telemetry))
+		n := len(t.Telemetry)
+		ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
+		profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
 		for i, s := range t.Telemetry {
-			ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(s.Bytes), float64(s.Profiles)
+			ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
+			rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
 		}
-		tc.Costs[Spans] = (interpolate(ts, spans, w.To) - interpolate(ts, spans, w.From)) / secs
-		tc.Costs[ExportBytes] = (interpolate(ts, bytes, w.To) - interpolate(ts, bytes, w.From)) / secs / 1024
-		tc.Costs[Profiles] = (interpolate(ts, profiles, w.To) - interpolate(ts, profiles, w.From)) / secs
+		over := func(v []float64) float64 { return (interpolate(ts, v, w.To) - interpolate(ts, v, w.From)) / secs }
+		tc.Costs[Spans] = over(spans)
+		tc.Costs[ExportBytes] = over(bytes) / 1024
+		tc.Costs[Profiles] = over(profiles)
+		tc.Costs[Rejected] = over(rejected)
+		tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
 		if tp := tc.Costs[Throughput]; tp > 0 {
 			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
 		}
@@ -387,4 +391,10 @@ func parseCPUList(s string) []int {
 		}
 	}
 	return out
+}
+
+// acceptedBytes is the body bytes of the requests the sink accepted: all
+// it received less those of the requests it rejected.
+func acceptedBytes(s record.Telemetry) uint64 {
+	return s.Bytes - min(s.RejectedBytes, s.Bytes)
 }

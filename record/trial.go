@@ -208,6 +208,12 @@ type Telemetry struct {
 	// Profiles counts the profiles received; trial files written before
 	// toll counted profiles lack it, which reads as 0.
 	Profiles uint64 `json:"profiles"`
+	// Rejected counts the requests the sink refused (an error status, or
+	// a gRPC status other than OK), and RejectedBytes their body bytes as
+	// read; Requests and Bytes include them. Trial files written before
+	// toll counted rejects lack them, which reads as 0.
+	Rejected      uint64 `json:"rejected"`
+	RejectedBytes uint64 `json:"rejected_bytes"`
 }
 
 // MachineSample is one reading of the whole machine. CPU figures are

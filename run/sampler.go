@@ -182,10 +182,13 @@ func (s *sampler) take(now time.Time) {
 	}
 }
 
-// telemetrySample records a sink's counts c at t seconds.
+// telemetrySample records a sink's counts c at t seconds. The record's
+// bytes are every request's, rejected ones included, as they always were;
+// analyze takes the rejected ones out.
 func telemetrySample(t float64, c sink.Counts) record.Telemetry {
-	return record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes,
-		Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles}
+	return record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes + c.RejectedBytes,
+		Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles,
+		Rejected: c.Rejected, RejectedBytes: c.RejectedBytes}
 }
 
 // close releases the probes' resources.

@@ -76,14 +76,12 @@ func (s *Sink) serveDatadogInfo(w http.ResponseWriter) {
 // array of span maps with string keys; v0.5 an array of a string table and
 // such traces, each span an array of 12 fields whose strings are valid
 // table indices. Anything else, or bytes after the payload, is rejected.
-func (s *Sink) serveDatadogTraces(w http.ResponseWriter, r *http.Request, ep endpoint, raw []byte) {
+func (s *Sink) serveDatadogTraces(w http.ResponseWriter, r *http.Request, ep endpoint, raw []byte, l *lease) {
 	if rerr := checkMsgpack(r); rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return
@@ -115,14 +113,12 @@ func (s *Sink) serveDatadogTraces(w http.ResponseWriter, r *http.Request, ep end
 // (ClientStatsPayload, a msgpack map). They summarise spans the tracer also
 // sends, or dropped as unsampled, so nothing is counted but the request and
 // its bytes; the payload must be a well-formed msgpack map.
-func (s *Sink) serveDatadogStats(w http.ResponseWriter, r *http.Request, raw []byte) {
+func (s *Sink) serveDatadogStats(w http.ResponseWriter, r *http.Request, raw []byte, l *lease) {
 	if rerr := checkMsgpack(r); rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return

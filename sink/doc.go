@@ -14,6 +14,11 @@
 //     ExportResponse in the request's encoding; a payload that does not
 //     decode gets 400 with a google.rpc.Status body, as the OTLP
 //     specification says.
+//   - OTLP/gRPC (sink/grpc.go): the OTLP trace, metrics and logs services
+//     on the same port, over HTTP/2 without TLS (prior knowledge, as gRPC
+//     exporters connect to an http:// endpoint), served by grpc-go with
+//     pdata's service registrations. Messages above MaxGRPCMessageBytes
+//     get RESOURCE_EXHAUSTED.
 //   - Zipkin v2 (sink/zipkin.go): POST /api/v2/spans, a JSON array of
 //     span objects. The reply is 202.
 //   - Elastic APM (sink/elastic.go): POST /intake/v2/events, the intake v2
@@ -36,13 +41,22 @@
 //
 // Request bodies may be gzip- or deflate-compressed (Content-Encoding).
 // Anything else is answered 404 (unknown path) or 405 (known path, wrong
-// method). Request bodies are limited to MaxBodyBytes as sent and
-// MaxDecodedBytes once decompressed; larger ones get 413.
+// method).
+//
+// The sink runs in toll's own process, so what it holds is bounded
+// (sink/limits.go): request bodies are limited to MaxBodyBytes as sent
+// (a larger Content-Length is refused before the body is read) and
+// MaxDecodedBytes once decompressed (counted before anything is kept), and
+// larger ones get 413; at most MaxDecodes requests are decoded at once and
+// the requests in flight hold at most MemoryBudget bytes, so that others
+// wait up to DecodeWait and then get 503 with Retry-After; a body that
+// sends nothing for StallTimeout is dropped.
 //
 // Counts are cumulative since Start and kept in atomics, so reading them
 // (Sink.Counts) and counting on the request path take no locks. Requests
-// and Bytes count every request the listener received, whatever its path or
-// outcome, including an agent's discovery and configuration calls; Rejected
-// counts those answered with an error status; Spans, MetricPoints,
-// LogRecords and Profiles count only what was accepted.
+// counts every request the listener received, whatever its path or
+// outcome, including an agent's discovery and configuration calls;
+// Rejected counts those answered with an error status, and RejectedBytes
+// their body bytes; Bytes counts the body bytes of the others. Spans,
+// MetricPoints, LogRecords and Profiles count only what was accepted.
 package sink

@@ -3,6 +3,7 @@ package sink
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -77,10 +78,8 @@ func (s *Sink) serveElasticAgentConfig(w http.ResponseWriter, r *http.Request) {
 // 202 as the APM Server does, with {"accepted": N} when the query asks for
 // verbose. A request with any invalid line is rejected as a whole (400,
 // with the APM Server's error document) and none of its events count.
-func (s *Sink) serveElasticIntake(w http.ResponseWriter, r *http.Request, raw []byte) {
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+func (s *Sink) serveElasticIntake(w http.ResponseWriter, r *http.Request, raw []byte, l *lease) {
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
 		s.rejectIntake(w, rerr)
 		return
@@ -111,8 +110,8 @@ func (s *Sink) serveElasticIntake(w http.ResponseWriter, r *http.Request, raw []
 	_, _ = w.Write(b)
 }
 
-// rejectIntake counts a refused intake request and answers it with the
-// APM Server's error document.
+// rejectIntake answers a refused intake request (serveHTTP counts it)
+// with the APM Server's error document.
 func (s *Sink) rejectIntake(w http.ResponseWriter, rerr *requestError) {
 	type intakeError struct {
 		Message string `json:"message"`
@@ -125,7 +124,7 @@ func (s *Sink) rejectIntake(w http.ResponseWriter, rerr *requestError) {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
-	s.c.rejected.Add(1)
+	busyHeaders(w, rerr)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(rerr.status)
 	_, _ = w.Write(b)
@@ -152,9 +151,36 @@ type intakeEvent struct {
 }
 
 // intakeMetricset is the part of a metricset event the sink reads: its
-// samples, each an object such as {"value": 1.5}.
+// samples, an object of samples each an object such as {"value": 1.5}.
+// They are counted as they are read (countSamples), not kept: a map of
+// them would hold several times the line's bytes.
 type intakeMetricset struct {
-	Samples map[string]struct{} `json:"samples"`
+	Samples json.RawMessage `json:"samples"`
+}
+
+// countSamples returns the number of samples in a metricset's samples
+// object; each must be an object.
+func countSamples(raw json.RawMessage) (uint64, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return 0, errors.New("metricset samples is not an object")
+	}
+	var n uint64
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, fmt.Errorf("metricset samples: %w", err)
+		}
+		var sample struct{}
+		if err := dec.Decode(&sample); err != nil {
+			return 0, fmt.Errorf("metricset sample %q: %w", key, err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // decodeIntake decodes an intake v2 body: a metadata line, then one event
@@ -209,7 +235,11 @@ func decodeIntake(body []byte) (intakeCounts, error) {
 		case "error", "log":
 			n.records++
 		case "metricset":
-			n.samples += uint64(len(ev.Metricset.Samples))
+			k, err := countSamples(ev.Metricset.Samples)
+			if err != nil {
+				return n, fmt.Errorf("line %d: %w", line, err)
+			}
+			n.samples += k
 		}
 		n.events++
 	}

@@ -104,6 +104,10 @@ func rpcCode(httpStatus int) code.Code {
 		return code.Code_RESOURCE_EXHAUSTED
 	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
 		return code.Code_UNIMPLEMENTED
+	case http.StatusServiceUnavailable:
+		return code.Code_UNAVAILABLE
+	case http.StatusRequestTimeout:
+		return code.Code_DEADLINE_EXCEEDED
 	}
 	return code.Code_UNKNOWN
 }
@@ -151,19 +155,29 @@ func newResponses() (responses, error) {
 }
 
 // serveOTLP handles a POST to an OTLP/HTTP endpoint whose body, as sent,
-// is raw and whose Content-Type named enc: it decodes the payload with
+// is raw and whose Content-Type named enc, with memory charged to l: it decodes the payload with
 // pdata, counts its items and answers with an empty ExportResponse in enc.
-func (s *Sink) serveOTLP(w http.ResponseWriter, r *http.Request, sig signal, enc encoding, raw []byte) {
+func (s *Sink) serveOTLP(w http.ResponseWriter, r *http.Request, sig signal, enc encoding, raw []byte, l *lease) {
 	if enc == noEncoding {
 		s.reject(w, &requestError{status: http.StatusUnsupportedMediaType,
 			msg: fmt.Sprintf("unsupported Content-Type %q (use application/x-protobuf or application/json)",
 				r.Header.Get("Content-Type"))}, noEncoding)
 		return
 	}
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
+		s.reject(w, rerr, enc)
+		return
+	}
+	// pdata holds many times the payload's bytes once decoded: charge
+	// what it will hold before it does (pdatasize.go).
+	cost, err := pdataCost(enc, body)
+	if err != nil {
+		s.reject(w, &requestError{status: http.StatusBadRequest,
+			msg: fmt.Sprintf("decode OTLP %s request (%s): %v", sig, enc.contentType(), err)}, enc)
+		return
+	}
+	if rerr := l.grow(cost); rerr != nil {
 		s.reject(w, rerr, enc)
 		return
 	}

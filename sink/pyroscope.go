@@ -33,7 +33,7 @@ const jfrHeaderSize = 68
 // header, a pprof profile must be well-formed protobuf, and a folded
 // profile (format=folded, the default) must be lines of a stack and a
 // count. The reply is 200 with no body, as Pyroscope's.
-func (s *Sink) servePyroscope(w http.ResponseWriter, r *http.Request, raw []byte) {
+func (s *Sink) servePyroscope(w http.ResponseWriter, r *http.Request, raw []byte, l *lease) {
 	q := r.URL.Query()
 	if q.Get("name") == "" {
 		s.reject(w, &requestError{status: http.StatusBadRequest, msg: "Pyroscope ingest: missing application name (query parameter name)"}, noEncoding)
@@ -52,24 +52,18 @@ func (s *Sink) servePyroscope(w http.ResponseWriter, r *http.Request, raw []byte
 			msg: fmt.Sprintf("Pyroscope ingest: unsupported format %q (use jfr, pprof, folded or lines)", format)}, noEncoding)
 		return
 	}
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
-	part := s.getBuffer(0)
-	defer s.putBuffer(part)
-	profile, rerr := s.formPart(r.Header.Get("Content-Type"), body, field, part)
+	profile, rerr := readFormPart(r.Header.Get("Content-Type"), body, field, l)
 	if rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
 	if (format == "jfr" || format == "pprof") && bytes.HasPrefix(profile, []byte{0x1f, 0x8b}) {
-		unzipped := s.getBuffer(0)
-		defer s.putBuffer(unzipped)
-		if profile, rerr = s.gunzip(profile, unzipped); rerr != nil {
+		if profile, rerr = s.decompress(gzipped, profile, l); rerr != nil {
 			rerr.msg = "Pyroscope " + format + " profile: " + rerr.msg
 			s.reject(w, rerr, noEncoding)
 			return
@@ -100,10 +94,10 @@ func (s *Sink) servePyroscope(w http.ResponseWriter, r *http.Request, raw []byte
 	w.WriteHeader(http.StatusOK)
 }
 
-// formPart returns the profile in body: the multipart/form-data part named
-// field, read into buf, when contentType is multipart and field is set, the
-// whole body otherwise.
-func (s *Sink) formPart(contentType string, body []byte, field string, buf *bytes.Buffer) ([]byte, *requestError) {
+// readFormPart returns the profile in body: the multipart/form-data part named
+// field, when contentType is multipart and field is set, the whole body
+// otherwise. The part is read into memory charged to l.
+func readFormPart(contentType string, body []byte, field string, l *lease) ([]byte, *requestError) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "multipart/form-data" {
 		return body, nil
@@ -127,6 +121,11 @@ func (s *Sink) formPart(contentType string, body []byte, field string, buf *byte
 			continue
 		}
 		// The parts are views of body, so they fit the decoded limit.
+		if rerr := l.grow(int64(len(body))); rerr != nil {
+			return nil, rerr
+		}
+		var buf bytes.Buffer
+		buf.Grow(len(body))
 		if _, err := buf.ReadFrom(p); err != nil {
 			return nil, &requestError{status: http.StatusBadRequest,
 				msg: fmt.Sprintf("Pyroscope ingest: read multipart part %q: %v", field, err)}

@@ -1,14 +1,9 @@
 package sink
 
 import (
-	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -17,21 +12,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/semaphore"
+	"google.golang.org/grpc"
 )
-
-// MaxBodyBytes is the largest request body the sink accepts, as sent on the
-// wire (before decompression). Larger requests are answered 413.
-const MaxBodyBytes = 64 << 20
-
-// MaxDecodedBytes is the largest request body the sink accepts once
-// decompressed, so that a small gzip bomb cannot exhaust memory. Larger
-// requests are answered 413.
-const MaxDecodedBytes = 64 << 20
-
-// maxPooledBuffer is the capacity above which a body buffer is dropped
-// rather than returned to the pool, so that one huge request does not pin
-// its memory for the rest of the run.
-const maxPooledBuffer = 8 << 20
 
 // Counts is what the sink has received, cumulative since Start.
 type Counts struct {
@@ -40,7 +24,8 @@ type Counts struct {
 	// and self-telemetry calls.
 	Requests uint64
 	// Bytes is the number of request body bytes received as sent on the
-	// wire, that is before decompression, on any path.
+	// wire, that is before decompression, by requests the sink accepted,
+	// on any path (OTLP/gRPC: the messages' bytes as framed on the wire).
 	Bytes uint64
 	// Spans is the number of spans accepted: OTLP and Zipkin spans, Elastic
 	// APM transactions and spans, and Datadog spans. An Elastic transaction
@@ -60,20 +45,27 @@ type Counts struct {
 	Profiles uint64
 	// Rejected is the number of requests answered with an error status
 	// (unknown path, wrong method, unsupported encoding, undecodable or
-	// oversized payload). Their spans, points, records and profiles are not
-	// counted.
+	// oversized payload, a stalled upload, or the sink too busy: 503) or,
+	// over gRPC, with a status other than OK. Their spans, points, records
+	// and profiles are not counted.
 	Rejected uint64
+	// RejectedBytes is the number of request body bytes the sink read of
+	// the requests it rejected, as sent on the wire: never part of Bytes.
+	// A body refused before it was read (a Content-Length over the limit)
+	// adds nothing.
+	RejectedBytes uint64
 }
 
 // counters holds the live counts; every field is updated atomically.
 type counters struct {
-	requests     atomic.Uint64
-	bytes        atomic.Uint64
-	spans        atomic.Uint64
-	metricPoints atomic.Uint64
-	logRecords   atomic.Uint64
-	profiles     atomic.Uint64
-	rejected     atomic.Uint64
+	requests      atomic.Uint64
+	bytes         atomic.Uint64
+	spans         atomic.Uint64
+	metricPoints  atomic.Uint64
+	logRecords    atomic.Uint64
+	profiles      atomic.Uint64
+	rejected      atomic.Uint64
+	rejectedBytes atomic.Uint64
 }
 
 // Sink is a telemetry receiver that counts what agents export to it.
@@ -81,13 +73,17 @@ type counters struct {
 type Sink struct {
 	c counters
 
-	// Body limits, MaxBodyBytes and MaxDecodedBytes; fields so that tests
-	// can lower them before Start.
-	maxBody, maxDecoded int64
+	// lim bounds what the sink holds and how long it waits (limits.go);
+	// a field, so that tests can lower it before Start. mem (bytes) and
+	// slots (decodes) are its semaphores, made at Start.
+	lim   limits
+	mem   *semaphore.Weighted
+	slots *semaphore.Weighted
 
-	bufs  sync.Pool // *bytes.Buffer, for request bodies
-	gzips sync.Pool // *gzip.Reader
-	zlibs sync.Pool // io.ReadCloser from zlib.NewReader, a zlib.Resetter
+	bufs   sync.Pool // *[]byte, for request bodies
+	gzips  sync.Pool // *gzip.Reader
+	zlibs  sync.Pool // io.ReadCloser from zlib.NewReader, a zlib.Resetter
+	flates sync.Pool // io.ReadCloser from flate.NewReader, a flate.Resetter
 
 	// fresh holds the connections that have not sent a request yet (see
 	// connState); closing is set when Close begins.
@@ -101,6 +97,7 @@ type Sink struct {
 	mu       sync.Mutex // guards the fields below; never taken on the request path
 	started  bool
 	srv      *http.Server
+	grpc     *grpc.Server // OTLP/gRPC, served through srv
 	url      string
 	done     chan struct{} // closed when Serve has returned
 	serveErr error         // Serve's error, valid once done is closed
@@ -109,7 +106,7 @@ type Sink struct {
 
 // New returns a sink that is not yet listening; call Start.
 func New() *Sink {
-	return &Sink{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes}
+	return &Sink{lim: defaultLimits()}
 }
 
 // Start listens on addr (for example "127.0.0.1:0" for a free loopback
@@ -120,6 +117,9 @@ func (s *Sink) Start(addr string) error {
 	defer s.mu.Unlock()
 	if s.started {
 		return errors.New("sink: already started")
+	}
+	if err := s.lim.check(); err != nil {
+		return fmt.Errorf("sink: %w", err)
 	}
 	resp, err := newResponses()
 	if err != nil {
@@ -132,14 +132,31 @@ func (s *Sink) Start(addr string) error {
 	s.started = true
 	s.resp = resp
 	s.url = baseURL(ln.Addr())
+	s.mem, s.slots = newBudget(s.lim)
+	s.grpc = s.newGRPCServer()
+	// HTTP/1.1 for OTLP/HTTP and the other protocols, and HTTP/2 without
+	// TLS (prior knowledge, as gRPC clients speak it) for OTLP/gRPC, on
+	// the same port. A body must keep arriving (StallTimeout, set per read
+	// in readBody); the timeouts below drop a client that stalls before
+	// it, or idles.
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ConnState:         s.connState,
-		ReadHeaderTimeout: 10 * time.Second,
+		Protocols:         protocols,
+		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       time.Minute,
-		WriteTimeout:      time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    1 << 20,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		HTTP2: &http.HTTP2Config{
+			MaxConcurrentStreams: 16,
+			// gRPC frames above this are refused by the gRPC server
+			// anyway; HTTP/2 reads them in frames of this size.
+			MaxReadFrameSize: 1 << 20,
+		},
 	}
 	s.done = make(chan struct{})
 	go func(srv *http.Server, done chan struct{}) {
@@ -187,13 +204,14 @@ func (s *Sink) URL() string {
 // mid-request (Requests already counted, its spans not yet).
 func (s *Sink) Counts() Counts {
 	return Counts{
-		Requests:     s.c.requests.Load(),
-		Bytes:        s.c.bytes.Load(),
-		Spans:        s.c.spans.Load(),
-		MetricPoints: s.c.metricPoints.Load(),
-		LogRecords:   s.c.logRecords.Load(),
-		Profiles:     s.c.profiles.Load(),
-		Rejected:     s.c.rejected.Load(),
+		Requests:      s.c.requests.Load(),
+		Bytes:         s.c.bytes.Load(),
+		Spans:         s.c.spans.Load(),
+		MetricPoints:  s.c.metricPoints.Load(),
+		LogRecords:    s.c.logRecords.Load(),
+		Profiles:      s.c.profiles.Load(),
+		Rejected:      s.c.rejected.Load(),
+		RejectedBytes: s.c.rejectedBytes.Load(),
 	}
 }
 
@@ -243,27 +261,42 @@ func (s *Sink) Close(ctx context.Context) error {
 		}
 	}
 	<-done
+	s.grpc.Stop()
 	s.mu.Lock()
 	errs = append(errs, s.serveErr)
 	s.mu.Unlock()
 	return errors.Join(errs...)
 }
 
-// serveHTTP counts and reads every request, then routes it.
+// serveHTTP counts and reads every request, then routes it. A request
+// answered with an error status is counted as rejected, and its body's
+// bytes as rejected bytes; the others' bytes as received.
 func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	s.c.requests.Add(1)
-	orig := w // for http.MaxBytesReader, which needs the server's own writer
-	if s.observe != nil {
-		rec := &statusRecorder{ResponseWriter: w}
-		defer func() {
-			status := rec.status
-			if status == 0 {
-				status = http.StatusOK // nothing written: net/http sends 200
-			}
-			s.observe(r, status)
-		}()
-		w = rec
+	if isGRPC(r) {
+		s.serveGRPC(w, r)
+		return
 	}
+	s.c.requests.Add(1)
+	rec := &statusRecorder{ResponseWriter: w}
+	l := s.newLease(r.Context())
+	var read int64
+	defer func() {
+		l.release()
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK // nothing written: net/http sends 200
+		}
+		if status >= 400 {
+			s.c.rejected.Add(1)
+			s.c.rejectedBytes.Add(uint64(read))
+		} else {
+			s.c.bytes.Add(uint64(read))
+		}
+		if s.observe != nil {
+			s.observe(r, status)
+		}
+	}()
+	w = rec
 
 	ep := route(r.URL.Path)
 	enc := noEncoding // OTLP errors are answered in the request's encoding, if any
@@ -271,11 +304,12 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		enc = otlpEncoding(r.Header.Get("Content-Type"))
 	}
 
-	// Read the body whatever the outcome, so that Bytes counts every byte
-	// received and the connection stays usable.
-	raw := s.getBuffer(r.ContentLength)
+	// Read the body whatever the outcome, so that every byte received is
+	// counted and the connection stays usable.
+	raw, n, rerr := s.readBody(rec.ResponseWriter, r, l)
+	read = n
 	defer s.putBuffer(raw)
-	if rerr := s.readBody(orig, r, raw); rerr != nil {
+	if rerr != nil {
 		s.rejectFor(w, ep, enc, rerr)
 		return
 	}
@@ -291,29 +325,34 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			msg: "method " + r.Method + " not allowed, use " + allow})
 		return
 	}
-	body := raw.Bytes()
+	if len(raw) > 0 {
+		if rerr := l.decodeSlot(); rerr != nil {
+			s.rejectFor(w, ep, enc, rerr)
+			return
+		}
+	}
 	switch ep {
 	case otlpTraces, otlpMetrics, otlpLogs:
 		sig, _ := ep.otlpSignal()
-		s.serveOTLP(w, r, sig, enc, body)
+		s.serveOTLP(w, r, sig, enc, raw, l)
 	case zipkinSpans:
-		s.serveZipkin(w, r, body)
+		s.serveZipkin(w, r, raw, l)
 	case elasticServerInfo:
 		s.serveElasticServerInfo(w)
 	case elasticIntake:
-		s.serveElasticIntake(w, r, body)
+		s.serveElasticIntake(w, r, raw, l)
 	case elasticAgentConfig:
 		s.serveElasticAgentConfig(w, r)
 	case datadogInfo:
 		s.serveDatadogInfo(w)
 	case datadogTracesV04, datadogTracesV05:
-		s.serveDatadogTraces(w, r, ep, body)
+		s.serveDatadogTraces(w, r, ep, raw, l)
 	case datadogStats:
-		s.serveDatadogStats(w, r, body)
+		s.serveDatadogStats(w, r, raw, l)
 	case datadogTelemetry:
 		s.serveDatadogTelemetry(w)
 	case pyroscopeIngest:
-		s.servePyroscope(w, r, body)
+		s.servePyroscope(w, r, raw, l)
 	}
 }
 
@@ -403,8 +442,7 @@ func (ep endpoint) otlpSignal() (signal, bool) {
 	return 0, false
 }
 
-// statusRecorder remembers the status a handler answered with, for
-// Sink.observe.
+// statusRecorder remembers the status a handler answered with.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
@@ -417,6 +455,9 @@ func (rec *statusRecorder) WriteHeader(status int) {
 	}
 	rec.ResponseWriter.WriteHeader(status)
 }
+
+// Unwrap returns the writer rec wraps, for http.ResponseController.
+func (rec *statusRecorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
 
 // Write records an implicit 200 and writes b.
 func (rec *statusRecorder) Write(b []byte) (int, error) {
@@ -432,10 +473,11 @@ type requestError struct {
 	msg    string
 }
 
-// reject counts a refused request and answers it: with a google.rpc.Status
-// in enc when the request's OTLP encoding is known, in plain text otherwise.
+// reject answers a refused request (serveHTTP counts it): with a
+// google.rpc.Status in enc when the request's OTLP encoding is known, in
+// plain text otherwise.
 func (s *Sink) reject(w http.ResponseWriter, rerr *requestError, enc encoding) {
-	s.c.rejected.Add(1)
+	busyHeaders(w, rerr)
 	// Decoder errors may quote the payload; a Status message must be UTF-8.
 	msg := strings.ToValidUTF8(rerr.msg, "\uFFFD")
 	if enc != noEncoding {
@@ -458,120 +500,4 @@ func (s *Sink) rejectFor(w http.ResponseWriter, ep endpoint, enc encoding, rerr 
 		return
 	}
 	s.reject(w, rerr, enc)
-}
-
-// readBody reads r's body as sent, up to MaxBodyBytes, into buf and counts
-// the bytes read.
-func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, buf *bytes.Buffer) *requestError {
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, s.maxBody))
-	s.c.bytes.Add(uint64(buf.Len()))
-	if err == nil {
-		return nil
-	}
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return &requestError{status: http.StatusRequestEntityTooLarge,
-			msg: fmt.Sprintf("request body exceeds %d bytes", s.maxBody)}
-	}
-	return &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("read request body: %v", err)}
-}
-
-// decodeBody returns raw decompressed according to r's Content-Encoding,
-// using scratch for the decompressed bytes when needed.
-func (s *Sink) decodeBody(r *http.Request, raw []byte, scratch *bytes.Buffer) ([]byte, *requestError) {
-	ce := r.Header.Get("Content-Encoding")
-	switch name := strings.ToLower(strings.TrimSpace(ce)); name {
-	case "", "identity":
-		return raw, nil
-	case "gzip", "x-gzip":
-		return s.gunzip(raw, scratch)
-	case "deflate":
-		return s.inflate(raw, scratch)
-	default:
-		return nil, &requestError{status: http.StatusUnsupportedMediaType,
-			msg: fmt.Sprintf("unsupported Content-Encoding %q (use gzip, deflate or none)", ce)}
-	}
-}
-
-// gunzip decompresses the gzip stream raw into scratch.
-func (s *Sink) gunzip(raw []byte, scratch *bytes.Buffer) ([]byte, *requestError) {
-	zr, _ := s.gzips.Get().(*gzip.Reader)
-	var err error
-	if zr == nil {
-		zr, err = gzip.NewReader(bytes.NewReader(raw))
-	} else {
-		err = zr.Reset(bytes.NewReader(raw))
-	}
-	if err != nil {
-		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("gunzip request body: %v", err)}
-	}
-	defer s.gzips.Put(zr)
-	return s.decompress(zr, scratch, "gunzip")
-}
-
-// inflate decompresses a deflate-encoded body into scratch. HTTP's deflate
-// is a zlib stream (RFC 9110, 8.4.1.2), which is what Elastic's APM agents
-// send; some clients send bare DEFLATE data instead (RFC 1951), which is
-// accepted too when the body does not start with a zlib header.
-func (s *Sink) inflate(raw []byte, scratch *bytes.Buffer) ([]byte, *requestError) {
-	if !zlibHeader(raw) {
-		fr := flate.NewReader(bytes.NewReader(raw))
-		defer fr.Close()
-		return s.decompress(fr, scratch, "inflate")
-	}
-	zr, _ := s.zlibs.Get().(io.ReadCloser)
-	var err error
-	if zr == nil {
-		zr, err = zlib.NewReader(bytes.NewReader(raw))
-	} else {
-		err = zr.(zlib.Resetter).Reset(bytes.NewReader(raw), nil)
-	}
-	if err != nil {
-		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("inflate request body: %v", err)}
-	}
-	defer s.zlibs.Put(zr)
-	return s.decompress(zr, scratch, "inflate")
-}
-
-// zlibHeader reports whether b starts with a zlib header (RFC 1950, 2.2):
-// compression method 8 and a check value that makes the first two bytes a
-// multiple of 31.
-func zlibHeader(b []byte) bool {
-	return len(b) >= 2 && b[0]&0x0f == 8 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0
-}
-
-// decompress reads zr into scratch, up to the decoded body limit; what
-// names the operation in errors.
-func (s *Sink) decompress(zr io.Reader, scratch *bytes.Buffer, what string) ([]byte, *requestError) {
-	n, err := scratch.ReadFrom(io.LimitReader(zr, s.maxDecoded+1))
-	if err != nil {
-		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("%s request body: %v", what, err)}
-	}
-	if n > s.maxDecoded {
-		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
-			msg: fmt.Sprintf("decompressed request body exceeds %d bytes", s.maxDecoded)}
-	}
-	return scratch.Bytes(), nil
-}
-
-// getBuffer returns an empty buffer from the pool, grown to hint bytes
-// (the request's Content-Length) when known. The hint is capped, so that a
-// client announcing a huge body it never sends costs little.
-func (s *Sink) getBuffer(hint int64) *bytes.Buffer {
-	buf, _ := s.bufs.Get().(*bytes.Buffer)
-	if buf == nil {
-		buf = new(bytes.Buffer)
-	}
-	if hint > 0 {
-		buf.Grow(int(min(hint, s.maxBody, maxPooledBuffer)) + bytes.MinRead)
-	}
-	return buf
-}
-
-// putBuffer returns buf to the pool unless it has grown too large to keep.
-func (s *Sink) putBuffer(buf *bytes.Buffer) {
-	if buf.Cap() > maxPooledBuffer {
-		return
-	}
-	buf.Reset()
-	s.bufs.Put(buf)
 }

@@ -46,7 +46,7 @@ func startSink(t *testing.T) *Sink {
 func startSinkLimit(t *testing.T, limit int64) *Sink {
 	t.Helper()
 	s := New()
-	s.maxBody, s.maxDecoded = limit, limit
+	s.lim.maxBody, s.lim.maxDecoded = limit, limit
 	if err := s.Start("127.0.0.1:0"); err != nil {
 		t.Fatalf("Start: %v", err)
 	}
@@ -420,9 +420,16 @@ func runRequestCases(t *testing.T, tests []requestCase) {
 
 			want := tt.want
 			want.Requests = 1
-			want.Bytes = uint64(min(int64(len(body)), limit)) // the sink stops reading at the limit
+			// The client sends a Content-Length: a body over the limit is
+			// refused unread.
+			read := uint64(len(body))
+			if int64(len(body)) > limit {
+				read = 0
+			}
 			if tt.wantStatus >= 400 {
-				want.Rejected = 1
+				want.Rejected, want.RejectedBytes = 1, read
+			} else {
+				want.Bytes = read
 			}
 			if got := s.Counts(); got != want {
 				t.Errorf("Counts() = %+v, want %+v", got, want)

@@ -12,7 +12,7 @@ import (
 // It counts the array's elements as spans and answers 202 as Zipkin does.
 // The spans' fields are not validated; each element must be a JSON object.
 // Zipkin's protobuf encoding is not supported (415).
-func (s *Sink) serveZipkin(w http.ResponseWriter, r *http.Request, raw []byte) {
+func (s *Sink) serveZipkin(w http.ResponseWriter, r *http.Request, raw []byte, l *lease) {
 	ct := r.Header.Get("Content-Type")
 	mt, _, _ := strings.Cut(ct, ";")
 	if mt = strings.TrimSpace(mt); mt != "" && !strings.EqualFold(mt, "application/json") {
@@ -20,21 +20,29 @@ func (s *Sink) serveZipkin(w http.ResponseWriter, r *http.Request, raw []byte) {
 			msg: fmt.Sprintf("unsupported Content-Type %q (use application/json)", ct)}, noEncoding)
 		return
 	}
-	scratch := s.getBuffer(0)
-	defer s.putBuffer(scratch)
-	body, rerr := s.decodeBody(r, raw, scratch)
+	body, rerr := s.decodeBody(r, raw, l)
 	if rerr != nil {
 		s.reject(w, rerr, noEncoding)
 		return
 	}
-	// Zero-size elements: this validates the JSON and checks that it is an
-	// array of objects without copying the spans.
-	var spans []struct{}
-	if err := json.Unmarshal(body, &spans); err != nil {
+	n, err := countZipkin(body)
+	if err != nil {
 		s.reject(w, &requestError{status: http.StatusBadRequest,
 			msg: fmt.Sprintf("decode Zipkin v2 JSON spans: %v", err)}, noEncoding)
 		return
 	}
-	s.c.spans.Add(uint64(len(spans)))
+	s.c.spans.Add(n)
 	w.WriteHeader(http.StatusAccepted)
+}
+
+// countZipkin returns the number of spans in a Zipkin v2 JSON body, an
+// array of span objects.
+func countZipkin(body []byte) (uint64, error) {
+	// Zero-size elements: this validates the JSON and checks that it is an
+	// array of objects without copying the spans.
+	var spans []struct{}
+	if err := json.Unmarshal(body, &spans); err != nil {
+		return 0, err
+	}
+	return uint64(len(spans)), nil
 }

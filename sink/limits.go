@@ -1,0 +1,424 @@
+package sink
+
+import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/semaphore"
+)
+
+// The sink runs inside toll's own process, on the CPU that also runs the
+// load generator, so what it holds is both a risk to the run and noise in
+// it. Its limits are set for the agents toll measures, not for a gateway:
+// an agent exports batches (the OpenTelemetry SDKs' batch processors send
+// at most 512 spans, typically 0.1–0.5 MiB; Elastic's agents cut a request
+// at api_request_size, 768 KiB; a Pyroscope upload is one profile of a few
+// seconds), and gRPC's default receive limit of 4 MiB, which the
+// Collector's OTLP/gRPC receiver keeps, is what exporters are built to stay
+// under. The Collector's confighttp accepts 20 MiB (max_request_body_size)
+// on the wire and as decompressed, sized for a gateway that receives the
+// batches of many; one agent needs a fraction of that, so the sink accepts
+// 4 MiB as sent and 8 MiB once decompressed.
+const (
+	// MaxBodyBytes is the largest request body the sink accepts, as sent on
+	// the wire (before decompression). Larger requests are answered 413; a
+	// request that announces a larger Content-Length is answered before its
+	// body is read.
+	MaxBodyBytes = 4 << 20
+
+	// MaxDecodedBytes is the largest request body the sink accepts once
+	// decompressed, so that a small gzip bomb cannot exhaust memory. The
+	// decompressed size is counted before anything is kept (decompressing
+	// into nothing), so a bomb is refused having cost only its wire bytes.
+	// Larger requests are answered 413.
+	MaxDecodedBytes = 8 << 20
+
+	// MaxGRPCMessageBytes is the largest OTLP/gRPC message the sink
+	// accepts, gRPC's default and the Collector's: larger ones get
+	// RESOURCE_EXHAUSTED.
+	MaxGRPCMessageBytes = 4 << 20
+
+	// MemoryBudget bounds the bytes that the requests in flight may hold
+	// at once: bodies as read, decompressed bodies, and what pdata will
+	// hold of OTLP payloads, estimated before it decodes them
+	// (pdatasize.go). A request that would take more waits for up to
+	// DecodeWait and is then answered 503 with Retry-After; one that needs
+	// more than the whole budget is answered 413. Go's collector lets the
+	// heap grow to about twice what is live, so the sink's share of toll's
+	// heap stays under about twice this. It holds a body of each limit and
+	// its pdata's bytes (MaxBodyBytes + MaxDecodedBytes·(1+pdataPerByte),
+	// 28 MiB) with room for the per-message part of typical payloads: an
+	// SDK's batch of 512 spans is charged a few MiB.
+	//
+	// toll does not set a memory limit on its own process
+	// (debug.SetMemoryLimit) as well: this budget already bounds the sink,
+	// and a limit would make the collector run harder, on the CPU shared
+	// with the load generator, whenever toll's heap neared it, which is a
+	// perturbation of the measurement; GOMEMLIMIT sets one for a user who
+	// wants it.
+	MemoryBudget = 48 << 20
+
+	// MaxDecodes is the number of requests that may be decoded at once;
+	// the rest wait for up to DecodeWait and are then answered 503 with
+	// Retry-After. toll and its sinks run on one CPU by default, so more
+	// would only interleave them.
+	MaxDecodes = 4
+
+	// DecodeWait is the longest a request waits for a decode slot or for
+	// memory before it is answered 503.
+	DecodeWait = time.Second
+
+	// StallTimeout is the longest a request body may go without sending a
+	// byte before the sink drops the connection. Elastic's APM agents
+	// stream events into one request for up to api_request_time (10 s by
+	// default) and send nothing while the application is idle, so it is
+	// longer than that. A stalled body holds only what it sent.
+	StallTimeout = 15 * time.Second
+
+	// retryAfter is the Retry-After, in seconds, of a 503.
+	retryAfter = 1
+
+	// pooledBuffer is the largest buffer kept in the pool for reuse;
+	// larger ones are left to the collector.
+	pooledBuffer = 1 << 20
+
+	// firstRead is the size of the buffer a body is first read into. It
+	// grows as the body arrives; a claimed Content-Length never grows it.
+	firstRead = 32 << 10
+)
+
+// limits are a sink's bounds; fields, so that tests can lower them
+// before Start.
+type limits struct {
+	maxBody, maxDecoded int64
+	maxGRPC             int
+	memory              int64
+	decodes             int
+	wait, stall         time.Duration
+}
+
+// defaultLimits returns the limits documented by the constants above.
+func defaultLimits() limits {
+	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxGRPC: MaxGRPCMessageBytes,
+		memory: MemoryBudget, decodes: MaxDecodes, wait: DecodeWait, stall: StallTimeout}
+}
+
+// check reports limits under which some acceptable request could never be
+// served.
+func (l limits) check() error {
+	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.wait <= 0 || l.stall <= 0 {
+		return fmt.Errorf("limits must be positive: %+v", l)
+	}
+	if need := max(l.maxBody+l.maxDecoded*(1+pdataPerByte), int64(l.maxGRPC)*(2+pdataPerByte)); l.memory < need {
+		return fmt.Errorf("memory budget %d bytes is below the largest request's %d", l.memory, need)
+	}
+	return nil
+}
+
+// errBusy answers a request that found no decode slot or memory in time.
+var errBusy = &requestError{status: http.StatusServiceUnavailable,
+	msg: "sink busy: too many requests in flight, retry later"}
+
+// lease is the memory one request holds against the sink's budget. It is
+// released, all at once, when the request has been answered.
+type lease struct {
+	s    *Sink
+	ctx  context.Context
+	held int64
+	slot bool // a decode slot is held
+}
+
+// newLease returns an empty lease for a request with context ctx.
+func (s *Sink) newLease(ctx context.Context) *lease {
+	return &lease{s: s, ctx: ctx}
+}
+
+// grow takes n more bytes of the budget, waiting for up to the decode wait.
+func (l *lease) grow(n int64) *requestError {
+	if n <= 0 {
+		return nil
+	}
+	if l.held+n > l.s.lim.memory {
+		return &requestError{status: http.StatusRequestEntityTooLarge,
+			msg: fmt.Sprintf("request needs more than the sink's %d bytes of memory", l.s.lim.memory)}
+	}
+	if !l.s.mem.TryAcquire(n) {
+		ctx, cancel := context.WithTimeout(l.ctx, l.s.lim.wait)
+		defer cancel()
+		if err := l.s.mem.Acquire(ctx, n); err != nil {
+			return errBusy
+		}
+	}
+	l.held += n
+	return nil
+}
+
+// decodeSlot takes one of the sink's decode slots, waiting for up to the
+// decode wait; the lease gives it back.
+func (l *lease) decodeSlot() *requestError {
+	if l.slot {
+		return nil
+	}
+	if !l.s.slots.TryAcquire(1) {
+		ctx, cancel := context.WithTimeout(l.ctx, l.s.lim.wait)
+		defer cancel()
+		if err := l.s.slots.Acquire(ctx, 1); err != nil {
+			return errBusy
+		}
+	}
+	l.slot = true
+	return nil
+}
+
+// release gives back everything the lease holds.
+func (l *lease) release() {
+	if l.held > 0 {
+		l.s.mem.Release(l.held)
+		l.held = 0
+	}
+	if l.slot {
+		l.s.slots.Release(1)
+		l.slot = false
+	}
+}
+
+// newBudget returns the semaphores of limits l: bytes of memory, and
+// decode slots.
+func newBudget(l limits) (mem, slots *semaphore.Weighted) {
+	return semaphore.NewWeighted(l.memory), semaphore.NewWeighted(int64(l.decodes))
+}
+
+// getBuffer returns an empty buffer of at least n bytes' capacity, charged
+// to l: from the pool when it holds one.
+func (s *Sink) getBuffer(l *lease, n int) ([]byte, *requestError) {
+	if n <= pooledBuffer {
+		if p, ok := s.bufs.Get().(*[]byte); ok && cap(*p) >= n {
+			if rerr := l.grow(int64(cap(*p))); rerr != nil {
+				s.bufs.Put(p)
+				return nil, rerr
+			}
+			return (*p)[:0], nil
+		}
+	}
+	if rerr := l.grow(int64(n)); rerr != nil {
+		return nil, rerr
+	}
+	return make([]byte, 0, n), nil
+}
+
+// putBuffer returns b to the pool unless it is too large to keep.
+func (s *Sink) putBuffer(b []byte) {
+	if b == nil || cap(b) > pooledBuffer || cap(b) < firstRead {
+		return
+	}
+	b = b[:0]
+	s.bufs.Put(&b)
+}
+
+// readBody reads r's body as sent, up to the wire limit, into a buffer
+// charged to l, and returns it with the number of bytes read (which is
+// also returned when reading fails). The buffer starts small and doubles as
+// the body arrives, so a Content-Length that is claimed and never sent
+// costs nothing; one above the limit is refused before anything is read.
+// A body that sends nothing for the stall timeout is dropped.
+func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byte, int64, *requestError) {
+	tooLarge := &requestError{status: http.StatusRequestEntityTooLarge,
+		msg: fmt.Sprintf("request body exceeds %d bytes", s.lim.maxBody)}
+	if r.ContentLength > s.lim.maxBody {
+		return nil, 0, tooLarge
+	}
+	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody {
+		return nil, 0, nil
+	}
+	buf, rerr := s.getBuffer(l, firstRead)
+	if rerr != nil {
+		return nil, 0, rerr
+	}
+	rc := http.NewResponseController(w)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > s.lim.maxBody {
+				return buf, int64(len(buf)), tooLarge
+			}
+			grown := min(2*int64(cap(buf)), s.lim.maxBody+1)
+			// The old buffer is garbage from here on: the collector's
+			// headroom covers it, the budget what is live.
+			if rerr := l.grow(grown - int64(cap(buf))); rerr != nil {
+				return buf, int64(len(buf)), rerr
+			}
+			nb := make([]byte, len(buf), grown)
+			copy(nb, buf)
+			s.putBuffer(buf)
+			buf = nb
+		}
+		_ = rc.SetReadDeadline(time.Now().Add(s.lim.stall)) // not every writer can (tests' recorders)
+		n, err := r.Body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			// No deadline while the body is decoded and answered: the
+			// server sets the next request's own.
+			_ = rc.SetReadDeadline(time.Time{})
+			return buf, int64(len(buf)), nil
+		}
+		if err != nil {
+			if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+				return buf, int64(len(buf)), tooLarge
+			}
+			st := http.StatusBadRequest
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				st = http.StatusRequestTimeout
+			}
+			return buf, int64(len(buf)), &requestError{status: st, msg: fmt.Sprintf("read request body: %v", err)}
+		}
+	}
+}
+
+// compression is a Content-Encoding the sink decodes.
+type compression int
+
+const (
+	identity compression = iota
+	gzipped
+	deflated
+)
+
+// contentEncoding returns the compression named by r's Content-Encoding.
+func contentEncoding(r *http.Request) (compression, *requestError) {
+	ce := r.Header.Get("Content-Encoding")
+	switch strings.ToLower(strings.TrimSpace(ce)) {
+	case "", "identity":
+		return identity, nil
+	case "gzip", "x-gzip":
+		return gzipped, nil
+	case "deflate":
+		return deflated, nil
+	}
+	return identity, &requestError{status: http.StatusUnsupportedMediaType,
+		msg: fmt.Sprintf("unsupported Content-Encoding %q (use gzip, deflate or none)", ce)}
+}
+
+// decodeBody returns raw decompressed according to r's Content-Encoding,
+// in a buffer charged to l when it is compressed.
+func (s *Sink) decodeBody(r *http.Request, raw []byte, l *lease) ([]byte, *requestError) {
+	c, rerr := contentEncoding(r)
+	if rerr != nil {
+		return nil, rerr
+	}
+	return s.decompress(c, raw, l)
+}
+
+// decompress returns raw decompressed with c, up to the decoded limit.
+func (s *Sink) decompress(c compression, raw []byte, l *lease) ([]byte, *requestError) {
+	return s.decompressUpTo(c, raw, l, s.lim.maxDecoded)
+}
+
+// decompressUpTo returns raw decompressed with c, up to limit bytes. It
+// decompresses twice: first into nothing, counting, so that a body over
+// the limit (a gzip bomb) is refused having kept nothing, then into a
+// buffer of exactly the size counted, charged to l.
+func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) ([]byte, *requestError) {
+	if c == identity {
+		return raw, nil
+	}
+	what := "gunzip"
+	if c == deflated {
+		what = "inflate"
+	}
+	var n int64
+	err := s.withReader(c, raw, func(zr io.Reader) error {
+		var err error
+		n, err = io.Copy(io.Discard, io.LimitReader(zr, limit+1))
+		return err
+	})
+	if err != nil {
+		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("%s request body: %v", what, err)}
+	}
+	if n > limit {
+		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
+			msg: fmt.Sprintf("decompressed request body exceeds %d bytes", limit)}
+	}
+	if rerr := l.grow(n); rerr != nil {
+		return nil, rerr
+	}
+	out := make([]byte, n)
+	err = s.withReader(c, raw, func(zr io.Reader) error {
+		_, err := io.ReadFull(zr, out)
+		return err
+	})
+	if err != nil { // cannot happen: the same bytes decompressed a moment ago
+		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("%s request body: %v", what, err)}
+	}
+	return out, nil
+}
+
+// withReader calls f with a reader of raw decompressed with c, pooled.
+// HTTP's deflate is a zlib stream (RFC 9110, 8.4.1.2), which is what
+// Elastic's APM agents send; some clients send bare DEFLATE data instead
+// (RFC 1951), which is accepted too when the body does not start with a
+// zlib header.
+func (s *Sink) withReader(c compression, raw []byte, f func(io.Reader) error) error {
+	br := bytes.NewReader(raw)
+	switch {
+	case c == gzipped:
+		zr, _ := s.gzips.Get().(*gzip.Reader)
+		var err error
+		if zr == nil {
+			zr, err = gzip.NewReader(br)
+		} else {
+			err = zr.Reset(br)
+		}
+		if err != nil {
+			return err
+		}
+		defer s.gzips.Put(zr)
+		return f(zr)
+	case zlibHeader(raw):
+		zr, _ := s.zlibs.Get().(io.ReadCloser)
+		var err error
+		if zr == nil {
+			zr, err = zlib.NewReader(br)
+		} else {
+			err = zr.(zlib.Resetter).Reset(br, nil)
+		}
+		if err != nil {
+			return err
+		}
+		defer s.zlibs.Put(zr)
+		return f(zr)
+	default:
+		fr, _ := s.flates.Get().(io.ReadCloser)
+		if fr == nil {
+			fr = flate.NewReader(br)
+		} else if err := fr.(flate.Resetter).Reset(br, nil); err != nil {
+			return err
+		}
+		defer s.flates.Put(fr)
+		return f(fr)
+	}
+}
+
+// zlibHeader reports whether b starts with a zlib header (RFC 1950, 2.2):
+// compression method 8 and a check value that makes the first two bytes a
+// multiple of 31.
+func zlibHeader(b []byte) bool {
+	return len(b) >= 2 && b[0]&0x0f == 8 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0
+}
+
+// busyHeaders sets Retry-After on an answer to a request refused for want
+// of room.
+func busyHeaders(w http.ResponseWriter, rerr *requestError) {
+	if rerr.status == http.StatusServiceUnavailable || rerr.status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	}
+}
