@@ -11,39 +11,43 @@ type Cost string
 
 // The costs toll reports, in report order.
 const (
-	CPUPerRequest Cost = "cpu_per_request_ms"
-	CPUCores      Cost = "cpu_cores"
-	InstrPerReq   Cost = "instructions_per_request"
-	CyclesPerReq  Cost = "cycles_per_request"
-	RSS           Cost = "rss_mib"
-	Memory        Cost = "memory_mib"
-	Threads       Cost = "threads"
-	FDs           Cost = "fds"
-	JVMHeapUsed   Cost = "jvm_heap_used_mib"
-	JVMHeapCommit Cost = "jvm_heap_committed_mib"
-	Metaspace     Cost = "jvm_metaspace_mib"
-	Classes       Cost = "jvm_classes_loaded"
-	JVMThreads    Cost = "jvm_threads"
-	GCTime        Cost = "jvm_gc_ms_per_s"
-	GCCount       Cost = "jvm_gcs_per_min"
-	JVMInit       Cost = "jvm_init_ms"
-	LatencyP50    Cost = "latency_p50_ms"
-	LatencyP90    Cost = "latency_p90_ms"
-	LatencyP99    Cost = "latency_p99_ms"
-	LatencyP999   Cost = "latency_p999_ms"
-	LatencyMax    Cost = "latency_max_ms"
-	Throughput    Cost = "throughput_rps"
-	ErrorRate     Cost = "errors_pct"
-	Spans         Cost = "spans_per_s"
-	SpansPerReq   Cost = "spans_per_request"
-	ExportBytes   Cost = "export_kib_per_s"
-	Profiles      Cost = "profiles_per_s"
-	Rejected      Cost = "rejected_per_s"
-	RejectedBytes Cost = "rejected_kib_per_s"
-	Startup       Cost = "startup_ms"
-	MachineCPU    Cost = "machine_cpu_pct"
-	Steal         Cost = "machine_steal_pct"
-	MachineMem    Cost = "machine_memory_pct"
+	CPUPerRequest  Cost = "cpu_per_request_ms"
+	CPUCores       Cost = "cpu_cores"
+	InstrPerReq    Cost = "instructions_per_request"
+	CyclesPerReq   Cost = "cycles_per_request"
+	RSS            Cost = "rss_mib"
+	Memory         Cost = "memory_mib"
+	Threads        Cost = "threads"
+	FDs            Cost = "fds"
+	JVMHeapUsed    Cost = "jvm_heap_used_mib"
+	JVMHeapCommit  Cost = "jvm_heap_committed_mib"
+	Metaspace      Cost = "jvm_metaspace_mib"
+	Classes        Cost = "jvm_classes_loaded"
+	JVMThreads     Cost = "jvm_threads"
+	GCTime         Cost = "jvm_gc_ms_per_s"
+	GCCount        Cost = "jvm_gcs_per_min"
+	JVMInit        Cost = "jvm_init_ms"
+	LatencyMin     Cost = "latency_min_ms"
+	LatencyMean    Cost = "latency_mean_ms"
+	LatencyP50     Cost = "latency_p50_ms"
+	LatencyP90     Cost = "latency_p90_ms"
+	LatencyP95     Cost = "latency_p95_ms"
+	LatencyP99     Cost = "latency_p99_ms"
+	LatencyP999    Cost = "latency_p999_ms"
+	LatencyMax     Cost = "latency_max_ms"
+	Throughput     Cost = "throughput_rps"
+	PeakThroughput Cost = "peak_throughput_rps"
+	ErrorRate      Cost = "errors_pct"
+	Spans          Cost = "spans_per_s"
+	SpansPerReq    Cost = "spans_per_request"
+	ExportBytes    Cost = "export_kib_per_s"
+	Profiles       Cost = "profiles_per_s"
+	Rejected       Cost = "rejected_per_s"
+	RejectedBytes  Cost = "rejected_kib_per_s"
+	Startup        Cost = "startup_ms"
+	MachineCPU     Cost = "machine_cpu_pct"
+	Steal          Cost = "machine_steal_pct"
+	MachineMem     Cost = "machine_memory_pct"
 )
 
 // CostInfo describes how a cost is shown and compared.
@@ -77,12 +81,16 @@ func Costs() []CostInfo {
 		{GCTime, "JVM GC time", "ms/s", 2, true},
 		{GCCount, "JVM GCs", "/min", 1, true},
 		{JVMInit, "JVM init", "ms", 0, false},
+		{LatencyMin, "latency min", "ms", 2, false},
+		{LatencyMean, "latency mean", "ms", 2, false},
 		{LatencyP50, "latency p50", "ms", 2, false},
 		{LatencyP90, "latency p90", "ms", 2, false},
+		{LatencyP95, "latency p95", "ms", 2, false},
 		{LatencyP99, "latency p99", "ms", 2, false},
 		{LatencyP999, "latency p99.9", "ms", 2, false},
 		{LatencyMax, "latency max", "ms", 2, false},
 		{Throughput, "throughput", "req/s", 1, false},
+		{PeakThroughput, "peak throughput (best second)", "req/s", 1, false},
 		{ErrorRate, "errors", "%", 2, true},
 		{Spans, "spans received", "/s", 1, true},
 		{SpansPerReq, "spans per request", "", 2, true},
@@ -123,7 +131,9 @@ func requestCostParts(c Cost) (name string, base Cost, ok bool) {
 }
 
 // perRequestCosts are the costs reported per entry of the request mix.
-func perRequestCosts() []Cost { return []Cost{LatencyP50, LatencyP99, ErrorRate} }
+func perRequestCosts() []Cost {
+	return []Cost{Throughput, LatencyMean, LatencyP50, LatencyP90, LatencyP99, ErrorRate}
+}
 
 // Info returns the description of c.
 func Info(c Cost) CostInfo {

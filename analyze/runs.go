@@ -255,7 +255,7 @@ func ParseGate(text string) (Gate, error) {
 }
 
 func costNamed(name string) (Cost, error) {
-	alias := map[string]Cost{"p50": LatencyP50, "p90": LatencyP90, "p99": LatencyP99, "p999": LatencyP999, "p99.9": LatencyP999, "max": LatencyMax}
+	alias := map[string]Cost{"min": LatencyMin, "mean": LatencyMean, "p50": LatencyP50, "p90": LatencyP90, "p95": LatencyP95, "p99": LatencyP99, "p999": LatencyP999, "p99.9": LatencyP999, "max": LatencyMax}
 	if c, ok := alias[name]; ok {
 		return c, nil
 	}

@@ -35,12 +35,17 @@ type TrialCosts struct {
 // over the whole measured window (per-entry figures are not kept per
 // second, so trims do not apply to them). A mix of one entry has none: its
 // figures are the trial's.
-func requestCosts(tc *TrialCosts, reqs []record.RequestTotals) error {
+func requestCosts(tc *TrialCosts, reqs []record.RequestTotals, secs float64) error {
 	if len(reqs) < 2 {
 		return nil
 	}
 	for _, rq := range reqs {
 		tc.requests = append(tc.requests, rq.Name)
+		// A request's totals cover the whole measured window: trims do
+		// not apply to them.
+		if secs > 0 {
+			tc.Costs[RequestCost(rq.Name, Throughput)] = float64(rq.Completed) / secs
+		}
 		if rq.Completed > 0 {
 			tc.Costs[RequestCost(rq.Name, ErrorRate)] = 100 * float64(rq.Errors.Total()) / float64(rq.Completed)
 		}
@@ -52,7 +57,9 @@ func requestCosts(tc *TrialCosts, reqs []record.RequestTotals) error {
 			return fmt.Errorf("decode latency histogram of request %s: %w", rq.Name, err)
 		}
 		if h.TotalCount() > 0 {
+			tc.Costs[RequestCost(rq.Name, LatencyMean)] = h.Mean() / 1000
 			tc.Costs[RequestCost(rq.Name, LatencyP50)] = float64(h.ValueAtQuantile(50)) / 1000
+			tc.Costs[RequestCost(rq.Name, LatencyP90)] = float64(h.ValueAtQuantile(90)) / 1000
 			tc.Costs[RequestCost(rq.Name, LatencyP99)] = float64(h.ValueAtQuantile(99)) / 1000
 		}
 	}
@@ -75,7 +82,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	}
 
 	// Load: requests whose intended send time falls in the window.
-	var sched, completed, ok, sent uint64
+	var sched, completed, ok, sent, peak uint64
 	var errs record.ErrorCounts
 	for _, iv := range t.Intervals {
 		if !w.holdsInterval(iv.T) {
@@ -84,11 +91,15 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		sched += iv.Scheduled
 		sent += iv.Sent
 		completed += iv.Completed
+		peak = max(peak, iv.Completed) // intervals are one second long
 		ok += iv.OK
 		errs = errs.Add(iv.Errors)
 	}
 	secs := w.Length()
 	tc.Costs[Throughput] = float64(completed) / secs
+	if peak > 0 {
+		tc.Costs[PeakThroughput] = float64(peak)
+	}
 	if completed > 0 {
 		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
 	}
@@ -98,13 +109,16 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	}
 	if h != nil && h.TotalCount() > 0 {
 		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
+		tc.Costs[LatencyMin] = float64(h.Min()) / 1000
+		tc.Costs[LatencyMean] = h.Mean() / 1000
 		tc.Costs[LatencyP50] = ms(50)
 		tc.Costs[LatencyP90] = ms(90)
+		tc.Costs[LatencyP95] = ms(95)
 		tc.Costs[LatencyP99] = ms(99)
 		tc.Costs[LatencyP999] = ms(99.9)
 		tc.Costs[LatencyMax] = float64(h.Max()) / 1000
 	}
-	if err := requestCosts(tc, t.Load.Requests); err != nil {
+	if err := requestCosts(tc, t.Load.Requests, t.Window().Seconds()); err != nil {
 		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
 	}
 
