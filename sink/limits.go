@@ -126,9 +126,12 @@ func (l limits) check() error {
 	return nil
 }
 
-// errBusy answers a request that found no decode slot or memory in time.
-var errBusy = &requestError{status: http.StatusServiceUnavailable,
-	msg: "sink busy: too many requests in flight, retry later"}
+// busy returns the error of a request that found no decode slot or
+// memory in time.
+func busy() *requestError {
+	return &requestError{status: http.StatusServiceUnavailable,
+		msg: "sink busy: too many requests in flight, retry later"}
+}
 
 // lease is the memory one request holds against the sink's budget. It is
 // released, all at once, when the request has been answered.
@@ -157,7 +160,7 @@ func (l *lease) grow(n int64) *requestError {
 		ctx, cancel := context.WithTimeout(l.ctx, l.s.lim.wait)
 		defer cancel()
 		if err := l.s.mem.Acquire(ctx, n); err != nil {
-			return errBusy
+			return busy()
 		}
 	}
 	l.held += n
@@ -174,7 +177,7 @@ func (l *lease) decodeSlot() *requestError {
 		ctx, cancel := context.WithTimeout(l.ctx, l.s.lim.wait)
 		defer cancel()
 		if err := l.s.slots.Acquire(ctx, 1); err != nil {
-			return errBusy
+			return busy()
 		}
 	}
 	l.slot = true
