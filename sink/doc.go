@@ -49,8 +49,10 @@
 // MaxDecodedBytes once decompressed (counted before anything is kept), and
 // larger ones get 413; at most MaxDecodes requests are decoded at once and
 // the requests in flight hold at most MemoryBudget bytes, so that others
-// wait up to DecodeWait and then get 503 with Retry-After; a body that
-// sends nothing for StallTimeout is dropped.
+// wait up to DecodeWait and then get 503 with Retry-After; an OTLP
+// payload is charged what pdata will hold of it before it is decoded; a
+// body that sends nothing for StallTimeout is dropped; and at most
+// MaxConns connections are served at once.
 //
 // Counts are cumulative since Start and kept in atomics, so reading them
 // (Sink.Counts) and counting on the request path take no locks. Requests

@@ -86,6 +86,10 @@ const (
 	// longer than that. A stalled body holds only what it sent.
 	StallTimeout = 15 * time.Second
 
+	// MaxConns is the number of connections the sink serves at once:
+	// each holds buffers and a goroutine, and an agent opens a few.
+	MaxConns = 256
+
 	// retryAfter is the Retry-After, in seconds, of a 503.
 	retryAfter = 1
 
@@ -104,20 +108,20 @@ type limits struct {
 	maxBody, maxDecoded int64
 	maxGRPC             int
 	memory              int64
-	decodes             int
+	decodes, conns      int
 	wait, stall         time.Duration
 }
 
 // defaultLimits returns the limits documented by the constants above.
 func defaultLimits() limits {
 	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxGRPC: MaxGRPCMessageBytes,
-		memory: MemoryBudget, decodes: MaxDecodes, wait: DecodeWait, stall: StallTimeout}
+		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, wait: DecodeWait, stall: StallTimeout}
 }
 
 // check reports limits under which some acceptable request could never be
 // served.
 func (l limits) check() error {
-	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.wait <= 0 || l.stall <= 0 {
+	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 {
 		return fmt.Errorf("limits must be positive: %+v", l)
 	}
 	if need := max(l.maxBody+l.maxDecoded*(1+pdataPerByte), int64(l.maxGRPC)*(2+pdataPerByte)); l.memory < need {
@@ -126,9 +130,12 @@ func (l limits) check() error {
 	return nil
 }
 
-// errBusy answers a request that found no decode slot or memory in time.
-var errBusy = &requestError{status: http.StatusServiceUnavailable,
-	msg: "sink busy: too many requests in flight, retry later"}
+// busy returns the error of a request that found no decode slot or
+// memory in time.
+func busy() *requestError {
+	return &requestError{status: http.StatusServiceUnavailable,
+		msg: "sink busy: too many requests in flight, retry later"}
+}
 
 // lease is the memory one request holds against the sink's budget. It is
 // released, all at once, when the request has been answered.
@@ -157,7 +164,7 @@ func (l *lease) grow(n int64) *requestError {
 		ctx, cancel := context.WithTimeout(l.ctx, l.s.lim.wait)
 		defer cancel()
 		if err := l.s.mem.Acquire(ctx, n); err != nil {
-			return errBusy
+			return busy()
 		}
 	}
 	l.held += n
@@ -174,7 +181,7 @@ func (l *lease) decodeSlot() *requestError {
 		ctx, cancel := context.WithTimeout(l.ctx, l.s.lim.wait)
 		defer cancel()
 		if err := l.s.slots.Acquire(ctx, 1); err != nil {
-			return errBusy
+			return busy()
 		}
 	}
 	l.slot = true

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/net/netutil"
 	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc"
 )
@@ -129,6 +130,9 @@ func (s *Sink) Start(addr string) error {
 	if err != nil {
 		return fmt.Errorf("sink: listen on %q: %w", addr, err)
 	}
+	// Past this many connections, new ones wait in the kernel's backlog
+	// until one closes (a stalled one within the timeouts below).
+	ln = netutil.LimitListener(ln, s.lim.conns)
 	s.started = true
 	s.resp = resp
 	s.url = baseURL(ln.Addr())
@@ -151,11 +155,13 @@ func (s *Sink) Start(addr string) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    64 << 10,
+		// HTTP/2 buffers what a client sends ahead of the handler up to
+		// its flow-control windows: kept small, since every connection
+		// and stream has its own.
 		HTTP2: &http.HTTP2Config{
-			MaxConcurrentStreams: 16,
-			// gRPC frames above this are refused by the gRPC server
-			// anyway; HTTP/2 reads them in frames of this size.
-			MaxReadFrameSize: 1 << 20,
+			MaxConcurrentStreams:          s.lim.decodes * 4,
+			MaxReceiveBufferPerConnection: 256 << 10,
+			MaxReceiveBufferPerStream:     128 << 10,
 		},
 	}
 	s.done = make(chan struct{})

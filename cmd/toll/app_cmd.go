@@ -105,7 +105,7 @@ func runApp(cmd *cobra.Command, name string, run func(context.Context, func(net.
 }
 
 // newAppCollectorCmd returns `toll app collector`: an agent daemon for
-// scenarios, a real OTLP/HTTP and Zipkin receiver in its own process (toll's
+// scenarios, a real OTLP (HTTP and gRPC) and Zipkin receiver in its own process (toll's
 // sink), to which a traced service exports instead of to toll, so its cost
 // is the daemon's (role: agent) and shows in rows of its own.
 func newAppCollectorCmd() *cobra.Command {
@@ -113,7 +113,7 @@ func newAppCollectorCmd() *cobra.Command {
 	var every time.Duration
 	cmd := &cobra.Command{
 		Use:   "collector [flags]",
-		Short: "Receive OTLP/HTTP (and Zipkin) telemetry and count it: an agent daemon to measure",
+		Short: "Receive OTLP (HTTP and gRPC) and Zipkin telemetry and count it: an agent daemon to measure",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
@@ -129,7 +129,7 @@ func newAppCollectorCmd() *cobra.Command {
 				select {
 				case <-ctx.Done():
 					c := sk.Counts()
-					fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: %d requests, %d bytes, %d spans\n", c.Requests, c.Bytes, c.Spans)
+					fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: %d requests, %d bytes, %d spans, %d rejected\n", c.Requests, c.Bytes, c.Spans, c.Rejected)
 					sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 					defer cancel()
 					return sk.Close(sctx)
