@@ -51,6 +51,8 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 			switch {
 			case key == "sink":
 				return sinkURL
+			case key == "sink_addr":
+				return strings.TrimPrefix(sinkURL, "http://")
 			case key == "toll":
 				return self
 			case key == "variant":

@@ -8,6 +8,7 @@
 // Strings in a scenario may hold placeholders that toll fills in at run time,
 // per variant: ${port:NAME} (a free TCP port on loopback, the same wherever NAME
 // appears within one variant), ${sink} (the URL of toll's telemetry receiver),
+// ${sink_addr} (its host:port, for agents that take an address, not a URL),
 // ${toll} (the path of the running toll binary) and ${variant}. A command whose
 // first word is "toll" runs the same toll binary.
 package scenario

@@ -607,12 +607,12 @@ func (v *validator) requestPlaceholders(field, s string) {
 
 func checkPlaceholder(p string) error {
 	switch {
-	case p == "sink", p == "toll", p == "variant":
+	case p == "sink", p == "sink_addr", p == "toll", p == "variant":
 		return nil
 	case strings.HasPrefix(p, "port:") && reName.MatchString(strings.TrimPrefix(p, "port:")):
 		return nil
 	}
-	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${sink}, ${toll}, ${variant})", p)
+	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${sink}, ${sink_addr}, ${toll}, ${variant})", p)
 }
 
 // expandForCheck fills placeholders with sample values so a URL or address
@@ -624,6 +624,9 @@ func expandForCheck(s string) string {
 		}
 		if m == "${sink}" {
 			return "http://127.0.0.1:1"
+		}
+		if m == "${sink_addr}" {
+			return "127.0.0.1:1"
 		}
 		return "x"
 	})

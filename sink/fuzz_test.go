@@ -332,3 +332,21 @@ func FuzzDecompress(f *testing.F) {
 		}
 	})
 }
+
+func FuzzSkyWalking(f *testing.F) {
+	paths := []string{"/v3/segment", "/v3/segments", "/v3/logs", "/v3/management/keepAlive"}
+	for _, b := range []string{swSegment, `{}`, `{"spans":[]}`, `{"spans":[{}]}`, `[` + swSegment + `]`, `[{},{}]`, `{"spans":[`} {
+		for i := range paths {
+			f.Add(uint8(i), []byte(b))
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
+		status, c := fuzzRequest(t, paths[int(which)%len(paths)], ctJSON, "", body)
+		if status == http.StatusOK && c.Spans+c.LogRecords > uint64(len(body))/2 {
+			t.Fatalf("%d spans and %d logs in %d bytes: each needs at least {}", c.Spans, c.LogRecords, len(body))
+		}
+		if status >= 400 && c.Spans+c.LogRecords > 0 {
+			t.Fatalf("status %d, yet %d spans and %d logs counted", status, c.Spans, c.LogRecords)
+		}
+	})
+}

@@ -359,6 +359,10 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveDatadogTelemetry(w)
 	case pyroscopeIngest:
 		s.servePyroscope(w, r, raw, l)
+	case skywalkingSegment1, skywalkingSegments, skywalkingLogs:
+		s.serveSkyWalking(w, r, ep, raw, l)
+	case skywalkingManagement:
+		s.serveSkyWalkingManagement(w)
 	}
 }
 
@@ -366,20 +370,24 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 type endpoint int
 
 const (
-	unknownPath        endpoint = iota
-	otlpTraces                  // POST /v1/traces
-	otlpMetrics                 // POST /v1/metrics
-	otlpLogs                    // POST /v1/logs
-	zipkinSpans                 // POST /api/v2/spans
-	elasticServerInfo           // GET /: APM Server information
-	elasticIntake               // POST /intake/v2/events
-	elasticAgentConfig          // GET or POST /config/v1/agents: central configuration
-	datadogInfo                 // GET /info: trace agent discovery
-	datadogTracesV04            // PUT or POST /v0.4/traces
-	datadogTracesV05            // PUT or POST /v0.5/traces
-	datadogStats                // PUT or POST /v0.6/stats: client-computed span stats
-	datadogTelemetry            // POST /telemetry/proxy/...: the tracer's own telemetry
-	pyroscopeIngest             // POST /ingest
+	unknownPath          endpoint = iota
+	otlpTraces                    // POST /v1/traces
+	otlpMetrics                   // POST /v1/metrics
+	otlpLogs                      // POST /v1/logs
+	zipkinSpans                   // POST /api/v2/spans
+	elasticServerInfo             // GET /: APM Server information
+	elasticIntake                 // POST /intake/v2/events
+	elasticAgentConfig            // GET or POST /config/v1/agents: central configuration
+	datadogInfo                   // GET /info: trace agent discovery
+	datadogTracesV04              // PUT or POST /v0.4/traces
+	datadogTracesV05              // PUT or POST /v0.5/traces
+	datadogStats                  // PUT or POST /v0.6/stats: client-computed span stats
+	datadogTelemetry              // POST /telemetry/proxy/...: the tracer's own telemetry
+	pyroscopeIngest               // POST /ingest
+	skywalkingSegment1            // POST /v3/segment: one SkyWalking segment (JSON)
+	skywalkingSegments            // POST /v3/segments: an array of them
+	skywalkingLogs                // POST /v3/logs: an array of SkyWalking LogData
+	skywalkingManagement          // POST /v3/management/…: instance properties, keep-alive
 )
 
 // datadogTelemetryPrefix is the path under which a Datadog trace agent
@@ -413,6 +421,14 @@ func route(path string) endpoint {
 		return datadogStats
 	case "/ingest":
 		return pyroscopeIngest
+	case "/v3/segment":
+		return skywalkingSegment1
+	case "/v3/segments":
+		return skywalkingSegments
+	case "/v3/logs":
+		return skywalkingLogs
+	case "/v3/management/reportProperties", "/v3/management/keepAlive":
+		return skywalkingManagement
 	}
 	if strings.HasPrefix(path, datadogTelemetryPrefix) {
 		return datadogTelemetry
