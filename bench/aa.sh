@@ -128,9 +128,29 @@ for sh in $shapes; do
       echo "$sh run $i: no summary (see $out)"; continue
     fi
     read -r pct lo hi sig <<<"$(verdict "$out/summary.json" again)"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sh" "$i" "$pct" "$lo" "$hi" "$sig" "$(($(date +%s) - start))" >> "$results"
-    printf '%-6s run %2d: %+.2f%% [%+.2f, %+.2f] %s (%d s, load %s)\n' "$sh" "$i" "$pct" "$lo" "$hi" \
-      "$([[ $sig == 1 ]] && echo 'FALSE POSITIVE' || echo '~')" "$(($(date +%s) - start))" "$(cut -d' ' -f1 /proc/loadavg)"
+    # The twin's per-round log ratio by its duet's place in the round (0 =
+    # first), to see whether the baseline's history within a round biases it.
+    byorder=$(python3 - "$out" <<'PY'
+import glob, json, math, os, sys
+trials = [json.load(open(f)) for f in glob.glob(os.path.join(sys.argv[1], "trials", "*.json"))]
+cpu = {}
+for t in trials:
+    pts = [p for s in t["samples"] for p in s["points"]]
+    done = t["load"]["completed"]
+    if done == 0 or not t["samples"]:
+        continue
+    c = sum(s["points"][-1]["cpu"] - s["points"][0]["cpu"] for s in t["samples"] if s["points"])
+    cpu[(t["round"], t["variant"], t.get("pair", ""))] = (c / done, t["order"])
+out = {}
+for (r, v, pair), (x, order) in cpu.items():
+    if v == "again" and (r, "baseline", "again") in cpu:
+        out.setdefault(order, []).append(math.log(x / cpu[(r, "baseline", "again")][0]))
+print(" ".join(f"{o}:{100*(math.exp(sum(xs)/len(xs))-1):+.2f}%/{len(xs)}" for o, xs in sorted(out.items())))
+PY
+)
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sh" "$i" "$pct" "$lo" "$hi" "$sig" "$(($(date +%s) - start))" "$byorder" >> "$results"
+    printf '%-6s run %2d: %+.2f%% [%+.2f, %+.2f] %s (%d s, load %s; by duet place in round, whole-trial CPU: %s)\n' "$sh" "$i" "$pct" "$lo" "$hi" \
+      "$([[ $sig == 1 ]] && echo 'FALSE POSITIVE' || echo '~')" "$(($(date +%s) - start))" "$(cut -d' ' -f1 /proc/loadavg)" "$byorder"
     [[ -z ${KEEP:-} ]] || cp -r "$out" "$KEEP/"
   done
 done
