@@ -29,7 +29,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		}
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(align, " | "))
 		for _, r := range t.Rows {
-			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(r), " | "))
+			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(Texts(r)), " | "))
 		}
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios ± the half-width of its 95%% confidence interval; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)

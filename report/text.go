@@ -44,7 +44,10 @@ func outcome(s *analyze.Summary) string {
 }
 
 func writeAligned(w io.Writer, t Table) {
-	rows := append([][]string{t.Header}, t.Rows...)
+	rows := [][]string{t.Header}
+	for _, r := range t.Rows {
+		rows = append(rows, Texts(r))
+	}
 	widths := make([]int, len(t.Header))
 	for ri, r := range rows {
 		rows[ri] = make([]string, len(r))
