@@ -49,3 +49,20 @@ func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 	}
 	return written, nil
 }
+
+// ReadSummary decodes summary.json's content, the input every renderer
+// needs: `toll report --from-summary` renders from it alone.
+func ReadSummary(r io.Reader) (*analyze.Summary, error) {
+	var s analyze.Summary
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("decode summary: %w", err)
+	}
+	if s.SchemaVersion != analyze.SummarySchemaVersion {
+		return nil, fmt.Errorf("summary schema_version %d, this toll reads %d", s.SchemaVersion, analyze.SummarySchemaVersion)
+	}
+	if s.Manifest == nil {
+		return nil, fmt.Errorf("summary has no manifest")
+	}
+	return &s, nil
+}
