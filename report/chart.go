@@ -303,7 +303,7 @@ func changeFill(v Verdict, size string) string {
 // over its 95% interval, coloured by direction and size, the figures
 // written beside it, and a zero line.
 func deltaBars(title string, rows []deltaBar) template.HTML {
-	const rowH, labelW, textW, w = 24.0, 230.0, 190.0, 900.0
+	const rowH, labelW, textW, w = 20.0, 230.0, 190.0, 900.0
 	h := padT + float64(len(rows))*rowH + 30
 	// The axis spans the estimates and the intervals of resolved changes;
 	// a wider interval (a noisy latency tail) is cut at the frame, its
@@ -346,7 +346,7 @@ func deltaBars(title string, rows []deltaBar) template.HTML {
 			x0, x1 = x1, x0
 		}
 		fill := changeFill(r.Verdict, r.Size)
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %+.2f%%</title></rect>`, x0, y+5, math.Max(x1-x0, 1), rowH-10, fill, esc(r.Label), r.Pct)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %+.2f%%</title></rect>`, x0, y+4, math.Max(x1-x0, 1), rowH-8, fill, esc(r.Label), r.Pct)
 		wl, wh := X(math.Max(r.Low, lo)), X(math.Min(r.High, hi))
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, wl, cy, wh, cy)
 		for _, e := range []struct {

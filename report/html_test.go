@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -260,5 +261,67 @@ func TestHTMLInChromium(t *testing.T) {
 	dom, _ := run("--dump-dom")
 	if got, want := len(checkSVGs(t, []byte(dom))), len(checkSVGs(t, renderHTML(t))); got != want {
 		t.Errorf("%d <svg> elements in the rendered DOM, want %d", got, want)
+	}
+}
+
+// TestFirstScreenHoldsTheAnswer renders the page in headless Chromium in a
+// 1280×900 window (a laptop's screen): the headline and the Δ% chart must lie wholly on that
+// first screen, headline first. The probe script is the test's, added to
+// a copy of the page (the report itself has none).
+func TestFirstScreenHoldsTheAnswer(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not on PATH (apt-get install -y chromium); skipping the browser test")
+	}
+	const probe = `<script>
+(function(){
+  var h = document.querySelector(".headline"), c = document.querySelector("svg.chart");
+  var out = {screen: window.innerHeight, width: window.innerWidth};
+  if (h) { out.headline = h.getBoundingClientRect().bottom; out.headlineTop = h.getBoundingClientRect().top; }
+  if (c) { out.chart = c.getBoundingClientRect().bottom; out.chartTop = c.getBoundingClientRect().top; out.label = c.getAttribute("aria-label"); }
+  var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(out);
+  document.body.appendChild(p);
+})();
+</script></body>`
+	page := strings.Replace(string(renderHTML(t)), "</body>", probe, 1)
+	tmp := t.TempDir()
+	path := filepath.Join(tmp, "report.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append(chromiumFlags(t.TempDir()), "--window-size=1280,900", "--dump-dom", "file://"+path)
+	var o, e bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, e.String())
+	}
+	_, rest, ok := strings.Cut(o.String(), `<pre id="probe">`)
+	js, _, _ := strings.Cut(rest, "</pre>")
+	if !ok {
+		t.Fatalf("no probe in the rendered DOM:\n%s", e.String())
+	}
+	var got struct {
+		Screen, Width                          float64
+		Headline, HeadlineTop, Chart, ChartTop float64
+		Label                                  string
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(js)), &got); err != nil {
+		t.Fatalf("probe %s: %v", js, err)
+	}
+	t.Logf("probe: %+v", got)
+	if got.Screen < 700 || got.Headline == 0 || got.Chart == 0 {
+		t.Fatalf("probe %+v: no screen, headline or chart", got)
+	}
+	if !strings.Contains(got.Label, "Δ%") {
+		t.Errorf("the first chart is %q, want the Δ%% chart", got.Label)
+	}
+	if got.HeadlineTop > got.ChartTop {
+		t.Errorf("the Δ%% chart (top %.0f) comes before the headline (top %.0f)", got.ChartTop, got.HeadlineTop)
+	}
+	if got.Headline > got.Screen || got.Chart > got.Screen {
+		t.Errorf("headline ends at %.0f px and the Δ%% chart at %.0f px: not on the first %.0f px screen", got.Headline, got.Chart, got.Screen)
 	}
 }
