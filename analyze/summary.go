@@ -41,6 +41,9 @@ type Summary struct {
 	// Partial says what is missing from a run that did not carry out its
 	// whole plan; nil for a complete run.
 	Partial *Partial `json:"partial,omitempty"`
+	// Targets maps each variant to the load's target as its trials sent
+	// to it, placeholders expanded (the manifest keeps the scenario's).
+	Targets map[string]string `json:"targets,omitempty"`
 	// Headlines are the answer in brief: per load step and variant other
 	// than the baseline, its headline costs.
 	Headlines []Headline `json:"headlines,omitempty"`
@@ -134,6 +137,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	steps := map[int]Step{}
 	var summarized []*record.Trial // the trials behind s.Trials
 	for _, t := range trials {
+		if t.Target != "" {
+			if s.Targets == nil {
+				s.Targets = map[string]string{}
+			}
+			s.Targets[t.Variant] = t.Target
+		}
 		tc, err := SummarizeTrial(t, opt.Trim)
 		if err != nil && t.Interrupted {
 			// Cut short before its window: nothing to analyse, but it

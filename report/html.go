@@ -47,6 +47,11 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	for _, f := range s.Flags {
 		d.Flags = append(d.Flags, flagLine(s, f))
 	}
+	for _, v := range s.Variants {
+		if t, ok := s.Targets[v]; ok {
+			d.Targets = append(d.Targets, variantTarget{Name: v, Target: t})
+		}
+	}
 	labels := map[int]string{}
 	for _, st := range s.Steps {
 		labels[st.Index] = st.Label()
@@ -132,6 +137,8 @@ type htmlTable struct {
 	Rows   [][]htmlCell
 }
 
+type variantTarget struct{ Name, Target string }
+
 type htmlHeadline struct {
 	Variant, Color, Step, Text string
 }
@@ -154,6 +161,7 @@ type htmlData struct {
 	Load               []template.HTML
 	Steps              []htmlStep
 	Warnings, Flags    []string
+	Targets            []variantTarget
 	// Partial says what a partial run is missing; Invalid why the run's
 	// measurement is not valid.
 	Partial string
@@ -448,7 +456,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">
 {{range .Headlines}}<p><span class="swatch" style="background:{{.Color}}"></span><b>{{.Variant}}</b>{{if .Step}} <span class="step">at {{.Step}}</span>{{end}}: {{.Text}}</p>
-{{end}}</div>{{end}}
+{{end}}{{if .Flags}}<p class="alert partial">{{len .Flags}} flagged trial(s): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
@@ -472,7 +480,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 {{.Spectrum}}{{end}}
 {{end}}
 {{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Flags}}<h2>Flagged trials</h2><ul class="warn flags">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Flags}}<h2 id="flags">Flagged trials</h2><ul class="warn flags">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Environment</h2>
 <dl class="env">
 <dt>variants</dt><dd>{{range .Variants}}<span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Baseline}} (baseline){{end}} &nbsp; {{end}}</dd>
@@ -483,7 +491,8 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 <dt>cgroup</dt><dd>{{.M.Layout.Cgroup}}{{if .M.Layout.CgroupNote}} ({{.M.Layout.CgroupNote}}){{end}}</dd>
 <dt>pinning</dt><dd>load/toll CPUs {{or .M.Layout.LoadCPUs "—"}}; service CPUs {{or .M.Layout.ServiceCPUs "—"}}{{if .M.Layout.DuetCPUs}}; duet CPUs {{range $i, $c := .M.Layout.DuetCPUs}}{{if $i}}, {{end}}{{$c}}{{end}}{{end}}</dd>
 {{if .M.Layout.Network}}<dt>network</dt><dd>{{if eq .M.Layout.Network "isolated"}}isolated: a namespace of the run's own, loopback only{{else}}{{.M.Layout.Network}}{{end}}</dd>{{end}}
-<dt>load</dt><dd>{{.M.Load.Model}}, warm-up {{.M.Load.WarmupS}} s, window {{.M.Load.DurationS}} s, trim {{.M.TrimStartS}} s / {{.M.TrimEndS}} s{{if .M.Load.Target}}, target <code>{{.M.Load.Target}}</code>{{end}}</dd>
+<dt>load</dt><dd>{{.M.Load.Model}}, warm-up {{.M.Load.WarmupS}} s, window {{.M.Load.DurationS}} s, trim {{.M.TrimStartS}} s / {{.M.TrimEndS}} s{{if and .M.Load.Target (not .Targets)}}, target <code>{{.M.Load.Target}}</code>{{end}}</dd>
+{{if .Targets}}<dt>target</dt><dd>{{range $i, $t := .Targets}}{{if $i}}; {{end}}{{$t.Name}} <code>{{$t.Target}}</code>{{end}}</dd>{{end}}
 <dt>toll</dt><dd>{{.M.TollVersion}} ({{.M.GoVersion}})</dd>
 {{if .Command}}<dt>command</dt><dd><code>{{.Command}}</code></dd>{{end}}
 {{if .M.ScenarioFile}}<dt>scenario file</dt><dd><code>{{.M.ScenarioFile}}</code></dd>{{end}}

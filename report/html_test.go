@@ -62,6 +62,7 @@ func htmlTrial(t *testing.T, idx, round int, variant string, n int, rate, cpuPer
 			Completed: uint64(rate), OK: uint64(rate), Histogram: htmlEncode(t, vals)})
 	}
 	tr.Samples = []record.ServiceSeries{app, agent}
+	tr.Target = "127.0.0.1:4321/" + variant // the expanded target (a URL's scheme would read as the network)
 	return tr
 }
 
@@ -193,7 +194,7 @@ func TestHTMLReport(t *testing.T) {
 	if !strings.Contains(s, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Error("escaped user string not found")
 	}
-	for _, want := range []string{"bench-1", "6.12.0", "Test CPU", "v2", "4-15", "v0.test", "warm-up", "trimmed",
+	for _, want := range []string{"bench-1", "6.12.0", "Test CPU", "v2", "4-15", "v0.test", "warm-up", "trimmed", "127.0.0.1:4321/otel",
 		`class="chg up`, "99.99%", "Latency p99", "JVM heap used", "<polyline"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q", want)
