@@ -20,6 +20,12 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if !s.Valid() {
 		fmt.Fprintf(ew, "\n**✗ invalid run: %s**\n", escape(strings.Join(s.Invalid, "; ")))
 	}
+	if lines := headlineLines(s); len(lines) > 0 {
+		fmt.Fprintln(ew)
+		for _, line := range lines {
+			fmt.Fprintf(ew, "- %s\n", escape(line))
+		}
+	}
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n## %s\n\n", t.Title)
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(t.Header), " | "))
