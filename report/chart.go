@@ -303,7 +303,7 @@ func changeFill(v Verdict, size string) string {
 // over its 95% interval, coloured by direction and size, the figures
 // written beside it, and a zero line.
 func deltaBars(title string, rows []deltaBar) template.HTML {
-	const rowH, labelW, textW, w = 20.0, 230.0, 190.0, 900.0
+	const rowH, labelW, textW, w = 20.0, 230.0, 215.0, 920.0
 	h := padT + float64(len(rows))*rowH + 30
 	// The axis spans the estimates and the intervals of resolved changes;
 	// a wider interval (a noisy latency tail) is cut at the frame, its

@@ -446,6 +446,7 @@ p.invalid{background:#fde2e1;border-color:#b00000;color:#8b0000}
 ul.flags li{white-space:pre-wrap}
 code{font-size:12px}
 p.note{color:#666;font-size:12px;margin:4px 0}
+.headline p.flagnote{font-size:13px;color:#8a5300;margin:6px 0 2px}
 </style>
 </head>
 <body>
@@ -456,7 +457,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">
 {{range .Headlines}}<p><span class="swatch" style="background:{{.Color}}"></span><b>{{.Variant}}</b>{{if .Step}} <span class="step">at {{.Step}}</span>{{end}}: {{.Text}}</p>
-{{end}}{{if .Flags}}<p class="alert partial">{{len .Flags}} flagged trial(s): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
+{{end}}{{if .Flags}}<p class="flagnote">⚠ {{len .Flags}} flag(s) raised on trials (a starved load generator, a missed rate, …): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>

@@ -186,3 +186,36 @@ func TestHeadlineText(t *testing.T) {
 		t.Errorf("headline\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestOverheadAgainstLoad: a run of several load steps gets charts of the
+// change against load, with one point per step and the interval as a band.
+func TestOverheadAgainstLoad(t *testing.T) {
+	s, _ := htmlFixture(t)
+	st2 := s.Steps[0]
+	st2.Index, st2.Rate = 1, 300
+	s.Steps = append(s.Steps, st2)
+	var b bytes.Buffer
+	if err := HTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !strings.Contains(page, "Overhead against load") || !strings.Contains(page, `aria-label="Δ% CPU per request against load"`) {
+		t.Fatal("no overhead-against-load chart for a run of two steps")
+	}
+	chart := page[strings.Index(page, `aria-label="Δ% CPU per request against load"`):]
+	chart = chart[:strings.Index(chart, "</svg>")]
+	if n := strings.Count(chart, "<circle"); n != 2*2 { // two variants, two steps
+		t.Errorf("%d step markers, want 4", n)
+	}
+	if !strings.Contains(chart, "<polygon") {
+		t.Error("no interval band")
+	}
+	one, _ := htmlFixture(t)
+	b.Reset()
+	if err := HTML(&b, one); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Overhead against load") {
+		t.Error("an overhead-against-load chart for a single step")
+	}
+}
