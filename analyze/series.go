@@ -56,25 +56,52 @@ type Spectrum struct {
 // by each second's start.
 type seriesMetric struct {
 	metric, label, unit string
-	values              func(*record.Trial) map[int]float64
+	values              func(*secondsOf) map[int]float64
+}
+
+// secondsOf is a trial with its whole seconds' latency histograms, decoded
+// once for every latency series.
+type secondsOf struct {
+	*record.Trial
+	hists map[int]*hdr.Histogram
+}
+
+// histograms returns the trial's whole seconds' latency histograms, by
+// second.
+func (t *secondsOf) histograms() map[int]*hdr.Histogram {
+	if t.hists != nil {
+		return t.hists
+	}
+	t.hists = map[int]*hdr.Histogram{}
+	for _, iv := range t.Intervals {
+		if !wholeInterval(t.Trial, iv) || iv.Histogram == "" {
+			continue
+		}
+		h, err := hdr.Decode([]byte(iv.Histogram))
+		if err != nil || h.TotalCount() == 0 {
+			continue
+		}
+		t.hists[int(iv.T)] = h
+	}
+	return t.hists
 }
 
 var seriesMetrics = []seriesMetric{
-	{"cpu", "CPU of measured services", "cores", cpuPerSecond},
-	{"rss", "RSS of measured services", "MiB", func(t *record.Trial) map[int]float64 {
-		return gaugePerSecond(t, func(p record.Sample) (float64, bool) { return float64(p.RSS) / (1 << 20), true })
+	{"cpu", "CPU of measured services", "cores", func(t *secondsOf) map[int]float64 { return cpuPerSecond(t.Trial) }},
+	{"rss", "RSS of measured services", "MiB", func(t *secondsOf) map[int]float64 {
+		return gaugePerSecond(t.Trial, func(p record.Sample) (float64, bool) { return float64(p.RSS) / (1 << 20), true })
 	}},
-	{"heap", "JVM heap used", "MiB", func(t *record.Trial) map[int]float64 {
-		return gaugePerSecond(t, func(p record.Sample) (float64, bool) {
+	{"heap", "JVM heap used", "MiB", func(t *secondsOf) map[int]float64 {
+		return gaugePerSecond(t.Trial, func(p record.Sample) (float64, bool) {
 			if p.JVM == nil {
 				return 0, false
 			}
 			return float64(p.JVM.HeapUsed) / (1 << 20), true
 		})
 	}},
-	{"latency_p50", "Latency p50", "ms", func(t *record.Trial) map[int]float64 { return latencyPerSecond(t, 50) }},
-	{"latency_p99", "Latency p99", "ms", func(t *record.Trial) map[int]float64 { return latencyPerSecond(t, 99) }},
-	{"rate", "Achieved rate", "req/s", ratePerSecond},
+	{"latency_p50", "Latency p50", "ms", func(t *secondsOf) map[int]float64 { return latencyPerSecond(t, 50) }},
+	{"latency_p99", "Latency p99", "ms", func(t *secondsOf) map[int]float64 { return latencyPerSecond(t, 99) }},
+	{"rate", "Achieved rate", "req/s", func(t *secondsOf) map[int]float64 { return ratePerSecond(t.Trial) }},
 }
 
 // stepSeries builds every variant's per-second series at one step from
@@ -82,10 +109,10 @@ var seriesMetrics = []seriesMetric{
 func stepSeries(variants []string, trials []*record.Trial) []SeriesSet {
 	var out []SeriesSet
 	for _, v := range variants {
-		var mine []*record.Trial
+		var mine []*secondsOf
 		for _, t := range trials {
 			if t.Variant == v {
-				mine = append(mine, t)
+				mine = append(mine, &secondsOf{Trial: t})
 			}
 		}
 		if len(mine) == 0 {
@@ -258,17 +285,10 @@ func wholeInterval(t *record.Trial, iv record.Interval) bool {
 
 // latencyPerSecond is the q-th latency percentile of the requests sent in
 // each second, in ms.
-func latencyPerSecond(t *record.Trial, q float64) map[int]float64 {
+func latencyPerSecond(t *secondsOf, q float64) map[int]float64 {
 	out := map[int]float64{}
-	for _, iv := range t.Intervals {
-		if !wholeInterval(t, iv) || iv.Histogram == "" {
-			continue
-		}
-		h, err := hdr.Decode([]byte(iv.Histogram))
-		if err != nil || h.TotalCount() == 0 {
-			continue
-		}
-		out[int(iv.T)] = float64(h.ValueAtQuantile(q)) / 1000
+	for k, h := range t.histograms() {
+		out[k] = float64(h.ValueAtQuantile(q)) / 1000
 	}
 	return out
 }
