@@ -32,13 +32,44 @@ type Delta struct {
 	Verdict string `json:"verdict"`
 	// Method is "log-ratio" or "difference".
 	Method string `json:"method"`
+	// Rounds holds each paired round's change, in CIUnit: the ratio's
+	// change in percent (log-ratio) or the difference (difference), in
+	// round order. They are the evidence behind the interval.
+	Rounds []float64 `json:"rounds,omitempty"`
+	// Size classes the change for colour: SizeNone when there is no
+	// verdict of a difference (no interval, or one that holds 0), else by
+	// the estimate's size relative to the baseline (see SizeOf).
+	Size Size `json:"size"`
+}
+
+// Size classes a change by how large it is, so that a report can colour a
+// +1 thread differently from +50% CPU.
+type Size string
+
+// The sizes of a change.
+const (
+	SizeNone   Size = "none"   // no resolved difference
+	SizeSmall  Size = "small"  // under 5% of the baseline
+	SizeMedium Size = "medium" // 5% to 20%
+	SizeLarge  Size = "large"  // 20% or more (or from a baseline of 0)
+)
+
+// SizeOf classes a significant change of pct percent of the baseline.
+func SizeOf(pct float64) Size {
+	switch a := math.Abs(pct); {
+	case a < 5:
+		return SizeSmall
+	case a < 20:
+		return SizeMedium
+	}
+	return SizeLarge
 }
 
 // Compare computes the paired difference of variant against baseline.
 // base[i] and vari[i] are the values of the same round.
 func Compare(info CostInfo, base, vari []float64) Delta {
 	n := len(base)
-	d := Delta{N: n, BootstrapAgrees: true}
+	d := Delta{N: n, BootstrapAgrees: true, Size: SizeNone}
 	if n == 0 || len(vari) != n {
 		d.Verdict = "n/a (no paired rounds)"
 		return d
@@ -55,11 +86,13 @@ func Compare(info CostInfo, base, vari []float64) Delta {
 		d.Method, d.CIUnit = "log-ratio", "%"
 		for i := range base {
 			xs = append(xs, math.Log(vari[i]/base[i]))
+			d.Rounds = append(d.Rounds, 100*(vari[i]/base[i]-1))
 		}
 	} else {
 		d.Method, d.CIUnit = "difference", info.Unit
 		for i := range base {
 			xs = append(xs, vari[i]-base[i])
+			d.Rounds = append(d.Rounds, vari[i]-base[i])
 		}
 	}
 	iv := TInterval(xs)
@@ -86,6 +119,15 @@ func Compare(info CostInfo, base, vari []float64) Delta {
 	d.Significant = iv.Excludes
 	blo, bhi := BootstrapInterval(xs, 2000)
 	d.BootstrapAgrees = (blo > 0 || bhi < 0) == iv.Excludes
+	switch b := mean(base); {
+	case !d.Significant:
+	case ratio:
+		d.Size = SizeOf(*d.Pct)
+	case b > 0:
+		d.Size = SizeOf(100 * d.Abs / b)
+	default:
+		d.Size = SizeLarge
+	}
 	half := (hi - lo) / 2
 	switch {
 	case !d.Significant:

@@ -41,6 +41,12 @@ type Summary struct {
 	// Partial says what is missing from a run that did not carry out its
 	// whole plan; nil for a complete run.
 	Partial *Partial `json:"partial,omitempty"`
+	// Targets maps each variant to the load's target as its trials sent
+	// to it, placeholders expanded (the manifest keeps the scenario's).
+	Targets map[string]string `json:"targets,omitempty"`
+	// Headlines are the answer in brief: per load step and variant other
+	// than the baseline, its headline costs.
+	Headlines []Headline `json:"headlines,omitempty"`
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any
@@ -55,6 +61,14 @@ type Step struct {
 	Rate     float64         `json:"target_rate"`
 	Users    int             `json:"target_users,omitempty"`
 	Variants []VariantResult `json:"variants"`
+	// Window is the analysis window (the measured window less the trims),
+	// in seconds from MeasureStart, of the step's longest trial.
+	Window *Window `json:"window,omitempty"`
+	// Series are each variant's per-second series, all on one time base;
+	// Spectra each variant's latency by percentile over its merged
+	// histograms. Both come from the trials compared at this step.
+	Series  []SeriesSet `json:"series,omitempty"`
+	Spectra []Spectrum  `json:"spectra,omitempty"`
 }
 
 // Label names the step: "300 req/s" or "50 users".
@@ -123,6 +137,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	steps := map[int]Step{}
 	var summarized []*record.Trial // the trials behind s.Trials
 	for _, t := range trials {
+		if t.Target != "" {
+			if s.Targets == nil {
+				s.Targets = map[string]string{}
+			}
+			s.Targets[t.Variant] = t.Target
+		}
 		tc, err := SummarizeTrial(t, opt.Trim)
 		if err != nil && t.Interrupted {
 			// Cut short before its window: nothing to analyse, but it
@@ -222,8 +242,21 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles)
 			st.Variants = append(st.Variants, vr)
 		}
+		var compared []*record.Trial
+		for i, tc := range s.Trials {
+			if t := summarized[i]; t.Step == si && !tc.Excluded {
+				compared = append(compared, t)
+				w := tc.Window
+				if st.Window == nil || w.To > st.Window.To {
+					st.Window = &w
+				}
+			}
+		}
+		st.Series = stepSeries(m.Variants, compared)
+		st.Spectra = stepSpectra(m.Variants, compared, opt.Trim)
 		s.Steps = append(s.Steps, st)
 	}
+	s.Headlines = headlines(s)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
 	s.Partial = partialRun(m, trials)
 	if len(s.Trials) == 0 {
@@ -369,7 +402,7 @@ func isLatency(c Cost) bool {
 // verdict: the run's design makes the difference meaningless (why).
 func notComparable(d Delta, why string) Delta {
 	d.Pct, d.CILow, d.CIHigh, d.PValue = nil, nil, nil, nil
-	d.Significant, d.BootstrapAgrees = false, true
+	d.Significant, d.BootstrapAgrees, d.Size = false, true, SizeNone
 	d.Verdict = "n/a (" + why + ")"
 	return d
 }

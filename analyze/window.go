@@ -10,7 +10,8 @@ import (
 // Window is the part of a trial that is analysed, in seconds relative to the
 // trial's MeasureStart.
 type Window struct {
-	From, To float64
+	From float64 `json:"from_s"`
+	To   float64 `json:"to_s"`
 }
 
 // Length is the window's length in seconds.

@@ -31,6 +31,9 @@ type Trial struct {
 	MeasureEnd   time.Time `json:"measure_end"`
 	// LoadCPUs is the CPU list toll itself (load generator, sinks) ran on.
 	LoadCPUs string `json:"load_cpus,omitempty"`
+	// Target is the load's target as the variant's load was sent to it,
+	// with the scenario's placeholders (${port:NAME}) expanded.
+	Target string `json:"target,omitempty"`
 	// Exports says the variant's services are meant to export telemetry.
 	Exports  bool         `json:"exports,omitempty"`
 	Services []ServiceRun `json:"services"`

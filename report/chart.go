@@ -18,6 +18,11 @@ type chartSeries struct {
 	Color  string
 	Width  float64
 	Points [][2]float64 // data coordinates
+	// Band, when set, is shaded from Band[i][1] to Band[i][2] at x
+	// Band[i][0] (a quartile band around the median in Points).
+	Band [][3]float64
+	// Markers draws a dot at every point (few points, as load steps).
+	Markers bool
 }
 
 // chartBand is a shaded x range.
@@ -48,6 +53,8 @@ type lineChart struct {
 	Legend                []legendItem
 	XTicks                []chartTick
 	XMin, XMax            *float64
+	// ZeroLine draws y = 0 (a chart of changes, which may be negative).
+	ZeroLine bool
 }
 
 const (
@@ -109,6 +116,9 @@ func (c lineChart) svg() template.HTML {
 	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymin, ymax := 0.0, math.Inf(-1)
+	if c.ZeroLine {
+		ymax = 0
+	}
 	for _, s := range c.Series {
 		for _, p := range s.Points {
 			if !finite(p[0]) || !finite(p[1]) {
@@ -116,6 +126,11 @@ func (c lineChart) svg() template.HTML {
 			}
 			xmin, xmax = math.Min(xmin, p[0]), math.Max(xmax, p[0])
 			ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[1])
+		}
+		for _, p := range s.Band {
+			if finite(p[1]) && finite(p[2]) {
+				ymin, ymax = math.Min(ymin, p[1]), math.Max(ymax, p[2])
+			}
 		}
 	}
 	for _, b := range c.Bands {
@@ -136,7 +151,8 @@ func (c lineChart) svg() template.HTML {
 	if !finite(ymax) || ymax <= ymin {
 		ymax = ymin + 1
 	}
-	yt := niceTicks(ymin, ymax*1.05, 5)
+	// Headroom above the highest value, so no line runs along the frame.
+	yt := niceTicks(ymin, ymin+(ymax-ymin)*1.15, 5)
 	ymax = math.Max(ymax, yt[len(yt)-1])
 	pw, ph := w-padL-padR, h-padT-padB
 	X := func(x float64) float64 { return padL + (x-xmin)/(xmax-xmin)*pw }
@@ -173,6 +189,20 @@ func (c lineChart) svg() template.HTML {
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" class="frame"/>`, padL, padT, pw, ph)
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xl">%s</text>`, padL+pw/2, h-18, esc(c.XLabel))
 	fmt.Fprintf(&b, `<text x="12" y="%.1f" class="yl" transform="rotate(-90 12 %.1f)">%s</text>`, padT+ph/2, padT+ph/2, esc(c.YLabel))
+	// Bands, under every line.
+	for _, s := range c.Series {
+		var up, down []string
+		for _, p := range s.Band {
+			if !finite(p[0]) || !finite(p[1]) || !finite(p[2]) || p[0] < xmin || p[0] > xmax {
+				continue
+			}
+			up = append(up, fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[2])))
+			down = append([]string{fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[1]))}, down...)
+		}
+		if len(up) > 0 {
+			fmt.Fprintf(&b, `<polygon fill="%s" fill-opacity="0.18" stroke="none" points="%s"/>`, esc(s.Color), strings.Join(append(up, down...), " "))
+		}
+	}
 	// Series.
 	for _, s := range c.Series {
 		var pts []string
@@ -190,10 +220,38 @@ func (c lineChart) svg() template.HTML {
 			wd = 1.5
 		}
 		fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%.2f" stroke-opacity="0.85" points="%s"/>`, esc(s.Color), wd, strings.Join(pts, " "))
+		if s.Markers {
+			for _, p := range pts {
+				x, y, _ := strings.Cut(p, ",")
+				fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="3.5" fill="%s"/>`, x, y, esc(s.Color))
+			}
+		}
 	}
-	b.WriteString(legendSVG(c.Legend, padL+8, padT+8))
+	if c.ZeroLine && ymin < 0 {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="zero"/>`, padL, Y(0), padL+pw, Y(0))
+	}
+	b.WriteString(legendRow(c.Legend, w-padR, 16))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// legendRow draws legend entries in a row that ends at x, on the title's
+// line y: above the plot, never on its lines.
+func legendRow(items []legendItem, right, y float64) string {
+	var b strings.Builder
+	x := right
+	for i := len(items) - 1; i >= 0; i-- {
+		it := items[i]
+		label := shorten(it.Label, 24)
+		x -= float64(len([]rune(label)))*6.2 + 22
+		if it.Swatch == "band" {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="9" fill="%s" stroke="#999" stroke-width="0.5"/>`, x, y-8, esc(it.Color))
+		} else {
+			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="14" height="3" fill="%s"/>`, x, y-5, esc(it.Color))
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="lg">%s</text>`, x+17, y, esc(label))
+	}
+	return b.String()
 }
 
 // legendSVG draws legend entries in a column from (x, y).
@@ -221,33 +279,55 @@ func legendSVG(items []legendItem, x, y float64) string {
 
 // deltaBar is one row of a Δ% chart.
 type deltaBar struct {
-	Label       string
-	Color       string
-	Pct         float64
-	Low, High   float64
-	HasCI       bool
-	Significant bool
+	Label     string
+	Pct       float64
+	Low, High float64
+	Verdict   Verdict
+	Size      string
 }
 
-// deltaBars renders horizontal bars at each Pct with whiskers from Low to
-// High and a zero line.
+// changeFill is the colour of a change: red shades for a cost that grew,
+// green for one that shrank, by its size; grey when unresolved.
+func changeFill(v Verdict, size string) string {
+	shades := map[Verdict]map[string]string{
+		VerdictUp:   {"small": "#f4b6b0", "medium": "#e4675c", "large": "#b3261e"},
+		VerdictDown: {"small": "#b7e0bf", "medium": "#5cb270", "large": "#1e7b34"},
+	}
+	if c, ok := shades[v][size]; ok {
+		return c
+	}
+	return "#b9b9b9"
+}
+
+// deltaBars renders each change as a bar at its estimate with a whisker
+// over its 95% interval, coloured by direction and size, the figures
+// written beside it, and a zero line.
 func deltaBars(title string, rows []deltaBar) template.HTML {
-	const rowH, labelW, w = 22.0, 260.0, 760.0
-	h := padT + float64(len(rows))*rowH + 36
+	const rowH, labelW, textW, w = 20.0, 230.0, 215.0, 920.0
+	h := padT + float64(len(rows))*rowH + 30
+	// The axis spans the estimates and the intervals of resolved changes;
+	// a wider interval (a noisy latency tail) is cut at the frame, its
+	// figures written beside it, so that it cannot squash the rest.
 	lo, hi := 0.0, 0.0
 	for _, r := range rows {
-		for _, v := range []float64{r.Pct, r.Low, r.High} {
-			if finite(v) && (r.HasCI || v == r.Pct) {
+		vs := []float64{r.Pct}
+		if r.Verdict == VerdictUp || r.Verdict == VerdictDown {
+			vs = append(vs, r.Low, r.High)
+		}
+		for _, v := range vs {
+			if finite(v) {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
 	}
-	if hi-lo < 1 {
-		lo, hi = lo-1, hi+1
+	pad := math.Max((hi-lo)*0.3, 5)
+	lo, hi = math.Min(lo, 0)-pad, math.Max(hi, 0)+pad
+	if lo > -pad {
+		lo = -pad
 	}
 	ticks := niceTicks(lo, hi, 6)
 	lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
-	pw := w - labelW - padR
+	pw := w - labelW - textW - 10
 	X := func(v float64) float64 { return labelW + (v-lo)/(hi-lo)*pw }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`, w, h, w, h, esc(title))
@@ -259,25 +339,92 @@ func deltaBars(title string, rows []deltaBar) template.HTML {
 	}
 	for i, r := range rows {
 		y := padT + float64(i)*rowH
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="yt">%s<title>%s</title></text>`, labelW-6, y+rowH/2+4, esc(shorten(r.Label, 42)), esc(r.Label))
+		cy := y + rowH/2
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="yt">%s<title>%s</title></text>`, labelW-6, cy+4, esc(shorten(r.Label, 38)), esc(r.Label))
 		x0, x1 := X(0), X(r.Pct)
 		if x1 < x0 {
 			x0, x1 = x1, x0
 		}
-		op := "0.35"
-		if r.Significant {
-			op = "0.85"
+		fill := changeFill(r.Verdict, r.Size)
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s: %+.2f%%</title></rect>`, x0, y+4, math.Max(x1-x0, 1), rowH-8, fill, esc(r.Label), r.Pct)
+		wl, wh := X(math.Max(r.Low, lo)), X(math.Min(r.High, hi))
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, wl, cy, wh, cy)
+		for _, e := range []struct {
+			x   float64
+			cut bool
+			dir float64
+		}{{wl, r.Low < lo, -1}, {wh, r.High > hi, 1}} {
+			if e.cut { // an arrowhead: the interval goes on past the frame
+				fmt.Fprintf(&b, `<path d="M%.1f,%.1f l%.1f,4 l%.1f,4 z" fill="#222"/>`, e.x-6*e.dir, cy-4, 6*e.dir, -6*e.dir)
+				continue
+			}
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, e.x, cy-5, e.x, cy+5)
 		}
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="%s"><title>%s: %+.2f%%</title></rect>`, x0, y+5, math.Max(x1-x0, 0.5), rowH-10, esc(r.Color), op, esc(r.Label), r.Pct)
-		if r.HasCI {
-			cy := y + rowH/2
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, X(r.Low), cy, X(r.High), cy)
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, X(r.Low), cy-5, X(r.Low), cy+5)
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="whisker"/>`, X(r.High), cy-5, X(r.High), cy+5)
+		est := fmt.Sprintf("%+.1f%%", r.Pct)
+		if r.Verdict == VerdictSame {
+			est = "~ " + est
 		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="fig"><tspan class="est">%s</tspan> [%+.1f%%, %+.1f%%]</text>`, labelW+pw+12, cy+4, esc(est), r.Low, r.High)
 	}
 	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="zero"/>`, X(0), padT-4, X(0), bottom)
-	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xl">Δ%% vs baseline (bar: estimate, whisker: 95%% CI; faint: not significant)</text>`, labelW+pw/2, h-6)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xl">bar: estimate; whisker: 95%% interval (arrow: it runs on past the frame); grey: the interval holds 0</text>`, labelW+pw/2, h-4)
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String())
+}
+
+// dotRow is a dot plot's data: each paired round's change of one cost.
+type dotRow struct {
+	Label     string
+	Rounds    []float64
+	Est       float64
+	Low, High float64
+	HasCI     bool
+	Color     string
+}
+
+// dotPlot draws every round's paired change of one cost as a dot on its
+// own axis, with the estimate and its 95% interval behind them: the
+// evidence of the interval.
+func dotPlot(r dotRow, unit string) template.HTML {
+	const w, h, l, rr, top = 440.0, 74.0, 14.0, 14.0, 24.0
+	lo, hi := 0.0, 0.0
+	for _, v := range append([]float64{r.Est, r.Low, r.High}, r.Rounds...) {
+		if finite(v) {
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if hi-lo < 1e-9 {
+		lo, hi = lo-1, hi+1
+	}
+	ticks := niceTicks(lo, hi, 6)
+	lo, hi = math.Min(lo, ticks[0]), math.Max(hi, ticks[len(ticks)-1])
+	pw := w - l - rr
+	X := func(v float64) float64 { return l + (v-lo)/(hi-lo)*pw }
+	cy, band := top+14, 22.0
+	title := r.Label
+	if r.HasCI {
+		title += fmt.Sprintf(": %+.1f%s [%+.1f%s, %+.1f%s]", r.Est, unit, r.Low, unit, r.High, unit)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" role="img" aria-label="%s">`, w, h, w, h, esc(title))
+	fmt.Fprintf(&b, `<text x="%.1f" y="15" class="title">%s</text>`, l, esc(title))
+	for _, t := range ticks {
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="grid"/>`, X(t), cy-band/2, X(t), cy+band/2)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="xt">%s%s</text>`, X(t), cy+band/2+13, fmtTick(t), esc(unit))
+	}
+	if r.HasCI {
+		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.15"/>`, X(r.Low), cy-band/2, math.Max(X(r.High)-X(r.Low), 1), band, esc(r.Color))
+	}
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="zero"/>`, X(0), cy-band/2-2, X(0), cy+band/2+2)
+	fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s" stroke-width="2.5"/>`, X(r.Est), cy-band/2, X(r.Est), cy+band/2, esc(r.Color))
+	for j, v := range r.Rounds {
+		if !finite(v) {
+			continue
+		}
+		// Rounds alternate a little up and down, so equal values stay apart.
+		dy := float64(j%3-1) * 5
+		fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.4" fill="%s" fill-opacity="0.8" stroke="#fff" stroke-width="0.6"><title>round %d: %s%s</title></circle>`, X(v), cy+dy, esc(r.Color), j+1, fmtTick(v), esc(unit))
+	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }

@@ -23,7 +23,7 @@ func CompareTables(rc *analyze.RunComparison) []Table {
 				if info.Unit != "" {
 					label += " (" + info.Unit + ")"
 				}
-				t.Rows = append(t.Rows, []string{label, DeltaPct(info, c.A), DeltaPct(info, c.B), c.Verdict})
+				t.Rows = append(t.Rows, []Cell{TextCell(label), ChangeCell(info, c.A), ChangeCell(info, c.B), TextCell(c.Verdict)})
 			}
 			ts = append(ts, t)
 		}
@@ -50,7 +50,7 @@ func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, failur
 	for _, t := range CompareTables(rc) {
 		fmt.Fprintf(ew, "\n### %s\n\n| %s |\n|%s\n", escape(t.Title), strings.Join(escapeAll(t.Header), " | "), strings.Repeat(" ---: |", len(t.Header)))
 		for _, r := range t.Rows {
-			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(r), " | "))
+			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(Texts(r)), " | "))
 		}
 	}
 	fmt.Fprintf(ew, "\n%s\n", compareNote)

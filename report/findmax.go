@@ -34,7 +34,7 @@ func FindMaxTable(f *record.FindMax, baseline string) Table {
 		if v.FailedRate > 0 {
 			failed = num(v.FailedRate, 0)
 		}
-		t.Rows = append(t.Rows, []string{v.Name, maxRate, delta, failed, fmt.Sprint(len(v.Trials)), fmt.Sprintf("%.0fs", v.SearchS)})
+		t.Rows = append(t.Rows, TextCells(v.Name, maxRate, delta, failed, fmt.Sprint(len(v.Trials)), fmt.Sprintf("%.0fs", v.SearchS)))
 	}
 	return t
 }

@@ -5,21 +5,21 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"sort"
 	"strings"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
 )
 
-// HTML writes report.html: one self-contained file (inline CSS and inline
-// SVG, no scripts, no network) with the run's environment, the summary
-// tables, Δ% bars with their 95% intervals, per-second time series of every
-// variant's trials and each variant's latency percentile spectrum. trials
-// are the run's trials as recorded (they may be nil: the charts that need
-// them are then left out).
-func HTML(w io.Writer, s *analyze.Summary, trials []*record.Trial) error {
+// HTML writes report.html from the summary alone: one self-contained file
+// (inline CSS and inline SVG, no scripts, no network), read top-down. First
+// the answer: a headline per variant in words and the Δ% chart; then the
+// tables with each interval as its bounds, coloured by direction and size;
+// the per-round paired changes behind each interval as dot plots; for runs
+// of several load steps, overhead against load; the per-second series as
+// median and quartile band per variant on one time base; the latency
+// spectrum; and last, warnings, flags and the environment.
+func HTML(w io.Writer, s *analyze.Summary) error {
 	if s == nil {
 		return fmt.Errorf("html report: no summary")
 	}
@@ -47,21 +47,49 @@ func HTML(w io.Writer, s *analyze.Summary, trials []*record.Trial) error {
 	for _, f := range s.Flags {
 		d.Flags = append(d.Flags, flagLine(s, f))
 	}
+	for _, v := range s.Variants {
+		if t, ok := s.Targets[v]; ok {
+			d.Targets = append(d.Targets, variantTarget{Name: v, Target: t})
+		}
+	}
+	labels := map[int]string{}
+	for _, st := range s.Steps {
+		labels[st.Index] = st.Label()
+	}
+	for _, h := range s.Headlines {
+		hl := htmlHeadline{Variant: h.Variant, Color: colors[h.Variant], Text: HeadlineText(h)}
+		if len(s.Steps) > 1 {
+			hl.Step = labels[h.Step]
+		}
+		d.Headlines = append(d.Headlines, hl)
+	}
+	for _, st := range s.Steps {
+		if bars := stepBars(s, st); bars != "" {
+			d.Bars = append(d.Bars, bars)
+		}
+	}
+	if len(s.Steps) > 1 {
+		d.Load = loadCharts(s, colors)
+	}
 	tables := Tables(s)
 	for i, t := range tables {
-		st := htmlStep{Title: t.Title, Header: t.Header}
+		ht := htmlTable{Title: t.Title, Header: t.Header}
 		for _, r := range t.Rows {
 			var row []htmlCell
-			for j, c := range r {
-				row = append(row, htmlCell{Text: c, Class: verdictClass(j, c)})
+			for _, c := range r {
+				row = append(row, htmlCellOf(c))
 			}
-			st.Rows = append(st.Rows, row)
+			ht.Rows = append(ht.Rows, row)
 		}
+		var hs htmlStep
 		if i < len(s.Steps) {
-			st.Bars = stepBars(s, s.Steps[i], colors)
-			st.Series, st.Spectrum = stepCharts(s, s.Steps[i], trials, colors)
+			st := s.Steps[i]
+			hs.Dots = stepDots(s, st, colors)
+			hs.Series = stepSeriesCharts(s, st, colors)
+			hs.Spectrum = spectrum(s, st, colors)
 		}
-		d.Steps = append(d.Steps, st)
+		hs.Table = ht
+		d.Steps = append(d.Steps, hs)
 	}
 	return htmlTemplate.Execute(w, d)
 }
@@ -71,13 +99,53 @@ type variantRef struct {
 	Baseline    bool
 }
 
-type htmlCell struct{ Text, Class string }
+// htmlCell is a table cell as the page shows it: its text, a second line
+// (a change's interval as bounds) and its style.
+type htmlCell struct{ Text, Sub, Class string }
+
+// htmlCellOf styles a cell by what it is: a change by its verdict and size.
+func htmlCellOf(c Cell) htmlCell {
+	hc := htmlCell{Text: c.Text}
+	switch c.Kind {
+	case KindChange:
+		hc.Class = "chg " + string(c.Verdict)
+		if c.Verdict == VerdictUp || c.Verdict == VerdictDown {
+			hc.Class += " " + string(c.Size)
+		}
+		if c.Value != nil && c.Bounds != "" {
+			if c.Unit == "%" {
+				hc.Text = fmt.Sprintf("%+.1f%%", *c.Value)
+			} else {
+				hc.Text = c.Text
+			}
+			if c.Verdict == VerdictSame {
+				hc.Text = "~ " + hc.Text
+			}
+			hc.Sub = c.Bounds
+		}
+	case KindNone:
+		hc.Class = "na"
+	case KindDelta:
+		hc.Class = "dlt"
+	}
+	return hc
+}
+
+type htmlTable struct {
+	Title  string
+	Header []string
+	Rows   [][]htmlCell
+}
+
+type variantTarget struct{ Name, Target string }
+
+type htmlHeadline struct {
+	Variant, Color, Step, Text string
+}
 
 type htmlStep struct {
-	Title    string
-	Header   []string
-	Rows     [][]htmlCell
-	Bars     template.HTML
+	Table    htmlTable
+	Dots     []template.HTML
 	Series   []template.HTML
 	Spectrum template.HTML
 }
@@ -88,37 +156,21 @@ type htmlData struct {
 	Command, Started   string
 	Memory             string
 	Variants           []variantRef
+	Headlines          []htmlHeadline
+	Bars               []template.HTML
+	Load               []template.HTML
 	Steps              []htmlStep
 	Warnings, Flags    []string
+	Targets            []variantTarget
 	// Partial says what a partial run is missing; Invalid why the run's
 	// measurement is not valid.
 	Partial string
 	Invalid []string
 }
 
-// verdictClass styles the Δ% columns of a summary table (column 4, 7, …).
-func verdictClass(col int, cell string) string {
-	if col < 4 || col%3 != 1 {
-		return ""
-	}
-	switch {
-	case strings.HasPrefix(cell, "~"):
-		return "same"
-	case strings.Contains(cell, "no CI"):
-		return "na" // an estimate without an interval is no verdict
-	case strings.HasPrefix(cell, "±"):
-		return "na" // additive costs: the interval alone
-	case strings.HasPrefix(cell, "+"):
-		return "up"
-	case strings.HasPrefix(cell, "-"):
-		return "down"
-	}
-	return "na"
-}
-
 // stepBars builds the Δ% chart of one step: every cost of every variant
 // whose difference has a percentage and an interval.
-func stepBars(s *analyze.Summary, st analyze.Step, colors map[string]string) template.HTML {
+func stepBars(s *analyze.Summary, st analyze.Step) template.HTML {
 	var rows []deltaBar
 	for _, v := range st.Variants {
 		if v.Name == s.Baseline {
@@ -129,99 +181,176 @@ func stepBars(s *analyze.Summary, st analyze.Step, colors map[string]string) tem
 			if dl == nil || dl.Pct == nil || dl.CILow == nil || dl.CIHigh == nil {
 				continue
 			}
-			rows = append(rows, deltaBar{Label: v.Name + ": " + c.Label, Color: colors[v.Name], Pct: *dl.Pct,
-				Low: *dl.CILow, High: *dl.CIHigh, HasCI: true, Significant: dl.Significant})
+			label := c.Label
+			if len(s.Variants) > 2 {
+				label = v.Name + ": " + label
+			}
+			cell := ChangeCell(analyze.Info(c.Cost), dl)
+			rows = append(rows, deltaBar{Label: label, Pct: *dl.Pct, Low: *dl.CILow, High: *dl.CIHigh,
+				Verdict: cell.Verdict, Size: string(cell.Size)})
 		}
 	}
 	if len(rows) == 0 {
 		return ""
 	}
-	return deltaBars("Δ% vs "+s.Baseline+" with 95% intervals", rows)
+	title := "Δ% vs " + s.Baseline + " with 95% intervals"
+	if len(s.Variants) == 2 {
+		title = nonBaseline(s)[0] + ": " + title
+	}
+	if len(s.Steps) > 1 {
+		title += ", at " + st.Label()
+	}
+	return deltaBars(title, rows)
 }
 
-// stepCharts builds the per-second charts and the percentile spectrum of one
-// step from the trials that ran at it.
-func stepCharts(s *analyze.Summary, st analyze.Step, trials []*record.Trial, colors map[string]string) ([]template.HTML, template.HTML) {
-	var mine []*record.Trial
-	for _, t := range trials {
-		if t != nil && t.Step == st.Index {
-			mine = append(mine, t)
+// stepDots builds the dot plots of one step: per variant, for each
+// headline cost and each resolved change with a relative change, each
+// round's paired change.
+func stepDots(s *analyze.Summary, st analyze.Step, colors map[string]string) []template.HTML {
+	headline := map[string]map[analyze.Cost]bool{}
+	for _, h := range s.Headlines {
+		if h.Step != st.Index {
+			continue
 		}
-	}
-	if len(mine) == 0 {
-		return nil, ""
-	}
-	m := s.Manifest
-	if m == nil {
-		m = &record.Manifest{}
-	}
-	metrics := []struct {
-		title, ylabel string
-		series        func(*record.Trial) [][2]float64
-	}{
-		{"CPU of measured services", "cores", cpuSeries},
-		{"RSS of measured services", "MiB", func(t *record.Trial) [][2]float64 {
-			return sumSeries(t, func(p record.Sample) (float64, bool) { return float64(p.RSS) / (1 << 20), true })
-		}},
-		{"JVM heap used", "MiB", func(t *record.Trial) [][2]float64 {
-			return sumSeries(t, func(p record.Sample) (float64, bool) {
-				if p.JVM == nil {
-					return 0, false
-				}
-				return float64(p.JVM.HeapUsed) / (1 << 20), true
-			})
-		}},
-		{"Latency p50 per second", "ms", func(t *record.Trial) [][2]float64 { return latencySeries(t, 50) }},
-		{"Latency p99 per second", "ms", func(t *record.Trial) [][2]float64 { return latencySeries(t, 99) }},
-		{"Achieved rate", "req/s", rateSeries},
-	}
-	// Shaded regions: warm-up (negative T) and the trimmed ends.
-	warm, window := 0.0, 0.0
-	for _, t := range mine {
-		if !t.Start.IsZero() && t.MeasureStart.After(t.Start) {
-			warm = math.Max(warm, t.MeasureStart.Sub(t.Start).Seconds())
+		headline[h.Variant] = map[analyze.Cost]bool{}
+		for _, c := range h.Changes {
+			headline[h.Variant][c.Cost] = true
 		}
-		for _, ss := range t.Samples {
-			if len(ss.Points) > 0 {
-				warm = math.Max(warm, -ss.Points[0].T)
-			}
-		}
-		window = math.Max(window, t.Window().Seconds())
-	}
-	var bands []chartBand
-	legendBands := []legendItem{}
-	if warm > 0 {
-		bands = append(bands, chartBand{-warm, 0, "#eeeeee"})
-		legendBands = append(legendBands, legendItem{"warm-up", "#eeeeee", "band"})
-	}
-	if m.TrimStartS > 0 || m.TrimEndS > 0 {
-		if m.TrimStartS > 0 {
-			bands = append(bands, chartBand{0, m.TrimStartS, "#fdf0d5"})
-		}
-		if m.TrimEndS > 0 && window > 0 {
-			bands = append(bands, chartBand{window - m.TrimEndS, window, "#fdf0d5"})
-		}
-		legendBands = append(legendBands, legendItem{"trimmed", "#fdf0d5", "band"})
 	}
 	var out []template.HTML
-	for _, mt := range metrics {
-		c := lineChart{Title: mt.title, XLabel: "seconds from measure start", YLabel: mt.ylabel, Bands: bands}
-		used := map[string]bool{}
-		for _, t := range mine {
-			pts := mt.series(t)
-			if len(pts) == 0 {
+	for _, v := range st.Variants {
+		if v.Name == s.Baseline {
+			continue
+		}
+		for _, c := range v.Costs {
+			dl := c.Delta
+			if dl == nil || dl.Pct == nil || len(dl.Rounds) == 0 || !(dl.Significant || headline[v.Name][c.Cost]) {
 				continue
 			}
-			used[t.Variant] = true
-			c.Series = append(c.Series, chartSeries{Color: colors[t.Variant], Width: 1.2, Points: pts})
+			r := dotRow{Label: c.Label, Rounds: dl.Rounds, Est: *dl.Pct, Color: colors[v.Name]}
+			if len(s.Variants) > 2 {
+				r.Label = v.Name + ": " + r.Label
+			}
+			if dl.CILow != nil && dl.CIHigh != nil {
+				r.Low, r.High, r.HasCI = *dl.CILow, *dl.CIHigh, true
+			}
+			out = append(out, dotPlot(r, "%"))
+		}
+	}
+	return out
+}
+
+// loadCharts plots, for a run of several load steps, each variant's
+// change in the headline costs against the step's load, with its interval
+// as a band: how the agent's cost grows with rate or users.
+func loadCharts(s *analyze.Summary, colors map[string]string) []template.HTML {
+	xlabel := "target rate (req/s)"
+	if len(s.Steps) > 0 && s.Steps[0].Users > 0 {
+		xlabel = "users"
+	}
+	var out []template.HTML
+	for _, cost := range []analyze.Cost{analyze.CPUPerRequest, analyze.LatencyP99, analyze.RSS} {
+		info := analyze.Info(cost)
+		c := lineChart{Title: "Δ% " + info.Label + " against load", XLabel: xlabel, YLabel: "Δ% vs " + s.Baseline, Width: 560, ZeroLine: true}
+		used := map[string]bool{}
+		for _, v := range s.Variants {
+			if v == s.Baseline {
+				continue
+			}
+			var sr chartSeries
+			sr.Color, sr.Width = colors[v], 2
+			for _, st := range s.Steps {
+				x := st.Rate
+				if st.Users > 0 {
+					x = float64(st.Users)
+				}
+				for _, vr := range st.Variants {
+					cr, ok := find(vr.Costs, cost)
+					if vr.Name != v || !ok || cr.Delta == nil || cr.Delta.Pct == nil {
+						continue
+					}
+					sr.Points = append(sr.Points, [2]float64{x, *cr.Delta.Pct})
+					if cr.Delta.CILow != nil && cr.Delta.CIHigh != nil {
+						sr.Band = append(sr.Band, [3]float64{x, *cr.Delta.CILow, *cr.Delta.CIHigh})
+					}
+				}
+			}
+			if len(sr.Points) > 0 {
+				used[v] = true
+				sr.Markers = true
+				c.Series = append(c.Series, sr)
+			}
 		}
 		if len(c.Series) == 0 {
 			continue
 		}
-		c.Legend = append(variantLegend(s, used, colors), legendBands...)
+		c.Legend = variantLegend(s, used, colors)
 		out = append(out, c.svg())
 	}
-	return out, spectrum(s, mine, m, colors)
+	return out
+}
+
+// stepSeriesCharts draws each per-second metric of a step as every
+// variant's median line with its quartile band, all charts on one x
+// range: the step's seconds, warm-up shaded and the trimmed seconds
+// marked.
+func stepSeriesCharts(s *analyze.Summary, st analyze.Step, colors map[string]string) []template.HTML {
+	if len(st.Series) == 0 {
+		return nil
+	}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	var order []string
+	byMetric := map[string][]chartSeries{}
+	meta := map[string]analyze.Series{}
+	used := map[string]map[string]bool{}
+	for _, set := range st.Series {
+		for _, m := range set.Metrics {
+			if _, ok := meta[m.Metric]; !ok {
+				order = append(order, m.Metric)
+				meta[m.Metric] = m
+				used[m.Metric] = map[string]bool{}
+			}
+			sr := chartSeries{Color: colors[set.Variant], Width: 2}
+			for i, t := range m.T {
+				// A value stands for the second [t, t+1): drawn at its middle.
+				x := t + 0.5
+				sr.Points = append(sr.Points, [2]float64{x, m.Median[i]})
+				sr.Band = append(sr.Band, [3]float64{x, m.Low[i], m.High[i]})
+				xmin, xmax = math.Min(xmin, t), math.Max(xmax, t+1)
+			}
+			byMetric[m.Metric] = append(byMetric[m.Metric], sr)
+			used[m.Metric][set.Variant] = true
+		}
+	}
+	var bands []chartBand
+	var legendBands []legendItem
+	if xmin < 0 {
+		bands = append(bands, chartBand{xmin, 0, "#ececec"})
+		legendBands = append(legendBands, legendItem{"warm-up", "#ececec", "band"})
+	}
+	if w := st.Window; w != nil {
+		trimmed := false
+		if w.From > 0 {
+			bands = append(bands, chartBand{0, w.From, "#fdf0d5"})
+			trimmed = true
+		}
+		if w.To < xmax {
+			bands = append(bands, chartBand{w.To, xmax, "#fdf0d5"})
+			trimmed = true
+		}
+		if trimmed {
+			legendBands = append(legendBands, legendItem{"trimmed", "#fdf0d5", "band"})
+		}
+	}
+	var out []template.HTML
+	for _, name := range order {
+		m := meta[name]
+		c := lineChart{Title: m.Label, XLabel: "seconds from measure start", YLabel: m.Unit,
+			Bands: bands, Series: byMetric[name], XMin: &xmin, XMax: &xmax}
+		c.Legend = append(variantLegend(s, used[name], colors), legendBands...)
+		out = append(out, c.svg())
+	}
+	return out
 }
 
 // variantLegend lists the variants in used, in the run's order.
@@ -235,173 +364,32 @@ func variantLegend(s *analyze.Summary, used map[string]bool, colors map[string]s
 	return l
 }
 
-// measured returns the series of t's measured services (all of them when
-// none is marked measured).
-func measured(t *record.Trial) []record.ServiceSeries {
-	want := map[string]bool{}
-	for _, sr := range t.Services {
-		if sr.Measured {
-			want[sr.Name] = true
-		}
-	}
-	var out []record.ServiceSeries
-	for _, ss := range t.Samples {
-		if len(ss.Points) > 0 && (len(want) == 0 || want[ss.Service]) {
-			out = append(out, ss)
-		}
-	}
-	return out
-}
-
-// at interpolates a service's value at time x (clamped at the ends).
-func at(pts []record.Sample, x float64, f func(record.Sample) float64) float64 {
-	i := sort.Search(len(pts), func(i int) bool { return pts[i].T >= x })
-	switch {
-	case i == 0:
-		return f(pts[0])
-	case i == len(pts):
-		return f(pts[len(pts)-1])
-	}
-	a, b := pts[i-1], pts[i]
-	if b.T == a.T {
-		return f(b)
-	}
-	return f(a) + (f(b)-f(a))*(x-a.T)/(b.T-a.T)
-}
-
-// cpuSeries is the CPU use of t's measured services in cores: the
-// derivative of their summed cumulative CPU, on the first service's grid.
-func cpuSeries(t *record.Trial) [][2]float64 {
-	ss := measured(t)
-	if len(ss) == 0 {
-		return nil
-	}
-	cpu := func(p record.Sample) float64 { return p.CPU }
-	grid := ss[0].Points
-	total := func(x float64) float64 {
-		sum := 0.0
-		for _, s := range ss {
-			sum += at(s.Points, x, cpu)
-		}
-		return sum
-	}
-	var out [][2]float64
-	for i := 1; i < len(grid); i++ {
-		dt := grid[i].T - grid[i-1].T
-		if dt <= 0 {
-			continue
-		}
-		out = append(out, [2]float64{grid[i].T, (total(grid[i].T) - total(grid[i-1].T)) / dt})
-	}
-	return out
-}
-
-// sumSeries sums f over t's measured services that have it, on the first
-// such service's grid.
-func sumSeries(t *record.Trial, f func(record.Sample) (float64, bool)) [][2]float64 {
-	var ss []record.ServiceSeries
-	for _, s := range measured(t) {
-		var kept []record.Sample
-		for _, p := range s.Points {
-			if _, ok := f(p); ok {
-				kept = append(kept, p)
-			}
-		}
-		if len(kept) > 0 {
-			ss = append(ss, record.ServiceSeries{Service: s.Service, Points: kept})
-		}
-	}
-	if len(ss) == 0 {
-		return nil
-	}
-	g := func(p record.Sample) float64 { v, _ := f(p); return v }
-	var out [][2]float64
-	for _, p := range ss[0].Points {
-		sum := 0.0
-		for _, s := range ss {
-			sum += at(s.Points, p.T, g)
-		}
-		out = append(out, [2]float64{p.T, sum})
-	}
-	return out
-}
-
-// decode returns an interval's latency histogram, or nil.
-func decode(s string) *hdr.Histogram {
-	if s == "" {
-		return nil
-	}
-	h, err := hdr.Decode([]byte(s))
-	if err != nil {
-		return nil
-	}
-	return h
-}
-
-// latencySeries is the q-th latency percentile of each second, in ms.
-func latencySeries(t *record.Trial, q float64) [][2]float64 {
-	var out [][2]float64
-	for _, iv := range t.Intervals {
-		h := decode(iv.Histogram)
-		if h == nil || h.TotalCount() == 0 {
-			continue
-		}
-		out = append(out, [2]float64{iv.T, float64(h.ValueAtQuantile(q)) / 1000})
-	}
-	return out
-}
-
-// rateSeries is the requests completed in each second.
-func rateSeries(t *record.Trial) [][2]float64 {
-	var out [][2]float64
-	for _, iv := range t.Intervals {
-		out = append(out, [2]float64{iv.T, float64(iv.Completed)})
-	}
-	return out
-}
-
 // spectrum plots each variant's latency by percentile on a log scale of
-// 1/(1-p), from the merged per-second histograms inside the trimmed window.
-func spectrum(s *analyze.Summary, trials []*record.Trial, m *record.Manifest, colors map[string]string) template.HTML {
-	merged := map[string]*hdr.Histogram{}
-	for _, t := range trials {
-		to := t.Window().Seconds() - m.TrimEndS
-		for _, iv := range t.Intervals {
-			if iv.T < m.TrimStartS || (to > 0 && iv.T >= to) {
-				continue
-			}
-			h := decode(iv.Histogram)
-			if h == nil {
-				continue
-			}
-			if merged[t.Variant] == nil {
-				merged[t.Variant] = hdr.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
-			}
-			merged[t.Variant].Merge(h)
-		}
-	}
-	c := lineChart{Title: "Latency by percentile (merged trials)", XLabel: "percentile", YLabel: "ms",
+// 1/(1-p), from the step's merged histograms.
+func spectrum(s *analyze.Summary, st analyze.Step, colors map[string]string) template.HTML {
+	c := lineChart{Title: "Latency by percentile (trials merged, analysis window)", XLabel: "percentile", YLabel: "ms",
 		XTicks: []chartTick{{0, "0%"}, {1, "90%"}, {2, "99%"}, {3, "99.9%"}, {4, "99.99%"}}}
 	lo, hi := 0.0, 4.0
 	c.XMin, c.XMax = &lo, &hi
 	used := map[string]bool{}
-	for _, v := range s.Variants {
-		h := merged[v]
-		if h == nil || h.TotalCount() == 0 {
+	for _, sp := range st.Spectra {
+		var pts [][2]float64
+		for i, p := range sp.Percentiles {
+			if p >= 100 {
+				continue
+			}
+			pts = append(pts, [2]float64{-math.Log10(1 - p/100), sp.Ms[i]})
+		}
+		if len(pts) == 0 {
 			continue
 		}
-		used[v] = true
-		var pts [][2]float64
-		for x := 0.0; x <= 4.0001; x += 0.05 {
-			p := 100 * (1 - math.Pow(10, -x))
-			pts = append(pts, [2]float64{x, float64(h.ValueAtQuantile(p)) / 1000})
-		}
-		c.Series = append(c.Series, chartSeries{Color: colors[v], Width: 2, Points: pts})
+		used[sp.Variant] = true
+		c.Series = append(c.Series, chartSeries{Color: colors[sp.Variant], Width: 2, Points: pts})
 	}
 	if len(c.Series) == 0 {
 		return ""
 	}
-	c.Width = 760
+	c.Width = 900
 	c.Legend = variantLegend(s, used, colors)
 	return c.svg()
 }
@@ -412,47 +400,88 @@ var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta charset="utf-8">
 <title>toll report: {{.Scenario}}</title>
 <style>
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px;color:#222;max-width:1240px}
-h1{font-size:1.5em;margin-bottom:4px}
-h2{font-size:1.2em;border-bottom:1px solid #ddd;padding-bottom:2px;margin-top:28px}
-h3{font-size:1.05em}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:20px 24px;color:#222;max-width:1240px}
+h1{font-size:1.35em;margin:0 0 2px}
+p.sub{margin:0 0 10px;color:#555}
+h2{font-size:1.15em;border-bottom:1px solid #ddd;padding-bottom:2px;margin-top:26px}
+h3{font-size:1.02em;margin:14px 0 6px}
+.headline{border:1px solid #ddd;border-radius:6px;padding:8px 14px;margin:8px 0 12px;background:#fafafa}
+.headline p{margin:5px 0;font-size:17px;line-height:1.4}
+.headline b{font-weight:700}
+.headline .step{color:#666;font-weight:400}
 table{border-collapse:collapse;font-size:13px;margin:8px 0}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;white-space:nowrap}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:right;white-space:nowrap;vertical-align:top}
 th{background:#f4f4f4}
 td:first-child,th:first-child{text-align:left}
-td.up{background:#fde2e1;color:#8b0000;font-weight:600}
-td.down{background:#dff3e1;color:#0b5d1e;font-weight:600}
-td.same{color:#777}
-td.na{color:#999}
-dl.env{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:14px}
+td .sub{display:block;font-size:11px;font-weight:400;opacity:.85}
+td.chg.up.small{background:#fdeceb;color:#8b0000}
+td.chg.up.medium{background:#f9c9c5;color:#8b0000;font-weight:600}
+td.chg.up.large{background:#e4675c;color:#fff;font-weight:700}
+td.chg.down.small{background:#edf7ef;color:#0b5d1e}
+td.chg.down.medium{background:#c6e8cd;color:#0b5d1e;font-weight:600}
+td.chg.down.large{background:#3d9a55;color:#fff;font-weight:700}
+td.chg.same{color:#777}
+td.na,td.chg.na{color:#999}
+td.dlt{color:#555}
+dl.env{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:13px}
 dl.env dt{font-weight:600}
 dl.env dd{margin:0}
-.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:middle;margin-right:4px}
+.swatch{display:inline-block;width:12px;height:12px;border-radius:2px;vertical-align:baseline;margin-right:5px}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
-svg.chart{background:#fff;border:1px solid #eee}
+svg.chart{background:#fff;border:1px solid #eee;display:block}
 svg text{font-size:11px;fill:#333}
 svg text.title{font-size:13px;font-weight:600}
+svg text.fig{font-size:12px}
+svg tspan.est{font-weight:700}
 svg text.yt{text-anchor:end}
 svg text.xt,svg text.xl,svg text.yl{text-anchor:middle}
 svg line.grid{stroke:#eee}
-svg rect.frame{fill:none;stroke:#999}
+svg rect.frame{fill:none;stroke:#bbb}
 svg line.zero{stroke:#000;stroke-width:1.2}
-svg line.whisker{stroke:#222;stroke-width:1.2}
+svg line.whisker{stroke:#222;stroke-width:1.4}
 .warn{color:#8a5300}
-p.alert{padding:6px 10px;font-weight:600;border-left:4px solid}
+p.alert{padding:6px 10px;font-weight:600;border-left:4px solid;margin:6px 0}
 p.partial{background:#fff4e0;border-color:#d88a00;color:#6b4300}
 p.invalid{background:#fde2e1;border-color:#b00000;color:#8b0000}
 ul.flags li{white-space:pre-wrap}
 code{font-size:12px}
+p.note{color:#666;font-size:12px;margin:4px 0}
+.headline p.flagnote{font-size:13px;color:#8a5300;margin:6px 0 2px}
 </style>
 </head>
 <body>
-<h1>toll report: {{.Scenario}}</h1>
-<p>Baseline <b>{{.Baseline}}</b> against
-{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
-— {{.M.Rounds}} round(s), mode {{.M.Mode}}, seed {{.M.Seed}}{{if .M.Restart}}, restart {{.M.Restart}}{{end}}.</p>
-{{if .Partial}}<p class="alert partial">{{.Partial}}</p>{{end}}
+<h1>toll: {{.Scenario}}</h1>
+<p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
+against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}mode {{.M.Mode}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
+{{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
+{{if .Headlines}}<div class="headline">
+{{range .Headlines}}<p><span class="swatch" style="background:{{.Color}}"></span><b>{{.Variant}}</b>{{if .Step}} <span class="step">at {{.Step}}</span>{{end}}: {{.Text}}</p>
+{{end}}{{if .Flags}}<p class="flagnote">⚠ {{len .Flags}} flag(s) raised on trials (a starved load generator, a missed rate, …): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
+{{range .Bars}}{{.}}
+{{end}}
+<p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
+{{if .Load}}<h2>Overhead against load</h2>
+<div class="charts">{{range .Load}}{{.}}
+{{end}}</div>{{end}}
+{{range .Steps}}
+<h2>{{.Table.Title}}</h2>
+<table>
+<thead><tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Table.Rows}}<tr>{{range .}}<td{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}{{if .Sub}}<span class="sub">{{.Sub}}</span>{{end}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table>
+{{if .Dots}}<h3>The evidence: each round's paired change vs {{$.Baseline}} (dots), the estimate (line) and its 95% interval (shaded)</h3>
+<div class="charts">{{range .Dots}}{{.}}
+{{end}}</div>{{end}}
+{{if .Series}}<h3>Per second: median over trials, band from first to third quartile</h3>
+<div class="charts">{{range .Series}}{{.}}
+{{end}}</div>{{end}}
+{{if .Spectrum}}<h3>Latency spectrum</h3>
+{{.Spectrum}}{{end}}
+{{end}}
+{{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Flags}}<h2 id="flags">Flagged trials</h2><ul class="warn flags">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Environment</h2>
 <dl class="env">
 <dt>variants</dt><dd>{{range .Variants}}<span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Baseline}} (baseline){{end}} &nbsp; {{end}}</dd>
@@ -463,31 +492,15 @@ code{font-size:12px}
 <dt>cgroup</dt><dd>{{.M.Layout.Cgroup}}{{if .M.Layout.CgroupNote}} ({{.M.Layout.CgroupNote}}){{end}}</dd>
 <dt>pinning</dt><dd>load/toll CPUs {{or .M.Layout.LoadCPUs "—"}}; service CPUs {{or .M.Layout.ServiceCPUs "—"}}{{if .M.Layout.DuetCPUs}}; duet CPUs {{range $i, $c := .M.Layout.DuetCPUs}}{{if $i}}, {{end}}{{$c}}{{end}}{{end}}</dd>
 {{if .M.Layout.Network}}<dt>network</dt><dd>{{if eq .M.Layout.Network "isolated"}}isolated: a namespace of the run's own, loopback only{{else}}{{.M.Layout.Network}}{{end}}</dd>{{end}}
-<dt>load</dt><dd>{{.M.Load.Model}}, warm-up {{.M.Load.WarmupS}} s, window {{.M.Load.DurationS}} s, trim {{.M.TrimStartS}} s / {{.M.TrimEndS}} s{{if .M.Load.Target}}, target <code>{{.M.Load.Target}}</code>{{end}}</dd>
+<dt>load</dt><dd>{{.M.Load.Model}}, warm-up {{.M.Load.WarmupS}} s, window {{.M.Load.DurationS}} s, trim {{.M.TrimStartS}} s / {{.M.TrimEndS}} s{{if and .M.Load.Target (not .Targets)}}, target <code>{{.M.Load.Target}}</code>{{end}}</dd>
+{{if .Targets}}<dt>target</dt><dd>{{range $i, $t := .Targets}}{{if $i}}; {{end}}{{$t.Name}} <code>{{$t.Target}}</code>{{end}}</dd>{{end}}
 <dt>toll</dt><dd>{{.M.TollVersion}} ({{.M.GoVersion}})</dd>
 {{if .Command}}<dt>command</dt><dd><code>{{.Command}}</code></dd>{{end}}
 {{if .M.ScenarioFile}}<dt>scenario file</dt><dd><code>{{.M.ScenarioFile}}</code></dd>{{end}}
 {{if .M.Notes}}<dt>notes</dt><dd><ul>{{range .M.Notes}}<li>{{.}}</li>{{end}}</ul></dd>{{end}}
 {{if .M.Interrupted}}<dt>interrupted</dt><dd class="warn">the run was cut short</dd>{{end}}
 </dl>
-{{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Flags}}<h2>Flagged trials</h2><ul class="warn flags">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{range .Steps}}
-<h2>Load step {{.Title}}</h2>
-<table>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>{{range .Rows}}<tr>{{range .}}<td{{if .Class}} class="{{.Class}}"{{end}}>{{.Text}}</td>{{end}}</tr>
-{{end}}</tbody>
-</table>
-{{if .Bars}}<h3>Differences</h3>
-{{.Bars}}{{end}}
-{{if .Series}}<h3>Per second, every trial</h3>
-<div class="charts">{{range .Series}}{{.}}
-{{end}}</div>{{end}}
-{{if .Spectrum}}<h3>Latency spectrum</h3>
-{{.Spectrum}}{{end}}
-{{end}}
-<p style="color:#888;font-size:12px">Generated by toll. Shaded grey: warm-up; shaded amber: trimmed from the analysis.</p>
+<p class="note">Generated by toll from summary.json alone (toll report renders it again). Shaded grey: warm-up; shaded amber: trimmed from the analysis.</p>
 </body>
 </html>
 `))

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,6 +62,7 @@ func htmlTrial(t *testing.T, idx, round int, variant string, n int, rate, cpuPer
 			Completed: uint64(rate), OK: uint64(rate), Histogram: htmlEncode(t, vals)})
 	}
 	tr.Samples = []record.ServiceSeries{app, agent}
+	tr.Target = "127.0.0.1:4321/" + variant // the expanded target (a URL's scheme would read as the network)
 	return tr
 }
 
@@ -96,9 +98,9 @@ func htmlFixture(t *testing.T) (*analyze.Summary, []*record.Trial) {
 
 func renderHTML(t *testing.T) []byte {
 	t.Helper()
-	s, trials := htmlFixture(t)
+	s, _ := htmlFixture(t)
 	var b bytes.Buffer
-	if err := HTML(&b, s, trials); err != nil {
+	if err := HTML(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -123,15 +125,15 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
-// checkSVGs parses page and returns the number of <svg> elements, failing
-// when one has no drawn polyline or rect.
-func checkSVGs(t *testing.T, page []byte) int {
+// checkSVGs parses page and returns the labels of its <svg> elements,
+// failing when one has no drawn polyline, rect or circle.
+func checkSVGs(t *testing.T, page []byte) []string {
 	t.Helper()
 	doc, err := html.Parse(bytes.NewReader(page))
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	n := 0
+	var labels []string
 	walk(doc, func(e *html.Node) {
 		if e.Data == "script" {
 			t.Error("found a <script> element")
@@ -139,7 +141,7 @@ func checkSVGs(t *testing.T, page []byte) int {
 		if e.Data != "svg" {
 			return
 		}
-		n++
+		labels = append(labels, attr(e, "aria-label"))
 		drawn := 0
 		walk(e, func(c *html.Node) {
 			switch c.Data {
@@ -151,24 +153,40 @@ func checkSVGs(t *testing.T, page []byte) int {
 				if attr(c, "width") != "" && attr(c, "width") != "0.0" {
 					drawn++
 				}
+			case "circle":
+				drawn++
 			}
 		})
 		if drawn == 0 {
 			t.Errorf("svg %q draws nothing", attr(e, "aria-label"))
 		}
 	})
-	return n
+	return labels
 }
 
-// wantSVGs: one Δ% chart, six per-second charts (CPU, RSS, JVM heap, p50,
-// p99, rate) and one spectrum.
-const wantSVGs = 8
+// wantCharts are charts the fixture's page must hold: the Δ% chart, a dot
+// plot of CPU per request's rounds, the six per-second charts and the
+// spectrum.
+var wantCharts = []string{"Δ% vs baseline with 95% intervals", "otel: CPU per request:", "CPU of measured services",
+	"RSS of measured services", "JVM heap used", "Latency p50", "Latency p99", "Achieved rate", "Latency by percentile"}
+
+// checkCharts fails unless every chart of wantCharts is among labels.
+func checkCharts(t *testing.T, labels []string) {
+	t.Helper()
+	for _, want := range wantCharts {
+		found := false
+		for _, l := range labels {
+			found = found || strings.HasPrefix(l, want)
+		}
+		if !found {
+			t.Errorf("no chart %q among %q", want, labels)
+		}
+	}
+}
 
 func TestHTMLReport(t *testing.T) {
 	page := renderHTML(t)
-	if n := checkSVGs(t, page); n != wantSVGs {
-		t.Errorf("%d <svg> elements, want %d", n, wantSVGs)
-	}
+	checkCharts(t, checkSVGs(t, page))
 	s := string(page)
 	if strings.Contains(strings.ToLower(s), "<script") {
 		t.Error(`output contains "<script"`)
@@ -176,8 +194,8 @@ func TestHTMLReport(t *testing.T) {
 	if !strings.Contains(s, "&lt;script&gt;alert(1)&lt;/script&gt;") {
 		t.Error("escaped user string not found")
 	}
-	for _, want := range []string{"bench-1", "6.12.0", "Test CPU", "v2", "4-15", "v0.test", "warm-up", "trimmed",
-		`class="up"`, "99.99%", "Latency p99 per second", "JVM heap used", "<polyline"} {
+	for _, want := range []string{"bench-1", "6.12.0", "Test CPU", "v2", "4-15", "v0.test", "warm-up", "trimmed", "127.0.0.1:4321/otel",
+		`class="chg up`, "99.99%", "Latency p99", "JVM heap used", "<polyline"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -189,17 +207,6 @@ func TestHTMLReport(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "report.html"), page, 0o644); err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-func TestHTMLWithoutTrials(t *testing.T) {
-	s, _ := htmlFixture(t)
-	var b bytes.Buffer
-	if err := HTML(&b, s, nil); err != nil {
-		t.Fatal(err)
-	}
-	if n := checkSVGs(t, b.Bytes()); n != 1 {
-		t.Errorf("%d <svg> elements without trials, want 1 (the Δ%% chart)", n)
 	}
 }
 
@@ -253,7 +260,69 @@ func TestHTMLInChromium(t *testing.T) {
 	}
 	t.Logf("screenshot %s (%d bytes)", shot, st.Size())
 	dom, _ := run("--dump-dom")
-	if n := checkSVGs(t, []byte(dom)); n != wantSVGs {
-		t.Errorf("%d <svg> elements in the rendered DOM, want %d", n, wantSVGs)
+	if got, want := len(checkSVGs(t, []byte(dom))), len(checkSVGs(t, renderHTML(t))); got != want {
+		t.Errorf("%d <svg> elements in the rendered DOM, want %d", got, want)
+	}
+}
+
+// TestFirstScreenHoldsTheAnswer renders the page in headless Chromium in a
+// 1280×900 window (a laptop's screen): the headline and the Δ% chart must lie wholly on that
+// first screen, headline first. The probe script is the test's, added to
+// a copy of the page (the report itself has none).
+func TestFirstScreenHoldsTheAnswer(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not on PATH (apt-get install -y chromium); skipping the browser test")
+	}
+	const probe = `<script>
+(function(){
+  var h = document.querySelector(".headline"), c = document.querySelector("svg.chart");
+  var out = {screen: window.innerHeight, width: window.innerWidth};
+  if (h) { out.headline = h.getBoundingClientRect().bottom; out.headlineTop = h.getBoundingClientRect().top; }
+  if (c) { out.chart = c.getBoundingClientRect().bottom; out.chartTop = c.getBoundingClientRect().top; out.label = c.getAttribute("aria-label"); }
+  var p = document.createElement("pre"); p.id = "probe"; p.textContent = JSON.stringify(out);
+  document.body.appendChild(p);
+})();
+</script></body>`
+	page := strings.Replace(string(renderHTML(t)), "</body>", probe, 1)
+	tmp := t.TempDir()
+	path := filepath.Join(tmp, "report.html")
+	if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := append(chromiumFlags(t.TempDir()), "--window-size=1280,900", "--dump-dom", "file://"+path)
+	var o, e bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, e.String())
+	}
+	_, rest, ok := strings.Cut(o.String(), `<pre id="probe">`)
+	js, _, _ := strings.Cut(rest, "</pre>")
+	if !ok {
+		t.Fatalf("no probe in the rendered DOM:\n%s", e.String())
+	}
+	var got struct {
+		Screen, Width                          float64
+		Headline, HeadlineTop, Chart, ChartTop float64
+		Label                                  string
+	}
+	if err := json.Unmarshal([]byte(html.UnescapeString(js)), &got); err != nil {
+		t.Fatalf("probe %s: %v", js, err)
+	}
+	t.Logf("probe: %+v", got)
+	if got.Screen < 700 || got.Headline == 0 || got.Chart == 0 {
+		t.Fatalf("probe %+v: no screen, headline or chart", got)
+	}
+	if !strings.Contains(got.Label, "Δ%") {
+		t.Errorf("the first chart is %q, want the Δ%% chart", got.Label)
+	}
+	if got.HeadlineTop > got.ChartTop {
+		t.Errorf("the Δ%% chart (top %.0f) comes before the headline (top %.0f)", got.ChartTop, got.HeadlineTop)
+	}
+	if got.Headline > got.Screen || got.Chart > got.Screen {
+		t.Errorf("headline ends at %.0f px and the Δ%% chart at %.0f px: not on the first %.0f px screen", got.Headline, got.Chart, got.Screen)
 	}
 }

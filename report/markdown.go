@@ -20,6 +20,12 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if !s.Valid() {
 		fmt.Fprintf(ew, "\n**✗ invalid run: %s**\n", escape(strings.Join(s.Invalid, "; ")))
 	}
+	if lines := headlineLines(s); len(lines) > 0 {
+		fmt.Fprintln(ew)
+		for _, line := range lines {
+			fmt.Fprintf(ew, "- %s\n", escape(line))
+		}
+	}
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n## %s\n\n", t.Title)
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(t.Header), " | "))
@@ -29,7 +35,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		}
 		fmt.Fprintf(ew, "| %s |\n", strings.Join(align, " | "))
 		for _, r := range t.Rows {
-			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(r), " | "))
+			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(Texts(r)), " | "))
 		}
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios ± the half-width of its 95%% confidence interval; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)

@@ -152,7 +152,7 @@ func TestTextHostileNames(t *testing.T) {
 
 func TestHTMLHostileNames(t *testing.T) {
 	var b bytes.Buffer
-	if err := HTML(&b, hostileSummary(t), nil); err != nil {
+	if err := HTML(&b, hostileSummary(t)); err != nil {
 		t.Fatal(err)
 	}
 	doc, err := html.Parse(bytes.NewReader(b.Bytes()))
@@ -189,7 +189,7 @@ func TestOutcomeShown(t *testing.T) {
 	renders := map[string]func(*bytes.Buffer) error{
 		"text":     func(b *bytes.Buffer) error { return Text(b, s) },
 		"markdown": func(b *bytes.Buffer) error { return Markdown(b, s) },
-		"html":     func(b *bytes.Buffer) error { return HTML(b, s, nil) },
+		"html":     func(b *bytes.Buffer) error { return HTML(b, s) },
 	}
 	for name, render := range renders {
 		var b bytes.Buffer

@@ -86,8 +86,8 @@ func TestTableShape(t *testing.T) {
 		if len(r) != len(tab.Header) {
 			t.Errorf("row %v has %d cells", r, len(r))
 		}
-		if r[0] == "CPU per request (ms)" && !strings.HasPrefix(r[4], "+10.0% ±") {
-			t.Errorf("CPU per request Δ%% %q, want +10.0%% ± …", r[4])
+		if r[0].Text == "CPU per request (ms)" && !strings.HasPrefix(r[4].Text, "+10.0% ±") {
+			t.Errorf("CPU per request Δ%% %q, want +10.0%% ± …", r[4].Text)
 		}
 	}
 }

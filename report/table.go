@@ -13,7 +13,124 @@ import (
 type Table struct {
 	Title  string
 	Header []string
-	Rows   [][]string
+	Rows   [][]Cell
+}
+
+// Cell is one cell of a table: its text as every renderer shows it and,
+// for a figure, what it is, so that a renderer styles it without reading
+// the text.
+type Cell struct {
+	Text string
+	// Kind says what the cell holds.
+	Kind CellKind
+	// Value is the figure shown (KindValue, KindDelta, KindChange); Unit
+	// its unit ("%" for a relative change).
+	Value *float64
+	Unit  string
+	// Low and High bound a change's 95% interval, in Unit.
+	Low, High *float64
+	// Bounds is the interval written as bounds ("[+30.6%, +72.2%]").
+	Bounds string
+	// Verdict says which way a change was resolved; Size how large it is.
+	Verdict Verdict
+	Size    analyze.Size
+}
+
+// CellKind says what a Cell holds.
+type CellKind string
+
+// The kinds of cell.
+const (
+	KindText   CellKind = "text"   // a label or a note
+	KindValue  CellKind = "value"  // a cost's value
+	KindDelta  CellKind = "delta"  // a difference in the cost's unit
+	KindChange CellKind = "change" // a difference with its interval and verdict
+	KindNone   CellKind = "none"   // nothing to show ("—")
+)
+
+// Verdict is which way a change was resolved.
+type Verdict string
+
+// The verdicts of a change.
+const (
+	VerdictUp   Verdict = "up"   // the interval lies above 0
+	VerdictDown Verdict = "down" // the interval lies below 0
+	VerdictSame Verdict = "same" // the interval holds 0
+	VerdictNA   Verdict = "na"   // no interval
+)
+
+// TextCell is a cell of text.
+func TextCell(s string) Cell { return Cell{Text: s, Kind: KindText} }
+
+// TextCells are cells of text.
+func TextCells(ss ...string) []Cell {
+	out := make([]Cell, len(ss))
+	for i, s := range ss {
+		out[i] = TextCell(s)
+	}
+	return out
+}
+
+// Texts returns the cells' text.
+func Texts(r []Cell) []string {
+	out := make([]string, len(r))
+	for i, c := range r {
+		out[i] = c.Text
+	}
+	return out
+}
+
+var noneCell = Cell{Text: "—", Kind: KindNone}
+
+func valueCell(v float64, info analyze.CostInfo) Cell {
+	return Cell{Text: num(v, info.Digits), Kind: KindValue, Value: &v, Unit: info.Unit}
+}
+
+func deltaCell(v float64, info analyze.CostInfo) Cell {
+	return Cell{Text: signed(v, info.Digits), Kind: KindDelta, Value: &v, Unit: info.Unit}
+}
+
+// ChangeCell is the Δ% cell of a difference: its text (DeltaPct), its
+// estimate, interval bounds, verdict and size.
+func ChangeCell(info analyze.CostInfo, d *analyze.Delta) Cell {
+	c := Cell{Text: DeltaPct(info, d), Kind: KindChange, Unit: d.CIUnit, Low: d.CILow, High: d.CIHigh,
+		Verdict: VerdictNA, Size: d.Size}
+	est := d.Abs
+	if d.Pct != nil {
+		est = *d.Pct
+	}
+	c.Value = &est
+	if d.CILow != nil {
+		c.Bounds = Bounds(info, d)
+		switch {
+		case !d.Significant:
+			c.Verdict = VerdictSame
+		case *d.CILow > 0:
+			c.Verdict = VerdictUp
+		default:
+			c.Verdict = VerdictDown
+		}
+	}
+	if c.Size == "" {
+		c.Size = analyze.SizeNone
+	}
+	return c
+}
+
+// Bounds writes a difference's 95% interval as its bounds: "[+30.6%,
+// +72.2%]", or in the cost's unit for an additive cost.
+func Bounds(info analyze.CostInfo, d *analyze.Delta) string {
+	if d.CILow == nil || d.CIHigh == nil {
+		return ""
+	}
+	if d.Pct != nil {
+		return fmt.Sprintf("[%+.1f%%, %+.1f%%]", *d.CILow, *d.CIHigh)
+	}
+	u := ""
+	if info.Unit != "" {
+		u = " " + info.Unit
+	}
+	return fmt.Sprintf("[%s, %s]%s", signed(*d.CILow, info.Digits), signed(*d.CIHigh, info.Digits), u)
 }
 
 // Tables builds one table per load step of s and, when there are several
@@ -59,7 +176,7 @@ func stepsTable(s *analyze.Summary) Table {
 		if info.Unit != "" {
 			label += " (" + info.Unit + ")"
 		}
-		row := []string{label}
+		row := []Cell{TextCell(label)}
 		for _, st := range s.Steps {
 			cell := func(name string) (analyze.CostResult, bool) {
 				for _, v := range st.Variants {
@@ -70,15 +187,15 @@ func stepsTable(s *analyze.Summary) Table {
 				return analyze.CostResult{}, false
 			}
 			if bc, ok := cell(s.Baseline); ok {
-				row = append(row, num(bc.Value, info.Digits))
+				row = append(row, valueCell(bc.Value, info))
 			} else {
-				row = append(row, "")
+				row = append(row, Cell{Kind: KindNone})
 			}
 			for _, v := range others {
 				if vc, ok := cell(v); ok && vc.Delta != nil {
-					row = append(row, DeltaPct(info, vc.Delta))
+					row = append(row, ChangeCell(info, vc.Delta))
 				} else {
-					row = append(row, "")
+					row = append(row, Cell{Kind: KindNone})
 				}
 			}
 		}
@@ -115,19 +232,19 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 		if bc.Cost == analyze.Throughput && st.Users == 0 {
 			label = fmt.Sprintf("throughput (req/s, target %s)", num(st.Rate, 0))
 		}
-		row := []string{label, num(bc.Value, info.Digits)}
+		row := []Cell{TextCell(label), valueCell(bc.Value, info)}
 		for _, v := range others {
 			vc, ok := find(v.Costs, bc.Cost)
 			if !ok {
-				row = append(row, "—", "—", "—")
+				row = append(row, noneCell, noneCell, noneCell)
 				continue
 			}
-			row = append(row, num(vc.Value, info.Digits))
+			row = append(row, valueCell(vc.Value, info))
 			if vc.Delta == nil {
-				row = append(row, "—", "—")
+				row = append(row, noneCell, noneCell)
 				continue
 			}
-			row = append(row, signed(vc.Delta.Abs, info.Digits), DeltaPct(info, vc.Delta))
+			row = append(row, deltaCell(vc.Delta.Abs, info), ChangeCell(info, vc.Delta))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -137,7 +254,7 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 
 // serviceRows gives each measured service its own rows, after the totals:
 // an agent daemon or sidecar next to the application it serves.
-func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) [][]string {
+func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) [][]Cell {
 	all := append([]analyze.VariantResult{*base}, others...)
 	var names []string
 	roles := map[string]string{}
@@ -149,7 +266,7 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 			}
 		}
 	}
-	var rows [][]string
+	var rows [][]Cell
 	for _, n := range names {
 		for _, c := range analyze.ServiceCosts() {
 			info := analyze.Info(c)
@@ -157,23 +274,23 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 			if info.Unit != "" {
 				label += " (" + info.Unit + ")"
 			}
-			row := []string{label}
+			row := []Cell{TextCell(label)}
 			any := false
 			for i, v := range all {
 				cr, ok := serviceCost(v, n, c)
 				switch {
 				case !ok && i == 0:
-					row = append(row, "—")
+					row = append(row, noneCell)
 				case !ok:
-					row = append(row, "—", "—", "—")
+					row = append(row, noneCell, noneCell, noneCell)
 				case i == 0:
-					row = append(row, num(cr.Value, info.Digits))
+					row = append(row, valueCell(cr.Value, info))
 					any = true
 				case cr.Delta == nil:
-					row = append(row, num(cr.Value, info.Digits), "—", "—")
+					row = append(row, valueCell(cr.Value, info), noneCell, noneCell)
 					any = true
 				default:
-					row = append(row, num(cr.Value, info.Digits), signed(cr.Delta.Abs, info.Digits), DeltaPct(info, cr.Delta))
+					row = append(row, valueCell(cr.Value, info), deltaCell(cr.Delta.Abs, info), ChangeCell(info, cr.Delta))
 					any = true
 				}
 			}

@@ -16,6 +16,9 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %d round(s), %s, restart %s, seed %d\n", s.Scenario, s.Baseline,
 		strings.Join(nonBaseline(s), ", "), m.Rounds, modeOf(m.Mode), m.Restart, m.Seed)
+	for _, line := range headlineLines(s) {
+		fmt.Fprintf(ew, "  %s\n", line)
+	}
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n  %s\n", t.Title)
 		writeAligned(ew, t)
@@ -44,7 +47,10 @@ func outcome(s *analyze.Summary) string {
 }
 
 func writeAligned(w io.Writer, t Table) {
-	rows := append([][]string{t.Header}, t.Rows...)
+	rows := [][]string{t.Header}
+	for _, r := range t.Rows {
+		rows = append(rows, Texts(r))
+	}
 	widths := make([]int, len(t.Header))
 	for ri, r := range rows {
 		rows[ri] = make([]string, len(r))
@@ -205,4 +211,22 @@ func modeOf(mode string) string {
 		return "sequential"
 	}
 	return mode
+}
+
+// headlineLines writes each headline as a line: "otel: +50% CPU per
+// request [+31%, +72%], …", with the step when there are several.
+func headlineLines(s *analyze.Summary) []string {
+	labels := map[int]string{}
+	for _, st := range s.Steps {
+		labels[st.Index] = st.Label()
+	}
+	var out []string
+	for _, h := range s.Headlines {
+		name := h.Variant
+		if len(s.Steps) > 1 {
+			name += " at " + labels[h.Step]
+		}
+		out = append(out, name+": "+HeadlineText(h))
+	}
+	return out
 }

@@ -20,11 +20,11 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 }
 
 // WriteAll writes summary.json, report.md, trials.csv (long format),
-// metrics.txt (OpenMetrics) and report.html (with charts of the trials'
-// series) into d, in that order. It returns the names of the files it
+// metrics.txt (OpenMetrics) and report.html into d, in that order, all
+// from s alone. It returns the names of the files it
 // wrote, also when it stops at an error, so that no file is named that was
 // not written.
-func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) ([]string, error) {
+func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 	var written []string
 	js, err := JSON(s)
 	if err != nil {
@@ -37,8 +37,7 @@ func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) ([]stri
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
-	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"metrics.txt", OpenMetrics},
-		{"report.html", func(w io.Writer, s *analyze.Summary) error { return HTML(w, s, trials) }}} {
+	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
 		var b bytes.Buffer
 		if err := out.render(&b, s); err != nil {
 			return written, fmt.Errorf("render %s: %w", out.name, err)
@@ -49,4 +48,21 @@ func WriteAll(d *record.Dir, s *analyze.Summary, trials []*record.Trial) ([]stri
 		written = append(written, out.name)
 	}
 	return written, nil
+}
+
+// ReadSummary decodes summary.json's content, the input every renderer
+// needs: `toll report --from-summary` renders from it alone.
+func ReadSummary(r io.Reader) (*analyze.Summary, error) {
+	var s analyze.Summary
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("decode summary: %w", err)
+	}
+	if s.SchemaVersion != analyze.SummarySchemaVersion {
+		return nil, fmt.Errorf("summary schema_version %d, this toll reads %d", s.SchemaVersion, analyze.SummarySchemaVersion)
+	}
+	if s.Manifest == nil {
+		return nil, fmt.Errorf("summary has no manifest")
+	}
+	return &s, nil
 }

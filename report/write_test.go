@@ -35,7 +35,7 @@ func TestWriteAllNamesWhatItWrote(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := WriteAll(d, summary(t), nil)
+			got, err := WriteAll(d, summary(t))
 			if (err != nil) != (tt.blocked != "") {
 				t.Errorf("error %v", err)
 			}

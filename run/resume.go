@@ -228,6 +228,6 @@ func (res *resumption) resumed(rerun int) *record.Manifest {
 	m := res.manifest
 	m.Finished = time.Time{}
 	m.Interrupted, m.Error = false, ""
-	m.Resumes = append(m.Resumes, record.Resume{At: time.Now().UTC(), Kept: len(res.kept), Rerun: rerun, Command: os.Args})
+	m.Resumes = append(m.Resumes, record.Resume{At: time.Now().UTC(), Kept: len(res.kept), Rerun: rerun, Command: commandLine(os.Args)})
 	return m
 }

@@ -14,6 +14,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -288,7 +289,7 @@ func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
 func (r *runner) manifest(seed int64) *record.Manifest {
 	s := r.s
 	m := &record.Manifest{
-		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: os.Args, WorkDir: workDir(),
+		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: commandLine(os.Args), WorkDir: workDir(),
 		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Baseline: s.Baseline, Seed: seed,
 		Rounds: s.Rounds, Restart: s.Restart, Mode: s.Mode, Started: time.Now().UTC(), Host: describeHost(),
 		Layout:     record.Layout{Network: s.Network},
@@ -311,6 +312,21 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		m.Variants = append(m.Variants, v.Name)
 	}
 	return m
+}
+
+// commandLine is toll's command line as a person would type it again: a
+// binary that `go run` built in a temporary directory is named "go run
+// ./cmd/toll" (the path is gone once the run ends), any other is kept.
+func commandLine(args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	out := slices.Clone(args)
+	dir := filepath.Dir(args[0])
+	if strings.Contains(dir, string(filepath.Separator)+"go-build") && filepath.Base(dir) == "exe" {
+		out[0] = "go run ./cmd/toll"
+	}
+	return out
 }
 
 // workDir is the directory toll runs in, or "" where it cannot be read.

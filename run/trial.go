@@ -71,7 +71,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	measureStart := origin.Add(s.Load.Warmup.D())
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
 		TargetRate: pt.Rate, TargetUsers: pt.Users, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
-		Exports: st.v.Exports, LoadCPUs: r.loadCPUs}
+		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
 	for _, run := range st.runs {
 		run.Started = st.fresh
 		tr.Services = append(tr.Services, run)

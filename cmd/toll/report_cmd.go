@@ -1,13 +1,20 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+
 	"github.com/spf13/cobra"
 
+	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/report"
 )
 
 func newReportCmd() *cobra.Command {
 	var opt renderOptions
+	var fromSummary bool
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Analyse a results directory again and rewrite its reports",
@@ -22,6 +29,16 @@ as partial, with the trials it is missing.
 			if err != nil {
 				return &exitError{exitUsage, err}
 			}
+			if fromSummary {
+				sum, err := renderSummary(dir)
+				if err != nil {
+					return &exitError{exitFailure, err}
+				}
+				if err := report.Text(cmd.OutOrStdout(), sum); err != nil {
+					return &exitError{exitFailure, err}
+				}
+				return invalid(sum)
+			}
 			sum, _, err := renderDir(cmd.Context(), cmd.OutOrStdout(), dir, opt)
 			if err != nil {
 				return &exitError{exitFailure, err}
@@ -29,8 +46,28 @@ as partial, with the trials it is missing.
 			return invalid(sum)
 		},
 	}
+	cmd.Flags().BoolVar(&fromSummary, "from-summary", false, "render the reports from DIR/summary.json alone, without analysing the trials again (the analysis flags do not apply)")
 	cmd.Flags().StringVar(&opt.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
 	cmd.Flags().BoolVar(&opt.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	cmd.Flags().BoolVar(&opt.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	return cmd
+}
+
+// renderSummary rewrites a results directory's reports from its
+// summary.json alone.
+func renderSummary(dir *record.Dir) (*analyze.Summary, error) {
+	path := filepath.Join(dir.Path, "summary.json")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sum, err := report.ReadSummary(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := report.WriteAll(dir, sum); err != nil {
+		return sum, err
+	}
+	return sum, nil
 }

@@ -287,7 +287,7 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 	// With trial files none of which could be analysed (all cut short
 	// before their window, say) the reports are still written: they say
 	// why, and what the run is missing.
-	written, err := report.WriteAll(dir, sum, trials)
+	written, err := report.WriteAll(dir, sum)
 	if err != nil {
 		return sum, written, err
 	}

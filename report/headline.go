@@ -1,0 +1,77 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tollperf/toll/analyze"
+)
+
+// HeadlineText writes a headline as a sentence: "+50% CPU per request
+// [+31%, +72%], +0.9 ms latency p99 (+12% [+5%, +20%]); 4.0 spans per
+// request". The variant's name is not in it.
+func HeadlineText(h analyze.Headline) string {
+	var parts []string
+	for _, c := range h.Changes {
+		parts = append(parts, headlineChange(c))
+	}
+	s := strings.Join(parts, ", ")
+	var vals []string
+	for _, c := range h.Values {
+		v := num(c.Value, c.Digits)
+		if c.Unit != "" {
+			vals = append(vals, fmt.Sprintf("%s %s %s", v, c.Unit, c.Label))
+		} else {
+			vals = append(vals, v+" "+c.Label)
+		}
+	}
+	if len(vals) > 0 {
+		if s != "" {
+			s += "; "
+		}
+		s += strings.Join(vals, ", ")
+	}
+	if s == "" {
+		return "no cost compared"
+	}
+	return s
+}
+
+// pctText writes a percentage with a sign, to whole percents from 10%.
+func pctText(x float64) string {
+	if math.Abs(x) >= 10 {
+		return fmt.Sprintf("%+.0f%%", x)
+	}
+	return fmt.Sprintf("%+.1f%%", x)
+}
+
+func headlineChange(c analyze.HeadlineCost) string {
+	d := c.Delta
+	bounds := ""
+	if d.CILow != nil && d.CIHigh != nil {
+		if d.Pct != nil {
+			bounds = fmt.Sprintf("[%s, %s]", pctText(*d.CILow), pctText(*d.CIHigh))
+		} else {
+			bounds = fmt.Sprintf("[%s, %s %s]", signed(*d.CILow, c.Digits), signed(*d.CIHigh, c.Digits), c.Unit)
+		}
+	}
+	if d.CILow == nil {
+		if d.Pct != nil {
+			return fmt.Sprintf("%s %s (no interval)", pctText(*d.Pct), c.Label)
+		}
+		return fmt.Sprintf("%s %s %s (no interval)", signed(d.Abs, c.Digits), c.Unit, c.Label)
+	}
+	if !d.Significant {
+		return fmt.Sprintf("no resolved change in %s %s", c.Label, bounds)
+	}
+	// Latency and memory read best in their own unit, with the relative
+	// change beside it; the rest as a relative change.
+	if d.Pct != nil && c.Cost != analyze.CPUPerRequest && (c.Unit == "ms" || c.Unit == "MiB") {
+		return fmt.Sprintf("%s %s %s (%s %s)", signed(d.Abs, c.Digits), c.Unit, c.Label, pctText(*d.Pct), bounds)
+	}
+	if d.Pct != nil {
+		return fmt.Sprintf("%s %s %s", pctText(*d.Pct), c.Label, bounds)
+	}
+	return fmt.Sprintf("%s %s %s %s", signed(d.Abs, c.Digits), c.Unit, c.Label, bounds)
+}

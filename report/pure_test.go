@@ -1,0 +1,221 @@
+package report
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/analyze"
+)
+
+// renderAll renders every report of s, by name.
+func renderAll(t *testing.T, s *analyze.Summary) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for name, f := range map[string]func(io.Writer, *analyze.Summary) error{
+		"text": Text, "report.md": Markdown, "trials.csv": CSV, "metrics.txt": OpenMetrics, "report.html": HTML,
+	} {
+		var b bytes.Buffer
+		if err := f(&b, s); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		out[name] = b.Bytes()
+	}
+	js, err := JSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["summary.json"] = js
+	return out
+}
+
+// TestRendersFromSummaryJSONAlone: every report rendered from summary.json
+// as read back is the report rendered from the analysis itself.
+func TestRendersFromSummaryJSONAlone(t *testing.T) {
+	s, _ := htmlFixture(t)
+	direct := renderAll(t, s)
+	back, err := ReadSummary(bytes.NewReader(direct["summary.json"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := renderAll(t, back)
+	for name, want := range direct {
+		if !bytes.Equal(again[name], want) {
+			t.Errorf("%s differs when rendered from summary.json", name)
+		}
+	}
+	if !bytes.Contains(direct["report.html"], []byte("CPU of measured services")) {
+		t.Error("the per-second charts are missing from the page rendered from the summary")
+	}
+}
+
+func TestReadSummaryRejects(t *testing.T) {
+	for _, in := range []string{`{`, `{"schema_version": 99, "manifest": {}}`, `{"schema_version": 1}`} {
+		if _, err := ReadSummary(strings.NewReader(in)); err == nil {
+			t.Errorf("%s: no error", in)
+		}
+	}
+}
+
+// TestReportReadsNoTrialsNorRenderedText: no file of the package reads
+// trial records or decodes histograms (analyze does), and none looks into
+// a cell's rendered text to decide how to show it.
+func TestReportReadsNoTrialsNorRenderedText(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if strings.Contains(imp.Path.Value, "hdrhistogram") {
+				t.Errorf("%s imports %s: histograms are analyze's", name, imp.Path.Value)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.SelectorExpr:
+				if id, ok := x.X.(*ast.Ident); ok && id.Name == "record" && (x.Sel.Name == "Trial" || x.Sel.Name == "Sample" || x.Sel.Name == "Interval") {
+					t.Errorf("%s: uses record.%s: a renderer works from the summary alone", fset.Position(x.Pos()), x.Sel.Name)
+				}
+				if x.Sel.Name == "ReadTrials" {
+					t.Errorf("%s: reads trial records", fset.Position(x.Pos()))
+				}
+			case *ast.CallExpr:
+				// strings.Contains(cell.Text, …) and the like: styling by
+				// rendered text.
+				sel, ok := x.Fun.(*ast.SelectorExpr)
+				if !ok || len(x.Args) == 0 {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "strings" {
+					if a, ok := x.Args[0].(*ast.SelectorExpr); ok && a.Sel.Name == "Text" {
+						t.Errorf("%s: parses a cell's rendered text", fset.Position(x.Pos()))
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+func TestChangeCell(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	pctInfo := analyze.CostInfo{Label: "CPU per request", Unit: "ms", Digits: 3}
+	for _, tt := range []struct {
+		name    string
+		d       analyze.Delta
+		verdict Verdict
+		size    analyze.Size
+		bounds  string
+	}{
+		{"large rise", analyze.Delta{Pct: f(50), CILow: f(30.6), CIHigh: f(72.2), CIUnit: "%", Significant: true, Size: analyze.SizeLarge},
+			VerdictUp, analyze.SizeLarge, "[+30.6%, +72.2%]"},
+		{"small fall", analyze.Delta{Pct: f(-2), CILow: f(-3), CIHigh: f(-1), CIUnit: "%", Significant: true, Size: analyze.SizeSmall},
+			VerdictDown, analyze.SizeSmall, "[-3.0%, -1.0%]"},
+		{"unresolved", analyze.Delta{Pct: f(1), CILow: f(-1), CIHigh: f(3), CIUnit: "%", Size: analyze.SizeNone},
+			VerdictSame, analyze.SizeNone, "[-1.0%, +3.0%]"},
+		{"no interval", analyze.Delta{Pct: f(4), CIUnit: "%"}, VerdictNA, analyze.SizeNone, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := ChangeCell(pctInfo, &tt.d)
+			if c.Kind != KindChange || c.Verdict != tt.verdict || c.Size != tt.size || c.Bounds != tt.bounds {
+				t.Errorf("cell %+v, want verdict %s, size %s, bounds %q", c, tt.verdict, tt.size, tt.bounds)
+			}
+			if c.Value == nil || *c.Value != *tt.d.Pct {
+				t.Errorf("value %v, want the estimate %v", c.Value, *tt.d.Pct)
+			}
+		})
+	}
+}
+
+// TestStepsTableColoursChanges: in the table of all steps, every Δ% cell
+// is a change cell and every baseline cell a value, whatever its column
+// (the page coloured columns by position and got them wrong).
+func TestStepsTableColoursChanges(t *testing.T) {
+	s := summary(t)
+	two := *s
+	st2 := s.Steps[0]
+	st2.Index, st2.Rate = 1, st2.Rate*2
+	two.Steps = append(append([]analyze.Step{}, s.Steps...), st2)
+	tabs := Tables(&two)
+	all := tabs[len(tabs)-1]
+	for _, r := range all.Rows {
+		for j, c := range r[1:] {
+			h := all.Header[j+1]
+			isBase := strings.HasSuffix(h, ": "+s.Baseline)
+			if isBase && c.Kind != KindValue && c.Kind != KindNone {
+				t.Errorf("%s / %s: kind %s, want a value", r[0].Text, h, c.Kind)
+			}
+			if !isBase && c.Kind != KindChange && c.Kind != KindNone {
+				t.Errorf("%s / %s: kind %s, want a change", r[0].Text, h, c.Kind)
+			}
+		}
+	}
+}
+
+func TestHeadlineText(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	h := analyze.Headline{Variant: "otel", Changes: []analyze.HeadlineCost{
+		{Cost: analyze.CPUPerRequest, Label: "CPU per request", Unit: "ms", Digits: 3, Value: 1.5,
+			Delta: &analyze.Delta{Abs: 0.5, Pct: f(50), CILow: f(30.6), CIHigh: f(72.2), Significant: true}},
+		{Cost: analyze.LatencyP99, Label: "latency p99", Unit: "ms", Digits: 2, Value: 9.9,
+			Delta: &analyze.Delta{Abs: 0.9, Pct: f(10), CILow: f(4), CIHigh: f(16), Significant: true}},
+		{Cost: analyze.RSS, Label: "RSS", Unit: "MiB", Digits: 1, Value: 50,
+			Delta: &analyze.Delta{Abs: 0.1, Pct: f(0.2), CILow: f(-1), CIHigh: f(1.4)}},
+	}, Values: []analyze.HeadlineCost{{Cost: analyze.SpansPerReq, Label: "spans per request", Digits: 1, Value: 4}}}
+	want := "+50% CPU per request [+31%, +72%], +0.90 ms latency p99 (+10% [+4.0%, +16%]), no resolved change in RSS [-1.0%, +1.4%]; 4.0 spans per request"
+	if got := HeadlineText(h); got != want {
+		t.Errorf("headline\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestOverheadAgainstLoad: a run of several load steps gets charts of the
+// change against load, with one point per step and the interval as a band.
+func TestOverheadAgainstLoad(t *testing.T) {
+	s, _ := htmlFixture(t)
+	st2 := s.Steps[0]
+	st2.Index, st2.Rate = 1, 300
+	s.Steps = append(s.Steps, st2)
+	var b bytes.Buffer
+	if err := HTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !strings.Contains(page, "Overhead against load") || !strings.Contains(page, `aria-label="Δ% CPU per request against load"`) {
+		t.Fatal("no overhead-against-load chart for a run of two steps")
+	}
+	chart := page[strings.Index(page, `aria-label="Δ% CPU per request against load"`):]
+	chart = chart[:strings.Index(chart, "</svg>")]
+	if n := strings.Count(chart, "<circle"); n != 2*2 { // two variants, two steps
+		t.Errorf("%d step markers, want 4", n)
+	}
+	if !strings.Contains(chart, "<polygon") {
+		t.Error("no interval band")
+	}
+	one, _ := htmlFixture(t)
+	b.Reset()
+	if err := HTML(&b, one); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Overhead against load") {
+		t.Error("an overhead-against-load chart for a single step")
+	}
+}
