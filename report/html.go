@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
@@ -168,8 +169,16 @@ type htmlData struct {
 	Invalid []string
 }
 
-// stepBars builds the Δ% chart of one step: every cost of every variant
-// whose difference has a percentage and an interval.
+// chartedCosts are the costs the Δ% chart shows, when measured: what a
+// reader asks of an agent first, on the first screen; the table below holds
+// every cost, coloured by its change.
+func chartedCosts() []analyze.Cost {
+	return []analyze.Cost{analyze.CPUPerRequest, analyze.CPUCores, analyze.RSS, analyze.Memory,
+		analyze.JVMHeapUsed, analyze.LatencyP50, analyze.LatencyP99, analyze.Throughput}
+}
+
+// stepBars builds the Δ% chart of one step: for every variant, the charted
+// costs whose difference has a percentage and an interval.
 func stepBars(s *analyze.Summary, st analyze.Step) template.HTML {
 	var rows []deltaBar
 	for _, v := range st.Variants {
@@ -179,6 +188,9 @@ func stepBars(s *analyze.Summary, st analyze.Step) template.HTML {
 		for _, c := range v.Costs {
 			dl := c.Delta
 			if dl == nil || dl.Pct == nil || dl.CILow == nil || dl.CIHigh == nil {
+				continue
+			}
+			if !slices.Contains(chartedCosts(), c.Cost) {
 				continue
 			}
 			label := c.Label
