@@ -2,13 +2,22 @@ package container
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
+)
+
+const (
+	// removeTries is how many times Remove asks the engine, removeRetry
+	// how long it waits between tries.
+	removeTries = 3
+	removeRetry = 200 * time.Millisecond
 )
 
 // Labels toll puts on every container it runs.
@@ -104,9 +113,23 @@ func (e *Engine) Remove(ctx context.Context, name string) error {
 	if e.Name == Podman {
 		args = append(args, "--ignore", "--time", "0")
 	}
-	_, err := e.ask(ctx, append(args, name)...)
-	if err != nil && e.Name == Docker && strings.Contains(err.Error(), "No such container") {
-		return nil
+	var err error
+	for try := 0; try < removeTries; try++ {
+		if try > 0 {
+			select {
+			case <-ctx.Done():
+				return errors.Join(err, ctx.Err())
+			case <-time.After(removeRetry):
+			}
+		}
+		_, err = e.ask(ctx, append(args, name)...)
+		if err == nil || e.Name == Docker && strings.Contains(err.Error(), "No such container") {
+			return nil
+		}
+		// Podman 4.3 refuses, once, to remove a container whose monitor
+		// (conmon) was killed with toll: "container state improper:
+		// stopped". The refusal brings its state up to date, and the next
+		// try removes it.
 	}
 	return err
 }
