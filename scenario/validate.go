@@ -247,6 +247,9 @@ func (v *validator) container(p string, svc *Service) {
 	default:
 		v.fail(p+".engine", "%q is not auto, podman or docker", svc.Engine)
 	}
+	if len(svc.Command) > 0 && svc.Command[0] == "" {
+		v.fail(p+".command", "the first word is empty: leave command out to run the image's own")
+	}
 	if svc.Dir != "" && !strings.HasPrefix(svc.Dir, "/") {
 		v.fail(p+".dir", "%q: with image, dir is the working directory inside the container and must be absolute", svc.Dir)
 	}
