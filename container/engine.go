@@ -66,16 +66,28 @@ func Find(ctx context.Context, want string) (*Engine, error) {
 	return nil, fmt.Errorf("no container engine answers: %w", errors.Join(errs...))
 }
 
-// All returns every engine that answers; the cleanup of what killed runs
-// left looks in each.
-func All(ctx context.Context) []*Engine {
+// Installed returns every engine whose CLI is on PATH, without asking it
+// anything (podman info takes a second or two; every run's cleanup of what
+// killed runs left only lists and removes containers, and ps answers in a
+// tenth of that). Its Runtime and CgroupVersion are unknown.
+func Installed() []*Engine {
 	var out []*Engine
 	for _, n := range []string{Podman, Docker} {
-		if e, err := open(ctx, n); err == nil {
+		if path, err := exec.LookPath(n); err == nil {
+			e := &Engine{Name: n, Path: path}
+			if n == Podman {
+				e.global = []string{"--cgroup-manager=cgroupfs"}
+			}
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// IsNotRunning reports whether err says that the engine has no daemon to
+// answer (Docker's CLI without dockerd): then it holds no container either.
+func IsNotRunning(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "Cannot connect to the Docker daemon")
 }
 
 // open finds engine name's CLI and asks it how it runs containers.

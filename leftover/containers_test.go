@@ -39,11 +39,10 @@ func testImage(t *testing.T, e *container.Engine) string {
 // gone and one with a live run (the test): only the first may be removed.
 func TestContainersRemovesOnlyDeadRuns(t *testing.T) {
 	ctx := context.Background()
-	engines := container.All(ctx)
-	if len(engines) == 0 {
-		t.Skip("no container engine answers (podman, or docker with its daemon); scripts/install-test-deps.sh installs podman")
+	e, err := container.Find(ctx, "auto")
+	if err != nil {
+		t.Skipf("%v; scripts/install-test-deps.sh installs podman", err)
 	}
-	e := engines[0]
 	image := testImage(t, e)
 	self, err := runid.Self()
 	if err != nil {

@@ -180,7 +180,8 @@ func (Cgroups) Clean(ctx context.Context) ([]Removed, error) {
 }
 
 // Containers removes the containers of runs that are gone, in every
-// container engine that answers (Podman, Docker): those labelled
+// container engine installed (Podman, Docker; one without its daemon holds
+// none): those labelled
 // container.LabelRun with a run that no longer lives. The engine keeps a
 // container whose CLI was killed with toll, stopped or not, until then.
 type Containers struct{}
@@ -189,12 +190,15 @@ type Containers struct{}
 func (Containers) Kind() string { return "containers" }
 
 // Clean removes the labelled containers of runs that are gone. Where no
-// engine answers there is nothing to remove.
+// engine is installed there is nothing to remove.
 func (Containers) Clean(ctx context.Context) ([]Removed, error) {
 	var removed []Removed
 	var errs []error
-	for _, e := range container.All(ctx) {
+	for _, e := range container.Installed() {
 		cs, err := e.List(ctx, container.LabelRun)
+		if container.IsNotRunning(err) {
+			continue
+		}
 		if err != nil {
 			errs = append(errs, err)
 			continue

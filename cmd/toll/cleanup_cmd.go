@@ -17,7 +17,7 @@ func newCleanupCmd() *cobra.Command {
 		Long: `toll cleanup removes what runs of toll that are gone left on this machine:
 processes labelled with such a run (TOLL_RUN=<pid>@<start> in their
 environment) are killed with SIGKILL, containers labelled with such a run
-(toll.run=<pid>@<start>, in Podman and in Docker, whichever answers) are
+(toll.run=<pid>@<start>, in Podman and in Docker, whichever is installed) are
 removed, and the cgroup trees of such runs (toll/<scenario>-<pid>@<start>)
 are removed. A run is gone when no process
 with its pid and start time runs any more; runs still going are left alone.
