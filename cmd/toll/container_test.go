@@ -17,6 +17,7 @@ import (
 
 	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
 )
 
 // testImageName is the image the container tests build: FROM scratch,
@@ -190,7 +191,8 @@ rounds: 3`)
 // TestContainersInterruptAndKill checks both ends of a run cut short: after
 // SIGINT toll removes its containers itself; after SIGKILL the services'
 // supervisors kill the containers' processes, the engine keeps the
-// containers, and `toll cleanup` removes them, by their label, and says so.
+// containers, and the next toll run removes them, by their label, and says
+// so (`toll cleanup` does the same, through the same leftover.Clean).
 func TestContainersInterruptAndKill(t *testing.T) {
 	e := containerImage(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
@@ -236,17 +238,39 @@ rounds: 2`)
 				return
 			}
 			if len(left) == 0 {
-				t.Skip("the engine removed every container itself after SIGKILL; nothing for cleanup to show")
+				t.Skip("the engine removed every container itself after SIGKILL; nothing for the next run to show")
 			}
-			clean := toll(t, "cleanup")
-			report, err := clean.CombinedOutput()
+			// The supervisors killed what was in the services' cgroups:
+			// no process of the run is left, though the engine keeps
+			// the containers (Podman even calls them "Up": their
+			// monitor died with them, and nobody told it).
+			run, err := runid.Parse(left[0].Labels[container.LabelRun])
 			if err != nil {
-				t.Fatalf("toll cleanup: %v\n%s", err, report)
+				t.Fatal(err)
 			}
-			for _, c := range left {
-				if !strings.Contains(string(report), "removed container "+c.Name) {
-					t.Errorf("toll cleanup did not say it removed %s:\n%s", c.Name, report)
+			var procs map[int]string
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				if procs = labelled(t, run); len(procs) == 0 {
+					break
 				}
+			}
+			if len(procs) > 0 {
+				t.Errorf("after SIGKILL of toll, processes of its run are left: %v", procs)
+			}
+			// The next run removes them, and says so.
+			next := toll(t, "run", writeScenario(t, "next", "  - name: baseline", `  rate: 20
+  warmup: 1s
+  duration: 1s
+rounds: 1`), "--out", filepath.Join(t.TempDir(), "next"))
+			report, err := next.CombinedOutput()
+			if err != nil {
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != exitInvalid {
+					t.Fatalf("the next toll run: %v\n%s", err, report)
+				}
+			}
+			if want := fmt.Sprintf("removed what earlier runs of toll that were killed left: %d containers (%s (%s", len(left), left[0].Name, e.Name); !strings.Contains(string(report), want) {
+				t.Errorf("the next run did not say it removed the %d containers (%q):\n%s", len(left), want, report)
 			}
 			if still := runContainers(t, e, cmd.Process.Pid); len(still) > 0 {
 				t.Errorf("after toll cleanup, containers left: %+v", still)
