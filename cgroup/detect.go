@@ -84,6 +84,12 @@ type layout struct {
 	// (writable), or "": groups join it too, so hardware events can be
 	// counted per group.
 	perfEvent string
+	// others are the mountpoints of the v1 host's other writable
+	// hierarchies (pids, blkio, name=systemd, the hybrid unified one…),
+	// where toll makes nothing but a container engine that puts a
+	// container below a group makes the group's path: toll removes its
+	// trees there too.
+	others []string
 }
 
 // v1Mount is where one v1 controller is mounted.
@@ -199,6 +205,19 @@ func probeV1(entries []mountEntry) (layout, error) {
 	for _, e := range entries {
 		if e.fstype == "cgroup" && !e.readOnly && slices.Contains(e.superOpts, "perf_event") && checkWritable(e.mountpoint) == nil {
 			l.perfEvent = e.mountpoint
+		}
+	}
+	used := []string{l.perfEvent}
+	for _, m := range l.v1 {
+		used = append(used, m.real)
+	}
+	for _, e := range entries {
+		if (e.fstype == "cgroup" || e.fstype == "cgroup2") && !e.readOnly {
+			real, err := filepath.EvalSymlinks(e.mountpoint)
+			if err == nil && !slices.Contains(used, real) && !slices.Contains(used, e.mountpoint) {
+				used = append(used, real)
+				l.others = append(l.others, e.mountpoint)
+			}
 		}
 	}
 	return l, nil

@@ -117,6 +117,12 @@ func (g *Group) PerfEventDir() string {
 // /sys/fs/cgroup/cpuacct/toll/run-1/baseline.consumer.
 func (g *Group) Path() string { return g.path }
 
+// Rel returns the group's path from the root of each hierarchy, e.g.
+// /toll/run-1/baseline.consumer: the name a container engine's
+// --cgroup-parent takes (with its cgroupfs manager) to create a
+// container's cgroup below the group.
+func (g *Group) Rel() string { return g.tree.rel + "/" + g.name }
+
 // ProcsFiles returns every cgroup.procs file a process must be written into
 // to join the group: one per distinct hierarchy on v1 (cpu, cpuacct, cpuset,
 // memory; co-mounted hierarchies appear once), one on v2. On v1 hosts with

@@ -24,6 +24,9 @@ func RemoveStale(inUse func(tree string) bool) ([]string, error) {
 	switch l.version {
 	case V1:
 		roots = v1Dirs(l, tollDir)
+		for _, m := range l.others {
+			roots = append(roots, filepath.Join(m, tollDir))
+		}
 	case V2:
 		roots = []string{filepath.Join(l.mount, tollDir)}
 	}

@@ -347,6 +347,15 @@ func (t *Tree) Close() error {
 		// Another run may still use toll/; then this fails, which is fine.
 		_ = unix.Rmdir(filepath.Dir(d))
 	}
+	// What a container engine made below the groups in the hierarchies
+	// toll does not use (its containers are gone by now).
+	for _, m := range t.l.others {
+		d := filepath.Join(m, t.rel)
+		if err := removeCgroupDir(d, removeTimeout); err != nil {
+			errs = append(errs, err)
+		}
+		_ = unix.Rmdir(filepath.Dir(d))
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("cgroup: close tree %s: %w", t.rel, errors.Join(errs...))
 	}

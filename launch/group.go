@@ -28,7 +28,7 @@ func StartGroup(ctx, kill context.Context, specs []Spec) (*Group, error) {
 		// group (through a proxy, say), never by a process outside it.
 		var earlier []int
 		for _, s := range g.services {
-			earlier = append(earlier, s.Pid())
+			earlier = append(append(earlier, s.Pid()), members(s.Spec)...)
 		}
 		s, err := start(ctx, spec, earlier)
 		if err == nil {

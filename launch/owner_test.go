@@ -198,3 +198,34 @@ func TestReadinessAddrs(t *testing.T) {
 		}
 	}
 }
+
+// TestReadinessAnsweredByAMember starts a service whose readiness address
+// is held by a process outside its tree, as a container's engine starts the
+// container's processes, but listed in a cgroup of the service's Members: the
+// start succeeds; without Members it fails as for any other process.
+func TestReadinessAnsweredByAMember(t *testing.T) {
+	addr := freeAddr(t)
+	pid, _ := holdPort(t, addr)
+	// A directory standing for the container's cgroup, listing the holder.
+	dir := t.TempDir()
+	procs := dir + "/cgroup.procs"
+	if err := os.WriteFile(procs, []byte(fmt.Sprintf("%d\n", pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, members := range [][]string{{procs}, nil} {
+		spec := shSpec(t, "container-cli", "exec sleep 100")
+		spec.Ready = Readiness{TCP: addr, Timeout: 5 * time.Second}
+		spec.Members = members
+		s, err := Start(context.Background(), spec)
+		var oe *OwnerError
+		switch {
+		case members != nil && err != nil:
+			t.Errorf("with the holder among the members: %v", err)
+		case members == nil && !errors.As(err, &oe):
+			t.Errorf("without members: %v, want an *OwnerError", err)
+		}
+		if s != nil {
+			s.Stop(time.Second)
+		}
+	}
+}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/prometheus/procfs"
+
+	"github.com/tollperf/toll/cgroup"
 )
 
 // startFailureTail is how many log lines a StartError or an ExitError
@@ -93,7 +95,7 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	err = waitReady(ctx, spec.Ready, s.done)
 	if err == nil {
 		// Readiness says something answers; make sure it is the service.
-		err = checkOwner(ctx, proc, spec.Ready, s.pid, others)
+		err = checkOwner(ctx, proc, spec.Ready, s.pid, append(others, members(spec)...))
 	}
 	if err != nil {
 		select {
@@ -113,6 +115,19 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	}
 	s.ReadyAt = time.Now()
 	return s, nil
+}
+
+// members returns the pids of spec's Members (see Spec.Members), or none
+// where they cannot be read.
+func members(spec Spec) []int {
+	if len(spec.Members) == 0 {
+		return nil
+	}
+	pids, err := cgroup.PidsIn(spec.Members)
+	if err != nil {
+		return nil
+	}
+	return pids
 }
 
 // supervise forks the service, reports the outcome of the fork on started,

@@ -417,3 +417,61 @@ func TestPdeathsig(t *testing.T) {
 	cmd.Process.Kill()
 	waitGone(t, pid)
 }
+
+// TestRelease checks that Stop releases what the service's place keeps
+// once, after the process group is gone, whether the service was stopped,
+// had exited on its own, or failed to start; and that a release that fails
+// makes Stop fail.
+func TestRelease(t *testing.T) {
+	for _, tc := range []struct {
+		name, script string
+		ready        Readiness
+		startFails   bool
+	}{
+		{"stopped", "exec sleep 100", Readiness{}, false},
+		{"exited", "exit 0", Readiness{}, false},
+		{"failed start", "exit 1", Readiness{TCP: freeAddr(t), Timeout: 5 * time.Second}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var calls int
+			var groupGone bool
+			spec := shSpec(t, "svc", tc.script)
+			spec.Ready = tc.ready
+			var s *Service
+			spec.Release = func(context.Context) error {
+				mu.Lock()
+				defer mu.Unlock()
+				calls++
+				if s != nil {
+					groupGone = s.groupGone()
+				} else {
+					groupGone = true // a failed start is stopped before Start returns
+				}
+				return errors.New("engine refused")
+			}
+			s, err := Start(context.Background(), spec)
+			if tc.startFails {
+				if err == nil || !strings.Contains(err.Error(), "engine refused") {
+					t.Errorf("Start = %v, want the release's error in it", err)
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.script == "exit 0" {
+					<-s.Done()
+				}
+				if err := s.Stop(time.Second); err == nil || !strings.Contains(err.Error(), "engine refused") {
+					t.Errorf("Stop = %v, want the release's error", err)
+				}
+				s.Stop(time.Second)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if calls != 1 || !groupGone {
+				t.Errorf("Release called %d times (group gone: %v), want once, after the group is gone", calls, groupGone)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -62,6 +63,16 @@ type Spec struct {
 	// what the service started before it exits (toll's _exec) asks for a
 	// catchable one.
 	DeathSignal syscall.Signal
+	// Members are cgroup.procs files whose processes (and those of the
+	// cgroups below) are the service's besides the tree of the process
+	// toll starts: a container's, started by its engine outside that tree.
+	// The readiness check accepts a listener held by one of them.
+	Members []string
+	// Release removes what the service leaves once its processes are gone
+	// (a container's record); Stop calls it after the process group is
+	// gone, whether the service stopped, was killed or had exited. nil
+	// means nothing to remove.
+	Release func(context.Context) error
 }
 
 // validate checks the fields that Start cannot do without.

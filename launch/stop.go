@@ -39,6 +39,11 @@ func (s *Service) StopContext(ctx context.Context, grace time.Duration) error {
 	if !s.stopped {
 		s.stopped = true
 		s.stopErr = s.stop(ctx, grace)
+		if s.Spec.Release != nil {
+			if err := s.Spec.Release(ctx); err != nil {
+				s.stopErr = errors.Join(s.stopErr, fmt.Errorf("stop %s: %w", s.Spec.Name, err))
+			}
+		}
 	}
 	return s.stopErr
 }

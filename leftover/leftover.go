@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/runid"
 )
 
@@ -36,7 +37,7 @@ const (
 
 // Removed is one thing a cleaner removed.
 type Removed struct {
-	// Kind is what it was: "process" or "cgroup".
+	// Kind is what it was: "process", "container" or "cgroup".
 	Kind string
 	// What names it, e.g. "1234 (sleep) of run 999@8812" or a cgroup
 	// tree's name.
@@ -56,8 +57,9 @@ type Cleaner interface {
 }
 
 // Cleaners returns every cleaner, in the order they run: processes first,
+// then containers (whose processes are labelled too, so they have stopped),
 // so that the cgroups they were in are empty when they are removed.
-func Cleaners() []Cleaner { return []Cleaner{Processes{}, Cgroups{}} }
+func Cleaners() []Cleaner { return []Cleaner{Processes{}, Containers{}, Cgroups{}} }
 
 // Clean runs each cleaner in turn and returns everything removed, with their
 // errors joined.
@@ -175,6 +177,45 @@ func (Cgroups) Clean(ctx context.Context) ([]Removed, error) {
 		removed = append(removed, Removed{Kind: "cgroup", What: n})
 	}
 	return removed, err
+}
+
+// Containers removes the containers of runs that are gone, in every
+// container engine installed (Podman, Docker; one without its daemon holds
+// none): those labelled
+// container.LabelRun with a run that no longer lives. The engine keeps a
+// container whose CLI was killed with toll, stopped or not, until then.
+type Containers struct{}
+
+// Kind returns "containers".
+func (Containers) Kind() string { return "containers" }
+
+// Clean removes the labelled containers of runs that are gone. Where no
+// engine is installed there is nothing to remove.
+func (Containers) Clean(ctx context.Context) ([]Removed, error) {
+	var removed []Removed
+	var errs []error
+	for _, e := range container.Installed() {
+		cs, err := e.List(ctx, container.LabelRun)
+		if container.IsNotRunning(err) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, c := range cs {
+			id, err := runid.Parse(c.Labels[container.LabelRun])
+			if err != nil || id.Alive() {
+				continue // not a label toll wrote, or of a run that lives
+			}
+			if err := e.Remove(ctx, c.ID); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			removed = append(removed, Removed{Kind: "container", What: fmt.Sprintf("%s (%s, %s) of run %s", c.Name, e.Name, c.Image, id)})
+		}
+	}
+	return removed, errors.Join(errs...)
 }
 
 // Describe summarises removed in one line for a note or a progress line,

@@ -75,6 +75,10 @@ type ServiceRun struct {
 	Log    string `json:"log"`
 	Cgroup string `json:"cgroup,omitempty"`
 	CPUs   string `json:"cpus,omitempty"`
+	// Image is the image of a service run as a container, and Container
+	// its engine and name (e.g. "podman toll-12-34-baseline.provider-1").
+	Image     string `json:"image,omitempty"`
+	Container string `json:"container,omitempty"`
 	// StartupS is the time from start to ready, in seconds.
 	StartupS float64 `json:"startup_s"`
 	// Started is set when the service was started for this trial (so its

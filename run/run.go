@@ -25,6 +25,7 @@ import (
 	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/place"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/machine"
 	"github.com/tollperf/toll/probe/perfcount"
@@ -259,6 +260,8 @@ type runner struct {
 	mu       sync.Mutex       // guards done and progress output during a duet
 	variants map[string]*variant
 	running  map[string]*started
+	// containers runs the services that have an image.
+	containers place.Containers
 	// lastTrial is each variant's latest trial since its services started,
 	// whose telemetry cycle ends when they stop (guarded by mu).
 	lastTrial map[string]*record.Trial

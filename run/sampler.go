@@ -31,13 +31,21 @@ type sampler struct {
 type serviceProbe struct {
 	name     string
 	measured bool
-	tree     *probe.ProcessTree
+	tree     processes
 	cg       *cgroup.Group
 	points   []record.Sample
 	jvm      *jvm.Reader // the JVM in the tree, once found
 	hw       *perfcount.Group
 	jvmPid   int
 	looked   int // samples that looked for a JVM
+}
+
+// processes samples a service's processes: the tree below its supervisor
+// (probe.ProcessTree), or a container's processes, listed from its cgroup
+// (probe.Members).
+type processes interface {
+	probe.Sampler
+	Pids() []int
 }
 
 // jvmLookups is how many samples of a trial look for a JVM in a service's
@@ -93,7 +101,13 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name]}
 		// The pid toll knows is the _exec supervisor's; the service is
 		// its child, and orphans are reparented to it.
-		if tree, err := probe.NewDescendants(svc.Pid()); err == nil {
+		if st.runs[i].Container != "" && sp.cg != nil {
+			// The engine started the container's processes; they are
+			// in the service's cgroup, not below the supervisor.
+			if m, err := probe.NewMembers(sp.cg.Pids); err == nil {
+				sp.tree = m
+			}
+		} else if tree, err := probe.NewDescendants(svc.Pid()); err == nil {
 			sp.tree = tree
 		}
 		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
+	"github.com/tollperf/toll/place"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
@@ -43,9 +44,7 @@ func (r *runner) start(ctx context.Context, name string) error {
 				}
 			}
 		}
-		argv := svc.Argv
-		var cgPath string
-		var shim []string
+		var cg *cgroup.Group
 		if r.tree != nil {
 			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: svc.CPULimit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
@@ -53,25 +52,36 @@ func (r *runner) start(ctx context.Context, name string) error {
 				return fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
 			}
 			st.cgs[svc.Name] = g
-			cgPath = g.Path()
-			shim = append(shim, "--cgroup-procs", strings.Join(g.ProcsFiles(), ","))
+			cg = g
 		} else if svc.CPULimit > 0 || svc.MemoryLimit > 0 {
 			r.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
 		}
-		if cpus != "" {
-			shim = append(shim, "--cpus", cpus)
+		var pl place.Place = place.Host{}
+		if svc.Image != "" {
+			pl = &r.containers
+		}
+		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: r.starts[name], Run: r.id,
+			Argv: svc.Argv, Env: svc.Own, HostEnv: svc.Env, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine,
+			Cgroup: cg, CPUs: cpus, CPULimit: svc.CPULimit, MemoryLimit: int64(svc.MemoryLimit)})
+		if err != nil {
+			r.dropCgroups(st)
+			return fmt.Errorf("variant %s: %w", name, err)
 		}
 		// Every service runs under the _exec supervisor, which kills what
 		// the service started if toll dies, and every process of the run
 		// carries its label.
-		argv = append(append(append([]string{r.opt.Self, "_exec"}, shim...), "--"), argv...)
+		argv := append(append(append([]string{r.opt.Self, "_exec"}, l.Supervisor...), "--"), l.Argv...)
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
-		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(svc.Env, r.id), Dir: svc.Dir,
+		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, r.id), Dir: l.Dir,
 			LogPath:     r.dir.LogPath(logName),
 			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()},
-			DeathSignal: supervise.DeathSignal})
+			DeathSignal: supervise.DeathSignal, Members: l.Members, Release: l.Release})
+		var cgPath string
+		if cg != nil {
+			cgPath = cg.Path()
+		}
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
-			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus})
+			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container})
 	}
 	g, err := launch.StartGroup(ctx, r.kill, specs)
 	if err != nil {

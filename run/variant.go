@@ -16,7 +16,10 @@ import (
 type service struct {
 	scenario.Service
 	Argv []string
-	Env  []string // complete environment
+	Env  []string // complete environment of a process on the host
+	// Own is the scenario's environment for the service alone (KEY=value):
+	// a container's, which does not inherit toll's.
+	Own []string
 }
 
 // variant is a variant ready to start.
@@ -90,8 +93,8 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		for _, a := range cmd {
 			svc.Argv = append(svc.Argv, expand(a))
 		}
-		if svc.Argv[0] == "toll" {
-			svc.Argv[0] = self
+		if len(svc.Argv) > 0 && svc.Argv[0] == "toll" && base.Image == "" {
+			svc.Argv[0] = self // a container's toll is the image's
 		}
 		env := map[string]string{}
 		for k, val := range base.Env {
@@ -107,8 +110,9 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			svc.Env = append(svc.Env, k+"="+expand(env[k]))
+			svc.Own = append(svc.Own, k+"="+expand(env[k]))
 		}
+		svc.Env = append(svc.Env, svc.Own...)
 		svc.Ready.HTTP = expand(base.Ready.HTTP)
 		svc.Ready.TCP = expand(base.Ready.TCP)
 		v.Services = append(v.Services, svc)

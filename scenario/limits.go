@@ -50,6 +50,9 @@ const (
 	// MaxNameLen bounds the names of the scenario, services and variants,
 	// which become parts of file and cgroup names (at most 255 bytes).
 	MaxNameLen = 64
+	// MaxImageLen bounds an image reference: Docker's and Podman's own
+	// limit on a reference's length.
+	MaxImageLen = 255
 	// MaxRequestNameLen bounds a request's name, a row label in reports.
 	MaxRequestNameLen = 200
 	// MinCPULimit is the smallest cpu_limit: the kernel's smallest CPU quota,

@@ -204,3 +204,43 @@ func TestExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestImageDefaults checks that a service with an image needs no command,
+// gets the auto engine, and keeps an empty dir (the image's own) rather
+// than the scenario file's directory, which is a host path.
+func TestImageDefaults(t *testing.T) {
+	src := `name: c
+services:
+  - name: app
+    image: localhost/app:1
+    ready: {http: "http://127.0.0.1:8080/health"}
+    measure: true
+  - name: pinned
+    image: localhost/app:1
+    engine: docker
+    command: [serve]
+    dir: /srv
+variants:
+  - name: baseline
+load:
+  target: "http://127.0.0.1:8080"
+  requests: [{path: /}]
+  rate: 10
+  duration: 10s
+`
+	s, err := Parse("/tmp/c.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, pinned := s.Services[0], s.Services[1]
+	if app.Engine != EngineAuto || app.Dir != "" || len(app.Command) != 0 {
+		t.Errorf("app: engine %q, dir %q, command %q; want auto, the image's dir and command", app.Engine, app.Dir, app.Command)
+	}
+	if pinned.Engine != EngineDocker || pinned.Dir != "/srv" {
+		t.Errorf("pinned: engine %q, dir %q", pinned.Engine, pinned.Dir)
+	}
+	_, err = Parse("/tmp/c.yaml", []byte(strings.Replace(src, "command: [serve]", `command: [""]`, 1)))
+	if err == nil || !strings.Contains(err.Error(), "services[1].command") {
+		t.Errorf("an empty first word of a container's command: %v", err)
+	}
+}

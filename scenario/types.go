@@ -88,11 +88,22 @@ type Service struct {
 	// Name identifies the service in variants, reports and log file names.
 	Name string `yaml:"name"`
 	// Command is the argv; a first word "toll" runs the toll binary itself.
+	// With Image, it is the container's command (the image's own when
+	// empty), run as it is.
 	Command []string `yaml:"command"`
-	// Env is added to toll's own environment.
+	// Env is added to toll's own environment; with Image it is the
+	// container's whole environment (besides the image's own and TOLL_RUN).
 	Env map[string]string `yaml:"env"`
-	// Dir is the working directory (default: the scenario file's directory).
+	// Dir is the working directory (default: the scenario file's
+	// directory); with Image, the working directory inside the container
+	// (default: the image's).
 	Dir string `yaml:"dir"`
+	// Image runs the service as a container of this local image, through
+	// Engine, in the service's cgroup and on the host's network.
+	Image string `yaml:"image"`
+	// Engine is the container engine for Image: "podman", "docker", or
+	// "auto" (the default: the first of podman and docker that answers).
+	Engine string `yaml:"engine"`
 	// Ready says how to tell that the service is ready to serve.
 	Ready Ready `yaml:"ready"`
 	// Measure marks a service whose cost is reported.
@@ -107,6 +118,13 @@ type Service struct {
 	// MemoryLimit caps the service's memory (cgroup), e.g. "512MiB".
 	MemoryLimit ByteSize `yaml:"memory_limit"`
 }
+
+// Container engines a service with an image may name.
+const (
+	EngineAuto   = "auto"
+	EnginePodman = "podman"
+	EngineDocker = "docker"
+)
 
 // Roles a service may take.
 const (

@@ -29,7 +29,11 @@ const (
 )
 
 var (
-	reName        = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	// reImage is the characters of an image reference: [host[:port]/]path[:tag][@digest].
+	// The engine checks the grammar itself; this keeps out what could be
+	// read as one of its options or split into two words.
+	reImage       = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/@+-]*$`)
 	rePlaceholder = regexp.MustCompile(`\$\{([^}]*)\}`)
 	reCPUSet      = regexp.MustCompile(`^\d+(-\d+)?(,\d+(-\d+)?)*$`)
 	reNumber      = regexp.MustCompile(`\d+`)
@@ -226,6 +230,36 @@ func (v *validator) pinning(p Pinning) {
 	}
 }
 
+// container checks the fields of a service that runs as a container.
+func (v *validator) container(p string, svc *Service) {
+	switch {
+	case svc.Image == "":
+		v.fail(p+".image", "is empty: name a local image, e.g. localhost/app:1, or leave image out to run command as a process")
+	case len(svc.Image) > MaxImageLen:
+		v.fail(p+".image", "%q is %d bytes long, above the %d that image references may have", svc.Image, len(svc.Image), MaxImageLen)
+	case !reImage.MatchString(svc.Image):
+		v.fail(p+".image", "%q is not an image reference (registry/name:tag or name@sha256:digest: letters, digits and . _ : / @ + -, not starting with '-')", svc.Image)
+	}
+	switch svc.Engine {
+	case "":
+		svc.Engine = EngineAuto
+	case EngineAuto, EnginePodman, EngineDocker:
+	default:
+		v.fail(p+".engine", "%q is not auto, podman or docker", svc.Engine)
+	}
+	if len(svc.Command) > 0 && svc.Command[0] == "" {
+		v.fail(p+".command", "the first word is empty: leave command out to run the image's own")
+	}
+	if svc.Dir != "" && !strings.HasPrefix(svc.Dir, "/") {
+		v.fail(p+".dir", "%q: with image, dir is the working directory inside the container and must be absolute", svc.Dir)
+	}
+	for _, k := range slices.Sorted(maps.Keys(svc.Env)) {
+		if strings.ContainsAny(svc.Env[k], "\n") {
+			v.fail(p+".env."+k, "holds a line break, which a container engine's --env cannot pass")
+		}
+	}
+}
+
 func (v *validator) services(s *Scenario) {
 	if len(s.Services) == 0 {
 		v.fail("services", "at least one service is required")
@@ -246,7 +280,12 @@ func (v *validator) services(s *Scenario) {
 			v.name(p+".name", svc.Name)
 		}
 		seen[svc.Name] = true
-		if len(svc.Command) == 0 || svc.Command[0] == "" {
+		if svc.Image != "" || v.present(p+".image") {
+			v.container(p, svc)
+		} else if svc.Engine != "" {
+			v.fail(p+".engine", "engine runs an image: set image, or leave engine out for a process")
+		}
+		if svc.Image == "" && (len(svc.Command) == 0 || svc.Command[0] == "") {
 			v.fail(p, "command is required (service %q)", svc.Name)
 		}
 		for j, a := range svc.Command {
@@ -255,9 +294,12 @@ func (v *validator) services(s *Scenario) {
 		}
 		v.env(p+".env", svc.Env)
 		v.noNUL(p+".dir", svc.Dir)
-		if svc.Dir == "" {
+		switch {
+		case svc.Image != "":
+			// A path inside the container; the image's own when empty.
+		case svc.Dir == "":
 			svc.Dir = dirOf(v.file)
-		} else if !filepath.IsAbs(svc.Dir) {
+		case !filepath.IsAbs(svc.Dir):
 			svc.Dir = filepath.Join(dirOf(v.file), svc.Dir)
 		}
 		switch svc.Role {

@@ -6,8 +6,12 @@
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
 #   maven                   builds examples/java and fetches its agents, when missing
+#   podman                  container tests (cmd/toll, leftover): services as containers,
+#                           cleanup of a killed run's containers
+#   runc                    podman's runtime on cgroup v1 hosts, where crun (podman's
+#                           first choice) fails; toll picks runc there when installed
 set -euo pipefail
-pkgs=(prometheus-pushgateway chromium)
+pkgs=(prometheus-pushgateway chromium podman runc)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()

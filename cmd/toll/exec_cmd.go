@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -25,9 +26,9 @@ import (
 // everything the service started if toll dies. toll starts it with
 // supervise.DeathSignal as its parent-death signal.
 func newExecCmd() *cobra.Command {
-	var procs, cpus string
+	var procs, watch, cpus string
 	cmd := &cobra.Command{
-		Use:    "_exec [--cgroup-procs F1,F2] [--cpus LIST] -- COMMAND [ARGS...]",
+		Use:    "_exec [--cgroup-procs F1,F2] [--watch-cgroup-procs F1,F2] [--cpus LIST] -- COMMAND [ARGS...]",
 		Short:  "Run and supervise COMMAND inside cgroups and a CPU set (used by toll itself)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
@@ -51,6 +52,13 @@ func newExecCmd() *cobra.Command {
 					return &exitError{exitFailure, fmt.Errorf("join cgroup: %w", err)}
 				}
 			}
+			// Cgroups the supervisor does not join but whose processes
+			// are the service's (a container's): killed with the rest
+			// should toll die.
+			watched := procsFiles
+			if watch != "" {
+				watched = append(slices.Clone(procsFiles), strings.Split(watch, ",")...)
+			}
 			if cpus != "" {
 				set, err := pin.Parse(cpus)
 				if err != nil {
@@ -62,7 +70,7 @@ func newExecCmd() *cobra.Command {
 			}
 			ws, err := supervise.Run(supervise.Config{
 				Argv: args, Env: runid.Label(os.Environ(), run), Parent: toll,
-				DeathSignal: supervise.DeathSignal, CgroupProcs: procsFiles, Log: os.Stderr,
+				DeathSignal: supervise.DeathSignal, CgroupProcs: watched, Log: os.Stderr,
 			})
 			if err != nil && (ws == 0 || !errors.Is(err, supervise.ErrParentGone)) {
 				return &exitError{exitFailure, err}
@@ -72,6 +80,7 @@ func newExecCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&procs, "cgroup-procs", "", "cgroup.procs files to join, comma-separated")
+	cmd.Flags().StringVar(&watch, "watch-cgroup-procs", "", "cgroup.procs files, comma-separated, whose processes are killed with the service's if toll dies, without joining them")
 	cmd.Flags().StringVar(&cpus, "cpus", "", "CPU list to run on")
 	return cmd
 }

@@ -1,0 +1,89 @@
+package leftover
+
+import (
+	"archive/tar"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/container"
+	"github.com/tollperf/toll/runid"
+)
+
+// testImage imports a one-file image into e (no registry is needed) and
+// returns its name.
+func testImage(t *testing.T, e *container.Engine) string {
+	t.Helper()
+	const name = "localhost/toll-leftover-test:1"
+	path := filepath.Join(t.TempDir(), "rootfs.tar")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(f)
+	body := []byte("toll leftover test\n")
+	tw.WriteHeader(&tar.Header{Name: "README", Mode: 0o644, Size: int64(len(body))})
+	tw.Write(body)
+	tw.Close()
+	f.Close()
+	if out, err := exec.Command(e.Path, "import", path, name).CombinedOutput(); err != nil {
+		t.Skipf("%s cannot import an image: %v: %s", e.Name, err, out)
+	}
+	return name
+}
+
+// TestContainersRemovesOnlyDeadRuns labels one container with a run that is
+// gone and one with a live run (the test): only the first may be removed.
+func TestContainersRemovesOnlyDeadRuns(t *testing.T) {
+	ctx := context.Background()
+	e, err := container.Find(ctx, "auto")
+	if err != nil {
+		t.Skipf("%v; scripts/install-test-deps.sh installs podman", err)
+	}
+	image := testImage(t, e)
+	self, err := runid.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := deadRun(t)
+	create := func(name string, id runid.ID) {
+		t.Helper()
+		out, err := exec.Command(e.Path, "create", "--name", name, "--label", container.LabelRun+"="+id.String(), image, "/none").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s create: %v: %s", e.Name, err, out)
+		}
+		t.Cleanup(func() { e.Remove(context.Background(), name) })
+	}
+	stale, live := container.Name("toll-test-stale", dead.String()), container.Name("toll-test-live", self.String())
+	create(stale, dead)
+	create(live, self)
+
+	removed, err := Containers{}.Clean(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var what []string
+	for _, r := range removed {
+		what = append(what, r.String())
+	}
+	if !strings.Contains(strings.Join(what, "\n"), "container "+stale+" ("+e.Name) {
+		t.Errorf("removed %q, want the container of the dead run, %s", what, stale)
+	}
+	left, err := e.List(ctx, container.LabelRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range left {
+		names = append(names, c.Name)
+	}
+	if strings.Contains(strings.Join(names, " "), stale) {
+		t.Errorf("the container of the dead run %v is still there", dead)
+	}
+	if !strings.Contains(strings.Join(names, " "), live) {
+		t.Errorf("removed %s, whose run lives (left: %v)", live, names)
+	}
+}
