@@ -3,11 +3,12 @@
 # need a missing one skip with the reason, so `go test ./...` works without
 # this; CI runs it so that every test runs.
 #   prometheus-pushgateway  report: a push lands in a real Pushgateway
+#   prometheus              report: Prometheus scrapes metrics.txt and runs the Grafana dashboard's queries
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
 #   maven                   builds examples/java and fetches its agents, when missing
 set -euo pipefail
-pkgs=(prometheus-pushgateway chromium)
+pkgs=(prometheus-pushgateway prometheus chromium)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()
