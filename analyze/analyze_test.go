@@ -370,6 +370,9 @@ func TestGates(t *testing.T) {
 		{"cpu_per_request > 5", "", 0, true},
 		{"cpus > +5%", "", 0, true},
 		{"latency < 5%", "", 0, true},
+		{"cpu_per_request > -100%", "", 0, true},
+		{"cpu_per_request > NaN%", "", 0, true},
+		{"cpu_per_request > +Inf%", "", 0, true},
 	} {
 		g, err := ParseGate(tt.text)
 		if (err != nil) != tt.bad || (!tt.bad && (g.Cost != tt.cost || g.Pct != tt.pct)) {
@@ -411,9 +414,77 @@ func TestCompareRunsGate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := g.Check(rc); (len(got) > 0) != tt.fail {
+		if got := g.Check(rc); got.Failed() != tt.fail {
 			t.Errorf("%s: gate says %v", tt.name, got)
 		}
+	}
+}
+
+// TestCheckRun checks the gate within one run: a variant that costs twice
+// the baseline's CPU per request fails a +10% gate, one that costs the
+// same passes it, one whose interval only reaches the threshold passes,
+// and a negative threshold fails only on a decrease wholly below it.
+func TestCheckRun(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "same", "double", "near", "half"}}
+	var trials []*record.Trial
+	noise := []float64{1, 1.02, 0.98, 1.01, 0.99, 1.0}
+	factor := map[string]float64{"baseline": 1, "same": 1, "double": 2, "near": 1.10, "half": 0.5}
+	i := 0
+	for r := 1; r <= 6; r++ {
+		for _, v := range m.Variants {
+			i++
+			per := 0.001 * noise[r-1] * factor[v]
+			if v != "baseline" {
+				per *= 1 + 0.01*float64(r%3-1) // paired noise of ±1%
+			}
+			trials = append(trials, synthetic(t, i, r, v, 3, 100, per, 1000))
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		gate string
+		fail []string
+	}{
+		{"cpu_per_request > +10%", []string{"double"}},
+		{"cpu_per_request > +5%", []string{"double", "near"}},
+		{"cpu_per_request > -20%", []string{"half"}},
+		{"cpu_per_request > -60%", nil},
+		{"cpu_per_request > +150%", nil},
+	} {
+		g, err := ParseGate(tt.gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := g.CheckRun(s)
+		var got []string
+		for _, f := range r.Failures {
+			got = append(got, strings.Fields(f)[0])
+		}
+		if strings.Join(got, ",") != strings.Join(tt.fail, ",") {
+			t.Errorf("%s: fails %v, want %v:\n%s", tt.gate, got, tt.fail, strings.Join(r.Failures, "\n"))
+		}
+		if len(r.Unjudged) > 0 {
+			t.Errorf("%s: unjudged %v", tt.gate, r.Unjudged)
+		}
+	}
+}
+
+// TestCheckRunOneRound: with one round there is no interval, and the gate
+// says it could not judge instead of passing in silence.
+func TestCheckRunOneRound(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "double"}}
+	trials := []*record.Trial{synthetic(t, 1, 1, "baseline", 3, 100, 0.001, 1000), synthetic(t, 2, 1, "double", 3, 100, 0.002, 1000)}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := ParseGate("cpu_per_request > +10%")
+	r := g.CheckRun(s)
+	if r.Failed() || len(r.Unjudged) != 1 {
+		t.Errorf("one round: %+v", r)
 	}
 }
 

@@ -135,6 +135,16 @@ func perRequestCosts() []Cost {
 	return []Cost{Throughput, LatencyMean, LatencyP50, LatencyP90, LatencyP99, ErrorRate}
 }
 
+// BetterLarger says whether more of c is better, as for throughput (of the
+// whole mix, its best second, or one request of the mix): a change in it is
+// a gain, not a cost.
+func BetterLarger(c Cost) bool {
+	if _, base, ok := requestCostParts(c); ok {
+		c = base
+	}
+	return c == Throughput || c == PeakThroughput
+}
+
 // Info returns the description of c.
 func Info(c Cost) CostInfo {
 	for _, ci := range Costs() {

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -46,7 +44,8 @@ type VariantChange struct {
 type CostChange struct {
 	Cost        Cost     `json:"cost"`
 	Label       string   `json:"label"`
-	A, B        *Delta   `json:"-"`
+	A           *Delta   `json:"a"`
+	B           *Delta   `json:"b"`
 	Pct         float64  `json:"pct"`
 	CILow       *float64 `json:"ci_low,omitempty"`
 	CIHigh      *float64 `json:"ci_high,omitempty"`
@@ -217,75 +216,4 @@ func variance(xs []float64) float64 {
 		ss += (x - m) * (x - m)
 	}
 	return ss / float64(len(xs)-1)
-}
-
-// Gate is a CI threshold: fail when a cost's change lies beyond Pct.
-type Gate struct {
-	// Cost is the cost the gate watches.
-	Cost Cost
-	// Pct is the threshold in percent: positive fails on an increase
-	// beyond it, negative on a decrease beyond it.
-	Pct float64
-	// Text is the gate as written.
-	Text string
-}
-
-// ParseGate reads a gate such as "cpu_per_request > +5%" or "p99 > 10%".
-// The cost may be any cost's name, or its name without the unit suffix
-// (cpu_per_request), or p50, p90, p99, p999, max for latency.
-func ParseGate(text string) (Gate, error) {
-	name, thr, ok := strings.Cut(text, ">")
-	if !ok {
-		return Gate{}, fmt.Errorf("gate %q: want COST > +N%%, e.g. 'cpu_per_request > +5%%'", text)
-	}
-	name = strings.TrimSpace(name)
-	thr = strings.TrimSpace(thr)
-	if !strings.HasSuffix(thr, "%") {
-		return Gate{}, fmt.Errorf("gate %q: the threshold %q must be a percentage such as +5%%", text, thr)
-	}
-	pct, err := strconv.ParseFloat(strings.TrimSuffix(thr, "%"), 64)
-	if err != nil {
-		return Gate{}, fmt.Errorf("gate %q: threshold %q is not a number", text, thr)
-	}
-	c, err := costNamed(name)
-	if err != nil {
-		return Gate{}, fmt.Errorf("gate %q: %w", text, err)
-	}
-	return Gate{Cost: c, Pct: pct, Text: text}, nil
-}
-
-func costNamed(name string) (Cost, error) {
-	alias := map[string]Cost{"min": LatencyMin, "mean": LatencyMean, "p50": LatencyP50, "p90": LatencyP90, "p95": LatencyP95, "p99": LatencyP99, "p999": LatencyP999, "p99.9": LatencyP999, "max": LatencyMax}
-	if c, ok := alias[name]; ok {
-		return c, nil
-	}
-	var names []string
-	for _, ci := range Costs() {
-		if string(ci.Cost) == name || strings.HasPrefix(string(ci.Cost), name+"_") {
-			return ci.Cost, nil
-		}
-		names = append(names, string(ci.Cost))
-	}
-	return "", fmt.Errorf("no cost %q (costs: %s; or p50, p90, p99, p999, max)", name, strings.Join(names, ", "))
-}
-
-// Check returns, for every variant and step, a message when the change of
-// g's cost lies wholly beyond the threshold: its whole 95% interval above
-// Pct (or below it, for a negative Pct). A change whose interval merely
-// reaches the threshold does not fail.
-func (g Gate) Check(rc *RunComparison) []string {
-	var out []string
-	for _, st := range rc.Steps {
-		for _, v := range st.Variants {
-			for _, c := range v.Costs {
-				if c.Cost != g.Cost || c.CILow == nil {
-					continue
-				}
-				if (g.Pct >= 0 && *c.CILow > g.Pct) || (g.Pct < 0 && *c.CIHigh < g.Pct) {
-					out = append(out, fmt.Sprintf("%s at %s: %s changed %s, beyond %s", v.Name, st.Label(), c.Label, c.Verdict, g.Text))
-				}
-			}
-		}
-	}
-	return out
 }

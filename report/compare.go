@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -43,8 +44,9 @@ func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 	return ew.err
 }
 
-// CompareMarkdown writes the comparison as Markdown (for $GITHUB_STEP_SUMMARY).
-func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, failures []string) error {
+// CompareMarkdown writes the comparison as Markdown (for
+// $GITHUB_STEP_SUMMARY), with the outcome of its gates.
+func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, gates []analyze.GateResult) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## toll compare\n\nA: %s  \nB: %s\n", codeSpan(a), codeSpan(b))
 	for _, t := range CompareTables(rc) {
@@ -54,13 +56,43 @@ func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, failur
 		}
 	}
 	fmt.Fprintf(ew, "\n%s\n", compareNote)
-	if len(failures) > 0 {
-		fmt.Fprintf(ew, "\n**Failed gates:**\n\n")
-		for _, f := range failures {
-			fmt.Fprintf(ew, "- ✗ %s\n", escape(f))
-		}
+	if ew.err != nil {
+		return ew.err
 	}
-	return ew.err
+	return GatesMarkdown(w, gates)
+}
+
+// CompareDoc is the document `toll compare --json` writes: the two runs,
+// the comparison and the outcome of each gate.
+type CompareDoc struct {
+	// SchemaVersion is the version of this document's layout.
+	SchemaVersion int `json:"schema_version"`
+	// A and B are the results directories compared, as given.
+	A string `json:"a"`
+	B string `json:"b"`
+	*analyze.RunComparison
+	// Gates is the outcome of each --fail-on, in the order given.
+	Gates []analyze.GateResult `json:"gates"`
+	// Failed is true when some gate failed (toll compare exits 4).
+	Failed bool `json:"failed"`
+}
+
+// CompareJSON writes the comparison of runs a and b, with the outcome of
+// its gates, as JSON (see docs/results-schema.md).
+func CompareJSON(w io.Writer, rc *analyze.RunComparison, a, b string, gates []analyze.GateResult) error {
+	doc := CompareDoc{SchemaVersion: 1, A: a, B: b, RunComparison: rc, Gates: gates}
+	if doc.Gates == nil {
+		doc.Gates = []analyze.GateResult{}
+	}
+	for _, g := range gates {
+		doc.Failed = doc.Failed || g.Failed()
+	}
+	js, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode comparison: %w", err)
+	}
+	_, err = w.Write(append(js, '\n'))
+	return err
 }
 
 const compareNote = "Each run's Δ% is that run's own paired overhead against its baseline. B vs A is the change of B's overhead against A's (Welch 95% interval over the two runs' rounds); ~ means the interval contains 0. Overheads, not raw values, are compared, because the machine's speed drifts between runs."

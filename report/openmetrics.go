@@ -3,6 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"regexp"
+	"slices"
 	"strconv"
 
 	dto "github.com/prometheus/client_model/go"
@@ -12,14 +15,14 @@ import (
 	"github.com/tollperf/toll/analyze"
 )
 
-// OpenMetrics writes the summary in the OpenMetrics text format, so the
-// figures can be scraped or pushed into Prometheus and kept on existing
-// dashboards:
-//
-//	toll_cost{scenario, variant, target_rate, cost, unit}      mean over rounds
-//	toll_delta_pct{scenario, variant, target_rate, cost}       Δ% against the baseline
-//	toll_delta_ci_low_pct / toll_delta_ci_high_pct             its 95% interval
-//	toll_delta_significant{…}                                  1 when the interval excludes 0
+// OpenMetrics writes the summary in the OpenMetrics text format, so that
+// the figures can be scraped or pushed into Prometheus. Every cost is a
+// family of its own in base units (toll_cpu_per_request_seconds,
+// toll_rss_bytes, toll_latency_seconds{quantile}, …) with # UNIT where the
+// name ends in one; each variant's overhead against the baseline is
+// toll_overhead_ratio{cost} with its 95% interval in
+// toll_overhead_low_ratio and toll_overhead_high_ratio; toll_run_info
+// names the run. docs/results-schema.md lists every family.
 func OpenMetrics(w io.Writer, s *analyze.Summary) error {
 	enc := expfmt.NewEncoder(w, expfmt.NewFormat(expfmt.TypeOpenMetrics))
 	for _, f := range Families(s) {
@@ -33,48 +36,169 @@ func OpenMetrics(w io.Writer, s *analyze.Summary) error {
 	return nil
 }
 
+// metric is how one cost is written for Prometheus.
+type metric struct {
+	// name is the family's name, ending in its base unit when it has one.
+	name string
+	// unit is the OpenMetrics unit ("seconds", "bytes", "ratio"), or "".
+	unit string
+	// scale turns the cost's value in toll's unit into the base unit.
+	scale float64
+	help  string
+	// labels are extra labels that tell costs of one family apart
+	// (quantile="0.99").
+	labels []string
+}
+
+const (
+	msToS   = 1e-3
+	mibToB  = 1 << 20
+	kibToB  = 1 << 10
+	pctToR  = 1e-2
+	perMinS = 1.0 / 60
+)
+
+// costMetrics maps each cost to its family. Latency percentiles share
+// toll_latency_seconds, told apart by quantile (max is quantile 1).
+func costMetrics() map[analyze.Cost]metric {
+	return map[analyze.Cost]metric{
+		analyze.CPUPerRequest:  {"toll_cpu_per_request_seconds", "seconds", msToS, "CPU time per completed request, of the measured services.", nil},
+		analyze.CPUCores:       {"toll_cpu_cores", "", 1, "CPU used by the measured services, in cores (CPU seconds per second).", nil},
+		analyze.InstrPerReq:    {"toll_instructions_per_request", "", 1, "Instructions retired per completed request.", nil},
+		analyze.CyclesPerReq:   {"toll_cycles_per_request", "", 1, "CPU cycles per completed request.", nil},
+		analyze.RSS:            {"toll_rss_bytes", "bytes", mibToB, "Resident set size of the measured services.", nil},
+		analyze.Memory:         {"toll_memory_bytes", "bytes", mibToB, "Memory charged to the measured services' cgroups.", nil},
+		analyze.Threads:        {"toll_threads", "", 1, "Threads of the measured services.", nil},
+		analyze.FDs:            {"toll_open_fds", "", 1, "Open file descriptors of the measured services.", nil},
+		analyze.JVMHeapUsed:    {"toll_jvm_heap_used_bytes", "bytes", mibToB, "JVM heap used.", nil},
+		analyze.JVMHeapCommit:  {"toll_jvm_heap_committed_bytes", "bytes", mibToB, "JVM heap committed.", nil},
+		analyze.Metaspace:      {"toll_jvm_metaspace_used_bytes", "bytes", mibToB, "JVM metaspace used.", nil},
+		analyze.Classes:        {"toll_jvm_classes_loaded", "", 1, "JVM classes loaded.", nil},
+		analyze.JVMThreads:     {"toll_jvm_threads", "", 1, "JVM threads.", nil},
+		analyze.GCTime:         {"toll_jvm_gc_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM spent in GC.", nil},
+		analyze.GCCount:        {"toll_jvm_gcs_per_second", "", perMinS, "JVM garbage collections per second.", nil},
+		analyze.JVMInit:        {"toll_jvm_init_seconds", "seconds", msToS, "JVM start-up time until the application's main.", nil},
+		analyze.LatencyMin:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0"}},
+		analyze.LatencyP50:     {"toll_latency_seconds", "seconds", msToS, "Request latency at a quantile, from the load generator's histogram (quantile 0 is the minimum, 1 the maximum).", []string{"quantile", "0.5"}},
+		analyze.LatencyP90:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.9"}},
+		analyze.LatencyP95:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.95"}},
+		analyze.LatencyP99:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.99"}},
+		analyze.LatencyP999:    {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.999"}},
+		analyze.LatencyMax:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "1"}},
+		analyze.LatencyMean:    {"toll_latency_mean_seconds", "seconds", msToS, "Mean request latency, from the load generator's histogram.", nil},
+		analyze.Throughput:     {"toll_throughput_requests_per_second", "", 1, "Completed requests per second.", nil},
+		analyze.PeakThroughput: {"toll_peak_throughput_requests_per_second", "", 1, "Completed requests in the window's best whole second.", nil},
+		analyze.ErrorRate:      {"toll_error_ratio", "ratio", pctToR, "Share of requests that failed.", nil},
+		analyze.Spans:          {"toll_spans_per_second", "", 1, "Spans toll's sink received per second.", nil},
+		analyze.SpansPerReq:    {"toll_spans_per_request", "", 1, "Spans toll's sink received per completed request.", nil},
+		analyze.ExportBytes:    {"toll_telemetry_received_bytes_per_second", "", kibToB, "Telemetry bytes toll's sink received per second.", nil},
+		analyze.Profiles:       {"toll_profiles_per_second", "", 1, "Profiles toll's sink received per second.", nil},
+		analyze.Rejected:       {"toll_exports_rejected_per_second", "", 1, "Exports toll's sink rejected per second.", nil},
+		analyze.RejectedBytes:  {"toll_telemetry_rejected_bytes_per_second", "", kibToB, "Telemetry bytes toll's sink rejected per second.", nil},
+		analyze.Startup:        {"toll_startup_seconds", "seconds", msToS, "Time from start until the services were ready.", nil},
+		analyze.MachineCPU:     {"toll_machine_cpu_ratio", "ratio", pctToR, "Busy share of the machine's CPUs (cpu=\"all\") or of one CPU.", []string{"cpu", "all"}},
+		analyze.Steal:          {"toll_machine_steal_ratio", "ratio", pctToR, "Share of CPU time the hypervisor stole.", nil},
+		analyze.MachineMem:     {"toll_machine_memory_ratio", "ratio", pctToR, "Share of the machine's memory in use.", nil},
+	}
+}
+
+var (
+	cpuCost     = regexp.MustCompile(`^machine_cpu(\d+)_pct$`)
+	requestCost = regexp.MustCompile(`^request:(.*):([a-z0-9_]+)$`)
+	notInName   = regexp.MustCompile(`[^a-zA-Z0-9_]`)
+)
+
+// metricOf returns how cost c is written: its family, and the labels that
+// tell it apart within the family (the request of a request mix, a CPU).
+func metricOf(c analyze.Cost) metric {
+	metrics := costMetrics()
+	if m, ok := metrics[c]; ok {
+		return m
+	}
+	if p := cpuCost.FindStringSubmatch(string(c)); p != nil {
+		m := metrics[analyze.MachineCPU]
+		m.labels = []string{"cpu", p[1]}
+		return m
+	}
+	if p := requestCost.FindStringSubmatch(string(c)); p != nil {
+		if m, ok := metrics[analyze.Cost(p[2])]; ok {
+			m.labels = append([]string{"request", p[1]}, m.labels...)
+			return m
+		}
+	}
+	return metric{name: "toll_" + notInName.ReplaceAllString(string(c), "_"), scale: 1, help: "A cost toll has no base unit for, in " + analyze.Info(c).Unit + "."}
+}
+
+// RunLabel names the run in metric labels and the Pushgateway's grouping
+// key: the UTC time it started, as in results directories' default names
+// (20261123T101500Z), or "" when the manifest has none.
+func RunLabel(s *analyze.Summary) string {
+	if s.Manifest == nil || s.Manifest.Started.IsZero() {
+		return ""
+	}
+	return s.Manifest.Started.UTC().Format("20060102T150405Z")
+}
+
 // Families returns the summary's figures as Prometheus metric families
-// (see OpenMetrics for the names and labels).
+// (see OpenMetrics). Every series has the labels scenario, run, variant,
+// target_rate and target_users, so that runs and steps never collide.
 func Families(s *analyze.Summary) []*dto.MetricFamily {
 	fams := map[string]*dto.MetricFamily{}
-	order := []string{}
-	family := func(name, help string) *dto.MetricFamily {
-		if f, ok := fams[name]; ok {
-			return f
+	var order []string
+	add := func(name, unit, help string, v float64, labels ...string) {
+		f, ok := fams[name]
+		if !ok {
+			f = &dto.MetricFamily{Name: proto.String(name), Type: dto.MetricType_GAUGE.Enum()}
+			if unit != "" {
+				f.Unit = proto.String(unit)
+			}
+			fams[name] = f
+			order = append(order, name)
 		}
-		f := &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum()}
-		fams[name] = f
-		order = append(order, name)
-		return f
-	}
-	add := func(name, help string, v float64, labels ...string) {
+		if f.Help == nil && help != "" {
+			f.Help = proto.String(help)
+		}
 		m := &dto.Metric{Gauge: &dto.Gauge{Value: proto.Float64(v)}}
 		for i := 0; i+1 < len(labels); i += 2 {
 			m.Label = append(m.Label, &dto.LabelPair{Name: proto.String(labels[i]), Value: proto.String(labels[i+1])})
 		}
-		f := family(name, help)
 		f.Metric = append(f.Metric, m)
+	}
+	run := RunLabel(s)
+	info := []string{"scenario", s.Scenario, "run", run, "baseline", s.Baseline}
+	if m := s.Manifest; m != nil {
+		info = append(info, "version", m.TollVersion, "seed", strconv.FormatInt(m.Seed, 10))
+	}
+	add("toll_run_info", "", "The run the other series describe: toll's version, the scenario, the seed of its order. Always 1.", 1, info...)
+	if m := s.Manifest; m != nil && !m.Started.IsZero() {
+		add("toll_run_started_timestamp_seconds", "seconds", "When the run started, in seconds since the epoch.", float64(m.Started.UnixNano())/1e9, "scenario", s.Scenario, "run", run)
 	}
 	for _, st := range s.Steps {
 		rate := strconv.FormatFloat(st.Rate, 'f', -1, 64)
 		for _, v := range st.Variants {
 			for _, c := range v.Costs {
-				base := []string{"scenario", s.Scenario, "variant", v.Name, "target_rate", rate, "target_users", strconv.Itoa(st.Users), "cost", string(c.Cost)}
-				add("toll_cost", "A cost's mean over the rounds, in its unit.", c.Value, append(base, "unit", c.Unit)...)
-				d := c.Delta
-				if d == nil || d.Pct == nil {
+				if math.IsNaN(c.Value) || math.IsInf(c.Value, 0) {
 					continue
 				}
-				add("toll_delta_pct", "Change against the baseline in percent (geometric mean of per-round ratios).", *d.Pct, base...)
-				if d.CILow != nil {
-					add("toll_delta_ci_low_pct", "Low end of the change's 95% confidence interval, in percent.", *d.CILow, base...)
-					add("toll_delta_ci_high_pct", "High end of the change's 95% confidence interval, in percent.", *d.CIHigh, base...)
-					sig := 0.0
-					if d.Significant {
-						sig = 1
-					}
-					add("toll_delta_significant", "1 when the 95% interval of the change excludes 0.", sig, base...)
+				base := []string{"scenario", s.Scenario, "run", run, "variant", v.Name, "target_rate", rate, "target_users", strconv.Itoa(st.Users)}
+				m := metricOf(c.Cost)
+				add(m.name, m.unit, m.help, c.Value*m.scale, slices.Concat(base, m.labels)...)
+				d := c.Delta
+				if d == nil || d.Pct == nil || d.CIUnit != "%" {
+					continue // compared by difference: no ratio
 				}
+				costed := slices.Concat(base, []string{"cost", string(c.Cost)})
+				add("toll_overhead_ratio", "ratio", "Variant / baseline of a cost (geometric mean of the paired per-round ratios): 1.5 is +50%.", 1+*d.Pct/100, costed...)
+				if d.CILow == nil || d.CIHigh == nil {
+					continue
+				}
+				add("toll_overhead_low_ratio", "ratio", "Low end of the 95% interval of toll_overhead_ratio.", 1+*d.CILow/100, costed...)
+				add("toll_overhead_high_ratio", "ratio", "High end of the 95% interval of toll_overhead_ratio.", 1+*d.CIHigh/100, costed...)
+				sig := 0.0
+				if d.Significant {
+					sig = 1
+				}
+				add("toll_overhead_significant", "", "1 when the 95% interval of toll_overhead_ratio excludes 1.", sig, costed...)
 			}
 		}
 	}
@@ -83,4 +207,22 @@ func Families(s *analyze.Summary) []*dto.MetricFamily {
 		out = append(out, fams[name])
 	}
 	return out
+}
+
+// FamilyNames returns the name of every family toll can write, for
+// checking what dashboards query.
+func FamilyNames() []string {
+	seen := map[string]bool{}
+	names := []string{"toll_run_info", "toll_run_started_timestamp_seconds",
+		"toll_overhead_ratio", "toll_overhead_low_ratio", "toll_overhead_high_ratio", "toll_overhead_significant"}
+	for _, n := range names {
+		seen[n] = true
+	}
+	for _, ci := range analyze.Costs() {
+		if n := metricOf(ci.Cost).name; !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
 }

@@ -2,20 +2,10 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
-	"io"
-	"math"
-	"net"
-	"net/http"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
@@ -106,38 +96,6 @@ func TestMarkdownEscapes(t *testing.T) {
 	}
 }
 
-func TestOpenMetricsParses(t *testing.T) {
-	var b bytes.Buffer
-	if err := OpenMetrics(&b, summary(t)); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(b.String(), "# EOF\n") {
-		t.Errorf("no OpenMetrics EOF marker:\n%s", b.String())
-	}
-	// The Prometheus text parser reads it (less the OpenMetrics EOF line).
-	p := expfmt.NewTextParser(model.LegacyValidation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(strings.TrimSuffix(b.String(), "# EOF\n")))
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, b.String())
-	}
-	var pct float64
-	for _, m := range fams["toll_delta_pct"].GetMetric() {
-		labels := map[string]string{}
-		for _, l := range m.GetLabel() {
-			labels[l.GetName()] = l.GetValue()
-		}
-		if labels["variant"] == "otel" && labels["cost"] == string(analyze.CPUPerRequest) {
-			pct = m.GetGauge().GetValue()
-		}
-	}
-	if math.Abs(pct-10) > 0.01 {
-		t.Errorf("toll_delta_pct for CPU per request = %g, want 10", pct)
-	}
-	if len(fams["toll_cost"].GetMetric()) == 0 {
-		t.Error("no toll_cost samples")
-	}
-}
-
 func TestCSV(t *testing.T) {
 	var b bytes.Buffer
 	if err := CSV(&b, summary(t)); err != nil {
@@ -158,54 +116,5 @@ func TestCSV(t *testing.T) {
 	}
 	if n != 6 {
 		t.Errorf("%d CPU-per-request rows, want one per trial (6)", n)
-	}
-}
-
-// TestPushToPushgateway pushes to a real Prometheus Pushgateway on loopback
-// (Debian's prometheus-pushgateway; the CI script installs it) and reads the
-// metric back from its /metrics page.
-func TestPushToPushgateway(t *testing.T) {
-	bin, err := exec.LookPath("prometheus-pushgateway")
-	if err != nil {
-		t.Skip("prometheus-pushgateway is not installed (apt-get install prometheus-pushgateway): ", err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(bin, "--web.listen-address="+addr)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	url := "http://" + addr
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if r, err := http.Get(url + "/-/ready"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(end) {
-			t.Fatal("pushgateway did not get ready")
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := Push(ctx, url, summary(t)); err != nil {
-		t.Fatal(err)
-	}
-	r, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Body.Close()
-	body, _ := io.ReadAll(r.Body)
-	want := `toll_delta_pct{cost="cpu_per_request_ms",instance="",job="toll",scenario="s<x>",target_rate="10",target_users="0",variant="otel"}`
-	if !strings.Contains(string(body), want) {
-		t.Errorf("pushgateway does not show %s:\n%.3000s", want, body)
 	}
 }

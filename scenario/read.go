@@ -10,7 +10,7 @@ import (
 	"reflect"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Read reads, defaults and validates the scenario file at path. A file

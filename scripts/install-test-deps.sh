@@ -3,6 +3,7 @@
 # need a missing one skip with the reason, so `go test ./...` works without
 # this; CI runs it so that every test runs.
 #   prometheus-pushgateway  report: a push lands in a real Pushgateway
+#   prometheus              report: Prometheus scrapes metrics.txt and runs the Grafana dashboard's queries
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
 #   maven                   builds examples/java and fetches its agents, when missing
@@ -11,7 +12,7 @@
 #   runc                    podman's runtime on cgroup v1 hosts, where crun (podman's
 #                           first choice) fails; toll picks runc there when installed
 set -euo pipefail
-pkgs=(prometheus-pushgateway chromium podman runc)
+pkgs=(prometheus-pushgateway prometheus chromium podman runc)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,26 +16,29 @@ import (
 // newCompareCmd returns `toll compare DIR_A DIR_B`.
 func newCompareCmd() *cobra.Command {
 	var gates []string
-	var excludeFlagged bool
+	var excludeFlagged, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "compare DIR_A DIR_B",
 		Short: "Compare two results directories (before/after a change) and gate on the difference",
 		Long: `Compares each variant's overhead against the baseline between two runs of the
-same scenario, e.g. two releases of an agent. With --fail-on, exits with 1 when
+same scenario, e.g. two releases of an agent. With --fail-on, exits with 4 when
 a change's whole 95% interval lies beyond the threshold; an interval that only
-reaches it passes. When $GITHUB_STEP_SUMMARY is set, the table is appended to it
-as Markdown.`,
+reaches it passes. With --json, the comparison and the gates' outcome are
+written to stdout as JSON (docs/results-schema.md) instead of the table.
+
+In GitHub Actions (GITHUB_ACTIONS=true) every failed gate is also an ::error::
+annotation; when $GITHUB_STEP_SUMMARY is set, the table and the gates are
+appended to it as Markdown.
+
+` + exitCodesHelp,
 		Example: `  toll compare results/agents-v1 results/agents-v2
-  toll compare old new --fail-on 'cpu_per_request > +5%' --fail-on 'p99 > +10%'`,
+  toll compare old new --fail-on 'cpu_per_request > +5%' --fail-on 'p99 > +10%'
+  toll compare old new --json > comparison.json`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var gs []analyze.Gate
-			for _, g := range gates {
-				pg, err := analyze.ParseGate(g)
-				if err != nil {
-					return &exitError{exitUsage, err}
-				}
-				gs = append(gs, pg)
+			gs, err := parseGates(gates)
+			if err != nil {
+				return err
 			}
 			var sums [2]*analyze.Summary
 			for i, path := range args {
@@ -50,32 +52,35 @@ as Markdown.`,
 			if err != nil {
 				return &exitError{exitUsage, fmt.Errorf("compare %s and %s: %w", args[0], args[1], err)}
 			}
-			var failures []string
+			var results []analyze.GateResult
 			for _, g := range gs {
-				failures = append(failures, g.Check(rc)...)
+				results = append(results, g.Check(rc))
 			}
-			if err := report.CompareText(cmd.OutOrStdout(), rc, args[0], args[1]); err != nil {
+			out, msgs := cmd.OutOrStdout(), cmd.OutOrStdout()
+			if asJSON {
+				// stdout holds the document alone.
+				msgs = cmd.ErrOrStderr()
+				err = report.CompareJSON(out, rc, args[0], args[1], results)
+			} else {
+				err = report.CompareText(out, rc, args[0], args[1])
+			}
+			if err != nil {
 				return &exitError{exitFailure, err}
 			}
-			if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-				if err := appendFile(p, func(w io.Writer) error { return report.CompareMarkdown(w, rc, args[0], args[1], failures) }); err != nil {
-					return &exitError{exitFailure, fmt.Errorf("write $GITHUB_STEP_SUMMARY: %w", err)}
-				}
+			gh := githubFromEnv(msgs)
+			if err := gh.summary(func(w io.Writer) error { return report.CompareMarkdown(w, rc, args[0], args[1], results) }); err != nil {
+				return &exitError{exitFailure, err}
 			}
-			for _, f := range failures {
-				fmt.Fprintln(cmd.OutOrStdout(), "  ✗", f)
+			gh.gates(results)
+			if err := report.GatesText(msgs, results); err != nil {
+				return &exitError{exitFailure, err}
 			}
-			if len(failures) > 0 {
-				return &exitError{exitFailure, fmt.Errorf("%d gate(s) failed", len(failures))}
-			}
-			if len(gs) > 0 {
-				fmt.Fprintf(cmd.OutOrStdout(), "  ✓ %s\n", strings.Join(gates, "; "))
-			}
-			return nil
+			return gatesFailed(results)
 		},
 	}
-	cmd.Flags().StringArrayVar(&gates, "fail-on", nil, "fail when a cost's change lies beyond a threshold, e.g. 'cpu_per_request > +5%' (repeatable)")
+	cmd.Flags().StringArrayVar(&gates, "fail-on", nil, "exit 4 when a cost's change lies beyond a threshold, e.g. 'cpu_per_request > +5%' (repeatable)")
 	cmd.Flags().BoolVar(&excludeFlagged, "exclude-flagged", false, "leave flagged trials out of both runs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write the comparison and the gates' outcome to stdout as JSON instead of the table")
 	return cmd
 }
 

@@ -12,8 +12,9 @@
 //
 // Exit codes: 0 success; 1 failure (toll could not do its job); 2 bad usage
 // or scenario; 3 invalid run (toll did its job, but some variant has no
-// sound trial: every one failed or was flagged); 130 interrupted. 4 is kept
-// for a failed gate.
+// sound trial: every one failed or was flagged); 4 a --fail-on gate failed;
+// 130 interrupted. When several apply, the first of 130, 1, 3, 4 wins: a
+// gate is only judged on a run that finished and is valid.
 package main
 
 import (
@@ -27,7 +28,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes. 4 is kept for a failed CI gate.
+// Exit codes. When several apply, exitInterrupted wins over exitFailure,
+// which wins over exitInvalid, which wins over exitGate: a failed gate
+// means something only when the measurement behind it is complete and
+// valid.
 const (
 	// exitOK: the run was carried out and its measurement is valid.
 	exitOK = 0
@@ -40,6 +44,10 @@ const (
 	// some variant, at some load step, has no sound trial (analyze decides;
 	// summary.json's "invalid" says why).
 	exitInvalid = 3
+	// exitGate: a --fail-on gate failed: some variant's change (against the
+	// baseline in toll run, between runs in toll compare) lies, with its
+	// whole 95% interval, beyond the threshold.
+	exitGate = 4
 	// exitInterrupted: interrupted by SIGINT or SIGTERM.
 	exitInterrupted = 130
 )
@@ -55,8 +63,12 @@ const exitCodesHelp = `Exit codes:
        or was flagged as not measuring what was planned (errors, a missed
        rate, unsent requests, a short window, no telemetry); summary.json's
        "invalid" and the report's last line say why
-  4    reserved for a failed gate
-  130  interrupted (the trials finished are kept and reported)`
+  4    gate failed: with --fail-on, some variant's change lies, with its whole
+       95% interval, beyond the threshold (against the baseline of the same
+       run in toll run and toll report; between the two runs in toll compare)
+  130  interrupted (the trials finished are kept and reported)
+When several apply, the first of 130, 1, 3, 4 is the exit code: a gate is
+judged only on a run that finished and is valid.`
 
 // exitError carries an exit code out of a command.
 type exitError struct {
@@ -131,7 +143,9 @@ reports baseline / variant / Δ / Δ% for every cost, with a 95% confidence
 interval and a verdict.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       tollVersion(),
 	}
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newCleanupCmd(), newExecCmd())
 	return root
 }

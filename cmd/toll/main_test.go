@@ -593,8 +593,9 @@ func writeRun(t *testing.T, overhead, drift float64) string {
 }
 
 // TestCompareGate: an A/A pair passes a +5% gate; a pair whose agent costs
-// a known +10% more CPU per request fails it, even when the machine ran
-// 15% slower for one of the runs.
+// a known +10% more CPU per request fails it with exit code 4, even when
+// the machine ran 15% slower for one of the runs. In GitHub Actions the
+// failure is an ::error:: annotation and the step summary lists it.
 func TestCompareGate(t *testing.T) {
 	a := writeRun(t, 1.2, 1)
 	for _, tt := range []struct {
@@ -603,12 +604,12 @@ func TestCompareGate(t *testing.T) {
 		wantExit int
 	}{
 		{"A/A", writeRun(t, 1.2, 1.15), 0},
-		{"+10%", writeRun(t, 1.32, 1.15), exitFailure},
+		{"+10%", writeRun(t, 1.32, 1.15), exitGate},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			summary := filepath.Join(t.TempDir(), "step-summary.md")
 			cmd := toll(t, "compare", a, tt.b, "--fail-on", "cpu_per_request > +5%")
-			cmd.Env = append(cmd.Env, "GITHUB_STEP_SUMMARY="+summary)
+			cmd.Env = append(cmd.Env, "GITHUB_STEP_SUMMARY="+summary, "GITHUB_ACTIONS=true")
 			var out bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
@@ -626,6 +627,10 @@ func TestCompareGate(t *testing.T) {
 			}
 			if tt.wantExit != 0 && !strings.Contains(string(md), "Failed gates") {
 				t.Errorf("step summary does not list the failed gate:\n%s", md)
+			}
+			annotated := strings.Contains(out.String(), "::error title=toll%3A gate failed%3A cpu_per_request > +5%25::agent at 100 req/s")
+			if annotated != (tt.wantExit != 0) {
+				t.Errorf("::error:: annotation present %v, want %v:\n%s", annotated, tt.wantExit != 0, out.String())
 			}
 		})
 	}

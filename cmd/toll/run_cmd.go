@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
@@ -35,6 +37,8 @@ type runFlags struct {
 	findMax        bool
 	sloP99         time.Duration
 	resume         string
+	// gates are the --fail-on thresholds, as written.
+	gates []string
 }
 
 // newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
@@ -47,13 +51,21 @@ func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
 		Long: `Run a scenario: its baseline and every variant under identical load, in rounds,
 then analyse the trials and write the reports into the results directory.
 
+With --fail-on, each variant is judged against the baseline of the same run:
+toll exits 4 when a variant's whole 95% interval of the change lies beyond the
+threshold (an interval that only reaches it passes). In GitHub Actions
+(GITHUB_ACTIONS=true) failed gates and an invalid run are ::error::
+annotations; when $GITHUB_STEP_SUMMARY is set, the report and the gates are
+appended to it as Markdown.
+
 ` + exitCodesHelp,
 		Example: `  toll run examples/quickstart.yaml
   toll run examples/quickstart.yaml --out /tmp/qs --seed 7
   toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor
   toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)
   toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO
-  toll run --resume results/quickstart-20261123T101500Z   # finish an interrupted run`,
+  toll run --resume results/quickstart-20261123T101500Z   # finish an interrupted run
+  toll run examples/quickstart.yaml --fail-on 'cpu_per_request > +10%'  # exit 4 when a variant costs more`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.resume != "" {
 				if len(args) > 0 {
@@ -79,17 +91,24 @@ then analyse the trials and write the reports into the results directory.
 	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
-	fl.StringVar(&f.render.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL")
+	addRenderFlags(fl, &f.render)
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this results directory: keep its finished trials and run the rest of its plan (same scenario copy, seed and order)")
+	fl.StringArrayVar(&f.gates, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
 	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
 	return cmd
 }
 
 func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f runFlags) error {
 	var s *scenario.Scenario
-	var err error
+	gates, err := parseGates(f.gates)
+	if err != nil {
+		return err
+	}
+	if f.findMax && len(gates) > 0 {
+		return &exitError{exitUsage, errors.New("--fail-on judges rounds against the baseline; a --find-max search has none")}
+	}
 	if f.resume != "" {
 		if f.aa || f.findMax || f.out != "" || f.seed != 0 {
 			return &exitError{exitUsage, errors.New("--resume takes the run's own settings: --aa, --find-max, --out and --seed do not apply")}
@@ -161,6 +180,10 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if repErr == nil && f.aa {
 		writeNoiseFloor(stdout, sum)
 	}
+	var judged error
+	if repErr == nil && runErr == nil {
+		judged = judge(stdout, sum, gates)
+	}
 	fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 	switch {
 	case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
@@ -170,7 +193,47 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	case repErr != nil:
 		return &exitError{exitFailure, repErr}
 	}
-	return invalid(sum)
+	return judged
+}
+
+// judge finishes toll run and toll report on a run that was carried out:
+// it judges the gates against the baseline when the run is valid, prints
+// their outcome, annotates an invalid run and failed gates for GitHub
+// Actions, appends the report and the gates to $GITHUB_STEP_SUMMARY, and
+// returns the exit error: an invalid run (3) before a failed gate (4).
+func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
+	if sum == nil {
+		return nil
+	}
+	gh := githubFromEnv(w)
+	var results []analyze.GateResult
+	if sum.Valid() {
+		for _, g := range gates {
+			results = append(results, g.CheckRun(sum))
+		}
+	}
+	if err := gh.summary(func(sw io.Writer) error {
+		if err := report.Markdown(sw, sum); err != nil {
+			return err
+		}
+		return report.GatesMarkdown(sw, results)
+	}); err != nil {
+		return &exitError{exitFailure, err}
+	}
+	if !sum.Valid() {
+		for _, why := range sum.Invalid {
+			gh.annotation("error", "toll: invalid run", why)
+		}
+		if len(gates) > 0 {
+			fmt.Fprintln(w, "  gates not judged: the run is not valid")
+		}
+		return invalid(sum)
+	}
+	gh.gates(results)
+	if err := report.GatesText(w, results); err != nil {
+		return &exitError{exitFailure, err}
+	}
+	return gatesFailed(results)
 }
 
 // resultsLine names the results directory and the files written into it.
@@ -250,6 +313,16 @@ type renderOptions struct {
 	includeInterrupted bool
 	// push is a Pushgateway URL to push the summary's metrics to.
 	push string
+	// benchmark is a file to write github-action-benchmark's
+	// customSmallerIsBetter JSON to, or "".
+	benchmark string
+}
+
+// addRenderFlags adds the flags of renderOptions that toll run and toll
+// report share.
+func addRenderFlags(fl *pflag.FlagSet, opt *renderOptions) {
+	fl.StringVar(&opt.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL (grouped by scenario and run)")
+	fl.StringVar(&opt.benchmark, "benchmark-json", "", "also write each variant's overhead ratios to this file as github-action-benchmark customSmallerIsBetter JSON")
 }
 
 // renderDir analyses a results directory, writes its reports and prints the
@@ -290,6 +363,15 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 	written, err := report.WriteAll(dir, sum)
 	if err != nil {
 		return sum, written, err
+	}
+	if opt.benchmark != "" {
+		var b bytes.Buffer
+		if err := report.BenchmarkJSON(&b, sum); err != nil {
+			return sum, written, err
+		}
+		if err := os.WriteFile(opt.benchmark, b.Bytes(), 0o644); err != nil {
+			return sum, written, fmt.Errorf("--benchmark-json: %w", err)
+		}
 	}
 	if opt.push != "" {
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

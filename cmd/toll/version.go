@@ -28,13 +28,18 @@ func tollVersion() string {
 	return v
 }
 
+// versionLine is what toll version and toll --version print.
+func versionLine() string {
+	return fmt.Sprintf("toll %s (%s %s/%s)", tollVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print toll's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "toll %s (%s %s/%s)\n", tollVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine())
 			return nil
 		},
 	}
