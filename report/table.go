@@ -127,7 +127,7 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 				row = append(row, "—", "—")
 				continue
 			}
-			row = append(row, signed(vc.Delta.Abs, info.Digits), DeltaPct(info, vc.Delta))
+			row = append(row, DeltaAbs(info, vc.Delta), DeltaPct(info, vc.Delta))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -173,7 +173,7 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 					row = append(row, num(cr.Value, info.Digits), "—", "—")
 					any = true
 				default:
-					row = append(row, num(cr.Value, info.Digits), signed(cr.Delta.Abs, info.Digits), DeltaPct(info, cr.Delta))
+					row = append(row, num(cr.Value, info.Digits), DeltaAbs(info, cr.Delta), DeltaPct(info, cr.Delta))
 					any = true
 				}
 			}
@@ -235,6 +235,18 @@ func num(v float64, digits int) string {
 	s := fmt.Sprintf("%.*f", digits, v)
 	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s, "-0.") == "" {
 		s = s[1:]
+	}
+	return s
+}
+
+// DeltaAbs renders a change in the cost's unit: "+0.412", and for costs in
+// milliseconds (latencies, CPU per request), whose absolute change is read
+// as often as the relative one (a proxy's extra hop), with the half-width
+// of its 95% interval: "+0.412 ± 0.120".
+func DeltaAbs(info analyze.CostInfo, d *analyze.Delta) string {
+	s := signed(d.Abs, info.Digits)
+	if info.Unit == "ms" && d.AbsCILow != nil && d.AbsCIHigh != nil {
+		s += " ± " + num((*d.AbsCIHigh-*d.AbsCILow)/2, info.Digits)
 	}
 	return s
 }
