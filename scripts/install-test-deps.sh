@@ -6,8 +6,11 @@
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
 #   maven                   builds examples/java and fetches its agents, when missing
+#   haproxy                 examples/sidecar.yaml: the sidecar proxy (cmd/toll TestSidecarProxy)
+#   nginx                   examples/sidecar.yaml: the other sidecar proxy
+#   bpftrace                examples/ebpf.yaml: the eBPF agent (cmd/toll TestEBPFAgent)
 set -euo pipefail
-pkgs=(prometheus-pushgateway chromium)
+pkgs=(prometheus-pushgateway chromium haproxy nginx bpftrace)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()
