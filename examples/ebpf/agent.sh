@@ -64,6 +64,17 @@ interval:s:10 {
   exit 2
   ;;
 esac
+# bpftrace 0.17 leaves out, without a word, a uprobe whose function is not
+# in the binary: the agent would run and trace nothing. Check each first.
+if [ "$mode" = uprobes ]; then
+  functions=$(bpftrace -l "uprobe:$bin:*" 2>/dev/null || true)
+  for fn in $(grep -o 'uprobe:[^"]*"[^"]*"' <<<"$prog" | cut -d'"' -f2); do
+    if ! grep -qxF "uprobe:$bin:$fn" <<<"$functions"; then
+      echo "toll-ebpf-agent: ERROR: $bin has no function $fn to attach a uprobe to" >&2
+      exit 1
+    fi
+  done
+fi
 prog+='
 BEGIN { printf("toll-ebpf-agent: attached\n"); }'
 # uprobes are placed in the traced process only (-p); tracepoints fire in
