@@ -6,8 +6,10 @@
 #                                  and exit: per-syscall counts and latency
 #                                  histograms of the process (Kindling, Falco)
 #   agent.sh uprobes  PORT BINARY  uprobes on the Go HTTP server's and client's
-#                                  functions and the service's own handler in
-#                                  BINARY: requests, calls, reads and writes
+#                                  functions, the service's own handler, and
+#                                  the Go runtime's system-call entry and exit
+#                                  in BINARY: requests, calls, reads, writes
+#                                  and system calls, seen from user space
 #                                  (Beyla, Pixie, Odiglet)
 #
 # The traced process is the one listening on 127.0.0.1:PORT. bpftrace prints
@@ -51,12 +53,14 @@ uprobe:$bin:\"net/http.(*response).finishRequest\" /pid == \$1/ { @finish_reques
 uprobe:$bin:\"net/http.(*Transport).roundTrip\" /pid == \$1/ { @client_calls = count(); }
 uprobe:$bin:\"internal/poll.(*FD).Read\" /pid == \$1/ { @fd_reads = count(); }
 uprobe:$bin:\"internal/poll.(*FD).Write\" /pid == \$1/ { @fd_writes = count(); }
+uprobe:$bin:\"runtime.entersyscall\" /pid == \$1/ { @syscall_start[tid] = nsecs; }
+uprobe:$bin:\"runtime.exitsyscall\" /pid == \$1 && @syscall_start[tid]/ { @syscalls = count(); delete(@syscall_start[tid]); }
 interval:s:10 {
   time(\"%H:%M:%S \");
   print(@requests); print(@handler); print(@read_request); print(@finish_request);
-  print(@client_calls); print(@fd_reads); print(@fd_writes);
+  print(@client_calls); print(@fd_reads); print(@fd_writes); print(@syscalls);
   clear(@requests); clear(@handler); clear(@read_request); clear(@finish_request);
-  clear(@client_calls); clear(@fd_reads); clear(@fd_writes);
+  clear(@client_calls); clear(@fd_reads); clear(@fd_writes); clear(@syscalls);
 }"
   ;;
 *)
