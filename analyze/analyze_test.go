@@ -550,3 +550,21 @@ func TestSharedDuetLatencyNotCompared(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareAbsInterval checks that every comparison carries the interval
+// of its change in the cost's unit (a proxy hop's latency in ms), which
+// excludes zero for a steady +0.3 ms and is absent for one round.
+func TestCompareAbsInterval(t *testing.T) {
+	base := []float64{1.00, 1.10, 0.95, 1.05, 1.02}
+	vari := []float64{1.31, 1.38, 1.27, 1.36, 1.30}
+	d := Compare(Info(LatencyP50), base, vari)
+	if d.AbsCILow == nil || d.AbsCIHigh == nil {
+		t.Fatalf("no interval in ms: %+v", d)
+	}
+	if !(*d.AbsCILow > 0.2 && *d.AbsCIHigh < 0.4 && *d.AbsCILow < d.Abs && d.Abs < *d.AbsCIHigh) {
+		t.Errorf("interval [%.3f, %.3f] around %.3f, want it inside (0.2, 0.4) around the mean", *d.AbsCILow, *d.AbsCIHigh, d.Abs)
+	}
+	if one := Compare(Info(LatencyP50), base[:1], vari[:1]); one.AbsCILow != nil {
+		t.Errorf("one round gave an interval: %+v", one)
+	}
+}

@@ -21,6 +21,12 @@ type Delta struct {
 	CIHigh *float64 `json:"ci_high,omitempty"`
 	// CIUnit is "%" or the cost's unit.
 	CIUnit string `json:"ci_unit"`
+	// AbsCILow and AbsCIHigh bound the 95% interval of Abs, in the cost's
+	// unit (the mean of the per-round differences), for every cost: a
+	// latency's change in ms, such as the extra hop of a sidecar proxy.
+	// Absent when N < 2.
+	AbsCILow  *float64 `json:"abs_ci_low,omitempty"`
+	AbsCIHigh *float64 `json:"abs_ci_high,omitempty"`
 	// PValue is the two-sided t-test p-value of no difference.
 	PValue *float64 `json:"p_value,omitempty"`
 	// Significant is true when the interval excludes zero.
@@ -80,6 +86,14 @@ func Compare(info CostInfo, base, vari []float64) Delta {
 		if base[i] <= 0 || vari[i] <= 0 {
 			ratio = false
 		}
+	}
+	diffs := make([]float64, n)
+	for i := range base {
+		diffs[i] = vari[i] - base[i]
+	}
+	if div := TInterval(diffs); div.HasCI {
+		lo, hi := div.Low, div.High
+		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
 	var xs []float64
 	if ratio {

@@ -402,6 +402,7 @@ func isLatency(c Cost) bool {
 // verdict: the run's design makes the difference meaningless (why).
 func notComparable(d Delta, why string) Delta {
 	d.Pct, d.CILow, d.CIHigh, d.PValue = nil, nil, nil, nil
+	d.AbsCILow, d.AbsCIHigh = nil, nil
 	d.Significant, d.BootstrapAgrees, d.Size = false, true, SizeNone
 	d.Verdict = "n/a (" + why + ")"
 	return d

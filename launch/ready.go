@@ -1,12 +1,15 @@
 package launch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"regexp"
 	"time"
 )
 
@@ -20,9 +23,14 @@ const (
 
 // waitReady polls the readiness checks of r until they all pass, the
 // process exits (exited is closed), r's timeout passes or ctx is done.
-func waitReady(ctx context.Context, r Readiness, exited <-chan struct{}) error {
+// The log check reads logPath from offset logStart on.
+func waitReady(ctx context.Context, r Readiness, logPath string, logStart int64, exited <-chan struct{}) error {
 	if !r.configured() {
 		return nil
+	}
+	var lw *logWatch
+	if r.Log != nil {
+		lw = &logWatch{path: logPath, offset: logStart, re: r.Log}
 	}
 	timeout := r.timeout()
 	deadline := time.Now().Add(timeout)
@@ -40,7 +48,7 @@ func waitReady(ctx context.Context, r Readiness, exited <-chan struct{}) error {
 	defer tick.Stop()
 	var last error // the last check's failure, preferring one not cut short by the deadline
 	for {
-		err := check(rctx, client, r)
+		err := check(rctx, client, r, lw)
 		if err == nil {
 			return nil
 		}
@@ -64,9 +72,14 @@ func waitReady(ctx context.Context, r Readiness, exited <-chan struct{}) error {
 }
 
 // check runs each configured readiness check once.
-func check(ctx context.Context, client *http.Client, r Readiness) error {
+func check(ctx context.Context, client *http.Client, r Readiness, lw *logWatch) error {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
+	if lw != nil {
+		if err := lw.check(); err != nil {
+			return err
+		}
+	}
 	if r.TCP != "" {
 		var d net.Dialer
 		conn, err := d.DialContext(ctx, "tcp", r.TCP)
@@ -97,4 +110,56 @@ func checkHTTP(ctx context.Context, client *http.Client, url string) error {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
+}
+
+// maxLogLine bounds the part of one log line kept while waiting for its end;
+// a longer line is matched on its first maxLogLine bytes.
+const maxLogLine = 64 << 10
+
+// logWatch looks for a line matching re in a log file as it grows.
+type logWatch struct {
+	path    string
+	offset  int64  // where the next read starts
+	partial []byte // the start of a line whose end has not been written yet
+	re      *regexp.Regexp
+	matched bool
+}
+
+// check reads what the log gained since the last call and succeeds once a
+// complete line of it has matched.
+func (w *logWatch) check() error {
+	if w.matched {
+		return nil
+	}
+	f, err := os.Open(w.path)
+	if err != nil {
+		return fmt.Errorf("log: %w", err)
+	}
+	defer f.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.ReadAt(buf, w.offset)
+		w.offset += int64(n)
+		data := buf[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				w.partial = append(w.partial, data[:min(len(data), maxLogLine-len(w.partial))]...)
+				break
+			}
+			line := append(w.partial, data[:min(i, maxLogLine-len(w.partial))]...)
+			w.partial = w.partial[:0]
+			data = data[i+1:]
+			if w.re.Match(line) {
+				w.matched = true
+				return nil
+			}
+		}
+		if err == io.EOF || n == 0 {
+			return fmt.Errorf("no line of the log matches %q yet", w.re)
+		}
+		if err != nil {
+			return fmt.Errorf("log: %w", err)
+		}
+	}
 }

@@ -92,7 +92,7 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
 
-	err = waitReady(ctx, spec.Ready, s.done)
+	err = waitReady(ctx, spec.Ready, spec.LogPath, logStart, s.done)
 	if err == nil {
 		// Readiness says something answers; make sure it is the service.
 		err = checkOwner(ctx, proc, spec.Ready, s.pid, append(others, members(spec)...))

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,11 +31,17 @@ func TestStartReady(t *testing.T) {
 		{"tcp", func(a string) Readiness { return Readiness{TCP: a} }, true, delay, true},
 		{"tcp and http", func(a string) Readiness { return Readiness{TCP: a, HTTP: "http://" + a + "/"} }, true, delay, true},
 		{"none", func(string) Readiness { return Readiness{} }, false, 0, false},
+		// A daemon with no port says it is ready in its log; the line
+		// comes after a first one that does not match and a delay.
+		{"log", func(string) Readiness { return Readiness{Log: regexp.MustCompile(`^probes attached`)} }, false, delay, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			addr := freeAddr(t)
 			spec := shSpec(t, "sleeper", "exec sleep 100")
+			if tt.name == "log" {
+				spec = shSpec(t, "daemon", "echo attaching; sleep 0.2; printf 'probes attached\\n'; exec sleep 100")
+			}
 			if tt.helper {
 				spec = helperSpec(t, addr, delay)
 			}
@@ -104,6 +111,25 @@ func TestStartFailure(t *testing.T) {
 				return s
 			},
 			want: []string{"start deaf", "not ready within 300ms", "connection refused", "pid="},
+		},
+		{
+			name: "log: exits without the line",
+			spec: func(t *testing.T) Spec {
+				s := shSpec(t, "bpf", "echo 'ERROR: cannot attach uprobe'; exit 1")
+				s.Ready = Readiness{Log: regexp.MustCompile(`^attached`), Timeout: 10 * time.Second}
+				return s
+			},
+			want: []string{"start bpf", "exited before ready", "exit status 1", "cannot attach uprobe"},
+			code: 1,
+		},
+		{
+			name: "log: line never comes",
+			spec: func(t *testing.T) Spec {
+				s := shSpec(t, "mute", "echo 'attaching 2 probes'; exec sleep 100")
+				s.Ready = Readiness{Log: regexp.MustCompile(`^attached`), Timeout: 300 * time.Millisecond}
+				return s
+			},
+			want: []string{"start mute", "not ready within 300ms", `no line of the log matches "^attached"`, "attaching 2 probes"},
 		},
 		{
 			name: "http error status",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"regexp"
 	"syscall"
 	"time"
 )
@@ -14,8 +15,8 @@ import (
 // Readiness.Timeout is zero.
 const DefaultReadyTimeout = 30 * time.Second
 
-// Readiness says when a started service is ready to take load. When both HTTP
-// and TCP are set, both must succeed. When neither is set, the service is
+// Readiness says when a started service is ready to take load. When more
+// than one check is set, all must succeed. When none is set, the service is
 // ready as soon as it has started.
 type Readiness struct {
 	// HTTP is a URL that must answer a GET with a 2xx or 3xx status.
@@ -23,13 +24,17 @@ type Readiness struct {
 	HTTP string
 	// TCP is a host:port that must accept a connection.
 	TCP string
+	// Log, when set, must match a line the service writes to its log
+	// after it starts: the readiness of a daemon that listens on no port
+	// (an eBPF agent that prints once its probes are attached).
+	Log *regexp.Regexp
 	// Timeout bounds the wait; zero means DefaultReadyTimeout.
 	Timeout time.Duration
 }
 
 // configured reports whether any readiness check is set.
 func (r Readiness) configured() bool {
-	return r.HTTP != "" || r.TCP != ""
+	return r.HTTP != "" || r.TCP != "" || r.Log != nil
 }
 
 // timeout returns the effective timeout.

@@ -118,3 +118,18 @@ func TestCSV(t *testing.T) {
 		t.Errorf("%d CPU-per-request rows, want one per trial (6)", n)
 	}
 }
+// TestDeltaAbs checks that a change in milliseconds carries its interval
+// and one in another unit does not.
+func TestDeltaAbs(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	d := &analyze.Delta{N: 5, Abs: 0.412, AbsCILow: f(0.292), AbsCIHigh: f(0.532)}
+	if got, want := DeltaAbs(analyze.Info(analyze.LatencyP50), d), "+0.41 ± 0.12"; got != want {
+		t.Errorf("latency: %q, want %q", got, want)
+	}
+	if got := DeltaAbs(analyze.Info(analyze.RSS), &analyze.Delta{N: 5, Abs: 3, AbsCILow: f(2), AbsCIHigh: f(4)}); strings.Contains(got, "±") {
+		t.Errorf("RSS: %q has an interval", got)
+	}
+	if got := DeltaAbs(analyze.Info(analyze.LatencyP50), &analyze.Delta{N: 1, Abs: 0.4}); strings.Contains(got, "±") {
+		t.Errorf("one round: %q has an interval", got)
+	}
+}

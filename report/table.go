@@ -86,8 +86,13 @@ func valueCell(v float64, info analyze.CostInfo) Cell {
 	return Cell{Text: num(v, info.Digits), Kind: KindValue, Value: &v, Unit: info.Unit}
 }
 
-func deltaCell(v float64, info analyze.CostInfo) Cell {
-	return Cell{Text: signed(v, info.Digits), Kind: KindDelta, Value: &v, Unit: info.Unit}
+func deltaCell(d *analyze.Delta, info analyze.CostInfo) Cell {
+	v := d.Abs
+	c := Cell{Text: DeltaAbs(info, d), Kind: KindDelta, Value: &v, Unit: info.Unit}
+	if info.Unit == "ms" && d.AbsCILow != nil && d.AbsCIHigh != nil {
+		c.Low, c.High = d.AbsCILow, d.AbsCIHigh
+	}
+	return c
 }
 
 // ChangeCell is the Δ% cell of a difference: its text (DeltaPct), its
@@ -244,7 +249,7 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 				row = append(row, noneCell, noneCell)
 				continue
 			}
-			row = append(row, deltaCell(vc.Delta.Abs, info), ChangeCell(info, vc.Delta))
+			row = append(row, deltaCell(vc.Delta, info), ChangeCell(info, vc.Delta))
 		}
 		t.Rows = append(t.Rows, row)
 	}
@@ -290,7 +295,7 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 					row = append(row, valueCell(cr.Value, info), noneCell, noneCell)
 					any = true
 				default:
-					row = append(row, valueCell(cr.Value, info), deltaCell(cr.Delta.Abs, info), ChangeCell(info, cr.Delta))
+					row = append(row, valueCell(cr.Value, info), deltaCell(cr.Delta, info), ChangeCell(info, cr.Delta))
 					any = true
 				}
 			}
@@ -352,6 +357,18 @@ func num(v float64, digits int) string {
 	s := fmt.Sprintf("%.*f", digits, v)
 	if s == "-0" || strings.HasPrefix(s, "-0.") && strings.Trim(s, "-0.") == "" {
 		s = s[1:]
+	}
+	return s
+}
+
+// DeltaAbs renders a change in the cost's unit: "+0.412", and for costs in
+// milliseconds (latencies, CPU per request), whose absolute change is read
+// as often as the relative one (a proxy's extra hop), with the half-width
+// of its 95% interval: "+0.412 ± 0.120".
+func DeltaAbs(info analyze.CostInfo, d *analyze.Delta) string {
+	s := signed(d.Abs, info.Digits)
+	if info.Unit == "ms" && d.AbsCILow != nil && d.AbsCIHigh != nil {
+		s += " ± " + num((*d.AbsCIHigh-*d.AbsCILow)/2, info.Digits)
 	}
 	return s
 }

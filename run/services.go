@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -71,10 +72,19 @@ func (r *runner) start(ctx context.Context, name string) error {
 		// the service started if toll dies, and every process of the run
 		// carries its label.
 		argv := append(append(append([]string{r.opt.Self, "_exec"}, l.Supervisor...), "--"), l.Argv...)
+		var readyLog *regexp.Regexp
+		if svc.Ready.Log != "" {
+			re, err := regexp.Compile(svc.Ready.Log)
+			if err != nil {
+				r.dropCgroups(st)
+				return fmt.Errorf("variant %s: %s: ready.log: %w", name, svc.Name, err)
+			}
+			readyLog = re
+		}
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
 		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, r.id), Dir: l.Dir,
 			LogPath:     r.dir.LogPath(logName),
-			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Timeout: svc.Ready.Timeout.D()},
+			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D()},
 			DeathSignal: supervise.DeathSignal, Members: l.Members, Release: l.Release})
 		var cgPath string
 		if cg != nil {

@@ -117,7 +117,11 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		svc.Ready.TCP = expand(base.Ready.TCP)
 		v.Services = append(v.Services, svc)
 	}
-	v.Target = strings.TrimRight(expand(s.Load.Target), "/")
+	target := s.Load.Target
+	if sv.Load.Target != "" {
+		target = sv.Load.Target
+	}
+	v.Target = strings.TrimRight(expand(target), "/")
 	for _, r := range s.Load.Requests {
 		h := http.Header{}
 		for k, val := range r.Headers {

@@ -39,6 +39,9 @@ const (
 	MaxServices = 64
 	MaxVariants = 64
 	MaxRequests = 100
+	// MaxReadyLog bounds a ready.log regular expression, which is matched
+	// against each line a service writes until it is ready.
+	MaxReadyLog = 1024
 	MaxSteps    = 100
 	// MaxWeights bounds the sum of the request mix's weights: the load
 	// generator keeps one period of the mix, a weight-sum of entries.

@@ -64,6 +64,7 @@ func TestParseErrors(t *testing.T) {
 		want           string // substring of the one-line error, which starts with file:line
 	}{
 		{"typo field", "    measure: true\n", "    mesure: true\n", `demo.yaml:8: services[1].mesure: unknown field "mesure" in service (did you mean "measure"?)`},
+		{"typo in a variant's load", "    exports: true\n", "    exports: true\n    load: {targte: \"http://127.0.0.1:1\"}\n", `demo.yaml:14: variants[1].load.targte: unknown field "targte" in variantload (did you mean "target"?)`},
 		{"rate not a number", "rate: 100", "rate: fast", `demo.yaml:20: load.rate: "fast" is not a number`},
 		{"missing command", "    command: [toll, app, consumer]\n", "", `demo.yaml:6: services[1]: command is required (service "consumer")`},
 		{"bad duration", "duration: 10s", "duration: ten", `demo.yaml:21: load.duration: "ten" is not a duration`},

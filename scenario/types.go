@@ -133,10 +133,15 @@ const (
 )
 
 // Ready describes a readiness check: an HTTP URL that must answer 2xx/3xx,
-// or a TCP address that must accept connections.
+// a TCP address that must accept connections, or a line of the service's
+// log that must match a regular expression (for a daemon with no port, such
+// as an eBPF agent that says when its probes are attached).
 type Ready struct {
-	HTTP    string   `yaml:"http"`
-	TCP     string   `yaml:"tcp"`
+	HTTP string `yaml:"http"`
+	TCP  string `yaml:"tcp"`
+	// Log is a regular expression (Go's RE2 syntax) that a line of the
+	// service's output must match.
+	Log     string   `yaml:"log"`
 	Timeout Duration `yaml:"timeout"`
 }
 
@@ -153,6 +158,15 @@ type Variant struct {
 	Exports bool `yaml:"exports"`
 	// Skip leaves services out of this variant, by name.
 	Skip []string `yaml:"skip"`
+	// Load changes the load for this variant.
+	Load VariantLoad `yaml:"load"`
+}
+
+// VariantLoad changes the scenario's load for one variant.
+type VariantLoad struct {
+	// Target replaces load.target: the base URL this variant's requests go
+	// to, e.g. a sidecar proxy in front of the service.
+	Target string `yaml:"target"`
 }
 
 // Override changes one service within a variant.

@@ -309,8 +309,16 @@ func (v *validator) services(s *Scenario) {
 		default:
 			v.fail(p+".role", "%q is not app or agent", svc.Role)
 		}
-		if svc.Ready.HTTP != "" && svc.Ready.TCP != "" {
-			v.fail(p+".ready", "set http or tcp, not both")
+		if n := btoi(svc.Ready.HTTP != "") + btoi(svc.Ready.TCP != "") + btoi(svc.Ready.Log != ""); n > 1 {
+			v.fail(p+".ready", "set one of http, tcp or log, not %d", n)
+		}
+		if svc.Ready.Log != "" {
+			v.noNUL(p+".ready.log", svc.Ready.Log)
+			if len(svc.Ready.Log) > MaxReadyLog {
+				v.fail(p+".ready.log", "is %d bytes long; at most %d (it is matched against every line the service writes until it is ready)", len(svc.Ready.Log), MaxReadyLog)
+			} else if _, err := regexp.Compile(svc.Ready.Log); err != nil {
+				v.fail(p+".ready.log", "%q is not a regular expression: %v", svc.Ready.Log, err)
+			}
 		}
 		if svc.Ready.HTTP != "" {
 			v.url(p+".ready.http", svc.Ready.HTTP)
@@ -368,6 +376,14 @@ func (v *validator) limits(p string, svc *Service) {
 	}
 }
 
+// btoi is 1 for true and 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // isSpaceOrControl reports whether r has no place in an address or a
 // request line.
 func isSpaceOrControl(r rune) bool { return r <= ' ' || r == 0x7f }
@@ -405,6 +421,14 @@ func (v *validator) variants(s *Scenario) {
 				v.placeholders(fmt.Sprintf("%s.args[%d]", op, j), a)
 			}
 			v.env(op+".env", o.Env)
+		}
+		if vr.Load.Target != "" {
+			v.url(p+".load.target", vr.Load.Target)
+			if u, err := url.Parse(expandForCheck(vr.Load.Target)); err == nil && (u.RawQuery != "" || u.Fragment != "") {
+				v.fail(p+".load.target", "%q has a query or fragment; requests' paths are appended to it, so put queries in the paths", vr.Load.Target)
+			}
+		} else if v.present(p + ".load.target") {
+			v.fail(p+".load.target", "is empty; leave it out to use load.target")
 		}
 		for j, name := range vr.Skip {
 			if _, ok := s.Service(name); !ok {

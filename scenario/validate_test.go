@@ -144,6 +144,13 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"argument with NUL", "    command: [toll, app, consumer]\n", "    command: [toll, app, \"con\\0sumer\"]\n", 7, "services[1].command[2]", "holds a NUL byte"},
 		{"env name with =", "env: {A: b}", "env: {\"A=B\": b}", 15, "variants[1].services.consumer.env.A=B", `"A=B" is not an environment variable name`},
 		{"ready.tcp with CR/LF", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {tcp: \"127.0.0.1:1\\r\\n\"}\n", 5, "services[0].ready.tcp", "is not host:port"},
+		{"ready: log and http", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\", log: attached}\n", 5, "services[0].ready", "set one of http, tcp or log, not 2"},
+		{"ready.log not a regexp", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {log: \"(attached\"}\n", 5, "services[0].ready.log", `"(attached" is not a regular expression`},
+		{"ready.log too long", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {log: " + strings.Repeat("a", 1025) + "}\n", 5, "services[0].ready.log", "is 1025 bytes long; at most 1024"},
+		{"variant load.target not a URL", "    exports: true\n", "    exports: true\n    load: {target: \"127.0.0.1:${port:proxy}\"}\n", 14, "variants[1].load.target", "is not an http:// or https:// URL"},
+		{"variant load.target with a query", "    exports: true\n", "    exports: true\n    load: {target: \"http://127.0.0.1:${port:proxy}/?a\"}\n", 14, "variants[1].load.target", "has a query or fragment"},
+		{"variant load.target empty", "    exports: true\n", "    exports: true\n    load: {target: \"\"}\n", 14, "variants[1].load.target", "is empty; leave it out"},
+		{"variant load.target bad placeholder", "    exports: true\n", "    exports: true\n    load: {target: \"http://127.0.0.1:${prot:proxy}\"}\n", 14, "variants[1].load.target", "${prot:proxy}"},
 		{"too many variants", "", "", 0, "", ""}, // built below
 	}
 	// Cases whose text is built rather than written out.

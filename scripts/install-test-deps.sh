@@ -11,8 +11,11 @@
 #                           cleanup of a killed run's containers
 #   runc                    podman's runtime on cgroup v1 hosts, where crun (podman's
 #                           first choice) fails; toll picks runc there when installed
+#   haproxy                 examples/sidecar.yaml: the sidecar proxy (cmd/toll TestSidecarProxy)
+#   nginx                   examples/sidecar.yaml: the other sidecar proxy
+#   bpftrace                examples/ebpf.yaml: the eBPF agent (cmd/toll TestEBPFAgent)
 set -euo pipefail
-pkgs=(prometheus-pushgateway prometheus chromium podman runc)
+pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()

@@ -421,7 +421,7 @@ func TestAgentRoleRows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
 	}
-	b, err := os.ReadFile("../../examples/agent-daemon.yaml")
+	b, err := os.ReadFile("testdata/agent-daemon-toy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A small eBPF agent, in the two ways eBPF agents watch an application
+# (Kindling compares its eBPF and kernel-module probes the same way):
+#
+#   agent.sh syscalls PORT BINARY  tracepoints on every system call's entry
+#                                  and exit: per-syscall counts and latency
+#                                  histograms of the process (Kindling, Falco)
+#   agent.sh uprobes  PORT BINARY  uprobes on the Go HTTP server's and client's
+#                                  functions, the service's own handler, and
+#                                  the Go runtime's system-call entry and exit
+#                                  in BINARY: requests, calls, reads, writes
+#                                  and system calls, seen from user space
+#                                  (Beyla, Pixie, Odiglet)
+#
+# The traced process is the one listening on 127.0.0.1:PORT. bpftrace prints
+# "toll-ebpf-agent: attached" once every probe is attached (its BEGIN probe
+# runs after the others are attached), which is the service's readiness
+# (ready: {log: ...}); if a probe cannot attach, bpftrace exits with the
+# reason and toll stops the run with the end of this log. Every 10 s the
+# agent prints what it aggregated, as an agent would ship it. Needs root.
+set -euo pipefail
+mode=${1:?usage: agent.sh syscalls|uprobes PORT BINARY} port=${2:?port} bin=${3:?binary}
+
+# bpftrace reads tracepoints' formats from tracefs.
+if [ ! -e /sys/kernel/tracing/events ]; then
+  mount -t tracefs nodev /sys/kernel/tracing || {
+    echo "toll-ebpf-agent: tracefs is not mounted at /sys/kernel/tracing and could not be" >&2; exit 1; }
+fi
+pid=$(ss -Hltnp "sport = :$port" | grep -o 'pid=[0-9]*' | head -n1 | cut -d= -f2 || true)
+if [ -z "$pid" ]; then
+  echo "toll-ebpf-agent: no process listens on port $port" >&2
+  exit 1
+fi
+echo "toll-ebpf-agent: tracing pid $pid ($(tr '\0' ' ' </proc/$pid/cmdline | cut -c1-120)) with $mode"
+
+case $mode in
+syscalls)
+  prog='
+tracepoint:raw_syscalls:sys_enter /pid == $1/ { @start[tid] = nsecs; }
+tracepoint:raw_syscalls:sys_exit /pid == $1 && @start[tid]/ {
+  @syscalls[args->id] = count();
+  @latency_us = hist((nsecs - @start[tid]) / 1000);
+  delete(@start[tid]);
+}
+interval:s:10 { time("%H:%M:%S "); print(@syscalls, 8); print(@latency_us); clear(@syscalls); clear(@latency_us); }'
+  ;;
+uprobes)
+  prog="
+uprobe:$bin:\"net/http.serverHandler.ServeHTTP\" /pid == \$1/ { @requests = count(); }
+uprobe:$bin:\"github.com/tollperf/toll/app.(*consumer).ServeHTTP\" /pid == \$1/ { @handler = count(); }
+uprobe:$bin:\"net/http.(*conn).readRequest\" /pid == \$1/ { @read_request = count(); }
+uprobe:$bin:\"net/http.(*response).finishRequest\" /pid == \$1/ { @finish_request = count(); }
+uprobe:$bin:\"net/http.(*Transport).roundTrip\" /pid == \$1/ { @client_calls = count(); }
+uprobe:$bin:\"internal/poll.(*FD).Read\" /pid == \$1/ { @fd_reads = count(); }
+uprobe:$bin:\"internal/poll.(*FD).Write\" /pid == \$1/ { @fd_writes = count(); }
+uprobe:$bin:\"runtime.entersyscall\" /pid == \$1/ { @syscall_start[tid] = nsecs; }
+uprobe:$bin:\"runtime.exitsyscall\" /pid == \$1 && @syscall_start[tid]/ { @syscalls = count(); delete(@syscall_start[tid]); }
+interval:s:10 {
+  time(\"%H:%M:%S \");
+  print(@requests); print(@handler); print(@read_request); print(@finish_request);
+  print(@client_calls); print(@fd_reads); print(@fd_writes); print(@syscalls);
+  clear(@requests); clear(@handler); clear(@read_request); clear(@finish_request);
+  clear(@client_calls); clear(@fd_reads); clear(@fd_writes); clear(@syscalls);
+}"
+  ;;
+*)
+  echo "toll-ebpf-agent: mode $mode is not syscalls or uprobes" >&2
+  exit 2
+  ;;
+esac
+# bpftrace 0.17 leaves out, without a word, a uprobe whose function is not
+# in the binary: the agent would run and trace nothing. Check each first.
+if [ "$mode" = uprobes ]; then
+  functions=$(bpftrace -l "uprobe:$bin:*" 2>/dev/null || true)
+  for fn in $(grep -o 'uprobe:[^"]*"[^"]*"' <<<"$prog" | cut -d'"' -f2); do
+    if ! grep -qxF "uprobe:$bin:$fn" <<<"$functions"; then
+      echo "toll-ebpf-agent: ERROR: $bin has no function $fn to attach a uprobe to" >&2
+      exit 1
+    fi
+  done
+fi
+prog+='
+BEGIN { printf("toll-ebpf-agent: attached\n"); }'
+# uprobes are placed in the traced process only (-p); tracepoints fire in
+# every process and the predicate keeps the traced one.
+exec bpftrace -p "$pid" -e "$prog" "$pid"
