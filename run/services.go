@@ -28,6 +28,12 @@ type started struct {
 
 // start starts variant name's services in order and waits until each is ready.
 func (r *runner) start(ctx context.Context, name string) error {
+	return r.startLimited(ctx, name, 0)
+}
+
+// startLimited is start with every service's CPU quota set to cpuLimit
+// cores (0 keeps each service's own cpu_limit): a start-up step's limit.
+func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
 	v := r.variants[name]
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true}
 	r.starts[name]++
@@ -47,7 +53,11 @@ func (r *runner) start(ctx context.Context, name string) error {
 		var cgPath string
 		var shim []string
 		if r.tree != nil {
-			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: svc.CPULimit, MemoryLimit: int64(svc.MemoryLimit)})
+			limit := svc.CPULimit
+			if cpuLimit > 0 {
+				limit = cpuLimit
+			}
+			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
 				r.dropCgroups(st)
 				return fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
@@ -55,7 +65,7 @@ func (r *runner) start(ctx context.Context, name string) error {
 			st.cgs[svc.Name] = g
 			cgPath = g.Path()
 			shim = append(shim, "--cgroup-procs", strings.Join(g.ProcsFiles(), ","))
-		} else if svc.CPULimit > 0 || svc.MemoryLimit > 0 {
+		} else if svc.CPULimit > 0 || svc.MemoryLimit > 0 || cpuLimit > 0 {
 			r.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
 		}
 		if cpus != "" {
