@@ -39,8 +39,8 @@ type Service struct {
 	waitErr    error         // what cmd.Wait returned; written before done is closed
 	exitedAt   time.Time     // when the leader was reaped; written before done is closed
 	state      *os.ProcessState
-	unexpected bool          // the exit came before Stop; written before done is closed
-	stopping   atomic.Bool   // Stop has begun: an exit from now on is expected
+	unexpected bool        // the exit came before Stop; written before done is closed
+	stopping   atomic.Bool // Stop has begun: an exit from now on is expected
 
 	stopMu  sync.Mutex
 	stopped bool
