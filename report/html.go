@@ -60,6 +60,7 @@ func HTML(w io.Writer, s *analyze.Summary, trials []*record.Trial) error {
 		if i < len(s.Steps) {
 			st.Bars = stepBars(s, s.Steps[i], colors)
 			st.Series, st.Spectrum = stepCharts(s, s.Steps[i], trials, colors)
+			st.Series = append(stepDotPlots(s.Steps[i], colors), st.Series...)
 		}
 		d.Steps = append(d.Steps, st)
 	}

@@ -209,3 +209,23 @@ func TestPushToPushgateway(t *testing.T) {
 		t.Errorf("pushgateway does not show %s:\n%.3000s", want, body)
 	}
 }
+
+// TestDotPlotEveryRepetition checks that a start-up or job experiment's HTML
+// report plots every repetition of each variant, and a load test's none.
+func TestDotPlotEveryRepetition(t *testing.T) {
+	st := analyze.Step{Workload: "job", Variants: []analyze.VariantResult{
+		{Name: "baseline", Costs: []analyze.CostResult{{Cost: analyze.JobWall, Label: "job: wall time", Values: []float64{1, 1.1, 0.9}, Value: 1}}},
+		{Name: "otel", Costs: []analyze.CostResult{{Cost: analyze.JobWall, Label: "job: wall time", Values: []float64{1.2, 1.3}, Value: 1.25}}},
+	}}
+	plots := stepDotPlots(st, map[string]string{"baseline": "#000", "otel": "#f00"})
+	if len(plots) != 1 {
+		t.Fatalf("%d plots, want 1", len(plots))
+	}
+	if n := strings.Count(string(plots[0]), "<circle"); n != 5 {
+		t.Errorf("%d dots, want one per repetition (5)", n)
+	}
+	st.Workload = ""
+	if len(stepDotPlots(st, nil)) != 0 {
+		t.Error("a load test's step got a dot plot")
+	}
+}
