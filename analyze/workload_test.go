@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/record"
 )
@@ -140,5 +141,32 @@ func TestFailedJobNotAveraged(t *testing.T) {
 	s, _ = Summarize(m, trials, Options{})
 	if s.Valid() || !strings.Contains(strings.Join(s.Invalid, ";"), "agent at job") {
 		t.Errorf("every agent job failed, yet invalid is %v", s.Invalid)
+	}
+}
+
+// TestTimeToPeak checks the time to 95% of peak throughput: a closed-model
+// trial whose fresh services ramp up over 4 seconds reaches its plateau
+// there; one whose services ran before (restart: once) has no such cost.
+func TestTimeToPeak(t *testing.T) {
+	for _, started := range []bool{true, false} {
+		start := time.Unix(1000, 0)
+		tr := &record.Trial{Index: 1, Round: 1, Variant: "v", TargetUsers: 10, Start: start,
+			MeasureStart: start.Add(2 * time.Second), MeasureEnd: start.Add(12 * time.Second),
+			Services: []record.ServiceRun{{Name: "app", Measured: true, Started: started}}}
+		// Completions per second from the first request (t = -2): 10, 40,
+		// 70, 90, 100 … (95% of the plateau of 100 is first reached in the
+		// fifth second).
+		ramp := []uint64{10, 40, 70, 90, 100, 101, 99, 100, 100, 102, 98, 100}
+		for i, n := range ramp {
+			tr.Intervals = append(tr.Intervals, record.Interval{T: float64(i - 2), Completed: n, OK: n, Sent: n, Scheduled: n})
+		}
+		tc, err := SummarizeTrial(tr, Trim{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := tc.Costs[TimeToPeak]
+		if ok != started || (started && got != 5) {
+			t.Errorf("started %v: time to peak %v (present %v), want 5 s only for fresh services", started, got, ok)
+		}
 	}
 }
