@@ -60,6 +60,10 @@ func Families(s *analyze.Summary) []*dto.MetricFamily {
 		for _, v := range st.Variants {
 			for _, c := range v.Costs {
 				base := []string{"scenario", s.Scenario, "variant", v.Name, "target_rate", rate, "target_users", strconv.Itoa(st.Users), "cost", string(c.Cost)}
+				if st.Workload != "" {
+					// A start-up experiment's steps differ by CPU limit only.
+					base = append(base, "workload", st.Workload, "cpu_limit", strconv.FormatFloat(st.CPULimit, 'f', -1, 64))
+				}
 				add("toll_cost", "A cost's mean over the rounds, in its unit.", c.Value, append(base, "unit", c.Unit)...)
 				d := c.Delta
 				if d == nil || d.Pct == nil {

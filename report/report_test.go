@@ -229,3 +229,22 @@ func TestDotPlotEveryRepetition(t *testing.T) {
 		t.Error("a load test's step got a dot plot")
 	}
 }
+
+// TestOpenMetricsStartupSteps checks that two start-up steps, which differ
+// by their CPU limit only, give distinct series.
+func TestOpenMetricsStartupSteps(t *testing.T) {
+	s := &analyze.Summary{Scenario: "s", Baseline: "baseline", Manifest: &record.Manifest{}}
+	for _, limit := range []float64{1, 2} {
+		s.Steps = append(s.Steps, analyze.Step{Workload: "startup", CPULimit: limit, Variants: []analyze.VariantResult{
+			{Name: "baseline", Costs: []analyze.CostResult{{Cost: analyze.StartupReady, Unit: "s", Value: 4 / limit}}}}})
+	}
+	var b strings.Builder
+	if err := OpenMetrics(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`cpu_limit="1"`, `cpu_limit="2"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no series with %s:\n%s", want, b.String())
+		}
+	}
+}
