@@ -75,3 +75,32 @@ variants:
 		t.Errorf("%d trial files, want 16 (2 variants × 4 starts × 2 CPU limits)", len(trials))
 	}
 }
+
+// TestRunStartupFlag runs a load test's scenario with --startup: its
+// services are started from cold 10 times per variant (the default), its
+// load set aside, and each start is a trial.
+func TestRunStartupFlag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real services")
+	}
+	path := writeScenario(t, "flag", heavyVariants, `  rate: 50
+  duration: 3s
+rounds: 2`)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := runToll(t, "run", "--startup", path, "--out", out)
+	if code != 0 {
+		t.Fatalf("toll run --startup exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "20 cold starts (2 variants × 10 repetitions × 1 steps)") {
+		t.Errorf("progress does not announce 20 cold starts:\n%s", stderr)
+	}
+	s := readSummary(t, out)
+	for _, v := range s.Steps[0].Variants {
+		if v.Rounds != 10 {
+			t.Errorf("%s: %d starts, want 10", v.Name, v.Rounds)
+		}
+	}
+	if x := s.value(t, "heavy", "startup_ready_s"); !(x > 0) {
+		t.Errorf("startup_ready_s = %v", x)
+	}
+}
