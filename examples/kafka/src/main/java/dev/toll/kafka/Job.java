@@ -2,6 +2,7 @@ package dev.toll.kafka;
 
 import java.time.Duration;
 import java.util.Collections;
+import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -15,6 +16,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -68,14 +70,19 @@ public final class Job {
 
         Properties cp = new Properties();
         cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        cp.put(ConsumerConfig.GROUP_ID_CONFIG, topic);
+        // No consumer group: the partition is assigned, not subscribed, so
+        // the job needs no group coordinator (whose offsets topic a fresh
+        // broker creates on first use, slowly on a busy machine).
+        cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         cp.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         cp.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         long t1 = System.nanoTime();
         long got = 0, bytes = 0;
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp)) {
-            c.subscribe(Collections.singleton(topic));
+            List<TopicPartition> parts = List.of(new TopicPartition(topic, 0));
+            c.assign(parts);
+            c.seekToBeginning(parts);
             long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
             while (got < n) {
                 if (System.nanoTime() > deadline) {
