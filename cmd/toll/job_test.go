@@ -153,3 +153,36 @@ func fmtPct(p *float64) string {
 	}
 	return fmt.Sprintf("%+.1f%%", *p)
 }
+
+// TestJobHooks checks prepare (once per variant, before its first job) and
+// before_each (before every job): the job fails unless prepare ran, and
+// before_each leaves one line per job.
+func TestJobHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real jobs")
+	}
+	dir := t.TempDir()
+	s := `name: hooks
+job:
+  command: [sh, -c, 'test -f prepared-$0', "${variant}"]
+  repetitions: 3
+variants:
+  - name: baseline
+    prepare: [sh, -c, 'echo > prepared-baseline']
+    before_each: [sh, -c, 'echo x >> each-baseline']
+  - name: other
+    prepare: [sh, -c, 'echo > prepared-other']
+`
+	path := filepath.Join(dir, "hooks.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runToll(t, "run", path, "--out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("toll run exited %d (a job failed: prepare did not run?)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "each-baseline"))
+	if err != nil || strings.Count(string(b), "x") != 3 {
+		t.Errorf("before_each ran %d times, want 3 (%v)", strings.Count(string(b), "x"), err)
+	}
+}
