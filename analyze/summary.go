@@ -277,7 +277,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
 			if vr.Rounds < minRoundsForBootstrap && vr.Name != m.Baseline {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, st.Label(), minRoundsForBootstrap))
+				what := "complete round(s)"
+				if st.Workload != "" {
+					what = "sound repetition(s)"
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap))
 			}
 		}
 	}
