@@ -152,6 +152,14 @@ func Info(c Cost) CostInfo {
 			return ci
 		}
 	}
+	for _, ci := range workloadCosts() {
+		if ci.Cost == c {
+			return ci
+		}
+	}
+	if ci, ok := logCostInfo(c); ok {
+		return ci
+	}
 	if name, base, ok := requestCostParts(c); ok {
 		ci := Info(base)
 		ci.Cost, ci.Label = c, ci.Label+" ("+name+")"
@@ -180,6 +188,23 @@ func costsOf(trials []*TrialCosts) []CostInfo {
 		}
 	}
 	var out []CostInfo
+	for _, ci := range workloadCosts() {
+		if slices.ContainsFunc(trials, func(tc *TrialCosts) bool { _, ok := tc.Costs[ci.Cost]; return ok }) {
+			out = append(out, ci)
+		}
+	}
+	var logs []Cost
+	for _, tc := range trials {
+		for c := range tc.Costs {
+			if _, ok := logCostInfo(c); ok && !slices.Contains(logs, c) {
+				logs = append(logs, c)
+			}
+		}
+	}
+	slices.Sort(logs)
+	for _, c := range logs {
+		out = append(out, Info(c))
+	}
 	for _, ci := range Costs() {
 		out = append(out, ci)
 		if ci.Cost == ErrorRate {

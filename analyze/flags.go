@@ -36,7 +36,7 @@ const (
 // conditions of a measurement that still stands.
 func invalidates(code string) bool {
 	switch code {
-	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry, FlagExportsRejected:
+	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry, FlagExportsRejected, FlagFailed:
 		return true
 	}
 	return false
@@ -58,6 +58,9 @@ const (
 // toll's sink received none over the trial's whole cycle (costs attributed
 // by attributeTelemetry).
 func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
+	if t.Startup != nil || (t.Job != nil && tc.Costs[JobSpans] != 0) {
+		return nil // a start sends nothing yet; a job's spans are counted per run
+	}
 	if !t.Exports || tc.Costs[Spans] != 0 || tc.Costs[ExportBytes] != 0 {
 		return nil
 	}

@@ -68,14 +68,17 @@ func costNamed(name string) (Cost, error) {
 	if c, ok := alias[name]; ok {
 		return c, nil
 	}
+	if _, ok := logCostInfo(Cost(name)); ok {
+		return Cost(name), nil // a log_metrics figure: log_NAME
+	}
 	var names []string
-	for _, ci := range Costs() {
+	for _, ci := range append(Costs(), workloadCosts()...) {
 		if string(ci.Cost) == name || strings.HasPrefix(string(ci.Cost), name+"_") {
 			return ci.Cost, nil
 		}
 		names = append(names, string(ci.Cost))
 	}
-	return "", fmt.Errorf("no cost %q (costs: %s; or min, mean, p50, p90, p95, p99, p999, max)", name, strings.Join(names, ", "))
+	return "", fmt.Errorf("no cost %q (costs: %s; log_NAME for a log_metrics figure; or min, mean, p50, p90, p95, p99, p999, max)", name, strings.Join(names, ", "))
 }
 
 // beyond says whether the interval [lo, hi] lies wholly beyond the

@@ -24,13 +24,18 @@ type RunComparison struct {
 
 // StepChange is one load step's comparison.
 type StepChange struct {
-	Rate     float64         `json:"target_rate"`
-	Users    int             `json:"target_users,omitempty"`
+	Rate  float64 `json:"target_rate"`
+	Users int     `json:"target_users,omitempty"`
+	// CPULimit and Workload are those of a start-up or job experiment's step.
+	CPULimit float64         `json:"cpu_limit,omitempty"`
+	Workload string          `json:"workload,omitempty"`
 	Variants []VariantChange `json:"variants"`
 }
 
-// Label names the step: "300 req/s" or "50 users".
-func (st StepChange) Label() string { return Step{Rate: st.Rate, Users: st.Users}.Label() }
+// Label names the step: "300 req/s", "50 users", "1 CPU" or "job".
+func (st StepChange) Label() string {
+	return Step{Rate: st.Rate, Users: st.Users, CPULimit: st.CPULimit, Workload: st.Workload}.Label()
+}
 
 // VariantChange is one variant's overheads in both runs and their change.
 type VariantChange struct {
@@ -64,7 +69,7 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 		if !ok {
 			continue
 		}
-		st := StepChange{Rate: sa.Rate, Users: sa.Users}
+		st := StepChange{Rate: sa.Rate, Users: sa.Users, CPULimit: sa.CPULimit, Workload: sa.Workload}
 		for _, va := range sa.Variants {
 			vb, ok := variantOf(sb, va.Name)
 			if !ok || va.Name == a.Baseline {
@@ -153,7 +158,7 @@ func logRatios(s *Summary, st Step, variant string, c Cost) ([]float64, bool) {
 
 func stepAt(s *Summary, want Step) (Step, bool) {
 	for _, st := range s.Steps {
-		if st.Rate == want.Rate && st.Users == want.Users {
+		if st.Rate == want.Rate && st.Users == want.Users && st.CPULimit == want.CPULimit && st.Workload == want.Workload {
 			return st, true
 		}
 	}

@@ -58,8 +58,13 @@ type Step struct {
 	Index int `json:"index"`
 	// Rate is the open model's arrival rate; Users the closed model's
 	// number of users (the other is 0).
-	Rate     float64         `json:"target_rate"`
-	Users    int             `json:"target_users,omitempty"`
+	Rate  float64 `json:"target_rate"`
+	Users int     `json:"target_users,omitempty"`
+	// CPULimit is a start-up experiment's CPU quota in cores (0: none).
+	CPULimit float64 `json:"cpu_limit,omitempty"`
+	// Workload is "startup" or "job" for those experiments; empty for
+	// a load test's step.
+	Workload string          `json:"workload,omitempty"`
 	Variants []VariantResult `json:"variants"`
 	// Window is the analysis window (the measured window less the trims),
 	// in seconds from MeasureStart, of the step's longest trial.
@@ -71,8 +76,29 @@ type Step struct {
 	Spectra []Spectrum  `json:"spectra,omitempty"`
 }
 
-// Label names the step: "300 req/s" or "50 users".
+// stepOf describes the step trial t ran at.
+func stepOf(m *record.Manifest, t *record.Trial) Step {
+	st := Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers}
+	if m.Workload != "" && m.Workload != "load" {
+		st.Workload = m.Workload
+	}
+	if t.Startup != nil {
+		st.CPULimit = t.Startup.CPULimit
+	}
+	return st
+}
+
+// Label names the step: "300 req/s", "50 users", "1 CPU", "no CPU limit"
+// (a start-up experiment) or "job".
 func (st Step) Label() string {
+	switch {
+	case st.CPULimit > 0:
+		return strconv.FormatFloat(st.CPULimit, 'f', -1, 64) + " CPU"
+	case st.Workload == "startup":
+		return "no CPU limit"
+	case st.Workload == "job":
+		return "job"
+	}
 	if st.Users > 0 {
 		return fmt.Sprintf("%d users", st.Users)
 	}
@@ -83,8 +109,12 @@ func (st Step) Label() string {
 // variant's totals over its measured services; Services holds each measured
 // service's own costs.
 type VariantResult struct {
-	Name     string          `json:"name"`
-	Rounds   int             `json:"rounds"`
+	Name   string `json:"name"`
+	Rounds int    `json:"rounds"`
+	// Ratio is a start-up or job experiment's headline, hyperfine's
+	// "1.07 ± 0.02 × baseline wall time" (variants other than the
+	// baseline).
+	Ratio    *Ratio          `json:"ratio,omitempty"`
 	Costs    []CostResult    `json:"costs"`
 	Services []ServiceResult `json:"services,omitempty"`
 }
@@ -157,7 +187,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		s.Trials = append(s.Trials, tc)
 		summarized = append(summarized, t)
-		steps[t.Step] = Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers}
+		steps[t.Step] = stepOf(m, t)
 	}
 	// Telemetry is counted over each trial's cycle, which reaches past its
 	// window, so whether a trial exported anything is known only now.
@@ -166,7 +196,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		t := summarized[i]
 		tc.Flags = append(tc.Flags, flagTelemetry(t, tc)...)
 		s.Flags = append(s.Flags, tc.Flags...)
-		if (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) {
+		// A failed job or start is shown, never averaged in.
+		if bad, _ := failed(t); bad || (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) {
 			tc.Excluded = true
 			continue
 		}
@@ -239,6 +270,20 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				s.Drifts = append(s.Drifts, d)
 				s.Warnings = append(s.Warnings, d.message(st.Label()))
 			}
+			if hc, name := headline(m.Workload); hc != "" && v != m.Baseline {
+				for _, cr := range vr.Costs {
+					if cr.Cost == hc {
+						vr.Ratio = ratioOf(hc, name, cr.Delta)
+					}
+				}
+			}
+			if label := workLabel(trials); label != "" {
+				for i := range vr.Costs {
+					if vr.Costs[i].Cost == JobWallPerWork {
+						vr.Costs[i].Label = label
+					}
+				}
+			}
 			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles)
 			st.Variants = append(st.Variants, vr)
 		}
@@ -265,7 +310,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
 			if vr.Rounds < minRoundsForBootstrap && vr.Name != m.Baseline {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d complete round(s) at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, st.Label(), minRoundsForBootstrap))
+				what := "complete round(s)"
+				if st.Workload != "" {
+					what = "sound repetition(s)"
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap))
 			}
 		}
 	}

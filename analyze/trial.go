@@ -74,6 +74,9 @@ type cpuBusy struct {
 
 // SummarizeTrial computes t's costs over its analysis window.
 func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
+	if tc, ok := summarizeWorkload(t); ok {
+		return tc, nil // a start or a job: no window, no load
+	}
 	w := WindowOf(t, trim)
 	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
 		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}}
@@ -189,6 +192,9 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		if tp := tc.Costs[Throughput]; tp > 0 {
 			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
 		}
+	}
+	if s, ok := timeToPeak(t, w); ok {
+		tc.Costs[TimeToPeak] = s
 	}
 	machineCosts(t, w, tc)
 	tc.Flags = flagTrial(t, tc, sched, sent)

@@ -39,7 +39,7 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 		k := key{t.Step, t.Variant}
 		tl := tallies[k]
 		if tl == nil {
-			tl = &tally{label: Step{Rate: t.TargetRate, Users: t.TargetUsers}.Label(), codes: map[string]int{}}
+			tl = &tally{label: stepOf(m, t).Label(), codes: map[string]int{}}
 			tallies[k] = tl
 		}
 		tl.n++
@@ -52,6 +52,12 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 		var ok uint64
 		for _, iv := range t.Intervals {
 			ok += iv.OK
+		}
+		if bad, _ := failed(t); t.Job != nil || t.Startup != nil {
+			ok = 1
+			if bad {
+				ok = 0
+			}
 		}
 		if ok == 0 {
 			tl.failed++
@@ -97,7 +103,9 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 			continue
 		}
 		var why []string
-		if tl.failed > 0 {
+		if tl.failed > 0 && m.Workload != "" && m.Workload != "load" {
+			why = append(why, fmt.Sprintf("%d failed", tl.failed))
+		} else if tl.failed > 0 {
 			why = append(why, fmt.Sprintf("no request succeeded in %d", tl.failed))
 		}
 		if tl.unanalysed > 0 {

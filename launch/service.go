@@ -39,8 +39,10 @@ type Service struct {
 
 	done       chan struct{} // closed once the leader is reaped
 	waitErr    error         // what cmd.Wait returned; written before done is closed
-	unexpected bool          // the exit came before Stop; written before done is closed
-	stopping   atomic.Bool   // Stop has begun: an exit from now on is expected
+	exitedAt   time.Time     // when the leader was reaped; written before done is closed
+	state      *os.ProcessState
+	unexpected bool        // the exit came before Stop; written before done is closed
+	stopping   atomic.Bool // Stop has begun: an exit from now on is expected
 
 	stopMu  sync.Mutex
 	stopped bool
@@ -146,6 +148,8 @@ func (s *Service) supervise(cmd *exec.Cmd, started chan<- error) {
 	started <- nil
 
 	s.waitErr = cmd.Wait()
+	s.exitedAt = time.Now()
+	s.state = cmd.ProcessState
 	s.unexpected = !s.stopping.Load()
 	close(s.done)
 }
@@ -174,6 +178,18 @@ func (s *Service) Pid() int { return s.pid }
 
 // StartupTime returns the time from fork to ready.
 func (s *Service) StartupTime() time.Duration { return s.ReadyAt.Sub(s.Started) }
+
+// Exit returns when the process was reaped and its state (exit status and
+// the resource usage of it and every descendant it reaped, from wait4);
+// the zero time and nil before Done is closed.
+func (s *Service) Exit() (time.Time, *os.ProcessState) {
+	select {
+	case <-s.done:
+		return s.exitedAt, s.state
+	default:
+		return time.Time{}, nil
+	}
+}
 
 // Done returns a channel that is closed when the process has exited and been
 // reaped.

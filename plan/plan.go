@@ -7,6 +7,10 @@
 // neighbours, caches) fall on baseline and variants alike and a run can be
 // repeated exactly from its seed. The restart policy decides how often
 // services are started afresh: for every trial, for every round, or once.
+//
+// The same plan serves every workload: a load test's rounds, a start-up
+// experiment's repetitions (one step per CPU limit; each trial starts the
+// services itself), and a job's repetitions (services started once).
 package plan
 
 import (
@@ -75,6 +79,8 @@ type Trial struct {
 	// Pair names the variant a baseline trial ran beside in a duet; its
 	// comparison pairs with that variant only.
 	Pair string
+	// CPULimit is a start-up step's CPU quota in cores (0: none).
+	CPULimit float64
 }
 
 // Plan is the ordered actions of a run.
@@ -114,9 +120,12 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 			add(Start, v, nil)
 		}
 	}
+	// A start-up trial starts and stops the services itself: the start is
+	// what it measures.
+	perTrial := s.Restart == scenario.RestartPerTrial && s.Workload() != scenario.WorkloadStartup
 	index := 0
-	for step, st := range s.Load.Steps() {
-		for round := 1; round <= s.Rounds; round++ {
+	for step, st := range s.Steps() {
+		for round := 1; round <= s.Repetitions(); round++ {
 			order := append([]string(nil), variants...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			if s.Restart == scenario.RestartPerRound {
@@ -126,12 +135,12 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 			}
 			for i, v := range order {
 				index++
-				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: v, Order: i}
-				if s.Restart == scenario.RestartPerTrial {
+				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, CPULimit: st.CPULimit, Variant: v, Order: i}
+				if perTrial {
 					add(Start, v, nil)
 				}
 				add(Run, v, t)
-				if s.Restart == scenario.RestartPerTrial {
+				if perTrial {
 					add(Stop, v, nil)
 				}
 			}

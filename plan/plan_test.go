@@ -186,3 +186,51 @@ func TestDuetRestartPolicies(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkloadPlans(t *testing.T) {
+	variants := []scenario.Variant{{Name: "baseline"}, {Name: "otel"}}
+	tests := []struct {
+		name          string
+		s             *scenario.Scenario
+		trials, steps int
+		starts        int
+	}{
+		{"startup with two CPU limits", &scenario.Scenario{Variants: variants, Restart: scenario.RestartPerTrial,
+			Startup: &scenario.Startup{Repetitions: 3, CPULimits: []float64{1, 2}}}, 2 * 3 * 2, 2, 0},
+		{"job", &scenario.Scenario{Variants: variants, Restart: scenario.RestartOnce,
+			Job: &scenario.Job{Repetitions: 4, Command: []string{"true"}}}, 2 * 4, 1, 2},
+	}
+	for _, tt := range tests {
+		p := New(tt.s, 7)
+		trials := p.Trials()
+		if len(trials) != tt.trials {
+			t.Errorf("%s: %d trials, want %d", tt.name, len(trials), tt.trials)
+		}
+		steps := map[int]float64{}
+		orders := map[string]bool{}
+		for _, tr := range trials {
+			steps[tr.Step] = tr.CPULimit
+			if tr.Order == 0 {
+				orders[tr.Variant] = true
+			}
+		}
+		if len(steps) != tt.steps {
+			t.Errorf("%s: %d steps, want %d", tt.name, len(steps), tt.steps)
+		}
+		if tt.s.Startup != nil && (steps[0] != 1 || steps[1] != 2) {
+			t.Errorf("%s: CPU limits by step %v, want 1 and 2", tt.name, steps)
+		}
+		if len(orders) != 2 {
+			t.Errorf("%s: the same variant went first in every repetition: the order is not interleaved", tt.name)
+		}
+		starts := 0
+		for _, a := range p.Actions {
+			if a.Kind == Start {
+				starts++
+			}
+		}
+		if starts != tt.starts {
+			t.Errorf("%s: %d start actions, want %d", tt.name, starts, tt.starts)
+		}
+	}
+}

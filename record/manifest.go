@@ -24,6 +24,9 @@ type Manifest struct {
 	Restart string `json:"restart"`
 	// Mode is "sequential" or "duet".
 	Mode string `json:"mode"`
+	// Workload is what each trial did: "load" (absent in runs before it
+	// was recorded), "startup" or "job".
+	Workload string `json:"workload,omitempty"`
 	// TrimStartS and TrimEndS are the seconds dropped from the start and end
 	// of every measured window by the analysis.
 	TrimStartS float64      `json:"trim_start_s"`

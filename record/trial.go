@@ -52,6 +52,10 @@ type Trial struct {
 	// from MeasureStart. It is absent when the services ran on into the
 	// variant's next trial, whose first sample ends this trial's cycle.
 	TelemetryEnd *Telemetry `json:"telemetry_end,omitempty"`
+	// Job is a job experiment's run; Startup a start-up experiment's cold
+	// start. A load test's trial has neither.
+	Job     *JobRun     `json:"job,omitempty"`
+	Startup *StartupRun `json:"startup,omitempty"`
 	// Interrupted is set when the trial was cut short; Error says why.
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Error       string `json:"error,omitempty"`

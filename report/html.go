@@ -85,7 +85,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		var hs htmlStep
 		if i < len(s.Steps) {
 			st := s.Steps[i]
-			hs.Dots = stepDots(s, st, colors)
+			hs.Dots = append(stepDotPlots(st, colors), stepDots(s, st, colors)...)
 			hs.Series = stepSeriesCharts(s, st, colors)
 			hs.Spectrum = spectrum(s, st, colors)
 		}

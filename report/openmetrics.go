@@ -181,6 +181,10 @@ func Families(s *analyze.Summary) []*dto.MetricFamily {
 					continue
 				}
 				base := []string{"scenario", s.Scenario, "run", run, "variant", v.Name, "target_rate", rate, "target_users", strconv.Itoa(st.Users)}
+				if st.Workload != "" {
+					// A start-up experiment's steps differ by CPU limit only.
+					base = append(base, "workload", st.Workload, "cpu_limit", strconv.FormatFloat(st.CPULimit, 'f', -1, 64))
+				}
 				m := metricOf(c.Cost)
 				add(m.name, m.unit, m.help, c.Value*m.scale, slices.Concat(base, m.labels)...)
 				d := c.Delta

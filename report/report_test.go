@@ -118,6 +118,7 @@ func TestCSV(t *testing.T) {
 		t.Errorf("%d CPU-per-request rows, want one per trial (6)", n)
 	}
 }
+
 // TestDeltaAbs checks that a change in milliseconds carries its interval
 // and one in another unit does not.
 func TestDeltaAbs(t *testing.T) {
@@ -131,5 +132,44 @@ func TestDeltaAbs(t *testing.T) {
 	}
 	if got := DeltaAbs(analyze.Info(analyze.LatencyP50), &analyze.Delta{N: 1, Abs: 0.4}); strings.Contains(got, "±") {
 		t.Errorf("one round: %q has an interval", got)
+	}
+}
+
+// TestDotPlotEveryRepetition checks that a start-up or job experiment's HTML
+// report plots every repetition of each variant, and a load test's none.
+func TestDotPlotEveryRepetition(t *testing.T) {
+	st := analyze.Step{Workload: "job", Variants: []analyze.VariantResult{
+		{Name: "baseline", Costs: []analyze.CostResult{{Cost: analyze.JobWall, Label: "job: wall time", Values: []float64{1, 1.1, 0.9}, Value: 1}}},
+		{Name: "otel", Costs: []analyze.CostResult{{Cost: analyze.JobWall, Label: "job: wall time", Values: []float64{1.2, 1.3}, Value: 1.25}}},
+	}}
+	plots := stepDotPlots(st, map[string]string{"baseline": "#000", "otel": "#f00"})
+	if len(plots) != 1 {
+		t.Fatalf("%d plots, want 1", len(plots))
+	}
+	if n := strings.Count(string(plots[0]), "<circle"); n != 5 {
+		t.Errorf("%d dots, want one per repetition (5)", n)
+	}
+	st.Workload = ""
+	if len(stepDotPlots(st, nil)) != 0 {
+		t.Error("a load test's step got a dot plot")
+	}
+}
+
+// TestOpenMetricsStartupSteps checks that two start-up steps, which differ
+// by their CPU limit only, give distinct series.
+func TestOpenMetricsStartupSteps(t *testing.T) {
+	s := &analyze.Summary{Scenario: "s", Baseline: "baseline", Manifest: &record.Manifest{}}
+	for _, limit := range []float64{1, 2} {
+		s.Steps = append(s.Steps, analyze.Step{Workload: "startup", CPULimit: limit, Variants: []analyze.VariantResult{
+			{Name: "baseline", Costs: []analyze.CostResult{{Cost: analyze.StartupReady, Unit: "s", Value: 4 / limit}}}}})
+	}
+	var b strings.Builder
+	if err := OpenMetrics(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`cpu_limit="1"`, `cpu_limit="2"`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no series with %s:\n%s", want, b.String())
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -230,7 +231,7 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 	}
 	for _, bc := range base.Costs {
 		info := analyze.Info(bc.Cost)
-		label := info.Label
+		label := cmp.Or(bc.Label, info.Label) // analyze may name it for this run ("wall time per 1000000 messages")
 		if info.Unit != "" {
 			label += " (" + info.Unit + ")"
 		}

@@ -14,14 +14,20 @@ import (
 func Text(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
-	fmt.Fprintf(ew, "\n%s — %s vs %s, %d round(s), %s, restart %s, seed %d\n", s.Scenario, s.Baseline,
-		strings.Join(nonBaseline(s), ", "), m.Rounds, modeOf(m.Mode), m.Restart, m.Seed)
+	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s, seed %d\n", s.Scenario, s.Baseline,
+		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m.Mode), m.Restart, m.Seed)
 	for _, line := range headlineLines(s) {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n  %s\n", t.Title)
 		writeAligned(ew, t)
+	}
+	if hs := Headlines(s); len(hs) > 0 {
+		fmt.Fprintln(ew)
+		for _, h := range hs {
+			fmt.Fprintf(ew, "  %s\n", h)
+		}
 	}
 	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios ± half-width of its 95%% CI; ~ means the CI contains 0.\n", s.Baseline)
 	writeFlags(ew, s, "  ")

@@ -118,6 +118,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	var dir *record.Dir
 	var err error
 	if opt.Resume != "" {
+		if w := s.Workload(); w != scenario.WorkloadLoad {
+			return nil, fmt.Errorf("%s: a %s experiment cannot be resumed yet: run it again (its repetitions are short, and a resumed one would mix two sittings of the machine)", s.Path, w)
+		}
 		if opt.FindMax {
 			return nil, errors.New("--find-max searches cannot be resumed")
 		}
@@ -186,6 +189,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 
 	var runErr error
 	if opt.FindMax {
+		if s.Workload() != scenario.WorkloadLoad {
+			return dir, fmt.Errorf("--find-max searches a load test's highest rate; %s is a %s experiment", s.Path, s.Workload())
+		}
 		if s.Load.Closed() {
 			return dir, errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)")
 		}
@@ -208,6 +214,10 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			m = res.resumed(r.total)
 			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
 				s.Name, dir.Path, len(res.kept), all, r.total, seed)
+		} else if w := s.Workload(); w != scenario.WorkloadLoad {
+			what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
+			fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps), results in %s\n",
+				s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), dir.Path)
 		} else {
 			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
 				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
@@ -215,7 +225,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
 		}
-		runErr = r.execute(ctx, p)
+		if runErr = r.prepare(ctx); runErr == nil {
+			runErr = r.execute(ctx, p)
+		}
 	}
 	m.Finished = time.Now().UTC()
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
@@ -294,14 +306,16 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	m := &record.Manifest{
 		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: commandLine(os.Args), WorkDir: workDir(),
 		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Baseline: s.Baseline, Seed: seed,
-		Rounds: s.Rounds, Restart: s.Restart, Mode: s.Mode, Started: time.Now().UTC(), Host: describeHost(),
+		Rounds: s.Repetitions(), Restart: s.Restart, Mode: s.Mode, Workload: s.Workload(), Started: time.Now().UTC(), Host: describeHost(),
 		Layout:     record.Layout{Network: s.Network},
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
 		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(),
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
 	}
-	if s.Load.Closed() {
+	if s.Workload() != scenario.WorkloadLoad {
+		m.Load = record.LoadSettings{Model: "none", SampleS: s.Sample.D().Seconds()}
+	} else if s.Load.Closed() {
 		m.Load.Model, m.Load.Users = "closed", s.Load.Users
 		m.Load.ThinkS, m.Load.RampS = s.Load.Think.D().Seconds(), s.Load.Ramp.D().Seconds()
 		m.Load.ThinkDistribution = cmp.Or(s.Load.ThinkDistribution, "constant")
@@ -505,7 +519,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		case plan.Start:
 			err = r.start(ctx, a.Variant)
 		case plan.Run:
-			_, err = r.trial(ctx, a.Trial, newOrigin())
+			err = r.runTrial(ctx, a.Trial)
 		case plan.RunDuet:
 			err = r.duet(ctx, a.Duet)
 		case plan.Stop:

@@ -30,6 +30,12 @@ type started struct {
 
 // start starts variant name's services in order and waits until each is ready.
 func (r *runner) start(ctx context.Context, name string) error {
+	return r.startLimited(ctx, name, 0)
+}
+
+// startLimited is start with every service's CPU quota set to cpuLimit
+// cores (0 keeps each service's own cpu_limit): a start-up step's limit.
+func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
 	v := r.variants[name]
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true}
 	r.starts[name]++
@@ -47,14 +53,18 @@ func (r *runner) start(ctx context.Context, name string) error {
 		}
 		var cg *cgroup.Group
 		if r.tree != nil {
-			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: svc.CPULimit, MemoryLimit: int64(svc.MemoryLimit)})
+			limit := svc.CPULimit
+			if cpuLimit > 0 {
+				limit = cpuLimit
+			}
+			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
 				r.dropCgroups(st)
 				return fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
 			}
 			st.cgs[svc.Name] = g
 			cg = g
-		} else if svc.CPULimit > 0 || svc.MemoryLimit > 0 {
+		} else if svc.CPULimit > 0 || svc.MemoryLimit > 0 || cpuLimit > 0 {
 			r.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
 		}
 		var pl place.Place = place.Host{}

@@ -2,8 +2,10 @@ package run
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +32,17 @@ type variant struct {
 	Target   string
 	Requests []request
 	Ports    map[string]int
+	// Job is the variant's job (a job experiment); Prepare and BeforeEach
+	// its hooks, each nil when not set.
+	Job                 *command
+	Prepare, BeforeEach *command
+}
+
+// command is a command toll runs itself (a job, a hook), resolved.
+type command struct {
+	Argv []string
+	Env  []string // complete environment
+	Dir  string
 }
 
 // request is one entry of the request mix with its URL resolved.
@@ -116,6 +129,41 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		svc.Ready.HTTP = expand(base.Ready.HTTP)
 		svc.Ready.TCP = expand(base.Ready.TCP)
 		v.Services = append(v.Services, svc)
+	}
+	argv := func(words []string) []string {
+		var out []string
+		for _, w := range words {
+			out = append(out, expand(w))
+		}
+		if len(out) > 0 && out[0] == "toll" {
+			out[0] = self
+		}
+		return out
+	}
+	dir := ""
+	if len(s.Services) > 0 {
+		dir = s.Services[0].Dir
+	}
+	if s.Job != nil {
+		dir = s.Job.Dir
+		cmd := s.Job.Command
+		if len(sv.Job.Command) > 0 {
+			cmd = sv.Job.Command
+		}
+		cmd = append(append([]string(nil), cmd...), sv.Job.Args...)
+		env := os.Environ()
+		for _, m := range []map[string]string{s.Job.Env, sv.Job.Env} {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				env = append(env, k+"="+expand(m[k]))
+			}
+		}
+		v.Job = &command{Argv: argv(cmd), Env: env, Dir: dir}
+	}
+	if len(sv.Prepare) > 0 {
+		v.Prepare = &command{Argv: argv(sv.Prepare), Env: os.Environ(), Dir: dir}
+	}
+	if len(sv.BeforeEach) > 0 {
+		v.BeforeEach = &command{Argv: argv(sv.BeforeEach), Env: os.Environ(), Dir: dir}
 	}
 	target := s.Load.Target
 	if sv.Load.Target != "" {

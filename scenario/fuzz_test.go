@@ -57,6 +57,10 @@ func checkValid(t *testing.T, s *Scenario, m machine) {
 	if s.Rounds < 1 || s.Rounds > MaxRounds {
 		t.Fatalf("rounds %d", s.Rounds)
 	}
+	if s.Workload() != WorkloadLoad {
+		checkValidWorkload(t, s, m)
+		return
+	}
 	if len(s.Services) < 1 || len(s.Services) > MaxServices || len(s.Variants) < 1 || len(s.Variants) > MaxVariants {
 		t.Fatalf("%d services, %d variants", len(s.Services), len(s.Variants))
 	}
@@ -106,6 +110,34 @@ func checkValid(t *testing.T, s *Scenario, m machine) {
 	fm := s.FindMax
 	if !finite(fm.Start) || fm.Start <= 0 || fm.Start > MaxRate || !(fm.Precision >= 0.001 && fm.Precision < 1) || fm.MaxTrials < 2 || fm.SLOP99 <= 0 {
 		t.Fatalf("find_max %+v", fm)
+	}
+	if s.Sample < Duration(MinSample) {
+		t.Fatalf("sample %s", s.Sample)
+	}
+}
+
+// checkValidWorkload checks what a start-up or job experiment that Parse
+// returns must hold.
+func checkValidWorkload(t *testing.T, s *Scenario, m machine) {
+	t.Helper()
+	n := s.Repetitions()
+	if n < 1 || n > MaxRepetitions || n*len(s.Steps())*len(s.Variants) > MaxTrials || len(s.Variants) < 1 || len(s.Variants) > MaxVariants {
+		t.Fatalf("%d repetitions, %d steps, %d variants", n, len(s.Steps()), len(s.Variants))
+	}
+	if s.Startup != nil {
+		if s.Restart != RestartPerTrial || len(s.Services) < 1 {
+			t.Fatalf("startup: restart %s, %d services", s.Restart, len(s.Services))
+		}
+		for _, c := range s.Startup.CPULimits {
+			if !(c >= MinCPULimit) || len(m.online) > 0 && c > float64(len(m.online)) {
+				t.Fatalf("startup: CPU limit %v", c)
+			}
+		}
+	}
+	if j := s.Job; j != nil {
+		if len(j.Command) == 0 || j.Timeout <= 0 || j.Work < 0 || j.Per < 0 || s.Restart != RestartOnce {
+			t.Fatalf("job %+v", j)
+		}
 	}
 	if s.Sample < Duration(MinSample) {
 		t.Fatalf("sample %s", s.Sample)

@@ -88,6 +88,8 @@ func durationLimit(field string) (lo, hi time.Duration, why string) {
 		return MinSample, time.Hour, "a run needs samples within each trial's window"
 	case "trim.start", "trim.end":
 		return 0, day, "a trim cannot exceed the window, which is at most a day"
+	case "job.timeout":
+		return time.Millisecond, day, "a job is timed to the millisecond, and one that runs longer than a day is a mistake repeated every repetition"
 	}
 	// services[i].ready.timeout
 	return time.Millisecond, day, "a service that is not ready within a day will not be"

@@ -32,6 +32,18 @@ func Read(path string) (*Scenario, error) {
 	return Parse(path, data)
 }
 
+// ReadStartup reads the scenario file at path as a start-up experiment
+// (`toll run --startup`): a load test's services and variants, each started
+// from cold startup.repetitions times (default 10), its load, rounds and
+// restart policy set aside.
+func ReadStartup(path string) (*Scenario, error) {
+	s, err := Read(path)
+	if err != nil || s.Startup != nil {
+		return s, err
+	}
+	return parseWith(path, s.Source, thisMachine(), true)
+}
+
 // Parse decodes, defaults and validates a scenario read from file, against
 // the machine toll runs on (its CPUs, memory and file descriptor limit).
 // file is used in error messages and to resolve relative directories.
@@ -41,6 +53,12 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 // parse is Parse against the machine m.
 func parse(file string, data []byte, m machine) (*Scenario, error) {
+	return parseWith(file, data, m, false)
+}
+
+// parseWith is parse; asStartup makes the scenario a start-up experiment
+// whatever its workload (toll run --startup).
+func parseWith(file string, data []byte, m machine, asStartup bool) (*Scenario, error) {
 	if len(data) > MaxFileSize {
 		return nil, tooBig(file, int64(len(data)))
 	}
@@ -69,7 +87,11 @@ func parse(file string, data []byte, m machine) (*Scenario, error) {
 	}
 	s.Path = file
 	s.Source = data
-	v := &validator{file: file, ix: ix, m: m}
+	v := &validator{file: file, ix: ix, m: m, asStartup: asStartup}
+	if asStartup && s.Startup == nil {
+		s.Startup = &Startup{}
+		s.Job = nil
+	}
 	v.scenario(&s)
 	if v.err != nil {
 		return nil, v.err

@@ -51,11 +51,126 @@ type Scenario struct {
 	// happens in a network namespace of its own that holds only loopback,
 	// so nothing a service sends can leave the machine. Needs root.
 	Network string `yaml:"network"`
+	// Startup makes the run a start-up experiment instead of a load test:
+	// each variant's services are started from cold Startup.Repetitions
+	// times, interleaved across variants, and every start is measured.
+	Startup *Startup `yaml:"startup"`
+	// Job makes the run a fixed-work experiment: Job.Command is run
+	// Job.Repetitions times per variant, interleaved, each in a cgroup of
+	// its own, while the services (a broker, a database) run throughout.
+	Job *Job `yaml:"job"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`
 	// Source is the file's content, kept for the results directory.
 	Source []byte `yaml:"-"`
+}
+
+// Workloads: what a trial does to a variant.
+const (
+	// WorkloadLoad drives steady HTTP load at the started services.
+	WorkloadLoad = "load"
+	// WorkloadStartup starts the services from cold and measures the start.
+	WorkloadStartup = "startup"
+	// WorkloadJob runs a command that does a fixed amount of work and exits.
+	WorkloadJob = "job"
+)
+
+// Workload names what the scenario's trials do: WorkloadLoad,
+// WorkloadStartup or WorkloadJob.
+func (s *Scenario) Workload() string {
+	switch {
+	case s.Startup != nil:
+		return WorkloadStartup
+	case s.Job != nil:
+		return WorkloadJob
+	}
+	return WorkloadLoad
+}
+
+// Repetitions is the number of trials per variant and step: the rounds of
+// a load test, or the repetitions of a start-up or job experiment.
+func (s *Scenario) Repetitions() int {
+	switch {
+	case s.Startup != nil:
+		return s.Startup.Repetitions
+	case s.Job != nil:
+		return s.Job.Repetitions
+	}
+	return s.Rounds
+}
+
+// Steps returns the steps of the experiment: the load steps of a load
+// test, one per CPU limit of a start-up experiment, or the single step of
+// a job.
+func (s *Scenario) Steps() []Step {
+	switch {
+	case s.Startup != nil && len(s.Startup.CPULimits) > 0:
+		var steps []Step
+		for _, c := range s.Startup.CPULimits {
+			steps = append(steps, Step{CPULimit: c})
+		}
+		return steps
+	case s.Startup != nil, s.Job != nil:
+		return []Step{{}}
+	}
+	return s.Load.Steps()
+}
+
+// Startup sets a start-up experiment (hyperfine's vocabulary: repetitions,
+// prepare per variant, before_each per start).
+type Startup struct {
+	// Repetitions is how many cold starts each variant gets per CPU limit
+	// (default 10).
+	Repetitions int `yaml:"repetitions"`
+	// CPULimits repeats the whole experiment under each cgroup CPU quota,
+	// in cores ("cpu_limits: [1, 2]"); each is a step of the run, and
+	// replaces the services' own cpu_limit.
+	CPULimits []float64 `yaml:"cpu_limits"`
+	// LogMetrics are figures read from the measured services' logs once
+	// they are ready (Spring Boot's "Started … in 3.2 seconds").
+	LogMetrics []LogMetric `yaml:"log_metrics"`
+}
+
+// Job sets a fixed-work experiment: a command that does a fixed amount of
+// work and exits, timed Repetitions times per variant.
+type Job struct {
+	// Command is the job's argv; a first word "toll" runs the toll binary.
+	// Placeholders (${port:NAME}, ${sink}, ${variant}) are those of the
+	// variant's services.
+	Command []string `yaml:"command"`
+	// Env is added to toll's own environment.
+	Env map[string]string `yaml:"env"`
+	// Dir is the working directory (default: the scenario file's directory).
+	Dir string `yaml:"dir"`
+	// Repetitions is how many times each variant runs the job (default 10).
+	Repetitions int `yaml:"repetitions"`
+	// Timeout bounds one run of the job (default 10m); a run past it is
+	// killed and flagged as failed.
+	Timeout Duration `yaml:"timeout"`
+	// Work is the amount of work one run does (messages, records, files);
+	// with it, wall time is also reported per Per units of work
+	// ("time per million messages").
+	Work float64 `yaml:"work"`
+	// Per is the amount of work wall time is scaled to (default 1,000,000).
+	Per float64 `yaml:"per"`
+	// Unit names the work ("messages").
+	Unit string `yaml:"unit"`
+	// LogMetrics are figures read from the job's output.
+	LogMetrics []LogMetric `yaml:"log_metrics"`
+}
+
+// LogMetric is a figure an application prints: the first capture group of
+// Regex on the first line it matches is the value.
+type LogMetric struct {
+	// Name names the cost (letters, digits, '_'), e.g. app_start_s.
+	Name string `yaml:"name"`
+	// Regex is a Go regular expression with one capture group holding a
+	// number.
+	Regex string `yaml:"regex"`
+	// Unit is shown beside the value ("s"); by default the suffix of Name
+	// after its last '_'.
+	Unit string `yaml:"unit"`
 }
 
 // Modes of a run.
@@ -160,6 +275,15 @@ type Variant struct {
 	Skip []string `yaml:"skip"`
 	// Load changes the load for this variant.
 	Load VariantLoad `yaml:"load"`
+	// Job changes the job's command for this variant (job experiments).
+	Job Override `yaml:"job"`
+	// Prepare is a command run once before the variant's first start or
+	// job (hyperfine's --prepare: generating a pre-filter list, warming a
+	// cache). A failure stops the run.
+	Prepare []string `yaml:"prepare"`
+	// BeforeEach is a command run before each start or job of the variant
+	// (dropping caches, removing a file); it is not timed.
+	BeforeEach []string `yaml:"before_each"`
 }
 
 // VariantLoad changes the scenario's load for one variant.
@@ -277,10 +401,15 @@ type Pinning struct {
 type Step struct {
 	Rate  float64
 	Users int
+	// CPULimit is a start-up experiment's CPU quota in cores (0: none).
+	CPULimit float64
 }
 
-// String describes the step: "300 req/s" or "50 users".
+// String describes the step: "300 req/s", "50 users" or "1 CPU".
 func (s Step) String() string {
+	if s.CPULimit > 0 {
+		return strconv.FormatFloat(s.CPULimit, 'f', -1, 64) + " CPU"
+	}
 	if s.Users > 0 {
 		return fmt.Sprintf("%d users", s.Users)
 	}

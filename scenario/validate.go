@@ -49,6 +49,9 @@ type validator struct {
 	ix   *index
 	m    machine
 	err  error
+	// asStartup says a load test is being run as a start-up experiment
+	// (toll run --startup): its load, rounds and restart are set aside.
+	asStartup bool
 }
 
 // present reports whether the scenario sets field (a dotted path), as
@@ -207,8 +210,13 @@ func (v *validator) scenario(s *Scenario) {
 	}
 	v.duration("sample", s.Sample)
 	v.pinning(s.Pinning)
-	v.services(s)
+	if len(s.Services) > 0 || s.Job == nil { // a job may need no service
+		v.services(s)
+	}
 	v.variants(s)
+	if !v.workload(s) {
+		return
+	}
 	v.load(&s.Load, s.Mode == ModeDuet)
 	v.findMax(&s.FindMax, &s.Load)
 	v.duration("trim.start", s.Trim.Start)

@@ -38,7 +38,8 @@ type runFlags struct {
 	sloP99         time.Duration
 	resume         string
 	// gates are the --fail-on thresholds, as written.
-	gates []string
+	gates   []string
+	startup bool
 }
 
 // newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
@@ -65,7 +66,8 @@ appended to it as Markdown.
   toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)
   toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO
   toll run --resume results/quickstart-20261123T101500Z   # finish an interrupted run
-  toll run examples/quickstart.yaml --fail-on 'cpu_per_request > +10%'  # exit 4 when a variant costs more`,
+  toll run examples/quickstart.yaml --fail-on 'cpu_per_request > +10%'  # exit 4 when a variant costs more
+  toll run --startup examples/java/agents.yaml   # cold starts of each variant: time to ready, JVM and CPU`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.resume != "" {
 				if len(args) > 0 {
@@ -94,6 +96,7 @@ appended to it as Markdown.
 	addRenderFlags(fl, &f.render)
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
+	fl.BoolVar(&f.startup, "startup", false, "measure start-up instead of load: start each variant's services from cold startup.repetitions times (default 10), interleaved, and compare the starts (see the scenario's startup:)")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this results directory: keep its finished trials and run the rest of its plan (same scenario copy, seed and order)")
 	fl.StringArrayVar(&f.gates, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
 	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
@@ -119,6 +122,13 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		}
 		f.aa = m.AA
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
+	} else if f.startup {
+		if s, err = scenario.ReadStartup(file); err != nil {
+			return &exitError{exitUsage, err}
+		}
+		if f.aa {
+			s = run.AAScenario(s)
+		}
 	} else if s, err = scenario.Read(file); err != nil {
 		return &exitError{exitUsage, err}
 	} else if f.aa {
