@@ -91,7 +91,7 @@ rounds: 4`)
 		"TOLL_ARGS=-q --seed 7", "TOLL_BENCHMARK_JSON="+bench, "TOLL_SUDO=false")
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	code := exitOf(cmd.Run())
+	code := exitCodeOf(cmd.Run())
 	if code == exitInvalid {
 		t.Skipf("the machine was too busy for a valid run (exit 3):\n%s", stdout.String())
 	}

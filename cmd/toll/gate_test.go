@@ -56,7 +56,7 @@ rounds: 4`)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			err := cmd.Run()
-			if code := exitOf(err); code == exitInvalid && tt.want != exitInvalid {
+			if code := exitCodeOf(err); code == exitInvalid && tt.want != exitInvalid {
 				t.Skipf("the machine was too busy for a valid run (exit 3), so gates were not judged:\n%s", stdout.String())
 			} else if code == exitOK && tt.want == exitGate {
 				if lo, hi := cpuInterval(t, out, "heavy"); lo <= 10 && hi-lo > 100 {
@@ -89,8 +89,8 @@ rounds: 4`)
 			// The report carries the same verdict offline: toll report
 			// judges the directory again with the same exit code.
 			again := toll(t, "report", out, "--fail-on", gate)
-			if b, err := again.CombinedOutput(); exitOf(err) != tt.want {
-				t.Errorf("toll report --fail-on: exit %d, want %d\n%s", exitOf(err), tt.want, b)
+			if b, err := again.CombinedOutput(); exitCodeOf(err) != tt.want {
+				t.Errorf("toll report --fail-on: exit %d, want %d\n%s", exitCodeOf(err), tt.want, b)
 			}
 		})
 	}
@@ -141,8 +141,8 @@ func TestFailOnBadGate(t *testing.T) {
 		{"compare", "a", "b", "--fail-on", "cpu_per_request < 5%"},
 	} {
 		b, err := toll(t, args...).CombinedOutput()
-		if exitOf(err) != exitUsage || !strings.Contains(string(b), "--fail-on") {
-			t.Errorf("%v: exit %d, want %d\n%s", args, exitOf(err), exitUsage, b)
+		if exitCodeOf(err) != exitUsage || !strings.Contains(string(b), "--fail-on") {
+			t.Errorf("%v: exit %d, want %d\n%s", args, exitCodeOf(err), exitUsage, b)
 		}
 	}
 }
@@ -155,7 +155,7 @@ func TestCompareJSON(t *testing.T) {
 	cmd := toll(t, "compare", a, b, "--json", "--fail-on", "cpu_per_request > +5%", "--fail-on", "p99 > +50%")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if code := exitOf(cmd.Run()); code != exitGate {
+	if code := exitCodeOf(cmd.Run()); code != exitGate {
 		t.Fatalf("exit %d, want %d\n%s", code, exitGate, stderr.String())
 	}
 	var doc struct {

@@ -34,7 +34,7 @@ rounds: 2`)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Every trial has the "missing" request's 404s: each is flagged, so
 	// the run is invalid (exit 3), its reports written all the same.
-	if err := cmd.Run(); exitOf(err) != exitInvalid {
+	if err := cmd.Run(); exitCodeOf(err) != exitInvalid {
 		t.Fatalf("toll run: %v, want exit %d\nstdout:\n%s\nstderr:\n%s", err, exitInvalid, stdout.String(), stderr.String())
 	}
 	table := stdout.String()

@@ -698,7 +698,7 @@ restart: per-round`)
 	}
 
 	// A stray FILE beside --resume is a usage error.
-	if err := toll(t, "run", "--resume", out, path).Run(); exitOf(err) != exitUsage {
+	if err := toll(t, "run", "--resume", out, path).Run(); exitCodeOf(err) != exitUsage {
 		t.Errorf("--resume with FILE: exit %v, want %d", err, exitUsage)
 	}
 	res := toll(t, "run", "--resume", out, "-q")
@@ -746,19 +746,7 @@ restart: per-round`)
 	}
 	// A finished run has nothing to resume.
 	again := toll(t, "run", "--resume", out)
-	if b, err := again.CombinedOutput(); exitOf(err) != exitUsage || !strings.Contains(string(b), "nothing to resume") {
+	if b, err := again.CombinedOutput(); exitCodeOf(err) != exitUsage || !strings.Contains(string(b), "nothing to resume") {
 		t.Errorf("resuming a finished run: exit %v\n%s", err, b)
 	}
-}
-
-// exitOf is a command's exit code (0 for a nil error, -1 if it did not run).
-func exitOf(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	if err != nil {
-		return -1
-	}
-	return 0
 }
