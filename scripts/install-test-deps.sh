@@ -7,13 +7,13 @@
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
 #   maven                   builds examples/java and fetches its agents, when missing
-#   podman                  container tests (cmd/toll, leftover): services as containers,
+#   podman                  container tests (e2e/shapes, leftover): services as containers,
 #                           cleanup of a killed run's containers
 #   runc                    podman's runtime on cgroup v1 hosts, where crun (podman's
 #                           first choice) fails; toll picks runc there when installed
-#   haproxy                 examples/sidecar.yaml: the sidecar proxy (cmd/toll TestSidecarProxy)
+#   haproxy                 examples/sidecar.yaml: the sidecar proxy (e2e/shapes TestSidecarProxy)
 #   nginx                   examples/sidecar.yaml: the other sidecar proxy
-#   bpftrace                examples/ebpf.yaml: the eBPF agent (cmd/toll TestEBPFAgent)
+#   bpftrace                examples/ebpf.yaml: the eBPF agent (e2e/shapes TestEBPFAgent)
 set -euo pipefail
 pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/report"
+)
+
+// newCompareCmd returns `toll compare DIR_A DIR_B`.
+func newCompareCmd() *cobra.Command {
+	var gates []string
+	var excludeFlagged, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "compare DIR_A DIR_B",
+		Short: "Compare two results directories (before/after a change) and gate on the difference",
+		Long: `Compares each variant's overhead against the baseline between two runs of the
+same scenario, e.g. two releases of an agent. With --fail-on, exits with 4 when
+a change's whole 95% interval lies beyond the threshold; an interval that only
+reaches it passes. With --json, the comparison and the gates' outcome are
+written to stdout as JSON (docs/results-schema.md) instead of the table.
+
+In GitHub Actions (GITHUB_ACTIONS=true) every failed gate is also an ::error::
+annotation; when $GITHUB_STEP_SUMMARY is set, the table and the gates are
+appended to it as Markdown.
+
+` + exitCodesHelp,
+		Example: `  toll compare results/agents-v1 results/agents-v2
+  toll compare old new --fail-on 'cpu_per_request > +5%' --fail-on 'p99 > +10%'
+  toll compare old new --json > comparison.json`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gs, err := parseGates(gates)
+			if err != nil {
+				return err
+			}
+			var sums [2]*analyze.Summary
+			for i, path := range args {
+				s, err := summarizeDir(path, excludeFlagged)
+				if err != nil {
+					return &exitError{ExitUsage, err}
+				}
+				sums[i] = s
+			}
+			rc, err := analyze.CompareRuns(sums[0], sums[1])
+			if err != nil {
+				return &exitError{ExitUsage, fmt.Errorf("compare %s and %s: %w", args[0], args[1], err)}
+			}
+			var results []analyze.GateResult
+			for _, g := range gs {
+				results = append(results, g.Check(rc))
+			}
+			out, msgs := cmd.OutOrStdout(), cmd.OutOrStdout()
+			if asJSON {
+				// stdout holds the document alone.
+				msgs = cmd.ErrOrStderr()
+				err = report.CompareJSON(out, rc, args[0], args[1], results)
+			} else {
+				err = report.CompareText(out, rc, args[0], args[1])
+			}
+			if err != nil {
+				return &exitError{ExitFailure, err}
+			}
+			gh := githubFromEnv(msgs)
+			if err := gh.summary(func(w io.Writer) error { return report.CompareMarkdown(w, rc, args[0], args[1], results) }); err != nil {
+				return &exitError{ExitFailure, err}
+			}
+			gh.gates(results)
+			if err := report.GatesText(msgs, results); err != nil {
+				return &exitError{ExitFailure, err}
+			}
+			return gatesFailed(results)
+		},
+	}
+	cmd.Flags().StringArrayVar(&gates, "fail-on", nil, "exit 4 when a cost's change lies beyond a threshold, e.g. 'cpu_per_request > +5%' (repeatable)")
+	cmd.Flags().BoolVar(&excludeFlagged, "exclude-flagged", false, "leave flagged trials out of both runs")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "write the comparison and the gates' outcome to stdout as JSON instead of the table")
+	return cmd
+}
+
+// summarizeDir analyses a results directory without writing anything.
+func summarizeDir(path string, excludeFlagged bool) (*analyze.Summary, error) {
+	dir, err := record.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		return nil, err
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		return nil, err
+	}
+	return analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
+}
+
+// appendFile appends what write produces to the file at path.
+func appendFile(path string, write func(io.Writer) error) error {
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b.Bytes()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

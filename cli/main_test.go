@@ -1,0 +1,12 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/tollperf/toll/e2e/tolltest"
+)
+
+// TestMain lets the test binary act as toll (tolltest.Main).
+func TestMain(m *testing.M) {
+	tolltest.Main(m, Main)
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/report"
+)
+
+func newReportCmd() *cobra.Command {
+	var opt renderOptions
+	var fromSummary bool
+	var gateTexts []string
+	cmd := &cobra.Command{
+		Use:   "report DIR",
+		Short: "Analyse a results directory again and rewrite its reports",
+		Long: `Analyse a results directory again and rewrite its reports. A run that did not
+carry out its whole plan (interrupted, killed, stopped by an error) is reported
+as partial, with the trials it is missing. --fail-on judges the variants against
+the baseline as toll run --fail-on does.
+
+` + exitCodesHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			gates, err := parseGates(gateTexts)
+			if err != nil {
+				return err
+			}
+			dir, err := record.Open(args[0])
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			if fromSummary {
+				sum, err := renderSummary(dir)
+				if err != nil {
+					return &exitError{ExitFailure, err}
+				}
+				if err := report.Text(cmd.OutOrStdout(), sum); err != nil {
+					return &exitError{ExitFailure, err}
+				}
+				return judge(cmd.OutOrStdout(), sum, gates)
+			}
+			sum, _, err := renderDir(cmd.Context(), cmd.OutOrStdout(), dir, opt)
+			if err != nil {
+				return &exitError{ExitFailure, err}
+			}
+			return judge(cmd.OutOrStdout(), sum, gates)
+		},
+	}
+	cmd.Flags().BoolVar(&fromSummary, "from-summary", false, "render the reports from DIR/summary.json alone, without analysing the trials again (the analysis flags do not apply)")
+	cmd.Flags().StringArrayVar(&gateTexts, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
+	addRenderFlags(cmd.Flags(), &opt)
+	cmd.Flags().BoolVar(&opt.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
+	cmd.Flags().BoolVar(&opt.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
+	return cmd
+}
+
+// renderSummary rewrites a results directory's reports from its
+// summary.json alone.
+func renderSummary(dir *record.Dir) (*analyze.Summary, error) {
+	path := filepath.Join(dir.Path, "summary.json")
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sum, err := report.ReadSummary(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if _, err := report.WriteAll(dir, sum); err != nil {
+		return sum, err
+	}
+	return sum, nil
+}

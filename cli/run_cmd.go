@@ -1,0 +1,421 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/netns"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/report"
+	"github.com/tollperf/toll/run"
+	"github.com/tollperf/toll/scenario"
+)
+
+// runFlags are the options of `toll run`.
+type runFlags struct {
+	out            string
+	seed           int64
+	aa             bool
+	render         renderOptions
+	noCgroup       bool
+	quiet          bool
+	stopNow        <-chan struct{} // not a flag: closed on a second interrupt
+	isolateNetwork bool
+	findMax        bool
+	sloP99         time.Duration
+	resume         string
+	// gates are the --fail-on thresholds, as written.
+	gates   []string
+	startup bool
+}
+
+// newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
+// to kill the services without their grace period.
+func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
+	f := runFlags{stopNow: stopNow}
+	cmd := &cobra.Command{
+		Use:   "run FILE | run --resume DIR",
+		Short: "Run a scenario: baseline and variants under identical load, then report",
+		Long: `Run a scenario: its baseline and every variant under identical load, in rounds,
+then analyse the trials and write the reports into the results directory.
+
+With --fail-on, each variant is judged against the baseline of the same run:
+toll exits 4 when a variant's whole 95% interval of the change lies beyond the
+threshold (an interval that only reaches it passes). In GitHub Actions
+(GITHUB_ACTIONS=true) failed gates and an invalid run are ::error::
+annotations; when $GITHUB_STEP_SUMMARY is set, the report and the gates are
+appended to it as Markdown.
+
+` + exitCodesHelp,
+		Example: `  toll run examples/quickstart.yaml
+  toll run examples/quickstart.yaml --out /tmp/qs --seed 7
+  toll run --aa examples/quickstart.yaml      # baseline against itself: the noise floor
+  toll run --isolate-network examples/quickstart.yaml  # nothing leaves the machine (root)
+  toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO
+  toll run --resume results/quickstart-20261123T101500Z   # finish an interrupted run
+  toll run examples/quickstart.yaml --fail-on 'cpu_per_request > +10%'  # exit 4 when a variant costs more
+  toll run --startup examples/java/agents.yaml   # cold starts of each variant: time to ready, JVM and CPU`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if f.resume != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("--resume continues the run in %s with the scenario it ran; give no FILE", f.resume)
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := ""
+			if len(args) > 0 {
+				file = args[0]
+			}
+			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
+	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
+	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
+	fl.BoolVar(&f.render.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
+	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
+	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
+	addRenderFlags(fl, &f.render)
+	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
+	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
+	fl.BoolVar(&f.startup, "startup", false, "measure start-up instead of load: start each variant's services from cold startup.repetitions times (default 10), interleaved, and compare the starts (see the scenario's startup:)")
+	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this results directory: keep its finished trials and run the rest of its plan (same scenario copy, seed and order)")
+	fl.StringArrayVar(&f.gates, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
+	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
+	return cmd
+}
+
+func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f runFlags) error {
+	var s *scenario.Scenario
+	gates, err := parseGates(f.gates)
+	if err != nil {
+		return err
+	}
+	if f.findMax && len(gates) > 0 {
+		return &exitError{ExitUsage, errors.New("--fail-on judges rounds against the baseline; a --find-max search has none")}
+	}
+	if f.resume != "" {
+		if f.aa || f.findMax || f.out != "" || f.seed != 0 {
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --find-max, --out and --seed do not apply")}
+		}
+		var m *record.Manifest
+		if s, m, err = run.ReadResumable(f.resume); err != nil {
+			return &exitError{ExitUsage, err}
+		}
+		f.aa = m.AA
+		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
+	} else if f.startup {
+		if s, err = scenario.ReadStartup(file); err != nil {
+			return &exitError{ExitUsage, err}
+		}
+		if f.aa {
+			s = run.AAScenario(s)
+		}
+	} else if s, err = scenario.Read(file); err != nil {
+		return &exitError{ExitUsage, err}
+	} else if f.aa {
+		s = run.AAScenario(s)
+	}
+	if f.sloP99 < 0 {
+		return &exitError{ExitUsage, fmt.Errorf("--slo-p99 %s is negative", f.sloP99)}
+	}
+	if f.sloP99 > 0 {
+		s.FindMax.SLOP99 = scenario.Duration(f.sloP99)
+	}
+	if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
+		origin := "--isolate-network"
+		if !f.isolateNetwork {
+			origin = s.Path + ": network: isolated"
+		}
+		s.Network = scenario.NetworkIsolated
+		if done, err := isolate(ctx, stdout, stderr, origin); done || err != nil {
+			return err
+		}
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go announceInterrupts(ctx, f.stopNow, stop, stderr)
+	progress := stderr
+	if f.quiet {
+		progress = io.Discard
+	}
+	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
+		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
+		Resume: f.resume, AA: f.aa})
+	if dir == nil {
+		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
+			return &exitError{ExitUsage, runErr}
+		}
+		return &exitError{ExitFailure, runErr}
+	}
+	if f.findMax {
+		fm, err := dir.ReadFindMax()
+		if err == nil && fm != nil {
+			err = report.FindMaxText(stdout, fm, s.Baseline)
+		}
+		var written []string
+		if fm != nil {
+			written = append(written, "findmax.json")
+		}
+		fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
+		switch {
+		case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
+			return &exitError{ExitInterrupted, runErr}
+		case runErr != nil:
+			return &exitError{ExitFailure, runErr}
+		case err != nil:
+			return &exitError{ExitFailure, err}
+		}
+		return nil
+	}
+	sum, written, repErr := renderDir(ctx, stdout, dir, f.render)
+	if repErr == nil && f.aa {
+		writeNoiseFloor(stdout, sum)
+	}
+	var judged error
+	if repErr == nil && runErr == nil {
+		judged = judge(stdout, sum, gates)
+	}
+	fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
+	switch {
+	case runErr != nil && errors.Is(runErr, run.ErrInterrupted):
+		return &exitError{ExitInterrupted, runErr}
+	case runErr != nil:
+		return &exitError{ExitFailure, runErr}
+	case repErr != nil:
+		return &exitError{ExitFailure, repErr}
+	}
+	return judged
+}
+
+// judge finishes toll run and toll report on a run that was carried out:
+// it judges the gates against the baseline when the run is valid, prints
+// their outcome, annotates an invalid run and failed gates for GitHub
+// Actions, appends the report and the gates to $GITHUB_STEP_SUMMARY, and
+// returns the exit error: an invalid run (3) before a failed gate (4).
+func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
+	if sum == nil {
+		return nil
+	}
+	gh := githubFromEnv(w)
+	var results []analyze.GateResult
+	if sum.Valid() {
+		for _, g := range gates {
+			results = append(results, g.CheckRun(sum))
+		}
+	}
+	if err := gh.summary(func(sw io.Writer) error {
+		if err := report.Markdown(sw, sum); err != nil {
+			return err
+		}
+		return report.GatesMarkdown(sw, results)
+	}); err != nil {
+		return &exitError{ExitFailure, err}
+	}
+	if !sum.Valid() {
+		for _, why := range sum.Invalid {
+			gh.annotation("error", "toll: invalid run", why)
+		}
+		if len(gates) > 0 {
+			fmt.Fprintln(w, "  gates not judged: the run is not valid")
+		}
+		return invalid(sum)
+	}
+	gh.gates(results)
+	if err := report.GatesText(w, results); err != nil {
+		return &exitError{ExitFailure, err}
+	}
+	return gatesFailed(results)
+}
+
+// resultsLine names the results directory and the files written into it.
+func resultsLine(dir string, written []string) string {
+	if len(written) == 0 {
+		return fmt.Sprintf("results: %s (no report written)", dir)
+	}
+	return fmt.Sprintf("results: %s (%s)", dir, strings.Join(written, ", "))
+}
+
+// invalid returns the exit error of a run whose measurement analyze found
+// not valid, and nil for a valid one.
+func invalid(sum *analyze.Summary) error {
+	if sum == nil || sum.Valid() {
+		return nil
+	}
+	return &exitError{ExitInvalid, fmt.Errorf("invalid run: %s", strings.Join(sum.Invalid, "; "))}
+}
+
+// isolate makes sure the run happens in a network namespace that holds only
+// loopback. In toll as the user started it, it runs toll again in a new
+// namespace, passes SIGINT and SIGTERM on to it and returns its outcome with
+// done set. In that re-executed toll, or in a toll started inside such a
+// namespace already, it brings loopback up and returns done unset: the run
+// goes on here. origin names what asked for isolation, for errors.
+func isolate(ctx context.Context, stdout, stderr io.Writer, origin string) (done bool, err error) {
+	child := netns.Reexeced()
+	ok, _, err := netns.Isolated()
+	if err != nil {
+		return false, &exitError{ExitFailure, fmt.Errorf("%s: %w", origin, err)}
+	}
+	if ok || child {
+		if err := netns.Setup(); err != nil {
+			return false, &exitError{ExitFailure, fmt.Errorf("%s: %w", origin, err)}
+		}
+		return false, nil
+	}
+	// The re-executed toll handles signals as toll does (the first stops
+	// the run gracefully, the second kills its services at once, and it
+	// writes its report either way); this one only passes them on, and
+	// returns once it has exited. If this toll is killed, the other dies
+	// with it (parent-death signal), and its services with it.
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	code, err := netns.Reexec(ctx, netns.Stdio{In: os.Stdin, Out: stdout, Err: stderr}, sigs)
+	if err != nil {
+		return true, &exitError{ExitFailure, fmt.Errorf("%s: %w", origin, err)}
+	}
+	if code != ExitOK {
+		return true, exitCode(code) // the re-executed toll has said why
+	}
+	return true, nil
+}
+
+// announceInterrupts says what toll run does about an interrupt (ctx done)
+// and a second one (stopNow closed), until stop is closed.
+func announceInterrupts(ctx context.Context, stopNow, stop <-chan struct{}, w io.Writer) {
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(w, "\ntoll: interrupted; stopping services and writing what was measured (again to kill the services at once)")
+	case <-stop:
+		return
+	}
+	select {
+	case <-stopNow:
+		fmt.Fprintln(w, "\ntoll: interrupted again; killing the services now, then writing what was measured")
+	case <-stop:
+	}
+}
+
+// renderOptions are the options of the analysis and reports that `toll run`
+// and `toll report` share.
+type renderOptions struct {
+	excludeFlagged     bool
+	includeInterrupted bool
+	// push is a Pushgateway URL to push the summary's metrics to.
+	push string
+	// benchmark is a file to write github-action-benchmark's
+	// customSmallerIsBetter JSON to, or "".
+	benchmark string
+}
+
+// addRenderFlags adds the flags of renderOptions that toll run and toll
+// report share.
+func addRenderFlags(fl *pflag.FlagSet, opt *renderOptions) {
+	fl.StringVar(&opt.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL (grouped by scenario and run)")
+	fl.StringVar(&opt.benchmark, "benchmark-json", "", "also write each variant's overhead ratios to this file as github-action-benchmark customSmallerIsBetter JSON")
+}
+
+// renderDir analyses a results directory, writes its reports and prints the
+// terminal summary. It returns the summary (nil when there is none), the
+// names of the files it wrote and its error.
+func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOptions) (*analyze.Summary, []string, error) {
+	m, err := dir.ReadManifest()
+	if err != nil {
+		return nil, nil, err
+	}
+	if fm, err := dir.ReadFindMax(); err != nil || fm != nil {
+		if err != nil {
+			return nil, nil, err
+		}
+		// A search's trials are one per rate, not rounds to compare.
+		return nil, nil, report.FindMaxText(w, fm, m.Baseline)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		return nil, nil, err
+	}
+	sum, err := analyze.Summarize(m, trials, analyze.Options{
+		Trim:               analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
+		ExcludeFlagged:     opt.excludeFlagged,
+		IncludeInterrupted: opt.includeInterrupted,
+	})
+	switch {
+	case len(trials) == 0 && sum != nil && sum.Partial != nil:
+		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, sum.Partial.Text)
+	case len(trials) == 0:
+		return nil, nil, fmt.Errorf("%s holds no finished trial", dir.Path)
+	case err != nil && (sum == nil || len(sum.Trials) > 0):
+		return nil, nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
+	}
+	// With trial files none of which could be analysed (all cut short
+	// before their window, say) the reports are still written: they say
+	// why, and what the run is missing.
+	written, err := report.WriteAll(dir, sum)
+	if err != nil {
+		return sum, written, err
+	}
+	if opt.benchmark != "" {
+		var b bytes.Buffer
+		if err := report.BenchmarkJSON(&b, sum); err != nil {
+			return sum, written, err
+		}
+		if err := os.WriteFile(opt.benchmark, b.Bytes(), 0o644); err != nil {
+			return sum, written, fmt.Errorf("--benchmark-json: %w", err)
+		}
+	}
+	if opt.push != "" {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := report.Push(pctx, opt.push, sum); err != nil {
+			return sum, written, err
+		}
+	}
+	return sum, written, report.Text(w, sum)
+}
+
+// writeNoiseFloor explains what an A/A run says about this machine.
+func writeNoiseFloor(w io.Writer, s *analyze.Summary) {
+	for _, st := range s.Steps {
+		for _, v := range st.Variants {
+			for _, c := range v.Costs {
+				if c.Cost != analyze.CPUPerRequest || c.Delta == nil || c.Delta.CILow == nil {
+					continue
+				}
+				half := (*c.Delta.CIHigh - *c.Delta.CILow) / 2
+				fmt.Fprintf(w, "\n  Noise floor at %s (A/A, %d rounds): CPU per request %s.\n", st.Label(), c.Delta.N, report.DeltaPct(analyze.Info(c.Cost), c.Delta))
+				fmt.Fprintf(w, "  A real overhead of about ±%.1f%% would be detected (CI excluding 0) half the time with this many rounds;\n", half)
+				fmt.Fprintf(w, "  about ±%.1f%% would be detected 4 times in 5. More rounds narrow this as 1/√rounds.\n", half*2.8/1.96)
+			}
+		}
+	}
+}
+
+// isTerminal says whether w is a terminal (then progress is a live line).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

@@ -1,0 +1,235 @@
+package faults
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/cli"
+	"github.com/tollperf/toll/e2e/tolltest"
+	"github.com/tollperf/toll/runid"
+)
+
+// writeStubbornScenario writes a one-service scenario whose service starts
+// two children that ignore SIGTERM before it execs the reference provider:
+// one in the service's process group, one in a session of its own (setsid),
+// which only the cgroup, the supervisor or the run's label can find.
+func writeStubbornScenario(t *testing.T, name string) string {
+	t.Helper()
+	s := fmt.Sprintf(`name: %s
+services:
+  - name: provider
+    command: [sh, -c, "sh -c 'trap \"\" TERM; while :; do sleep 1; done' & setsid sh -c 'trap \"\" TERM; while :; do sleep 1; done' & exec \"$0\" app provider --addr 127.0.0.1:${port:provider}", "${toll}"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    measure: true
+variants:
+  - name: baseline
+load:
+  target: "http://127.0.0.1:${port:provider}"
+  requests:
+    - {name: provider, method: GET, path: /provider}
+  rate: 20
+  warmup: 1s
+  duration: 30s
+rounds: 2
+`, name)
+	path := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// killLabelled kills what is left of run id, and nothing else.
+func killLabelled(t *testing.T, id runid.ID) {
+	for pid := range tolltest.Labelled(t, id) {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// startStubbornRun starts toll run on the stubborn scenario and waits until
+// both SIGTERM-ignoring children run and the first trial is in its measured
+// window. It returns toll, its run ID, a channel that gets its exit, and its
+// output so far.
+func startStubbornRun(t *testing.T, name, out string, extra ...string) (*exec.Cmd, runid.ID, <-chan error, *bytes.Buffer) {
+	t.Helper()
+	path := writeStubbornScenario(t, name)
+	cmd := tolltest.Command(t, append([]string{"run", path, "--out", out}, extra...)...)
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	id, err := runid.Of(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		killLabelled(t, id)
+	})
+	// The service's shell loops ("sh") and the provider (the test binary,
+	// run as toll) under their supervisor.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		shells := 0
+		for _, comm := range tolltest.Labelled(t, id) {
+			if comm == "sh" {
+				shells++
+			}
+		}
+		if shells >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the service's children did not start: %v\n%s", tolltest.Labelled(t, id), output.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // into the measured window
+	return cmd, id, done, &output
+}
+
+// waitNoneLabelled waits up to 10 s for no process of run id to be left,
+// and fails the test naming those that are.
+func waitNoneLabelled(t *testing.T, id runid.ID, what string) {
+	t.Helper()
+	var left map[int]string
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if left = tolltest.Labelled(t, id); len(left) == 0 {
+			return
+		}
+	}
+	t.Errorf("10 s after %s, processes of run %v are left: %v", what, id, left)
+}
+
+// cgroupsOf returns the cgroup directories of run id's tree, in every
+// hierarchy.
+func cgroupsOf(id runid.ID) []string {
+	var out []string
+	for _, pattern := range []string{"/sys/fs/cgroup/*/toll/*-" + id.String(), "/sys/fs/cgroup/toll/*-" + id.String()} {
+		m, _ := filepath.Glob(pattern)
+		out = append(out, m...)
+	}
+	return out
+}
+
+// cleanupLeavesNoCgroup runs toll cleanup and checks that no cgroup of run
+// id is left.
+func cleanupLeavesNoCgroup(t *testing.T, id runid.ID) {
+	t.Helper()
+	out, err := tolltest.Command(t, "cleanup").CombinedOutput()
+	if err != nil {
+		t.Errorf("toll cleanup: %v\n%s", err, out)
+	}
+	if left := cgroupsOf(id); len(left) > 0 {
+		t.Errorf("after toll cleanup, cgroups of run %v are left: %v\n%s", id, left, out)
+	}
+}
+
+// cgroupModes are the ways to run the tests: with cgroups where the
+// machine has them, and without.
+func cgroupModes(t *testing.T) []string {
+	modes := []string{"--no-cgroup"}
+	if _, err := cgroup.Detect(); err == nil {
+		modes = append([]string{"cgroup"}, modes...)
+	} else {
+		t.Logf("cgroups unusable (%v): only --no-cgroup is tested", err)
+	}
+	return modes
+}
+
+// TestSecondSignalKillsAndReports sends SIGINT then SIGTERM 50 ms apart
+// (what timeout, CI cancellation and docker stop do) to a run whose service
+// has children that ignore SIGTERM: toll must kill them at once rather than
+// wait out the grace period, still write its report, exit 130, and leave no
+// process of the run and, after toll cleanup, no cgroup.
+func TestSecondSignalKillsAndReports(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	for _, mode := range cgroupModes(t) {
+		t.Run(mode, func(t *testing.T) {
+			var extra []string
+			if mode != "cgroup" {
+				extra = []string{mode}
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			cmd, id, done, output := startStubbornRun(t, "second-signal", out, extra...)
+			cmd.Process.Signal(syscall.SIGINT)
+			time.Sleep(50 * time.Millisecond)
+			cmd.Process.Signal(syscall.SIGTERM)
+			sent := time.Now()
+			select {
+			case err := <-done:
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+					t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, output.String())
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("toll did not exit after SIGINT and SIGTERM\n%s", output.String())
+			}
+			// The children ignore SIGTERM: without the second signal toll
+			// would wait out the 5 s grace period before SIGKILL.
+			if took := time.Since(sent); took >= 5*time.Second {
+				t.Errorf("toll took %v to exit after the second signal: it waited out the grace period", took)
+			}
+			if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+				t.Errorf("no report after SIGINT and SIGTERM: %v\n%s", err, output.String())
+			}
+			if trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json")); len(trials) == 0 {
+				t.Error("no trial file written")
+			}
+			if !strings.Contains(output.String(), "killing the services now") {
+				t.Errorf("toll did not say the second signal kills the services:\n%s", output.String())
+			}
+			waitNoneLabelled(t, id, "toll exited")
+			cleanupLeavesNoCgroup(t, id)
+		})
+	}
+}
+
+// TestKilledTollLeavesNothing SIGKILLs toll while its service has children
+// that ignore SIGTERM, one of them in a session of its own: the supervisor
+// must kill them all, and toll cleanup must remove the run's cgroups.
+func TestKilledTollLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	for _, mode := range cgroupModes(t) {
+		t.Run(mode, func(t *testing.T) {
+			var extra []string
+			if mode != "cgroup" {
+				extra = []string{mode}
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			cmd, id, done, output := startStubbornRun(t, "killed", out, extra...)
+			before := tolltest.Labelled(t, id)
+			cmd.Process.Kill()
+			<-done
+			waitNoneLabelled(t, id, "toll was killed")
+			if t.Failed() {
+				logs, _ := filepath.Glob(filepath.Join(out, "logs", "*"))
+				for _, l := range logs {
+					b, _ := os.ReadFile(l)
+					t.Logf("%s:\n%s", l, b)
+				}
+				t.Logf("before: %v\n%s", before, output.String())
+			}
+			if mode == "cgroup" && len(cgroupsOf(id)) == 0 {
+				t.Log("the run's cgroups were removed before toll cleanup ran (by another run's cleanup)")
+			}
+			cleanupLeavesNoCgroup(t, id)
+		})
+	}
+}

@@ -1,0 +1,203 @@
+package faults
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/e2e/tolltest"
+)
+
+// TestSinkUnderAttack runs a short toll run and, once its first trial is
+// written, attacks that variant's sink as issue #19 did: 8 gzip bombs
+// (about 1 MiB on the wire, 1 GiB decoded) in parallel and 20 uploads that
+// announce a Content-Length of 10¹² and send nothing. toll's peak RSS
+// (VmHWM) must stay under 100 MB, the run must succeed, and report.md must
+// show the rejected requests.
+func TestSinkUnderAttack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services under load")
+	}
+	dir := t.TempDir()
+	// Each variant's "sinkurl" service writes its ${sink} where the test
+	// finds it, then idles.
+	variants := `  - name: baseline
+  - name: other`
+	s := fmt.Sprintf(`name: attack
+services:
+  - name: provider
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "2000"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    measure: true
+  - name: sinkurl
+    command: [sh, -c, 'printf %%s "$1" > "$2.tmp" && mv "$2.tmp" "$2" && exec sleep 600', sh, "${sink}", "%s/${variant}.sink"]
+variants:
+%s
+load:
+  target: "http://127.0.0.1:${port:provider}"
+  requests:
+    - {name: provider, method: GET, path: /provider}
+  rate: 20
+  warmup: 1s
+  duration: 2s
+rounds: 3
+`, dir, variants)
+	path := filepath.Join(dir, "attack.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	timeout := time.AfterFunc(55*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timeout.Stop()
+
+	// toll's peak RSS, read until it exits.
+	var hwm int64
+	watch := func() {
+		if kb, ok := vmHWM(cmd.Process.Pid); ok {
+			hwm = max(hwm, kb)
+		}
+	}
+
+	// Wait for the first trial file, then attack that variant's sink: its
+	// later trials' cycles cover the attack.
+	var victim string
+	attacked := make(chan struct{})
+	var runErr error
+	done := false
+	for !done {
+		select {
+		case runErr = <-exited:
+			done = true
+			continue
+		case <-time.After(50 * time.Millisecond):
+		}
+		watch()
+		if victim != "" {
+			continue
+		}
+		trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+		if len(trials) == 0 {
+			continue
+		}
+		m := regexp.MustCompile(`^\d+-(.+)\.json$`).FindStringSubmatch(filepath.Base(trials[0]))
+		if m == nil {
+			t.Fatalf("trial file %s: unexpected name", trials[0])
+		}
+		victim = m[1]
+		url, err := os.ReadFile(filepath.Join(dir, victim+".sink"))
+		if err != nil {
+			t.Fatalf("the %s variant's sink URL: %v", victim, err)
+		}
+		go func() {
+			defer close(attacked)
+			attack(t, string(url))
+		}()
+	}
+	watch()
+	if victim == "" {
+		t.Fatalf("toll run ended before its first trial was written: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
+	}
+	<-attacked
+	if runErr != nil {
+		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", runErr, stdout.String(), stderr.String())
+	}
+	t.Logf("toll's peak RSS (VmHWM): %.1f MB", float64(hwm)*1024/1e6)
+	if hwm == 0 {
+		t.Fatal("never read toll's VmHWM")
+	}
+	if hwm*1024 >= 100e6 {
+		t.Errorf("toll's peak RSS was %.1f MB under attack, want under 100 MB", float64(hwm)*1024/1e6)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(md), "\n") {
+		if strings.Contains(line, "rejected") {
+			t.Log(line)
+		}
+	}
+	if !strings.Contains(string(md), "exports rejected (/s)") || !strings.Contains(string(md), "telemetry rejected (KiB/s)") {
+		t.Errorf("report.md has no rows of rejected exports (the %s variant's sink was attacked):\n%s", victim, md)
+	}
+}
+
+// vmHWM returns the peak resident set of process pid, in KiB.
+func vmHWM(pid int) (int64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb, err == nil
+		}
+	}
+	return 0, false
+}
+
+// attack sends 8 gzip bombs in parallel and opens 20 uploads that announce
+// 10¹² bytes and send none to the sink at url, and waits for every answer.
+func attack(t *testing.T, url string) {
+	var member bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
+	_, _ = zw.Write(make([]byte, 1<<20))
+	_ = zw.Close()
+	bomb := bytes.Repeat(member.Bytes(), 1024) // 1 GiB of zeros, about 1 MiB
+
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Go(func() {
+			conn, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), 5*time.Second)
+			if err != nil {
+				t.Errorf("stalled upload: %v", err)
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "POST /v1/traces HTTP/1.1\r\nHost: sink\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000000000000\r\n\r\n")
+			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+			b := make([]byte, 64)
+			n, _ := conn.Read(b)
+			if !bytes.HasPrefix(b[:n], []byte("HTTP/1.1 413")) {
+				t.Errorf("stalled upload answered %q, want 413", b[:n])
+			}
+		})
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	for range 8 {
+		wg.Go(func() {
+			req, _ := http.NewRequest(http.MethodPost, url+"/v1/traces", bytes.NewReader(bomb))
+			req.Header.Set("Content-Type", "application/x-protobuf")
+			req.Header.Set("Content-Encoding", "gzip")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Errorf("gzip bomb: %v", err)
+				return
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusRequestEntityTooLarge {
+				t.Errorf("gzip bomb answered %d, want 413", resp.StatusCode)
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,497 @@
+package measure
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/cli"
+	"github.com/tollperf/toll/e2e/tolltest"
+	"github.com/tollperf/toll/record"
+)
+
+// TestRunDetectsFourTimesTheWork runs a small scenario end to end: a variant
+// whose provider does 4× the work must show clearly more CPU per request,
+// and the table must have one row per cost with baseline / variant / Δ / Δ%.
+func TestRunDetectsFourTimesTheWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services under load")
+	}
+	path := tolltest.WriteScenario(t, "e2e", tolltest.HeavyVariants, `  rate: 50
+  warmup: 1s
+  duration: 3s
+rounds: 2`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"baseline (n=2)", "heavy (n=2)", "Δ%", "CPU per request (ms)", "CPU (cores)", "RSS (MiB)",
+		"threads", "latency p50 (ms)", "latency p90 (ms)", "latency p99 (ms)", "latency max (ms)", "throughput (req/s, target 50)", "errors (%)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	for _, f := range []string{"manifest.json", "summary.json", "report.md", "report.html", "trials.csv", "metrics.txt", "scenario.yaml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	if hl, _ := filepath.Glob(filepath.Join(out, "trials", "*.hlog")); len(hl) != 4 {
+		t.Errorf("%d histogram logs, want 4", len(hl))
+	}
+	trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if len(trials) != 4 {
+		t.Errorf("%d trial files, want 4", len(trials))
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "| cost | baseline (n=2) | heavy (n=2) | Δ | Δ% |") {
+		t.Errorf("report.md lacks the table header:\n%s", md)
+	}
+	s := tolltest.ReadSummary(t, out)
+	base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms")
+	// The provider's work is most of a request's CPU, so 4× its work is
+	// well over twice the total; "clearly more" is asserted with a margin.
+	if !(heavy > 1.8*base) || base <= 0 {
+		t.Errorf("CPU per request: baseline %.3f ms, heavy %.3f ms: want heavy > 1.8× baseline", base, heavy)
+	}
+}
+
+// TestBadScenarioOneLine checks that a malformed scenario gets a one-line
+// error naming file:line and the field, with exit code 2.
+func TestBadScenarioOneLine(t *testing.T) {
+	tests := []struct {
+		name, yaml, want string
+	}{
+		{"typo", "services:\n  - name: a\n    comand: [x]\n", ":3"},
+		{"rate", "services:\n  - name: a\n    command: [x]\nvariants: [{name: baseline}]\nload:\n  target: http://127.0.0.1:1\n  requests: [{path: /}]\n  rate: fast\n", ":8"},
+		{"no command", "services:\n  - name: a\nvariants: [{name: baseline}]\n", ":2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "bad.yaml")
+			os.WriteFile(path, []byte(tt.yaml), 0o644)
+			cmd := tolltest.Command(t, "run", path)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitUsage {
+				t.Fatalf("exit %v, want %d; stderr %s", err, cli.ExitUsage, stderr.String())
+			}
+			msg := strings.TrimSpace(stderr.String())
+			if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, path+tt.want) {
+				t.Errorf("want one line with %s%s, got:\n%s", path, tt.want, msg)
+			}
+		})
+	}
+}
+
+// TestInterruptLeavesNoProcess stops toll mid-trial, gracefully (SIGINT) and
+// brutally (SIGKILL), and checks by pid that no service is left running.
+func TestInterruptLeavesNoProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			path := tolltest.WriteScenario(t, "interrupt", `  - name: baseline
+  - name: otel
+    services:
+      consumer: {args: [--trace, otel]}`, `  rate: 50
+  warmup: 1s
+  duration: 30s
+rounds: 2`)
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := tolltest.Command(t, "run", path, "--out", out)
+			var stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stderr, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			t.Cleanup(func() { cmd.Process.Kill() })
+
+			// Wait until both services run and load is flowing.
+			var pids []int
+			deadline := time.Now().Add(20 * time.Second)
+			for len(pids) < 2 && time.Now().Before(deadline) {
+				time.Sleep(200 * time.Millisecond)
+				pids = tolltest.Descendants(t, cmd.Process.Pid)
+			}
+			if len(pids) < 2 {
+				t.Fatalf("services did not start: pids %v\n%s", pids, stderr.String())
+			}
+			time.Sleep(1500 * time.Millisecond) // into the measured window
+
+			cmd.Process.Signal(sig)
+			select {
+			case err := <-done:
+				if sig == syscall.SIGINT {
+					var ee *exec.ExitError
+					if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+						t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, stderr.String())
+					}
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatalf("toll did not exit after %v\n%s", sig, stderr.String())
+			}
+			// Processes get a moment to receive their parent-death signal.
+			var left []int
+			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+				left = tolltest.Alive(pids)
+				if len(left) == 0 {
+					break
+				}
+			}
+			if len(left) > 0 {
+				t.Errorf("after %v, service processes %v are still running", sig, left)
+				for _, p := range left {
+					syscall.Kill(p, syscall.SIGKILL)
+				}
+			}
+			if sig == syscall.SIGINT {
+				// The interrupted trial is kept, marked as such, and a report is written.
+				trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+				if len(trials) == 0 {
+					t.Errorf("no trial file kept after SIGINT")
+				}
+				if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+					t.Errorf("no report after SIGINT: %v\n%s", err, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+// TestDuet runs a duet where the machine has the CPUs for it, and checks
+// that toll refuses one, clearly, where it has not.
+func TestDuet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := tolltest.WriteScenario(t, "duet", tolltest.HeavyVariants, `  rate: 50
+  warmup: 1s
+  duration: 2s
+rounds: 2
+mode: duet`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if runtime.NumCPU() < 4 {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitFailure || !strings.Contains(stderr.String(), "needs at least 4 CPUs") {
+			t.Errorf("want a refusal on %d CPUs, got %v:\n%s", runtime.NumCPU(), err, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("a refused run created %s", out)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("toll run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "duet:") {
+		t.Errorf("the report does not show the duet layout:\n%s", stdout.String())
+	}
+	s := tolltest.ReadSummary(t, out)
+	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
+		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+	}
+}
+
+// TestSharedDuet runs a real duet whose two sides share the services' CPU,
+// restarted every round, on any machine with 2 CPUs: the heavy side's CPU
+// per request shows, and the report says how the CPUs were shared.
+func TestSharedDuet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("a shared duet needs 2 CPUs")
+	}
+	path := tolltest.WriteScenario(t, "shared", tolltest.HeavyVariants, `  rate: 25
+  warmup: 1s
+  duration: 2s
+rounds: 2
+mode: duet
+restart: per-round
+pinning: {duet: shared}`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "each variant sharing CPU") || !strings.Contains(stdout.String(), "their latencies do not") {
+		t.Errorf("the report does not show the shared layout and its caveat:\n%s", stdout.String())
+	}
+	s := tolltest.ReadSummary(t, out)
+	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.8*base) {
+		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+	}
+	var m struct {
+		Layout struct {
+			DuetCPUs []string `json:"duet_cpus"`
+		} `json:"layout"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if d := m.Layout.DuetCPUs; len(d) != 2 || d[0] != d[1] {
+		t.Errorf("duet CPUs %v, want one set for both sides", d)
+	}
+}
+
+// TestAgentRoleRows checks that a role: agent service's cost shows in rows
+// of its own and is added into its variant's total.
+func TestAgentRoleRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	b, err := os.ReadFile("testdata/agent-daemon-toy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "rounds: 8", "rounds: 2", 1)
+	s = strings.Replace(s, "duration: 4s", "duration: 2s", 1)
+	path := filepath.Join(t.TempDir(), "agent.yaml")
+	os.WriteFile(path, []byte(s), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"collector (agent): CPU (cores)", "collector (agent): RSS (MiB)", "consumer (app): CPU (cores)"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	var sum struct {
+		Steps []struct {
+			Variants []struct {
+				Name  string
+				Costs []struct {
+					Cost  string
+					Value float64
+				}
+				Services []struct {
+					Name, Role string
+					Costs      []struct {
+						Cost  string
+						Value float64
+					}
+				}
+			}
+		}
+	}
+	js, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(js, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range sum.Steps[0].Variants {
+		if v.Name != "otel-daemon" {
+			continue
+		}
+		var total, parts float64
+		for _, c := range v.Costs {
+			if c.Cost == "cpu_cores" {
+				total = c.Value
+			}
+		}
+		var agent float64
+		for _, sv := range v.Services {
+			for _, c := range sv.Costs {
+				if c.Cost == "cpu_cores" {
+					parts += c.Value
+					if sv.Role == "agent" {
+						agent = c.Value
+					}
+				}
+			}
+		}
+		if agent <= 0 || total <= 0 || math.Abs(total-parts) > 1e-6*total {
+			t.Errorf("otel-daemon: total %.4f cores, services sum %.4f, agent %.4f: the agent must be counted, and in the total", total, parts, agent)
+		}
+		return
+	}
+	t.Errorf("no otel-daemon variant in summary.json")
+}
+
+// TestJVMCounters runs a real JVM behind a shell wrapper and checks that its
+// heap, metaspace, classes, GC and init time reach the report.
+func TestJVMCounters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a JVM")
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("no javac: ", err)
+	}
+	classes := t.TempDir()
+	if out, err := exec.Command(javac, "-d", classes, "testdata/Hello.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	s := fmt.Sprintf(`name: jvm
+services:
+  - name: hello
+    # java is a child of the shell, not exec'd: toll must follow the tree.
+    command: [sh, -c, "java -Xmx64m $JOPTS -cp %s Hello ${port:hello}; true"]
+    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
+    measure: true
+variants:
+  - name: baseline
+  - name: serial
+    services:
+      hello: {env: {JOPTS: "-XX:+UseSerialGC"}}
+load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests: [{path: /}]
+  rate: 100
+  warmup: 1s
+  duration: 3s
+rounds: 1
+`, classes)
+	path := filepath.Join(t.TempDir(), "jvm.yaml")
+	os.WriteFile(path, []byte(s), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("toll run: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	sum := tolltest.ReadSummary(t, out)
+	for _, v := range []string{"baseline", "serial"} {
+		if c := sum.Value(t, v, "jvm_classes_loaded"); c < 500 {
+			t.Errorf("%s: %g classes loaded", v, c)
+		}
+		if h := sum.Value(t, v, "jvm_heap_committed_mib"); h <= 0 || h > 64 {
+			t.Errorf("%s: heap committed %g MiB with -Xmx64m", v, h)
+		}
+		if i := sum.Value(t, v, "jvm_init_ms"); i <= 0 {
+			t.Errorf("%s: JVM init %g ms", v, i)
+		}
+		if th := sum.Value(t, v, "jvm_threads"); th < 5 {
+			t.Errorf("%s: %g JVM threads", v, th)
+		}
+	}
+	for _, want := range []string{"JVM heap used (MiB)", "JVM metaspace used (MiB)", "JVM GC time (ms/s)"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// TestResumeAfterKill SIGKILLs a run after its first trials and checks that
+// toll run --resume finishes it: every planned trial is there once, the
+// finished ones untouched, and the report covers them all.
+func TestResumeAfterKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := tolltest.WriteScenario(t, "resume", tolltest.HeavyVariants, `  rate: 50
+  warmup: 200ms
+  duration: 1s
+rounds: 3
+restart: per-round`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	var first []string
+	for end := time.Now().Add(60 * time.Second); len(first) < 2 && time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		first, _ = filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	}
+	if len(first) < 2 {
+		t.Fatalf("no two trials within 60 s:\n%s", stderr.String())
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	kept := map[string][]byte{}
+	for _, f := range first {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept[f] = b
+	}
+
+	// A stray FILE beside --resume is a usage error.
+	if err := tolltest.Command(t, "run", "--resume", out, path).Run(); tolltest.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("--resume with FILE: exit %v, want %d", err, cli.ExitUsage)
+	}
+	res := tolltest.Command(t, "run", "--resume", out, "-q")
+	b, err := res.CombinedOutput()
+	if err != nil {
+		t.Fatalf("resume: %v\n%s", err, b)
+	}
+	dir, err := record.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 6 {
+		t.Fatalf("%d trials after resuming, want 6\n%s", len(trials), b)
+	}
+	for i, tr := range trials {
+		if tr.Index != i+1 || tr.Interrupted {
+			t.Errorf("trial %d: index %d, interrupted %v", i+1, tr.Index, tr.Interrupted)
+		}
+	}
+	for f, before := range kept {
+		after, _ := os.ReadFile(f)
+		if !bytes.Equal(before, after) && !strings.Contains(string(before), `"interrupted": true`) {
+			t.Errorf("finished trial %s was rewritten by the resumed run", filepath.Base(f))
+		}
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Resumes) != 1 || m.Resumes[0].Kept < 2 || m.Resumes[0].Kept+m.Resumes[0].Rerun != 6 || m.Finished.IsZero() || m.Interrupted {
+		t.Errorf("manifest after resuming: resumes %+v, finished %v, interrupted %v", m.Resumes, m.Finished, m.Interrupted)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Errorf("no report after resuming: %v", err)
+	}
+	s := tolltest.ReadSummary(t, out)
+	for _, v := range s.Steps[0].Variants {
+		if v.Rounds != 3 {
+			t.Errorf("%s: %d rounds in the summary, want 3", v.Name, v.Rounds)
+		}
+	}
+	// A finished run has nothing to resume.
+	again := tolltest.Command(t, "run", "--resume", out)
+	if b, err := again.CombinedOutput(); tolltest.ExitCode(err) != cli.ExitUsage || !strings.Contains(string(b), "nothing to resume") {
+		t.Errorf("resuming a finished run: exit %v\n%s", err, b)
+	}
+}

@@ -1,0 +1,283 @@
+// Package tolltest runs toll end to end from a test: it makes the test
+// binary act as the toll binary, so that `toll run` and toll's own
+// re-executions (`toll app …`, the `_exec` shim) run the code under test,
+// and it reads what a run leaves behind (summary.json, exit codes, the
+// processes of a run).
+//
+// Each package under e2e/ holds one group of end-to-end tests in a test
+// binary of its own, so that every group stays well inside go test's
+// per-package time limit. A group's TestMain calls Main.
+package tolltest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/tollperf/toll/runid"
+)
+
+// BeMainEnv, set to 1 in its environment, makes the test binary act as the
+// toll binary (Command sets it; a test that runs toll through a script sets
+// it itself).
+const BeMainEnv = "TOLL_TEST_BE_MAIN"
+
+// JobWorkEnv makes the test binary a job of fixed work: it hashes a 64 KiB
+// block this many times and exits (the job of the job-mode tests).
+const JobWorkEnv = "TOLL_TEST_JOB_WORK"
+
+// Main is a test package's TestMain: it runs the test binary as toll's
+// main (tollMain, which is cli.Main) when Command started it as toll, as a
+// job of fixed work when JobWorkEnv is set, and the tests otherwise.
+func Main(m *testing.M, tollMain func() int) {
+	if n := os.Getenv(JobWorkEnv); n != "" && !(len(os.Args) > 1 && os.Args[1] == "_exec") { // the job, not toll's shim around it
+		os.Exit(fixedWork(n))
+	}
+	if os.Getenv(BeMainEnv) == "1" {
+		os.Exit(tollMain())
+	}
+	os.Exit(m.Run())
+}
+
+// fixedWork does n blocks of work and returns the exit status.
+func fixedWork(n string) int {
+	blocks, err := strconv.Atoi(n)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	buf := make([]byte, 64<<10)
+	for i := 0; i < blocks; i++ {
+		sum := sha256.Sum256(buf)
+		buf[i%len(buf)] ^= sum[0]
+	}
+	fmt.Printf("done %d blocks\n", blocks)
+	return 0
+}
+
+// Command returns a command that runs the test binary as toll with args.
+func Command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, args...)
+	cmd.Env = append(os.Environ(), BeMainEnv+"=1")
+	return cmd
+}
+
+// Run runs toll with args and returns its exit code, stdout and stderr.
+func Run(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := Command(t, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// ExitCode returns the exit code of a finished command's error (0 for nil,
+// -1 for an error that is not an exit).
+func ExitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
+
+// WriteScenario writes a two-service reference-app scenario with the given
+// variants and load section, and returns its path.
+func WriteScenario(t *testing.T, name, variants, load string) string {
+	t.Helper()
+	s := fmt.Sprintf(`name: %s
+services:
+  - name: provider
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "40000"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    measure: true
+  - name: consumer
+    command: [toll, app, consumer, --addr, "127.0.0.1:${port:consumer}",
+              --provider, "http://127.0.0.1:${port:provider}/provider", --work, "2000"]
+    env: {OTEL_EXPORTER_OTLP_ENDPOINT: "${sink}"}
+    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 10s}
+    measure: true
+variants:
+%s
+load:
+  target: "http://127.0.0.1:${port:consumer}"
+  requests:
+    - {name: consumer, method: GET, path: /consumer}
+%s
+`, name, variants, load)
+	path := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// HeavyVariants is a baseline and a variant whose provider does four times
+// the work: an overhead no noise can hide.
+const HeavyVariants = `  - name: baseline
+  - name: heavy
+    services:
+      provider: {args: [--work, "160000"]}`
+
+// Summary is the part of summary.json the tests read.
+type Summary struct {
+	Steps []struct {
+		Variants []struct {
+			Name   string
+			Rounds int
+			Costs  []struct {
+				Cost  string
+				Value float64
+				Delta *Delta
+			}
+		}
+	}
+}
+
+// Delta is a variant's comparison with the baseline for one cost.
+type Delta struct {
+	Pct     *float64
+	Verdict string
+}
+
+// ReadSummary reads the summary.json of the results directory dir.
+func ReadSummary(t *testing.T, dir string) Summary {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Delta returns the comparison of cost for variant with the baseline, at
+// the first load step.
+func (s Summary) Delta(t *testing.T, variant, cost string) Delta {
+	t.Helper()
+	for _, v := range s.Steps[0].Variants {
+		for _, c := range v.Costs {
+			if v.Name == variant && c.Cost == cost && c.Delta != nil {
+				return *c.Delta
+			}
+		}
+	}
+	t.Fatalf("no comparison of %s for %s in summary", cost, variant)
+	return Delta{}
+}
+
+// Value returns variant's value of cost at the first load step.
+func (s Summary) Value(t *testing.T, variant, cost string) float64 {
+	t.Helper()
+	for _, v := range s.Steps[0].Variants {
+		if v.Name != variant {
+			continue
+		}
+		for _, c := range v.Costs {
+			if c.Cost == cost {
+				return c.Value
+			}
+		}
+	}
+	t.Fatalf("no %s for %s in summary", cost, variant)
+	return 0
+}
+
+// Descendants returns the pids of every process below pid.
+func Descendants(t *testing.T, pid int) []int {
+	t.Helper()
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := map[int]int{}
+	for _, p := range procs {
+		if st, err := p.Stat(); err == nil {
+			parent[p.PID] = st.PPID
+		}
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Alive returns the pids in ps that still exist and are not zombies.
+func Alive(ps []int) []int {
+	var out []int
+	for _, p := range ps {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/stat")
+		if err != nil {
+			continue
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Labelled returns the live processes labelled with run id, by pid, with
+// their command names.
+func Labelled(t *testing.T, id runid.ID) map[int]string {
+	t.Helper()
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, err := fs.AllProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	for _, p := range procs {
+		l, ok, err := runid.FromEnviron(p.PID)
+		if err != nil || !ok || l != id {
+			continue
+		}
+		if st, err := p.Stat(); err == nil && st.State != "Z" {
+			out[p.PID] = st.Comm
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package workloads
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/cli"
+	"github.com/tollperf/toll/e2e/tolltest"
+)
+
+// writeJobScenario writes a job scenario whose variants run the test
+// binary as a job of fixed work, with the given blocks per variant.
+func writeJobScenario(t *testing.T, name string, reps int, blocks map[string]int) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var variants strings.Builder
+	for _, v := range []string{"baseline", "more"} {
+		n, ok := blocks[v]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&variants, "  - name: %s\n    job: {env: {%s: \"%d\"}}\n", v, tolltest.JobWorkEnv, n)
+	}
+	s := fmt.Sprintf(`name: %s
+job:
+  command: [%q]
+  repetitions: %d
+  work: %d
+  per: 1000
+  unit: blocks
+  log_metrics:
+    - {name: blocks_done_n, regex: 'done ([0-9]+) blocks'}
+variants:
+%s`, name, self, reps, blocks["baseline"], variants.String())
+	path := filepath.Join(t.TempDir(), name+".yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// jobBlocks is the baseline's work: about half a second of one CPU here,
+// so that the Go runtime's start (of the job and of toll's _exec shim) is a
+// few percent of a run.
+const jobBlocks = 6000
+
+// TestJobDetectsTenPercentMoreWork runs a job scenario end to end: a
+// variant that does 10% more work reads +10% CPU time (within 3 points)
+// with an interval that excludes 0, beside the hyperfine-style headline of
+// wall time. CPU time is asserted: on this shared machine (load average 20
+// on 2 cores while others build) a job's wall time waits for the CPU by
+// ±20%, where its CPU time moves by a few percent.
+func TestJobDetectsTenPercentMoreWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real jobs")
+	}
+	path := writeJobScenario(t, "jobten", 10, map[string]int{"baseline": jobBlocks, "more": jobBlocks * 11 / 10})
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out, "--seed", "3")
+	if code != 0 {
+		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	s := tolltest.ReadSummary(t, out)
+	d := s.Delta(t, "more", "job_cpu_s")
+	if d.Pct == nil || *d.Pct < 7 || *d.Pct > 13 {
+		t.Errorf("CPU time Δ %v, want +10%% ± 3 points\n%s", fmtPct(d.Pct), stdout)
+	}
+	if d.Verdict == "~" {
+		t.Errorf("a 10%% difference read ~ (no difference)\n%s", stdout)
+	}
+	for _, want := range []string{"job: wall time (s)", "job: CPU (user + system) (s)", "job: wall time per 1000 blocks", "log: blocks_done_n", "× baseline wall time"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if got := s.Value(t, "more", "log_blocks_done_n"); got != jobBlocks*11/10 {
+		t.Errorf("the job's own figure read %v, want %d", got, jobBlocks*11/10)
+	}
+}
+
+// TestJobAA runs the same job as two variants: its CPU and wall time must
+// read ~.
+func TestJobAA(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real jobs")
+	}
+	path := writeJobScenario(t, "jobaa", 10, map[string]int{"baseline": jobBlocks, "more": jobBlocks})
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out, "--seed", "5")
+	if code != 0 {
+		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	s := tolltest.ReadSummary(t, out)
+	for _, c := range []string{"job_cpu_s", "job_wall_s"} {
+		if d := s.Delta(t, "more", c); d.Verdict != "~" {
+			t.Errorf("A/A %s reads %q, want ~\n%s", c, d.Verdict, stdout)
+		}
+	}
+}
+
+// TestJobFailureShownNotAveraged runs a variant whose job fails: the run
+// says so (invalid, exit 3) and no failed run is averaged in.
+func TestJobFailureShownNotAveraged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real jobs")
+	}
+	path := writeJobScenario(t, "jobfail", 2, map[string]int{"baseline": 100, "more": -1})
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(b), `"-1"`, `"not-a-number"`, 1)), 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out)
+	if code != cli.ExitInvalid {
+		t.Fatalf("toll run exited %d, want %d\nstdout:\n%s\nstderr:\n%s", code, cli.ExitInvalid, stdout, stderr)
+	}
+	if !strings.Contains(stdout+stderr, "failed") {
+		t.Errorf("the output does not say the job failed:\n%s\n%s", stdout, stderr)
+	}
+	for _, v := range tolltest.ReadSummary(t, out).Steps[0].Variants {
+		if v.Name == "more" && v.Rounds != 0 {
+			t.Errorf("variant more has %d repetitions averaged in, want 0 (every run failed)", v.Rounds)
+		}
+	}
+}
+
+func fmtPct(p *float64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%+.1f%%", *p)
+}
+
+// TestJobHooks checks prepare (once per variant, before its first job) and
+// before_each (before every job): the job fails unless prepare ran, and
+// before_each leaves one line per job.
+func TestJobHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real jobs")
+	}
+	dir := t.TempDir()
+	s := `name: hooks
+job:
+  command: [sh, -c, 'test -f prepared-$0', "${variant}"]
+  repetitions: 3
+variants:
+  - name: baseline
+    prepare: [sh, -c, 'echo > prepared-baseline']
+    before_each: [sh, -c, 'echo x >> each-baseline']
+  - name: other
+    prepare: [sh, -c, 'echo > prepared-other']
+`
+	path := filepath.Join(dir, "hooks.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", filepath.Join(dir, "out"))
+	if code != 0 {
+		t.Fatalf("toll run exited %d (a job failed: prepare did not run?)\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "each-baseline"))
+	if err != nil || strings.Count(string(b), "x") != 3 {
+		t.Errorf("before_each ran %d times, want 3 (%v)", strings.Count(string(b), "x"), err)
+	}
+}
