@@ -41,7 +41,7 @@ func TestActionRunsScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services under load")
 	}
-	b, err := os.ReadFile("../../action.yml")
+	b, err := os.ReadFile("../action.yml")
 	if err != nil {
 		t.Fatal(err)
 	}

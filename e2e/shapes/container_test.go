@@ -51,7 +51,7 @@ func containerImage(t *testing.T) *container.Engine {
 			return
 		}
 		defer os.RemoveAll(dir)
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "toll"), ".")
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "toll"), "github.com/tollperf/toll/cmd/toll")
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
 			imageErr = fmt.Errorf("build a static toll: %v: %s", err, out)

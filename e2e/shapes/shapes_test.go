@@ -272,7 +272,7 @@ func TestEBPFAgent(t *testing.T) {
 	// The uprobes are placed by function name: toll must have its symbol
 	// table, which go test (like go run) strips from the binary it runs.
 	bin := filepath.Join(t.TempDir(), "toll")
-	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if b, err := exec.Command("go", "build", "-o", bin, "github.com/tollperf/toll/cmd/toll").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	table, sum, out := runExampleWith(t, []string{bin}, "ebpf.yaml", "ebpf")
