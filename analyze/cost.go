@@ -26,6 +26,8 @@ const (
 	JVMThreads     Cost = "jvm_threads"
 	GCTime         Cost = "jvm_gc_ms_per_s"
 	GCCount        Cost = "jvm_gcs_per_min"
+	JITTime        Cost = "jvm_jit_ms_per_s"
+	JITCompiles    Cost = "jvm_jit_compiles_per_min"
 	JVMInit        Cost = "jvm_init_ms"
 	LatencyMin     Cost = "latency_min_ms"
 	LatencyMean    Cost = "latency_mean_ms"
@@ -80,6 +82,8 @@ func Costs() []CostInfo {
 		{JVMThreads, "JVM threads", "", 0, false},
 		{GCTime, "JVM GC time", "ms/s", 2, true},
 		{GCCount, "JVM GCs", "/min", 1, true},
+		{JITTime, "JVM JIT compile time", "ms/s", 2, true},
+		{JITCompiles, "JVM JIT compiles", "/min", 1, true},
 		{JVMInit, "JVM init", "ms", 0, false},
 		{LatencyMin, "latency min", "ms", 2, false},
 		{LatencyMean, "latency mean", "ms", 2, false},

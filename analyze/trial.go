@@ -291,6 +291,10 @@ func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
 		span := ts[last] - ts[0]
 		out[GCTime] = 1000 * (pts[last].GCTime - pts[0].GCTime) / span
 		out[GCCount] = 60 * float64(pts[last].GCCount-pts[0].GCCount) / span
+		if pts[last].JITCompiles > 0 {
+			out[JITTime] = 1000 * (pts[last].JITTime - pts[0].JITTime) / span
+			out[JITCompiles] = 60 * float64(pts[last].JITCompiles-pts[0].JITCompiles) / span
+		}
 	}
 	if pts[0].InitS > 0 {
 		out[JVMInit] = 1000 * pts[0].InitS

@@ -203,6 +203,10 @@ type JVMSample struct {
 	GCTime             float64 `json:"gc_time"`
 	Threads            int64   `json:"threads"`
 	PeakThreads        int64   `json:"peak_threads"`
+	// JITCompiles and JITTime are the JIT compilers' methods compiled and
+	// seconds spent compiling since the JVM started (cumulative).
+	JITCompiles int64   `json:"jit_compiles,omitempty"`
+	JITTime     float64 `json:"jit_time,omitempty"`
 	// InitS is the time from the JVM's start to the end of its own
 	// initialisation (sun.rt.createVmBeginTime to vmInitDoneTime).
 	InitS float64 `json:"init_s"`

@@ -77,6 +77,8 @@ func costMetrics() map[analyze.Cost]metric {
 		analyze.JVMThreads:     {"toll_jvm_threads", "", 1, "JVM threads.", nil},
 		analyze.GCTime:         {"toll_jvm_gc_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM spent in GC.", nil},
 		analyze.GCCount:        {"toll_jvm_gcs_per_second", "", perMinS, "JVM garbage collections per second.", nil},
+		analyze.JITTime:        {"toll_jvm_jit_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM's JIT compilers spent compiling: above zero under steady load, the JVM was still warming up.", nil},
+		analyze.JITCompiles:    {"toll_jvm_jit_compiles_per_second", "", perMinS, "Methods the JVM's JIT compiled per second.", nil},
 		analyze.JVMInit:        {"toll_jvm_init_seconds", "seconds", msToS, "JVM start-up time until the application's main.", nil},
 		analyze.LatencyMin:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0"}},
 		analyze.LatencyP50:     {"toll_latency_seconds", "seconds", msToS, "Request latency at a quantile, from the load generator's histogram (quantile 0 is the minimum, 1 the maximum).", []string{"quantile", "0.5"}},

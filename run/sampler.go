@@ -78,7 +78,8 @@ func (sp *serviceProbe) readJVM() *record.JVMSample {
 	j := &record.JVMSample{Pid: sp.jvmPid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
 		MetaspaceUsed: c.MetaspaceUsed, MetaspaceCommitted: c.MetaspaceCommitted, ClassSpaceUsed: c.ClassSpaceUsed,
 		ClassesLoaded: c.ClassesLoaded, ClassesUnloaded: c.ClassesUnloaded, GCCount: c.GCCount,
-		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads}
+		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads,
+		JITCompiles: c.JITCompiles, JITTime: c.JITTime.Seconds()}
 	if !c.VMStart.IsZero() && c.VMInitDone.After(c.VMStart) {
 		j.InitS = c.VMInitDone.Sub(c.VMStart).Seconds()
 	}

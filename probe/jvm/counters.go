@@ -47,6 +47,14 @@ type Counters struct {
 	// Uptime is the JVM's elapsed time (sun.os.hrt.ticks), sampled by the
 	// JVM every 50 ms.
 	Uptime time.Duration
+	// JITCompiles counts the methods the JIT compilers have compiled since
+	// start, standard and on-stack replacement (sun.ci.totalCompiles;
+	// jstat -compiler's Compiled).
+	JITCompiles int64
+	// JITTime is the time the JIT compilers' threads have spent compiling
+	// (java.ci.totalTime; jstat -compiler's Time). A JVM still compiling
+	// under steady load has not finished warming up.
+	JITTime time.Duration
 }
 
 // Generation is one generation of the heap.
@@ -80,6 +88,7 @@ type plan struct {
 	unloaded, sharedUnloaded           int
 	threads, peak, daemon              int
 	vmStart, vmInit, ticks, freq       int
+	jitCompiles, jitTime               int
 }
 
 type genPlan struct {
@@ -151,6 +160,7 @@ func (r *Reader) Counters() (Counters, error) {
 		c.VMInitDone = time.UnixMilli(ms)
 	}
 	c.Uptime = ticks(r.value(p.ticks), freq)
+	c.JITCompiles, c.JITTime = r.value(p.jitCompiles), ticks(r.value(p.jitTime), freq)
 	return c, nil
 }
 
@@ -212,6 +222,8 @@ func (r *Reader) makePlan() *plan {
 		vmInit:         long("sun.rt.vmInitDoneTime"),
 		ticks:          long("sun.os.hrt.ticks"),
 		freq:           long("sun.os.hrt.frequency"),
+		jitCompiles:    long("sun.ci.totalCompiles"),
+		jitTime:        long("java.ci.totalTime"),
 	}
 	// Names of generations, spaces and collectors are constants, read once.
 	for n := 0; ; n++ {

@@ -170,17 +170,14 @@ func TestLive(t *testing.T) {
 					c.GCCount, c.GCTime, c.Uptime, b.GCCount, b.GCTime, a.Uptime)
 			}
 
-			// Reading the live file is cheap.
+			// What a read of the live file costs is logged, not asserted (a
+			// test asserts no time): BenchmarkCounters measures it.
 			const n = 2000
 			start := time.Now()
 			for range n {
 				r.Counters()
 			}
-			per := time.Since(start) / n
-			t.Logf("Counters on the live file: %v a call", per)
-			if per > 100*time.Microsecond { // about 1 µs; allowing for a loaded machine
-				t.Errorf("Counters on the live file: %v a call, want microseconds", per)
-			}
+			t.Logf("Counters on the live file: %v a call", time.Since(start)/n)
 
 			// When the JVM exits it removes its file; the Reader keeps the
 			// last values.

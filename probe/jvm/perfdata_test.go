@@ -202,6 +202,11 @@ func TestFixtureCounters(t *testing.T) {
 			if c.VMStart.Year() < 2020 || c.VMInitDone.Before(c.VMStart) || c.VMInitDone.Sub(c.VMStart) > 10*time.Second {
 				t.Errorf("VM started %v, initialized %v", c.VMStart, c.VMInitDone)
 			}
+			compiles, _ := r.Long("sun.ci.totalCompiles")
+			jit, _ := r.Long("java.ci.totalTime")
+			if c.JITCompiles != compiles || c.JITCompiles == 0 || c.JITTime != time.Duration(jit) || c.JITTime <= 0 {
+				t.Errorf("JIT: %d compiles in %v, want %d in %d ticks at 1 GHz", c.JITCompiles, c.JITTime, compiles, jit)
+			}
 			if cmd, _ := r.String("sun.rt.javaCommand"); !strings.HasPrefix(cmd, "Srv ") {
 				t.Errorf("sun.rt.javaCommand = %q", cmd)
 			}
