@@ -42,6 +42,13 @@ type Delta struct {
 	// change in percent (log-ratio) or the difference (difference), in
 	// round order. They are the evidence behind the interval.
 	Rounds []float64 `json:"rounds,omitempty"`
+	// Controlled is set when the change is corrected by the run's A/A
+	// control (scenario's control: true): each round's change is the
+	// variant's against the baseline less the control's against the
+	// baseline, so that whatever the method does to every variant that is
+	// not the baseline (a place in a duet or a round, a baseline that runs
+	// twice per round) cancels, and its noise widens the interval.
+	Controlled bool `json:"controlled,omitempty"`
 	// Size classes the change for colour: SizeNone when there is no
 	// verdict of a difference (no interval, or one that holds 0), else by
 	// the estimate's size relative to the baseline (see SizeOf).

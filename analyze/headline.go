@@ -46,8 +46,8 @@ func headlines(s *Summary) []Headline {
 	var out []Headline
 	for _, st := range s.Steps {
 		for _, v := range st.Variants {
-			if v.Name == s.Baseline {
-				continue
+			if v.Name == s.Baseline || (s.Manifest != nil && s.Manifest.Control != "" && v.Name == s.Manifest.Control) {
+				continue // the A/A control answers no question of its own
 			}
 			h := Headline{Step: st.Index, Variant: v.Name}
 			haveRSS := false

@@ -229,10 +229,18 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	for _, si := range stepIdx {
 		st := steps[si]
 		base := byKey[key{si, m.Baseline}]
+		// baseOf returns the baseline's trials that variant v is compared
+		// with: in a duet, those beside it.
+		baseOf := func(v string) map[int]*TrialCosts {
+			if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
+				return duet
+			}
+			return base
+		}
 		for _, v := range m.Variants {
 			rounds := byKey[key{si, v}]
 			vr := VariantResult{Name: v, Rounds: len(rounds)}
-			var disagree []string
+			var disagree, uncontrolled []string
 			for _, info := range costsOf(s.Trials) {
 				vals := values(rounds, info.Cost)
 				if len(vals) == 0 {
@@ -245,6 +253,14 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 						b, x = paired(duet, rounds, info.Cost)
 					}
 					d := Compare(info, b, x)
+					if m.Control != "" && v != m.Control {
+						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
+							d = Compare(info, cb, cx)
+							d.Controlled = true
+						} else {
+							uncontrolled = append(uncontrolled, info.Label)
+						}
+					}
 					if sharedDuet(m) && isLatency(info.Cost) {
 						d = notComparable(d, "shared duet: each side waits for the other's CPU")
 					}
@@ -254,6 +270,18 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 				vr.Costs = append(vr.Costs, cr)
+			}
+			if len(uncontrolled) > 0 && v != m.Baseline {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: no round of the A/A control to correct %s by (fewer than 2 rounds with both); those changes are against the baseline alone",
+					v, st.Label(), strings.Join(uncontrolled, ", ")))
+			}
+			if v == m.Control {
+				for _, cr := range vr.Costs {
+					if cr.Cost == CPUPerRequest && cr.Delta != nil && cr.Delta.Significant {
+						s.Warnings = append(s.Warnings, fmt.Sprintf("the A/A control (a copy of the baseline) read %s CPU per request at %s: the method had a bias of about that size in this run, and every variant's change is corrected by the control's",
+							cr.Delta.Verdict, st.Label()))
+					}
+				}
 			}
 			if len(disagree) > 0 {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
@@ -370,6 +398,40 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64) {
 		}
 	}
 	return b, v
+}
+
+// controlled pairs, round by round, a variant's values of cost c with a
+// baseline corrected by the run's A/A control: in round r the variant vari
+// is compared with base[r] × ctl[r] / ctlBase[r] (a ratio cost) or base[r]
+// + ctl[r] − ctlBase[r] (an additive one), so that Compare's per-round
+// change is the variant's against its baseline less the control's against
+// its own. Only rounds with all four values count; ok is false with fewer
+// than two.
+func controlled(info CostInfo, base, vari, ctlBase, ctl map[int]*TrialCosts) (adj, v []float64, ok bool) {
+	var rs []int
+	for r := range vari {
+		rs = append(rs, r)
+	}
+	sort.Ints(rs)
+	for _, r := range rs {
+		b, c, cb := base[r], ctl[r], ctlBase[r]
+		if b == nil || c == nil || cb == nil {
+			continue
+		}
+		bv, ok1 := b.Costs[info.Cost]
+		cv, ok2 := c.Costs[info.Cost]
+		cbv, ok3 := cb.Costs[info.Cost]
+		vv, ok4 := vari[r].Costs[info.Cost]
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			continue
+		}
+		a := bv + cv - cbv
+		if !info.Additive && bv > 0 && cv > 0 && cbv > 0 {
+			a = bv * cv / cbv
+		}
+		adj, v = append(adj, a), append(v, vv)
+	}
+	return adj, v, len(v) >= 2
 }
 
 // attributeTelemetry counts each trial's exported telemetry over its whole

@@ -29,6 +29,7 @@ type runFlags struct {
 	out            string
 	seed           int64
 	aa             bool
+	control        bool
 	render         renderOptions
 	noCgroup       bool
 	quiet          bool
@@ -89,6 +90,7 @@ appended to it as Markdown.
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
+	fl.BoolVar(&f.control, "control", false, "add an A/A control (the scenario's control: true): a copy of the baseline run beside the variants, by which every variant's change is corrected")
 	fl.BoolVar(&f.render.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
@@ -113,8 +115,8 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		return &exitError{ExitUsage, errors.New("--fail-on judges rounds against the baseline; a --find-max search has none")}
 	}
 	if f.resume != "" {
-		if f.aa || f.findMax || f.out != "" || f.seed != 0 {
-			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --find-max, --out and --seed do not apply")}
+		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 {
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out and --seed do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -134,6 +136,16 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	} else if f.aa {
 		s = run.AAScenario(s)
 	}
+	if f.aa && f.control {
+		return &exitError{ExitUsage, errors.New("--aa and --control: an A/A run is its own control")}
+	}
+	if f.control && !s.Control {
+		if _, ok := s.Variant(scenario.ControlVariant); ok {
+			return &exitError{ExitUsage, fmt.Errorf("--control adds a variant named %q, and %s defines one already; rename it", scenario.ControlVariant, s.Path)}
+		}
+		s.Control = true
+	}
+	s = run.ControlScenario(s)
 	if f.sloP99 < 0 {
 		return &exitError{ExitUsage, fmt.Errorf("--slo-p99 %s is negative", f.sloP99)}
 	}

@@ -16,6 +16,10 @@ type Manifest struct {
 	// AA is set for an A/A run (toll run --aa): the variants are the
 	// baseline and a second copy of it.
 	AA       bool     `json:"aa,omitempty"`
+	// Control names the run's A/A control variant (scenario's control:
+	// true, toll run --control): a copy of the baseline, against which
+	// every other variant's change is corrected. Empty without one.
+	Control string `json:"control,omitempty"`
 	Baseline string   `json:"baseline"`
 	Variants []string `json:"variants"`
 	// Seed fixes the random order of variants within rounds.

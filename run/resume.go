@@ -60,6 +60,10 @@ func ReadResumable(path string) (*scenario.Scenario, *record.Manifest, error) {
 	if m.AA {
 		s = AAScenario(s)
 	}
+	if m.Control != "" {
+		s.Control = true
+		s = ControlScenario(s)
+	}
 	return s, m, nil
 }
 
@@ -73,6 +77,7 @@ func AAScenario(s *scenario.Scenario) *scenario.Scenario {
 	twin.Description = "the baseline again (A/A run)"
 	c.Variants = []scenario.Variant{base, twin}
 	c.Name = s.Name + "-aa"
+	c.Control = false // the run is an A/A run already
 	return &c
 }
 

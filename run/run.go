@@ -305,7 +305,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	s := r.s
 	m := &record.Manifest{
 		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: commandLine(os.Args), WorkDir: workDir(),
-		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Baseline: s.Baseline, Seed: seed,
+		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Control: controlOf(s), Baseline: s.Baseline, Seed: seed,
 		Rounds: s.Repetitions(), Restart: s.Restart, Mode: s.Mode, Workload: s.Workload(), Started: time.Now().UTC(), Host: describeHost(),
 		Layout:     record.Layout{Network: s.Network},
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),

@@ -59,6 +59,14 @@ type Scenario struct {
 	// Job.Repetitions times per variant, interleaved, each in a cgroup of
 	// its own, while the services (a broker, a database) run throughout.
 	Job *Job `yaml:"job"`
+	// Control adds an A/A control to the run: a variant named
+	// ControlVariant, a copy of the baseline, measured beside the others.
+	// Whatever the method does to any variant that is not the baseline
+	// (its place in a duet or a round, a baseline that runs twice per
+	// round) it does to the control too, so each variant's interval is
+	// taken against the baseline corrected by the control's, and a bias
+	// the method has in this run cannot pass for a cost.
+	Control bool `yaml:"control"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`

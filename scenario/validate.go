@@ -447,7 +447,16 @@ func (v *validator) variants(s *Scenario) {
 	if !seen[s.Baseline] {
 		v.fail("variants", "no variant is named %q (the baseline)", s.Baseline)
 	}
+	if s.Control {
+		if seen[ControlVariant] {
+			v.fail("control", "adds a variant named %q, and one is defined already; rename it", ControlVariant)
+		}
+		v.count("variants", len(s.Variants)+1, MaxVariants, "variants with the control", "with restart: once they all run side by side, each with a telemetry sink of its own")
+	}
 }
+
+// ControlVariant names the A/A control variant that control: true adds.
+const ControlVariant = "control"
 
 // load checks the load block and fills in its defaults. duet says two
 // load generators run at once.

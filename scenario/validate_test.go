@@ -279,3 +279,18 @@ func TestParseRefusesAliasBombs(t *testing.T) {
 		}
 	}
 }
+
+// TestControlNeedsItsName checks that control: true, which adds a variant
+// named "control", is refused where a variant has that name already, at
+// the control field's line.
+func TestControlNeedsItsName(t *testing.T) {
+	src := strings.Replace(good, "name: demo\n", "name: demo\ncontrol: true\n", 1)
+	if _, err := parse("demo.yaml", []byte(src), testMachine); err != nil {
+		t.Fatalf("control: true refused: %v", err)
+	}
+	src = strings.Replace(src, "  - name: otel\n", "  - name: control\n  - name: otel\n", 1)
+	_, err := parse("demo.yaml", []byte(src), testMachine)
+	if err == nil || !strings.HasPrefix(err.Error(), "demo.yaml:2: control: ") || !strings.Contains(err.Error(), `"control"`) {
+		t.Errorf("error %v, want demo.yaml:2: control: … \"control\" …", err)
+	}
+}

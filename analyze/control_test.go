@@ -1,0 +1,90 @@
+package analyze
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/record"
+)
+
+// controlName is scenario.ControlVariant (analyze reads only the manifest).
+const controlName = "control"
+
+// TestControlCorrectsABias runs a method that makes every variant but the
+// baseline 3% dearer (a place in the round, a baseline warmed by running
+// twice): without a control the A/A twin reads +3%, a false positive, and
+// the +10% variant +13%; with the run's A/A control both are corrected.
+func TestControlCorrectsABias(t *testing.T) {
+	const bias = 1.03
+	truth := map[string]float64{"baseline": 1, "twin": 1, "plus10": 1.10, controlName: 1}
+	noise := map[string][]float64{
+		"baseline":  {1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003},
+		"twin":      {1.002, 0.998, 1.001, 0.999, 1.003, 0.997, 1.000, 1.002},
+		"plus10":    {0.999, 1.002, 1.000, 0.998, 1.001, 1.003, 0.997, 1.000},
+		controlName: {1.001, 0.999, 1.002, 1.000, 0.998, 1.001, 1.003, 0.999},
+	}
+	summarize := func(control bool) *Summary {
+		variants := []string{"baseline", "twin", "plus10"}
+		m := &record.Manifest{Scenario: "x", Baseline: "baseline"}
+		if control {
+			variants = append(variants, controlName)
+			m.Control = controlName
+		}
+		m.Variants = variants
+		var trials []*record.Trial
+		for r := 1; r <= 8; r++ {
+			for _, v := range variants {
+				cpu := 0.001 * truth[v] * noise[v][r-1]
+				if v != "baseline" {
+					cpu *= bias
+				}
+				trials = append(trials, synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000))
+			}
+		}
+		s, err := Summarize(m, trials, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	delta := func(s *Summary, v string) *Delta {
+		for _, vr := range s.Steps[0].Variants {
+			for _, c := range vr.Costs {
+				if vr.Name == v && c.Cost == CPUPerRequest {
+					return c.Delta
+				}
+			}
+		}
+		t.Fatalf("no CPU per request for %s", v)
+		return nil
+	}
+
+	without := summarize(false)
+	if d := delta(without, "twin"); !d.Significant || d.Controlled {
+		t.Fatalf("without a control the biased twin should read a (false) change: %+v", d)
+	}
+
+	with := summarize(true)
+	if d := delta(with, "twin"); d.Significant || !d.Controlled {
+		t.Errorf("with the control, twin: %s (controlled %v), want ~", d.Verdict, d.Controlled)
+	}
+	if d := delta(with, "plus10"); !d.Significant || !d.Controlled || math.Abs(*d.Pct-10) > 1 {
+		t.Errorf("with the control, plus10: %s, want +10%% ± a little", d.Verdict)
+	}
+	if d := delta(with, controlName); d.Controlled || !d.Significant {
+		t.Errorf("the control itself is compared with the baseline alone and shows the bias: %+v", d)
+	}
+	var warned bool
+	for _, w := range with.Warnings {
+		warned = warned || strings.Contains(w, "A/A control")
+	}
+	if !warned {
+		t.Errorf("no warning of the control's bias: %q", with.Warnings)
+	}
+	for _, h := range with.Headlines {
+		if h.Variant == controlName {
+			t.Errorf("the control has a headline: %+v", h)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package measure
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/e2e/tolltest"
+)
+
+// TestControl runs a scenario with --control: the run gains a copy of the
+// baseline named control, the manifest names it, every other variant's
+// change is corrected by it, the 4× variant is still detected, and the
+// report says how its changes were taken.
+func TestControl(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := tolltest.WriteScenario(t, "control", tolltest.HeavyVariants, `  rate: 25
+  warmup: 500ms
+  duration: 1500ms
+rounds: 3`)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out, "--control")
+	if code == 3 {
+		t.Skipf("the machine was too busy for a valid run (exit 3):\n%s", stdout)
+	}
+	if code != 0 {
+		t.Fatalf("toll run --control: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var m struct {
+		Control  string   `json:"control"`
+		Variants []string `json:"variants"`
+	}
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Control != "control" || strings.Join(m.Variants, ",") != "baseline,heavy,control" {
+		t.Errorf("manifest: control %q, variants %v; want control, [baseline heavy control]", m.Control, m.Variants)
+	}
+	var sum struct {
+		Steps []struct {
+			Variants []struct {
+				Name  string
+				Costs []struct {
+					Cost  string
+					Delta *struct {
+						Pct        *float64
+						Controlled bool
+					}
+				}
+			}
+		}
+	}
+	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, v := range sum.Steps[0].Variants {
+		for _, c := range v.Costs {
+			if c.Cost != "cpu_per_request_ms" || c.Delta == nil {
+				continue
+			}
+			switch v.Name {
+			case "heavy":
+				found = true
+				if !c.Delta.Controlled || c.Delta.Pct == nil || *c.Delta.Pct < 40 {
+					t.Errorf("heavy: %+v, want a controlled change well above +40%%", c.Delta)
+				}
+			case "control":
+				if c.Delta.Controlled {
+					t.Errorf("the control's own change is against the baseline alone: %+v", c.Delta)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no CPU per request change for heavy in summary.json")
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "corrected by the A/A control") {
+		t.Errorf("report.md does not say its changes are corrected by the control:\n%s", md)
+	}
+}
