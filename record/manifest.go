@@ -15,11 +15,11 @@ type Manifest struct {
 	ScenarioFile string `json:"scenario_file"`
 	// AA is set for an A/A run (toll run --aa): the variants are the
 	// baseline and a second copy of it.
-	AA       bool     `json:"aa,omitempty"`
+	AA bool `json:"aa,omitempty"`
 	// Control names the run's A/A control variant (scenario's control:
 	// true, toll run --control): a copy of the baseline, against which
 	// every other variant's change is corrected. Empty without one.
-	Control string `json:"control,omitempty"`
+	Control  string   `json:"control,omitempty"`
 	Baseline string   `json:"baseline"`
 	Variants []string `json:"variants"`
 	// Seed fixes the random order of variants within rounds.
