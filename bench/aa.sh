@@ -26,6 +26,9 @@
 #                     (default 1): the runs of issue #18's finding had three
 #                     variants, so a duet's baseline ran twice per round and
 #                     the twin once; THIRD=0 runs baseline and twin alone
+#   CONTROL=1         run with an A/A control (control: true): the twin's and
+#                     the +2% check's changes are then corrected by it
+#                     (default 0)
 #   KEEP=DIR          keep every results directory there
 # A run takes about ROUNDS × (WARMUP + WINDOW + a start) seconds; the
 # defaults take about 2 minutes per run, 45 minutes in all. Measure alone:
@@ -41,11 +44,12 @@ restart=${RESTART:-per-round}
 shapes=${SHAPES:-light heavy}
 plus2=${PLUS2:-1}
 third=${THIRD:-1}
+control=${CONTROL:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/toll" ./cmd/toll
 echo "aa.sh: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "mode $mode, $rounds rounds of $warmup + $window, restart $restart, $runs runs per shape"
+echo "mode $mode, $rounds rounds of $warmup + $window, restart $restart, $runs runs per shape, control $control"
 
 # shape NAME: prints "RATE WORK" for the consumer (--work math.Log calls per
 # request, about 12 ns each on this VM, plus about 60 µs of HTTP handling).
@@ -88,6 +92,7 @@ load:
   duration: $window
 rounds: $rounds
 restart: $restart
+control: $([[ $control == 1 ]] && echo true || echo false)
 $layout
 YAML
 }
