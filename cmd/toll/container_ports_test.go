@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/record"
 )
 
@@ -18,13 +19,22 @@ import (
 // and on different ports of the host's loopback. The consumer, a host
 // process, reaches each through its variant's ${port:provider}; every
 // request of every trial succeeds, the provider's cost is read from its
-// cgroup, and no container is left.
+// cgroup, and no container is left. It runs through Podman and through
+// Docker, each where it answers.
 func TestContainerPorts(t *testing.T) {
-	e := containerImage(t)
+	for _, engine := range []string{container.Podman, container.Docker} {
+		t.Run(engine, func(t *testing.T) { testContainerPorts(t, engine) })
+	}
+}
+
+// testContainerPorts is TestContainerPorts through engine.
+func testContainerPorts(t *testing.T, engine string) {
+	e := containerImageOf(t, engine)
 	s := fmt.Sprintf(`name: ports
 services:
   - name: provider
     image: %s
+    engine: %s
     ports: {provider: 8080}
     command: [app, provider, --addr, "0.0.0.0:${port:provider}", --work, "5000"]
     ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 30s}
@@ -44,7 +54,7 @@ load:
   warmup: 1s
   duration: 1s
 rounds: 2
-`, testImageName)
+`, testImageName, engine)
 	path := filepath.Join(t.TempDir(), "ports.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
