@@ -34,6 +34,12 @@ if [ -z "$pid" ]; then
   echo "toll-ebpf-agent: no process listens on port $port" >&2
   exit 1
 fi
+# BINARY "-" is the traced process's own executable. A uprobe traps in every
+# process that maps its file, whatever -p says: give the traced process a
+# file of its own (own-copy.sh) so that only it pays.
+if [ "$bin" = - ]; then
+  bin=$(readlink "/proc/$pid/exe")
+fi
 echo "toll-ebpf-agent: tracing pid $pid ($(tr '\0' ' ' </proc/$pid/cmdline | cut -c1-120)) with $mode"
 
 case $mode in
@@ -95,6 +101,6 @@ if [ "$mode" = uprobes ]; then
 fi
 prog+='
 BEGIN { printf("toll-ebpf-agent: attached\n"); }'
-# uprobes are placed in the traced process only (-p); tracepoints fire in
-# every process and the predicate keeps the traced one.
+# A uprobe is placed in every process that maps BINARY, a tracepoint fires
+# in every process; -p and the predicate keep the traced one's events.
 exec bpftrace -p "$pid" -e "$prog" "$pid"
