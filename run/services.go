@@ -100,8 +100,12 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 		if cg != nil {
 			cgPath = cg.Path()
 		}
+		var ports []record.PublishedPort
+		for _, p := range svc.Publish {
+			ports = append(ports, record.PublishedPort{Host: p.Host, Container: p.Container})
+		}
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
-			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container})
+			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container, Ports: ports})
 	}
 	g, err := launch.StartGroup(ctx, r.kill, specs)
 	if err != nil {

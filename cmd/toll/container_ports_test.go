@@ -79,7 +79,18 @@ rounds: 2
 	if err != nil || len(trials) != 4 {
 		t.Fatalf("%d trials, want 4: %v\n%s", len(trials), err, stderr.String())
 	}
+	hostPorts := map[string]int{} // by variant
 	for _, tr := range trials {
+		for _, sr := range tr.Services {
+			if sr.Name != "provider" {
+				continue
+			}
+			if len(sr.Ports) != 1 || sr.Ports[0].Container != 8080 || sr.Ports[0].Host <= 0 {
+				t.Errorf("trial %d: the provider's published ports are recorded as %+v, want 8080 at a host port", tr.Index, sr.Ports)
+			} else {
+				hostPorts[tr.Variant] = sr.Ports[0].Host
+			}
+		}
 		if tr.Load.Completed == 0 || tr.Load.OK != tr.Load.Completed {
 			t.Errorf("trial %d (%s): %d of %d requests answered 2xx through the published port, want all\n%s", tr.Index, tr.Variant, tr.Load.OK, tr.Load.Completed, stderr.String())
 		}
@@ -88,6 +99,9 @@ rounds: 2
 				t.Errorf("trial %d: the provider was read from %s, want its cgroup", tr.Index, ss.Source)
 			}
 		}
+	}
+	if hostPorts["baseline"] == hostPorts["twin"] {
+		t.Errorf("both variants' providers published at host port %d, want one each", hostPorts["baseline"])
 	}
 	sum := readSummary(t, out)
 	for _, v := range []string{"baseline", "twin"} {
