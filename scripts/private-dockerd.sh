@@ -10,7 +10,8 @@
 #   export DOCKER_HOST=unix://DIR/docker.sock
 #   go test ./cmd/toll -run 'TestContainersDocker|TestContainerPorts'
 #
-# stop kills the daemon (by its pid file) and removes its bridge.
+# stop kills the daemon (by its pid file) and removes its bridge; DIR can
+# then be removed.
 set -euo pipefail
 cmd=${1:?usage: private-dockerd.sh start|stop DIR} dir=${2:?usage: private-dockerd.sh start|stop DIR}
 mkdir -p "$dir"
@@ -51,6 +52,8 @@ stop)
     for _ in $(seq 40); do [ -f "$dir/dockerd.pid" ] || break; sleep 0.5; done
   fi
   ip link del "$bridge" 2>/dev/null || true
+  # dockerd leaves its own network namespace bound under its exec root.
+  umount "$dir/exec/netns/default" 2>/dev/null || true
   ;;
 *)
   echo "usage: private-dockerd.sh start|stop DIR" >&2
