@@ -76,7 +76,7 @@ func Installed() []*Engine {
 		if path, err := exec.LookPath(n); err == nil {
 			e := &Engine{Name: n, Path: path}
 			if n == Podman {
-				e.global = []string{"--cgroup-manager=cgroupfs"}
+				e.global = podmanGlobal()
 			}
 			out = append(out, e)
 		}
@@ -97,43 +97,72 @@ func open(ctx context.Context, name string) (*Engine, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	e := &Engine{Name: name, Path: path}
-	switch name {
+	if name == Podman {
+		e.global = podmanGlobal()
+	}
+	out, err := e.ask(ctx, infoArgs(name)...)
+	if err != nil {
+		return nil, err
+	}
+	_, lookErr := exec.LookPath("runc")
+	return configure(e, out, lookErr == nil)
+}
+
+// podmanGlobal are the flags before every podman command: with the cgroupfs
+// manager --cgroup-parent is a path in the cgroup tree, on v1 and v2 alike
+// (with systemd it must name a slice, and the container would land in
+// systemd's tree instead of toll's), so toll's own cgroup can be the parent
+// on every host. Podman run as root may use it whatever the host's init.
+func podmanGlobal() []string { return []string{"--cgroup-manager=cgroupfs"} }
+
+// infoArgs is the question open asks engine name: how it places and runs
+// containers.
+func infoArgs(name string) []string {
+	if name == Podman {
+		return []string{"info", "--format", "{{.Host.OCIRuntime.Name}} {{.Host.CgroupsVersion}}"}
+	}
+	return []string{"info", "--format", "{{.CgroupDriver}} {{.CgroupVersion}} {{.DefaultRuntime}}"}
+}
+
+// configure completes e from the engine's answer to infoArgs; haveRunc
+// says whether runc is installed.
+//
+// Podman (cgroupfs, above) answers "RUNTIME VERSION", e.g. "crun v2". crun
+// cannot run a container in a v1 (hybrid) cgroup layout on every kernel (it
+// fails on this project's CI machine); runc can, so toll prefers runc there
+// when it is installed. On v2 the engine's own runtime is kept.
+//
+// Docker answers "DRIVER VERSION RUNTIME", e.g. "cgroupfs 1 runc" or
+// "systemd 2 runc". The driver is the daemon's, which toll cannot change
+// per container: with cgroupfs --cgroup-parent is a path from the root of
+// the hierarchy (v1: of each controller's; v2: of the unified one), as
+// toll's groups are; with systemd it must be a slice (NAME.slice) and
+// systemd places the container's scope in its own tree, where toll could
+// neither apply its limits nor read the container's cost from the
+// service's cgroup. That is Docker's default on v2-only hosts that boot
+// with systemd, so the error says how to switch.
+func configure(e *Engine, answer string, haveRunc bool) (*Engine, error) {
+	f := strings.Fields(answer)
+	switch e.Name {
 	case Podman:
-		// cgroupfs: --cgroup-parent is then a path in the cgroup tree
-		// (with systemd it must name a slice), so toll's own cgroup
-		// can be the parent on every host.
-		e.global = []string{"--cgroup-manager=cgroupfs"}
-		out, err := e.ask(ctx, "info", "--format", "{{.Host.OCIRuntime.Name}} {{.Host.CgroupsVersion}}")
-		if err != nil {
-			return nil, err
-		}
-		f := strings.Fields(out)
 		if len(f) != 2 {
-			return nil, fmt.Errorf("podman info: unexpected answer %q", out)
+			return nil, fmt.Errorf("podman info: unexpected answer %q", answer)
 		}
 		e.Runtime, e.CgroupVersion = f[0], f[1]
-		// crun cannot run a container in a v1 (hybrid) cgroup layout
-		// on every kernel (it fails on this project's CI machine);
-		// runc can. Prefer runc there when it is installed.
-		if e.CgroupVersion == "v1" && e.Runtime != "runc" {
-			if _, err := exec.LookPath("runc"); err == nil {
-				e.Runtime = "runc"
-				e.global = append(e.global, "--runtime=runc")
-			}
+		if e.CgroupVersion == "v1" && e.Runtime != "runc" && haveRunc {
+			e.Runtime = "runc"
+			e.global = append(e.global, "--runtime=runc")
 		}
 	case Docker:
-		out, err := e.ask(ctx, "info", "--format", "{{.CgroupDriver}} {{.CgroupVersion}} {{.DefaultRuntime}}")
-		if err != nil {
-			return nil, err
-		}
-		f := strings.Fields(out)
 		if len(f) != 3 {
-			return nil, fmt.Errorf("docker info: unexpected answer %q", out)
-		}
-		if f[0] != "cgroupfs" {
-			return nil, fmt.Errorf("docker: the daemon's cgroup driver is %s; toll places containers in its own cgroup tree with --cgroup-parent, which needs the cgroupfs driver (dockerd --exec-opt native.cgroupdriver=cgroupfs)", f[0])
+			return nil, fmt.Errorf("docker info: unexpected answer %q", answer)
 		}
 		e.CgroupVersion, e.Runtime = "v"+f[1], f[2]
+		if f[0] != "cgroupfs" {
+			return nil, fmt.Errorf("docker: the daemon's cgroup driver is %s (cgroup %s); toll places each container in the service's own cgroup with --cgroup-parent PATH, which only the cgroupfs driver takes as a path (with systemd it must name a slice, in systemd's tree, where toll can neither limit nor read it): run dockerd with --exec-opt native.cgroupdriver=cgroupfs (daemon.json: \"exec-opts\": [\"native.cgroupdriver=cgroupfs\"]), or use podman, which toll runs with --cgroup-manager=cgroupfs", f[0], e.CgroupVersion)
+		}
+	default:
+		return nil, fmt.Errorf("container engine %q: want podman or docker", e.Name)
 	}
 	return e, nil
 }

@@ -55,6 +55,16 @@ type Spec struct {
 	CPUs     string
 	CPULimit float64
 	Memory   int64
+	// Ports are published on the host's loopback; with none the container
+	// shares the host's network.
+	Ports []Port
+}
+
+// Port is a container port published on the host's loopback.
+type Port struct {
+	// Host is the port on 127.0.0.1, Container the one the container
+	// listens on.
+	Host, Container int
 }
 
 // RunArgs returns the argv that runs spec in the foreground: the CLI stays
@@ -62,11 +72,16 @@ type Spec struct {
 // to the container, exits with the container's status, and removes the
 // container when it exits.
 //
-// The container shares the host's network (--network host): toll's
-// services listen on loopback, and on the host's network a container's
-// requests take the same path as a process's (no bridge, no NAT, no proxy
-// process in the load path). Its limits on files and processes are toll's
-// own (--ulimit): the engines' defaults raise them, which some hosts refuse.
+// Without ports the container shares the host's network (--network host):
+// toll's services listen on loopback, and on the host's network a
+// container's requests take the same path as a process's (no bridge, no
+// NAT, no proxy process in the load path). With ports it runs on the
+// engine's default network, as a docker-compose service does, and each is
+// published on 127.0.0.1 only (--publish 127.0.0.1:HOST:CONTAINER/tcp):
+// Podman forwards with netavark's or CNI's NAT rules, Docker with its
+// docker-proxy process unless its daemon runs with --userland-proxy=false.
+// Its limits on files and processes are toll's own (--ulimit): the
+// engines' defaults raise them, which some hosts refuse.
 func (e *Engine) RunArgs(spec Spec) ([]string, error) {
 	if spec.Image == "" {
 		return nil, fmt.Errorf("container %s: no image", spec.Name)
@@ -75,12 +90,22 @@ func (e *Engine) RunArgs(spec Spec) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("container %s: %w", spec.Name, err)
 	}
-	args := []string{"run", "--rm", "--name", spec.Name, "--network", "host",
-		"--ulimit", "nofile=" + limit(nofile) + ":" + limit(nofile),
-		"--ulimit", "nproc=" + limit(nproc) + ":" + limit(nproc),
+	args := []string{"run", "--rm", "--name", spec.Name}
+	if len(spec.Ports) == 0 {
+		args = append(args, "--network", "host")
+	}
+	for _, p := range spec.Ports {
+		if p.Host < 1 || p.Host > 65535 || p.Container < 1 || p.Container > 65535 {
+			return nil, fmt.Errorf("container %s: cannot publish port %d at %d: not TCP ports", spec.Name, p.Container, p.Host)
+		}
+		args = append(args, "--publish", fmt.Sprintf("127.0.0.1:%d:%d/tcp", p.Host, p.Container))
+	}
+	args = append(args,
+		"--ulimit", "nofile="+limit(nofile)+":"+limit(nofile),
+		"--ulimit", "nproc="+limit(nproc)+":"+limit(nproc),
 		// No registry may be reachable, and toll measures the image it
 		// was given, not a newer one.
-		"--pull", "never"}
+		"--pull", "never")
 	for _, k := range sortedKeys(spec.Labels) {
 		args = append(args, "--label", k+"="+spec.Labels[k])
 	}

@@ -61,9 +61,10 @@ type listener struct {
 //
 // The check is skipped where it cannot apply: a readiness host that is not
 // an address of this machine, an address no socket of this network
-// namespace listens on (the connection went elsewhere), or a /proc that
-// cannot be read.
-func checkOwner(ctx context.Context, proc procfs.FS, r Readiness, root int, others []int) error {
+// namespace listens on (the connection went elsewhere), a port in
+// forwarded (a container engine holds it and forwards to the service, in a
+// network namespace of its own), or a /proc that cannot be read.
+func checkOwner(ctx context.Context, proc procfs.FS, r Readiness, root int, others, forwarded []int) error {
 	addrs, err := readinessAddrs(ctx, r)
 	if err != nil || len(addrs) == 0 {
 		return nil
@@ -74,6 +75,9 @@ func checkOwner(ctx context.Context, proc procfs.FS, r Readiness, root int, othe
 	}
 	var tree map[uint64]bool // socket inodes of the trees' processes
 	for _, a := range addrs {
+		if slices.Contains(forwarded, int(a.Port())) {
+			continue
+		}
 		want := receivers(ls, a.Addr(), a.Port())
 		if len(want) == 0 {
 			continue

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -223,6 +224,40 @@ func TestReadinessAnsweredByAMember(t *testing.T) {
 			t.Errorf("with the holder among the members: %v", err)
 		case members == nil && !errors.As(err, &oe):
 			t.Errorf("without members: %v, want an *OwnerError", err)
+		}
+		if s != nil {
+			s.Stop(time.Second)
+		}
+	}
+}
+
+// TestReadinessOnAForwardedPort starts a service whose readiness port is
+// held by a process neither in its tree nor among its members, as a
+// container engine's forwarder holds a published port (Docker's
+// docker-proxy): with the port in Forwarded the start succeeds; without, it
+// fails as for any other process.
+func TestReadinessOnAForwardedPort(t *testing.T) {
+	addr := freeAddr(t)
+	holdPort(t, addr)
+	_, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, forwarded := range [][]int{{port}, nil} {
+		spec := shSpec(t, "container-cli", "exec sleep 100")
+		spec.Ready = Readiness{TCP: addr, Timeout: 5 * time.Second}
+		spec.Forwarded = forwarded
+		s, err := Start(context.Background(), spec)
+		var oe *OwnerError
+		switch {
+		case forwarded != nil && err != nil:
+			t.Errorf("with the port forwarded: %v", err)
+		case forwarded == nil && !errors.As(err, &oe):
+			t.Errorf("without: %v, want an *OwnerError", err)
 		}
 		if s != nil {
 			s.Stop(time.Second)

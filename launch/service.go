@@ -97,7 +97,7 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	err = waitReady(ctx, spec.Ready, spec.LogPath, logStart, s.done)
 	if err == nil {
 		// Readiness says something answers; make sure it is the service.
-		err = checkOwner(ctx, proc, spec.Ready, s.pid, append(others, members(spec)...))
+		err = checkOwner(ctx, proc, spec.Ready, s.pid, append(others, members(spec)...), spec.Forwarded)
 	}
 	if err != nil {
 		select {

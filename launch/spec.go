@@ -73,6 +73,10 @@ type Spec struct {
 	// toll starts: a container's, started by its engine outside that tree.
 	// The readiness check accepts a listener held by one of them.
 	Members []string
+	// Forwarded are ports of this machine that a container engine holds
+	// and forwards to the service (its published ports): the readiness
+	// check does not ask who listens there.
+	Forwarded []int
 	// Release removes what the service leaves once its processes are gone
 	// (a container's record); Stop calls it after the process group is
 	// gone, whether the service stopped, was killed or had exited. nil

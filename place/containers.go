@@ -24,7 +24,9 @@ const releaseTimeout = 30 * time.Second
 // the service's (--cgroup-parent), so the service's cgroup counts their CPU
 // and memory exactly as a process's, on the service's CPUs and within its
 // limits; Podman's monitor (conmon) is placed below it too, and counts with
-// the container. The container shares the host's network, carries the run's
+// the container. The container shares the host's network, or with ports
+// has its own with each port published on the host's loopback (the
+// engine's forwarder then holds the port), carries the run's
 // label (container.LabelRun) and TOLL_RUN, and is removed when it stops
 // (--rm) or, should the CLI have been killed, by Release.
 //
@@ -50,9 +52,14 @@ func (c *Containers) Launch(ctx context.Context, svc Service) (Launch, error) {
 		Name: name, Image: svc.Image, Argv: svc.Argv, Env: append(append([]string(nil), svc.Env...), svc.Run.Env()), Dir: svc.Dir,
 		Labels:       map[string]string{container.LabelRun: svc.Run.String(), container.LabelService: svc.Name},
 		CgroupParent: svc.Cgroup.Rel(), CPUs: svc.CPUs, CPULimit: svc.CPULimit, Memory: svc.MemoryLimit,
+		Ports: svc.Ports,
 	})
 	if err != nil {
 		return Launch{}, err
+	}
+	var forwarded []int
+	for _, p := range svc.Ports {
+		forwarded = append(forwarded, p.Host)
 	}
 	return Launch{
 		// The supervisor does not join the cgroup (the CLI's CPU is not
@@ -70,6 +77,7 @@ func (c *Containers) Launch(ctx context.Context, svc Service) (Launch, error) {
 			return nil
 		},
 		Container: e.Name + " " + name,
+		Forwarded: forwarded,
 	}, nil
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/runid"
 )
 
@@ -38,6 +39,9 @@ type Service struct {
 	Dir string
 	// Image and Engine run the service as a container (scenario.Service).
 	Image, Engine string
+	// Ports are the container's published ports; none shares the host's
+	// network.
+	Ports []container.Port
 	// Cgroup is the service's cgroup; nil where the run has none.
 	Cgroup *cgroup.Group
 	// CPUs, CPULimit and MemoryLimit are the service's CPU set and limits
@@ -66,6 +70,11 @@ type Launch struct {
 	Release func(context.Context) error
 	// Container names the container, for the manifest; "" on the host.
 	Container string
+	// Forwarded are host ports the place forwards to the service: the
+	// listener there is the engine's (Podman's conmon holds it, Docker's
+	// docker-proxy forwards through it), not one of the service's
+	// processes.
+	Forwarded []int
 }
 
 // A Place starts services somewhere.

@@ -83,11 +83,22 @@ type ServiceRun struct {
 	// its engine and name (e.g. "podman toll-12-34-baseline.provider-1").
 	Image     string `json:"image,omitempty"`
 	Container string `json:"container,omitempty"`
+	// Ports are a container's published ports (scenario ports:), each
+	// container port on 127.0.0.1 at a host port: the container then ran
+	// on its engine's network, with the engine's forwarding in the load's
+	// path. Absent for a container on the host's network and a process.
+	Ports []PublishedPort `json:"ports,omitempty"`
 	// StartupS is the time from start to ready, in seconds.
 	StartupS float64 `json:"startup_s"`
 	// Started is set when the service was started for this trial (so its
 	// startup time belongs to it).
 	Started bool `json:"started"`
+}
+
+// PublishedPort is a container port published on the host's loopback.
+type PublishedPort struct {
+	Host      int `json:"host"`
+	Container int `json:"container"`
 }
 
 // LoadTotals are the load generator's counts over the measured window.

@@ -72,7 +72,7 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 			pl = &r.containers
 		}
 		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: r.starts[name], Run: r.id,
-			Argv: svc.Argv, Env: svc.Own, HostEnv: svc.Env, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine,
+			Argv: svc.Argv, Env: svc.Own, HostEnv: svc.Env, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
 			Cgroup: cg, CPUs: cpus, CPULimit: svc.CPULimit, MemoryLimit: int64(svc.MemoryLimit)})
 		if err != nil {
 			r.dropCgroups(st)
@@ -95,13 +95,17 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, r.id), Dir: l.Dir,
 			LogPath:     r.dir.LogPath(logName),
 			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D()},
-			DeathSignal: supervise.DeathSignal, Members: l.Members, Release: l.Release})
+			DeathSignal: supervise.DeathSignal, Members: l.Members, Forwarded: l.Forwarded, Release: l.Release})
 		var cgPath string
 		if cg != nil {
 			cgPath = cg.Path()
 		}
+		var ports []record.PublishedPort
+		for _, p := range svc.Publish {
+			ports = append(ports, record.PublishedPort{Host: p.Host, Container: p.Container})
+		}
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
-			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container})
+			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container, Ports: ports})
 	}
 	g, err := launch.StartGroup(ctx, r.kill, specs)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/scenario"
 )
 
@@ -22,6 +23,9 @@ type service struct {
 	// Own is the scenario's environment for the service alone (KEY=value):
 	// a container's, which does not inherit toll's.
 	Own []string
+	// Publish are a container's ports (scenario.Service.Ports) with the
+	// host ports their names resolve to, by container port.
+	Publish []container.Port
 }
 
 // variant is a variant ready to start.
@@ -62,7 +66,21 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 	}
 	v := &variant{Name: name, Exports: sv.Exports, Ports: map[string]int{}}
 	var expandErr error
-	expand := func(str string) string {
+	port := func(pn string) int {
+		if p, ok := v.Ports[pn]; ok {
+			return p
+		}
+		p, err := pool.take()
+		if err != nil && expandErr == nil {
+			expandErr = err
+		}
+		v.Ports[pn] = p
+		return p
+	}
+	// expandIn fills in the placeholders of str as the service with
+	// published ports own sees them (nil: everywhere else): inside its
+	// container ${port:NAME} of its own ports is the container's port.
+	expandIn := func(own map[string]int, str string) string {
 		return scenario.Expand(str, func(key string) string {
 			switch {
 			case key == "sink":
@@ -75,19 +93,15 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 				return name
 			case strings.HasPrefix(key, "port:"):
 				pn := strings.TrimPrefix(key, "port:")
-				if p, ok := v.Ports[pn]; ok {
+				if p, ok := own[pn]; ok {
 					return strconv.Itoa(p)
 				}
-				p, err := pool.take()
-				if err != nil && expandErr == nil {
-					expandErr = err
-				}
-				v.Ports[pn] = p
-				return strconv.Itoa(p)
+				return strconv.Itoa(port(pn))
 			}
 			return "${" + key + "}"
 		})
 	}
+	expand := func(str string) string { return expandIn(nil, str) }
 	skip := map[string]bool{}
 	for _, n := range sv.Skip {
 		skip[n] = true
@@ -97,6 +111,13 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 			continue
 		}
 		svc := service{Service: base}
+		var own map[string]int
+		if base.Image != "" {
+			own = base.Ports
+			for _, pn := range slices.Sorted(maps.Keys(own)) {
+				svc.Publish = append(svc.Publish, container.Port{Host: port(pn), Container: own[pn]})
+			}
+		}
 		o := sv.Services[base.Name]
 		cmd := base.Command
 		if len(o.Command) > 0 {
@@ -104,7 +125,7 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		}
 		cmd = append(append([]string(nil), cmd...), o.Args...)
 		for _, a := range cmd {
-			svc.Argv = append(svc.Argv, expand(a))
+			svc.Argv = append(svc.Argv, expandIn(own, a))
 		}
 		if len(svc.Argv) > 0 && svc.Argv[0] == "toll" && base.Image == "" {
 			svc.Argv[0] = self // a container's toll is the image's
@@ -123,7 +144,7 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			svc.Own = append(svc.Own, k+"="+expand(env[k]))
+			svc.Own = append(svc.Own, k+"="+expandIn(own, env[k]))
 		}
 		svc.Env = append(svc.Env, svc.Own...)
 		svc.Ready.HTTP = expand(base.Ready.HTTP)

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 
@@ -61,5 +62,65 @@ load:
 				t.Errorf("request URL %q, want %q", got, want+"/consumer")
 			}
 		})
+	}
+}
+
+// TestResolveVariantPublishedPorts checks that a container's published
+// port name is the container's port inside it (its command and
+// environment) and a host port everywhere else (the load, its readiness,
+// other services), and that the host port is the one published.
+func TestResolveVariantPublishedPorts(t *testing.T) {
+	const src = `name: ports
+services:
+  - name: provider
+    image: localhost/app:1
+    ports: {provider: 8080}
+    command: [app, provider, --addr, "0.0.0.0:${port:provider}"]
+    env: {PORT: "${port:provider}"}
+    ready: {http: "http://127.0.0.1:${port:provider}/health"}
+  - name: consumer
+    command: [toll, app, consumer, --addr, "127.0.0.1:${port:consumer}", --provider, "http://127.0.0.1:${port:provider}/provider"]
+    measure: true
+variants:
+  - name: baseline
+load:
+  target: "http://127.0.0.1:${port:provider}"
+  requests:
+    - {path: /provider}
+  rate: 10
+  duration: 1s
+`
+	s, err := scenario.Parse("ports.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pool portPool
+	defer pool.release()
+	v, err := resolveVariant(s, "baseline", &pool, "http://127.0.0.1:1", "/bin/toll")
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strconv.Itoa(v.Ports["provider"])
+	if host == "0" || host == "8080" {
+		t.Fatalf("provider's host port is %s", host)
+	}
+	p, c := v.Services[0], v.Services[1]
+	if len(p.Publish) != 1 || strconv.Itoa(p.Publish[0].Host) != host || p.Publish[0].Container != 8080 {
+		t.Errorf("published %+v, want 127.0.0.1:%s → 8080", p.Publish, host)
+	}
+	if got := p.Argv[3]; got != "0.0.0.0:8080" {
+		t.Errorf("inside the container the command listens on %q, want 0.0.0.0:8080", got)
+	}
+	if !slices.Contains(p.Own, "PORT=8080") {
+		t.Errorf("container environment %q lacks PORT=8080", p.Own)
+	}
+	if want := "http://127.0.0.1:" + host + "/health"; p.Ready.HTTP != want {
+		t.Errorf("readiness %q, want %q (the host's port)", p.Ready.HTTP, want)
+	}
+	if want := "http://127.0.0.1:" + host + "/provider"; c.Argv[len(c.Argv)-1] != want {
+		t.Errorf("the consumer calls %q, want %q", c.Argv[len(c.Argv)-1], want)
+	}
+	if want := "http://127.0.0.1:" + host; v.Target != want {
+		t.Errorf("load target %q, want %q", v.Target, want)
 	}
 }

@@ -56,6 +56,9 @@ const (
 	// MaxImageLen bounds an image reference: Docker's and Podman's own
 	// limit on a reference's length.
 	MaxImageLen = 255
+	// MaxPorts bounds a container's published ports: each is a listener
+	// its engine holds on the host, per variant.
+	MaxPorts = 16
 	// MaxRequestNameLen bounds a request's name, a row label in reports.
 	MaxRequestNameLen = 200
 	// MinCPULimit is the smallest cpu_limit: the kernel's smallest CPU quota,

@@ -222,11 +222,20 @@ type Service struct {
 	// (default: the image's).
 	Dir string `yaml:"dir"`
 	// Image runs the service as a container of this local image, through
-	// Engine, in the service's cgroup and on the host's network.
+	// Engine, in the service's cgroup, on the host's network unless it has
+	// Ports.
 	Image string `yaml:"image"`
 	// Engine is the container engine for Image: "podman", "docker", or
 	// "auto" (the default: the first of podman and docker that answers).
 	Engine string `yaml:"engine"`
+	// Ports publishes the container's ports, by name: each NAME: PORT
+	// entry publishes container port PORT on 127.0.0.1 at the host port
+	// that ${port:NAME} is everywhere else (the load's target, readiness,
+	// other services), and ${port:NAME} in the service's own command and
+	// environment is PORT. A container with ports runs on its engine's
+	// network (as docker-compose's services do); one without shares the
+	// host's.
+	Ports map[string]int `yaml:"ports"`
 	// Ready says how to tell that the service is ready to serve.
 	Ready Ready `yaml:"ready"`
 	// Measure marks a service whose cost is reported.

@@ -214,6 +214,7 @@ func (v *validator) scenario(s *Scenario) {
 		v.services(s)
 	}
 	v.variants(s)
+	v.publishedReach(s)
 	if !v.workload(s) {
 		return
 	}
@@ -266,6 +267,66 @@ func (v *validator) container(p string, svc *Service) {
 			v.fail(p+".env."+k, "holds a line break, which a container engine's --env cannot pass")
 		}
 	}
+	v.count(p+".ports", len(svc.Ports), MaxPorts, "ports", "each is a listener the engine holds on the host, for every variant")
+	byPort := map[int]string{}
+	for _, name := range slices.Sorted(maps.Keys(svc.Ports)) {
+		port, f := svc.Ports[name], p+".ports."+name
+		switch {
+		case !reName.MatchString(name):
+			v.fail(f, "%q is not a port name for ${port:NAME} (letters, digits, . _ -, starting with a letter or digit)", name)
+		case port < 1 || port > 65535:
+			v.fail(f, "%d is not a TCP port (1 to 65535): give the port the image listens on inside the container", port)
+		case byPort[port] != "":
+			v.fail(f, "container port %d is published as %s already: a port is published once", port, byPort[port])
+		}
+		byPort[port] = name
+	}
+}
+
+// publishedReach checks that a container with ports, which runs on its
+// engine's network, names no address on toll's loopback: there 127.0.0.1 is
+// the container's own, and toll's sink and the other services, which listen
+// on the host's loopback, cannot be reached.
+func (v *validator) publishedReach(s *Scenario) {
+	check := func(field, str string, svc *Service) {
+		for _, m := range rePlaceholder.FindAllStringSubmatch(str, -1) {
+			key := m[1]
+			name, isPort := strings.CutPrefix(key, "port:")
+			_, own := svc.Ports[name]
+			if key == "sink" || key == "sink_addr" || isPort && !own {
+				v.fail(field, "${%s} is an address on the host's loopback, which a container with ports cannot reach: it runs on its engine's network, where 127.0.0.1 is its own; leave ports out to run it on the host's network (its command then listens on ${port:NAME} itself)", key)
+			}
+		}
+	}
+	for i := range s.Services {
+		svc := &s.Services[i]
+		if len(svc.Ports) == 0 || svc.Image == "" {
+			continue
+		}
+		p := fmt.Sprintf("services[%d]", i)
+		for j, a := range svc.Command {
+			check(fmt.Sprintf("%s.command[%d]", p, j), a, svc)
+		}
+		for _, k := range slices.Sorted(maps.Keys(svc.Env)) {
+			check(p+".env."+k, svc.Env[k], svc)
+		}
+		for j, sv := range s.Variants {
+			o, ok := sv.Services[svc.Name]
+			if !ok {
+				continue
+			}
+			q := fmt.Sprintf("variants[%d].services.%s", j, svc.Name)
+			for k, a := range o.Command {
+				check(fmt.Sprintf("%s.command[%d]", q, k), a, svc)
+			}
+			for k, a := range o.Args {
+				check(fmt.Sprintf("%s.args[%d]", q, k), a, svc)
+			}
+			for _, k := range slices.Sorted(maps.Keys(o.Env)) {
+				check(q+".env."+k, o.Env[k], svc)
+			}
+		}
+	}
 }
 
 func (v *validator) services(s *Scenario) {
@@ -290,8 +351,13 @@ func (v *validator) services(s *Scenario) {
 		seen[svc.Name] = true
 		if svc.Image != "" || v.present(p+".image") {
 			v.container(p, svc)
-		} else if svc.Engine != "" {
-			v.fail(p+".engine", "engine runs an image: set image, or leave engine out for a process")
+		} else {
+			if svc.Engine != "" {
+				v.fail(p+".engine", "engine runs an image: set image, or leave engine out for a process")
+			}
+			if len(svc.Ports) > 0 {
+				v.fail(p+".ports", "ports publishes a container's ports: set image, or leave ports out and let the process listen on ${port:NAME} itself")
+			}
 		}
 		if svc.Image == "" && (len(svc.Command) == 0 || svc.Command[0] == "") {
 			v.fail(p, "command is required (service %q)", svc.Name)

@@ -86,6 +86,15 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"engine unknown", measure, measure + "    image: localhost/app:1\n    engine: lxc\n", 10, "services[1].engine", `"lxc" is not auto, podman or docker`},
 		{"engine without image", measure, measure + "    engine: podman\n", 9, "services[1].engine", "engine runs an image"},
 		{"container dir relative", measure, measure + "    image: localhost/app:1\n    dir: work\n", 10, "services[1].dir", "must be absolute"},
+		// Published ports: on a container only, real TCP ports, each once, and no address on the host's loopback inside.
+		{"ports without image", measure, measure + "    ports: {http: 8080}\n", 9, "services[1].ports", "ports publishes a container's ports: set image"},
+		{"port 0", measure, measure + "    image: localhost/app:1\n    ports: {http: 0}\n", 10, "services[1].ports.http", "0 is not a TCP port (1 to 65535)"},
+		{"port 70000", measure, measure + "    image: localhost/app:1\n    ports: {http: 70000}\n", 10, "services[1].ports.http", "70000 is not a TCP port"},
+		{"port name", measure, measure + "    image: localhost/app:1\n    ports: {\"a b\": 80}\n", 10, "services[1].ports.a b", `"a b" is not a port name`},
+		{"port twice", measure, measure + "    image: localhost/app:1\n    ports: {a: 80, b: 80}\n", 10, "services[1].ports.b", "container port 80 is published as a already"},
+		{"too many ports", measure, measure + "    image: localhost/app:1\n    ports: {" + strings.Trim(list(17, "p%d: 8%d"), "[]") + "}\n", 10, "services[1].ports", "17 ports is above toll's limit of 16"},
+		{"published container reaches loopback", "    ready: {http:", "    image: localhost/app:1\n    ports: {http: 8080}\n    ready: {http:", 4, "services[0].command[4]", "${port:provider} is an address on the host's loopback, which a container with ports cannot reach"},
+		{"published container exports to the sink", "env: {A: b}", "env: {A: \"${sink}\"}", 17, "variants[1].services.consumer.env.A", "${sink} is an address on the host's loopback"},
 		{"cpu_limit NaN", measure, measure + "    cpu_limit: .nan\n", 9, "services[1].cpu_limit", ".nan is not a finite number"},
 		{"cpu_limit beyond the CPUs", measure, measure + "    cpu_limit: 99\n", 9, "services[1].cpu_limit", "99 cores is more than the 2 CPUs toll may use (0-1)"},
 		{"cpu_limit 0", measure, measure + "    cpu_limit: 0\n", 9, "services[1].cpu_limit", "0 is not a positive number of cores (leave cpu_limit out for no limit)"},
@@ -176,6 +185,9 @@ func TestParseRefusesBadValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := strings.Replace(good, tt.old, tt.new, 1)
+			if tt.name == "published container exports to the sink" {
+				src = strings.Replace(src, measure, measure+"    image: localhost/app:1\n    ports: {http: 8080}\n", 1)
+			}
 			if tt.name == "users in a duet count twice" {
 				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)
 				tt.line++

@@ -26,53 +26,78 @@ import (
 // holding a static toll.
 const testImageName = "localhost/toll-test:e2e"
 
-var (
-	imageOnce sync.Once
-	imageErr  error
-	imageSkip string
-)
+// testImages holds, per engine, the outcome of building the test image:
+// once per test binary and engine.
+var testImages struct {
+	sync.Mutex
+	built map[string]imageBuild
+}
+
+// imageBuild is the outcome of one build of the test image: an error that
+// fails the test, or a reason to skip it.
+type imageBuild struct {
+	err  error
+	skip string
+}
 
 // containerImage returns the engine the tests use and an image holding a
 // static toll built from this tree, built once per test binary. It skips
 // where no engine answers.
 func containerImage(t *testing.T) *container.Engine {
+	return containerImageOf(t, "auto")
+}
+
+// containerImageOf is containerImage with engine want: podman, docker or
+// auto.
+func containerImageOf(t *testing.T, want string) *container.Engine {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs containers")
 	}
-	e, err := container.Find(context.Background(), "auto")
+	e, err := container.Find(context.Background(), want)
 	if err != nil {
 		t.Skipf("%v (scripts/install-test-deps.sh installs podman and runc)", err)
 	}
-	imageOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toll-image-")
-		if err != nil {
-			imageErr = err
-			return
+	testImages.Lock()
+	defer testImages.Unlock()
+	b, ok := testImages.built[e.Name]
+	if !ok {
+		b = buildTestImage(e)
+		if testImages.built == nil {
+			testImages.built = map[string]imageBuild{}
 		}
-		defer os.RemoveAll(dir)
-		build := exec.Command("go", "build", "-o", filepath.Join(dir, "toll"), "github.com/tollperf/toll/cmd/toll")
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			imageErr = fmt.Errorf("build a static toll: %v: %s", err, out)
-			return
-		}
-		file := "FROM scratch\nCOPY toll /toll\nENTRYPOINT [\"/toll\"]\n"
-		if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(file), 0o644); err != nil {
-			imageErr = err
-			return
-		}
-		if out, err := exec.Command(e.Path, "build", "-q", "-t", testImageName, "-f", filepath.Join(dir, "Containerfile"), dir).CombinedOutput(); err != nil {
-			imageSkip = fmt.Sprintf("%s cannot build an image here: %v: %s", e.Name, err, out)
-		}
-	})
-	if imageErr != nil {
-		t.Fatal(imageErr)
+		testImages.built[e.Name] = b
 	}
-	if imageSkip != "" {
-		t.Skip(imageSkip)
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	if b.skip != "" {
+		t.Skip(b.skip)
 	}
 	return e
+}
+
+// buildTestImage builds testImageName with engine e: FROM scratch, holding
+// a static toll built from this tree.
+func buildTestImage(e *container.Engine) imageBuild {
+	dir, err := os.MkdirTemp("", "toll-image-")
+	if err != nil {
+		return imageBuild{err: err}
+	}
+	defer os.RemoveAll(dir)
+	build := exec.Command("go", "build", "-o", filepath.Join(dir, "toll"), "github.com/tollperf/toll/cmd/toll")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return imageBuild{err: fmt.Errorf("build a static toll: %v: %s", err, out)}
+	}
+	file := "FROM scratch\nCOPY toll /toll\nENTRYPOINT [\"/toll\"]\n"
+	if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(file), 0o644); err != nil {
+		return imageBuild{err: err}
+	}
+	if out, err := exec.Command(e.Path, "build", "-q", "-t", testImageName, "-f", filepath.Join(dir, "Containerfile"), dir).CombinedOutput(); err != nil {
+		return imageBuild{skip: fmt.Sprintf("%s cannot build an image here: %v: %s", e.Name, err, out)}
+	}
+	return imageBuild{}
 }
 
 // containerScenario is the quickstart's topology with both services as
@@ -144,6 +169,14 @@ func TestContainersQuickstart(t *testing.T) {
   warmup: 1s
   duration: 2s
 rounds: 3`)
+	checkContainersQuickstart(t, e, path)
+}
+
+// checkContainersQuickstart runs the scenario at path, the quickstart's
+// topology as containers of engine e, and checks what
+// TestContainersQuickstart says.
+func checkContainersQuickstart(t *testing.T, e *container.Engine, path string) {
+	t.Helper()
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := tolltest.Command(t, "run", path, "--out", out)
 	var stderr bytes.Buffer

@@ -36,6 +36,7 @@ type shapeCost struct {
 	Value float64
 	Delta *struct {
 		Abs       float64
+		Pct       *float64
 		AbsCILow  *float64 `json:"abs_ci_low"`
 		AbsCIHigh *float64 `json:"abs_ci_high"`
 		CILow     *float64 `json:"ci_low"`
@@ -286,6 +287,16 @@ func TestEBPFAgent(t *testing.T) {
 		if c.Delta == nil || c.Delta.CILow == nil || c.Delta.AbsCILow == nil {
 			t.Errorf("%s: the consumer's CPU per request has no interval: %+v", mode, c.Delta)
 		}
+	}
+	// The uprobes trap into the kernel a few hundred times per request (the
+	// allocator's, most of them), which the consumer pays: its CPU per
+	// request must rise clearly, well beyond what two short rounds on a
+	// busy machine move it by (about +50% alone, more on a busy machine).
+	if c := sum.variant(t, "ebpf-uprobes").cost(t, "consumer", "cpu_per_request_ms"); c.Delta == nil || c.Delta.Pct == nil {
+		t.Errorf("ebpf-uprobes: the consumer's CPU per request has no change in percent: %+v", c.Delta)
+	} else if *c.Delta.Pct < 10 {
+		t.Errorf("ebpf-uprobes: the consumer's CPU per request changed %+.1f%% (%+.3f ms, to %.3f ms); want the uprobes' cost to show, at least +10%%",
+			*c.Delta.Pct, c.Delta.Abs, c.Value)
 	}
 	for _, c := range []struct{ log, count string }{
 		{"ebpf-uprobes.bpftrace.1.log", "@handler"},      // the consumer's handler
