@@ -1,0 +1,75 @@
+package analyze
+
+import (
+	"strings"
+
+	"github.com/tollperf/toll/record"
+)
+
+// scrapeCostPrefix starts the name of a figure from a service's own
+// metrics (scrape:); a counter's rate ends in scrapeRateSuffix.
+const (
+	scrapeCostPrefix = "scrape_"
+	scrapeRateSuffix = "_per_s"
+)
+
+// ScrapeCost is the cost of the scraped metric name: its rate per second
+// over the window for a counter, its mean for a gauge.
+func ScrapeCost(name string, counter bool) Cost {
+	if counter {
+		return Cost(scrapeCostPrefix + name + scrapeRateSuffix)
+	}
+	return Cost(scrapeCostPrefix + name)
+}
+
+// scrapeCostInfo describes a scraped figure. It is additive: an agent's
+// count of something (spans dropped, queue length) is often 0.
+func scrapeCostInfo(c Cost) (CostInfo, bool) {
+	name, ok := strings.CutPrefix(string(c), scrapeCostPrefix)
+	if !ok {
+		return CostInfo{}, false
+	}
+	if base, ok := strings.CutSuffix(name, scrapeRateSuffix); ok {
+		return CostInfo{Cost: c, Label: "scraped: " + base, Unit: "/s", Digits: 2, Additive: true}, true
+	}
+	return CostInfo{Cost: c, Label: "scraped: " + name, Digits: 2, Additive: true}, true
+}
+
+// scrapeCosts turns a service's scrapes over a trial's window into costs:
+// a counter's increase from the first scrape to the last over the time
+// between them (none if it went down: the agent restarted), and a gauge's
+// mean over the scrapes.
+func scrapeCosts(s record.ServiceSeries) map[Cost]float64 {
+	if len(s.Scrapes) == 0 {
+		return nil
+	}
+	first, last := s.Scrapes[0], s.Scrapes[len(s.Scrapes)-1]
+	out := map[Cost]float64{}
+	for _, m := range last.Metrics {
+		if m.Type != "counter" {
+			continue
+		}
+		if len(s.Scrapes) < 2 || last.T <= first.T {
+			continue
+		}
+		for _, a := range first.Metrics {
+			if a.Name == m.Name && m.Value >= a.Value {
+				out[ScrapeCost(m.Name, true)] = (m.Value - a.Value) / (last.T - first.T)
+			}
+		}
+	}
+	sums, counts := map[string]float64{}, map[string]float64{}
+	for _, sc := range s.Scrapes {
+		for _, m := range sc.Metrics {
+			if m.Type == "counter" {
+				continue
+			}
+			sums[m.Name] += m.Value
+			counts[m.Name]++
+		}
+	}
+	for n, v := range sums {
+		out[ScrapeCost(n, false)] = v / counts[n]
+	}
+	return out
+}
