@@ -14,19 +14,19 @@ func TestScrapeCosts(t *testing.T) {
 		want    map[Cost]float64
 	}{
 		{"counter rate, gauge mean", []record.Scrape{
-			{T: 0, Metrics: []record.ScrapedMetric{{"spans", "counter", 100}, {"queue", "gauge", 4}}},
-			{T: 10, Metrics: []record.ScrapedMetric{{"spans", "counter", 600}, {"queue", "gauge", 8}}},
+			{T: 0, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 100}, {Name: "queue", Type: "gauge", Value: 4}}},
+			{T: 10, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 600}, {Name: "queue", Type: "gauge", Value: 8}}},
 		}, map[Cost]float64{"scrape_spans_per_s": 50, "scrape_queue": 6}},
 		// An agent that restarted reset its counter: no rate rather than
 		// a negative one.
 		{"counter reset", []record.Scrape{
-			{T: 0, Metrics: []record.ScrapedMetric{{"spans", "counter", 100}}},
-			{T: 10, Metrics: []record.ScrapedMetric{{"spans", "counter", 5}}},
+			{T: 0, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 100}}},
+			{T: 10, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 5}}},
 		}, map[Cost]float64{}},
 		// The start's scrape failed: a gauge still has its reading, a
 		// counter has no rate.
 		{"one scrape", []record.Scrape{
-			{T: 10, Metrics: []record.ScrapedMetric{{"spans", "counter", 600}, {"queue", "gauge", 8}}},
+			{T: 10, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 600}, {Name: "queue", Type: "gauge", Value: 8}}},
 		}, map[Cost]float64{"scrape_queue": 8}},
 		{"none", nil, map[Cost]float64{}},
 	}
@@ -64,8 +64,8 @@ func TestScrapeAndNMTCompared(t *testing.T) {
 				rate, off = 4*rate, off+30
 			}
 			tr.Samples[0].Scrapes = []record.Scrape{
-				{T: 0, Metrics: []record.ScrapedMetric{{"accepted", "counter", 1000}}},
-				{T: 5, Metrics: []record.ScrapedMetric{{"accepted", "counter", 1000 + 5*rate}}},
+				{T: 0, Metrics: []record.ScrapedMetric{{Name: "accepted", Type: "counter", Value: 1000}}},
+				{T: 5, Metrics: []record.ScrapedMetric{{Name: "accepted", Type: "counter", Value: 1000 + 5*rate}}},
 			}
 			tr.Samples[0].NMT = &record.NMT{T: 5, Committed: uint64((64 + off) * (1 << 20)), HeapCommitted: 64 << 20}
 			trials = append(trials, tr)

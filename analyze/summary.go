@@ -74,6 +74,9 @@ type Step struct {
 	// histograms. Both come from the trials compared at this step.
 	Series  []SeriesSet `json:"series,omitempty"`
 	Spectra []Spectrum  `json:"spectra,omitempty"`
+	// Binned are each variant's figures over spans of Options.SeriesEvery
+	// seconds (a table of CPU every 5 s), when asked for.
+	Binned []Binned `json:"binned,omitempty"`
 }
 
 // stepOf describes the step trial t ran at.
@@ -153,6 +156,9 @@ type Options struct {
 	// comparisons. By default they are left out: their window is not the
 	// one planned, and they are still listed with their flag.
 	IncludeInterrupted bool
+	// SeriesEvery, when positive, adds to each step a table of its
+	// variants' figures over spans of this many seconds (Step.Binned).
+	SeriesEvery float64
 }
 
 // Summarize analyses the trials of a run.
@@ -298,6 +304,15 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			}
 		}
 		st.Series = stepSeries(m.Variants, compared)
+		if opt.SeriesEvery > 0 {
+			var tcs []*TrialCosts
+			for _, tc := range s.Trials {
+				if tc.Step == si && !tc.Excluded {
+					tcs = append(tcs, tc)
+				}
+			}
+			st.Binned = binSeconds(m.Variants, tcs, opt.SeriesEvery)
+		}
 		st.Spectra = stepSpectra(m.Variants, compared, opt.Trim)
 		s.Steps = append(s.Steps, st)
 	}

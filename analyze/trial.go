@@ -27,6 +27,9 @@ type TrialCosts struct {
 	// Excluded is set when the trial was left out of the comparisons (it
 	// was cut short, or flagged with ExcludeFlagged).
 	Excluded bool `json:"excluded,omitempty"`
+	// Seconds are the whole seconds of the measured window, each with the
+	// load's and the measured services' figures (series.csv).
+	Seconds []Second `json:"seconds,omitempty"`
 
 	saturated []cpuBusy // CPUs outside the services' that were saturated
 	requests  []string  // the request mix's entries with costs of their own
@@ -215,6 +218,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[TimeToPeak] = s
 	}
 	machineCosts(t, w, tc)
+	tc.Seconds = trialSeconds(t)
 	tc.Flags = flagTrial(t, tc, sched, sent)
 	return tc, nil
 }
