@@ -150,7 +150,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
-	stopEdge() // a load that ended before its window began
+	stopEdge()           // a load that ended before its window began
 	edge.Wait()
 	smp.pull(ctx, time.Now(), true)
 
