@@ -213,6 +213,12 @@ func TestCollectorDaemon(t *testing.T) {
 	if s := v.cost(t, "", "spans_per_request").Value; s < 3 {
 		t.Errorf("otel-collector: %.2f spans per request reached toll through the Collector, want about 4", s)
 	}
+	// The Collector's own count of spans accepted, scraped from its
+	// Prometheus endpoint, agrees with what reached toll's sink.
+	accepted := v.cost(t, "", "scrape_otelcol_receiver_accepted_spans_per_s").Value
+	if spans := v.cost(t, "", "spans_per_s").Value; accepted < 0.5*spans || accepted > 2*spans {
+		t.Errorf("otel-collector: the Collector says it accepted %.1f spans/s, toll's sink received %.1f", accepted, spans)
+	}
 }
 
 // bpftraceAttaches skips the test unless bpftrace can attach a syscall
