@@ -348,7 +348,10 @@ rounds: 1
 	if !errors.As(err, &ee) || ee.ExitCode() == 0 || ee.ExitCode() == 3 {
 		t.Fatalf("toll run with an agent that cannot attach: %v, want it to stop with an error\n%s\n%s", err, stdout.String(), stderr.String())
 	}
-	if all := stdout.String() + stderr.String(); !strings.Contains(all, "exited before ready") || !strings.Contains(all, "ERROR") {
-		t.Errorf("the error lacks the agent's exit or bpftrace's message:\n%s", all)
+	// The message names the agent, its exit, and ends with its log's
+	// last lines: the agent's own reason it could not attach.
+	if all := stdout.String() + stderr.String(); !strings.Contains(all, "start ebpf/bpftrace: exited before ready") ||
+		!strings.Contains(all, "log lines:") || !strings.Contains(all, "toll-ebpf-agent: ERROR: /bin/true has no function") {
+		t.Errorf("the error lacks the agent's exit or the tail of its log:\n%s", all)
 	}
 }
