@@ -37,8 +37,9 @@ func scrapeCostInfo(c Cost) (CostInfo, bool) {
 
 // scrapeCosts turns a service's scrapes over a trial's window into costs:
 // a counter's increase from the first scrape to the last over the time
-// between them (none if it went down: the agent restarted), and a gauge's
-// mean over the scrapes.
+// between them (from 0 when the first lacked it; none if it went down: the
+// agent restarted; none with a single scrape), and a gauge's mean over the
+// scrapes.
 func scrapeCosts(s record.ServiceSeries) map[Cost]float64 {
 	if len(s.Scrapes) == 0 {
 		return nil
@@ -52,10 +53,17 @@ func scrapeCosts(s record.ServiceSeries) map[Cost]float64 {
 		if len(s.Scrapes) < 2 || last.T <= first.T {
 			continue
 		}
+		// A counter the first scrape lacked did not exist yet: agents
+		// create one at its first count (the Collector's spans accepted),
+		// so it started from 0.
+		start := 0.0
 		for _, a := range first.Metrics {
-			if a.Name == m.Name && m.Value >= a.Value {
-				out[ScrapeCost(m.Name, true)] = (m.Value - a.Value) / (last.T - first.T)
+			if a.Name == m.Name {
+				start = a.Value
 			}
+		}
+		if m.Value >= start {
+			out[ScrapeCost(m.Name, true)] = (m.Value - start) / (last.T - first.T)
 		}
 	}
 	sums, counts := map[string]float64{}, map[string]float64{}

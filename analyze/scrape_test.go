@@ -28,6 +28,11 @@ func TestScrapeCosts(t *testing.T) {
 		{"one scrape", []record.Scrape{
 			{T: 10, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 600}, {Name: "queue", Type: "gauge", Value: 8}}},
 		}, map[Cost]float64{"scrape_queue": 8}},
+		// A counter created at its first count is absent before.
+		{"counter created during the window", []record.Scrape{
+			{T: 0, Metrics: []record.ScrapedMetric{{Name: "queue", Type: "gauge", Value: 0}}},
+			{T: 4, Metrics: []record.ScrapedMetric{{Name: "spans", Type: "counter", Value: 200}, {Name: "queue", Type: "gauge", Value: 2}}},
+		}, map[Cost]float64{"scrape_spans_per_s": 50, "scrape_queue": 1}},
 		{"none", nil, map[Cost]float64{}},
 	}
 	for _, tt := range tests {

@@ -135,6 +135,25 @@ func ServiceCosts() []Cost {
 	return []Cost{CPUPerRequest, CPUCores, RSS, Memory, Threads, JVMHeapUsed, Metaspace, Classes, GCTime}
 }
 
+// ownCosts are the costs a service may have beyond ServiceCosts that some
+// of its trials in rs do: its JVM's NMT figures, and its scraped metrics
+// (sorted), which only it has and so belong in its own rows.
+func ownCosts(rs ...map[int]*TrialCosts) []Cost {
+	out := []Cost{JVMCommitted, JVMOffHeap}
+	var scraped []Cost
+	for _, r := range rs {
+		for _, tc := range r {
+			for c := range tc.Costs {
+				if _, ok := scrapeCostInfo(c); ok && !slices.Contains(scraped, c) {
+					scraped = append(scraped, c)
+				}
+			}
+		}
+	}
+	slices.Sort(scraped)
+	return append(out, scraped...)
+}
+
 // CostResult is one cost of one variant: its mean over rounds and, for
 // variants other than the baseline, its difference from the baseline.
 type CostResult struct {
@@ -508,7 +527,7 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			return o
 		}
 		mine, theirs := own(rounds), own(base)
-		for _, c := range ServiceCosts() {
+		for _, c := range append(ServiceCosts(), ownCosts(mine, theirs)...) {
 			info := Info(c)
 			vals := values(mine, c)
 			if len(vals) == 0 {

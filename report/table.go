@@ -320,9 +320,21 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 			}
 		}
 	}
+	// The costs every service may have, then those of its own (scraped
+	// metrics, NMT) in the order analyze gives them.
+	costs := analyze.ServiceCosts()
+	for _, v := range all {
+		for _, sr := range v.Services {
+			for _, cr := range sr.Costs {
+				if !slices.Contains(costs, cr.Cost) {
+					costs = append(costs, cr.Cost)
+				}
+			}
+		}
+	}
 	var rows [][]Cell
 	for _, n := range names {
-		for _, c := range analyze.ServiceCosts() {
+		for _, c := range costs {
 			info := analyze.Info(c)
 			label := fmt.Sprintf("%s (%s): %s", n, roles[n], info.Label)
 			if info.Unit != "" {
