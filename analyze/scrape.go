@@ -22,15 +22,29 @@ func ScrapeCost(name string, counter bool) Cost {
 	return Cost(scrapeCostPrefix + name)
 }
 
+// ScrapedMetric splits a cost from a service's scraped metrics into the
+// metric's name and whether it is a counter's rate; ok is false for any
+// other cost.
+func ScrapedMetric(c Cost) (name string, counter, ok bool) {
+	name, ok = strings.CutPrefix(string(c), scrapeCostPrefix)
+	if !ok {
+		return "", false, false
+	}
+	if base, isRate := strings.CutSuffix(name, scrapeRateSuffix); isRate {
+		return base, true, true
+	}
+	return name, false, true
+}
+
 // scrapeCostInfo describes a scraped figure. It is additive: an agent's
 // count of something (spans dropped, queue length) is often 0.
 func scrapeCostInfo(c Cost) (CostInfo, bool) {
-	name, ok := strings.CutPrefix(string(c), scrapeCostPrefix)
-	if !ok {
+	name, counter, ok := ScrapedMetric(c)
+	switch {
+	case !ok:
 		return CostInfo{}, false
-	}
-	if base, ok := strings.CutSuffix(name, scrapeRateSuffix); ok {
-		return CostInfo{Cost: c, Label: "scraped: " + base, Unit: "/s", Digits: 2, Additive: true}, true
+	case counter:
+		return CostInfo{Cost: c, Label: "scraped: " + name, Unit: "/s", Digits: 2, Additive: true}, true
 	}
 	return CostInfo{Cost: c, Label: "scraped: " + name, Digits: 2, Additive: true}, true
 }
