@@ -333,6 +333,9 @@ func (v *validator) services(s *Scenario) {
 		if svc.Scrape != nil {
 			v.scrape(p+".scrape", svc.Scrape)
 		}
+		if svc.NMT && svc.Image != "" {
+			v.fail(p+".nmt", "reads a JVM's Native Memory Tracking with the host's jcmd, which cannot attach to a JVM in a container (its own /tmp); run the service as a process, or leave nmt out")
+		}
 		if svc.Ready.Log != "" {
 			v.noNUL(p+".ready.log", svc.Ready.Log)
 			if len(svc.Ready.Log) > MaxReadyLog {

@@ -148,6 +148,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"ready: command and http", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\", command: [\"true\"]}\n", 5, "services[0].ready", "set one of http, tcp, log or command, not 2"},
 		{"ready.command empty", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {command: []}\n", 5, "services[0].ready.command", "is empty; give a command"},
 		{"ready.command bad placeholder", "    ready: {http: \"http://127.0.0.1:${port:provider}/health\"}\n", "    ready: {command: [check, \"${prot:x}\"]}\n", 5, "services[0].ready.command[1]", "unknown placeholder ${prot:x}"},
+		{"nmt in a container", measure, measure + "    image: localhost/app:1\n    nmt: true\n", 10, "services[1].nmt", "cannot attach to a JVM in a container"},
 		{"scrape without url", measure, measure + "    scrape: {metrics: [up]}\n", 9, "services[1].scrape.url", "is required"},
 		{"scrape url not http", measure, measure + "    scrape: {url: \"127.0.0.1:9/metrics\", metrics: [up]}\n", 9, "services[1].scrape.url", "is not an http:// or https:// URL"},
 		{"scrape without metrics", measure, measure + "    scrape: {url: \"http://127.0.0.1:${port:m}/metrics\"}\n", 9, "services[1].scrape.metrics", "name at least one metric"},
