@@ -12,6 +12,16 @@ import (
 	"github.com/tollperf/toll/record"
 )
 
+// pulls says whether some service has metrics to scrape or NMT to read.
+func (s *sampler) pulls() bool {
+	for _, sp := range s.services {
+		if sp.scrape != nil || sp.nmt {
+			return true
+		}
+	}
+	return false
+}
+
 // pull reads, at one edge of the window (now), every service's own metrics
 // (scrape:) and, at the end, its JVM's Native Memory Tracking (nmt: true).
 // The services are read at once, each bounded by its scrape's timeout.

@@ -112,15 +112,17 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	ectx, stopEdge := context.WithCancel(tctx)
 	defer stopEdge()
 	var edge sync.WaitGroup
-	edge.Go(func() {
-		timer := time.NewTimer(time.Until(measureStart))
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-			smp.pull(ectx, time.Now(), false)
-		case <-ectx.Done():
-		}
-	})
+	if smp.pulls() {
+		edge.Go(func() {
+			timer := time.NewTimer(time.Until(measureStart))
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				smp.pull(ectx, time.Now(), false)
+			case <-ectx.Done():
+			}
+		})
+	}
 
 	var reqs []load.Request
 	for _, q := range st.v.Requests {
@@ -152,7 +154,9 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	smp.take(time.Now()) // the window's closing sample
 	stopEdge()           // a load that ended before its window began
 	edge.Wait()
-	smp.pull(ctx, time.Now(), true)
+	if smp.pulls() && ctx.Err() == nil {
+		smp.pull(ctx, time.Now(), true)
+	}
 
 	if res != nil {
 		tr.MeasureEnd = res.MeasureEnd
