@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/csv"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,32 @@ func TestBinnedTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
+	// Every renderer of tables shows it, and from a summary read back
+	// from JSON the same.
+	for name, render := range map[string]func(io.Writer, *analyze.Summary) error{"text": Text, "html": HTML} {
+		var out bytes.Buffer
+		if err := render(&out, seriesSummary(t)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "every 2 s (median over trials)") {
+			t.Errorf("%s lacks the every-2-s table", name)
+		}
+	}
+	js, err := JSON(seriesSummary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSummary(bytes.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := Markdown(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != md {
+		t.Errorf("report.md from summary.json differs:\n%s\nvs\n%s", again.String(), md)
+	}
 	for _, want := range []string{"## at 10 req/s, every 2 s (median over trials)",
 		"| seconds | baseline: CPU (cores) | baseline: CPU quartiles | baseline: throughput (req/s) | otel: CPU (cores) |",
 		"| 0–2 | 0.200 | [0.200, 0.200] | 10.0 | 0.400 |", "| 2–4 | 0.200 |"} {
