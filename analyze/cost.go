@@ -21,7 +21,10 @@ const (
 	FDs            Cost = "fds"
 	JVMHeapUsed    Cost = "jvm_heap_used_mib"
 	JVMHeapCommit  Cost = "jvm_heap_committed_mib"
+	JVMCommitted   Cost = "jvm_committed_mib"
+	JVMOffHeap     Cost = "jvm_offheap_mib"
 	Metaspace      Cost = "jvm_metaspace_mib"
+	MetaCommitted  Cost = "jvm_metaspace_committed_mib"
 	Classes        Cost = "jvm_classes_loaded"
 	JVMThreads     Cost = "jvm_threads"
 	GCTime         Cost = "jvm_gc_ms_per_s"
@@ -77,7 +80,10 @@ func Costs() []CostInfo {
 		{FDs, "open files", "", 0, false},
 		{JVMHeapUsed, "JVM heap used", "MiB", 1, false},
 		{JVMHeapCommit, "JVM heap committed", "MiB", 1, false},
+		{JVMCommitted, "JVM committed (NMT total)", "MiB", 1, false},
+		{JVMOffHeap, "JVM off-heap committed (NMT)", "MiB", 1, false},
 		{Metaspace, "JVM metaspace used", "MiB", 1, false},
+		{MetaCommitted, "JVM metaspace committed", "MiB", 1, false},
 		{Classes, "JVM classes loaded", "", 0, false},
 		{JVMThreads, "JVM threads", "", 0, false},
 		{GCTime, "JVM GC time", "ms/s", 2, true},
@@ -164,6 +170,9 @@ func Info(c Cost) CostInfo {
 	if ci, ok := logCostInfo(c); ok {
 		return ci
 	}
+	if ci, ok := scrapeCostInfo(c); ok {
+		return ci
+	}
 	if name, base, ok := requestCostParts(c); ok {
 		ci := Info(base)
 		ci.Cost, ci.Label = c, ci.Label+" ("+name+")"
@@ -209,8 +218,22 @@ func costsOf(trials []*TrialCosts) []CostInfo {
 	for _, c := range logs {
 		out = append(out, Info(c))
 	}
+	var scraped []Cost
+	for _, tc := range trials {
+		for c := range tc.Costs {
+			if _, ok := scrapeCostInfo(c); ok && !slices.Contains(scraped, c) {
+				scraped = append(scraped, c)
+			}
+		}
+	}
+	slices.Sort(scraped)
 	for _, ci := range Costs() {
 		out = append(out, ci)
+		if ci.Cost == MachineMem {
+			for _, c := range scraped {
+				out = append(out, Info(c))
+			}
+		}
 		if ci.Cost == ErrorRate {
 			for _, n := range names {
 				for _, c := range perRequestCosts() {

@@ -27,12 +27,14 @@ const (
 	FlagThrottled   = "throttled"    // a service was throttled by its CPU limit
 	FlagSaturated   = "saturated"    // a CPU outside the services' was nearly fully busy
 	FlagSteal       = "steal"        // the hypervisor took a share of the CPUs
+	FlagScrape      = "scrape"       // a service's own metrics could not be read
+	FlagNMT         = "nmt"          // a JVM's Native Memory Tracking could not be read
 )
 
 // invalidates says whether a flag of this code means that its trial did
 // not measure what was planned: it was cut short, failed requests, missed
 // its rate or left requests unsent, or a variant meant to export sent
-// nothing (or had all of it refused). The other flags (throttled, saturated, steal) describe the
+// nothing (or had all of it refused). The other flags (throttled, saturated, steal, scrape, nmt) describe the
 // conditions of a measurement that still stands.
 func invalidates(code string) bool {
 	switch code {
@@ -101,6 +103,12 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
 	}
 	for _, s := range t.Samples {
+		if s.ScrapeError != "" {
+			add(FlagScrape, "%s: its metrics could not be scraped, so the trial lacks their rows: %s", s.Service, s.ScrapeError)
+		}
+		if s.NMTError != "" {
+			add(FlagNMT, "%s: no Native Memory Tracking summary, so the trial lacks JVM committed and off-heap: %s", s.Service, s.NMTError)
+		}
 		if n := len(s.Points); n > 1 && s.Points[n-1].NrThrottled > s.Points[0].NrThrottled {
 			add(FlagThrottled, "%s was throttled %d times by its CPU limit", s.Service, s.Points[n-1].NrThrottled-s.Points[0].NrThrottled)
 		}

@@ -206,8 +206,10 @@ func seconds(t *record.Trial, ss []record.ServiceSeries) (from, to int, ok bool)
 // cpuPerSecond is the CPU the measured services used in each second, in
 // cores: their cumulative CPU's rise over the second divided by the part of
 // the second their samples cover.
-func cpuPerSecond(t *record.Trial) map[int]float64 {
-	ss := measuredSeries(t)
+func cpuPerSecond(t *record.Trial) map[int]float64 { return cpuPerSecondOf(t, measuredSeries(t)) }
+
+// cpuPerSecondOf is cpuPerSecond of the services ss of t.
+func cpuPerSecondOf(t *record.Trial, ss []record.ServiceSeries) map[int]float64 {
 	if len(ss) == 0 {
 		return nil
 	}
@@ -237,8 +239,13 @@ func cpuPerSecond(t *record.Trial) map[int]float64 {
 // gaugePerSecond is a gauge summed over the measured services that report
 // it, read at the middle of each second.
 func gaugePerSecond(t *record.Trial, f func(record.Sample) (float64, bool)) map[int]float64 {
+	return gaugePerSecondOf(t, measuredSeries(t), f)
+}
+
+// gaugePerSecondOf is gaugePerSecond of the services of t in of.
+func gaugePerSecondOf(t *record.Trial, of []record.ServiceSeries, f func(record.Sample) (float64, bool)) map[int]float64 {
 	var ss []record.ServiceSeries
-	for _, s := range measuredSeries(t) {
+	for _, s := range of {
 		var kept []record.Sample
 		for _, p := range s.Points {
 			if _, ok := f(p); ok {

@@ -74,6 +74,9 @@ type Step struct {
 	// histograms. Both come from the trials compared at this step.
 	Series  []SeriesSet `json:"series,omitempty"`
 	Spectra []Spectrum  `json:"spectra,omitempty"`
+	// Binned are each variant's figures over spans of Options.SeriesEvery
+	// seconds (a table of CPU every 5 s), when asked for.
+	Binned []Binned `json:"binned,omitempty"`
 }
 
 // stepOf describes the step trial t ran at.
@@ -132,6 +135,25 @@ func ServiceCosts() []Cost {
 	return []Cost{CPUPerRequest, CPUCores, RSS, Memory, Threads, JVMHeapUsed, Metaspace, Classes, GCTime}
 }
 
+// ownCosts are the costs a service may have beyond ServiceCosts that some
+// of its trials in rs do: its JVM's NMT figures, and its scraped metrics
+// (sorted), which only it has and so belong in its own rows.
+func ownCosts(rs ...map[int]*TrialCosts) []Cost {
+	out := []Cost{JVMCommitted, JVMOffHeap}
+	var scraped []Cost
+	for _, r := range rs {
+		for _, tc := range r {
+			for c := range tc.Costs {
+				if _, ok := scrapeCostInfo(c); ok && !slices.Contains(scraped, c) {
+					scraped = append(scraped, c)
+				}
+			}
+		}
+	}
+	slices.Sort(scraped)
+	return append(out, scraped...)
+}
+
 // CostResult is one cost of one variant: its mean over rounds and, for
 // variants other than the baseline, its difference from the baseline.
 type CostResult struct {
@@ -153,6 +175,9 @@ type Options struct {
 	// comparisons. By default they are left out: their window is not the
 	// one planned, and they are still listed with their flag.
 	IncludeInterrupted bool
+	// SeriesEvery, when positive, adds to each step a table of its
+	// variants' figures over spans of this many seconds (Step.Binned).
+	SeriesEvery float64
 }
 
 // Summarize analyses the trials of a run.
@@ -326,6 +351,15 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			}
 		}
 		st.Series = stepSeries(m.Variants, compared)
+		if opt.SeriesEvery > 0 {
+			var tcs []*TrialCosts
+			for _, tc := range s.Trials {
+				if tc.Step == si && !tc.Excluded {
+					tcs = append(tcs, tc)
+				}
+			}
+			st.Binned = binSeconds(m.Variants, tcs, opt.SeriesEvery)
+		}
 		st.Spectra = stepSpectra(m.Variants, compared, opt.Trim)
 		s.Steps = append(s.Steps, st)
 	}
@@ -555,7 +589,7 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			return o
 		}
 		mine, theirs := own(rounds), own(base)
-		for _, c := range ServiceCosts() {
+		for _, c := range append(ServiceCosts(), ownCosts(mine, theirs)...) {
 			info := Info(c)
 			vals := values(mine, c)
 			if len(vals) == 0 {

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,9 @@ type TrialCosts struct {
 	// Excluded is set when the trial was left out of the comparisons (it
 	// was cut short, or flagged with ExcludeFlagged).
 	Excluded bool `json:"excluded,omitempty"`
+	// Seconds are the whole seconds of the measured window, each with the
+	// load's and the measured services' figures (series.csv).
+	Seconds []Second `json:"seconds,omitempty"`
 
 	saturated []cpuBusy // CPUs outside the services' that were saturated
 	requests  []string  // the request mix's entries with costs of their own
@@ -169,6 +173,23 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	if started {
 		tc.Costs[Startup] = 1000 * startup
 	}
+	// A service's own metrics (scrape:) are its costs whether or not its
+	// other costs are measured.
+	for _, series := range t.Samples {
+		sc := scrapeCosts(series)
+		if len(sc) == 0 {
+			continue
+		}
+		if measured[series.Service] {
+			if tc.Services[series.Service] == nil {
+				tc.Services[series.Service] = map[Cost]float64{}
+			}
+			maps.Copy(tc.Services[series.Service], sc)
+		}
+		for c, v := range sc {
+			tc.Costs[c] += v
+		}
+	}
 
 	// Telemetry received by toll's sink. Spans, bytes and rejects are
 	// attributed over the trial's cycle later (attributeTelemetry);
@@ -197,6 +218,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[TimeToPeak] = s
 	}
 	machineCosts(t, w, tc)
+	tc.Seconds = trialSeconds(t)
 	tc.Flags = flagTrial(t, tc, sched, sent)
 	return tc, nil
 }
@@ -239,6 +261,12 @@ func serviceCosts(s record.ServiceSeries, w Window, completed uint64) map[Cost]f
 		out[Memory] = mem / km / (1 << 20)
 	}
 	jvmCosts(s, w, out)
+	if n := s.NMT; n != nil && n.Committed > 0 {
+		// One reading, at the trial's end: the JVM's committed memory is a
+		// level that moves slowly, not a rate.
+		out[JVMCommitted] = float64(n.Committed) / (1 << 20)
+		out[JVMOffHeap] = float64(n.Committed-min(n.Committed, n.HeapCommitted)) / (1 << 20)
+	}
 	hardwareCosts(s, w, completed, out)
 	return out
 }
@@ -273,11 +301,12 @@ func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
 	if len(pts) == 0 {
 		return
 	}
-	var heap, committed, meta, classes, threads float64
+	var heap, committed, meta, metaCommitted, classes, threads float64
 	for _, j := range pts {
 		heap += float64(j.HeapUsed)
 		committed += float64(j.HeapCommitted)
 		meta += float64(j.MetaspaceUsed)
+		metaCommitted += float64(j.MetaspaceCommitted)
 		classes += float64(j.ClassesLoaded)
 		threads += float64(j.Threads)
 	}
@@ -285,6 +314,9 @@ func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
 	out[JVMHeapUsed] = heap / n / (1 << 20)
 	out[JVMHeapCommit] = committed / n / (1 << 20)
 	out[Metaspace] = meta / n / (1 << 20)
+	if metaCommitted > 0 { // 0 until the JVM's first collection
+		out[MetaCommitted] = metaCommitted / n / (1 << 20)
+	}
 	out[Classes] = classes / n
 	out[JVMThreads] = threads / n
 	if last := len(pts) - 1; last > 0 && ts[last] > ts[0] {

@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -109,7 +113,7 @@ func runApp(cmd *cobra.Command, name string, run func(context.Context, func(net.
 // sink), to which a traced service exports instead of to toll, so its cost
 // is the daemon's (role: agent) and shows in rows of its own.
 func newAppCollectorCmd() *cobra.Command {
-	var addr string
+	var addr, metricsAddr string
 	var every time.Duration
 	cmd := &cobra.Command{
 		Use:   "collector [flags]",
@@ -123,6 +127,15 @@ func newAppCollectorCmd() *cobra.Command {
 				return &exitError{ExitFailure, fmt.Errorf("collector: %w", err)}
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: listening on %s\n", sk.URL())
+			if metricsAddr != "" {
+				stopMetrics, err := serveCollectorMetrics(metricsAddr, sk)
+				if err != nil {
+					sk.Close(context.Background())
+					return &exitError{ExitFailure, fmt.Errorf("collector: metrics: %w", err)}
+				}
+				defer stopMetrics()
+				fmt.Fprintf(cmd.ErrOrStderr(), "toll app collector: metrics on http://%s/metrics\n", metricsAddr)
+			}
 			tick := time.NewTicker(every)
 			defer tick.Stop()
 			for {
@@ -142,5 +155,37 @@ func newAppCollectorCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:4318", "address to listen on")
 	cmd.Flags().DurationVar(&every, "log-every", 10*time.Second, "how often to log the counts")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-addr", "", "also serve the collector's own metrics in the Prometheus text format at http://ADDR/metrics, as a real Collector does on :8888 (toll_collector_accepted_spans_total, ..., and the Go runtime's)")
 	return cmd
+}
+
+// serveCollectorMetrics serves the collector's counts and its Go runtime's
+// metrics on addr with the Prometheus client library, as an agent that
+// exposes its own metrics does (scrape: in a scenario). It returns a
+// function that stops the server.
+func serveCollectorMetrics(addr string, sk *sink.Sink) (stop func(), err error) {
+	reg := prometheus.NewRegistry()
+	counter := func(name, help string, v func(sink.Counts) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(v(sk.Counts())) })
+	}
+	for _, c := range []prometheus.Collector{
+		counter("toll_collector_requests_total", "HTTP and gRPC requests received.", func(c sink.Counts) uint64 { return c.Requests }),
+		counter("toll_collector_accepted_spans_total", "Spans accepted.", func(c sink.Counts) uint64 { return c.Spans }),
+		counter("toll_collector_received_bytes_total", "Request body bytes accepted, as sent.", func(c sink.Counts) uint64 { return c.Bytes }),
+		counter("toll_collector_rejected_total", "Requests refused.", func(c sink.Counts) uint64 { return c.Rejected }),
+		collectors.NewGoCollector(),
+	} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }, nil
 }

@@ -70,7 +70,7 @@ rounds: 1`)
 	if o.Partial != nil {
 		t.Errorf("a run that carried out its plan is called partial: %+v", o.Partial)
 	}
-	if !strings.Contains(stderr, "results: "+out+" (summary.json, report.md, trials.csv, metrics.txt, report.html)") {
+	if !strings.Contains(stderr, "results: "+out+" (summary.json, report.md, trials.csv, series.csv, metrics.txt, report.html)") {
 		t.Errorf("results line:\n%s", stderr)
 	}
 	// toll report says the same, with the same exit code.
@@ -306,7 +306,7 @@ restart: per-trial
 	if code != ExitFailure {
 		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, ExitFailure, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "results: "+out+" (summary.json, report.md, trials.csv, metrics.txt, report.html)") {
+	if !strings.Contains(stderr, "results: "+out+" (summary.json, report.md, trials.csv, series.csv, metrics.txt, report.html)") {
 		t.Errorf("the reports were not written:\n%s", stderr)
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +31,12 @@ the baseline as toll run --fail-on does.
 			gates, err := parseGates(gateTexts)
 			if err != nil {
 				return err
+			}
+			if err := opt.check(); err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			if fromSummary && opt.seriesEvery != 0 {
+				return &exitError{ExitUsage, errors.New("--series-every needs the trials analysed again; it does not apply with --from-summary")}
 			}
 			dir, err := record.Open(args[0])
 			if err != nil {

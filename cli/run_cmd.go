@@ -114,6 +114,9 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if f.findMax && len(gates) > 0 {
 		return &exitError{ExitUsage, errors.New("--fail-on judges rounds against the baseline; a --find-max search has none")}
 	}
+	if err := f.render.check(); err != nil {
+		return &exitError{ExitUsage, err}
+	}
 	if f.resume != "" {
 		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 {
 			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out and --seed do not apply")}
@@ -338,12 +341,28 @@ type renderOptions struct {
 	// benchmark is a file to write github-action-benchmark's
 	// customSmallerIsBetter JSON to, or "".
 	benchmark string
+	// seriesEvery, when positive, adds to report.md a table of each step's
+	// figures every so many seconds.
+	seriesEvery time.Duration
+}
+
+// maxSeriesEvery bounds --series-every: a span longer than a day is longer
+// than any trial's window (at most a day), so the table would have one row.
+const maxSeriesEvery = 24 * time.Hour
+
+// check refuses render options that cannot be honoured, before a run starts.
+func (o renderOptions) check() error {
+	if o.seriesEvery != 0 && (o.seriesEvery < time.Second || o.seriesEvery%time.Second != 0 || o.seriesEvery > maxSeriesEvery) {
+		return fmt.Errorf("--series-every %s: want whole seconds from 1s to 24h (the series are per second, and a window is at most a day)", o.seriesEvery)
+	}
+	return nil
 }
 
 // addRenderFlags adds the flags of renderOptions that toll run and toll
 // report share.
 func addRenderFlags(fl *pflag.FlagSet, opt *renderOptions) {
 	fl.StringVar(&opt.push, "push", "", "also push the summary's metrics to this Prometheus Pushgateway URL (grouped by scenario and run)")
+	fl.DurationVar(&opt.seriesEvery, "series-every", 0, "also render each load step's per-second series as a table of spans this long (e.g. 5s: CPU and throughput every 5 s); series.csv always has every second")
 	fl.StringVar(&opt.benchmark, "benchmark-json", "", "also write each variant's overhead ratios to this file as github-action-benchmark customSmallerIsBetter JSON")
 }
 
@@ -370,6 +389,7 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		Trim:               analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
 		ExcludeFlagged:     opt.excludeFlagged,
 		IncludeInterrupted: opt.includeInterrupted,
+		SeriesEvery:        opt.seriesEvery.Seconds(),
 	})
 	switch {
 	case len(trials) == 0 && sum != nil && sum.Partial != nil:

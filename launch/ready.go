@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"time"
 )
@@ -89,9 +90,37 @@ func check(ctx context.Context, client *http.Client, r Readiness, lw *logWatch) 
 		conn.Close()
 	}
 	if r.HTTP != "" {
-		return checkHTTP(ctx, client, r.HTTP)
+		if err := checkHTTP(ctx, client, r.HTTP); err != nil {
+			return err
+		}
+	}
+	if len(r.Command) > 0 {
+		return checkCommand(ctx, r)
 	}
 	return nil
+}
+
+// maxCommandOutput bounds what is kept of a readiness command's output, for
+// the error when it never succeeds.
+const maxCommandOutput = 512
+
+// checkCommand runs r.Command once and wants it to exit 0.
+func checkCommand(ctx context.Context, r Readiness) error {
+	cmd := exec.CommandContext(ctx, r.Command[0], r.Command[1:]...)
+	cmd.Dir, cmd.Env = r.CommandDir, r.CommandEnv
+	cmd.WaitDelay = checkTimeout
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	out = bytes.TrimSpace(out)
+	if len(out) > maxCommandOutput {
+		out = out[len(out)-maxCommandOutput:]
+	}
+	if len(out) > 0 {
+		return fmt.Errorf("ready command %q: %w: %s", r.Command, err, out)
+	}
+	return fmt.Errorf("ready command %q: %w", r.Command, err)
 }
 
 // checkHTTP GETs url and wants a 2xx or 3xx answer.

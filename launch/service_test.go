@@ -34,6 +34,9 @@ func TestStartReady(t *testing.T) {
 		// A daemon with no port says it is ready in its log; the line
 		// comes after a first one that does not match and a delay.
 		{"log", func(string) Readiness { return Readiness{Log: regexp.MustCompile(`^probes attached`)} }, false, delay, false},
+		// A daemon whose own tool says it is up: the command fails until
+		// the daemon has written its file.
+		{"command", func(string) Readiness { return Readiness{Command: []string{"test", "-e", "up"}} }, false, delay, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,10 +45,15 @@ func TestStartReady(t *testing.T) {
 			if tt.name == "log" {
 				spec = shSpec(t, "daemon", "echo attaching; sleep 0.2; printf 'probes attached\\n'; exec sleep 100")
 			}
+			if tt.name == "command" {
+				spec = shSpec(t, "daemon", "sleep 0.2; touch up; exec sleep 100")
+				spec.Dir = t.TempDir()
+			}
 			if tt.helper {
 				spec = helperSpec(t, addr, delay)
 			}
 			spec.Ready = tt.ready(addr)
+			spec.Ready.CommandDir = spec.Dir
 			spec.Ready.Timeout = 10 * time.Second
 			s, err := Start(context.Background(), spec)
 			if err != nil {
@@ -130,6 +138,15 @@ func TestStartFailure(t *testing.T) {
 				return s
 			},
 			want: []string{"start mute", "not ready within 300ms", `no line of the log matches "^attached"`, "attaching 2 probes"},
+		},
+		{
+			name: "command: never succeeds",
+			spec: func(t *testing.T) Spec {
+				s := shSpec(t, "quiet", "echo pid=$$; exec sleep 100")
+				s.Ready = Readiness{Command: []string{"sh", "-c", "echo not yet >&2; exit 7"}, Timeout: 300 * time.Millisecond}
+				return s
+			},
+			want: []string{"start quiet", "not ready within 300ms", "ready command", "exit status 7", "not yet", "pid="},
 		},
 		{
 			name: "http error status",

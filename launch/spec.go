@@ -28,13 +28,20 @@ type Readiness struct {
 	// after it starts: the readiness of a daemon that listens on no port
 	// (an eBPF agent that prints once its probes are attached).
 	Log *regexp.Regexp
+	// Command, when set, is an argv that must exit 0: the readiness of a
+	// daemon whose own tool says when it is up. Each run is bounded by a
+	// second and killed after it. CommandDir and CommandEnv are its
+	// working directory and environment (toll's when empty or nil).
+	Command    []string
+	CommandDir string
+	CommandEnv []string
 	// Timeout bounds the wait; zero means DefaultReadyTimeout.
 	Timeout time.Duration
 }
 
 // configured reports whether any readiness check is set.
 func (r Readiness) configured() bool {
-	return r.HTTP != "" || r.TCP != "" || r.Log != nil
+	return r.HTTP != "" || r.TCP != "" || r.Log != nil || len(r.Command) > 0
 }
 
 // timeout returns the effective timeout.

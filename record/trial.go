@@ -168,6 +168,42 @@ type ServiceSeries struct {
 	// "proc" (from its process tree in /proc).
 	Source string   `json:"source"`
 	Points []Sample `json:"points"`
+	// Scrapes are the service's own metrics (scrape:), read at the start
+	// and the end of the measured window.
+	Scrapes []Scrape `json:"scrapes,omitempty"`
+	// ScrapeError says why a scrape failed, when one did.
+	ScrapeError string `json:"scrape_error,omitempty"`
+	// NMT is the JVM's Native Memory Tracking summary at the trial's end
+	// (nmt: true), and NMTError why it could not be read.
+	NMT      *NMT   `json:"nmt,omitempty"`
+	NMTError string `json:"nmt_error,omitempty"`
+}
+
+// Scrape is one reading of a service's own metrics.
+type Scrape struct {
+	// T is seconds from MeasureStart.
+	T float64 `json:"t"`
+	// Metrics are the metric families asked for that the endpoint had.
+	Metrics []ScrapedMetric `json:"metrics"`
+}
+
+// ScrapedMetric is one metric family's value: the sum over its series.
+type ScrapedMetric struct {
+	Name string `json:"name"`
+	// Type is "counter" or "gauge" (an untyped metric is read as a gauge;
+	// a histogram's or summary's is its count of observations, a counter).
+	Type  string  `json:"type"`
+	Value float64 `json:"value"`
+}
+
+// NMT is a reading of a JVM's Native Memory Tracking summary, in bytes.
+type NMT struct {
+	// T is seconds from MeasureStart.
+	T float64 `json:"t"`
+	// Committed is the JVM's total committed memory ("Total: committed");
+	// HeapCommitted is the Java heap's ("Java Heap ... committed").
+	Committed     uint64 `json:"committed"`
+	HeapCommitted uint64 `json:"heap_committed"`
 }
 
 // Sample is one reading of a service. CPU figures are cumulative; the cost

@@ -73,6 +73,9 @@ func costMetrics() map[analyze.Cost]metric {
 		analyze.JVMHeapUsed:    {"toll_jvm_heap_used_bytes", "bytes", mibToB, "JVM heap used.", nil},
 		analyze.JVMHeapCommit:  {"toll_jvm_heap_committed_bytes", "bytes", mibToB, "JVM heap committed.", nil},
 		analyze.Metaspace:      {"toll_jvm_metaspace_used_bytes", "bytes", mibToB, "JVM metaspace used.", nil},
+		analyze.MetaCommitted:  {"toll_jvm_metaspace_committed_bytes", "bytes", mibToB, "JVM metaspace committed.", nil},
+		analyze.JVMCommitted:   {"toll_jvm_committed_bytes", "bytes", mibToB, "JVM total committed memory (Native Memory Tracking).", nil},
+		analyze.JVMOffHeap:     {"toll_jvm_offheap_committed_bytes", "bytes", mibToB, "JVM committed memory besides its heap (Native Memory Tracking).", nil},
 		analyze.Classes:        {"toll_jvm_classes_loaded", "", 1, "JVM classes loaded.", nil},
 		analyze.JVMThreads:     {"toll_jvm_threads", "", 1, "JVM threads.", nil},
 		analyze.GCTime:         {"toll_jvm_gc_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM spent in GC.", nil},
@@ -127,6 +130,14 @@ func metricOf(c analyze.Cost) metric {
 			m.labels = append([]string{"request", p[1]}, m.labels...)
 			return m
 		}
+	}
+	if name, counter, ok := analyze.ScrapedMetric(c); ok {
+		// One family for every scraped counter and one for every gauge,
+		// the service's own metric named in a label.
+		if counter {
+			return metric{name: "toll_scraped_per_second", scale: 1, help: "A service's own counter (scrape:), its increase per second over the window.", labels: []string{"metric", name}}
+		}
+		return metric{name: "toll_scraped", scale: 1, help: "A service's own gauge (scrape:), its mean over the window's edges.", labels: []string{"metric", name}}
 	}
 	return metric{name: "toll_" + notInName.ReplaceAllString(string(c), "_"), scale: 1, help: "A cost toll has no base unit for, in " + analyze.Info(c).Unit + "."}
 }
@@ -224,8 +235,12 @@ func FamilyNames() []string {
 	for _, n := range names {
 		seen[n] = true
 	}
+	costs := []analyze.Cost{analyze.ScrapeCost("m", true), analyze.ScrapeCost("m", false)}
 	for _, ci := range analyze.Costs() {
-		if n := metricOf(ci.Cost).name; !seen[n] {
+		costs = append(costs, ci.Cost)
+	}
+	for _, c := range costs {
+		if n := metricOf(c).name; !seen[n] {
 			seen[n] = true
 			names = append(names, n)
 		}

@@ -168,6 +168,9 @@ func TestMetricNames(t *testing.T) {
 		{analyze.MachineCPU, "toll_machine_cpu_ratio", 1e-2, []string{"cpu", "all"}},
 		{analyze.RequestCost("a:b", analyze.LatencyP99), "toll_latency_seconds", 1e-3, []string{"request", "a:b", "quantile", "0.99"}},
 		{analyze.RequestCost("checkout", analyze.ErrorRate), "toll_error_ratio", 1e-2, []string{"request", "checkout"}},
+		{analyze.ScrapeCost("otelcol_receiver_accepted_spans", true), "toll_scraped_per_second", 1, []string{"metric", "otelcol_receiver_accepted_spans"}},
+		{analyze.ScrapeCost("otelcol_exporter_queue_size", false), "toll_scraped", 1, []string{"metric", "otelcol_exporter_queue_size"}},
+		{analyze.JVMOffHeap, "toll_jvm_offheap_committed_bytes", 1 << 20, nil},
 	} {
 		m := metricOf(tt.cost)
 		if m.name != tt.name || m.scale != tt.scale || !slices.Equal(m.labels, tt.labels) {

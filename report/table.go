@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
@@ -149,7 +151,53 @@ func Tables(s *analyze.Summary) []Table {
 	if len(s.Steps) > 1 {
 		ts = append(ts, stepsTable(s))
 	}
+	for _, st := range s.Steps {
+		if len(st.Binned) > 0 {
+			ts = append(ts, binnedTable(st))
+		}
+	}
 	return ts
+}
+
+// seconds writes a number of seconds as short as it is exact.
+func seconds(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// binnedTable is a step's time series as a table (toll report
+// --series-every): a row per span of seconds, and per variant its measured
+// services' CPU (the median over trials, and the quartiles' range) and
+// throughput.
+func binnedTable(st analyze.Step) Table {
+	every := st.Binned[0].Every
+	t := Table{Title: fmt.Sprintf("at %s, every %s s (median over trials)", st.Label(), seconds(every)), Header: []string{"seconds"}}
+	cpu, tput := analyze.Info(analyze.CPUCores), analyze.Info(analyze.Throughput)
+	spans := map[float64]bool{}
+	var froms []float64
+	for _, b := range st.Binned {
+		t.Header = append(t.Header, b.Variant+": CPU (cores)", b.Variant+": CPU quartiles", b.Variant+": throughput (req/s)")
+		for _, bin := range b.Bins {
+			if !spans[bin.From] {
+				spans[bin.From] = true
+				froms = append(froms, bin.From)
+			}
+		}
+	}
+	slices.Sort(froms)
+	for _, from := range froms {
+		row := []Cell{TextCell(seconds(from) + "–" + seconds(from+every))}
+		for _, b := range st.Binned {
+			i := slices.IndexFunc(b.Bins, func(x analyze.Bin) bool { return x.From == from })
+			if i < 0 {
+				row = append(row, Cell{Kind: KindNone}, Cell{Kind: KindNone}, Cell{Kind: KindNone})
+				continue
+			}
+			bin := b.Bins[i]
+			row = append(row, valueCell(bin.CPU, cpu),
+				TextCell("["+num(bin.CPULow, cpu.Digits)+", "+num(bin.CPUHigh, cpu.Digits)+"]"),
+				valueCell(bin.Throughput, tput))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 // stepsTable sets the load steps side by side (the Sermant benchmark's
@@ -272,9 +320,21 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 			}
 		}
 	}
+	// The costs every service may have, then those of its own (scraped
+	// metrics, NMT) in the order analyze gives them.
+	costs := analyze.ServiceCosts()
+	for _, v := range all {
+		for _, sr := range v.Services {
+			for _, cr := range sr.Costs {
+				if !slices.Contains(costs, cr.Cost) {
+					costs = append(costs, cr.Cost)
+				}
+			}
+		}
+	}
 	var rows [][]Cell
 	for _, n := range names {
-		for _, c := range analyze.ServiceCosts() {
+		for _, c := range costs {
 			info := analyze.Info(c)
 			label := fmt.Sprintf("%s (%s): %s", n, roles[n], info.Label)
 			if info.Unit != "" {

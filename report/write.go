@@ -20,7 +20,7 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 }
 
 // WriteAll writes summary.json, report.md, trials.csv (long format),
-// metrics.txt (OpenMetrics) and report.html into d, in that order, all
+// series.csv (per second), metrics.txt (OpenMetrics) and report.html into d, in that order, all
 // from s alone. It returns the names of the files it
 // wrote, also when it stops at an error, so that no file is named that was
 // not written.
@@ -37,7 +37,7 @@ func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
-	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
+	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
 		var b bytes.Buffer
 		if err := out.render(&b, s); err != nil {
 			return written, fmt.Errorf("render %s: %w", out.name, err)

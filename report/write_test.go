@@ -12,7 +12,7 @@ import (
 // TestWriteAllNamesWhatItWrote checks that WriteAll returns the files it
 // wrote, all of them when it can, and only those before a failure.
 func TestWriteAllNamesWhatItWrote(t *testing.T) {
-	all := []string{"summary.json", "report.md", "trials.csv", "metrics.txt", "report.html"}
+	all := []string{"summary.json", "report.md", "trials.csv", "series.csv", "metrics.txt", "report.html"}
 	tests := []struct {
 		name    string
 		blocked string // a directory in the way of this file
@@ -20,7 +20,7 @@ func TestWriteAllNamesWhatItWrote(t *testing.T) {
 	}{
 		{"all", "", all},
 		{"report.md blocked", "report.md", all[:1]},
-		{"report.html blocked", "report.html", all[:4]},
+		{"report.html blocked", "report.html", all[:5]},
 		{"summary.json blocked", "summary.json", nil},
 	}
 	for _, tt := range tests {

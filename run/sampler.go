@@ -11,6 +11,7 @@ import (
 	"github.com/tollperf/toll/probe/machine"
 	"github.com/tollperf/toll/probe/perfcount"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
 )
 
@@ -38,6 +39,15 @@ type serviceProbe struct {
 	hw       *perfcount.Group
 	jvmPid   int
 	looked   int // samples that looked for a JVM
+
+	// scrape and nmt are the service's own metrics and its JVM's Native
+	// Memory Tracking, read at the window's edges (pull.go).
+	scrape    *scenario.Scrape
+	nmt       bool
+	scrapes   []record.Scrape
+	scrapeErr string
+	nmtRead   *record.NMT
+	nmtErr    string
 }
 
 // processes samples a service's processes: the tree below its supervisor
@@ -99,7 +109,8 @@ func (sp *serviceProbe) close() {
 func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 	s := &sampler{t0: t0, sink: r.sinks[st.v.Name], machine: r.machine}
 	for i, svc := range st.group.Services() {
-		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name]}
+		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name],
+			scrape: st.v.Services[i].Scrape, nmt: st.v.Services[i].NMT}
 		// The pid toll knows is the _exec supervisor's; the service is
 		// its child, and orphans are reparented to it.
 		if st.runs[i].Container != "" && sp.cg != nil {
@@ -225,7 +236,8 @@ func (s *sampler) series() []record.ServiceSeries {
 		if sp.cg != nil {
 			src = "cgroup"
 		}
-		out = append(out, record.ServiceSeries{Service: sp.name, Source: src, Points: sp.points})
+		out = append(out, record.ServiceSeries{Service: sp.name, Source: src, Points: sp.points,
+			Scrapes: sp.scrapes, ScrapeError: sp.scrapeErr, NMT: sp.nmtRead, NMTError: sp.nmtErr})
 	}
 	return out
 }

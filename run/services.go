@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -93,8 +94,9 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 		}
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
 		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, r.id), Dir: l.Dir,
-			LogPath:     r.dir.LogPath(logName),
-			Ready:       launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D()},
+			LogPath: r.dir.LogPath(logName),
+			Ready: launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D(),
+				Command: svc.Ready.Command, CommandDir: svc.ReadyDir, CommandEnv: runid.Label(os.Environ(), r.id)},
 			DeathSignal: supervise.DeathSignal, Members: l.Members, Forwarded: l.Forwarded, Release: l.Release})
 		var cgPath string
 		if cg != nil {

@@ -107,6 +107,22 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 		defer wg.Done()
 		smp.loop(sctx, origin, s.Sample.D())
 	}()
+	// The services' own metrics are read at the window's start, and again
+	// at its end, below.
+	ectx, stopEdge := context.WithCancel(tctx)
+	defer stopEdge()
+	var edge sync.WaitGroup
+	if smp.pulls() {
+		edge.Go(func() {
+			timer := time.NewTimer(time.Until(measureStart))
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				smp.pull(ectx, time.Now(), false)
+			case <-ectx.Done():
+			}
+		})
+	}
 
 	var reqs []load.Request
 	for _, q := range st.v.Requests {
@@ -136,6 +152,11 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
+	stopEdge()           // a load that ended before its window began
+	edge.Wait()
+	if smp.pulls() && ctx.Err() == nil {
+		smp.pull(ctx, time.Now(), true)
+	}
 
 	if res != nil {
 		tr.MeasureEnd = res.MeasureEnd

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,6 +27,9 @@ type service struct {
 	// Publish are a container's ports (scenario.Service.Ports) with the
 	// host ports their names resolve to, by container port.
 	Publish []container.Port
+	// ReadyDir is where ready.command runs: the scenario file's directory
+	// (the service's own for a process, since a container's is inside it).
+	ReadyDir string
 }
 
 // variant is a variant ready to start.
@@ -149,18 +153,21 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		svc.Env = append(svc.Env, svc.Own...)
 		svc.Ready.HTTP = expand(base.Ready.HTTP)
 		svc.Ready.TCP = expand(base.Ready.TCP)
+		if len(base.Ready.Command) > 0 {
+			svc.Ready.Command = argvOf(base.Ready.Command, expand, self)
+		}
+		svc.ReadyDir = base.Dir
+		if base.Image != "" {
+			svc.ReadyDir = filepath.Dir(s.Path)
+		}
+		if base.Scrape != nil {
+			sc := *base.Scrape
+			sc.URL = expand(sc.URL)
+			svc.Scrape = &sc
+		}
 		v.Services = append(v.Services, svc)
 	}
-	argv := func(words []string) []string {
-		var out []string
-		for _, w := range words {
-			out = append(out, expand(w))
-		}
-		if len(out) > 0 && out[0] == "toll" {
-			out[0] = self
-		}
-		return out
-	}
+	argv := func(words []string) []string { return argvOf(words, expand, self) }
 	dir := ""
 	if len(s.Services) > 0 {
 		dir = s.Services[0].Dir
@@ -200,4 +207,16 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 			Header: h, Body: []byte(expand(r.Body)), Weight: r.Weight})
 	}
 	return v, expandErr
+}
+
+// argvOf expands the placeholders of words, and a first word "toll" to self.
+func argvOf(words []string, expand func(string) string, self string) []string {
+	var out []string
+	for _, w := range words {
+		out = append(out, expand(w))
+	}
+	if len(out) > 0 && out[0] == "toll" {
+		out[0] = self
+	}
+	return out
 }

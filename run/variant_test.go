@@ -124,3 +124,52 @@ load:
 		t.Errorf("load target %q, want %q", v.Target, want)
 	}
 }
+
+// TestResolveReadyCommandAndScrape checks that a service's ready.command and
+// scrape.url get the variant's own ports, the same as its command's, and a
+// first word "toll" the toll binary; and that the scenario's own value is
+// left as written for the next variant.
+func TestResolveReadyCommandAndScrape(t *testing.T) {
+	const src = `name: agentd
+services:
+  - name: agent
+    role: agent
+    command: [agentd, --listen, "127.0.0.1:${port:agent}"]
+    ready: {command: [toll, probe, "127.0.0.1:${port:agent}"]}
+    scrape: {url: "http://127.0.0.1:${port:agent}/metrics", metrics: [spans_total]}
+variants:
+  - name: baseline
+  - name: other
+load:
+  target: "http://127.0.0.1:${port:agent}"
+  requests: [{path: /}]
+  rate: 10
+  duration: 1s
+`
+	s, err := scenario.Parse("agentd.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"baseline", "other"} {
+		var pool portPool
+		v, err := resolveVariant(s, name, &pool, "http://127.0.0.1:1", "/bin/toll")
+		pool.release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := "127.0.0.1:" + strconv.Itoa(v.Ports["agent"])
+		svc := v.Services[0]
+		if got := svc.Ready.Command; len(got) != 3 || got[0] != "/bin/toll" || got[2] != addr {
+			t.Errorf("%s: ready.command %q, want [/bin/toll probe %s]", name, got, addr)
+		}
+		if svc.Scrape == nil || svc.Scrape.URL != "http://"+addr+"/metrics" || svc.Scrape.Timeout.D() <= 0 {
+			t.Errorf("%s: scrape %+v, want the variant's port and the default timeout", name, svc.Scrape)
+		}
+		if svc.ReadyDir == "" {
+			t.Errorf("%s: ready.command has no directory", name)
+		}
+	}
+	if s.Services[0].Scrape.URL != "http://127.0.0.1:${port:agent}/metrics" || s.Services[0].Ready.Command[0] != "toll" {
+		t.Errorf("the scenario's service was changed: %+v", s.Services[0])
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -43,6 +44,9 @@ const (
 	// against each line a service writes until it is ready.
 	MaxReadyLog = 1024
 	MaxSteps    = 100
+	// MaxScrapeMetrics bounds the metrics a service's scrape keeps: each
+	// becomes a row of every report.
+	MaxScrapeMetrics = 50
 	// MaxWeights bounds the sum of the request mix's weights: the load
 	// generator keeps one period of the mix, a weight-sum of entries.
 	MaxWeights = 10_000
@@ -93,6 +97,9 @@ func durationLimit(field string) (lo, hi time.Duration, why string) {
 		return 0, day, "a trim cannot exceed the window, which is at most a day"
 	case "job.timeout":
 		return time.Millisecond, day, "a job is timed to the millisecond, and one that runs longer than a day is a mistake repeated every repetition"
+	}
+	if strings.HasSuffix(field, ".scrape.timeout") {
+		return time.Millisecond, 30 * time.Second, "a scrape runs at each window's start and end, and a window's edge cannot wait longer"
 	}
 	// services[i].ready.timeout
 	return time.Millisecond, day, "a service that is not ready within a day will not be"

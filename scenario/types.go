@@ -249,6 +249,29 @@ type Service struct {
 	CPULimit float64 `yaml:"cpu_limit"`
 	// MemoryLimit caps the service's memory (cgroup), e.g. "512MiB".
 	MemoryLimit ByteSize `yaml:"memory_limit"`
+	// NMT makes toll read the service's JVM's Native Memory Tracking
+	// summary (jcmd PID VM.native_memory summary) at the end of each
+	// trial, when the JVM was started with -XX:NativeMemoryTracking=summary
+	// or detail: its total committed memory and off-heap. jcmd attaches to
+	// the JVM (a thread of the JVM answers it), so this is opt-in.
+	NMT bool `yaml:"nmt"`
+	// Scrape pulls the service's own metrics (Prometheus text format) at
+	// the start and the end of each trial's window into the trial, as costs
+	// of this service.
+	Scrape *Scrape `yaml:"scrape"`
+}
+
+// Scrape says where a service exposes its own metrics and which of them to
+// keep: counters become rates over the window, gauges the mean of the
+// readings at its start and end.
+type Scrape struct {
+	// URL is the metrics endpoint, e.g. http://127.0.0.1:${port:agent}/metrics.
+	URL string `yaml:"url"`
+	// Metrics names the metric families to keep (every series of a family
+	// is summed).
+	Metrics []string `yaml:"metrics"`
+	// Timeout bounds one scrape (default 2s).
+	Timeout Duration `yaml:"timeout"`
 }
 
 // Container engines a service with an image may name.
@@ -265,15 +288,20 @@ const (
 )
 
 // Ready describes a readiness check: an HTTP URL that must answer 2xx/3xx,
-// a TCP address that must accept connections, or a line of the service's
+// a TCP address that must accept connections, a line of the service's
 // log that must match a regular expression (for a daemon with no port, such
-// as an eBPF agent that says when its probes are attached).
+// as an eBPF agent that says when its probes are attached), or a command
+// that must exit 0.
 type Ready struct {
 	HTTP string `yaml:"http"`
 	TCP  string `yaml:"tcp"`
 	// Log is a regular expression (Go's RE2 syntax) that a line of the
 	// service's output must match.
-	Log     string   `yaml:"log"`
+	Log string `yaml:"log"`
+	// Command is an argv run again and again (in the scenario file's
+	// directory, toll's environment) until it exits 0; each run is bounded
+	// by a second.
+	Command []string `yaml:"command"`
 	Timeout Duration `yaml:"timeout"`
 }
 

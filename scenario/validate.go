@@ -23,13 +23,16 @@ const (
 	DefaultWarmup       = 5 * time.Second
 	DefaultTimeout      = 10 * time.Second
 	DefaultReadyTimeout = 30 * time.Second
-	DefaultSample       = time.Second
-	DefaultMaxConns     = 500
-	MinSample           = 100 * time.Millisecond
+	// DefaultScrapeTimeout bounds one scrape of a service's metrics.
+	DefaultScrapeTimeout = 2 * time.Second
+	DefaultSample        = time.Second
+	DefaultMaxConns      = 500
+	MinSample            = 100 * time.Millisecond
 )
 
 var (
-	reName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	rePromName = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
+	reName     = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 	// reImage is the characters of an image reference: [host[:port]/]path[:tag][@digest].
 	// The engine checks the grammar itself; this keeps out what could be
 	// read as one of its options or split into two words.
@@ -383,8 +386,21 @@ func (v *validator) services(s *Scenario) {
 		default:
 			v.fail(p+".role", "%q is not app or agent", svc.Role)
 		}
-		if n := btoi(svc.Ready.HTTP != "") + btoi(svc.Ready.TCP != "") + btoi(svc.Ready.Log != ""); n > 1 {
-			v.fail(p+".ready", "set one of http, tcp or log, not %d", n)
+		if n := btoi(svc.Ready.HTTP != "") + btoi(svc.Ready.TCP != "") + btoi(svc.Ready.Log != "") + btoi(len(svc.Ready.Command) > 0); n > 1 {
+			v.fail(p+".ready", "set one of http, tcp, log or command, not %d", n)
+		}
+		if v.present(p+".ready.command") && (len(svc.Ready.Command) == 0 || svc.Ready.Command[0] == "") {
+			v.fail(p+".ready.command", "is empty; give a command, e.g. [curl, -sf, http://127.0.0.1:9090/ready]")
+		}
+		for j, a := range svc.Ready.Command {
+			v.noNUL(fmt.Sprintf("%s.ready.command[%d]", p, j), a)
+			v.placeholders(fmt.Sprintf("%s.ready.command[%d]", p, j), a)
+		}
+		if svc.Scrape != nil {
+			v.scrape(p+".scrape", svc.Scrape)
+		}
+		if svc.NMT && svc.Image != "" {
+			v.fail(p+".nmt", "reads a JVM's Native Memory Tracking with the host's jcmd, which cannot attach to a JVM in a container (its own /tmp); run the service as a process, or leave nmt out")
 		}
 		if svc.Ready.Log != "" {
 			v.noNUL(p+".ready.log", svc.Ready.Log)
@@ -422,6 +438,35 @@ func (v *validator) services(s *Scenario) {
 			v.fail("services", "no service has measure: true; mark the service whose cost toll reports")
 		}
 	}
+}
+
+// scrape checks a service's scrape: a URL, and between one and MaxScrapeMetrics
+// metric names of Prometheus's syntax.
+func (v *validator) scrape(p string, sc *Scrape) {
+	if sc.URL == "" {
+		v.fail(p+".url", "is required, e.g. http://127.0.0.1:${port:agent}/metrics")
+	} else {
+		v.url(p+".url", sc.URL)
+	}
+	if len(sc.Metrics) == 0 {
+		v.fail(p+".metrics", "name at least one metric to keep, e.g. [otelcol_receiver_accepted_spans]")
+	}
+	v.count(p+".metrics", len(sc.Metrics), MaxScrapeMetrics, "metrics", "each becomes a row of every report")
+	seen := map[string]bool{}
+	for j, m := range sc.Metrics {
+		f := fmt.Sprintf("%s.metrics[%d]", p, j)
+		switch {
+		case !rePromName.MatchString(m):
+			v.fail(f, "%q is not a Prometheus metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)", m)
+		case seen[m]:
+			v.fail(f, "%q is listed twice", m)
+		}
+		seen[m] = true
+	}
+	if !v.present(p + ".timeout") {
+		sc.Timeout = Duration(DefaultScrapeTimeout)
+	}
+	v.duration(p+".timeout", sc.Timeout)
 }
 
 // limits checks a service's cpu_limit and memory_limit: when set, they

@@ -43,7 +43,7 @@ rounds: 2`)
 			t.Errorf("table lacks %q:\n%s", want, table)
 		}
 	}
-	for _, f := range []string{"manifest.json", "summary.json", "report.md", "report.html", "trials.csv", "metrics.txt", "scenario.yaml"} {
+	for _, f := range []string{"manifest.json", "summary.json", "report.md", "report.html", "trials.csv", "series.csv", "metrics.txt", "scenario.yaml"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}

@@ -216,6 +216,16 @@ func TestCollectorDaemon(t *testing.T) {
 	if s := v.cost(t, "", "spans_per_request").Value; s < 3 {
 		t.Errorf("otel-collector: %.2f spans per request reached toll through the Collector, want about 4", s)
 	}
+	// The Collector's own count of spans accepted, scraped from its
+	// Prometheus endpoint at the windows' edges, in rows of its own (the
+	// SDK exports in batches of 512 spans, so over 1 s windows the rate
+	// is coarse; over the run it is what reached toll).
+	if accepted := v.cost(t, "", "scrape_otelcol_receiver_accepted_spans_per_s").Value; accepted <= 0 {
+		t.Errorf("otel-collector: the Collector says it accepted %.1f spans/s", accepted)
+	}
+	if !strings.Contains(table, "collector (agent): scraped: otelcol_receiver_accepted_spans (/s)") {
+		t.Errorf("table lacks the Collector's scraped rows:\n%s", table)
+	}
 }
 
 // bpftraceAttaches skips the test unless bpftrace can attach a syscall
@@ -355,7 +365,10 @@ rounds: 1
 	if !errors.As(err, &ee) || ee.ExitCode() == 0 || ee.ExitCode() == 3 {
 		t.Fatalf("toll run with an agent that cannot attach: %v, want it to stop with an error\n%s\n%s", err, stdout.String(), stderr.String())
 	}
-	if all := stdout.String() + stderr.String(); !strings.Contains(all, "exited before ready") || !strings.Contains(all, "ERROR") {
-		t.Errorf("the error lacks the agent's exit or bpftrace's message:\n%s", all)
+	// The message names the agent, its exit, and ends with its log's
+	// last lines: the agent's own reason it could not attach.
+	if all := stdout.String() + stderr.String(); !strings.Contains(all, "start ebpf/bpftrace: exited before ready") ||
+		!strings.Contains(all, "log lines:") || !strings.Contains(all, "toll-ebpf-agent: ERROR: /bin/true has no function") {
+		t.Errorf("the error lacks the agent's exit or the tail of its log:\n%s", all)
 	}
 }
