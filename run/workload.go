@@ -40,7 +40,11 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 	case scenario.WorkloadJob:
 		_, err = r.jobTrial(ctx, pt)
 	default:
-		_, err = r.trial(ctx, pt, newOrigin())
+		tr, res, merr := r.backend.Trial(ctx, pt)
+		if tr == nil {
+			return merr
+		}
+		err = r.keep(tr, res)
 	}
 	return err
 }

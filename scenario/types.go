@@ -59,6 +59,9 @@ type Scenario struct {
 	// Job.Repetitions times per variant, interleaved, each in a cgroup of
 	// its own, while the services (a broker, a database) run throughout.
 	Job *Job `yaml:"job"`
+	// Kubernetes sets how the scenario runs in a cluster (toll run
+	// --kubernetes, toll k8s render); a local run ignores it.
+	Kubernetes *Kubernetes `yaml:"kubernetes"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`

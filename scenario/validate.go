@@ -205,6 +205,7 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("network", "%q is not one of host, isolated", s.Network)
 	}
+	v.kubernetes(s)
 	if !v.present("sample") {
 		s.Sample = Duration(DefaultSample)
 	}
