@@ -157,7 +157,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -310,7 +310,7 @@ type runner struct {
 	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
 	duetCPUs [2]string        // baseline's, others' (mode: duet)
 	mu       sync.Mutex       // guards done and progress output during a duet
-	variants map[string]*variant
+	variants map[string]*Variant
 	running  map[string]*started
 	// backend starts and stops the variants and measures their trials:
 	// local, or Options.Remote.

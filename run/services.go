@@ -18,7 +18,7 @@ import (
 
 // started is a variant whose services are running.
 type started struct {
-	v     *variant
+	v     *Variant
 	group *launch.Group
 	cgs   map[string]*cgroup.Group // by service name
 	runs  []record.ServiceRun

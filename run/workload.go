@@ -66,7 +66,7 @@ func (r *runner) prepare(ctx context.Context) error {
 
 // hook runs a variant's prepare or before_each command to its end, its
 // output in the variant's hook log.
-func (r *runner) hook(ctx context.Context, variant, what string, c *command) error {
+func (r *runner) hook(ctx context.Context, variant, what string, c *Command) error {
 	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", variant, what))
 	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -83,7 +83,7 @@ func (r *runner) hook(ctx context.Context, variant, what string, c *command) err
 }
 
 // beforeEach runs the variant's before_each command, if it has one.
-func (r *runner) beforeEach(ctx context.Context, v *variant) error {
+func (r *runner) beforeEach(ctx context.Context, v *Variant) error {
 	if v.BeforeEach == nil {
 		return nil
 	}
