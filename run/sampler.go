@@ -192,14 +192,14 @@ func (s *sampler) take(now time.Time) {
 		}
 	}
 	if s.sink != nil {
-		s.telemetry = append(s.telemetry, telemetrySample(t, s.sink.Counts()))
+		s.telemetry = append(s.telemetry, TelemetrySample(t, s.sink.Counts()))
 	}
 }
 
-// telemetrySample records a sink's counts c at t seconds. The record's
+// TelemetrySample records a sink's counts c at t seconds. The record's
 // bytes are every request's, rejected ones included, as they always were;
 // analyze takes the rejected ones out.
-func telemetrySample(t float64, c sink.Counts) record.Telemetry {
+func TelemetrySample(t float64, c sink.Counts) record.Telemetry {
 	return record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes + c.RejectedBytes,
 		Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles,
 		Rejected: c.Rejected, RejectedBytes: c.RejectedBytes}

@@ -147,7 +147,7 @@ func (r *runner) endTelemetryCycle(name string) error {
 	if tr == nil || sk == nil || len(tr.Telemetry) == 0 {
 		return nil
 	}
-	end := telemetrySample(time.Since(tr.MeasureStart).Seconds(), sk.Counts())
+	end := TelemetrySample(time.Since(tr.MeasureStart).Seconds(), sk.Counts())
 	tr.TelemetryEnd = &end
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)

@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -65,6 +66,10 @@ type Placeholders struct {
 	// Toll is the toll binary (${toll}, and a command's first word
 	// "toll").
 	Toll string
+	// Listen is the address a service listens on so that the load
+	// generator reaches it (${listen}): loopback on this machine, every
+	// interface in a pod; default 127.0.0.1.
+	Listen string
 }
 
 // resolveVariant applies variant name's changes to the scenario's services
@@ -96,6 +101,8 @@ func ResolveVariant(s *scenario.Scenario, name string, ph Placeholders) (*Varian
 				return self
 			case key == "variant":
 				return name
+			case key == "listen":
+				return cmp.Or(ph.Listen, "127.0.0.1")
 			case strings.HasPrefix(key, "port:"):
 				pn := strings.TrimPrefix(key, "port:")
 				if p, ok := v.Ports[pn]; ok {
