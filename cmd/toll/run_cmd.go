@@ -17,8 +17,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
-	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/kube"
+	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/report"
 	"github.com/tollperf/toll/run"
