@@ -235,10 +235,10 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.done++
 	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant,
 		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers})
-	if res != nil && tr.Window() > 0 {
+	if tr.Window() > 0 {
 		secs := tr.Window().Seconds()
-		line += fmt.Sprintf("  achieved %7.1f req/s", float64(res.Completed)/secs)
-		if res.Latency != nil && res.Latency.TotalCount() > 0 {
+		line += fmt.Sprintf("  achieved %7.1f req/s", float64(tr.Load.Completed)/secs)
+		if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
 			line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
 		}
 		var cpu float64
@@ -248,7 +248,7 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 			}
 		}
 		line += fmt.Sprintf("  CPU %.3f cores", cpu)
-		if errs := res.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
+		if errs := tr.Load.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
 			line += fmt.Sprintf("  errors %d", errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other)
 		}
 	}

@@ -1,0 +1,445 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/yaml"
+
+	"github.com/tollperf/toll/kube"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/run"
+	"github.com/tollperf/toll/scenario"
+)
+
+// fakeNamespace is where the fake cluster's objects go.
+const fakeNamespace = "toll-e2e"
+
+// writeKubeScenario writes a two-variant, two-round scenario of toll's
+// reference app for a cluster.
+func writeKubeScenario(t *testing.T) string {
+	t.Helper()
+	src := `name: k8s-e2e
+services:
+  - name: provider
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "5000"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    cpu_limit: 1
+    memory_limit: 256MiB
+  - name: consumer
+    command: [toll, app, consumer, --addr, "${listen}:${port:consumer}",
+              --provider, "http://127.0.0.1:${port:provider}/provider"]
+    env: {OTEL_EXPORTER_OTLP_ENDPOINT: "${sink}"}
+    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 10s}
+    cpu_limit: 2
+    memory_limit: 512MiB
+    measure: true
+variants:
+  - name: baseline
+  - name: otel
+    exports: true
+    services:
+      consumer: {args: [--trace, otel]}
+load:
+  target: "http://127.0.0.1:${port:consumer}"
+  requests:
+    - {name: consumer, path: /consumer}
+  rate: 200
+  warmup: 0s
+  duration: 1s
+rounds: 2
+sample: 100ms
+kubernetes:
+  namespace: ` + fakeNamespace + `
+`
+	path := filepath.Join(t.TempDir(), "k8s-e2e.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// fakeCluster plays the cluster's part around client-go's fake clientset:
+// it drives the pods toll creates through their phases (scheduled on a
+// node, running, ready), runs each load Job's command for real (toll's
+// load generator, in this process, against a local server standing in for
+// the variant's Service), and answers pod logs as the containers would:
+// the load's line, and the probe's and the sink's per-interval lines, with
+// the otel variant's consumer costing twice the baseline's CPU.
+type fakeCluster struct {
+	t       *testing.T
+	client  *fake.Clientset
+	target  *httptest.Server
+	onJob   func() // called as each load Job is seen, before its load runs
+	mu      sync.Mutex
+	created []string // kind/name of every object toll created
+	started map[string]time.Time
+	loadOut map[string][]byte // load pod -> its output
+	jobs    int
+}
+
+func newFakeCluster(t *testing.T) *fakeCluster {
+	f := &fakeCluster{t: t, client: fake.NewClientset(), started: map[string]time.Time{}, loadOut: map[string][]byte{}}
+	f.target = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	t.Cleanup(f.target.Close)
+	f.client.PrependReactor("create", "*", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if c, ok := a.(k8stesting.CreateAction); ok {
+			if m, err := metaOf(c.GetObject()); err == nil && m.GetLabels()[kube.LabelManagedBy] == kube.ManagedBy {
+				f.mu.Lock()
+				f.created = append(f.created, a.GetResource().Resource+"/"+m.GetName())
+				f.mu.Unlock()
+			}
+		}
+		return false, nil, nil
+	})
+	return f
+}
+
+func metaOf(o runtime.Object) (metav1.Object, error) {
+	m, ok := o.(metav1.Object)
+	if !ok {
+		return nil, errors.New("no metadata")
+	}
+	return m, nil
+}
+
+// drive moves the cluster's objects along until ctx is done.
+func (f *fakeCluster) drive(ctx context.Context) {
+	for ctx.Err() == nil {
+		f.step(ctx)
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (f *fakeCluster) step(ctx context.Context) {
+	pods := f.client.CoreV1().Pods(fakeNamespace)
+	list, err := pods.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, p := range list.Items {
+		if p.Status.Phase != "" {
+			continue
+		}
+		p.Spec.NodeName = "node-a"
+		up, err := pods.Update(ctx, &p, metav1.UpdateOptions{})
+		if err != nil {
+			continue
+		}
+		up.Status.Phase = corev1.PodRunning
+		up.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		if p.Labels[kube.LabelComponent] == kube.ComponentLoad {
+			up.Status.Phase = corev1.PodSucceeded
+			up.Status.Conditions = nil
+		}
+		if _, err := pods.UpdateStatus(ctx, up, metav1.UpdateOptions{}); err == nil {
+			f.mu.Lock()
+			f.started[p.Name] = time.Now()
+			f.mu.Unlock()
+		}
+	}
+	jobs := f.client.BatchV1().Jobs(fakeNamespace)
+	jl, err := jobs.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return
+	}
+	for _, j := range jl.Items {
+		if j.Status.Succeeded > 0 || j.Status.Failed > 0 || j.Annotations["fake/seen"] != "" {
+			continue
+		}
+		j.Annotations = map[string]string{"fake/seen": "1"}
+		if _, err := jobs.Update(ctx, &j, metav1.UpdateOptions{}); err != nil {
+			continue
+		}
+		f.mu.Lock()
+		f.jobs++
+		f.mu.Unlock()
+		if f.onJob != nil {
+			f.onJob()
+		}
+		// The Job controller's part: a pod from the template, which runs
+		// toll's load command, for real, against the stand-in Service.
+		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: j.Name + "-pod", Namespace: fakeNamespace, Labels: j.Spec.Template.Labels},
+			Spec: j.Spec.Template.Spec}
+		if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			continue
+		}
+		f.mu.Lock()
+		f.started[pod.Name] = time.Now()
+		f.mu.Unlock()
+		out := f.runLoad(ctx, j.Spec.Template.Spec.Containers[0].Command)
+		f.mu.Lock()
+		f.loadOut[pod.Name] = out
+		f.mu.Unlock()
+		j.Status.Succeeded = 1
+		if _, err := jobs.UpdateStatus(ctx, &j, metav1.UpdateOptions{}); err != nil {
+			f.t.Logf("job status: %v", err)
+		}
+	}
+}
+
+// runLoad runs a load Job's `toll k8s load` command in this process, its
+// requests sent to the stand-in server instead of the Service's address.
+func (f *fakeCluster) runLoad(ctx context.Context, argv []string) []byte {
+	cmd := newK8sLoadCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetContext(ctx)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	args := append([]string(nil), argv[3:]...) // after "/toll k8s load"
+	for i, a := range args {
+		if i > 0 && args[i-1] == "--requests" {
+			var rs []kube.LoadRequest
+			if err := json.Unmarshal([]byte(a), &rs); err != nil {
+				f.t.Errorf("load --requests: %v", err)
+			}
+			for k := range rs {
+				u, _ := url.Parse(rs[k].URL)
+				if !strings.HasSuffix(u.Hostname(), "."+fakeNamespace+".svc") {
+					f.t.Errorf("load URL %s is not the variant's Service", rs[k].URL)
+				}
+				rs[k].URL = f.target.URL + u.Path
+			}
+			b, _ := json.Marshal(rs)
+			args[i] = string(b)
+		}
+	}
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		f.t.Logf("load: %v", err)
+	}
+	return out.Bytes()
+}
+
+// Read answers pod logs as the pod's containers would have printed them.
+func (f *fakeCluster) Read(_ context.Context, ns, pod, container string, since time.Time) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	start, ok := f.started[pod]
+	if !ok {
+		return nil, fmt.Errorf("pod %s/%s has not started", ns, pod)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	cores := 0.1 // the baseline consumer's CPU
+	if strings.Contains(pod, "-otel-") {
+		cores = 0.2
+	}
+	switch container {
+	case kube.LoadContainer:
+		return f.loadOut[pod], nil
+	case kube.ProbeContainer:
+		for at := start; at.Before(time.Now()); at = at.Add(100 * time.Millisecond) {
+			if at.Before(since) {
+				continue
+			}
+			el := at.Sub(start).Seconds()
+			enc.Encode(kube.ProbeLine{Time: at, Service: "provider", Sample: record.Sample{CPU: 0.05 * el, RSS: 10 << 20, Threads: 8, Procs: 1}})
+			enc.Encode(kube.ProbeLine{Time: at, Service: "consumer", Sample: record.Sample{CPU: cores * el, RSS: 20 << 20, Threads: 9, Procs: 1}})
+		}
+	case kube.SinkContainer:
+		for at := start; at.Before(time.Now()); at = at.Add(100 * time.Millisecond) {
+			if at.Before(since) {
+				continue
+			}
+			var c record.Telemetry
+			if strings.Contains(pod, "-otel-") {
+				n := uint64(at.Sub(start).Seconds() * 10)
+				c = record.Telemetry{Requests: n, Bytes: 1000 * n, Spans: 80 * n}
+			}
+			enc.Encode(kube.SinkLine{Time: at, Counts: c})
+		}
+	default:
+		fmt.Fprintf(&b, "%s of %s started\n", container, pod)
+	}
+	return b.Bytes(), nil
+}
+
+// left lists the run's objects still in the fake cluster.
+func (f *fakeCluster) left(t *testing.T) []string {
+	t.Helper()
+	ctx := context.Background()
+	var out []string
+	pods, err := f.client.CoreV1().Pods(fakeNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		out = append(out, "pods/"+p.Name)
+	}
+	svcs, err := f.client.CoreV1().Services(fakeNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range svcs.Items {
+		out = append(out, "services/"+s.Name)
+	}
+	jobs, err := f.client.BatchV1().Jobs(fakeNamespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range jobs.Items {
+		out = append(out, "jobs/"+j.Name)
+	}
+	return out
+}
+
+func (f *fakeCluster) createdKinds() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := map[string]int{}
+	for _, c := range f.created {
+		kind, _, _ := strings.Cut(c, "/")
+		n[kind]++
+	}
+	return n
+}
+
+// runInFakeCluster runs the scenario at path through the Kubernetes runner
+// against f, as toll run --kubernetes does, until ctx is done or the run
+// ends.
+func runInFakeCluster(t *testing.T, ctx context.Context, f *fakeCluster, path string) (*record.Dir, error) {
+	t.Helper()
+	s, err := scenario.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.drive(dctx) }()
+	defer func() { stop(); <-done }()
+	return run.Run(ctx, s, run.Options{Out: filepath.Join(t.TempDir(), "results"), Version: "test",
+		Progress: testProgress(t), Remote: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second}})
+}
+
+// TestKubernetesRunFakeCluster drives a whole two-variant, two-round run
+// through the Kubernetes runner against client-go's fake clientset: every
+// trial is recorded from the pods' output, toll report renders the results
+// directory and sees the otel consumer's doubled CPU, and every object the
+// run created is gone at the end.
+func TestKubernetesRunFakeCluster(t *testing.T) {
+	f := newFakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir, err := runInFakeCluster(t, ctx, f, writeKubeScenario(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["otel"] != "node-a" {
+		t.Errorf("manifest layout %+v", m.Layout)
+	}
+	if n := f.createdKinds(); n["pods"] < 2+2+4 || n["services"] != 4 || n["jobs"] != 4 {
+		t.Errorf("created %v; want 2 sink pods, 2 service pods, 4 load pods, 4 Services, 4 Jobs", n)
+	}
+	if left := f.left(t); len(left) > 0 {
+		t.Errorf("left in the cluster after the run: %v", left)
+	}
+
+	rep := toll(t, "report", dir.Path)
+	out, err := rep.CombinedOutput()
+	if err != nil {
+		t.Fatalf("toll report: %v\n%s", err, out)
+	}
+	sum := readSummary(t, dir.Path)
+	for _, v := range []string{"baseline", "otel"} {
+		for _, st := range sum.Steps {
+			for _, sv := range st.Variants {
+				if sv.Name == v && sv.Rounds != 2 {
+					t.Errorf("%s: %d rounds, want 2", v, sv.Rounds)
+				}
+			}
+		}
+	}
+	base, otel := sum.value(t, "baseline", "cpu_cores"), sum.value(t, "otel", "cpu_cores")
+	if otel < 1.5*base || base <= 0 {
+		t.Errorf("cpu_cores: baseline %.3f, otel %.3f; the probe says the measured consumer uses 0.1 and 0.2", base, otel)
+	}
+	if tput := sum.value(t, "otel", "throughput_rps"); tput < 100 {
+		t.Errorf("otel throughput %.1f req/s; the load Job sent 200", tput)
+	}
+	if !strings.Contains(string(out), "otel") {
+		t.Errorf("report does not show otel:\n%s", out)
+	}
+}
+
+// TestKubernetesRunCancelled cancels a run as its first load Job starts
+// (Ctrl-C) and checks that every object it created is deleted.
+func TestKubernetesRunCancelled(t *testing.T) {
+	f := newFakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	f.onJob = cancel
+	_, err := runInFakeCluster(t, ctx, f, writeKubeScenario(t))
+	if !errors.Is(err, run.ErrInterrupted) {
+		t.Fatalf("error %v, want an interrupted run", err)
+	}
+	if n := f.createdKinds(); n["pods"] < 4 || n["jobs"] < 1 {
+		t.Fatalf("created %v before the cancel; the test cancels too early", n)
+	}
+	if left := f.left(t); len(left) > 0 {
+		t.Errorf("left in the cluster after a cancelled run: %v", left)
+	}
+}
+
+// TestKubernetesRender runs toll k8s render on the quickstart and decodes
+// its output strictly into the API types.
+func TestKubernetesRender(t *testing.T) {
+	out, err := toll(t, "k8s", "render", "--rbac", "../../examples/quickstart.yaml").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(out), "\n---\n")
+	var pods int
+	for _, d := range docs {
+		d = strings.TrimPrefix(d, "---\n")
+		var tm metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(d), &tm); err != nil {
+			t.Fatal(err)
+		}
+		if tm.Kind != "Pod" {
+			continue
+		}
+		var p corev1.Pod
+		if err := yaml.UnmarshalStrict([]byte(d), &p); err != nil {
+			t.Fatalf("strict decode: %v", err)
+		}
+		pods++
+		if p.Labels[kube.LabelScenario] != "quickstart" || p.Labels[kube.LabelRun] == "" {
+			t.Errorf("%s: labels %v", p.Name, p.Labels)
+		}
+	}
+	if pods != 4 { // two sinks, one pod per variant (restart: once)
+		t.Errorf("%d pods, want 4", pods)
+	}
+}
+
+// testProgress passes a run's progress lines to the test's log.
+func testProgress(t *testing.T) *logWriter { return &logWriter{t: t} }
+
+type logWriter struct{ t *testing.T }
+
+func (w *logWriter) Write(b []byte) (int, error) {
+	w.t.Logf("%s %s", time.Now().Format("15:04:05.000"), strings.TrimRight(string(b), "\n"))
+	return len(b), nil
+}
