@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,7 +79,8 @@ type GCOptions struct {
 // GC deletes leftovers of toll's runs in namespace: by default those of
 // runs started on this machine (LabelHost) whose toll process is gone,
 // which a run that ended any other way deletes itself. It returns what it
-// deleted and the runs it kept (started elsewhere, or still running).
+// deleted and the runs it kept, as RUN@HOST (started elsewhere, or still
+// running).
 func GC(ctx context.Context, c kubernetes.Interface, namespace string, opt GCOptions) (deleted []Object, kept []string, err error) {
 	switch {
 	case opt.Run != "":
@@ -88,37 +90,40 @@ func GC(ctx context.Context, c kubernetes.Interface, namespace string, opt GCOpt
 		deleted, err = DeleteSelected(ctx, c, namespace, LabelManagedBy+"="+ManagedBy+","+LabelRun)
 		return deleted, nil, err
 	}
-	runs := map[string]string{} // run -> host
+	// A run is its label and the host it started from: two machines
+	// may have had a toll with the same pid and start time.
+	type runOn struct{ run, host string }
+	runs := map[runOn]bool{}
 	opts := metav1.ListOptions{LabelSelector: LabelManagedBy + "=" + ManagedBy + "," + LabelRun}
 	pods, err := c.CoreV1().Pods(namespace).List(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list pods: %w", err)
 	}
 	for _, p := range pods.Items {
-		runs[p.Labels[LabelRun]] = p.Labels[LabelHost]
+		runs[runOn{p.Labels[LabelRun], p.Labels[LabelHost]}] = true
 	}
 	svcs, err := c.CoreV1().Services(namespace).List(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list Services: %w", err)
 	}
 	for _, s := range svcs.Items {
-		runs[s.Labels[LabelRun]] = s.Labels[LabelHost]
+		runs[runOn{s.Labels[LabelRun], s.Labels[LabelHost]}] = true
 	}
 	jobs, err := c.BatchV1().Jobs(namespace).List(ctx, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list Jobs: %w", err)
 	}
 	for _, j := range jobs.Items {
-		runs[j.Labels[LabelRun]] = j.Labels[LabelHost]
+		runs[runOn{j.Labels[LabelRun], j.Labels[LabelHost]}] = true
 	}
 	var errs []error
-	for run, host := range runs {
-		id, perr := ParseRunLabel(run)
-		if host != labelValue(opt.Host) || perr != nil || id.Alive() {
-			kept = append(kept, run)
+	for ro := range runs {
+		id, perr := ParseRunLabel(ro.run)
+		if ro.host == "" || ro.host != labelValue(opt.Host) || perr != nil || id.Alive() {
+			kept = append(kept, ro.run+"@"+cmp.Or(ro.host, "?"))
 			continue
 		}
-		d, err := DeleteSelected(ctx, c, namespace, LabelRun+"="+run)
+		d, err := DeleteSelected(ctx, c, namespace, LabelRun+"="+ro.run+","+LabelHost+"="+ro.host)
 		deleted = append(deleted, d...)
 		errs = append(errs, err)
 	}
