@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -442,4 +444,103 @@ type logWriter struct{ t *testing.T }
 func (w *logWriter) Write(b []byte) (int, error) {
 	w.t.Logf("%s %s", time.Now().Format("15:04:05.000"), strings.TrimRight(string(b), "\n"))
 	return len(b), nil
+}
+
+// TestKubernetesInPodCommands runs, as local processes, the commands toll
+// runs inside a cluster: a service labelled as a pod's container would be,
+// `toll k8s ready` as its readiness probe, `toll k8s probe` sampling it
+// beside a process of another run, and `toll k8s load` as a trial's Job;
+// their output is what the Kubernetes runner reads back.
+func TestKubernetesInPodCommands(t *testing.T) {
+	label := fmt.Sprintf("test-%d", os.Getpid())
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	start := func(args []string, env ...string) *exec.Cmd {
+		c := toll(t, args...)
+		c.Env = append(c.Env, env...)
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	start([]string{"app", "provider", "--addr", addr, "--work", "20000"}, "TOLL_RUN="+label, kube.EnvService+"=provider")
+	// A service of another run on the same machine (or pod) is not ours.
+	start([]string{"app", "provider", "--addr", fmt.Sprintf("127.0.0.1:%d", freePort(t))}, "TOLL_RUN=other-run", kube.EnvService+"=intruder")
+
+	deadline := time.Now().Add(20 * time.Second)
+	for toll(t, "k8s", "ready", "--http", "http://"+addr+"/health").Run() != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("toll k8s ready never passed for a started provider")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if toll(t, "k8s", "ready", "--tcp", fmt.Sprintf("127.0.0.1:%d", freePort(t))).Run() == nil {
+		t.Error("toll k8s ready passed for a port nobody listens on")
+	}
+
+	var probeOut bytes.Buffer
+	probe := toll(t, "k8s", "probe", "--interval", "200ms")
+	probe.Env = append(probe.Env, "TOLL_RUN="+label)
+	probe.Stdout = &probeOut
+	if err := probe.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { probe.Process.Kill() })
+
+	reqs := fmt.Sprintf(`[{"name":"provider","url":"http://%s/provider","weight":1}]`, addr)
+	out, err := toll(t, "k8s", "load", "--requests", reqs, "--rate", "200", "--warmup", "200ms", "--duration", "2s").Output()
+	if err != nil {
+		t.Fatalf("toll k8s load: %v\n%s", err, out)
+	}
+	time.Sleep(300 * time.Millisecond)
+	probe.Process.Signal(os.Interrupt)
+	if err := probe.Wait(); err != nil {
+		t.Errorf("toll k8s probe on SIGINT: %v", err)
+	}
+
+	var ll kube.LoadLine
+	if err := json.Unmarshal(bytes.TrimSpace(out), &ll); err != nil {
+		t.Fatalf("load output: %v\n%s", err, out)
+	}
+	if ll.Load.Completed < 300 || ll.Load.OK != ll.Load.Completed || ll.Load.Histogram == "" || len(ll.Intervals) < 2 || ll.Error != "" {
+		t.Errorf("load: %d completed, %d OK, %d intervals, histogram %t, error %q; want about 400 OK at 200 req/s for 2 s",
+			ll.Load.Completed, ll.Load.OK, len(ll.Intervals), ll.Load.Histogram != "", ll.Error)
+	}
+	if !ll.MeasureEnd.After(ll.MeasureStart) || ll.MeasureStart.Sub(ll.Start) != 200*time.Millisecond {
+		t.Errorf("load timeline start %v, window %v to %v", ll.Start, ll.MeasureStart, ll.MeasureEnd)
+	}
+
+	var first, last *kube.ProbeLine
+	for _, line := range bytes.Split(bytes.TrimSpace(probeOut.Bytes()), []byte("\n")) {
+		var pl kube.ProbeLine
+		if err := json.Unmarshal(line, &pl); err != nil {
+			t.Fatalf("probe line %q: %v", line, err)
+		}
+		if pl.Service != "provider" {
+			t.Fatalf("the probe sampled %q, a service of another run", pl.Service)
+		}
+		if first == nil {
+			first = &pl
+		}
+		last = &pl
+	}
+	if first == nil || last.Time.Sub(first.Time) < 2*time.Second {
+		t.Fatalf("probe lines from %v to %v; want the whole load", first, last)
+	}
+	if last.Sample.CPU <= first.Sample.CPU || last.Sample.RSS == 0 || last.Sample.Procs != 1 || last.Sample.Threads == 0 {
+		t.Errorf("provider under load: CPU %.3f s -> %.3f s, RSS %d, %d procs, %d threads", first.Sample.CPU, last.Sample.CPU,
+			last.Sample.RSS, last.Sample.Procs, last.Sample.Threads)
+	}
+}
+
+// freePort returns a port nothing listens on at the moment.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
