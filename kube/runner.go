@@ -321,13 +321,21 @@ func (r *Runner) Stop(ctx context.Context, variant string) error {
 	}
 	delete(r.pods, variant)
 	ns := r.b.Namespace()
+	var errs []error
 	for _, svc := range r.b.variants[variant].Services {
-		if out, err := r.Logs.Read(ctx, ns, pod, objectName(svc.Name), time.Time{}); err == nil {
-			r.rr.Dir.WriteFile("logs/"+r.logName(variant, svc.Name), out)
+		out, err := r.Logs.Read(context.WithoutCancel(ctx), ns, pod, objectName(svc.Name), time.Time{})
+		if err != nil {
+			out = []byte("toll: this container's log could not be read: " + err.Error() + "\n")
+		}
+		if err := r.rr.Dir.WriteFile("logs/"+r.logName(variant, svc.Name), out); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if err := r.Client.CoreV1().Pods(ns).Delete(context.WithoutCancel(ctx), pod, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("stop variant %s: delete pod %s: %w", variant, pod, err)
+		errs = append(errs, fmt.Errorf("delete pod %s: %w", pod, err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("stop variant %s: %w", variant, err)
 	}
 	return nil
 }

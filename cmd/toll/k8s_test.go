@@ -90,6 +90,8 @@ type fakeCluster struct {
 	client  *fake.Clientset
 	target  *httptest.Server
 	onJob   func() // called as each load Job is seen, before its load runs
+	// badImage names a variant whose service pods cannot pull an image.
+	badImage string
 	mu      sync.Mutex
 	created []string // kind/name of every object toll created
 	started map[string]time.Time
@@ -150,6 +152,12 @@ func (f *fakeCluster) step(ctx context.Context) {
 		if p.Labels[kube.LabelComponent] == kube.ComponentLoad {
 			up.Status.Phase = corev1.PodSucceeded
 			up.Status.Conditions = nil
+		}
+		if p.Labels[kube.LabelComponent] == kube.ComponentServices && p.Labels[kube.LabelVariant] == f.badImage {
+			up.Status.Phase = corev1.PodPending
+			up.Status.Conditions = nil
+			up.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "consumer",
+				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "toll:latest: not found"}}}}
 		}
 		if _, err := pods.UpdateStatus(ctx, up, metav1.UpdateOptions{}); err == nil {
 			f.mu.Lock()
@@ -357,6 +365,9 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	if left := f.left(t); len(left) > 0 {
 		t.Errorf("left in the cluster after the run: %v", left)
 	}
+	if b, err := os.ReadFile(dir.LogPath("otel.consumer.1.log")); err != nil || !strings.Contains(string(b), "consumer of toll-k8s-e2e-otel-") {
+		t.Errorf("the otel consumer's log in the results: %q, %v", b, err)
+	}
 
 	rep := toll(t, "report", dir.Path)
 	out, err := rep.CombinedOutput()
@@ -401,6 +412,23 @@ func TestKubernetesRunCancelled(t *testing.T) {
 	}
 	if left := f.left(t); len(left) > 0 {
 		t.Errorf("left in the cluster after a cancelled run: %v", left)
+	}
+}
+
+// TestKubernetesRunPodNeverReady checks that a pod that cannot start (an
+// image that cannot be pulled) fails the run with its reason, and that the
+// run's objects are deleted.
+func TestKubernetesRunPodNeverReady(t *testing.T) {
+	f := newFakeCluster(t)
+	f.badImage = "otel"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := runInFakeCluster(t, ctx, f, writeKubeScenario(t))
+	if err == nil || !strings.Contains(err.Error(), "variant otel") || !strings.Contains(err.Error(), "container consumer: ErrImagePull") {
+		t.Fatalf("error %v; want one naming the variant, the container and ErrImagePull", err)
+	}
+	if left := f.left(t); len(left) > 0 {
+		t.Errorf("left in the cluster after a failed start: %v", left)
 	}
 }
 
