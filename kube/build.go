@@ -146,12 +146,18 @@ func (b *Builder) sinkURL(variant string) string {
 	return "http://" + b.host1(b.SinkName(variant)) + ":" + strconv.Itoa(SinkPort)
 }
 
+// StopGrace is how long a pod's containers get between SIGTERM and SIGKILL
+// when toll deletes it: a local run's default grace.
+const StopGrace = 5 * time.Second
+
 // podSpec is the part every pod of the run shares: scheduling from the
-// scenario's kubernetes block, and no restarts, so that a service that
-// exits ends its trial as on one machine instead of being restarted
-// behind toll's back.
+// scenario's kubernetes block, a local run's stop grace, and no restarts,
+// so that a service that exits ends its trial as on one machine instead
+// of being restarted behind toll's back.
 func (b *Builder) podSpec() corev1.PodSpec {
-	spec := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeSelector: b.k.NodeSelector, ServiceAccountName: b.k.ServiceAccount}
+	grace := int64(StopGrace.Seconds())
+	spec := corev1.PodSpec{RestartPolicy: corev1.RestartPolicyNever, NodeSelector: b.k.NodeSelector, ServiceAccountName: b.k.ServiceAccount,
+		TerminationGracePeriodSeconds: &grace}
 	for _, t := range b.k.Tolerations {
 		spec.Tolerations = append(spec.Tolerations, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOperator(t.Operator),
 			Value: t.Value, Effect: corev1.TaintEffect(t.Effect)})
@@ -198,17 +204,23 @@ func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 		// Reading another container's /proc/PID/environ and fds needs
 		// ptrace access to it.
 		SecurityContext: &corev1.SecurityContext{Capabilities: &corev1.Capabilities{Add: []corev1.Capability{"SYS_PTRACE"}}},
-		Resources:       resources(0.05, 64<<20),
+		// The readiness probe, a toll process per second, runs within
+		// this limit too.
+		Resources: resources(ProbeCPU, 64<<20),
 	}
 	if len(ready) > 0 {
 		probe.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{
-			Command: append([]string{TollPath, "k8s", "ready"}, ready...)}}, PeriodSeconds: 1, FailureThreshold: 1}
+			Command: append([]string{TollPath, "k8s", "ready"}, ready...)}}, PeriodSeconds: 1, FailureThreshold: 1, TimeoutSeconds: 5}
 	}
 	spec.Containers = append(spec.Containers, probe)
 	meta := b.meta(b.PodName(variant, start), variant, ComponentServices)
 	meta.Labels[LabelStart] = strconv.Itoa(start)
 	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: spec}
 }
+
+// ProbeCPU is the probe container's CPU request and limit, in cores: a
+// scan of a pod's few processes a second, and the readiness checks.
+const ProbeCPU = 0.1
 
 // EnvService names, in a service container's environment, the service it
 // runs, so that the probe finds its processes.
@@ -288,15 +300,22 @@ type LoadRequest struct {
 	Weight  int               `json:"weight"`
 }
 
+// Target is the base URL the variant's load goes to: its target with the
+// host replaced by the variant's Service.
+func (b *Builder) Target(variant string) string {
+	u := *b.targets[variant]
+	u.Host = b.host1(b.ServiceName(variant)) + ":" + u.Port()
+	return u.String()
+}
+
 // Requests is variant's request mix with its target's host replaced by
 // the variant's Service.
 func (b *Builder) Requests(variant string) []LoadRequest {
 	v := b.variants[variant]
-	u := *b.targets[variant]
-	u.Host = b.host1(b.ServiceName(variant)) + ":" + u.Port()
+	target := b.Target(variant)
 	var out []LoadRequest
 	for _, q := range v.Requests {
-		r := LoadRequest{Name: q.Name, Method: q.Method, URL: u.String() + strings.TrimPrefix(q.URL, v.Target), Body: string(q.Body), Weight: q.Weight}
+		r := LoadRequest{Name: q.Name, Method: q.Method, URL: target + strings.TrimPrefix(q.URL, v.Target), Body: string(q.Body), Weight: q.Weight}
 		for k := range q.Header {
 			if r.Headers == nil {
 				r.Headers = map[string]string{}

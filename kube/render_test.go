@@ -179,7 +179,7 @@ func TestRenderFollowsScenario(t *testing.T) {
 	}{
 		"app":          {"registry.example/app:1.2", "1500m", "512Mi"},
 		"collector":    {"otel/opentelemetry-collector:0.110.0", "250m", "128Mi"},
-		ProbeContainer: {"registry.example/toll:0.9", "50m", "64Mi"},
+		ProbeContainer: {"registry.example/toll:0.9", "100m", "64Mi"},
 	}
 	if len(withAgent.Spec.Containers) != len(want) {
 		t.Fatalf("containers %d, want %d", len(withAgent.Spec.Containers), len(want))

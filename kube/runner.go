@@ -216,7 +216,7 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 	tr := &record.Trial{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Order: t.Order, Pair: t.Pair,
 		TargetRate: t.Rate, TargetUsers: t.Users, PlannedS: s.Load.Duration.D().Seconds(),
 		Start: ll.Start, MeasureStart: ll.MeasureStart, MeasureEnd: ll.MeasureEnd, Exports: v.Exports,
-		Target: r.b.Requests(t.Variant)[0].URL, Load: ll.Load, Intervals: ll.Intervals}
+		Target: r.b.Target(t.Variant), Load: ll.Load, Intervals: ll.Intervals}
 	if tr.MeasureEnd.Before(tr.MeasureStart) {
 		tr.MeasureEnd = tr.MeasureStart
 	}
@@ -255,7 +255,8 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod string) (string, error) {
 	ns := r.b.Namespace()
 	l := r.rr.Scenario.Load
-	deadline := time.Now().Add(l.Warmup.D() + l.Duration.D() + l.Timeout.D() + r.ScheduleTimeout)
+	limit := l.Warmup.D() + l.Duration.D() + l.Timeout.D() + r.ScheduleTimeout
+	deadline := time.Now().Add(limit)
 	for {
 		j, err := r.Client.BatchV1().Jobs(ns).Get(ctx, job, metav1.GetOptions{})
 		if err != nil {
@@ -273,7 +274,7 @@ func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod 
 				return "", fmt.Errorf("during the trial, %w", err)
 			}
 			if time.Now().After(deadline) {
-				return "", fmt.Errorf("load Job %s: not done after %s", job, time.Until(deadline))
+				return "", fmt.Errorf("load Job %s: not done after %s", job, limit)
 			}
 			if err := sleep(ctx, r.Poll); err != nil {
 				return "", err
@@ -331,13 +332,39 @@ func (r *Runner) Stop(ctx context.Context, variant string) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := r.Client.CoreV1().Pods(ns).Delete(context.WithoutCancel(ctx), pod, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		errs = append(errs, fmt.Errorf("delete pod %s: %w", pod, err))
+	if err := r.deletePod(context.WithoutCancel(ctx), pod); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("stop variant %s: %w", variant, err)
 	}
 	return nil
+}
+
+// deletePod deletes a pod and waits until it is gone (its grace period,
+// StopGrace, and a margin), so that a stopping variant's last work does
+// not run during the next trial, as a local run waits for its processes.
+func (r *Runner) deletePod(ctx context.Context, name string) error {
+	pods := r.Client.CoreV1().Pods(r.b.Namespace())
+	if err := pods.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("delete pod %s: %w", name, err)
+	}
+	deadline := time.Now().Add(StopGrace + 30*time.Second)
+	for {
+		_, err := pods.Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pod %s: still there %s after toll deleted it", name, StopGrace+30*time.Second)
+		}
+		if err := sleep(ctx, r.Poll); err != nil {
+			return err
+		}
+	}
 }
 
 // Close deletes every object of the run, found by its label.
