@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/probe"
+	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/run"
 	"github.com/tollperf/toll/runid"
@@ -36,9 +39,10 @@ type ProbeLine struct {
 // Probe samples, every interval until ctx is done, the processes of each
 // service of run (TOLL_RUN=run and TOLL_SERVICE=NAME in their environment:
 // in a pod that shares its process namespace, every container's), and
-// writes a ProbeLine per service to w. CPU counts the processes alive at
-// each sample and the children they reaped; a container's own cgroup is not
-// visible from the probe's container.
+// writes a ProbeLine per service to w, with the counters of the JVM among
+// a service's processes when there is one. CPU counts the processes alive
+// at each sample and the children they reaped; a container's own cgroup is
+// not visible from the probe's container.
 func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel string) error {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
@@ -46,6 +50,12 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 	}
 	groups := map[string][]int{}
 	samplers := map[string]*probe.Members{}
+	jvms := map[string]*jvmReader{}
+	defer func() {
+		for _, j := range jvms {
+			j.close()
+		}
+	}()
 	enc := json.NewEncoder(w)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -90,6 +100,10 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 			}
 			line := ProbeLine{Time: now, Service: svc, Sample: record.Sample{CPU: ps.CPU.Seconds(), User: ps.User.Seconds(), System: ps.System.Seconds(),
 				RSS: ps.RSS, Threads: ps.Threads, FDs: ps.FDs, Procs: ps.Procs}}
+			if jvms[svc] == nil {
+				jvms[svc] = &jvmReader{}
+			}
+			line.Sample.JVM = jvms[svc].read(groups[svc])
 			if err := enc.Encode(line); err != nil {
 				return fmt.Errorf("probe: %w", err)
 			}
@@ -99,6 +113,69 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 			return nil
 		case <-tick.C:
 		}
+	}
+}
+
+// jvmLookups is how many samples look for a JVM among a service's
+// processes before giving up, as a local run's sampler does.
+const jvmLookups = 3
+
+// jvmReader reads the counters of the JVM among a service's processes,
+// from the hsperfdata file jstat reads (through /proc/PID/root, so in
+// another container of the pod too).
+type jvmReader struct {
+	r      *jvm.Reader
+	pid    int
+	looked int
+}
+
+func (j *jvmReader) read(pids []int) *record.JVMSample {
+	if j.r != nil && !slices.Contains(pids, j.pid) {
+		j.close() // that JVM is gone; look again
+		j.looked = 0
+	}
+	if j.r == nil && j.looked < jvmLookups {
+		j.looked++
+		for _, pid := range pids {
+			path, err := hsperfdata(pid)
+			if err != nil {
+				continue
+			}
+			if r, err := jvm.Open(path); err == nil {
+				j.r, j.pid = r, pid
+				break
+			}
+		}
+	}
+	if j.r == nil {
+		return nil
+	}
+	c, err := j.r.Counters()
+	if err != nil {
+		return nil
+	}
+	return run.JVMRecord(j.pid, c)
+}
+
+// hsperfdata finds the hsperfdata file of the JVM with pid: in this
+// container's /tmp (a JVM beside the probe, or a local test), else in its
+// own container's, through /proc/PID/root (the pod shares one process
+// namespace, so the file's name is the pid the probe sees).
+func hsperfdata(pid int) (string, error) {
+	if p, err := jvm.Path(pid); err == nil {
+		return p, nil
+	}
+	m, _ := filepath.Glob(fmt.Sprintf("/proc/%d/root/tmp/hsperfdata_*/%d", pid, pid))
+	if len(m) == 0 {
+		return "", fmt.Errorf("no hsperfdata file for pid %d: %w", pid, os.ErrNotExist)
+	}
+	return m[0], nil
+}
+
+func (j *jvmReader) close() {
+	if j.r != nil {
+		j.r.Close()
+		j.r = nil
 	}
 }
 

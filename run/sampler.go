@@ -75,7 +75,13 @@ func (sp *serviceProbe) readJVM() *record.JVMSample {
 	if err != nil {
 		return nil
 	}
-	j := &record.JVMSample{Pid: sp.jvmPid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
+	return JVMRecord(sp.jvmPid, c)
+}
+
+// JVMRecord is what a sample records of the counters c of the JVM with
+// pid, here or in a pod's probe (package kube).
+func JVMRecord(pid int, c jvm.Counters) *record.JVMSample {
+	j := &record.JVMSample{Pid: pid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
 		MetaspaceUsed: c.MetaspaceUsed, MetaspaceCommitted: c.MetaspaceCommitted, ClassSpaceUsed: c.ClassSpaceUsed,
 		ClassesLoaded: c.ClassesLoaded, ClassesUnloaded: c.ClassesUnloaded, GCCount: c.GCCount,
 		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads}

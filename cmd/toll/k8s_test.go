@@ -572,3 +572,54 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// TestKubernetesProbeReadsJVM runs `toll k8s probe` beside a real JVM
+// labelled as a pod's service and checks that its samples carry the JVM's
+// hsperfdata counters, as a local run's do.
+func TestKubernetesProbeReadsJVM(t *testing.T) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Skip("no java: scripts/install-test-deps.sh installs it")
+	}
+	label := fmt.Sprintf("jvm-test-%d", os.Getpid())
+	src := filepath.Join(t.TempDir(), "Idle.java")
+	if err := os.WriteFile(src, []byte("public class Idle { public static void main(String[] a) throws Exception { Thread.sleep(60000); } }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jvmCmd := exec.Command(java, "-Xmx64m", src) // the single-file source launcher
+	jvmCmd.Env = append(os.Environ(), "TOLL_RUN="+label, kube.EnvService+"=app")
+	if err := jvmCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { jvmCmd.Process.Kill(); jvmCmd.Wait() })
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	probe := toll(t, "k8s", "probe", "--interval", "200ms")
+	probe.Env = append(probe.Env, "TOLL_RUN="+label)
+	probe.Stdout = &out
+	if err := probe.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { probe.Process.Kill(); probe.Wait() })
+	// The JVM writes its hsperfdata file early in its start; the probe
+	// looks for it in its first samples.
+	for ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		if bytes.Contains(out.Bytes(), []byte(`"classes_loaded"`)) {
+			break
+		}
+	}
+	probe.Process.Signal(os.Interrupt)
+	probe.Wait()
+	var last kube.ProbeLine
+	for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		if err := json.Unmarshal(line, &last); err != nil {
+			t.Fatalf("probe line %q: %v", line, err)
+		}
+	}
+	if j := last.Sample.JVM; j == nil || j.Pid != jvmCmd.Process.Pid || j.ClassesLoaded < 100 || j.HeapCommitted == 0 {
+		t.Fatalf("last probe sample of the JVM: %+v; want its hsperfdata counters", last.Sample)
+	}
+}
