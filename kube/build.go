@@ -327,25 +327,34 @@ func (b *Builder) Requests(variant string) []LoadRequest {
 	return out
 }
 
+// LoadPods is how many pods each load Job runs (kubernetes.load_pods).
+func (b *Builder) LoadPods() int { return max(b.k.LoadPods, 1) }
+
 // Job is the load Job of trial t: `toll k8s load` with the scenario's load
 // settings at the trial's step, kept off the variants' node where the
 // cluster has room (a preferred anti-affinity: the load generator's CPU
-// is not the services'), one pod, never retried (a failed load fails its
-// trial).
-func (b *Builder) Job(t *plan.Trial) *batchv1.Job {
+// is not the services'), never retried (a failed load fails its trial).
+// With several load pods each sends an equal share of the rate (or of the
+// users), and none starts before notBefore, so that they share one
+// timeline; a zero notBefore (one pod, or Render) starts at once.
+func (b *Builder) Job(t *plan.Trial, notBefore time.Time) *batchv1.Job {
 	l := b.s.Load
+	n := b.LoadPods()
 	reqs, _ := json.Marshal(b.Requests(t.Variant))
 	args := []string{TollPath, "k8s", "load", "--requests", string(reqs),
 		"--warmup", l.Warmup.D().String(), "--duration", l.Duration.D().String(), "--timeout", l.Timeout.D().String()}
+	if !notBefore.IsZero() {
+		args = append(args, "--not-before", notBefore.UTC().Format(time.RFC3339Nano))
+	}
 	if t.Users > 0 {
-		args = append(args, "--users", strconv.Itoa(t.Users), "--think", l.Think.D().String(), "--ramp", l.Ramp.D().String())
+		args = append(args, "--users", strconv.Itoa(t.Users/n), "--think", l.Think.D().String(), "--ramp", l.Ramp.D().String())
 		if l.ThinkDistribution == "exponential" {
 			args = append(args, "--think-exponential")
 		}
 	} else {
-		args = append(args, "--rate", strconv.FormatFloat(t.Rate, 'g', -1, 64), "--quantum", l.QuantumOrDefault().String())
+		args = append(args, "--rate", strconv.FormatFloat(t.Rate/float64(n), 'g', -1, 64), "--quantum", l.QuantumOrDefault().String())
 		if l.MaxConns > 0 {
-			args = append(args, "--max-conns", strconv.Itoa(l.MaxConns))
+			args = append(args, "--max-conns", strconv.Itoa(max(l.MaxConns/n, 1)))
 		}
 	}
 	spec := b.podSpec()
@@ -356,9 +365,9 @@ func (b *Builder) Job(t *plan.Trial) *batchv1.Job {
 	spec.Containers = []corev1.Container{{Name: LoadContainer, Image: b.k.TollImage, Command: args, Resources: resources(1, 256<<20)}}
 	meta := b.meta(b.JobName(t.Index), t.Variant, ComponentLoad)
 	meta.Labels[LabelTrial] = strconv.Itoa(t.Index)
-	backoff, one := int32(0), int32(1)
+	backoff, pods := int32(0), int32(n)
 	deadline := int64((l.Warmup.D() + l.Duration.D() + l.Timeout.D() + 5*time.Minute).Seconds())
 	return &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta,
-		Spec: batchv1.JobSpec{BackoffLimit: &backoff, Parallelism: &one, Completions: &one, ActiveDeadlineSeconds: &deadline,
+		Spec: batchv1.JobSpec{BackoffLimit: &backoff, Parallelism: &pods, Completions: &pods, ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(meta.Labels)}, Spec: spec}}}
 }

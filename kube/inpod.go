@@ -192,6 +192,9 @@ type LoadSpec struct {
 	Timeout  time.Duration
 	MaxConns int
 	Quantum  time.Duration
+	// NotBefore is the earliest start of the load (the several pods of
+	// one Job share it); zero starts at once.
+	NotBefore time.Time
 }
 
 // LoadLine is the one line `toll k8s load` prints when the load ends: the
@@ -206,12 +209,15 @@ type LoadLine struct {
 	Error        string            `json:"error,omitempty"`
 }
 
-// Load runs toll's load generator as spec says, from 100 ms from now, and
-// writes its LoadLine to w. An error cutting the load short is in the line
+// Load runs toll's load generator as spec says, from 100 ms from now or
+// spec.NotBefore, whichever is later, and writes its LoadLine to w. An error cutting the load short is in the line
 // and returned too.
 func Load(ctx context.Context, w io.Writer, spec LoadSpec) error {
 	cfg := load.Config{Warmup: spec.Warmup, Duration: spec.Duration, Timeout: spec.Timeout, MaxConns: spec.MaxConns,
 		Start: time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)}
+	if cfg.Start.Before(spec.NotBefore) {
+		cfg.Start = spec.NotBefore
+	}
 	for _, r := range spec.Requests {
 		h := http.Header{}
 		for k, v := range r.Headers {

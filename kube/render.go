@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -82,7 +83,7 @@ func Render(w io.Writer, s *scenario.Scenario, opt RenderOptions) error {
 			}
 		case plan.Run:
 			t := a.Trial
-			if err := doc(fmt.Sprintf("trial %d: round %d, %s at %s", t.Index, t.Round, t.Variant, scenario.Step{Rate: t.Rate, Users: t.Users}), b.Job(t)); err != nil {
+			if err := doc(fmt.Sprintf("trial %d: round %d, %s at %s", t.Index, t.Round, t.Variant, scenario.Step{Rate: t.Rate, Users: t.Users}), b.Job(t, time.Time{})); err != nil {
 				return err
 			}
 		case plan.RunDuet:

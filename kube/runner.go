@@ -64,6 +64,9 @@ type Runner struct {
 	// images pulled, on top of its services' readiness timeouts (default
 	// 5m).
 	ScheduleTimeout time.Duration
+	// LoadStartDelay is how far ahead the several pods of a load Job are
+	// told to start together (default LoadStartDelay).
+	LoadStartDelay time.Duration
 
 	b      *Builder
 	rr     run.RemoteRun
@@ -82,6 +85,9 @@ func (r *Runner) Setup(ctx context.Context, rr run.RemoteRun) error {
 	}
 	if r.ScheduleTimeout == 0 {
 		r.ScheduleTimeout = 5 * time.Minute
+	}
+	if r.LoadStartDelay == 0 {
+		r.LoadStartDelay = LoadStartDelay
 	}
 	if r.Logs == nil {
 		r.Logs = APILogs{Client: r.Client}
@@ -194,22 +200,34 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", t.Index, t.Variant)
 	}
 	ns := r.b.Namespace()
-	job := r.b.Job(t)
+	var notBefore time.Time
+	if r.b.LoadPods() > 1 {
+		notBefore = time.Now().Add(r.LoadStartDelay)
+	}
+	job := r.b.Job(t, notBefore)
 	if _, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
 		return nil, nil, fmt.Errorf("trial %d: create load Job: %w", t.Index, err)
 	}
 	defer r.deleteJob(job.Name, t.Index)
-	loadPod, waitErr := r.waitJob(ctx, job.Name, t.Index, pod)
-	if loadPod == "" {
+	loadPods, waitErr := r.waitJob(ctx, job.Name, t.Index, pod)
+	if len(loadPods) == 0 {
 		return nil, nil, fmt.Errorf("trial %d (%s, round %d): %w", t.Index, t.Variant, t.Round, waitErr)
 	}
-	out, err := r.Logs.Read(ctx, ns, loadPod, LoadContainer, time.Time{})
+	var lines []LoadLine
+	for _, lp := range loadPods {
+		out, err := r.Logs.Read(ctx, ns, lp, LoadContainer, time.Time{})
+		if err != nil {
+			return nil, nil, fmt.Errorf("trial %d: %w", t.Index, err)
+		}
+		var ll LoadLine
+		if err := lastLine(out, &ll); err != nil {
+			return nil, nil, fmt.Errorf("trial %d: the output of load pod %s: %w", t.Index, lp, err)
+		}
+		lines = append(lines, ll)
+	}
+	ll, err := mergeLoad(lines)
 	if err != nil {
 		return nil, nil, fmt.Errorf("trial %d: %w", t.Index, err)
-	}
-	var ll LoadLine
-	if err := lastLine(out, &ll); err != nil {
-		return nil, nil, fmt.Errorf("trial %d: the load's output: %w", t.Index, err)
 	}
 	v := r.b.variants[t.Variant]
 	s := r.rr.Scenario
@@ -250,45 +268,54 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 }
 
 // waitJob waits for the load Job of trial index to end and returns its
-// pod; a Job that failed, or a variant pod that ended meanwhile, is the
-// error, returned with the Job's pod when it has one.
-func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod string) (string, error) {
+// pods; a Job that failed, or a variant pod that ended meanwhile, is the
+// error, returned with the Job's pods when it has them.
+func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod string) ([]string, error) {
 	ns := r.b.Namespace()
 	l := r.rr.Scenario.Load
-	limit := l.Warmup.D() + l.Duration.D() + l.Timeout.D() + r.ScheduleTimeout
+	limit := l.Warmup.D() + l.Duration.D() + l.Timeout.D() + r.ScheduleTimeout + r.LoadStartDelay
 	deadline := time.Now().Add(limit)
 	for {
 		j, err := r.Client.BatchV1().Jobs(ns).Get(ctx, job, metav1.GetOptions{})
 		if err != nil {
-			return "", fmt.Errorf("load Job %s: %w", job, err)
+			return nil, fmt.Errorf("load Job %s: %w", job, err)
 		}
 		var ended error
 		switch {
-		case j.Status.Succeeded > 0:
+		case int(j.Status.Succeeded) >= r.b.LoadPods():
 		case j.Status.Failed > 0:
 			ended = fmt.Errorf("load Job %s failed", job)
 		default:
 			if p, err := r.Client.CoreV1().Pods(ns).Get(ctx, variantPod, metav1.GetOptions{}); err != nil {
-				return "", fmt.Errorf("pod %s: %w", variantPod, err)
+				return nil, fmt.Errorf("pod %s: %w", variantPod, err)
 			} else if err := podFailed(p); err != nil {
-				return "", fmt.Errorf("during the trial, %w", err)
+				return nil, fmt.Errorf("during the trial, %w", err)
 			}
 			if time.Now().After(deadline) {
-				return "", fmt.Errorf("load Job %s: not done after %s", job, limit)
+				return nil, fmt.Errorf("load Job %s: not done after %s", job, limit)
 			}
 			if err := sleep(ctx, r.Poll); err != nil {
-				return "", err
+				return nil, err
 			}
 			continue
 		}
 		pods, err := r.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: r.b.RunSelector() + "," + LabelTrial + "=" + fmt.Sprint(index)})
 		if err != nil {
-			return "", fmt.Errorf("load Job %s: its pod: %w", job, err)
+			return nil, fmt.Errorf("load Job %s: its pods: %w", job, err)
 		}
-		if len(pods.Items) == 0 {
-			return "", errors.Join(ended, fmt.Errorf("load Job %s: no pod", job))
+		var names []string
+		for _, p := range pods.Items {
+			if p.Status.Phase == corev1.PodSucceeded || ended != nil {
+				names = append(names, p.Name)
+			}
 		}
-		return pods.Items[0].Name, ended
+		if ended == nil && len(names) < r.b.LoadPods() {
+			return nil, fmt.Errorf("load Job %s: %d of its %d pods succeeded", job, len(names), r.b.LoadPods())
+		}
+		if len(names) == 0 {
+			return nil, errors.Join(ended, fmt.Errorf("load Job %s: no pod", job))
+		}
+		return names, ended
 	}
 }
 

@@ -32,7 +32,16 @@ type Kubernetes struct {
 	// ServiceAccount runs the run's pods (default: the namespace's
 	// default service account).
 	ServiceAccount string `yaml:"service_account"`
+	// LoadPods is how many pods each trial's load Job runs (default 1),
+	// each sending an equal share of the rate or of the users, from the
+	// same instant; their HdrHistograms are merged.
+	LoadPods int `yaml:"load_pods"`
 }
+
+// MaxLoadPods bounds kubernetes.load_pods: one generator sends 100k req/s
+// and more, so 64 pods are far beyond any load a scenario needs, while
+// each costs the cluster a pod per trial.
+const MaxLoadPods = 64
 
 // Toleration is a pod's toleration of a node taint (the Kubernetes API's
 // fields).
@@ -77,6 +86,18 @@ func (v *validator) kubernetes(s *Scenario) {
 	}
 	if k.TollImage == "" {
 		k.TollImage = DefaultTollImage
+	}
+	switch {
+	case !v.present("kubernetes.load_pods"):
+		k.LoadPods = 1
+	case k.LoadPods < 1 || k.LoadPods > MaxLoadPods:
+		v.fail("kubernetes.load_pods", "%d is not between 1 and %d (one load generator sends 100000 req/s and more)", k.LoadPods, MaxLoadPods)
+	}
+	for _, st := range s.Load.Steps() {
+		if st.Users > 0 && k.LoadPods > 1 && st.Users%k.LoadPods != 0 {
+			v.fail("kubernetes.load_pods", "%d pods cannot share %d users evenly", k.LoadPods, st.Users)
+			break
+		}
 	}
 	switch k.Placement {
 	case "":

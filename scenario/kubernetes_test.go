@@ -15,7 +15,7 @@ func TestParseKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := s.Kubernetes
-	if k.Namespace != "default" || k.TollImage != DefaultTollImage || k.Placement != PlacementSameNode {
+	if k.Namespace != "default" || k.TollImage != DefaultTollImage || k.Placement != PlacementSameNode || k.LoadPods != 1 {
 		t.Errorf("defaults: %+v", k)
 	}
 	tests := []struct{ block, field, reason string }{
@@ -25,6 +25,7 @@ func TestParseKubernetes(t *testing.T) {
 		{"kubernetes:\n  node_selector: {zone: \"a b\"}\n", "kubernetes.node_selector.zone", "is not a Kubernetes label value"},
 		{"kubernetes:\n  tolerations: [{key: k, operator: Maybe}]\n", "kubernetes.tolerations[0].operator", `"Maybe" is not one of Equal, Exists`},
 		{"kubernetes:\n  namespaces: perf\n", "", "namespaces"},
+		{"kubernetes:\n  load_pods: 0\n", "kubernetes.load_pods", "0 is not between 1 and 64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {

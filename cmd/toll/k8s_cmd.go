@@ -163,7 +163,7 @@ line per service.`,
 
 func newK8sLoadCmd() *cobra.Command {
 	var spec kube.LoadSpec
-	var requests string
+	var requests, notBefore string
 	cmd := &cobra.Command{
 		Use:   "load --requests JSON (--rate N | --users N)",
 		Short: "In a Job: send one trial's load and print its totals and per-second histograms as one JSON line",
@@ -174,6 +174,14 @@ func newK8sLoadCmd() *cobra.Command {
 				return &exitError{exitUsage, err}
 			}
 			spec.Requests = rs
+			if notBefore != "" {
+				if spec.NotBefore, err = time.Parse(time.RFC3339Nano, notBefore); err != nil {
+					return &exitError{exitUsage, fmt.Errorf("--not-before: %w", err)}
+				}
+				if wait := time.Until(spec.NotBefore); wait > time.Hour {
+					return &exitError{exitUsage, fmt.Errorf("--not-before %s is %s away: more than an hour", notBefore, wait.Round(time.Second))}
+				}
+			}
 			if (spec.Rate > 0) == (spec.Users > 0) {
 				return &exitError{exitUsage, errors.New("give --rate N (open model) or --users N (closed model)")}
 			}
@@ -203,6 +211,7 @@ func newK8sLoadCmd() *cobra.Command {
 	fl.DurationVar(&spec.Timeout, "timeout", 10*time.Second, "bound on each request")
 	fl.IntVar(&spec.MaxConns, "max-conns", 0, "open model: cap on requests in flight")
 	fl.DurationVar(&spec.Quantum, "quantum", scenario.DefaultQuantum, "open model: release grid")
+	fl.StringVar(&notBefore, "not-before", "", "RFC 3339 time before which the load does not start (the pods of one Job share it)")
 	return cmd
 }
 

@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"sigs.k8s.io/yaml"
 
 	"github.com/tollperf/toll/kube"
@@ -36,7 +38,7 @@ const fakeNamespace = "toll-e2e"
 
 // writeKubeScenario writes a two-variant, two-round scenario of toll's
 // reference app for a cluster.
-func writeKubeScenario(t *testing.T) string {
+func writeKubeScenario(t *testing.T, extra ...string) string {
 	t.Helper()
 	src := `name: k8s-e2e
 services:
@@ -70,7 +72,7 @@ rounds: 2
 sample: 100ms
 kubernetes:
   namespace: ` + fakeNamespace + `
-`
+` + strings.Join(extra, "")
 	path := filepath.Join(t.TempDir(), "k8s-e2e.yaml")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
@@ -86,17 +88,17 @@ kubernetes:
 // the load's line, and the probe's and the sink's per-interval lines, with
 // the otel variant's consumer costing twice the baseline's CPU.
 type fakeCluster struct {
-	t       *testing.T
-	client  *fake.Clientset
-	target  *httptest.Server
-	onJob   func() // called as each load Job is seen, before its load runs
+	t      *testing.T
+	client *fake.Clientset
+	target *httptest.Server
+	onJob  func() // called as each load Job is seen, before its load runs
 	// badImage names a variant whose service pods cannot pull an image.
 	badImage string
-	mu      sync.Mutex
-	created []string // kind/name of every object toll created
-	started map[string]time.Time
-	loadOut map[string][]byte // load pod -> its output
-	jobs    int
+	mu       sync.Mutex
+	created  []string // kind/name of every object toll created
+	started  map[string]time.Time
+	loadOut  map[string][]byte // load pod -> its output
+	jobs     int
 }
 
 func newFakeCluster(t *testing.T) *fakeCluster {
@@ -184,21 +186,39 @@ func (f *fakeCluster) step(ctx context.Context) {
 		if f.onJob != nil {
 			f.onJob()
 		}
-		// The Job controller's part: a pod from the template, which runs
-		// toll's load command, for real, against the stand-in Service.
-		pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: j.Name + "-pod", Namespace: fakeNamespace, Labels: j.Spec.Template.Labels},
-			Spec: j.Spec.Template.Spec}
-		if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-			continue
+		// The Job controller's part: its pods from the template, which
+		// run toll's load command, for real and at once, against the
+		// stand-in Service.
+		n := 1
+		if j.Spec.Parallelism != nil {
+			n = int(*j.Spec.Parallelism)
 		}
-		f.mu.Lock()
-		f.started[pod.Name] = time.Now()
-		f.mu.Unlock()
-		out := f.runLoad(ctx, j.Spec.Template.Spec.Containers[0].Command)
-		f.mu.Lock()
-		f.loadOut[pod.Name] = out
-		f.mu.Unlock()
-		j.Status.Succeeded = 1
+		var wg sync.WaitGroup
+		for i := range n {
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", j.Name, i), Namespace: fakeNamespace, Labels: j.Spec.Template.Labels},
+				Spec: j.Spec.Template.Spec, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+			if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				f.t.Errorf("create load pod: %v", err)
+				continue
+			}
+			f.mu.Lock()
+			f.started[pod.Name] = time.Now()
+			f.mu.Unlock()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out := f.runLoad(ctx, j.Spec.Template.Spec.Containers[0].Command)
+				f.mu.Lock()
+				f.loadOut[pod.Name] = out
+				f.mu.Unlock()
+				pod.Status.Phase = corev1.PodSucceeded
+				if _, err := pods.UpdateStatus(ctx, pod, metav1.UpdateOptions{}); err != nil {
+					f.t.Logf("load pod status: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		j.Status.Succeeded = int32(n)
 		if _, err := jobs.UpdateStatus(ctx, &j, metav1.UpdateOptions{}); err != nil {
 			f.t.Logf("job status: %v", err)
 		}
@@ -336,7 +356,8 @@ func runInFakeCluster(t *testing.T, ctx context.Context, f *fakeCluster, path st
 	go func() { defer close(done); f.drive(dctx) }()
 	defer func() { stop(); <-done }()
 	return run.Run(ctx, s, run.Options{Out: filepath.Join(t.TempDir(), "results"), Version: "test",
-		Progress: testProgress(t), Remote: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second}})
+		Progress: testProgress(t), Remote: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second,
+			LoadStartDelay: 300 * time.Millisecond}})
 }
 
 // TestKubernetesRunFakeCluster drives a whole two-variant, two-round run
@@ -393,6 +414,46 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "otel") {
 		t.Errorf("report does not show otel:\n%s", out)
+	}
+}
+
+// TestKubernetesRunLoadPods runs each trial's load from two pods of its
+// Job, each at half the rate from one instant, and checks that the trial
+// holds their merged counts and histograms.
+func TestKubernetesRunLoadPods(t *testing.T) {
+	f := newFakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir, err := runInFakeCluster(t, ctx, f, writeKubeScenario(t, "  load_pods: 2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := f.createdKinds(); n["jobs"] != 4 || n["pods"] != 2+2+8 {
+		t.Errorf("created %v; want 4 Jobs of 2 load pods each", n)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range trials {
+		// Two pods at 100 req/s each for 1 s.
+		if tr.Interrupted || tr.Load.Completed < 150 || tr.Load.Completed > 250 || tr.Load.OK != tr.Load.Completed {
+			t.Errorf("trial %d: %d completed, %d OK, error %q; want about 200", tr.Index, tr.Load.Completed, tr.Load.OK, tr.Error)
+		}
+		var sum uint64
+		for _, iv := range tr.Intervals {
+			sum += iv.Completed
+		}
+		if sum != tr.Load.Completed || len(tr.Load.Requests) != 1 || tr.Load.Requests[0].Completed != tr.Load.Completed {
+			t.Errorf("trial %d: per-second %d and per-request %+v against %d in all", tr.Index, sum, tr.Load.Requests, tr.Load.Completed)
+		}
+		h, err := hdr.Decode([]byte(tr.Load.Histogram))
+		if err != nil || uint64(h.TotalCount()) != tr.Load.Completed {
+			t.Errorf("trial %d: merged histogram (%v), want %d values", tr.Index, err, tr.Load.Completed)
+		}
+	}
+	if left := f.left(t); len(left) > 0 {
+		t.Errorf("left: %v", left)
 	}
 }
 
