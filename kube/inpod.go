@@ -116,26 +116,21 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 	}
 }
 
-// jvmLookups is how many samples look for a JVM among a service's
-// processes before giving up, as a local run's sampler does.
-const jvmLookups = 3
-
 // jvmReader reads the counters of the JVM among a service's processes,
 // from the hsperfdata file jstat reads (through /proc/PID/root, so in
-// another container of the pod too).
+// another container of the pod too). Until it finds one it looks at every
+// sample, a stat per process: the probe starts with the pod, and a JVM
+// creates its file only once it runs, seconds later on a busy node.
 type jvmReader struct {
-	r      *jvm.Reader
-	pid    int
-	looked int
+	r   *jvm.Reader
+	pid int
 }
 
 func (j *jvmReader) read(pids []int) *record.JVMSample {
 	if j.r != nil && !slices.Contains(pids, j.pid) {
 		j.close() // that JVM is gone; look again
-		j.looked = 0
 	}
-	if j.r == nil && j.looked < jvmLookups {
-		j.looked++
+	if j.r == nil {
 		for _, pid := range pids {
 			path, err := hsperfdata(pid)
 			if err != nil {

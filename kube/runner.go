@@ -469,3 +469,35 @@ func telemetry(out []byte, from, to, t0 time.Time) []record.Telemetry {
 	}
 	return ts
 }
+
+var _ run.SinkReader = (*Runner)(nil)
+
+// SinkCounts waits for the variant's sink to print a line after now (its
+// services are stopped) and returns that line's counts: what they sent up
+// to and while they stopped.
+func (r *Runner) SinkCounts(ctx context.Context, variant string) (record.Telemetry, time.Time, error) {
+	sample := r.rr.Scenario.Sample.D()
+	wait := 3*sample + 5*time.Second
+	ctx, cancel := context.WithTimeout(ctx, wait+5*time.Second)
+	defer cancel()
+	stopped := time.Now()
+	for {
+		out, err := r.Logs.Read(ctx, r.b.Namespace(), r.b.SinkName(variant), SinkContainer, stopped.Add(-sample))
+		if err != nil {
+			return record.Telemetry{}, time.Time{}, err
+		}
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			var sl SinkLine
+			if json.Unmarshal(sc.Bytes(), &sl) == nil && sl.Time.After(stopped) {
+				return sl.Counts, sl.Time, nil
+			}
+		}
+		if time.Since(stopped) > wait {
+			return record.Telemetry{}, time.Time{}, fmt.Errorf("its sink printed no count within %s after the stop", wait)
+		}
+		if err := sleep(ctx, r.Poll); err != nil {
+			return record.Telemetry{}, time.Time{}, err
+		}
+	}
+}

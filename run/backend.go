@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
@@ -44,6 +45,16 @@ type Remote interface {
 	// called once, at the end of every run, also a cancelled or failed
 	// one, with a context that is not cancelled.
 	Close(ctx context.Context) error
+}
+
+// SinkReader is a Remote backend whose telemetry sinks say what they had
+// received once a variant's services stopped, which ends the telemetry
+// cycle of the variant's last trial (telemetry_end), as a local run's
+// in-process sinks do.
+type SinkReader interface {
+	// SinkCounts returns the variant's sink's counts, as of a moment
+	// after its services stopped, and that moment.
+	SinkCounts(ctx context.Context, variant string) (record.Telemetry, time.Time, error)
 }
 
 // RemoteRun is what a Remote backend learns of the run it serves.

@@ -567,6 +567,11 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 			err = r.duet(ctx, a.Duet)
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
+			if sr, ok := r.backend.(SinkReader); ok && err == nil {
+				err = r.endTelemetryCycle(a.Variant, func(ctx context.Context) (record.Telemetry, time.Time, error) {
+					return sr.SinkCounts(ctx, a.Variant)
+				})
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil {

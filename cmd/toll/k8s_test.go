@@ -386,6 +386,22 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	if left := f.left(t); len(left) > 0 {
 		t.Errorf("left in the cluster after the run: %v", left)
 	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := 0
+	for _, tr := range trials {
+		if tr.TelemetryEnd != nil {
+			ends++
+			if tr.Variant == "otel" && (tr.TelemetryEnd.Spans <= tr.Telemetry[len(tr.Telemetry)-1].Spans || tr.TelemetryEnd.T <= tr.Telemetry[len(tr.Telemetry)-1].T) {
+				t.Errorf("otel's telemetry at its stop %+v is not after its last sample %+v", tr.TelemetryEnd, tr.Telemetry[len(tr.Telemetry)-1])
+			}
+		}
+	}
+	if ends != 2 { // restart: once, so each variant's last trial
+		t.Errorf("%d trials with the sink's count at their services' stop, want 2", ends)
+	}
 	if b, err := os.ReadFile(dir.LogPath("otel.consumer.1.log")); err != nil || !strings.Contains(string(b), "consumer of toll-k8s-e2e-otel-") {
 		t.Errorf("the otel consumer's log in the results: %q, %v", b, err)
 	}
