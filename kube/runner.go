@@ -139,6 +139,9 @@ func (r *Runner) Start(ctx context.Context, variant string) error {
 	}
 	p, err := r.waitPod(ctx, pod.Name, r.ScheduleTimeout+ready)
 	if err != nil {
+		if kerr := r.keepLogs(ctx, variant, pod.Name); kerr == nil {
+			return fmt.Errorf("variant %s: %w (its services' logs are in %s)", variant, err, r.rr.Dir.LogPath(""))
+		}
 		return fmt.Errorf("variant %s: %w", variant, err)
 	}
 	if p.Spec.NodeName != "" {
@@ -348,10 +351,19 @@ func (r *Runner) Stop(ctx context.Context, variant string) error {
 		return nil
 	}
 	delete(r.pods, variant)
-	ns := r.b.Namespace()
+	err := errors.Join(r.keepLogs(ctx, variant, pod), r.deletePod(context.WithoutCancel(ctx), pod))
+	if err != nil {
+		return fmt.Errorf("stop variant %s: %w", variant, err)
+	}
+	return nil
+}
+
+// keepLogs writes the logs of the services in a variant's pod to the
+// results directory, or why one could not be read.
+func (r *Runner) keepLogs(ctx context.Context, variant, pod string) error {
 	var errs []error
 	for _, svc := range r.b.variants[variant].Services {
-		out, err := r.Logs.Read(context.WithoutCancel(ctx), ns, pod, objectName(svc.Name), time.Time{})
+		out, err := r.Logs.Read(context.WithoutCancel(ctx), r.b.Namespace(), pod, objectName(svc.Name), time.Time{})
 		if err != nil {
 			out = []byte("toll: this container's log could not be read: " + err.Error() + "\n")
 		}
@@ -359,13 +371,7 @@ func (r *Runner) Stop(ctx context.Context, variant string) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := r.deletePod(context.WithoutCancel(ctx), pod); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("stop variant %s: %w", variant, err)
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // deletePod deletes a pod and waits until it is gone (its grace period,

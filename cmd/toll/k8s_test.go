@@ -507,6 +507,9 @@ func TestKubernetesRunPodNeverReady(t *testing.T) {
 	if left := f.left(t); len(left) > 0 {
 		t.Errorf("left in the cluster after a failed start: %v", left)
 	}
+	if !strings.Contains(err.Error(), "its services' logs are in") {
+		t.Errorf("error %v does not say where the services' logs are", err)
+	}
 }
 
 // TestKubernetesRender runs toll k8s render on the quickstart and decodes
