@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/kube"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/report"
@@ -35,6 +36,7 @@ type runFlags struct {
 	quiet          bool
 	stopNow        <-chan struct{} // not a flag: closed on a second interrupt
 	isolateNetwork bool
+	kube           kubeFlags
 	findMax        bool
 	sloP99         time.Duration
 	resume         string
@@ -101,6 +103,8 @@ appended to it as Markdown.
 	fl.BoolVar(&f.startup, "startup", false, "measure start-up instead of load: start each variant's services from cold startup.repetitions times (default 10), interleaved, and compare the starts (see the scenario's startup:)")
 	fl.StringVar(&f.resume, "resume", "", "continue the interrupted run in this results directory: keep its finished trials and run the rest of its plan (same scenario copy, seed and order)")
 	fl.StringArrayVar(&f.gates, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
+	fl.BoolVar(&f.kube.on, "kubernetes", false, "run the services in a Kubernetes cluster (the scenario's kubernetes: block, the current kubeconfig context) instead of on this machine; see docs/distributed.md")
+	f.kube.addFlags(fl)
 	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
 	return cmd
 }
@@ -155,7 +159,18 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if f.sloP99 > 0 {
 		s.FindMax.SLOP99 = scenario.Duration(f.sloP99)
 	}
-	if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
+	var remote run.Remote
+	if f.kube.on {
+		if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
+			return &exitError{ExitUsage, fmt.Errorf("%s: network: isolated (--isolate-network) isolates one machine; in a cluster, use a NetworkPolicy", s.Path)}
+		}
+		client, err := f.kube.client()
+		if err != nil {
+			return &exitError{ExitUsage, err}
+		}
+		remote = &kube.Runner{Client: client}
+	}
+	if !f.kube.on && (f.isolateNetwork || s.Network == scenario.NetworkIsolated) {
 		origin := "--isolate-network"
 		if !f.isolateNetwork {
 			origin = s.Path + ": network: isolated"
@@ -174,7 +189,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa})
+		Resume: f.resume, AA: f.aa, Remote: remote})
 	if dir == nil {
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
 			return &exitError{ExitUsage, runErr}

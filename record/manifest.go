@@ -139,4 +139,22 @@ type Layout struct {
 	// namespace of the run's own, with only loopback). Empty in manifests
 	// written before toll recorded it: those runs used the host's network.
 	Network string `json:"network,omitempty"`
+	// Place is where the services ran when not on this machine:
+	// "kubernetes" (toll run --kubernetes). Empty for a local run.
+	Place string `json:"place,omitempty"`
+	// Kubernetes describes a run in a cluster; nil for a local run.
+	Kubernetes *KubernetesLayout `json:"kubernetes,omitempty"`
+}
+
+// KubernetesLayout says where in a cluster a run's services ran.
+type KubernetesLayout struct {
+	// Namespace holds every object the run created.
+	Namespace string `json:"namespace"`
+	// Placement is "same-node" (the variants' pods on one node) or
+	// "node-per-variant".
+	Placement string `json:"placement"`
+	// Nodes are the nodes the variants' pods ran on, by variant.
+	Nodes map[string]string `json:"nodes,omitempty"`
+	// Label is the value of the toll.run label on every object of the run.
+	Label string `json:"label"`
 }

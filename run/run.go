@@ -75,7 +75,14 @@ type Options struct {
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
+	// Remote, when set, runs the services elsewhere (a Kubernetes
+	// cluster, package kube) instead of on this machine; the plan, the
+	// results directory and the trial records are the same.
+	Remote Remote
 }
+
+// remoteCloseTimeout bounds the removal of what a remote backend created.
+const remoteCloseTimeout = 2 * time.Minute
 
 // ErrInterrupted is returned (wrapped) when the run was cancelled; the trials
 // finished before that are in the results directory.
@@ -111,7 +118,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err := checkDuet(s); err != nil {
 		return nil, err
 	}
-	if err := checkNetwork(s); err != nil {
+	if opt.Remote != nil {
+		if err := checkRemote(s, opt); err != nil {
+			return nil, err
+		}
+	} else if err := checkNetwork(s); err != nil {
 		return nil, err
 	}
 	var res *resumption
@@ -146,14 +157,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
 		r.starts = startsSoFar(dir, m.Variants)
 	}
+	r.backend = local{r}
 	defer r.closeAll()
 
+	if opt.Remote != nil {
+		return r.runRemote(ctx, seed, m)
+	}
 	if ms, err := machine.NewSampler(); err == nil {
 		r.machine = ms
 	} else {
@@ -229,6 +244,31 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			runErr = r.execute(ctx, p)
 		}
 	}
+	return dir, r.finish(m, runErr)
+}
+
+// runRemote carries out s's plan through a remote backend: the same plan,
+// manifest and records as a run on this machine.
+func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) (*record.Dir, error) {
+	s, dir := r.s, r.dir
+	r.backend = r.opt.Remote
+	p := plan.New(s, seed)
+	r.total = len(p.Trials())
+	m.Planned = planned(p)
+	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
+		return dir, r.finish(m, err)
+	}
+	fmt.Fprintf(r.opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps) in %s, results in %s\n",
+		s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), cmp.Or(m.Layout.Place, "a remote backend"), dir.Path)
+	if err := dir.WriteManifest(m); err != nil {
+		return dir, r.finish(m, err)
+	}
+	return dir, r.finish(m, r.execute(ctx, p))
+}
+
+// finish records how the run ended in its manifest and returns runErr, or
+// the manifest's own write error.
+func (r *runner) finish(m *record.Manifest, runErr error) error {
 	m.Finished = time.Now().UTC()
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		m.Interrupted = true
@@ -240,10 +280,10 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			m.Notes = append(m.Notes, n)
 		}
 	}
-	if err := dir.WriteManifest(m); err != nil && runErr == nil {
+	if err := r.dir.WriteManifest(m); err != nil && runErr == nil {
 		runErr = err
 	}
-	return dir, runErr
+	return runErr
 }
 
 // planned lists the trials of p in the order it runs them, for the manifest.
@@ -270,8 +310,11 @@ type runner struct {
 	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
 	duetCPUs [2]string        // baseline's, others' (mode: duet)
 	mu       sync.Mutex       // guards done and progress output during a duet
-	variants map[string]*variant
+	variants map[string]*Variant
 	running  map[string]*started
+	// backend starts and stops the variants and measures their trials:
+	// local, or Options.Remote.
+	backend Backend
 	// containers runs the services that have an image.
 	containers place.Containers
 	// lastTrial is each variant's latest trial since its services started,
@@ -517,13 +560,18 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		var err error
 		switch a.Kind {
 		case plan.Start:
-			err = r.start(ctx, a.Variant)
+			err = r.backend.Start(ctx, a.Variant)
 		case plan.Run:
 			err = r.runTrial(ctx, a.Trial)
 		case plan.RunDuet:
 			err = r.duet(ctx, a.Duet)
 		case plan.Stop:
-			err = r.stop(a.Variant)
+			err = r.backend.Stop(ctx, a.Variant)
+			if sr, ok := r.backend.(SinkReader); ok && err == nil {
+				err = r.endTelemetryCycle(a.Variant, func(ctx context.Context) (record.Telemetry, time.Time, error) {
+					return sr.SinkCounts(ctx, a.Variant)
+				})
+			}
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -537,6 +585,14 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 
 // closeAll stops every running service and removes toll's cgroups and sink.
 func (r *runner) closeAll() {
+	if r.opt.Remote != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), remoteCloseTimeout)
+		defer cancel()
+		if err := r.opt.Remote.Close(ctx); err != nil {
+			fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
+		}
+		return
+	}
 	for name := range r.running {
 		r.stop(name)
 	}

@@ -85,7 +85,13 @@ func (sp *serviceProbe) readJVM() *record.JVMSample {
 	if err != nil {
 		return nil
 	}
-	j := &record.JVMSample{Pid: sp.jvmPid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
+	return JVMRecord(sp.jvmPid, c)
+}
+
+// JVMRecord is what a sample records of the counters c of the JVM with
+// pid, here or in a pod's probe (package kube).
+func JVMRecord(pid int, c jvm.Counters) *record.JVMSample {
+	j := &record.JVMSample{Pid: pid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
 		MetaspaceUsed: c.MetaspaceUsed, MetaspaceCommitted: c.MetaspaceCommitted, ClassSpaceUsed: c.ClassSpaceUsed,
 		ClassesLoaded: c.ClassesLoaded, ClassesUnloaded: c.ClassesUnloaded, GCCount: c.GCCount,
 		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads,
@@ -204,14 +210,14 @@ func (s *sampler) take(now time.Time) {
 		}
 	}
 	if s.sink != nil {
-		s.telemetry = append(s.telemetry, telemetrySample(t, s.sink.Counts()))
+		s.telemetry = append(s.telemetry, TelemetrySample(t, s.sink.Counts()))
 	}
 }
 
-// telemetrySample records a sink's counts c at t seconds. The record's
+// TelemetrySample records a sink's counts c at t seconds. The record's
 // bytes are every request's, rejected ones included, as they always were;
 // analyze takes the rejected ones out.
-func telemetrySample(t float64, c sink.Counts) record.Telemetry {
+func TelemetrySample(t float64, c sink.Counts) record.Telemetry {
 	return record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes + c.RejectedBytes,
 		Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles,
 		Rejected: c.Rejected, RejectedBytes: c.RejectedBytes}

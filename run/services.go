@@ -19,7 +19,7 @@ import (
 
 // started is a variant whose services are running.
 type started struct {
-	v     *variant
+	v     *Variant
 	group *launch.Group
 	cgs   map[string]*cgroup.Group // by service name
 	runs  []record.ServiceRun
@@ -133,7 +133,12 @@ func (r *runner) stop(name string) error {
 	r.noteIdleExits(st)
 	err := st.group.StopContext(r.kill, r.opt.StopGrace)
 	r.dropCgroups(st)
-	endErr := r.endTelemetryCycle(name)
+	var endErr error
+	if sk := r.sinks[name]; sk != nil {
+		endErr = r.endTelemetryCycle(name, func(context.Context) (record.Telemetry, time.Time, error) {
+			return TelemetrySample(0, sk.Counts()), time.Now(), nil
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("stop variant %s: %w", name, err)
 	}
@@ -144,16 +149,20 @@ func (r *runner) stop(name string) error {
 // now that its services have stopped: what they flushed as they stopped
 // counts for it, and what they will send when next started does not. The
 // trial's file is written again with the count.
-func (r *runner) endTelemetryCycle(name string) error {
+func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (record.Telemetry, time.Time, error)) error {
 	r.mu.Lock()
 	tr := r.lastTrial[name]
 	delete(r.lastTrial, name)
 	r.mu.Unlock()
-	sk := r.sinks[name]
-	if tr == nil || sk == nil || len(tr.Telemetry) == 0 {
+	if tr == nil || len(tr.Telemetry) == 0 {
 		return nil
 	}
-	end := telemetrySample(time.Since(tr.MeasureStart).Seconds(), sk.Counts())
+	end, at, err := counts(context.Background())
+	if err != nil {
+		r.note(fmt.Sprintf("variant %s: the telemetry its services sent as they stopped is not counted: %v", name, err))
+		return nil
+	}
+	end.T = at.Sub(tr.MeasureStart).Seconds()
 	tr.TelemetryEnd = &end
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)

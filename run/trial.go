@@ -61,11 +61,23 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 // trial runs one trial against a started variant, writes its file and
 // returns it (also with an error, once it is written). It may run beside
 // another trial (a duet): it only reads the runner's state, except through
-// r.finished.
+// r.keep.
 func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*record.Trial, error) {
+	tr, res, err := r.measure(ctx, pt, origin)
+	if tr == nil {
+		return nil, err
+	}
+	return tr, r.keep(tr, res)
+}
+
+// measure runs one trial against a variant started on this machine and
+// returns its record and the load's result, unwritten. An error with a
+// record is the trial's own (it was cut short: Interrupted and Error say
+// why); one without a record means no trial ran.
+func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) (*record.Trial, *load.Result, error) {
 	st, ok := r.running[pt.Variant]
 	if !ok {
-		return nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
+		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
 	s := r.s
 	measureStart := origin.Add(s.Load.Warmup.D())
@@ -163,7 +175,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 		if tr.MeasureEnd.IsZero() || tr.MeasureEnd.Before(measureStart) {
 			tr.MeasureEnd = measureStart
 		}
-		fillLoad(tr, res)
+		FillLoad(tr, res)
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
@@ -180,26 +192,35 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 			tr.Error = "interrupted"
 		}
 	}
+	return tr, res, nil
+}
+
+// keep writes a measured trial (and its latency log when res is there),
+// counts it and prints its line; its error is the trial's own when it was
+// cut short. Every backend's trials are kept here.
+func (r *runner) keep(tr *record.Trial, res *load.Result) error {
 	if err := r.dir.WriteTrial(tr); err != nil {
-		return nil, err
+		return err
 	}
 	r.mu.Lock()
 	r.lastTrial[tr.Variant] = tr
 	r.mu.Unlock()
 	if res != nil {
 		if err := r.writeHistogramLog(tr, res); err != nil {
-			return tr, err
+			return err
 		}
 	}
 	r.finished(tr, res)
 	if tr.Interrupted {
-		return tr, fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
+		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
 	}
-	return tr, nil
+	return nil
 }
 
-// fillLoad copies the load generator's result into the trial.
-func fillLoad(tr *record.Trial, res *load.Result) {
+// FillLoad copies the load generator's result into a trial record: the
+// totals, the latency histograms and the per-second intervals. The in-pod
+// load command of a Kubernetes run (package kube) records the same fields.
+func FillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
 	tr.Load.WarmupCompleted = res.WarmupCompleted
@@ -235,10 +256,10 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.done++
 	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant,
 		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers})
-	if res != nil && tr.Window() > 0 {
+	if tr.Window() > 0 {
 		secs := tr.Window().Seconds()
-		line += fmt.Sprintf("  achieved %7.1f req/s", float64(res.Completed)/secs)
-		if res.Latency != nil && res.Latency.TotalCount() > 0 {
+		line += fmt.Sprintf("  achieved %7.1f req/s", float64(tr.Load.Completed)/secs)
+		if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
 			line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
 		}
 		var cpu float64
@@ -248,7 +269,7 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 			}
 		}
 		line += fmt.Sprintf("  CPU %.3f cores", cpu)
-		if errs := res.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
+		if errs := tr.Load.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
 			line += fmt.Sprintf("  errors %d", errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other)
 		}
 	}

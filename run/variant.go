@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"net/http"
@@ -15,9 +16,9 @@ import (
 	"github.com/tollperf/toll/scenario"
 )
 
-// service is one service of one variant, with the variant's changes applied
+// Service is one service of one variant, with the variant's changes applied
 // and every placeholder filled in.
-type service struct {
+type Service struct {
 	scenario.Service
 	Argv []string
 	Env  []string // complete environment of a process on the host
@@ -32,49 +33,76 @@ type service struct {
 	ReadyDir string
 }
 
-// variant is a variant ready to start.
-type variant struct {
+// Variant is a variant ready to start: the scenario's services with the
+// variant's changes applied and every placeholder filled in, its target
+// and its request mix.
+type Variant struct {
 	Name     string
 	Exports  bool
-	Services []service
+	Services []Service
 	Target   string
-	Requests []request
+	Requests []Request
 	Ports    map[string]int
 	// Job is the variant's job (a job experiment); Prepare and BeforeEach
 	// its hooks, each nil when not set.
-	Job                 *command
-	Prepare, BeforeEach *command
+	Job                 *Command
+	Prepare, BeforeEach *Command
 }
 
-// command is a command toll runs itself (a job, a hook), resolved.
-type command struct {
+// Command is a command toll runs itself (a job, a hook), resolved.
+type Command struct {
 	Argv []string
 	Env  []string // complete environment
 	Dir  string
 }
 
-// request is one entry of the request mix with its URL resolved.
-type request struct {
+// Request is one entry of the request mix with its URL resolved.
+type Request struct {
 	Name, Method, URL string
 	Header            http.Header
 	Body              []byte
 	Weight            int
 }
 
+// Placeholders are the values of a variant's placeholders where it runs.
+type Placeholders struct {
+	// Port returns the port of ${port:NAME}, called once per variant and
+	// name.
+	Port func(name string) (int, error)
+	// Sink is the URL of the variant's telemetry sink (${sink}).
+	Sink string
+	// Toll is the toll binary (${toll}, and a command's first word
+	// "toll").
+	Toll string
+	// Listen is the address a service listens on so that the load
+	// generator reaches it (${listen}): loopback on this machine, every
+	// interface in a pod; default 127.0.0.1.
+	Listen string
+}
+
 // resolveVariant applies variant name's changes to the scenario's services
 // and fills in placeholders: ports come from pool, once per variant and name.
-func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, self string) (*variant, error) {
+func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, self string) (*Variant, error) {
+	return ResolveVariant(s, name, Placeholders{Port: func(string) (int, error) { return pool.take() }, Sink: sinkURL, Toll: self})
+}
+
+// ResolveVariant applies variant name's changes to the scenario's services
+// and fills in placeholders from ph. A service's Env is toll's own
+// environment with the scenario's over it (for a process of this machine),
+// Own the scenario's alone (for a container or a pod).
+func ResolveVariant(s *scenario.Scenario, name string, ph Placeholders) (*Variant, error) {
+	sinkURL, self := ph.Sink, ph.Toll
 	sv, ok := s.Variant(name)
 	if !ok {
 		return nil, fmt.Errorf("no variant %q", name)
 	}
-	v := &variant{Name: name, Exports: sv.Exports, Ports: map[string]int{}}
+	v := &Variant{Name: name, Exports: sv.Exports, Ports: map[string]int{}}
 	var expandErr error
 	port := func(pn string) int {
 		if p, ok := v.Ports[pn]; ok {
 			return p
 		}
-		p, err := pool.take()
+		p, err := ph.Port(pn)
 		if err != nil && expandErr == nil {
 			expandErr = err
 		}
@@ -95,6 +123,8 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 				return self
 			case key == "variant":
 				return name
+			case key == "listen":
+				return cmp.Or(ph.Listen, "127.0.0.1")
 			case strings.HasPrefix(key, "port:"):
 				pn := strings.TrimPrefix(key, "port:")
 				if p, ok := own[pn]; ok {
@@ -114,7 +144,7 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		if skip[base.Name] {
 			continue
 		}
-		svc := service{Service: base}
+		svc := Service{Service: base}
 		var own map[string]int
 		if base.Image != "" {
 			own = base.Ports
@@ -185,13 +215,13 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 				env = append(env, k+"="+expand(m[k]))
 			}
 		}
-		v.Job = &command{Argv: argv(cmd), Env: env, Dir: dir}
+		v.Job = &Command{Argv: argv(cmd), Env: env, Dir: dir}
 	}
 	if len(sv.Prepare) > 0 {
-		v.Prepare = &command{Argv: argv(sv.Prepare), Env: os.Environ(), Dir: dir}
+		v.Prepare = &Command{Argv: argv(sv.Prepare), Env: os.Environ(), Dir: dir}
 	}
 	if len(sv.BeforeEach) > 0 {
-		v.BeforeEach = &command{Argv: argv(sv.BeforeEach), Env: os.Environ(), Dir: dir}
+		v.BeforeEach = &Command{Argv: argv(sv.BeforeEach), Env: os.Environ(), Dir: dir}
 	}
 	target := s.Load.Target
 	if sv.Load.Target != "" {
@@ -203,7 +233,7 @@ func resolveVariant(s *scenario.Scenario, name string, pool *portPool, sinkURL, 
 		for k, val := range r.Headers {
 			h.Set(k, expand(val))
 		}
-		v.Requests = append(v.Requests, request{Name: r.Name, Method: r.Method, URL: v.Target + expand(r.Path),
+		v.Requests = append(v.Requests, Request{Name: r.Name, Method: r.Method, URL: v.Target + expand(r.Path),
 			Header: h, Body: []byte(expand(r.Body)), Weight: r.Weight})
 	}
 	return v, expandErr

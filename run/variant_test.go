@@ -173,3 +173,23 @@ load:
 		t.Errorf("the scenario's service was changed: %+v", s.Services[0])
 	}
 }
+
+// TestResolveVariantListen checks that ${listen} is loopback on this
+// machine unless the placeholders say otherwise (every interface, in a pod).
+func TestResolveVariantListen(t *testing.T) {
+	s, err := scenario.Read("../examples/quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := func(string) (int, error) { return 9000, nil }
+	for _, tt := range []struct{ listen, want string }{{"", "127.0.0.1:9000"}, {"0.0.0.0", "0.0.0.0:9000"}} {
+		v, err := ResolveVariant(s, "baseline", Placeholders{Port: port, Sink: "http://sink", Toll: "/bin/toll", Listen: tt.listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		consumer := v.Services[1]
+		if consumer.Name != "consumer" || consumer.Argv[4] != tt.want {
+			t.Errorf("Listen %q: consumer argv %v, want --addr %s", tt.listen, consumer.Argv, tt.want)
+		}
+	}
+}

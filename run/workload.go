@@ -40,7 +40,11 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 	case scenario.WorkloadJob:
 		_, err = r.jobTrial(ctx, pt)
 	default:
-		_, err = r.trial(ctx, pt, newOrigin())
+		tr, res, merr := r.backend.Trial(ctx, pt)
+		if tr == nil {
+			return merr
+		}
+		err = r.keep(tr, res)
 	}
 	return err
 }
@@ -62,7 +66,7 @@ func (r *runner) prepare(ctx context.Context) error {
 
 // hook runs a variant's prepare or before_each command to its end, its
 // output in the variant's hook log.
-func (r *runner) hook(ctx context.Context, variant, what string, c *command) error {
+func (r *runner) hook(ctx context.Context, variant, what string, c *Command) error {
 	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", variant, what))
 	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
@@ -79,7 +83,7 @@ func (r *runner) hook(ctx context.Context, variant, what string, c *command) err
 }
 
 // beforeEach runs the variant's before_each command, if it has one.
-func (r *runner) beforeEach(ctx context.Context, v *variant) error {
+func (r *runner) beforeEach(ctx context.Context, v *Variant) error {
 	if v.BeforeEach == nil {
 		return nil
 	}
@@ -130,7 +134,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 	}
 	tr.Start = svc.Started
 	if sk != nil {
-		tr.Telemetry = append(tr.Telemetry, telemetrySample(0, sk.Counts()))
+		tr.Telemetry = append(tr.Telemetry, TelemetrySample(0, sk.Counts()))
 	}
 	timeout := time.NewTimer(job.Timeout.D())
 	defer timeout.Stop()
@@ -172,7 +176,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 		// job's last process exits; a request still being read then is
 		// given a moment.
 		time.Sleep(100 * time.Millisecond)
-		tr.Telemetry = append(tr.Telemetry, telemetrySample(time.Since(svc.Started).Seconds(), sk.Counts()))
+		tr.Telemetry = append(tr.Telemetry, TelemetrySample(time.Since(svc.Started).Seconds(), sk.Counts()))
 	}
 	jr.LogMetrics = readLogMetrics(r.dir.LogPath(logName), 0, job.LogMetrics)
 	if err := r.dir.WriteTrial(tr); err != nil {

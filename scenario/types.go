@@ -67,6 +67,9 @@ type Scenario struct {
 	// taken against the baseline corrected by the control's, and a bias
 	// the method has in this run cannot pass for a cost.
 	Control bool `yaml:"control"`
+	// Kubernetes sets how the scenario runs in a cluster (toll run
+	// --kubernetes, toll k8s render); a local run ignores it.
+	Kubernetes *Kubernetes `yaml:"kubernetes"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`

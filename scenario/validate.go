@@ -208,6 +208,7 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("network", "%q is not one of host, isolated", s.Network)
 	}
+	v.kubernetes(s)
 	if !v.present("sample") {
 		s.Sample = Duration(DefaultSample)
 	}
@@ -801,12 +802,12 @@ func (v *validator) requestPlaceholders(field, s string) {
 
 func checkPlaceholder(p string) error {
 	switch {
-	case p == "sink", p == "sink_addr", p == "toll", p == "variant":
+	case p == "sink", p == "sink_addr", p == "toll", p == "variant", p == "listen":
 		return nil
 	case strings.HasPrefix(p, "port:") && reName.MatchString(strings.TrimPrefix(p, "port:")):
 		return nil
 	}
-	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${sink}, ${sink_addr}, ${toll}, ${variant})", p)
+	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant})", p)
 }
 
 // expandForCheck fills placeholders with sample values so a URL or address
