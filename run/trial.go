@@ -68,9 +68,19 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 		return nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
 	s := r.s
-	measureStart := origin.Add(s.Load.Warmup.D())
+	// The first loaded trial of freshly started services begins with the
+	// variant's warm-up (JIT compilation, an agent instrumenting classes
+	// as they load), which an idle trial leaves to the next loaded one.
+	warmup := s.Load.Warmup.D()
+	var variantWarmup time.Duration
+	if !pt.Idle && !st.warmed {
+		variantWarmup = s.Load.VariantWarmup.D()
+		st.warmed = true
+	}
+	measureStart := origin.Add(warmup + variantWarmup)
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
-		TargetRate: pt.Rate, TargetUsers: pt.Users, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
+		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit, VariantWarmupS: variantWarmup.Seconds(),
+		PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
 	for _, run := range st.runs {
 		run.Started = st.fresh
@@ -123,7 +133,7 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	r.mu.Unlock()
 	cfg := load.Config{
 		Requests: reqs, Start: origin,
-		Warmup: s.Load.Warmup.D(), Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
+		Warmup: warmup + variantWarmup, Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
 		MaxConns: s.Load.MaxConns, OnSecond: onSecond,
 	}
 	if pt.Users > 0 {
@@ -132,7 +142,13 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	} else {
 		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
 	}
-	res, loadErr := load.Run(tctx, cfg)
+	var res *load.Result
+	var loadErr error
+	if pt.Idle {
+		tr.MeasureEnd = idle(tctx, measureStart, s.Load.Duration.D())
+	} else {
+		res, loadErr = load.Run(tctx, cfg)
+	}
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
@@ -177,6 +193,25 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*
 	return tr, nil
 }
 
+// idle waits out an idle trial's warm-up and window, in which no load is
+// sent and the sampler reads the services as they are, and returns when
+// the window ended: at its planned end, or when ctx ended it (a service
+// that exited, an interrupt), but not before it began.
+func idle(ctx context.Context, measureStart time.Time, window time.Duration) time.Time {
+	end := measureStart.Add(window)
+	t := time.NewTimer(time.Until(end))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return end
+	case <-ctx.Done():
+		if now := time.Now(); now.After(measureStart) {
+			return now
+		}
+		return measureStart
+	}
+}
+
 // fillLoad copies the load generator's result into the trial.
 func fillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
@@ -212,13 +247,14 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant,
-		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers})
-	if res != nil && tr.Window() > 0 {
+	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant, trialStep(tr))
+	if tr.Window() > 0 {
 		secs := tr.Window().Seconds()
-		line += fmt.Sprintf("  achieved %7.1f req/s", float64(res.Completed)/secs)
-		if res.Latency != nil && res.Latency.TotalCount() > 0 {
-			line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
+		if res != nil {
+			line += fmt.Sprintf("  achieved %7.1f req/s", float64(res.Completed)/secs)
+			if res.Latency != nil && res.Latency.TotalCount() > 0 {
+				line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
+			}
 		}
 		var cpu float64
 		for _, ser := range tr.Samples {
@@ -227,8 +263,10 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 			}
 		}
 		line += fmt.Sprintf("  CPU %.3f cores", cpu)
-		if errs := res.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
-			line += fmt.Sprintf("  errors %d", errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other)
+		if res != nil {
+			if n := res.Errors.Connect + res.Errors.Timeout + res.Errors.HTTP4xx + res.Errors.HTTP5xx + res.Errors.Other; n > 0 {
+				line += fmt.Sprintf("  errors %d", n)
+			}
 		}
 	}
 	if tr.Interrupted {
@@ -245,7 +283,7 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
+		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
 		float64(sec.Completed), float64(sec.P99.Microseconds())/1000, smp.cpuNow())
 	if sec.Errors > 0 {
 		line += fmt.Sprintf("  errors %d", sec.Errors)
@@ -255,6 +293,11 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
 		line += fmt.Sprintf("  ETA %s", (per * time.Duration(r.total-r.done)).Round(time.Second))
 	}
 	fmt.Fprint(r.opt.Progress, "\r\033[K"+line)
+}
+
+// trialStep describes the step a load test's trial ran at.
+func trialStep(tr *record.Trial) scenario.Step {
+	return scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers, Idle: tr.Idle, CPULimit: tr.CPULimit}
 }
 
 func isMeasured(tr *record.Trial, name string) bool {
@@ -280,7 +323,7 @@ func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
 		from = "the send (closed model)"
 	}
 	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %s; latency in microseconds from %s", tr.Index, tr.Variant, tr.Round,
-		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers}, from))
+		trialStep(tr), from))
 	lw.OutputLogFormatVersion()
 	lw.OutputStartTime(start)
 	lw.OutputBaseTime(start)
