@@ -160,7 +160,7 @@ func TestMatrixCPUs(t *testing.T) {
 			t.Errorf("services not started afresh under each limit: %v", err)
 		}
 	}
-	for _, want := range []string{"at 0.1 CPU, 4 users", "at 1 CPU, 4 users"} {
+	for _, want := range []string{"at 0.05 CPU, 4 users", "at 1 CPU, 4 users"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("report lacks %q:\n%s", want, stdout)
 		}
