@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
@@ -254,16 +255,51 @@ func stepDots(s *analyze.Summary, st analyze.Step, colors map[string]string) []t
 
 // loadCharts plots, for a run of several load steps, each variant's
 // change in the headline costs against the step's load, with its interval
-// as a band: how the agent's cost grows with rate or users.
+// as a band: how the agent's cost grows with rate or users. A matrix of
+// CPU limits gets a set of charts per limit, or, with one load step,
+// one set against the CPU limit.
 func loadCharts(s *analyze.Summary, colors map[string]string) []template.HTML {
+	var groups [][]analyze.Step // steps by CPU limit, in order
+	for i, st := range s.Steps {
+		if i == 0 || st.CPULimit != s.Steps[i-1].CPULimit {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], st)
+	}
+	if len(groups) > 1 && len(groups) == len(s.Steps) {
+		return deltaCharts(s, s.Steps, colors, "against CPU limit", "CPU limit (cores)", func(st analyze.Step) float64 { return st.CPULimit })
+	}
 	xlabel := "target rate (req/s)"
 	if len(s.Steps) > 0 && s.Steps[0].Users > 0 {
 		xlabel = "users"
 	}
+	load := func(st analyze.Step) float64 {
+		if st.Users > 0 {
+			return float64(st.Users)
+		}
+		return st.Rate
+	}
+	var out []template.HTML
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		title := "against load"
+		if len(groups) > 1 {
+			title += " at " + strconv.FormatFloat(g[0].CPULimit, 'f', -1, 64) + " CPU"
+		}
+		out = append(out, deltaCharts(s, g, colors, title, xlabel, load)...)
+	}
+	return out
+}
+
+// deltaCharts plots each variant's change in the headline costs over
+// steps, each at at(step), with its interval as a band.
+func deltaCharts(s *analyze.Summary, steps []analyze.Step, colors map[string]string, title, xlabel string, at func(analyze.Step) float64) []template.HTML {
 	var out []template.HTML
 	for _, cost := range []analyze.Cost{analyze.CPUPerRequest, analyze.LatencyP99, analyze.RSS} {
 		info := analyze.Info(cost)
-		c := lineChart{Title: "Δ% " + info.Label + " against load", XLabel: xlabel, YLabel: "Δ% vs " + s.Baseline, Width: 560, ZeroLine: true}
+		c := lineChart{Title: "Δ% " + info.Label + " " + title, XLabel: xlabel, YLabel: "Δ% vs " + s.Baseline, Width: 560, ZeroLine: true}
 		used := map[string]bool{}
 		for _, v := range s.Variants {
 			if v == s.Baseline {
@@ -271,11 +307,8 @@ func loadCharts(s *analyze.Summary, colors map[string]string) []template.HTML {
 			}
 			var sr chartSeries
 			sr.Color, sr.Width = colors[v], 2
-			for _, st := range s.Steps {
-				x := st.Rate
-				if st.Users > 0 {
-					x = float64(st.Users)
-				}
+			for _, st := range steps {
+				x := at(st)
 				for _, vr := range st.Variants {
 					cr, ok := find(vr.Costs, cost)
 					if vr.Name != v || !ok || cr.Delta == nil || cr.Delta.Pct == nil {
