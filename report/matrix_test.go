@@ -46,11 +46,12 @@ func matrixSummary(t *testing.T, cpus, rates []float64) *analyze.Summary {
 // limit (several).
 func TestMatrixReport(t *testing.T) {
 	s := matrixSummary(t, []float64{1, 2}, []float64{50, 100})
+	s.Manifest.Load.VariantWarmupS = 60
 	var text bytes.Buffer
 	if err := Text(&text, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"at 1 CPU, 50 req/s", "at 2 CPU, 100 req/s", "otel at 2 CPU, 50 req/s:"} {
+	for _, want := range []string{"at 1 CPU, 50 req/s", "at 2 CPU, 100 req/s", "otel at 2 CPU, 50 req/s:", "restart , variant warm-up 1m0s, seed"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())
 		}
