@@ -1,6 +1,7 @@
 package run
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -24,5 +25,20 @@ func TestDuetLag(t *testing.T) {
 		if got := duetLag(s, &tt.trial); got != tt.want {
 			t.Errorf("%s: lag %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestIdleWindow checks an idle trial's wait: to the window's planned end,
+// or to when its context ends, but never before the window begins.
+func TestIdleWindow(t *testing.T) {
+	start := time.Now().Add(20 * time.Millisecond)
+	if end := idle(context.Background(), start, 30*time.Millisecond); !end.Equal(start.Add(30*time.Millisecond)) || time.Now().Before(end) {
+		t.Errorf("idle returned %v before the window's end %v", end, start.Add(30*time.Millisecond))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start = time.Now().Add(time.Hour)
+	if end := idle(ctx, start, time.Hour); !end.Equal(start) {
+		t.Errorf("cut before its window, idle returned %v, want the window's start %v", end, start)
 	}
 }
