@@ -86,3 +86,69 @@ func TestMatrixReport(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleReport checks how every report shows an idle step (rate: 0)
+// beside a loaded one: named "idle", with its costs at rest and none of
+// the per-request rows, every chart drawing something, and the exports
+// holding no NaN.
+func TestIdleReport(t *testing.T) {
+	m := &record.Manifest{Scenario: "idle", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Rounds: 3,
+		Load: record.LoadSettings{Model: "open", Rates: []float64{0, 100}, DurationS: 6}}
+	var trials []*record.Trial
+	idx := 0
+	for step, rate := range []float64{0, 100} {
+		for r := 1; r <= 3; r++ {
+			for _, v := range []string{"baseline", "otel"} {
+				idx++
+				tr := htmlTrial(t, idx, r, v, 6, 100, 0.001, 1000, true)
+				tr.Step = step
+				if rate == 0 {
+					tr.Idle, tr.TargetRate, tr.Intervals = true, 0, nil
+				}
+				trials = append(trials, tr)
+			}
+		}
+	}
+	s, err := analyze.Summarize(m, trials, analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := Text(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	idle, loaded, ok := strings.Cut(text.String(), "\n  at 100 req/s\n")
+	if !ok || !strings.Contains(idle, "\n  at idle\n") {
+		t.Fatalf("no idle step before the loaded one:\n%s", text.String())
+	}
+	_, idle, _ = strings.Cut(idle, "\n  at idle\n")
+	for _, row := range []string{"CPU per request", "throughput", "latency p99", "errors (%)"} {
+		if strings.Contains(idle, "  "+row) {
+			t.Errorf("the idle step has a %q row:\n%s", row, idle)
+		}
+		if !strings.Contains(loaded, "  "+row) {
+			t.Errorf("the loaded step lacks its %q row", row)
+		}
+	}
+	for _, row := range []string{"CPU (cores)", "RSS (MiB)", "JVM heap used (MiB)"} {
+		if !strings.Contains(idle, "  "+row) {
+			t.Errorf("the idle step lacks its %q row:\n%s", row, idle)
+		}
+	}
+	var page, om, csv bytes.Buffer
+	if err := HTML(&page, s); err != nil {
+		t.Fatal(err)
+	}
+	checkSVGs(t, page.Bytes())
+	if err := OpenMetrics(&om, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := CSV(&csv, s); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"metrics.txt": om.String(), "trials.csv": csv.String(), "report.html": page.String()} {
+		if strings.Contains(out, "NaN") {
+			t.Errorf("%s holds NaN", name)
+		}
+	}
+}
