@@ -641,6 +641,9 @@ func (v *validator) load(l *Load, duet bool) {
 	if l.Quantum != nil {
 		v.duration("load.quantum", *l.Quantum)
 	}
+	if idleOnly && l.VariantWarmup > 0 {
+		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
+	}
 	switch {
 	case !v.present("load.max_conns"):
 		l.MaxConns = DefaultMaxConns

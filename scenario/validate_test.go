@@ -113,6 +113,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"slo_p99 2m", duration, duration + "find_max: {slo_p99: 2m}\n", 22, "find_max.slo_p99", "latencies are recorded up to 60s"},
 		{"trim 25h", duration, duration + "trim: {start: 25h}\n", 22, "trim.start", "above toll's limit of 24h0m0s"},
 		{"variant_warmup 25h", duration, duration + "  variant_warmup: 25h\n", 22, "load.variant_warmup", "above toll's limit of 24h0m0s"},
+		{"variant_warmup with idle steps only", rate + duration, "  rate: 0\n" + duration + "  variant_warmup: 1m\n", 22, "load.variant_warmup", "every step of this scenario is idle"},
 		{"variant_warmup negative", duration, duration + "  variant_warmup: -1s\n", 22, "load.variant_warmup", `"-1s" is negative`},
 		// Per-variant limits, as a service's.
 		{"variant cpu_limit beyond the CPUs", "    exports: true\n", "    exports: true\n    cpu_limit: 99\n", 14, "variants[1].cpu_limit", "99 cores is more than the 2 CPUs toll may use (0-1)"},
