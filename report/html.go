@@ -35,6 +35,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	}
 	d.M = m
 	d.Command = strings.Join(m.Command, " ")
+	d.VariantWarmup = strings.TrimPrefix(variantWarmup(m), ", ")
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -157,13 +158,15 @@ type htmlData struct {
 	M                  *record.Manifest
 	Command, Started   string
 	Memory             string
-	Variants           []variantRef
-	Headlines          []htmlHeadline
-	Bars               []template.HTML
-	Load               []template.HTML
-	Steps              []htmlStep
-	Warnings, Flags    []string
-	Targets            []variantTarget
+	// VariantWarmup is "variant warm-up 1m0s" when the run had one.
+	VariantWarmup   string
+	Variants        []variantRef
+	Headlines       []htmlHeadline
+	Bars            []template.HTML
+	Load            []template.HTML
+	Steps           []htmlStep
+	Warnings, Flags []string
+	Targets         []variantTarget
 	// Partial says what a partial run is missing; Invalid why the run's
 	// measurement is not valid.
 	Partial string
@@ -497,7 +500,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <body>
 <h1>toll: {{.Scenario}}</h1>
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
-against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}mode {{.M.Mode}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
+against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}mode {{.M.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">

@@ -75,6 +75,9 @@ func TestMatrixReport(t *testing.T) {
 			t.Fatal(err)
 		}
 		labels := checkSVGs(t, page.Bytes())
+		if tt.s == s && !strings.Contains(page.String(), "variant warm-up 1m0s, seed") {
+			t.Error("report.html does not name the variant warm-up")
+		}
 		for _, want := range tt.want {
 			found := false
 			for _, l := range labels {
