@@ -158,19 +158,20 @@ type htmlData struct {
 	M                  *record.Manifest
 	Command, Started   string
 	Memory             string
-	// VariantWarmup is "variant warm-up 1m0s" when the run had one.
-	VariantWarmup   string
-	Variants        []variantRef
-	Headlines       []htmlHeadline
-	Bars            []template.HTML
-	Load            []template.HTML
-	Steps           []htmlStep
-	Warnings, Flags []string
-	Targets         []variantTarget
+	Variants           []variantRef
+	Headlines          []htmlHeadline
+	Bars               []template.HTML
+	Load               []template.HTML
+	Steps              []htmlStep
+	Warnings, Flags    []string
+	Targets            []variantTarget
 	// Partial says what a partial run is missing; Invalid why the run's
 	// measurement is not valid.
 	Partial string
 	Invalid []string
+
+	// VariantWarmup is "variant warm-up 1m0s" when the run had one.
+	VariantWarmup string
 }
 
 // chartedCosts are the costs the Δ% chart shows, when measured: what a
