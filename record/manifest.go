@@ -32,13 +32,13 @@ type Manifest struct {
 	TrimStartS float64      `json:"trim_start_s"`
 	TrimEndS   float64      `json:"trim_end_s"`
 	Load       LoadSettings `json:"load"`
+	Host       Host         `json:"host"`
+	Layout     Layout       `json:"layout"`
+	Started    time.Time    `json:"started"`
+	Finished   time.Time    `json:"finished,omitzero"`
 	// Matrix is a load test's matrix: its steps are every load step under
 	// each setting, the settings the outer loop.
-	Matrix   *Matrix   `json:"matrix,omitempty"`
-	Host     Host      `json:"host"`
-	Layout   Layout    `json:"layout"`
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished,omitzero"`
+	Matrix *Matrix `json:"matrix,omitempty"`
 	// Interrupted is set when the run was cut short; its finished trials
 	// are still in the directory.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -100,15 +100,15 @@ type LoadSettings struct {
 	ThinkDistribution string  `json:"think_distribution,omitempty"`
 	RampS             float64 `json:"ramp_s,omitempty"`
 	// QuantumS is the open model's release grid (0: exact times).
-	QuantumS float64 `json:"quantum_s"`
-	WarmupS  float64 `json:"warmup_s"`
+	QuantumS  float64 `json:"quantum_s"`
+	WarmupS   float64 `json:"warmup_s"`
+	DurationS float64 `json:"duration_s"`
+	TimeoutS  float64 `json:"timeout_s"`
+	MaxConns  int     `json:"max_conns"`
+	Target    string  `json:"target"`
 	// VariantWarmupS is load sent to a variant's freshly started services
 	// before their first loaded trial (load.variant_warmup); 0 for none.
 	VariantWarmupS float64 `json:"variant_warmup_s,omitempty"`
-	DurationS      float64 `json:"duration_s"`
-	TimeoutS       float64 `json:"timeout_s"`
-	MaxConns       int     `json:"max_conns"`
-	Target         string  `json:"target"`
 	// SampleS is the probes' sampling interval.
 	SampleS float64 `json:"sample_s"`
 }
