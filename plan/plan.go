@@ -8,9 +8,11 @@
 // repeated exactly from its seed. The restart policy decides how often
 // services are started afresh: for every trial, for every round, or once.
 //
-// The same plan serves every workload: a load test's rounds, a start-up
-// experiment's repetitions (one step per CPU limit; each trial starts the
-// services itself), and a job's repetitions (services started once).
+// The same plan serves every workload: a load test's rounds (its load
+// steps, idle ones too, under each CPU limit of a matrix, the services
+// started afresh under each), a start-up experiment's repetitions (one step
+// per CPU limit; each trial starts the services itself), and a job's
+// repetitions (services started once).
 package plan
 
 import (
