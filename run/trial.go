@@ -36,6 +36,7 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	if lag := duetLag(r.s, pair[1]); lag > 0 {
 		origins[pair[1].Round%2] = origin.Add(lag)
 	}
+	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, pt := range pair {
@@ -47,6 +48,16 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// owedWarmup makes the two sides of a duet both owed the variant warm-up
+// (load.variant_warmup) when either is, so that their windows stay on one
+// timeline: a variant started beside a baseline that has run before gets
+// its warm-up, and the baseline then warms again with it.
+func owedWarmup(a, b *started) {
+	if a != nil && b != nil && (!a.warmed || !b.warmed) {
+		a.warmed, b.warmed = false, false
+	}
 }
 
 // duetLag is how far one side of a duet trial t runs behind the other: half

@@ -42,3 +42,20 @@ func TestIdleWindow(t *testing.T) {
 		t.Errorf("cut before its window, idle returned %v, want the window's start %v", end, start)
 	}
 }
+
+// TestDuetSidesWarmTogether checks that the two sides of a duet are owed
+// the variant warm-up together, so that their windows stay aligned.
+func TestDuetSidesWarmTogether(t *testing.T) {
+	for _, tt := range []struct{ a, b, want bool }{
+		{true, true, true},
+		{true, false, false},
+		{false, true, false},
+		{false, false, false},
+	} {
+		a, b := &started{warmed: tt.a}, &started{warmed: tt.b}
+		owedWarmup(a, b)
+		if a.warmed != tt.want || b.warmed != tt.want {
+			t.Errorf("warmed %v and %v: after, %v and %v, want both %v", tt.a, tt.b, a.warmed, b.warmed, tt.want)
+		}
+	}
+}
