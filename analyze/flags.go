@@ -60,8 +60,10 @@ const (
 // toll's sink received none over the trial's whole cycle (costs attributed
 // by attributeTelemetry).
 func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
-	if t.Startup != nil || (t.Job != nil && tc.Costs[JobSpans] != 0) {
-		return nil // a start sends nothing yet; a job's spans are counted per run
+	if t.Startup != nil || t.Idle || (t.Job != nil && tc.Costs[JobSpans] != 0) {
+		// A start sends nothing yet; a job's spans are counted per run; an
+		// idle agent may rightly send nothing (no request, no span).
+		return nil
 	}
 	if !t.Exports || tc.Costs[Spans] != 0 || tc.Costs[ExportBytes] != 0 {
 		return nil

@@ -38,6 +38,16 @@ var headlineChanges = []struct {
 	{CPUPerRequest, false}, {LatencyP99, false}, {RSS, false}, {Memory, false},
 }
 
+// idleHeadlineChanges are the costs an idle step's headline gives as
+// changes: its static cost, with no request to count per (Sermant's tables
+// of memory, classes and threads at rest).
+var idleHeadlineChanges = []struct {
+	cost         Cost
+	onlyResolved bool
+}{
+	{CPUCores, false}, {RSS, false}, {Memory, false}, {Threads, false}, {Classes, false},
+}
+
 // headlineValues are the costs a headline gives as the variant's value.
 var headlineValues = []Cost{SpansPerReq, ExportBytes}
 
@@ -51,7 +61,11 @@ func headlines(s *Summary) []Headline {
 			}
 			h := Headline{Step: st.Index, Variant: v.Name}
 			haveRSS := false
-			for _, hc := range headlineChanges {
+			changes := headlineChanges
+			if st.Idle {
+				changes = idleHeadlineChanges
+			}
+			for _, hc := range changes {
 				c, ok := costResult(v.Costs, hc.cost)
 				if !ok || c.Delta == nil || (hc.onlyResolved && !c.Delta.Significant) || (hc.cost == Memory && haveRSS) {
 					continue

@@ -147,15 +147,24 @@ func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
 // lines of a service's log after it.
 var logFollows = regexp.MustCompile(`; last \d+ log lines:$`)
 
-// stepLabel names load step i of the manifest's load settings.
+// stepLabel names load step i of the manifest's load settings: in a
+// matrix, load step i % n under the matrix's setting i / n, where n is the
+// number of load steps.
 func stepLabel(m *record.Manifest, i int) string {
+	var st Step
+	if n := len(m.Load.Users) + len(m.Load.Rates); m.Matrix != nil && n > 0 && i/n < len(m.Matrix.CPUs) {
+		st.CPULimit = m.Matrix.CPUs[i/n]
+		i %= n
+	}
 	switch {
 	case i < len(m.Load.Users):
-		return Step{Users: m.Load.Users[i]}.Label()
+		st.Users = m.Load.Users[i]
 	case i < len(m.Load.Rates):
-		return Step{Rate: m.Load.Rates[i]}.Label()
+		st.Rate, st.Idle = m.Load.Rates[i], m.Load.Rates[i] == 0
+	default:
+		return "step " + strconv.Itoa(i)
 	}
-	return "step " + strconv.Itoa(i)
+	return st.Label()
 }
 
 // uniq returns xs without repeats, in their first order.

@@ -26,15 +26,18 @@ type RunComparison struct {
 type StepChange struct {
 	Rate  float64 `json:"target_rate"`
 	Users int     `json:"target_users,omitempty"`
-	// CPULimit and Workload are those of a start-up or job experiment's step.
+	// Idle is set for a step of rate 0 (no load).
+	Idle bool `json:"idle,omitempty"`
+	// CPULimit and Workload are those of a start-up or job experiment's
+	// step; CPULimit also a load test's matrix step's.
 	CPULimit float64         `json:"cpu_limit,omitempty"`
 	Workload string          `json:"workload,omitempty"`
 	Variants []VariantChange `json:"variants"`
 }
 
-// Label names the step: "300 req/s", "50 users", "1 CPU" or "job".
+// Label names the step as Step.Label does.
 func (st StepChange) Label() string {
-	return Step{Rate: st.Rate, Users: st.Users, CPULimit: st.CPULimit, Workload: st.Workload}.Label()
+	return Step{Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Workload: st.Workload}.Label()
 }
 
 // VariantChange is one variant's overheads in both runs and their change.
@@ -69,7 +72,7 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 		if !ok {
 			continue
 		}
-		st := StepChange{Rate: sa.Rate, Users: sa.Users, CPULimit: sa.CPULimit, Workload: sa.Workload}
+		st := StepChange{Rate: sa.Rate, Users: sa.Users, Idle: sa.Idle, CPULimit: sa.CPULimit, Workload: sa.Workload}
 		for _, va := range sa.Variants {
 			vb, ok := variantOf(sb, va.Name)
 			if !ok || va.Name == a.Baseline {

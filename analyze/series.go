@@ -104,6 +104,18 @@ var seriesMetrics = []seriesMetric{
 	{"rate", "Achieved rate", "req/s", func(t *secondsOf) map[int]float64 { return ratePerSecond(t.Trial) }},
 }
 
+// seriesFrom is the first second of trial t that its step's series show:
+// the start of its own warm-up, so that the variant's warm-up before a
+// first trial (load.variant_warmup, a minute or more, in one trial only)
+// does not stretch every chart of the step. Without one, every second.
+func seriesFrom(t *record.Trial) int {
+	if t.VariantWarmupS <= 0 || t.Start.IsZero() {
+		return math.MinInt
+	}
+	own := t.MeasureStart.Sub(t.Start).Seconds() - t.VariantWarmupS
+	return int(math.Ceil(-own - 1e-9))
+}
+
 // stepSeries builds every variant's per-second series at one step from
 // the trials compared there.
 func stepSeries(variants []string, trials []*record.Trial) []SeriesSet {
@@ -122,8 +134,11 @@ func stepSeries(variants []string, trials []*record.Trial) []SeriesSet {
 		for _, m := range seriesMetrics {
 			byT := map[int][]float64{}
 			for _, t := range mine {
+				from := seriesFrom(t.Trial)
 				for k, x := range m.values(t) {
-					byT[k] = append(byT[k], x)
+					if k >= from {
+						byT[k] = append(byT[k], x)
+					}
 				}
 			}
 			if len(byT) == 0 {

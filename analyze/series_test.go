@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/record"
 )
@@ -164,5 +165,38 @@ func TestHeadlines(t *testing.T) {
 	}
 	if len(h.Values) == 0 || h.Values[0].Cost != SpansPerReq || h.Values[0].Value <= 0 {
 		t.Errorf("values %+v, want the spans per request the variant sends", h.Values)
+	}
+}
+
+// TestSeriesLeaveOutVariantWarmup checks that a first trial's variant
+// warm-up (load.variant_warmup) stays out of the step's per-second series:
+// they begin where the trials' own warm-up does.
+func TestSeriesLeaveOutVariantWarmup(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline"}}
+	var trials []*record.Trial
+	for r := 1; r <= 3; r++ {
+		tr := synthetic(t, r, r, "baseline", 5, 100, 0.005, 1000)
+		tr.Start = tr.MeasureStart.Add(-2 * time.Second)
+		if r == 1 {
+			// 30 s of variant warm-up before the trial's own 2 s.
+			tr.VariantWarmupS, tr.Start = 30, tr.MeasureStart.Add(-32*time.Second)
+			var pts []record.Sample
+			for x := -32; x <= 5; x++ {
+				pts = append(pts, record.Sample{T: float64(x), CPU: 10 + 0.5*float64(x+32), RSS: 50 << 20})
+			}
+			tr.Samples[0].Points = pts
+		}
+		trials = append(trials, tr)
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range s.Steps[0].Series {
+		for _, name := range []string{"cpu", "rss"} {
+			if ts := metric(t, set, name).T; len(ts) == 0 || ts[0] < -2 {
+				t.Errorf("%s series begins at %v, before the trials' own warm-up of 2 s", name, ts[:min(len(ts), 1)])
+			}
+		}
 	}
 }

@@ -60,7 +60,11 @@ type Step struct {
 	// number of users (the other is 0).
 	Rate  float64 `json:"target_rate"`
 	Users int     `json:"target_users,omitempty"`
-	// CPULimit is a start-up experiment's CPU quota in cores (0: none).
+	// Idle is set for a load test's step of rate 0: the services were
+	// measured with no load, and per-request costs are absent.
+	Idle bool `json:"idle,omitempty"`
+	// CPULimit is the CPU quota in cores of a start-up experiment's step
+	// or of a load test's matrix step (0: none).
 	CPULimit float64 `json:"cpu_limit,omitempty"`
 	// Workload is "startup" or "job" for those experiments; empty for
 	// a load test's step.
@@ -81,7 +85,7 @@ type Step struct {
 
 // stepOf describes the step trial t ran at.
 func stepOf(m *record.Manifest, t *record.Trial) Step {
-	st := Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers}
+	st := Step{Index: t.Step, Rate: t.TargetRate, Users: t.TargetUsers, Idle: t.Idle, CPULimit: t.CPULimit}
 	if m.Workload != "" && m.Workload != "load" {
 		st.Workload = m.Workload
 	}
@@ -91,21 +95,30 @@ func stepOf(m *record.Manifest, t *record.Trial) Step {
 	return st
 }
 
-// Label names the step: "300 req/s", "50 users", "1 CPU", "no CPU limit"
-// (a start-up experiment) or "job".
+// Label names the step: "300 req/s", "50 users", "idle", "1 CPU" or "no
+// CPU limit" (a start-up experiment), "job", or in a load test's matrix
+// "1 CPU, 300 req/s".
 func (st Step) Label() string {
+	cpu := strconv.FormatFloat(st.CPULimit, 'f', -1, 64) + " CPU"
 	switch {
-	case st.CPULimit > 0:
-		return strconv.FormatFloat(st.CPULimit, 'f', -1, 64) + " CPU"
+	case st.Workload == "startup" && st.CPULimit > 0:
+		return cpu
 	case st.Workload == "startup":
 		return "no CPU limit"
 	case st.Workload == "job":
 		return "job"
 	}
-	if st.Users > 0 {
-		return fmt.Sprintf("%d users", st.Users)
+	load := strconv.FormatFloat(st.Rate, 'f', -1, 64) + " req/s"
+	switch {
+	case st.Users > 0:
+		load = fmt.Sprintf("%d users", st.Users)
+	case st.Idle:
+		load = "idle"
 	}
-	return strconv.FormatFloat(st.Rate, 'f', -1, 64) + " req/s"
+	if st.CPULimit > 0 {
+		return cpu + ", " + load
+	}
+	return load
 }
 
 // VariantResult is one variant's costs at one load step. Costs are the

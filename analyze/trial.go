@@ -103,7 +103,9 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		errs = errs.Add(iv.Errors)
 	}
 	secs := w.Length()
-	tc.Costs[Throughput] = float64(completed) / secs
+	if !t.Idle { // an idle step sent nothing: its per-request costs are absent
+		tc.Costs[Throughput] = float64(completed) / secs
+	}
 	if peak > 0 {
 		tc.Costs[PeakThroughput] = float64(peak)
 	}

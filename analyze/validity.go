@@ -11,7 +11,7 @@ import (
 // invalidRun returns why the run's measurement is not valid: one reason for
 // each load step and variant that has trials, none of which is sound. A
 // trial is unsound when no request of its measured window (untrimmed)
-// succeeded, when
+// succeeded (an idle trial sends none), when
 // it could not be analysed, or when it carries a flag that invalidates it
 // (see invalidates). Trials left out because they were cut short are not
 // judged (they are missing, which Partial reports), unless they were kept
@@ -58,6 +58,8 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 			if bad {
 				ok = 0
 			}
+		} else if t.Idle {
+			ok = 1 // an idle trial sends no request to succeed
 		}
 		if ok == 0 {
 			tl.failed++

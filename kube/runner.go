@@ -125,8 +125,12 @@ func (r *Runner) Setup(ctx context.Context, rr run.RemoteRun) error {
 }
 
 // Start creates the pod of the variant's next start and waits until it
-// is ready: every service's readiness check passes.
-func (r *Runner) Start(ctx context.Context, variant string) error {
+// is ready: every service's readiness check passes. A matrix's cpuLimit is
+// refused before the run (run.checkRemote), so it is always 0 here.
+func (r *Runner) Start(ctx context.Context, variant string, cpuLimit float64) error {
+	if cpuLimit > 0 {
+		return fmt.Errorf("variant %s: a matrix CPU limit (%g) runs on this machine only", variant, cpuLimit)
+	}
 	r.starts[variant]++
 	pod := r.b.Pod(variant, r.starts[variant])
 	if _, err := r.Client.CoreV1().Pods(r.b.Namespace()).Create(ctx, pod, metav1.CreateOptions{}); err != nil {

@@ -8,9 +8,11 @@
 // repeated exactly from its seed. The restart policy decides how often
 // services are started afresh: for every trial, for every round, or once.
 //
-// The same plan serves every workload: a load test's rounds, a start-up
-// experiment's repetitions (one step per CPU limit; each trial starts the
-// services itself), and a job's repetitions (services started once).
+// The same plan serves every workload: a load test's rounds (its load
+// steps, idle ones too, under each CPU limit of a matrix, the services
+// started afresh under each), a start-up experiment's repetitions (one step
+// per CPU limit; each trial starts the services itself), and a job's
+// repetitions (services started once).
 package plan
 
 import (
@@ -59,6 +61,10 @@ type Action struct {
 	Trial *Trial
 	// Duet holds the baseline's trial and the variant's, for RunDuet.
 	Duet [2]*Trial
+	// CPULimit is, for Start, the CPU quota in cores every service of the
+	// variant starts under (a load test's matrix step); 0 keeps each
+	// service's own.
+	CPULimit float64
 }
 
 // Trial is one variant at one load step for one window.
@@ -72,6 +78,9 @@ type Trial struct {
 	Step  int
 	Rate  float64
 	Users int
+	// Idle is set for a step of rate 0: the services are measured with no
+	// load.
+	Idle bool
 	// Variant names the variant under load.
 	Variant string
 	// Order is the variant's position within its round, from 0.
@@ -79,7 +88,8 @@ type Trial struct {
 	// Pair names the variant a baseline trial ran beside in a duet; its
 	// comparison pairs with that variant only.
 	Pair string
-	// CPULimit is a start-up step's CPU quota in cores (0: none).
+	// CPULimit is the step's CPU quota in cores (a start-up step's, or a
+	// load test's matrix step's; 0: none).
 	CPULimit float64
 }
 
@@ -111,52 +121,80 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32^0x9e3779b97f4a7c15))
 	p := &Plan{Seed: seed}
-	add := func(k Kind, v string, t *Trial) { p.Actions = append(p.Actions, Action{Kind: k, Variant: v, Trial: t}) }
 	if s.Mode == scenario.ModeDuet {
 		return newDuet(s, variants, rng, p)
 	}
-	if s.Restart == scenario.RestartOnce {
-		for _, v := range variants {
-			add(Start, v, nil)
-		}
+	add := func(k Kind, v string, t *Trial, cpuLimit float64) {
+		p.Actions = append(p.Actions, Action{Kind: k, Variant: v, Trial: t, CPULimit: cpuLimit})
 	}
 	// A start-up trial starts and stops the services itself: the start is
 	// what it measures.
 	perTrial := s.Restart == scenario.RestartPerTrial && s.Workload() != scenario.WorkloadStartup
+	steps := s.Steps()
 	index := 0
-	for step, st := range s.Steps() {
+	for step, st := range steps {
+		// With restart: once, the services run through every step that
+		// shares their CPU limit: the whole run, or one setting of a
+		// load test's matrix, under which they start afresh.
+		if s.Restart == scenario.RestartOnce && newBlock(steps, step) {
+			if step > 0 {
+				for i := len(variants) - 1; i >= 0; i-- {
+					add(Stop, variants[i], nil, 0)
+				}
+			}
+			for _, v := range variants {
+				add(Start, v, nil, startLimit(s, st))
+			}
+		}
 		for round := 1; round <= s.Repetitions(); round++ {
 			order := append([]string(nil), variants...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			if s.Restart == scenario.RestartPerRound {
 				for _, v := range order {
-					add(Start, v, nil)
+					add(Start, v, nil, startLimit(s, st))
 				}
 			}
 			for i, v := range order {
 				index++
-				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, CPULimit: st.CPULimit, Variant: v, Order: i}
+				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i}
 				if perTrial {
-					add(Start, v, nil)
+					add(Start, v, nil, startLimit(s, st))
 				}
-				add(Run, v, t)
+				add(Run, v, t, 0)
 				if perTrial {
-					add(Stop, v, nil)
+					add(Stop, v, nil, 0)
 				}
 			}
 			if s.Restart == scenario.RestartPerRound {
 				for i := len(order) - 1; i >= 0; i-- {
-					add(Stop, order[i], nil)
+					add(Stop, order[i], nil, 0)
 				}
 			}
 		}
 	}
 	if s.Restart == scenario.RestartOnce {
 		for i := len(variants) - 1; i >= 0; i-- {
-			add(Stop, variants[i], nil)
+			add(Stop, variants[i], nil, 0)
 		}
 	}
 	return p
+}
+
+// newBlock reports whether step i begins a run of steps under a CPU limit
+// of their own: the first step, or one of a load test's matrix whose limit
+// differs from the step before.
+func newBlock(steps []scenario.Step, i int) bool {
+	return i == 0 || steps[i].CPULimit != steps[i-1].CPULimit
+}
+
+// startLimit is the CPU quota a Start action before a trial of step st
+// carries: the matrix step's, in a load test. A start-up experiment's
+// trials start the services themselves, under their step's limit.
+func startLimit(s *scenario.Scenario, st scenario.Step) float64 {
+	if s.Workload() != scenario.WorkloadLoad {
+		return 0
+	}
+	return st.CPULimit
 }
 
 // newDuet plans a duet run: each round runs the baseline beside each other
@@ -176,11 +214,12 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 	// +0.24% in the first duet of a round, where the baseline had always
 	// started first). A fresh random start order keeps that from always
 	// favouring one side.
+	var cpuLimit float64 // the step's, as a matrix sets it
 	start := func(vs ...string) {
 		vs = append([]string(nil), vs...)
 		rng.Shuffle(len(vs), func(i, j int) { vs[i], vs[j] = vs[j], vs[i] })
 		for _, v := range vs {
-			p.Actions = append(p.Actions, Action{Kind: Start, Variant: v})
+			p.Actions = append(p.Actions, Action{Kind: Start, Variant: v, CPULimit: cpuLimit})
 		}
 	}
 	startAll := func() { start(variants...) }
@@ -189,11 +228,16 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 			p.Actions = append(p.Actions, Action{Kind: Stop, Variant: variants[i]})
 		}
 	}
-	if s.Restart == scenario.RestartOnce {
-		startAll()
-	}
 	index := 0
-	for step, st := range s.Load.Steps() {
+	steps := s.Steps()
+	for step, st := range steps {
+		cpuLimit = st.CPULimit
+		if s.Restart == scenario.RestartOnce && newBlock(steps, step) {
+			if step > 0 {
+				stopAll()
+			}
+			startAll()
+		}
 		for round := 1; round <= s.Rounds; round++ {
 			order := append([]string(nil), others...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
@@ -201,8 +245,8 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 				startAll()
 			}
 			for i, v := range order {
-				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: s.Baseline, Order: i, Pair: v}
-				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Variant: v, Order: i}
+				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: s.Baseline, Order: i, Pair: v}
+				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i}
 				index += 2
 				if s.Restart == scenario.RestartPerTrial {
 					start(s.Baseline, v)

@@ -234,3 +234,60 @@ func TestWorkloadPlans(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixStartsEachLimitAfresh checks a load test's matrix: every
+// trial runs under its step's CPU limit, on services started under that
+// limit, which with restart: once means a start of every variant per
+// setting (a JVM sizes itself from the CPUs it sees at start), and in a
+// duet too.
+func TestMatrixStartsEachLimitAfresh(t *testing.T) {
+	for _, tt := range []struct {
+		restart, mode string
+		starts        int
+	}{
+		{scenario.RestartOnce, scenario.ModeSequential, 2 * 3},
+		{scenario.RestartPerRound, scenario.ModeSequential, 2 * 2 * 2 * 3},
+		{scenario.RestartPerTrial, scenario.ModeSequential, 2 * 2 * 2 * 3},
+		{scenario.RestartOnce, scenario.ModeDuet, 2 * 3},
+	} {
+		s := scen(tt.restart, 2, 0, 100)
+		s.Mode = tt.mode
+		s.Baseline = "baseline"
+		s.Matrix.CPUs = []float64{1, 0.5}
+		p := New(s, 7)
+		limit := map[string]float64{} // the limit each running variant started under
+		starts := 0
+		for _, a := range p.Actions {
+			switch a.Kind {
+			case Start:
+				starts++
+				limit[a.Variant] = a.CPULimit
+			case Stop:
+				delete(limit, a.Variant)
+			case Run, RunDuet:
+				ts := []*Trial{a.Trial}
+				if a.Kind == RunDuet {
+					ts = a.Duet[:]
+				}
+				for _, tr := range ts {
+					got, up := limit[tr.Variant]
+					if !up || got != tr.CPULimit {
+						t.Errorf("%s %s: trial %d (%s, step %d, %v CPU) runs on services started under %v (running %v)", tt.restart, tt.mode, tr.Index, tr.Variant, tr.Step, tr.CPULimit, got, up)
+					}
+					if want := []float64{1, 1, 0.5, 0.5}[tr.Step]; tr.CPULimit != want {
+						t.Errorf("%s %s: trial %d at step %d has limit %v, want %v", tt.restart, tt.mode, tr.Index, tr.Step, tr.CPULimit, want)
+					}
+					if tr.Idle != (tr.Step%2 == 0) {
+						t.Errorf("%s %s: trial %d at step %d idle=%v", tt.restart, tt.mode, tr.Index, tr.Step, tr.Idle)
+					}
+				}
+			}
+		}
+		if starts != tt.starts {
+			t.Errorf("%s %s: %d starts, want %d", tt.restart, tt.mode, starts, tt.starts)
+		}
+		if len(limit) > 0 {
+			t.Errorf("%s %s: left running: %v", tt.restart, tt.mode, limit)
+		}
+	}
+}

@@ -40,6 +40,9 @@ type Manifest struct {
 	Layout     Layout       `json:"layout"`
 	Started    time.Time    `json:"started"`
 	Finished   time.Time    `json:"finished,omitzero"`
+	// Matrix is a load test's matrix: its steps are every load step under
+	// each setting, the settings the outer loop.
+	Matrix *Matrix `json:"matrix,omitempty"`
 	// Interrupted is set when the run was cut short; its finished trials
 	// are still in the directory.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -107,8 +110,18 @@ type LoadSettings struct {
 	TimeoutS  float64 `json:"timeout_s"`
 	MaxConns  int     `json:"max_conns"`
 	Target    string  `json:"target"`
+	// VariantWarmupS is load sent to a variant's freshly started services
+	// before their first loaded trial (load.variant_warmup); 0 for none.
+	VariantWarmupS float64 `json:"variant_warmup_s,omitempty"`
 	// SampleS is the probes' sampling interval.
 	SampleS float64 `json:"sample_s"`
+}
+
+// Matrix is the settings a load test's steps were repeated under.
+type Matrix struct {
+	// CPUs are the CPU quotas in cores (matrix.cpus): step i ran under
+	// CPUs[i / len(load steps)].
+	CPUs []float64 `json:"cpus,omitempty"`
 }
 
 // Host describes the machine a run happened on.

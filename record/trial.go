@@ -21,6 +21,16 @@ type Trial struct {
 	TargetRate float64 `json:"target_rate"`
 	// TargetUsers is the step's number of users (closed model).
 	TargetUsers int `json:"target_users,omitempty"`
+	// Idle is set for a step of rate 0: no load was sent, and the window
+	// measured the services idle.
+	Idle bool `json:"idle,omitempty"`
+	// CPULimit is the CPU quota in cores every service ran under at this
+	// step of a load test's matrix (matrix.cpus); 0 outside a matrix.
+	CPULimit float64 `json:"cpu_limit,omitempty"`
+	// VariantWarmupS is the load.variant_warmup, in seconds, that this
+	// trial's warm-up began with: the first loaded trial of freshly started
+	// services. It lies between Start and MeasureStart, and is not measured.
+	VariantWarmupS float64 `json:"variant_warmup_s,omitempty"`
 	// PlannedS is the measured window asked for, in seconds.
 	PlannedS float64 `json:"planned_s"`
 	// Start is the load timeline's origin (warm-up begins); MeasureStart and
@@ -79,6 +89,10 @@ type ServiceRun struct {
 	Log    string `json:"log"`
 	Cgroup string `json:"cgroup,omitempty"`
 	CPUs   string `json:"cpus,omitempty"`
+	// CPULimit and MemoryLimitBytes are the cgroup limits the service ran
+	// under (its own, its variant's, or the matrix step's); 0 for none.
+	CPULimit         float64 `json:"cpu_limit,omitempty"`
+	MemoryLimitBytes int64   `json:"memory_limit_bytes,omitempty"`
 	// Image is the image of a service run as a container, and Container
 	// its engine and name (e.g. "podman toll-12-34-baseline.provider-1").
 	Image     string `json:"image,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
@@ -34,6 +35,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	}
 	d.M = m
 	d.Command = strings.Join(m.Command, " ")
+	d.VariantWarmup = strings.TrimPrefix(variantWarmup(m), ", ")
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -167,6 +169,9 @@ type htmlData struct {
 	// measurement is not valid.
 	Partial string
 	Invalid []string
+
+	// VariantWarmup is "variant warm-up 1m0s" when the run had one.
+	VariantWarmup string
 }
 
 // chartedCosts are the costs the Δ% chart shows, when measured: what a
@@ -254,16 +259,51 @@ func stepDots(s *analyze.Summary, st analyze.Step, colors map[string]string) []t
 
 // loadCharts plots, for a run of several load steps, each variant's
 // change in the headline costs against the step's load, with its interval
-// as a band: how the agent's cost grows with rate or users.
+// as a band: how the agent's cost grows with rate or users. A matrix of
+// CPU limits gets a set of charts per limit, or, with one load step,
+// one set against the CPU limit.
 func loadCharts(s *analyze.Summary, colors map[string]string) []template.HTML {
+	var groups [][]analyze.Step // steps by CPU limit, in order
+	for i, st := range s.Steps {
+		if i == 0 || st.CPULimit != s.Steps[i-1].CPULimit {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], st)
+	}
+	if len(groups) > 1 && len(groups) == len(s.Steps) {
+		return deltaCharts(s, s.Steps, colors, "against CPU limit", "CPU limit (cores)", func(st analyze.Step) float64 { return st.CPULimit })
+	}
 	xlabel := "target rate (req/s)"
 	if len(s.Steps) > 0 && s.Steps[0].Users > 0 {
 		xlabel = "users"
 	}
+	load := func(st analyze.Step) float64 {
+		if st.Users > 0 {
+			return float64(st.Users)
+		}
+		return st.Rate
+	}
+	var out []template.HTML
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		title := "against load"
+		if len(groups) > 1 {
+			title += " at " + strconv.FormatFloat(g[0].CPULimit, 'f', -1, 64) + " CPU"
+		}
+		out = append(out, deltaCharts(s, g, colors, title, xlabel, load)...)
+	}
+	return out
+}
+
+// deltaCharts plots each variant's change in the headline costs over
+// steps, each at at(step), with its interval as a band.
+func deltaCharts(s *analyze.Summary, steps []analyze.Step, colors map[string]string, title, xlabel string, at func(analyze.Step) float64) []template.HTML {
 	var out []template.HTML
 	for _, cost := range []analyze.Cost{analyze.CPUPerRequest, analyze.LatencyP99, analyze.RSS} {
 		info := analyze.Info(cost)
-		c := lineChart{Title: "Δ% " + info.Label + " against load", XLabel: xlabel, YLabel: "Δ% vs " + s.Baseline, Width: 560, ZeroLine: true}
+		c := lineChart{Title: "Δ% " + info.Label + " " + title, XLabel: xlabel, YLabel: "Δ% vs " + s.Baseline, Width: 560, ZeroLine: true}
 		used := map[string]bool{}
 		for _, v := range s.Variants {
 			if v == s.Baseline {
@@ -271,11 +311,8 @@ func loadCharts(s *analyze.Summary, colors map[string]string) []template.HTML {
 			}
 			var sr chartSeries
 			sr.Color, sr.Width = colors[v], 2
-			for _, st := range s.Steps {
-				x := st.Rate
-				if st.Users > 0 {
-					x = float64(st.Users)
-				}
+			for _, st := range steps {
+				x := at(st)
 				for _, vr := range st.Variants {
 					cr, ok := find(vr.Costs, cost)
 					if vr.Name != v || !ok || cr.Delta == nil || cr.Delta.Pct == nil {
@@ -464,7 +501,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <body>
 <h1>toll: {{.Scenario}}</h1>
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
-against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}mode {{.M.Mode}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
+against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}mode {{.M.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">

@@ -197,6 +197,9 @@ func Families(s *analyze.Summary) []*dto.MetricFamily {
 				if st.Workload != "" {
 					// A start-up experiment's steps differ by CPU limit only.
 					base = append(base, "workload", st.Workload, "cpu_limit", strconv.FormatFloat(st.CPULimit, 'f', -1, 64))
+				} else if st.CPULimit > 0 {
+					// A load test's matrix repeats each rate under each limit.
+					base = append(base, "cpu_limit", strconv.FormatFloat(st.CPULimit, 'f', -1, 64))
 				}
 				m := metricOf(c.Cost)
 				add(m.name, m.unit, m.help, c.Value*m.scale, slices.Concat(base, m.labels)...)

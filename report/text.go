@@ -4,18 +4,30 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
 )
+
+// variantWarmup says how long each variant's fresh services were warmed
+// before their first loaded trial, after the restart policy in a report's
+// first line ("" for no such warm-up).
+func variantWarmup(m *record.Manifest) string {
+	if m.Load.VariantWarmupS <= 0 {
+		return ""
+	}
+	return ", variant warm-up " + (time.Duration(m.Load.VariantWarmupS * float64(time.Second))).String()
+}
 
 // Text writes the terminal summary of s: the tables, the flags, the
 // warnings and where the run happened.
 func Text(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
-	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s, seed %d\n", s.Scenario, s.Baseline,
-		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m.Mode), m.Restart, m.Seed)
+	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
+		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m.Mode), m.Restart, variantWarmup(m), m.Seed)
 	for _, line := range headlineLines(s) {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}

@@ -21,7 +21,9 @@ import (
 // cleanup after it, progress, and writing every trial record.
 type Backend interface {
 	// Start starts a variant's services and returns once each is ready.
-	Start(ctx context.Context, variant string) error
+	// cpuLimit, when above 0, is a matrix step's CPU limit for each
+	// service (scenario's matrix: cpus), in place of their own.
+	Start(ctx context.Context, variant string, cpuLimit float64) error
 	// Trial runs one planned trial of steady load against a started
 	// variant and returns its record, unwritten, with the load
 	// generator's result when it ran in toll's process (nil otherwise:
@@ -77,7 +79,9 @@ type local struct{ r *runner }
 
 var _ Backend = local{}
 
-func (l local) Start(ctx context.Context, variant string) error { return l.r.start(ctx, variant) }
+func (l local) Start(ctx context.Context, variant string, cpuLimit float64) error {
+	return l.r.startLimited(ctx, variant, cpuLimit)
+}
 
 func (l local) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.Result, error) {
 	return l.r.measure(ctx, t, newOrigin())
@@ -97,6 +101,8 @@ func checkRemote(s *scenario.Scenario, opt Options) error {
 		return fmt.Errorf("%s: a %s experiment runs on this machine only; in a cluster toll runs load tests", s.Path, s.Workload())
 	case s.Mode == scenario.ModeDuet:
 		return fmt.Errorf("%s: mode: duet runs on this machine only (it pins both sides to CPUs of one machine)", s.Path)
+	case len(s.Matrix.CPUs) > 0:
+		return fmt.Errorf("%s: matrix runs on this machine only; in a cluster, give each variant its cpu_limit", s.Path)
 	}
 	for _, v := range s.Variants {
 		if len(v.Prepare) > 0 || len(v.BeforeEach) > 0 {

@@ -210,6 +210,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		if s.Load.Closed() {
 			return dir, errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)")
 		}
+		if len(s.Matrix.CPUs) > 0 {
+			return dir, fmt.Errorf("--find-max searches under the services' own limits; %s has a matrix: set each variant's cpu_limit instead", s.Path)
+		}
 		m.Mode = "find-max"
 		r.total = len(s.Variants) * s.FindMax.MaxTrials
 		if err := dir.WriteManifest(m); err != nil {
@@ -235,7 +238,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 				s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), dir.Path)
 		} else {
 			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
-				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), dir.Path)
+				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), dir.Path)
 		}
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
@@ -352,7 +355,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		Rounds: s.Repetitions(), Restart: s.Restart, Mode: s.Mode, Workload: s.Workload(), Started: time.Now().UTC(), Host: describeHost(),
 		Layout:     record.Layout{Network: s.Network},
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
-		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(),
+		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(), VariantWarmupS: s.Load.VariantWarmup.D().Seconds(),
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
 	}
@@ -367,6 +370,9 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 			m.Load.Rates = append(m.Load.Rates, st.Rate)
 		}
 		m.Load.QuantumS = s.Load.QuantumOrDefault().Seconds()
+	}
+	if len(s.Matrix.CPUs) > 0 {
+		m.Matrix = &record.Matrix{CPUs: s.Matrix.CPUs}
 	}
 	for _, v := range s.Variants {
 		m.Variants = append(m.Variants, v.Name)
@@ -560,7 +566,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		var err error
 		switch a.Kind {
 		case plan.Start:
-			err = r.backend.Start(ctx, a.Variant)
+			err = r.backend.Start(ctx, a.Variant, a.CPULimit)
 		case plan.Run:
 			err = r.runTrial(ctx, a.Trial)
 		case plan.RunDuet:

@@ -24,6 +24,9 @@ type started struct {
 	cgs   map[string]*cgroup.Group // by service name
 	runs  []record.ServiceRun
 	fresh bool // no trial has run since the services started
+	// warmed is set once a loaded trial has run since the services
+	// started: the first one carries the variant's warm-up.
+	warmed bool
 	// exitReported is set once a trial has reported one of the services'
 	// exit (it ended that trial).
 	exitReported bool
@@ -35,7 +38,8 @@ func (r *runner) start(ctx context.Context, name string) error {
 }
 
 // startLimited is start with every service's CPU quota set to cpuLimit
-// cores (0 keeps each service's own cpu_limit): a start-up step's limit.
+// cores (0 keeps each service's own cpu_limit, or its variant's): a
+// start-up step's limit, or a load test's matrix step's.
 func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
 	v := r.variants[name]
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true}
@@ -52,12 +56,12 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 				}
 			}
 		}
+		limit := svc.CPULimit
+		if cpuLimit > 0 {
+			limit = cpuLimit
+		}
 		var cg *cgroup.Group
 		if r.tree != nil {
-			limit := svc.CPULimit
-			if cpuLimit > 0 {
-				limit = cpuLimit
-			}
 			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
 				r.dropCgroups(st)
@@ -65,8 +69,9 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 			}
 			st.cgs[svc.Name] = g
 			cg = g
-		} else if svc.CPULimit > 0 || svc.MemoryLimit > 0 || cpuLimit > 0 {
+		} else if limit > 0 || svc.MemoryLimit > 0 {
 			r.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
+			limit, svc.MemoryLimit = 0, 0 // what the trials record
 		}
 		var pl place.Place = place.Host{}
 		if svc.Image != "" {
@@ -74,7 +79,7 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 		}
 		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: r.starts[name], Run: r.id,
 			Argv: svc.Argv, Env: svc.Own, HostEnv: svc.Env, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
-			Cgroup: cg, CPUs: cpus, CPULimit: svc.CPULimit, MemoryLimit: int64(svc.MemoryLimit)})
+			Cgroup: cg, CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 		if err != nil {
 			r.dropCgroups(st)
 			return fmt.Errorf("variant %s: %w", name, err)
@@ -107,7 +112,8 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 			ports = append(ports, record.PublishedPort{Host: p.Host, Container: p.Container})
 		}
 		st.runs = append(st.runs, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
-			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container, Ports: ports})
+			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container, Ports: ports,
+			CPULimit: limit, MemoryLimitBytes: int64(svc.MemoryLimit)})
 	}
 	g, err := launch.StartGroup(ctx, r.kill, specs)
 	if err != nil {

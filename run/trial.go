@@ -36,6 +36,7 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	if lag := duetLag(r.s, pair[1]); lag > 0 {
 		origins[pair[1].Round%2] = origin.Add(lag)
 	}
+	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, pt := range pair {
@@ -47,6 +48,16 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// owedWarmup makes the two sides of a duet both owed the variant warm-up
+// (load.variant_warmup) when either is, so that their windows stay on one
+// timeline: a variant started beside a baseline that has run before gets
+// its warm-up, and the baseline then warms again with it.
+func owedWarmup(a, b *started) {
+	if a != nil && b != nil && (!a.warmed || !b.warmed) {
+		a.warmed, b.warmed = false, false
+	}
 }
 
 // duetLag is how far one side of a duet trial t runs behind the other: half
@@ -80,9 +91,19 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
 	s := r.s
-	measureStart := origin.Add(s.Load.Warmup.D())
+	// The first loaded trial of freshly started services begins with the
+	// variant's warm-up (JIT compilation, an agent instrumenting classes
+	// as they load), which an idle trial leaves to the next loaded one.
+	warmup := s.Load.Warmup.D()
+	var variantWarmup time.Duration
+	if !pt.Idle && !st.warmed {
+		variantWarmup = s.Load.VariantWarmup.D()
+		st.warmed = true
+	}
+	measureStart := origin.Add(warmup + variantWarmup)
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
-		TargetRate: pt.Rate, TargetUsers: pt.Users, PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
+		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit, VariantWarmupS: variantWarmup.Seconds(),
+		PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
 	for _, run := range st.runs {
 		run.Started = st.fresh
@@ -151,7 +172,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	r.mu.Unlock()
 	cfg := load.Config{
 		Requests: reqs, Start: origin,
-		Warmup: s.Load.Warmup.D(), Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
+		Warmup: warmup + variantWarmup, Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
 		MaxConns: s.Load.MaxConns, OnSecond: onSecond,
 	}
 	if pt.Users > 0 {
@@ -160,7 +181,13 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	} else {
 		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
 	}
-	res, loadErr := load.Run(tctx, cfg)
+	var res *load.Result
+	var loadErr error
+	if pt.Idle {
+		tr.MeasureEnd = idle(tctx, measureStart, s.Load.Duration.D())
+	} else {
+		res, loadErr = load.Run(tctx, cfg)
+	}
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
@@ -217,6 +244,25 @@ func (r *runner) keep(tr *record.Trial, res *load.Result) error {
 	return nil
 }
 
+// idle waits out an idle trial's warm-up and window, in which no load is
+// sent and the sampler reads the services as they are, and returns when
+// the window ended: at its planned end, or when ctx ended it (a service
+// that exited, an interrupt), but not before it began.
+func idle(ctx context.Context, measureStart time.Time, window time.Duration) time.Time {
+	end := measureStart.Add(window)
+	t := time.NewTimer(time.Until(end))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return end
+	case <-ctx.Done():
+		if now := time.Now(); now.After(measureStart) {
+			return now
+		}
+		return measureStart
+	}
+}
+
 // FillLoad copies the load generator's result into a trial record: the
 // totals, the latency histograms and the per-second intervals. The in-pod
 // load command of a Kubernetes run (package kube) records the same fields.
@@ -254,13 +300,14 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant,
-		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers})
+	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant, trialStep(tr))
 	if tr.Window() > 0 {
 		secs := tr.Window().Seconds()
-		line += fmt.Sprintf("  achieved %7.1f req/s", float64(tr.Load.Completed)/secs)
-		if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
-			line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
+		if !tr.Idle {
+			line += fmt.Sprintf("  achieved %7.1f req/s", float64(tr.Load.Completed)/secs)
+			if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
+				line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
+			}
 		}
 		var cpu float64
 		for _, ser := range tr.Samples {
@@ -287,7 +334,7 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
+		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
 		float64(sec.Completed), float64(sec.P99.Microseconds())/1000, smp.cpuNow())
 	if sec.Errors > 0 {
 		line += fmt.Sprintf("  errors %d", sec.Errors)
@@ -297,6 +344,11 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
 		line += fmt.Sprintf("  ETA %s", (per * time.Duration(r.total-r.done)).Round(time.Second))
 	}
 	fmt.Fprint(r.opt.Progress, "\r\033[K"+line)
+}
+
+// trialStep describes the step a load test's trial ran at.
+func trialStep(tr *record.Trial) scenario.Step {
+	return scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers, Idle: tr.Idle, CPULimit: tr.CPULimit}
 }
 
 func isMeasured(tr *record.Trial, name string) bool {
@@ -322,7 +374,7 @@ func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
 		from = "the send (closed model)"
 	}
 	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %s; latency in microseconds from %s", tr.Index, tr.Variant, tr.Round,
-		scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers}, from))
+		trialStep(tr), from))
 	lw.OutputLogFormatVersion()
 	lw.OutputStartTime(start)
 	lw.OutputBaseTime(start)

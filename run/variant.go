@@ -153,6 +153,19 @@ func ResolveVariant(s *scenario.Scenario, name string, ph Placeholders) (*Varian
 			}
 		}
 		o := sv.Services[base.Name]
+		// Limits: the variant's replace the service's own, and the
+		// variant's change to the service replaces both.
+		for _, l := range []struct {
+			cpu float64
+			mem scenario.ByteSize
+		}{{sv.CPULimit, sv.MemoryLimit}, {o.CPULimit, o.MemoryLimit}} {
+			if l.cpu > 0 {
+				svc.CPULimit = l.cpu
+			}
+			if l.mem > 0 {
+				svc.MemoryLimit = l.mem
+			}
+		}
 		cmd := base.Command
 		if len(o.Command) > 0 {
 			cmd = o.Command

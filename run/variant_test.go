@@ -193,3 +193,52 @@ func TestResolveVariantListen(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveVariantLimits checks the precedence of limits: a variant's
+// cpu_limit and memory_limit replace each service's own, and the
+// variant's change to one service replaces both, for that service only.
+func TestResolveVariantLimits(t *testing.T) {
+	const src = `name: limits
+services:
+  - name: provider
+    command: [toll, app, provider]
+    cpu_limit: 1
+    memory_limit: 1GiB
+  - name: consumer
+    command: [toll, app, consumer]
+    measure: true
+variants:
+  - name: baseline
+  - name: small
+    cpu_limit: 0.5
+    memory_limit: 256MiB
+    services:
+      consumer: {cpu_limit: 0.25}
+load:
+  target: "http://127.0.0.1:1"
+  requests: [{path: /}]
+  rate: 10
+  duration: 1s
+`
+	s, err := scenario.Parse("limits.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]map[string][2]float64{
+		"baseline": {"provider": {1, 1 << 30}, "consumer": {0, 0}},
+		"small":    {"provider": {0.5, 256 << 20}, "consumer": {0.25, 256 << 20}},
+	}
+	for name, services := range want {
+		var pool portPool
+		v, err := resolveVariant(s, name, &pool, "http://127.0.0.1:1", "/bin/toll")
+		pool.release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, svc := range v.Services {
+			if got := [2]float64{svc.CPULimit, float64(svc.MemoryLimit)}; got != services[svc.Name] {
+				t.Errorf("%s/%s: limits %v, want %v", name, svc.Name, got, services[svc.Name])
+			}
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 // knownFields returns the YAML field names of the scenario type named
 // typeName (as yaml.v3 names it in errors), for "did you mean" hints.
 func knownFields(typeName string) []string {
-	types := []any{Scenario{}, Service{}, Ready{}, Variant{}, VariantLoad{}, Override{}, Load{}, Request{}, Trim{}, Pinning{}, FindMax{}, Startup{}, Job{}, LogMetric{}, Scrape{}, Kubernetes{}, Toleration{}}
+	types := []any{Scenario{}, Service{}, Ready{}, Variant{}, VariantLoad{}, Override{}, Load{}, Request{}, Trim{}, Pinning{}, FindMax{}, Startup{}, Job{}, LogMetric{}, Scrape{}, Kubernetes{}, Toleration{}, Matrix{}}
 	for _, v := range types {
 		t := reflect.TypeOf(v)
 		if t.Name() != typeName {

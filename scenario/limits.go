@@ -81,7 +81,7 @@ const (
 func durationLimit(field string) (lo, hi time.Duration, why string) {
 	const day = 24 * time.Hour
 	switch field {
-	case "load.duration", "load.warmup", "load.ramp":
+	case "load.duration", "load.warmup", "load.variant_warmup", "load.ramp":
 		return 0, day, "a trial longer than a day is a mistake, and every trial of a run has it"
 	case "load.timeout":
 		return time.Millisecond, time.Minute, "latencies are recorded up to 60s"

@@ -245,3 +245,73 @@ load:
 		t.Errorf("an empty first word of a container's command: %v", err)
 	}
 }
+
+// TestIdleSteps checks rate: 0: an idle step, alone or among rates, that
+// needs no target or requests when no step sends any.
+func TestIdleSteps(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"idle alone", "  rate: 100\n", "  rate: 0\n", []string{"idle"}},
+		{"idle first", "  rate: 100\n", "  rates: [0, 100]\n", []string{"idle", "100 req/s"}},
+		{"idle without target or requests", "  target: \"http://127.0.0.1:${port:consumer}\"\n  requests:\n    - {path: /consumer}\n  rate: 100\n", "  rate: 0\n", []string{"idle"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(good, tt.old, tt.new, 1)
+			if src == good {
+				t.Fatal("test did not change the scenario")
+			}
+			s, err := parse("demo.yaml", []byte(src), testMachine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, st := range s.Steps() {
+				got = append(got, st.String())
+			}
+			if strings.Join(got, "; ") != strings.Join(tt.want, "; ") {
+				t.Errorf("steps %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// A step that sends requests still needs them.
+	src := strings.Replace(good, "    - {path: /consumer}\n  rate: 100\n", "  - {path: /consumer}\n  rates: [0, 100]\n", 1)
+	src = strings.Replace(src, "  requests:\n  - {path: /consumer}\n", "", 1)
+	if _, err := parse("demo.yaml", []byte(src), testMachine); err == nil || !strings.Contains(err.Error(), "load.requests: at least one request is required") {
+		t.Errorf("rates [0, 100] without requests: %v", err)
+	}
+}
+
+// TestMatrixSteps checks that a matrix repeats every load step under each
+// CPU limit, the limit the outer loop, and that per-variant limits and
+// the variant's load target are read.
+func TestMatrixSteps(t *testing.T) {
+	src := strings.Replace(good, "  rate: 100\n", "  rates: [0, 100]\n  variant_warmup: 1m\n", 1) + "matrix: {cpus: [1, 0.5]}\n"
+	src = strings.Replace(src, "    exports: true\n", "    exports: true\n    cpu_limit: 0.5\n    memory_limit: 512MiB\n    load: {target: \"http://127.0.0.1:${port:sidecar}\"}\n", 1)
+	src = strings.Replace(src, "env: {A: b}}", "env: {A: b}, cpu_limit: 1.5, memory_limit: 1GiB}", 1)
+	s, err := parse("demo.yaml", []byte(src), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range s.Steps() {
+		got = append(got, st.String())
+	}
+	want := []string{"1 CPU, idle", "1 CPU, 100 req/s", "0.5 CPU, idle", "0.5 CPU, 100 req/s"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("steps %q, want %q", got, want)
+	}
+	v, _ := s.Variant("otel")
+	o := v.Services["consumer"]
+	if v.CPULimit != 0.5 || v.MemoryLimit != 512<<20 || o.CPULimit != 1.5 || o.MemoryLimit != 1<<30 || v.Load.Target != "http://127.0.0.1:${port:sidecar}" {
+		t.Errorf("variant limits %v %v, override %v %v, target %q", v.CPULimit, v.MemoryLimit, o.CPULimit, o.MemoryLimit, v.Load.Target)
+	}
+	if s.Load.VariantWarmup.D() != time.Minute {
+		t.Errorf("variant_warmup %s, want 1m", s.Load.VariantWarmup)
+	}
+	if (Step{CPULimit: 2}).String() != "2 CPU" {
+		t.Errorf("a start-up step reads %q", Step{CPULimit: 2})
+	}
+}

@@ -70,6 +70,9 @@ type Scenario struct {
 	// Kubernetes sets how the scenario runs in a cluster (toll run
 	// --kubernetes, toll k8s render); a local run ignores it.
 	Kubernetes *Kubernetes `yaml:"kubernetes"`
+	// Matrix repeats a load test under each of a list of settings (CPU
+	// limits), reported side by side as load steps are.
+	Matrix Matrix `yaml:"matrix"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`
@@ -125,7 +128,31 @@ func (s *Scenario) Steps() []Step {
 	case s.Startup != nil, s.Job != nil:
 		return []Step{{}}
 	}
-	return s.Load.Steps()
+	steps := s.Load.Steps()
+	if len(s.Matrix.CPUs) == 0 {
+		return steps
+	}
+	// The matrix is the outer loop: every load step under each CPU limit,
+	// so that the services are started afresh once per limit.
+	var out []Step
+	for _, c := range s.Matrix.CPUs {
+		for _, st := range steps {
+			st.CPULimit = c
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// Matrix repeats a load test's steps under each of its settings: Sermant's
+// tables of 1, 2 and 4 vCPUs × variant.
+type Matrix struct {
+	// CPUs runs every load step under each cgroup CPU quota, in cores
+	// ("cpus: [1, 2]"): every service of every variant is limited to it,
+	// in place of its own cpu_limit and its variant's. The services are
+	// started afresh under each limit (a JVM sizes its thread pools and
+	// picks its collector from the CPUs it sees at start).
+	CPUs []float64 `yaml:"cpus"`
 }
 
 // Startup sets a start-up experiment (hyperfine's vocabulary: repetitions,
@@ -332,6 +359,12 @@ type Variant struct {
 	// BeforeEach is a command run before each start or job of the variant
 	// (dropping caches, removing a file); it is not timed.
 	BeforeEach []string `yaml:"before_each"`
+	// CPULimit caps each of the variant's services at this many cores
+	// (cgroup CPU quota), in place of the service's own cpu_limit.
+	CPULimit float64 `yaml:"cpu_limit"`
+	// MemoryLimit caps each of the variant's services' memory (cgroup), in
+	// place of the service's own memory_limit.
+	MemoryLimit ByteSize `yaml:"memory_limit"`
 }
 
 // VariantLoad changes the scenario's load for one variant.
@@ -349,6 +382,10 @@ type Override struct {
 	Args []string `yaml:"args"`
 	// Env is merged over the service's environment.
 	Env map[string]string `yaml:"env"`
+	// CPULimit and MemoryLimit replace the service's own cpu_limit and
+	// memory_limit (and the variant's) for this variant.
+	CPULimit    float64  `yaml:"cpu_limit"`
+	MemoryLimit ByteSize `yaml:"memory_limit"`
 }
 
 // Load is the traffic sent to each variant: an open model at a constant rate
@@ -358,7 +395,8 @@ type Load struct {
 	Target string `yaml:"target"`
 	// Requests is the request mix.
 	Requests []Request `yaml:"requests"`
-	// Rate is the arrival rate in requests per second.
+	// Rate is the arrival rate in requests per second; 0 measures the
+	// services idle (their static cost: memory, threads, classes).
 	Rate float64 `yaml:"rate"`
 	// Rates runs several load steps, one per rate; it replaces Rate.
 	Rates []float64 `yaml:"rates"`
@@ -383,6 +421,12 @@ type Load struct {
 	Quantum *Duration `yaml:"quantum"`
 	// Warmup is load sent before each measured window and not recorded.
 	Warmup Duration `yaml:"warmup"`
+	// VariantWarmup is load sent to a variant's freshly started services
+	// before their first loaded trial, and not recorded, on top of that
+	// trial's Warmup (JIT compilation, caches, an agent's instrumentation
+	// of classes as they load): once per start, so after every restart
+	// with restart: per-round or per-trial, and once per matrix setting.
+	VariantWarmup Duration `yaml:"variant_warmup"`
 	// Duration is the measured window of each trial.
 	Duration Duration `yaml:"duration"`
 	// Timeout bounds each request (default 10s).
@@ -445,23 +489,39 @@ type Pinning struct {
 }
 
 // Step is one load step: an open-model Rate or a closed-model number of
-// Users (the other is zero).
+// Users (the other is zero), or Idle (rate: 0: no load at all). CPULimit
+// is the CPU quota every service runs under in a start-up experiment's
+// step or a load test's matrix.
 type Step struct {
 	Rate  float64
 	Users int
-	// CPULimit is a start-up experiment's CPU quota in cores (0: none).
+	// Idle is a load test's step of rate 0: the services are measured
+	// with no load.
+	Idle bool
+	// CPULimit is the step's CPU quota in cores (0: none).
 	CPULimit float64
 }
 
-// String describes the step: "300 req/s", "50 users" or "1 CPU".
+// String describes the step: "300 req/s", "50 users", "idle", "1 CPU" (a
+// start-up step) or, in a load test's matrix, "1 CPU, 300 req/s".
 func (s Step) String() string {
-	if s.CPULimit > 0 {
-		return strconv.FormatFloat(s.CPULimit, 'f', -1, 64) + " CPU"
+	var load string
+	switch {
+	case s.Users > 0:
+		load = fmt.Sprintf("%d users", s.Users)
+	case s.Idle:
+		load = "idle"
+	case s.Rate > 0 || s.CPULimit == 0:
+		load = strconv.FormatFloat(s.Rate, 'f', -1, 64) + " req/s"
 	}
-	if s.Users > 0 {
-		return fmt.Sprintf("%d users", s.Users)
+	if s.CPULimit == 0 {
+		return load
 	}
-	return strconv.FormatFloat(s.Rate, 'f', -1, 64) + " req/s"
+	cpu := strconv.FormatFloat(s.CPULimit, 'f', -1, 64) + " CPU"
+	if load == "" {
+		return cpu
+	}
+	return cpu + ", " + load
 }
 
 // Steps returns the load steps: one per entry of Users, or of Rates, or
@@ -475,16 +535,27 @@ func (l Load) Steps() []Step {
 		}
 	case len(l.Rates) > 0:
 		for _, r := range l.Rates {
-			steps = append(steps, Step{Rate: r})
+			steps = append(steps, Step{Rate: r, Idle: r == 0})
 		}
 	default:
-		steps = append(steps, Step{Rate: l.Rate})
+		steps = append(steps, Step{Rate: l.Rate, Idle: l.Rate == 0})
 	}
 	return steps
 }
 
 // Closed reports whether the load is a closed model (users).
 func (l Load) Closed() bool { return len(l.Users) > 0 }
+
+// AllIdle reports whether every load step is idle (rate: 0), so that no
+// request is ever sent.
+func (l Load) AllIdle() bool {
+	for _, st := range l.Steps() {
+		if !st.Idle {
+			return false
+		}
+	}
+	return true
+}
 
 // DefaultQuantum is the open model's default release grid.
 const DefaultQuantum = 2 * time.Millisecond

@@ -223,14 +223,38 @@ func (v *validator) scenario(s *Scenario) {
 		return
 	}
 	v.load(&s.Load, s.Mode == ModeDuet)
+	v.matrix(&s.Matrix)
 	v.findMax(&s.FindMax, &s.Load)
 	v.duration("trim.start", s.Trim.Start)
 	v.duration("trim.end", s.Trim.End)
 	if t := s.Trim.Start.D() + s.Trim.End.D(); t >= s.Load.Duration.D() && s.Load.Duration > 0 {
 		v.fail("trim", "trims %s of a %s window, leaving nothing to measure", t, s.Load.Duration)
 	}
-	if n := s.Rounds * len(s.Load.Steps()) * len(s.Variants); n > MaxTrials {
-		v.fail("rounds", "%d rounds × %d load steps × %d variants make %d trials, above toll's limit of %d: the plan holds every trial in memory", s.Rounds, len(s.Load.Steps()), len(s.Variants), n, MaxTrials)
+	if n := s.Rounds * len(s.Steps()) * len(s.Variants); n > MaxTrials {
+		v.fail("rounds", "%d rounds × %d load steps × %d variants make %d trials, above toll's limit of %d: the plan holds every trial in memory", s.Rounds, len(s.Steps()), len(s.Variants), n, MaxTrials)
+	}
+}
+
+// matrix checks a load test's matrix: each CPU limit a quota the machine
+// can give, listed once.
+func (v *validator) matrix(m *Matrix) {
+	if v.present("matrix.cpus") && len(m.CPUs) == 0 {
+		v.fail("matrix.cpus", "is empty; list CPU limits in cores (cpus: [1, 2]) or leave matrix out")
+	}
+	v.count("matrix.cpus", len(m.CPUs), MaxCPULimits, "CPU limits", "each repeats the whole experiment")
+	seen := map[float64]bool{}
+	for i, c := range m.CPUs {
+		f := fmt.Sprintf("matrix.cpus[%d]", i)
+		online := len(v.m.online)
+		switch {
+		case c < MinCPULimit:
+			v.fail(f, "%s cores is below the least of %s: the kernel's smallest CPU quota is 1ms per toll's 100ms period", fmtFloat(c), fmtFloat(MinCPULimit))
+		case online > 0 && c > float64(online):
+			v.fail(f, "%s cores is more than the %d CPUs toll may use (%s)", fmtFloat(c), online, v.m.online)
+		case seen[c]:
+			v.fail(f, "%s cores is listed twice", fmtFloat(c))
+		}
+		seen[c] = true
 	}
 }
 
@@ -473,26 +497,40 @@ func (v *validator) scrape(p string, sc *Scrape) {
 // limits checks a service's cpu_limit and memory_limit: when set, they
 // must be positive and within the machine.
 func (v *validator) limits(p string, svc *Service) {
-	if f := p + ".cpu_limit"; v.present(f) {
-		online := len(v.m.online)
-		switch {
-		case svc.CPULimit <= 0:
-			v.fail(f, "%s is not a positive number of cores (leave cpu_limit out for no limit)", fmtFloat(svc.CPULimit))
-		case svc.CPULimit < MinCPULimit:
-			v.fail(f, "%s cores is below the least of %s: the kernel's smallest CPU quota is 1ms per toll's 100ms period", fmtFloat(svc.CPULimit), fmtFloat(MinCPULimit))
-		case online > 0 && svc.CPULimit > float64(online):
-			v.fail(f, "%s cores is more than the %d CPUs toll may use (%s)", fmtFloat(svc.CPULimit), online, v.m.online)
-		}
+	v.cpuLimit(p+".cpu_limit", svc.CPULimit)
+	v.memoryLimit(p+".memory_limit", svc.MemoryLimit)
+}
+
+// cpuLimit checks a cpu_limit field, when set: a positive number of cores
+// within the machine.
+func (v *validator) cpuLimit(f string, c float64) {
+	if !v.present(f) {
+		return
 	}
-	if f := p + ".memory_limit"; v.present(f) {
-		switch {
-		case svc.MemoryLimit <= 0:
-			v.fail(f, "%d bytes is not a limit (leave memory_limit out for no limit)", svc.MemoryLimit)
-		case svc.MemoryLimit < MinMemoryLimit:
-			v.fail(f, "%d bytes is below the least of 1MiB, which does not hold a process's own binary", svc.MemoryLimit)
-		case v.m.memTotal > 0 && int64(svc.MemoryLimit) > v.m.memTotal:
-			v.fail(f, "%d bytes is more than this machine's memory (%d MiB), so it would limit nothing", svc.MemoryLimit, v.m.memTotal>>20)
-		}
+	online := len(v.m.online)
+	switch {
+	case c <= 0:
+		v.fail(f, "%s is not a positive number of cores (leave cpu_limit out for no limit)", fmtFloat(c))
+	case c < MinCPULimit:
+		v.fail(f, "%s cores is below the least of %s: the kernel's smallest CPU quota is 1ms per toll's 100ms period", fmtFloat(c), fmtFloat(MinCPULimit))
+	case online > 0 && c > float64(online):
+		v.fail(f, "%s cores is more than the %d CPUs toll may use (%s)", fmtFloat(c), online, v.m.online)
+	}
+}
+
+// memoryLimit checks a memory_limit field, when set: at least 1MiB and
+// within the machine's memory.
+func (v *validator) memoryLimit(f string, m ByteSize) {
+	if !v.present(f) {
+		return
+	}
+	switch {
+	case m <= 0:
+		v.fail(f, "%d bytes is not a limit (leave memory_limit out for no limit)", m)
+	case m < MinMemoryLimit:
+		v.fail(f, "%d bytes is below the least of 1MiB, which does not hold a process's own binary", m)
+	case v.m.memTotal > 0 && int64(m) > v.m.memTotal:
+		v.fail(f, "%d bytes is more than this machine's memory (%d MiB), so it would limit nothing", m, v.m.memTotal>>20)
 	}
 }
 
@@ -541,7 +579,11 @@ func (v *validator) variants(s *Scenario) {
 				v.placeholders(fmt.Sprintf("%s.args[%d]", op, j), a)
 			}
 			v.env(op+".env", o.Env)
+			v.cpuLimit(op+".cpu_limit", o.CPULimit)
+			v.memoryLimit(op+".memory_limit", o.MemoryLimit)
 		}
+		v.cpuLimit(p+".cpu_limit", vr.CPULimit)
+		v.memoryLimit(p+".memory_limit", vr.MemoryLimit)
 		if vr.Load.Target != "" {
 			v.url(p+".load.target", vr.Load.Target)
 			if u, err := url.Parse(expandForCheck(vr.Load.Target)); err == nil && (u.RawQuery != "" || u.Fragment != "") {
@@ -573,15 +615,20 @@ const ControlVariant = "control"
 // load checks the load block and fills in its defaults. duet says two
 // load generators run at once.
 func (v *validator) load(l *Load, duet bool) {
-	if l.Target == "" {
+	// A run whose every step is idle (rate: 0) sends no request, and
+	// needs neither a target nor requests.
+	idleOnly := (v.present("load.rate") || len(l.Rates) > 0) && len(l.Users) == 0 && l.AllIdle()
+	switch {
+	case l.Target == "" && idleOnly:
+	case l.Target == "":
 		v.fail("load.target", "is required (the base URL requests go to)")
-	} else {
+	default:
 		v.url("load.target", l.Target)
 		if u, err := url.Parse(expandForCheck(l.Target)); err == nil && (u.RawQuery != "" || u.Fragment != "") {
 			v.fail("load.target", "%q has a query or fragment; requests' paths are appended to it, so put queries in the paths", l.Target)
 		}
 	}
-	if len(l.Requests) == 0 {
+	if len(l.Requests) == 0 && !idleOnly {
 		v.fail("load.requests", "at least one request is required")
 	}
 	v.count("load.requests", len(l.Requests), MaxRequests, "requests", "each gets latency and error rows of its own in every report")
@@ -671,8 +718,8 @@ func (v *validator) load(l *Load, duet bool) {
 		for i, r := range l.Rates {
 			v.rate(fmt.Sprintf("load.rates[%d]", i), r, l.Duration)
 		}
-	case l.Rate == 0:
-		v.fail("load.rate", "must be a positive number of requests per second (open model), or set users (closed model)")
+	case l.Rate == 0 && !v.present("load.rate"):
+		v.fail("load.rate", "is required: a number of requests per second (open model; 0 measures the services idle), or set users (closed model)")
 	default:
 		v.rate("load.rate", l.Rate, l.Duration)
 	}
@@ -709,11 +756,14 @@ func (v *validator) load(l *Load, duet bool) {
 	for _, d := range []struct {
 		field string
 		d     Duration
-	}{{"load.duration", l.Duration}, {"load.warmup", l.Warmup}, {"load.timeout", l.Timeout}, {"load.think", l.Think}, {"load.ramp", l.Ramp}} {
+	}{{"load.duration", l.Duration}, {"load.warmup", l.Warmup}, {"load.variant_warmup", l.VariantWarmup}, {"load.timeout", l.Timeout}, {"load.think", l.Think}, {"load.ramp", l.Ramp}} {
 		v.duration(d.field, d.d)
 	}
 	if l.Quantum != nil {
 		v.duration("load.quantum", *l.Quantum)
+	}
+	if idleOnly && l.VariantWarmup > 0 {
+		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
 	}
 	switch {
 	case !v.present("load.max_conns"):
@@ -730,6 +780,9 @@ func (v *validator) load(l *Load, duet bool) {
 // rate checks the rate of one open-model load step, which must also send
 // at least one request in a window of length window.
 func (v *validator) rate(field string, rate float64, window Duration) {
+	if rate == 0 {
+		return // an idle step: the services' static cost, with no load
+	}
 	if err := CheckRate(rate); err != nil {
 		v.fail(field, "%s", err)
 		return
@@ -749,8 +802,8 @@ func (v *validator) findMax(f *FindMax, l *Load) {
 		f.Start = 100
 		if l.Rate > 0 {
 			f.Start = l.Rate
-		} else if len(l.Rates) > 0 {
-			f.Start = l.Rates[0]
+		} else if i := slices.IndexFunc(l.Rates, func(r float64) bool { return r > 0 }); i >= 0 {
+			f.Start = l.Rates[i] // an idle step has no rate to start from
 		}
 	}
 	if err := CheckRate(f.Start); err != nil {

@@ -59,6 +59,16 @@ func (v *validator) workload(s *Scenario) bool {
 	if v.asStartup {
 		s.Load, s.Mode = Load{}, ModeSequential
 	}
+	if v.present("matrix") && !v.asStartup {
+		field := "startup.cpu_limits"
+		if s.Job != nil {
+			field = "a cpu_limit on the job's services"
+		}
+		v.fail("matrix", "repeats a load test under each setting; a %s experiment has its own (%s)", s.Workload(), field)
+	}
+	if v.asStartup {
+		s.Matrix = Matrix{}
+	}
 	if v.present("load") && !v.asStartup {
 		v.fail("load", "a %s experiment sends no load; leave load out", s.Workload())
 	}

@@ -49,6 +49,8 @@ func TestWorkloadRefusesBadValues(t *testing.T) {
 		{"startup limit below quota", startupScenario, "[1, 2]", "[0.001]", 3, "startup.cpu_limits[0]", "below the least of 0.01"},
 		{"startup limit twice", startupScenario, "[1, 2]", "[1, 1]", 3, "startup.cpu_limits[1]", "listed twice"},
 		{"startup without readiness", startupScenario, "    ready: {http: \"http://127.0.0.1:${port:app}/\"}\n", "", 5, "services[0].ready", "needs ready.http or ready.tcp"},
+		{"startup with a matrix", startupScenario, "services:", "matrix: {cpus: [1]}\nservices:", 4, "matrix", "has its own (startup.cpu_limits)"},
+		{"job with a matrix", jobScenario, "variants:", "matrix: {cpus: [1]}\nvariants:", 5, "matrix", "a job experiment has its own"},
 		{"startup restart once", startupScenario, "services:", "restart: once\nservices:", 4, "restart", "starts the services afresh"},
 		{"prepare in a load test", "name: l\nservices:\n  - {name: a, command: [a]}\nvariants:\n  - {name: baseline, prepare: [x]}\nload: {target: \"http://127.0.0.1:1\", requests: [{path: /}], rate: 5, duration: 5s}\n", "", "", 5, "variants[0].prepare", "this scenario is a load test"},
 	}
