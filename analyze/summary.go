@@ -331,6 +331,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
+			if w := jitWarning(v, st.Label(), rounds); w != "" && st.Workload == "" {
+				s.Warnings = append(s.Warnings, w)
+			}
 			if change, p, ok := findDrift(byRound); ok {
 				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p}
 				s.Drifts = append(s.Drifts, d)
