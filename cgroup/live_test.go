@@ -294,20 +294,30 @@ func testLimitsAndStat(t *testing.T, tree *Tree) {
 	if !slices.Contains(pids, pid) {
 		t.Fatalf("Pids = %v, want %d in it", pids, pid)
 	}
-	s0, t0 := mustStat(t, g), time.Now()
+	s0, p0, t0 := mustStat(t, g), procCPU(t, pid), time.Now()
 	time.Sleep(1500 * time.Millisecond)
-	s1, t1 := mustStat(t, g), time.Now()
-	used, wall := s1.CPU-s0.CPU, t1.Sub(t0)
-	t.Logf("used %v CPU in %v (%.2f cores); throttled %d times for %v; memory %d peak %d limit %d; user %v system %v",
-		used, wall, used.Seconds()/wall.Seconds(), s1.NrThrottled, s1.Throttled, s1.MemoryCurrent, s1.MemoryPeak, s1.MemoryLimit, s1.User, s1.System)
-	if used < wall/4 {
-		t.Errorf("CPU grew by %v in %v, want it busy", used, wall)
+	s1, p1, t1 := mustStat(t, g), procCPU(t, pid), time.Now()
+	used, own, wall := s1.CPU-s0.CPU, p1-p0, t1.Sub(t0)
+	t.Logf("used %v CPU in %v (%.2f cores; the helper's own /proc figure %v); throttled %d times for %v; memory %d peak %d limit %d; user %v system %v",
+		used, wall, used.Seconds()/wall.Seconds(), own, s1.NrThrottled, s1.Throttled, s1.MemoryCurrent, s1.MemoryPeak, s1.MemoryLimit, s1.User, s1.System)
+	// The group accounts what its process used, whatever else the machine
+	// runs (a busy machine gives the helper less, never the group less
+	// than the helper).
+	if used < own*8/10 || own <= 0 {
+		t.Errorf("CPU grew by %v in %v, the helper used %v by /proc: want the group to account it", used, wall, own)
 	}
 	if limit := time.Duration(0.6 * float64(wall)); used > limit {
 		t.Errorf("CPU grew by %v in %v, more than 0.6 cores with CPULimit 0.5", used, wall)
 	}
+	// The quota throttles a helper that wants more than it; on a machine so
+	// busy that the helper got less than 0.4 cores, it may never have
+	// reached the quota.
 	if s1.NrThrottled == 0 || s1.Throttled == 0 {
-		t.Errorf("NrThrottled = %d, Throttled = %v; want > 0 with CPULimit 0.5", s1.NrThrottled, s1.Throttled)
+		if used >= wall*4/10 {
+			t.Errorf("NrThrottled = %d, Throttled = %v; want > 0 with CPULimit 0.5", s1.NrThrottled, s1.Throttled)
+		} else {
+			t.Logf("not throttled, but the busy machine gave the helper only %v of %v: the quota was never reached", used, wall)
+		}
 	}
 	if s1.User+s1.System == 0 {
 		t.Error("User and System are 0")
@@ -377,13 +387,13 @@ func TestLiveGrandchild(t *testing.T) {
 	if !slices.Contains(pids, cmd.Process.Pid) || !slices.Contains(pids, grandchild) {
 		t.Fatalf("Pids = %v, want the helper %d and its child %d", pids, cmd.Process.Pid, grandchild)
 	}
-	s0, t0 := mustStat(t, g), time.Now()
+	s0, p0, t0 := mustStat(t, g), procCPU(t, grandchild), time.Now()
 	time.Sleep(time.Second)
-	s1, t1 := mustStat(t, g), time.Now()
-	used, wall := s1.CPU-s0.CPU, t1.Sub(t0)
-	t.Logf("grandchild used %v CPU in %v", used, wall)
-	if used < wall*4/10 {
-		t.Errorf("CPU grew by %v in %v; the busy grandchild is not accounted", used, wall)
+	s1, p1, t1 := mustStat(t, g), procCPU(t, grandchild), time.Now()
+	used, own, wall := s1.CPU-s0.CPU, p1-p0, t1.Sub(t0)
+	t.Logf("the group used %v CPU in %v; the grandchild %v by /proc", used, wall, own)
+	if used < own*8/10 || own <= 0 {
+		t.Errorf("CPU grew by %v in %v while the busy grandchild used %v; it is not accounted", used, wall, own)
 	}
 	if err := g.Kill(); err != nil {
 		t.Fatal(err)
@@ -660,4 +670,23 @@ func TestPerfEventJoin(t *testing.T) {
 	if exists(pd) {
 		t.Errorf("%s left after Close", pd)
 	}
+}
+
+// procCPU returns the user and system CPU time process pid has used, from
+// /proc/PID/stat (in clock ticks of 100 Hz, as Linux reports them).
+func procCPU(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	// After the command: state is field 3 of the whole line, utime 14 and
+	// stime 15, so 0, 11 and 12 here.
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("/proc/%d/stat: %q", pid, b)
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
