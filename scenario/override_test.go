@@ -1,0 +1,59 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReadWithOverrides checks the short version of a scenario: rounds,
+// warm-up and window replaced from the command line, the rest of the file
+// kept, the overridden values in the Source that the results directory
+// keeps, and a value out of bounds refused as if it were in the file.
+func TestReadWithOverrides(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.yaml")
+	src := good + "rounds: 20\nreport: {layout: sermant}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	two, warm, window := 2, 500*time.Millisecond, 3*time.Second
+	tests := []struct {
+		name             string
+		o                Overrides
+		rounds           int
+		warmup, duration time.Duration
+		err              string
+	}{
+		{"none", Overrides{}, 20, 5 * time.Second, 10 * time.Second, ""},
+		{"all", Overrides{Rounds: &two, Warmup: &warm, Duration: &window}, 2, warm, window, ""},
+		{"rounds only", Overrides{Rounds: &two}, 2, 5 * time.Second, 10 * time.Second, ""},
+		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "rounds: must be at least 1, not 0"},
+		{"window too short", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "load.duration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ReadWith(path, tt.o)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), path+":") {
+					t.Fatalf("error %v, want one at %s naming %q", err, path, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Rounds != tt.rounds || s.Load.Warmup.D() != tt.warmup || s.Load.Duration.D() != tt.duration {
+				t.Errorf("rounds %d warmup %s duration %s, want %d %s %s", s.Rounds, s.Load.Warmup.D(), s.Load.Duration.D(), tt.rounds, tt.warmup, tt.duration)
+			}
+			if s.Report.Layout != LayoutSermant || len(s.Variants) != 2 || s.Variants[1].Services["consumer"].Env["A"] != "b" {
+				t.Errorf("the rest of the file was not kept: %+v", s)
+			}
+			again, err := Parse(path, s.Source)
+			if err != nil || again.Rounds != s.Rounds || again.Load.Duration != s.Load.Duration {
+				t.Errorf("Source does not hold the overrides: %v\n%s", err, s.Source)
+			}
+		})
+	}
+}
