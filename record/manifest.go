@@ -34,8 +34,11 @@ type Manifest struct {
 	Load       LoadSettings `json:"load"`
 	Host       Host         `json:"host"`
 	Layout     Layout       `json:"layout"`
-	Started    time.Time    `json:"started"`
-	Finished   time.Time    `json:"finished,omitzero"`
+	// ReportLayout is the scenario's report.layout: the published
+	// benchmark whose table shape report.md adds; empty for none.
+	ReportLayout string    `json:"report_layout,omitempty"`
+	Started      time.Time `json:"started"`
+	Finished     time.Time `json:"finished,omitzero"`
 	// Interrupted is set when the run was cut short; its finished trials
 	// are still in the directory.
 	Interrupted bool `json:"interrupted,omitempty"`
