@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -32,6 +33,26 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 	if err != nil || o.Empty() {
 		return s, err
 	}
+	// The overrides' own bounds, named by their flags; what they break in
+	// the rest of the file (a trim longer than the window) is found when
+	// the file is parsed again.
+	if o.Rounds != nil && (*o.Rounds < 1 || *o.Rounds > MaxRounds) {
+		return nil, fmt.Errorf("--rounds %d: must be between 1 and %d", *o.Rounds, MaxRounds)
+	}
+	for _, d := range []struct {
+		flag, field string
+		d           *time.Duration
+	}{{"--warmup", "load.warmup", o.Warmup}, {"--duration", "load.duration", o.Duration}} {
+		if d.d == nil {
+			continue
+		}
+		if d.field == "load.duration" && *d.d <= 0 {
+			return nil, fmt.Errorf("--duration %s: the measured window must be positive", *d.d)
+		}
+		if err := CheckDuration(d.field, *d.d); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", d.flag, *d.d, err)
+		}
+	}
 	data, err := o.apply(s.Source)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -49,6 +70,9 @@ func (o Overrides) apply(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the scenario is not a mapping")
 	}
 	top := root.Content[0]
+	if patched, ok := o.patch(data, top); ok {
+		return patched, nil
+	}
 	if o.Rounds != nil {
 		setScalar(top, "rounds", strconv.Itoa(*o.Rounds))
 	}
@@ -100,4 +124,46 @@ func setScalar(m *yaml.Node, key, value string) {
 	m.Content = append(m.Content,
 		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
 		&yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value})
+}
+
+// patch writes o's settings over the file's own plain values of them, in
+// place, so that every line keeps its number (an error about another field
+// names the line the user sees). It fails when a setting is absent from
+// the file or not a plain scalar on its line; apply then writes the
+// document anew.
+func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
+	type edit struct {
+		node  *yaml.Node
+		value string
+	}
+	var edits []edit
+	if o.Rounds != nil {
+		edits = append(edits, edit{child(top, "rounds"), strconv.Itoa(*o.Rounds)})
+	}
+	load := child(top, "load")
+	if o.Warmup != nil || o.Duration != nil {
+		if load == nil || load.Kind != yaml.MappingNode {
+			return nil, false
+		}
+	}
+	if o.Warmup != nil {
+		edits = append(edits, edit{child(load, "warmup"), o.Warmup.String()})
+	}
+	if o.Duration != nil {
+		edits = append(edits, edit{child(load, "duration"), o.Duration.String()})
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for _, e := range edits {
+		n := e.node
+		if n == nil || n.Kind != yaml.ScalarNode || n.Style != 0 || n.Line < 1 || n.Line > len(lines) {
+			return nil, false
+		}
+		line := lines[n.Line-1]
+		at := n.Column - 1
+		if at < 0 || at+len(n.Value) > len(line) || string(line[at:at+len(n.Value)]) != n.Value {
+			return nil, false
+		}
+		lines[n.Line-1] = slices.Concat(line[:at], []byte(e.value), line[at+len(n.Value):])
+	}
+	return bytes.Join(lines, nil), true
 }

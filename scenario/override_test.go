@@ -11,14 +11,15 @@ import (
 // TestReadWithOverrides checks the short version of a scenario: rounds,
 // warm-up and window replaced from the command line, the rest of the file
 // kept, the overridden values in the Source that the results directory
-// keeps, and a value out of bounds refused as if it were in the file.
+// keeps, every line where it was (errors name the file's lines), and a
+// value out of bounds refused, naming its flag.
 func TestReadWithOverrides(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "demo.yaml")
-	src := good + "rounds: 20\nreport: {layout: sermant}\n"
+	src := good + "rounds: 20\ntrim: {start: 1s, end: 1s}\nreport: {layout: sermant}\n"
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	two, warm, window := 2, 500*time.Millisecond, 3*time.Second
+	two, warm, window, trimmed := 2, 500*time.Millisecond, 3*time.Second, time.Second
 	tests := []struct {
 		name             string
 		o                Overrides
@@ -29,15 +30,17 @@ func TestReadWithOverrides(t *testing.T) {
 		{"none", Overrides{}, 20, 5 * time.Second, 10 * time.Second, ""},
 		{"all", Overrides{Rounds: &two, Warmup: &warm, Duration: &window}, 2, warm, window, ""},
 		{"rounds only", Overrides{Rounds: &two}, 2, 5 * time.Second, 10 * time.Second, ""},
-		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "rounds: must be at least 1, not 0"},
-		{"window too short", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "load.duration"},
+		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "--rounds 0: must be between 1 and 10000"},
+		{"window 0", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "--duration 0s: "},
+		// A window the file's trim leaves nothing of: the file's line.
+		{"trim beyond the window", Overrides{Duration: &trimmed}, 0, 0, 0, path + ":23: trim: trims 2s of a 1s window"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := ReadWith(path, tt.o)
 			if tt.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.err) || !strings.HasPrefix(err.Error(), path+":") {
-					t.Fatalf("error %v, want one at %s naming %q", err, path, tt.err)
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
 				}
 				return
 			}
@@ -49,6 +52,10 @@ func TestReadWithOverrides(t *testing.T) {
 			}
 			if s.Report.Layout != LayoutSermant || len(s.Variants) != 2 || s.Variants[1].Services["consumer"].Env["A"] != "b" {
 				t.Errorf("the rest of the file was not kept: %+v", s)
+			}
+			// The file sets no warm-up: one overridden is a line more.
+			if got := strings.Count(string(s.Source), "\n"); tt.o.Warmup == nil && got != strings.Count(src, "\n") {
+				t.Errorf("the overrides moved lines: %d lines, the file has %d", got, strings.Count(src, "\n"))
 			}
 			again, err := Parse(path, s.Source)
 			if err != nil || again.Rounds != s.Rounds || again.Load.Duration != s.Load.Duration {
