@@ -18,10 +18,15 @@ type Overrides struct {
 	Rounds   *int
 	Warmup   *time.Duration
 	Duration *time.Duration
+	// Restart replaces the restart policy: a short version of a scenario
+	// that restarts its services every round may start them once.
+	Restart *string
 }
 
 // Empty reports whether o overrides nothing.
-func (o Overrides) Empty() bool { return o.Rounds == nil && o.Warmup == nil && o.Duration == nil }
+func (o Overrides) Empty() bool {
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil
+}
 
 // ReadWith reads the scenario file at path as Read does, with o's settings
 // in place of the file's. The overridden values are validated as if they
@@ -38,6 +43,9 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 	// the file is parsed again.
 	if o.Rounds != nil && (*o.Rounds < 1 || *o.Rounds > MaxRounds) {
 		return nil, fmt.Errorf("--rounds %d: must be between 1 and %d", *o.Rounds, MaxRounds)
+	}
+	if o.Restart != nil && !slices.Contains([]string{RestartOnce, RestartPerRound, RestartPerTrial}, *o.Restart) {
+		return nil, fmt.Errorf("--restart %q is not one of once, per-round, per-trial", *o.Restart)
 	}
 	for _, d := range []struct {
 		flag, field string
@@ -75,6 +83,9 @@ func (o Overrides) apply(data []byte) ([]byte, error) {
 	}
 	if o.Rounds != nil {
 		setScalar(top, "rounds", strconv.Itoa(*o.Rounds))
+	}
+	if o.Restart != nil {
+		setScalar(top, "restart", *o.Restart)
 	}
 	if o.Warmup != nil || o.Duration != nil {
 		load := child(top, "load")
@@ -139,6 +150,9 @@ func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
 	var edits []edit
 	if o.Rounds != nil {
 		edits = append(edits, edit{child(top, "rounds"), strconv.Itoa(*o.Rounds)})
+	}
+	if o.Restart != nil {
+		edits = append(edits, edit{child(top, "restart"), *o.Restart})
 	}
 	load := child(top, "load")
 	if o.Warmup != nil || o.Duration != nil {

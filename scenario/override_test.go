@@ -20,6 +20,7 @@ func TestReadWithOverrides(t *testing.T) {
 		t.Fatal(err)
 	}
 	two, warm, window, trimmed := 2, 500*time.Millisecond, 3*time.Second, time.Second
+	perRound, never := RestartPerRound, "never"
 	tests := []struct {
 		name             string
 		o                Overrides
@@ -30,6 +31,8 @@ func TestReadWithOverrides(t *testing.T) {
 		{"none", Overrides{}, 20, 5 * time.Second, 10 * time.Second, ""},
 		{"all", Overrides{Rounds: &two, Warmup: &warm, Duration: &window}, 2, warm, window, ""},
 		{"rounds only", Overrides{Rounds: &two}, 2, 5 * time.Second, 10 * time.Second, ""},
+		{"restart", Overrides{Restart: &perRound}, 20, 5 * time.Second, 10 * time.Second, ""},
+		{"restart unknown", Overrides{Restart: &never}, 0, 0, 0, `--restart "never" is not one of once, per-round, per-trial`},
 		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "--rounds 0: must be between 1 and 10000"},
 		{"window 0", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "--duration 0s: "},
 		// A window the file's trim leaves nothing of: the file's line.
@@ -50,11 +53,15 @@ func TestReadWithOverrides(t *testing.T) {
 			if s.Rounds != tt.rounds || s.Load.Warmup.D() != tt.warmup || s.Load.Duration.D() != tt.duration {
 				t.Errorf("rounds %d warmup %s duration %s, want %d %s %s", s.Rounds, s.Load.Warmup.D(), s.Load.Duration.D(), tt.rounds, tt.warmup, tt.duration)
 			}
+			if tt.o.Restart != nil && s.Restart != *tt.o.Restart {
+				t.Errorf("restart %q, want %q", s.Restart, *tt.o.Restart)
+			}
 			if s.Report.Layout != LayoutSermant || len(s.Variants) != 2 || s.Variants[1].Services["consumer"].Env["A"] != "b" {
 				t.Errorf("the rest of the file was not kept: %+v", s)
 			}
-			// The file sets no warm-up: one overridden is a line more.
-			if got := strings.Count(string(s.Source), "\n"); tt.o.Warmup == nil && got != strings.Count(src, "\n") {
+			// The file sets no warm-up and no restart: either overridden is
+			// written anew.
+			if got := strings.Count(string(s.Source), "\n"); tt.o.Warmup == nil && tt.o.Restart == nil && got != strings.Count(src, "\n") {
 				t.Errorf("the overrides moved lines: %d lines, the file has %d", got, strings.Count(src, "\n"))
 			}
 			again, err := Parse(path, s.Source)

@@ -51,6 +51,7 @@ func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
 	f := runFlags{stopNow: stopNow}
 	var rounds int
 	var warmup, duration time.Duration
+	var restart string
 	cmd := &cobra.Command{
 		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
@@ -98,6 +99,9 @@ appended to it as Markdown.
 			if fl.Changed("duration") {
 				f.short.Duration = &duration
 			}
+			if fl.Changed("restart") {
+				f.short.Restart = &restart
+			}
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
 		},
 	}
@@ -105,6 +109,7 @@ appended to it as Markdown.
 	fl.IntVar(&rounds, "rounds", 0, "run this many rounds instead of the scenario's rounds (a short version, e.g. for CI)")
 	fl.DurationVar(&warmup, "warmup", 0, "use this warm-up per trial instead of the scenario's load.warmup")
 	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
+	fl.StringVar(&restart, "restart", "", "use this restart policy (once, per-round, per-trial) instead of the scenario's restart")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
@@ -133,7 +138,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.resume != "" {
 		if f.aa || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
-			return &exitError{exitUsage, errors.New("--resume takes the run's own settings: --aa, --find-max, --out, --seed, --rounds, --warmup and --duration do not apply")}
+			return &exitError{exitUsage, errors.New("--resume takes the run's own settings: --aa, --find-max, --out, --seed, --rounds, --warmup, --duration and --restart do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -143,7 +148,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
 	} else if f.startup {
 		if !f.short.Empty() {
-			return &exitError{exitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup and --duration do not apply")}
+			return &exitError{exitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration and --restart do not apply")}
 		}
 		if s, err = scenario.ReadStartup(file); err != nil {
 			return &exitError{exitUsage, err}
