@@ -143,3 +143,17 @@ func TestReproductionEaseAgent(t *testing.T) {
 		rows: []string{"| http_req_duration avg (ms) |", "| http_req_duration min (ms) |", "| http_req_duration p(95) (ms) |",
 			"| http_reqs (/s) |", "| process CPU (cores) |", "| heap used (MiB) |", "| owner-details-3-spans |", "| all-vets-10-spans |"}})
 }
+
+// TestReportLayoutUnknown checks that a layout toll does not have is a
+// usage error naming the ones it has, before any directory is read.
+func TestReportLayoutUnknown(t *testing.T) {
+	cmd := toll(t, "report", "--layout", "vendor", t.TempDir())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if code := exitCodeOf(cmd.Run()); code != exitUsage {
+		t.Fatalf("exit %d, want %d (usage)\n%s", code, exitUsage, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `--layout "vendor" is not one of sermant, kindling, jetty, skywalking-go, easeagent`) {
+		t.Errorf("stderr %q does not name the layouts", stderr.String())
+	}
+}
