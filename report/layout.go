@@ -121,6 +121,43 @@ func pairAt(s *analyze.Summary, st analyze.Step, name string, c analyze.Cost) pa
 	return pair{info: analyze.Info(c), base: costIn(variantAt(st, s.Baseline), c), vari: costIn(variantAt(st, name), c)}
 }
 
+// appPairAt is pairAt for the application alone: where the variant runs
+// an agent service beside one application service, its costs are the
+// variant's totals with the agent's, and the application's own (compared
+// with the same service in the baseline) are in its service results.
+func appPairAt(s *analyze.Summary, st analyze.Step, name string, c analyze.Cost) pair {
+	p := pairAt(s, st, name, c)
+	vr := variantAt(st, name)
+	if vr == nil {
+		return p
+	}
+	var app *analyze.ServiceResult
+	for i, sr := range vr.Services {
+		if sr.Role == "app" {
+			if app != nil {
+				return p // several: the application is their total
+			}
+			app = &vr.Services[i]
+		}
+	}
+	if app == nil {
+		return p
+	}
+	for i := range app.Costs {
+		if app.Costs[i].Cost == c {
+			p.vari = &app.Costs[i]
+			if b := variantAt(st, s.Baseline); b != nil {
+				for _, sr := range b.Services {
+					if sr.Name == app.Name {
+						p.base = costIn(&analyze.VariantResult{Costs: sr.Costs}, c)
+					}
+				}
+			}
+		}
+	}
+	return p
+}
+
 // ok says whether both sides have the cost.
 func (p pair) ok() bool { return p.base != nil && p.vari != nil }
 
@@ -246,6 +283,7 @@ func sermantView(s *analyze.Summary) *View {
 
 // kindlingView is Kindling's table: costs as rows (machine, application,
 // the agent's own), each load step's baseline, variant and Δ side by side.
+// The application's CPU and memory are its own, without the agent's.
 func kindlingView(s *analyze.Summary) *View {
 	v := &View{Title: "Kindling's layout: machine, application and agent costs, load steps side by side"}
 	app := []struct {
@@ -268,7 +306,7 @@ func kindlingView(s *analyze.Summary) *View {
 		for _, a := range app {
 			row := []Cell{TextCell(a.label)}
 			for _, st := range s.Steps {
-				p := pairAt(s, st, name, a.c)
+				p := appPairAt(s, st, name, a.c)
 				row = append(row, value(p.base, p.info), value(p.vari, p.info), p.cell(p.diff()+" ("+p.change()+")"))
 			}
 			t.Rows = append(t.Rows, row)

@@ -71,6 +71,15 @@ func TestLayouts(t *testing.T) {
 			if !agent {
 				t.Errorf("no row of the agent's own CPU: %v", tb.Rows)
 			}
+			// The application's memory is its own, not the variant's
+			// total with the agent's 30 MiB.
+			for _, r := range tb.Rows {
+				if r[0].Text == "application-memory (RSS, MiB)" {
+					if v := r[2].Value; v == nil || *v < 200 || *v > 220 {
+						t.Errorf("application memory %q, want the app's own 200-220 MiB", r[2].Text)
+					}
+				}
+			}
 		}},
 		{scenario.LayoutJetty, func(t *testing.T, v *View) {
 			var cpu *Table
