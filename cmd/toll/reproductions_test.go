@@ -135,8 +135,8 @@ func TestReproductionSermant(t *testing.T) {
 }
 
 // TestReproductionEaseAgent runs examples/reproductions/easeagent.yaml
-// short (a duet): k6's summary rows side by side and each request of the
-// mix, the 3-span and the 10-span one.
+// short: k6's summary rows side by side and each request of the mix, the
+// 3-span and the 10-span one.
 func TestReproductionEaseAgent(t *testing.T) {
 	runReproduction(t, reproduction{file: "easeagent.yaml", layout: "easeagent", java: true, root: true,
 		short: []string{"--rounds", "2", "--warmup", "1s", "--duration", "4s"},
