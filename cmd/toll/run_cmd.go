@@ -40,8 +40,9 @@ type runFlags struct {
 	// gates are the --fail-on thresholds, as written.
 	gates   []string
 	startup bool
-	// short replaces the scenario's rounds, warm-up and window (--rounds,
-	// --warmup, --duration): its short version.
+	// short replaces the scenario's rounds, warm-up, window and restart
+	// policy (--rounds, --warmup, --duration, --restart): its short
+	// version.
 	short scenario.Overrides
 }
 
