@@ -261,3 +261,7 @@ func costsOf(trials []*TrialCosts) []CostInfo {
 	}
 	return out
 }
+
+// SplitRequestCost splits a RequestCost into the name of the request mix's
+// entry and the cost; ok is false for any other cost.
+func SplitRequestCost(c Cost) (name string, base Cost, ok bool) { return requestCostParts(c) }

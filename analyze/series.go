@@ -367,3 +367,33 @@ func stepSpectra(variants []string, trials []*record.Trial, trim Trim) []Spectru
 	}
 	return out
 }
+
+// Every returns the series in buckets of width seconds, as a table that
+// samples every few seconds shows it (Jetty's "CPU every 5 s"): each
+// bucket's T is its first second, and its median and quartiles are the
+// means of those of its seconds (for CPU, the mean CPU over the bucket).
+// Trials is the fewest trials any of its seconds had. A last bucket shorter
+// than width is kept. Width 1 or less returns s.
+func (s Series) Every(width int) Series {
+	if width <= 1 || len(s.T) == 0 {
+		return s
+	}
+	out := Series{Metric: s.Metric, Label: s.Label, Unit: s.Unit}
+	start := s.T[0]
+	for i := 0; i < len(s.T); {
+		b := math.Floor((s.T[i] - start) / float64(width))
+		var med, lo, hi float64
+		n, trials := 0, math.MaxInt
+		for ; i < len(s.T) && math.Floor((s.T[i]-start)/float64(width)) == b; i++ {
+			med, lo, hi = med+s.Median[i], lo+s.Low[i], hi+s.High[i]
+			trials = min(trials, s.Trials[i])
+			n++
+		}
+		out.T = append(out.T, start+b*float64(width))
+		out.Median = append(out.Median, med/float64(n))
+		out.Low = append(out.Low, lo/float64(n))
+		out.High = append(out.High, hi/float64(n))
+		out.Trials = append(out.Trials, trials)
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -198,5 +199,32 @@ func TestSeriesLeaveOutVariantWarmup(t *testing.T) {
 				t.Errorf("%s series begins at %v, before the trials' own warm-up of 2 s", name, ts[:min(len(ts), 1)])
 			}
 		}
+	}
+}
+
+// TestSeriesEvery checks the buckets of a series sampled every few seconds:
+// each the mean of its seconds, a gap in the seconds kept as a gap, a short
+// last bucket kept, and the fewest trials of its seconds.
+func TestSeriesEvery(t *testing.T) {
+	s := Series{Metric: "cpu", Unit: "cores",
+		T:      []float64{-2, -1, 0, 1, 2, 3, 4, 8, 9},
+		Median: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9},
+		Low:    []float64{0, 1, 2, 3, 4, 5, 6, 7, 8},
+		High:   []float64{2, 3, 4, 5, 6, 7, 8, 9, 10},
+		Trials: []int{3, 3, 2, 3, 3, 3, 3, 3, 1},
+	}
+	got := s.Every(5)
+	want := Series{Metric: "cpu", Unit: "cores",
+		T:      []float64{-2, 3, 8},
+		Median: []float64{3, 6.5, 8.5},
+		Low:    []float64{2, 5.5, 7.5},
+		High:   []float64{4, 7.5, 9.5},
+		Trials: []int{2, 3, 1},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Every(5):\n got %+v\nwant %+v", got, want)
+	}
+	if one := s.Every(1); !reflect.DeepEqual(one, s) {
+		t.Errorf("Every(1) changed the series: %+v", one)
 	}
 }

@@ -3,27 +3,34 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/report"
+	"github.com/tollperf/toll/scenario"
 )
 
 func newReportCmd() *cobra.Command {
 	var opt renderOptions
 	var fromSummary bool
 	var gateTexts []string
+	var layout string
 	cmd := &cobra.Command{
 		Use:   "report DIR",
 		Short: "Analyse a results directory again and rewrite its reports",
 		Long: `Analyse a results directory again and rewrite its reports. A run that did not
 carry out its whole plan (interrupted, killed, stopped by an error) is reported
 as partial, with the trials it is missing. --fail-on judges the variants against
-the baseline as toll run --fail-on does.
+the baseline as toll run --fail-on does. --layout prints the run laid out as a
+published benchmark laid out its tables (` + strings.Join(scenario.ReportLayouts(), ", ") + `),
+as Markdown, instead of the terminal table (docs/reproductions.md).
 
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
@@ -38,6 +45,15 @@ the baseline as toll run --fail-on does.
 			if fromSummary && opt.seriesEvery != 0 {
 				return &exitError{ExitUsage, errors.New("--series-every needs the trials analysed again; it does not apply with --from-summary")}
 			}
+			if layout != "" && !slices.Contains(scenario.ReportLayouts(), layout) {
+				return &exitError{ExitUsage, fmt.Errorf("--layout %q is not one of %s", layout, strings.Join(scenario.ReportLayouts(), ", "))}
+			}
+			// The terminal table, or the layout instead of it.
+			out := cmd.OutOrStdout()
+			table := out
+			if layout != "" {
+				table = io.Discard
+			}
 			dir, err := record.Open(args[0])
 			if err != nil {
 				return &exitError{ExitUsage, err}
@@ -47,24 +63,42 @@ the baseline as toll run --fail-on does.
 				if err != nil {
 					return &exitError{ExitFailure, err}
 				}
-				if err := report.Text(cmd.OutOrStdout(), sum); err != nil {
+				if err := report.Text(table, sum); err != nil {
 					return &exitError{ExitFailure, err}
 				}
-				return judge(cmd.OutOrStdout(), sum, gates)
+				if err := printLayout(out, sum, layout); err != nil {
+					return err
+				}
+				return judge(out, sum, gates)
 			}
-			sum, _, err := renderDir(cmd.Context(), cmd.OutOrStdout(), dir, opt)
+			sum, _, err := renderDir(cmd.Context(), table, dir, opt)
 			if err != nil {
 				return &exitError{ExitFailure, err}
 			}
-			return judge(cmd.OutOrStdout(), sum, gates)
+			if err := printLayout(out, sum, layout); err != nil {
+				return err
+			}
+			return judge(out, sum, gates)
 		},
 	}
 	cmd.Flags().BoolVar(&fromSummary, "from-summary", false, "render the reports from DIR/summary.json alone, without analysing the trials again (the analysis flags do not apply)")
 	cmd.Flags().StringArrayVar(&gateTexts, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
+	cmd.Flags().StringVar(&layout, "layout", "", "print the run laid out as this published benchmark laid out its tables, as Markdown: "+strings.Join(scenario.ReportLayouts(), ", "))
 	addRenderFlags(cmd.Flags(), &opt)
 	cmd.Flags().BoolVar(&opt.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	cmd.Flags().BoolVar(&opt.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	return cmd
+}
+
+// printLayout writes the run laid out as layout names, if it names one.
+func printLayout(w io.Writer, sum *analyze.Summary, layout string) error {
+	if layout == "" || sum == nil {
+		return nil
+	}
+	if err := report.LayoutMarkdown(w, sum, layout); err != nil {
+		return &exitError{ExitFailure, err}
+	}
+	return nil
 }
 
 // renderSummary rewrites a results directory's reports from its

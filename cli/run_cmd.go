@@ -43,12 +43,19 @@ type runFlags struct {
 	// gates are the --fail-on thresholds, as written.
 	gates   []string
 	startup bool
+	// short replaces the scenario's rounds, warm-up, window and restart
+	// policy (--rounds, --warmup, --duration, --restart): its short
+	// version.
+	short scenario.Overrides
 }
 
 // newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
 // to kill the services without their grace period.
 func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
 	f := runFlags{stopNow: stopNow}
+	var rounds int
+	var warmup, duration time.Duration
+	var restart string
 	cmd := &cobra.Command{
 		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
@@ -70,7 +77,8 @@ appended to it as Markdown.
   toll run --find-max --slo-p99 50ms examples/quickstart.yaml  # each variant's highest rate within the SLO
   toll run --resume results/quickstart-20261123T101500Z   # finish an interrupted run
   toll run examples/quickstart.yaml --fail-on 'cpu_per_request > +10%'  # exit 4 when a variant costs more
-  toll run --startup examples/java/agents.yaml   # cold starts of each variant: time to ready, JVM and CPU`,
+  toll run --startup examples/java/agents.yaml   # cold starts of each variant: time to ready, JVM and CPU
+  toll run examples/reproductions/sermant.yaml --rounds 2 --warmup 1s --duration 3s  # a scenario's short version`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if f.resume != "" {
 				if len(args) > 0 {
@@ -85,10 +93,27 @@ appended to it as Markdown.
 			if len(args) > 0 {
 				file = args[0]
 			}
+			fl := cmd.Flags()
+			if fl.Changed("rounds") {
+				f.short.Rounds = &rounds
+			}
+			if fl.Changed("warmup") {
+				f.short.Warmup = &warmup
+			}
+			if fl.Changed("duration") {
+				f.short.Duration = &duration
+			}
+			if fl.Changed("restart") {
+				f.short.Restart = &restart
+			}
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
 		},
 	}
 	fl := cmd.Flags()
+	fl.IntVar(&rounds, "rounds", 0, "run this many rounds instead of the scenario's rounds (a short version, e.g. for CI)")
+	fl.DurationVar(&warmup, "warmup", 0, "use this warm-up per trial instead of the scenario's load.warmup")
+	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
+	fl.StringVar(&restart, "restart", "", "use this restart policy (once, per-round, per-trial) instead of the scenario's restart")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
@@ -122,8 +147,8 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		return &exitError{ExitUsage, err}
 	}
 	if f.resume != "" {
-		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 {
-			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out and --seed do not apply")}
+		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration and --restart do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -132,13 +157,16 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.aa = m.AA
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
 	} else if f.startup {
+		if !f.short.Empty() {
+			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration and --restart do not apply")}
+		}
 		if s, err = scenario.ReadStartup(file); err != nil {
 			return &exitError{ExitUsage, err}
 		}
 		if f.aa {
 			s = run.AAScenario(s)
 		}
-	} else if s, err = scenario.Read(file); err != nil {
+	} else if s, err = scenario.ReadWith(file, f.short); err != nil {
 		return &exitError{ExitUsage, err}
 	} else if f.aa {
 		s = run.AAScenario(s)

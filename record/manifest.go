@@ -38,8 +38,11 @@ type Manifest struct {
 	Load       LoadSettings `json:"load"`
 	Host       Host         `json:"host"`
 	Layout     Layout       `json:"layout"`
-	Started    time.Time    `json:"started"`
-	Finished   time.Time    `json:"finished,omitzero"`
+	// ReportLayout is the scenario's report.layout: the published
+	// benchmark whose table shape report.md adds; empty for none.
+	ReportLayout string    `json:"report_layout,omitempty"`
+	Started      time.Time `json:"started"`
+	Finished     time.Time `json:"finished,omitzero"`
 	// Matrix is a load test's matrix: its steps are every load step under
 	// each setting, the settings the outer loop.
 	Matrix *Matrix `json:"matrix,omitempty"`

@@ -8,7 +8,9 @@ import (
 	"github.com/tollperf/toll/analyze"
 )
 
-// Markdown writes report.md: the same content as Text, as Markdown tables.
+// Markdown writes report.md: the same content as Text, as Markdown tables,
+// followed by the run laid out as the published benchmark the scenario's
+// report.layout names (LayoutMarkdown), if any.
 func Markdown(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
@@ -31,15 +33,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	}
 	for _, t := range Tables(s) {
 		fmt.Fprintf(ew, "\n## %s\n\n", t.Title)
-		fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(t.Header), " | "))
-		align := []string{"---"}
-		for range t.Header[1:] {
-			align = append(align, "---:")
-		}
-		fmt.Fprintf(ew, "| %s |\n", strings.Join(align, " | "))
-		for _, r := range t.Rows {
-			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(Texts(r)), " | "))
-		}
+		writeMarkdownTable(ew, t)
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios ± the half-width of its 95%% confidence interval; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)
 	if c := controlOf(s); c != "" {
@@ -56,6 +50,14 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	fmt.Fprintln(ew)
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		fmt.Fprintln(ew, escape(line))
+	}
+	if m.ReportLayout != "" && len(s.Steps) > 0 {
+		// The scenario names a published benchmark: its tables in their
+		// own shape follow toll's.
+		fmt.Fprintln(ew)
+		if err := LayoutMarkdown(ew, s, m.ReportLayout); err != nil {
+			return err
+		}
 	}
 	return ew.err
 }

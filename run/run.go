@@ -353,7 +353,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: commandLine(os.Args), WorkDir: workDir(),
 		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Control: controlOf(s), Baseline: s.Baseline, Seed: seed,
 		Rounds: s.Repetitions(), Restart: s.Restart, Mode: s.Mode, Workload: s.Workload(), Started: time.Now().UTC(), Host: describeHost(),
-		Layout:     record.Layout{Network: s.Network},
+		Layout: record.Layout{Network: s.Network}, ReportLayout: s.Report.Layout,
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
 		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(), VariantWarmupS: s.Load.VariantWarmup.D().Seconds(),
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),

@@ -73,6 +73,8 @@ type Scenario struct {
 	// Matrix repeats a load test under each of a list of settings (CPU
 	// limits), reported side by side as load steps are.
 	Matrix Matrix `yaml:"matrix"`
+	// Report sets how the run's reports are rendered.
+	Report Report `yaml:"report"`
 
 	// Path is the file the scenario was read from.
 	Path string `yaml:"-"`
@@ -229,6 +231,30 @@ const (
 	RestartPerRound = "per-round"
 	RestartOnce     = "once"
 )
+
+// Report sets how a run's reports are rendered.
+type Report struct {
+	// Layout names a published benchmark's table shape (one of
+	// ReportLayouts) that report.md adds after toll's own tables, and that
+	// `toll report --layout` prints; empty for none.
+	Layout string `yaml:"layout"`
+}
+
+// The report layouts: each renders a run as one published benchmark laid
+// out its tables (docs/reproductions.md).
+const (
+	LayoutSermant      = "sermant"       // load steps as rows, "baseline / variant / Δ" cells
+	LayoutKindling     = "kindling"      // costs as rows, load steps side by side
+	LayoutJetty        = "jetty"         // latency and memory changes, CPU every 5 s
+	LayoutSkyWalkingGo = "skywalking-go" // the paragraph of CPU, memory and mean latency
+	LayoutEaseAgent    = "easeagent"     // k6's summary of latency, and each request of the mix
+)
+
+// ReportLayouts returns the names a scenario's report.layout (and `toll
+// report --layout`) may take.
+func ReportLayouts() []string {
+	return []string{LayoutSermant, LayoutKindling, LayoutJetty, LayoutSkyWalkingGo, LayoutEaseAgent}
+}
 
 // Networks a run may use.
 const (

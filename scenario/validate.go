@@ -209,6 +209,9 @@ func (v *validator) scenario(s *Scenario) {
 		v.fail("network", "%q is not one of host, isolated", s.Network)
 	}
 	v.kubernetes(s)
+	if s.Report.Layout != "" && !slices.Contains(ReportLayouts(), s.Report.Layout) {
+		v.fail("report.layout", "%q is not one of %s", s.Report.Layout, strings.Join(ReportLayouts(), ", "))
+	}
 	if !v.present("sample") {
 		s.Sample = Duration(DefaultSample)
 	}

@@ -13,7 +13,8 @@
 #                           first choice) fails; toll picks runc there when installed
 #   haproxy                 examples/sidecar.yaml: the sidecar proxy (e2e/shapes TestSidecarProxy)
 #   nginx                   examples/sidecar.yaml: the other sidecar proxy
-#   bpftrace                examples/ebpf.yaml: the eBPF agent (e2e/shapes TestEBPFAgent)
+#   bpftrace                examples/ebpf.yaml: the eBPF agent (e2e/shapes TestEBPFAgent), and
+#                           examples/reproductions/kindling.yaml (TestReproductionKindling)
 set -euo pipefail
 pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)

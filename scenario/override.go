@@ -1,0 +1,183 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Overrides replace some of a scenario file's settings before it is
+// validated: the short version of a long scenario (`toll run --rounds 2
+// --duration 3s --warmup 1s`), for a CI job or a first look. A nil field
+// keeps the file's setting.
+type Overrides struct {
+	Rounds   *int
+	Warmup   *time.Duration
+	Duration *time.Duration
+	// Restart replaces the restart policy: a short version of a scenario
+	// that restarts its services every round may start them once.
+	Restart *string
+}
+
+// Empty reports whether o overrides nothing.
+func (o Overrides) Empty() bool {
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil
+}
+
+// ReadWith reads the scenario file at path as Read does, with o's settings
+// in place of the file's. The overridden values are validated as if they
+// were written in the file (the same bounds and messages), and the
+// scenario's Source, which the results directory keeps, holds them, so a
+// resumed run keeps them too.
+func ReadWith(path string, o Overrides) (*Scenario, error) {
+	s, err := Read(path)
+	if err != nil || o.Empty() {
+		return s, err
+	}
+	// The overrides' own bounds, named by their flags; what they break in
+	// the rest of the file (a trim longer than the window) is found when
+	// the file is parsed again.
+	if o.Rounds != nil && (*o.Rounds < 1 || *o.Rounds > MaxRounds) {
+		return nil, fmt.Errorf("--rounds %d: must be between 1 and %d", *o.Rounds, MaxRounds)
+	}
+	if o.Restart != nil && !slices.Contains([]string{RestartOnce, RestartPerRound, RestartPerTrial}, *o.Restart) {
+		return nil, fmt.Errorf("--restart %q is not one of once, per-round, per-trial", *o.Restart)
+	}
+	for _, d := range []struct {
+		flag, field string
+		d           *time.Duration
+	}{{"--warmup", "load.warmup", o.Warmup}, {"--duration", "load.duration", o.Duration}} {
+		if d.d == nil {
+			continue
+		}
+		if d.field == "load.duration" && *d.d <= 0 {
+			return nil, fmt.Errorf("--duration %s: the measured window must be positive", *d.d)
+		}
+		if err := CheckDuration(d.field, *d.d); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", d.flag, *d.d, err)
+		}
+	}
+	data, err := o.apply(s.Source)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return Parse(path, data)
+}
+
+// apply writes o's settings into the YAML document data.
+func (o Overrides) apply(data []byte) ([]byte, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, err
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("the scenario is not a mapping")
+	}
+	top := root.Content[0]
+	if patched, ok := o.patch(data, top); ok {
+		return patched, nil
+	}
+	if o.Rounds != nil {
+		setScalar(top, "rounds", strconv.Itoa(*o.Rounds))
+	}
+	if o.Restart != nil {
+		setScalar(top, "restart", *o.Restart)
+	}
+	if o.Warmup != nil || o.Duration != nil {
+		load := child(top, "load")
+		if load == nil || load.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("--warmup and --duration set load.warmup and load.duration, and the scenario has no load")
+		}
+		if o.Warmup != nil {
+			setScalar(load, "warmup", o.Warmup.String())
+		}
+		if o.Duration != nil {
+			setScalar(load, "duration", o.Duration.String())
+		}
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// child returns the value of key in mapping m, or nil.
+func child(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// setScalar sets key in mapping m to the plain scalar value, adding the key
+// when m lacks it.
+func setScalar(m *yaml.Node, key, value string) {
+	tag := "!!str"
+	if _, err := strconv.Atoi(value); err == nil {
+		tag = "!!int"
+	}
+	if v := child(m, key); v != nil {
+		*v = yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value, Line: v.Line, Column: v.Column}
+		return
+	}
+	m.Content = append(m.Content,
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: value})
+}
+
+// patch writes o's settings over the file's own plain values of them, in
+// place, so that every line keeps its number (an error about another field
+// names the line the user sees). It fails when a setting is absent from
+// the file or not a plain scalar on its line; apply then writes the
+// document anew.
+func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
+	type edit struct {
+		node  *yaml.Node
+		value string
+	}
+	var edits []edit
+	if o.Rounds != nil {
+		edits = append(edits, edit{child(top, "rounds"), strconv.Itoa(*o.Rounds)})
+	}
+	if o.Restart != nil {
+		edits = append(edits, edit{child(top, "restart"), *o.Restart})
+	}
+	load := child(top, "load")
+	if o.Warmup != nil || o.Duration != nil {
+		if load == nil || load.Kind != yaml.MappingNode {
+			return nil, false
+		}
+	}
+	if o.Warmup != nil {
+		edits = append(edits, edit{child(load, "warmup"), o.Warmup.String()})
+	}
+	if o.Duration != nil {
+		edits = append(edits, edit{child(load, "duration"), o.Duration.String()})
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	for _, e := range edits {
+		n := e.node
+		if n == nil || n.Kind != yaml.ScalarNode || n.Style != 0 || n.Line < 1 || n.Line > len(lines) {
+			return nil, false
+		}
+		line := lines[n.Line-1]
+		at := n.Column - 1
+		if at < 0 || at+len(n.Value) > len(line) || string(line[at:at+len(n.Value)]) != n.Value {
+			return nil, false
+		}
+		lines[n.Line-1] = slices.Concat(line[:at], []byte(e.value), line[at+len(n.Value):])
+	}
+	return bytes.Join(lines, nil), true
+}

@@ -1,0 +1,73 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReadWithOverrides checks the short version of a scenario: rounds,
+// warm-up and window replaced from the command line, the rest of the file
+// kept, the overridden values in the Source that the results directory
+// keeps, every line where it was (errors name the file's lines), and a
+// value out of bounds refused, naming its flag.
+func TestReadWithOverrides(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "demo.yaml")
+	src := good + "rounds: 20\ntrim: {start: 1s, end: 1s}\nreport: {layout: sermant}\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	two, warm, window, trimmed := 2, 500*time.Millisecond, 3*time.Second, time.Second
+	perRound, never := RestartPerRound, "never"
+	tests := []struct {
+		name             string
+		o                Overrides
+		rounds           int
+		warmup, duration time.Duration
+		err              string
+	}{
+		{"none", Overrides{}, 20, 5 * time.Second, 10 * time.Second, ""},
+		{"all", Overrides{Rounds: &two, Warmup: &warm, Duration: &window}, 2, warm, window, ""},
+		{"rounds only", Overrides{Rounds: &two}, 2, 5 * time.Second, 10 * time.Second, ""},
+		{"restart", Overrides{Restart: &perRound}, 20, 5 * time.Second, 10 * time.Second, ""},
+		{"restart unknown", Overrides{Restart: &never}, 0, 0, 0, `--restart "never" is not one of once, per-round, per-trial`},
+		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "--rounds 0: must be between 1 and 10000"},
+		{"window 0", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "--duration 0s: "},
+		// A window the file's trim leaves nothing of: the file's line.
+		{"trim beyond the window", Overrides{Duration: &trimmed}, 0, 0, 0, path + ":23: trim: trims 2s of a 1s window"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ReadWith(path, tt.o)
+			if tt.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Rounds != tt.rounds || s.Load.Warmup.D() != tt.warmup || s.Load.Duration.D() != tt.duration {
+				t.Errorf("rounds %d warmup %s duration %s, want %d %s %s", s.Rounds, s.Load.Warmup.D(), s.Load.Duration.D(), tt.rounds, tt.warmup, tt.duration)
+			}
+			if tt.o.Restart != nil && s.Restart != *tt.o.Restart {
+				t.Errorf("restart %q, want %q", s.Restart, *tt.o.Restart)
+			}
+			if s.Report.Layout != LayoutSermant || len(s.Variants) != 2 || s.Variants[1].Services["consumer"].Env["A"] != "b" {
+				t.Errorf("the rest of the file was not kept: %+v", s)
+			}
+			// The file sets no warm-up and no restart: either overridden is
+			// written anew.
+			if got := strings.Count(string(s.Source), "\n"); tt.o.Warmup == nil && tt.o.Restart == nil && got != strings.Count(src, "\n") {
+				t.Errorf("the overrides moved lines: %d lines, the file has %d", got, strings.Count(src, "\n"))
+			}
+			again, err := Parse(path, s.Source)
+			if err != nil || again.Rounds != s.Rounds || again.Load.Duration != s.Load.Duration {
+				t.Errorf("Source does not hold the overrides: %v\n%s", err, s.Source)
+			}
+		})
+	}
+}
