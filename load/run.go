@@ -689,7 +689,11 @@ func (r *runner) work(w *worker, first job) {
 func (r *runner) do(c *client, j job) time.Duration {
 	status, err := c.send(&r.targets[j.target], j.id)
 	now := r.elapsed()
-	from := min(j.due, c.sent.Sub(r.origin))
+	sent := c.sent.Sub(r.origin)
+	if j.interval >= 0 {
+		r.rec.late.add(sent - j.due)
+	}
+	from := min(j.due, sent)
 	r.account(int(j.interval), int(j.target), now-from, status, err)
 	return now
 }
