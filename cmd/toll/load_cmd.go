@@ -88,15 +88,15 @@ request, wait for its response and think. It prints a summary, or JSON with
 
 // loadSummary is what "toll load --json" prints.
 type loadSummary struct {
-	Model      string  `json:"model"` // "open" or "closed"
-	Rate       float64 `json:"rate,omitempty"`
-	Users      int     `json:"users,omitempty"`
+	Model string  `json:"model"` // "open" or "closed"
+	Rate  float64 `json:"rate,omitempty"`
+	Users int     `json:"users,omitempty"`
 	// Arrival is the open model's arrival process, "uniform" or "poisson",
 	// Seed the seed of Poisson's draws, and QuantumMS its release grid (0:
 	// each request at its own time).
-	Arrival   string  `json:"arrival,omitempty"`
-	Seed      uint64  `json:"seed,omitempty"`
-	QuantumMS float64 `json:"quantum_ms,omitempty"`
+	Arrival    string  `json:"arrival,omitempty"`
+	Seed       uint64  `json:"seed,omitempty"`
+	QuantumMS  float64 `json:"quantum_ms,omitempty"`
 	DurationS  float64 `json:"duration_s"`
 	Scheduled  uint64  `json:"scheduled"`
 	Sent       uint64  `json:"sent"`
