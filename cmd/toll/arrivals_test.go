@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestArrivalsAsAsked runs toll load at 2,000 req/s against toll app
+// provider with about 250 µs of CPU per request (issue #18, part 2). By
+// default each request leaves at its own time: the median latency reads
+// what --quantum 0 reads, the send lateness is reported, and nothing says
+// grid. An explicit 2 ms grid sends bursts of 4, which the provider, on one
+// CPU, serves one after another: the grid's median carries that queueing
+// (its signature), the default's does not, and the grid run says it was
+// measured with one.
+func TestArrivalsAsAsked(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a service under load")
+	}
+	taskset, err := exec.LookPath("taskset")
+	if err != nil {
+		t.Skip("needs taskset to put the provider and the load generator on CPUs of their own")
+	}
+	// The provider on CPU 1 (GOMAXPROCS 1: one request at a time), the
+	// load generator on CPU 0, as toll run places them.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	prov := toll(t, "app", "provider", "--addr", addr, "--work", "6000")
+	prov.Args = append([]string{taskset, "-c", "1"}, prov.Args...)
+	prov.Path = taskset
+	var provErr bytes.Buffer
+	prov.Stderr = &provErr
+	if err := prov.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		prov.Process.Kill()
+		prov.Wait()
+	})
+	url := "http://" + addr + "/provider"
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if resp, err := http.Get("http://" + addr + "/health"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("provider not ready: %s", provErr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	run := func(args ...string) (loadSummary, string) {
+		t.Helper()
+		cmd := toll(t, append([]string{"load", url, "--rate", "2000", "-d", "2s", "--warmup", "500ms"}, args...)...)
+		cmd.Args = append([]string{taskset, "-c", "0"}, cmd.Args...)
+		cmd.Path = taskset
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("toll load %q: %v\n%s", args, err, stderr.String())
+		}
+		var s loadSummary
+		if strings.Contains(strings.Join(args, " "), "--json") {
+			if err := json.Unmarshal(stdout.Bytes(), &s); err != nil {
+				t.Fatalf("%v: %s", err, stdout.String())
+			}
+		}
+		return s, stdout.String()
+	}
+	// Alternate, twice each, and keep each setting's lower median: a
+	// noisy machine only ever adds to latency.
+	p50 := map[string]float64{}
+	var last map[string]loadSummary = map[string]loadSummary{}
+	for range 2 {
+		for _, q := range []string{"default", "0", "2ms"} {
+			args := []string{"--json"}
+			if q != "default" {
+				args = append(args, "--quantum", q)
+			}
+			s, _ := run(args...)
+			if s.Missed != 0 || s.Errors != 0 || s.Completed < 3900 {
+				t.Fatalf("quantum %s: %+v", q, s)
+			}
+			if v, ok := p50[q]; !ok || s.LatencyMS["p50"] < v {
+				p50[q] = s.LatencyMS["p50"]
+			}
+			last[q] = s
+		}
+	}
+	t.Logf("p50: default %.3f ms, --quantum 0 %.3f ms, --quantum 2ms %.3f ms; lateness p99 default %v µs",
+		p50["default"], p50["0"], p50["2ms"], last["default"].LatenessUS["p99"])
+	if d, z := p50["default"], p50["0"]; d > 1.25*z+0.05 {
+		t.Errorf("default p50 %.3f ms, --quantum 0's %.3f ms: the default does not send each request at its own time", d, z)
+	}
+	if d, g := p50["default"], p50["2ms"]; g < 1.3*d {
+		t.Errorf("default p50 %.3f ms, a 2 ms grid's %.3f ms: want the grid's bursts of 4 to queue (the signature the default must not have)", d, g)
+	}
+	d := last["default"]
+	if d.Arrival != "uniform" || d.QuantumMS != 0 || d.LatenessUS == nil || last["2ms"].QuantumMS != 2 {
+		t.Errorf("default %+v; grid %+v", d, last["2ms"])
+	}
+
+	// The text says when latency was measured on a grid, and only then.
+	_, plain := run()
+	_, grid := run("--quantum", "2ms")
+	if strings.Contains(plain, "release grid") || !strings.Contains(grid, "measured with a release grid of 2ms") {
+		t.Errorf("default output:\n%s\ngrid output:\n%s", plain, grid)
+	}
+	if !strings.Contains(plain, "lateness") {
+		t.Errorf("default output lacks the send lateness:\n%s", plain)
+	}
+	// Poisson arrivals, seeded: the same seed schedules the same requests.
+	a, _ := run("--json", "--arrival", "poisson", "--seed", "5")
+	b, _ := run("--json", "--arrival", "poisson", "--seed", "5")
+	if a.Arrival != "poisson" || a.Seed != 5 || a.Scheduled != b.Scheduled || a.Scheduled == 4000 {
+		t.Errorf("poisson runs: scheduled %d and %d (seed %d), want equal and not uniform's 4000", a.Scheduled, b.Scheduled, a.Seed)
+	}
+}
