@@ -6,9 +6,12 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tollperf/toll/record"
 )
 
 // TestArrivalsAsAsked runs toll load at 2,000 req/s against toll app
@@ -125,5 +128,59 @@ func TestArrivalsAsAsked(t *testing.T) {
 	b, _ := run("--json", "--arrival", "poisson", "--seed", "5")
 	if a.Arrival != "poisson" || a.Seed != 5 || a.Scheduled != b.Scheduled || a.Scheduled == 4000 {
 		t.Errorf("poisson runs: scheduled %d and %d (seed %d), want equal and not uniform's 4000", a.Scheduled, b.Scheduled, a.Seed)
+	}
+}
+
+// TestRunPoissonArrivals runs a scenario with arrival: poisson: every trial
+// records its send lateness and the seed of its arrivals, the same for both
+// variants of a round and another in each round, so that a run repeats and
+// variants meet the same load; the report says how requests arrived.
+func TestRunPoissonArrivals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services under load")
+	}
+	path := writeScenario(t, "poisson", "  - name: baseline\n  - name: twin", `  rate: 100
+  arrival: poisson
+  warmup: 300ms
+  duration: 1s
+rounds: 2
+seed: 9`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := toll(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil && exitCodeOf(err) != exitInvalid {
+		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Arrivals: poisson, each request sent at its own time") {
+		t.Errorf("report does not say how requests arrived:\n%s", stdout.String())
+	}
+	dir, err := record.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Load.Arrival != "poisson" || m.Load.QuantumS != 0 || len(trials) != 4 {
+		t.Fatalf("manifest load %+v, %d trials", m.Load, len(trials))
+	}
+	seeds := map[int]uint64{}
+	for _, tr := range trials {
+		if tr.Load.LatenessP99US <= 0 || tr.Load.LatenessMaxUS < tr.Load.LatenessP99US || tr.Load.ArrivalSeed == 0 {
+			t.Errorf("trial %d: lateness p99 %d max %d µs, arrival seed %d", tr.Index, tr.Load.LatenessP99US, tr.Load.LatenessMaxUS, tr.Load.ArrivalSeed)
+		}
+		if s, ok := seeds[tr.Round]; ok && s != tr.Load.ArrivalSeed {
+			t.Errorf("round %d: arrival seeds %d and %d, want one per round", tr.Round, s, tr.Load.ArrivalSeed)
+		}
+		seeds[tr.Round] = tr.Load.ArrivalSeed
+	}
+	if seeds[1] == seeds[2] {
+		t.Errorf("rounds 1 and 2 share the arrival seed %d", seeds[1])
 	}
 }
