@@ -23,7 +23,8 @@ type Scenario struct {
 	Load Load `yaml:"load"`
 	// Rounds is how many times every variant runs every load step (default 10).
 	Rounds int `yaml:"rounds"`
-	// Seed fixes the random order of variants within rounds; 0 picks one
+	// Seed fixes the random order of variants within rounds, and Poisson
+	// arrivals (load.arrival); 0 picks one
 	// (recorded in the manifest so a run can be repeated).
 	Seed int64 `yaml:"seed"`
 	// Restart says when services are started afresh: "once" (default: every
