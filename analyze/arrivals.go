@@ -54,7 +54,14 @@ func arrivalsOf(m *record.Manifest, trials []*record.Trial, costs []*TrialCosts)
 		a.Note = fmt.Sprintf("Latency was measured with a release grid of %s (load.quantum): the requests due in each %s step were sent together, "+
 			"so the service's queueing of each burst is in the latency; leave quantum out to send each request at its own time. ", grid, grid)
 	}
-	a.Note += fmt.Sprintf("Arrivals: %s, %s; the load generator's send lateness was at most %s µs at p99 in any trial", a.Process, how, strconv.FormatInt(a.LatenessP99US, 10))
+	a.Note += fmt.Sprintf("Arrivals: %s, %s; ", a.Process, how)
+	if a.LatenessP99US == 0 {
+		// A trial that sent anything records at least 1 µs: none did, or
+		// the run is from before toll measured its lateness.
+		a.Note += "the load generator's send lateness was not recorded"
+	} else {
+		a.Note += fmt.Sprintf("the load generator's send lateness was at most %s µs at p99 in any trial", strconv.FormatInt(a.LatenessP99US, 10))
+	}
 	if a.LateTrials > 0 {
 		a.Note += fmt.Sprintf(" (%d trial(s) above %d µs: flagged %s)", a.LateTrials, LateArrivalLimit.Microseconds(), FlagLateArrival)
 	}

@@ -23,6 +23,7 @@ func TestLateArrivals(t *testing.T) {
 		{"on time", [2]int64{12, 30}, 0, 0, []string{"Arrivals: uniform, each request sent at its own time", "at most 30 µs at p99"}, []string{"release grid", "flagged"}},
 		{"one trial late", [2]int64{12, LateArrivalLimit.Microseconds() + 1}, 0, 1, []string{"3 trial(s) above 100 µs: flagged late-arrivals"}, []string{"release grid"}},
 		{"a release grid", [2]int64{5, 8}, 0.002, 0, []string{"Latency was measured with a release grid of 2ms", "released on a grid of 2ms"}, nil},
+		{"a run from before lateness was recorded", [2]int64{0, 0}, 0.002, 0, []string{"release grid of 2ms", "send lateness was not recorded"}, []string{"at most 0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
