@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/tollperf/toll/record"
 )
@@ -18,23 +19,32 @@ type Flag struct {
 
 // Flag codes.
 const (
-	FlagRateMissed  = "rate-missed"  // achieved rate below 99% of target
-	FlagErrors      = "errors"       // some requests failed
-	FlagUnsent      = "unsent"       // scheduled requests never sent
-	FlagShort       = "short"        // the window was much shorter than asked
-	FlagNoTelemetry = "no-telemetry" // a variant that exports sent nothing
-	FlagInterrupted = "interrupted"  // the trial was cut short
-	FlagThrottled   = "throttled"    // a service was throttled by its CPU limit
-	FlagSaturated   = "saturated"    // a CPU outside the services' was nearly fully busy
-	FlagSteal       = "steal"        // the hypervisor took a share of the CPUs
-	FlagScrape      = "scrape"       // a service's own metrics could not be read
-	FlagNMT         = "nmt"          // a JVM's Native Memory Tracking could not be read
+	FlagRateMissed  = "rate-missed"   // achieved rate below 99% of target
+	FlagErrors      = "errors"        // some requests failed
+	FlagUnsent      = "unsent"        // scheduled requests never sent
+	FlagShort       = "short"         // the window was much shorter than asked
+	FlagNoTelemetry = "no-telemetry"  // a variant that exports sent nothing
+	FlagInterrupted = "interrupted"   // the trial was cut short
+	FlagThrottled   = "throttled"     // a service was throttled by its CPU limit
+	FlagSaturated   = "saturated"     // a CPU outside the services' was nearly fully busy
+	FlagSteal       = "steal"         // the hypervisor took a share of the CPUs
+	FlagScrape      = "scrape"        // a service's own metrics could not be read
+	FlagNMT         = "nmt"           // a JVM's Native Memory Tracking could not be read
+	FlagLateArrival = "late-arrivals" // the load generator sent requests late (p99 above LateArrivalLimit)
 )
+
+// LateArrivalLimit is the p99 of the load generator's send lateness (how
+// long after its due time each request left) above which a trial is flagged
+// late-arrivals: its latency then holds a delay of the generator's own. It
+// is looser than the 50 µs toll keeps on a quiet machine, so that a flag
+// means the generator was held up (a busy or shared machine), not the
+// ordinary jitter of a virtual machine's wake-ups.
+const LateArrivalLimit = 100 * time.Microsecond
 
 // invalidates says whether a flag of this code means that its trial did
 // not measure what was planned: it was cut short, failed requests, missed
 // its rate or left requests unsent, or a variant meant to export sent
-// nothing (or had all of it refused). The other flags (throttled, saturated, steal, scrape, nmt) describe the
+// nothing (or had all of it refused). The other flags (throttled, saturated, steal, scrape, nmt, late-arrivals) describe the
 // conditions of a measurement that still stands.
 func invalidates(code string) bool {
 	switch code {
@@ -100,6 +110,10 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	}
 	for _, sat := range tc.saturated {
 		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)
+	}
+	if p99 := t.Load.LatenessP99US; p99 > LateArrivalLimit.Microseconds() {
+		add(FlagLateArrival, "the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs, and that delay is in the latency (the CPU costs stand); a busy load CPU or a shared machine holds the generator up, and a service that stalls long enough to hold every connection (max_conns) makes requests wait for one",
+			p99, t.Load.LatenessMaxUS, LateArrivalLimit.Microseconds())
 	}
 	if st := tc.Costs[Steal]; st > StealLimit {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)

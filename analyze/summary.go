@@ -47,6 +47,9 @@ type Summary struct {
 	// Headlines are the answer in brief: per load step and variant other
 	// than the baseline, its headline costs.
 	Headlines []Headline `json:"headlines,omitempty"`
+	// Arrivals says how an open-model run's requests arrived (process,
+	// release grid, the generator's lateness); nil otherwise.
+	Arrivals *Arrivals `json:"arrivals,omitempty"`
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any
@@ -380,6 +383,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		s.Steps = append(s.Steps, st)
 	}
 	s.Headlines = headlines(s)
+	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
 	s.Partial = partialRun(m, trials)
 	if len(s.Trials) == 0 {

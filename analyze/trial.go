@@ -30,6 +30,9 @@ type TrialCosts struct {
 	// Seconds are the whole seconds of the measured window, each with the
 	// load's and the measured services' figures (series.csv).
 	Seconds []Second `json:"seconds,omitempty"`
+	// LatenessP99US is the p99 of how late the load generator sent the
+	// trial's requests after their due time, in µs (open model).
+	LatenessP99US int64 `json:"lateness_p99_us,omitempty"`
 
 	saturated []cpuBusy // CPUs outside the services' that were saturated
 	requests  []string  // the request mix's entries with costs of their own
@@ -83,7 +86,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	}
 	w := WindowOf(t, trim)
 	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
-		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}}
+		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}, LatenessP99US: t.Load.LatenessP99US}
 	if w.Length() <= 0 {
 		return tc, fmt.Errorf("trial %d: the analysis window is empty (window %.1fs, trims %.1fs + %.1fs)", t.Index, t.Window().Seconds(), trim.Start, trim.End)
 	}

@@ -20,7 +20,10 @@
 #               (wrk -t1 -c50, fortio -qps -1 -c 50, vegeta -rate=0 -max-workers=50, toll --users 50)
 #   fixed5k     open, 5,000 req/s, DUR s: CPU µs per request, p50 and p99 as each reports them
 #               (toll --rate 5000, vegeta -rate=5000/s, fortio -qps 5000 -c 16; wrk has no fixed rate;
-#               fortio with -r 0.00001: its default 1 ms histogram buckets hide sub-ms latency)
+#               fortio with -r 0.00001: its default 1 ms histogram buckets hide sub-ms latency);
+#               toll's default sends each request at its own time, and its send lateness p99
+#               is checked; "tollgrid" is toll with --quantum 2ms (a release grid, by choice),
+#               shown for its cost and not judged
 #   stall       5,000 req/s, STALL_DUR s, the nginx worker stopped (SIGSTOP) for 0.5 s at 4 s:
 #               the p99 each reports, and toll's scheduled/sent/missed
 #   rss         toll at 20,000 req/s for RSS_DUR s: its VmRSS, RssAnon and open fds once a second.
@@ -201,6 +204,8 @@ else:  # toll, --warmup 0: the window is the whole run
     p50, p99 = d["latency_ms"]["p50"], d["latency_ms"]["p99"]
     extra += (f",scheduled={d['scheduled']},sent={d['sent']},missed={d['missed']},errors={d['errors']}"
               f",own_us={d['cpu_us_per_request']:.2f},conns={d.get('connections', 0)}")
+    if "lateness_us" in d:
+        extra += f",late_p99_us={d['lateness_us']['p99']:.0f}"
 print(f"{rep}\t{test}\t{tool}\t{n}\t{cpu:.3f}\t{rps:.1f}\t{p50:.4f}\t{p99:.4f}\t{extra}")
 PY
   tail -1 "$results" | awk -F'\t' '{printf "  %-7s %-10s rep %s: %8.0f req/s  CPU %6.2f s = %6.1f µs/req  p50 %8.3f ms  p99 %9.3f ms  %s\n", $3, $2, $1, $6, $5, ($4 > 0 ? $5*1e6/$4 : 0), $7, $8, $9}'
@@ -222,6 +227,7 @@ fixed() {
     fortio) run fortio "$test" "$rep" "$bin/fortio" load -qps 5000 -c 16 -t "${dur}s" -r "$FORTIO_RES" -loglevel Error -json "$work/fortio.json" "$URL" ;;
     vegeta) run vegeta "$test" "$rep" "$bin/vegeta" attack -targets="$work/targets" -rate=5000/s -duration="${dur}s" -output="$work/vegeta.bin" ;;
     toll) run toll "$test" "$rep" "$bin/toll" load "$URL" --rate 5000 -d "${dur}s" --warmup 0 --json ;;
+    tollgrid) run tollgrid "$test" "$rep" "$bin/toll" load "$URL" --rate 5000 -d "${dur}s" --warmup 0 --quantum 2ms --json ;;
   esac
 }
 
@@ -244,6 +250,7 @@ for rep in $(seq 1 "$REPS"); do
   fi
   for t in "${order_sat[@]}"; do saturation "$rep" "$t"; done
   for t in "${order_fixed[@]}"; do fixed "$rep" "$t"; done
+  fixed "$rep" tollgrid
   for t in "${order_fixed[@]}"; do stall "$rep" "$t"; done
 done
 
@@ -270,7 +277,7 @@ def kv(e):
     return dict(x.split("=", 1) for x in e.split(",") if "=" in x)
 med = {}
 for test in ("saturation", "fixed5k", "stall"):
-    for tool in ("wrk", "fortio", "vegeta", "toll"):
+    for tool in ("wrk", "fortio", "vegeta", "toll", "tollgrid"):
         rs = [r for r in rows if r[1] == test and r[2] == tool]
         if not rs:
             continue
@@ -291,6 +298,8 @@ for test in ("saturation", "fixed5k"):
     for peer in ("wrk", "fortio", "vegeta"):
         if (test, peer) in med:
             print(f"  {test:<11} toll/{peer:<7} {med[test, 'toll']['us'] / med[test, peer]['us']:.2f}")
+if ("fixed5k", "tollgrid") in med:
+    print(f"  fixed5k     tollgrid/fortio {med['fixed5k', 'tollgrid']['us'] / med['fixed5k', 'fortio']['us']:.2f}   (toll --quantum 2ms, a release grid: not judged)")
 for test in ("saturation", "fixed5k", "stall"):
     own = [float(e["own_us"]) for e in med[test, "toll"]["extra"]]
     print(f"  ({test}: toll's own getrusage figure, median {st.median(own):.1f} µs/req, against GNU time's {med[test, 'toll']['us']:.1f})")
@@ -320,6 +329,10 @@ t = med["saturation", "toll"]["us"]; w = med["saturation", "wrk"]["us"]
 verdict(t <= 1.2 * w, f"saturation: toll {t:.1f} µs/req <= 1.2 × wrk's {w:.1f} = {1.2 * w:.1f} (ratio {t / w:.2f})")
 t = med["fixed5k", "toll"]["us"]; f = med["fixed5k", "fortio"]["us"]
 verdict(t <= f, f"5k req/s: toll {t:.1f} µs/req <= fortio's {f:.1f} (ratio {t / f:.2f})")
+lateness = [float(e["late_p99_us"]) for e in med["fixed5k", "toll"]["extra"] if "late_p99_us" in e]
+verdict(bool(lateness) and st.median(lateness) <= 50,
+        f"5k req/s: toll sends each request within 50 µs of its time, p99 of the lateness "
+        + (f"{st.median(lateness):.0f} µs (per rep " + ", ".join(f"{x:.0f}" for x in lateness) + ")" if lateness else "not reported"))
 peer, lo = min(((p, med["fixed5k", p]["p50"]) for p in ("fortio", "vegeta")), key=lambda x: x[1])
 t = med["fixed5k", "toll"]["p50"]
 verdict(t <= lo + 0.1, f"5k req/s: toll's p50 {t:.3f} ms within 0.1 ms of the lowest peer p50, {peer}'s {lo:.3f} ms")

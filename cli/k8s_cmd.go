@@ -210,7 +210,7 @@ func newK8sLoadCmd() *cobra.Command {
 	fl.DurationVar(&spec.Duration, "duration", 10*time.Second, "measured window")
 	fl.DurationVar(&spec.Timeout, "timeout", 10*time.Second, "bound on each request")
 	fl.IntVar(&spec.MaxConns, "max-conns", 0, "open model: cap on requests in flight")
-	fl.DurationVar(&spec.Quantum, "quantum", scenario.DefaultQuantum, "open model: release grid")
+	fl.DurationVar(&spec.Quantum, "quantum", 0, "open model: release grid (0: each request at its own time)")
 	fl.StringVar(&notBefore, "not-before", "", "RFC 3339 time before which the load does not start (the pods of one Job share it)")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"runtime/pprof"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/scenario"
 )
@@ -37,6 +39,8 @@ type loadFlags struct {
 	jsonOut  bool
 	profile  string
 	quantum  time.Duration
+	arrival  string
+	seed     uint64
 }
 
 func newLoadCmd() *cobra.Command {
@@ -70,7 +74,9 @@ request, wait for its response and think. It prints a summary, or JSON with
 	fl.DurationVarP(&f.duration, "duration", "d", 10*time.Second, "measured window")
 	fl.DurationVarP(&f.warmup, "warmup", "w", 0, "load sent before the measured window and not recorded")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Second, "bound on each request")
-	fl.DurationVar(&f.quantum, "quantum", scenario.DefaultQuantum, "open model: release requests on a grid of this step, one scheduler wake-up per step (0: each at its own time, at more CPU)")
+	fl.StringVar(&f.arrival, "arrival", scenario.ArrivalUniform, "open model: arrival process, uniform (requests 1/rate apart) or poisson (exponential gaps of mean 1/rate)")
+	fl.Uint64Var(&f.seed, "seed", 0, "open model: seed of --arrival poisson's draws (0: draw one, printed with --json)")
+	fl.DurationVar(&f.quantum, "quantum", 0, "open model: release requests on a grid of this step, one scheduler wake-up per step, at the price of bursts whose queueing is in the latency (0: each at its own time)")
 	fl.IntVar(&f.maxConns, "max-conns", 0, "open model: cap on requests in flight, and so on connections (default 500)")
 	fl.StringVarP(&f.method, "method", "X", http.MethodGet, "HTTP method")
 	fl.StringArrayVarP(&f.headers, "header", "H", nil, `request header "Name: value" (repeatable)`)
@@ -82,9 +88,15 @@ request, wait for its response and think. It prints a summary, or JSON with
 
 // loadSummary is what "toll load --json" prints.
 type loadSummary struct {
-	Model      string  `json:"model"` // "open" or "closed"
-	Rate       float64 `json:"rate,omitempty"`
-	Users      int     `json:"users,omitempty"`
+	Model string  `json:"model"` // "open" or "closed"
+	Rate  float64 `json:"rate,omitempty"`
+	Users int     `json:"users,omitempty"`
+	// Arrival is the open model's arrival process, "uniform" or "poisson",
+	// Seed the seed of Poisson's draws, and QuantumMS its release grid (0:
+	// each request at its own time).
+	Arrival    string  `json:"arrival,omitempty"`
+	Seed       uint64  `json:"seed,omitempty"`
+	QuantumMS  float64 `json:"quantum_ms,omitempty"`
 	DurationS  float64 `json:"duration_s"`
 	Scheduled  uint64  `json:"scheduled"`
 	Sent       uint64  `json:"sent"`
@@ -95,6 +107,12 @@ type loadSummary struct {
 	Throughput float64 `json:"throughput"` // completed requests per second of the window
 	// LatencyMS holds p50, p90, p99, p99.9 and max in milliseconds.
 	LatencyMS map[string]float64 `json:"latency_ms"`
+	// LatenessUS holds p50, p99 and max of how late requests were sent
+	// after their due time, in microseconds (open model); LateArrivals is
+	// set when its p99 is above analyze.LateArrivalLimit, as toll run flags
+	// a trial late-arrivals.
+	LatenessUS   map[string]float64 `json:"lateness_us,omitempty"`
+	LateArrivals bool               `json:"late_arrivals,omitempty"`
 	// CPUSeconds is the user+system CPU time toll spent during the whole
 	// load (warm-up included); CPUMicrosPerRequest divides it by the
 	// requests completed in the warm-up and the window.
@@ -142,6 +160,12 @@ func checkLoadFlags(fl *pflag.FlagSet, f loadFlags) error {
 				return fmt.Errorf("--max-conns: %w", err)
 			}
 		}
+		if err := scenario.CheckArrival(f.arrival); err != nil {
+			return fmt.Errorf("--arrival: %w", err)
+		}
+		if fl.Changed("seed") && f.arrival != scenario.ArrivalPoisson {
+			return errors.New("--seed applies to --arrival poisson only")
+		}
 		for _, name := range []string{"think", "think-exponential", "ramp"} {
 			if fl.Changed(name) {
 				return fmt.Errorf("--%s applies to the closed model only (--users)", name)
@@ -151,7 +175,7 @@ func checkLoadFlags(fl *pflag.FlagSet, f loadFlags) error {
 		if err := scenario.CheckUsers(f.users); err != nil {
 			return fmt.Errorf("--users: %w", err)
 		}
-		for _, name := range []string{"quantum", "max-conns"} {
+		for _, name := range []string{"quantum", "max-conns", "arrival", "seed"} {
 			if fl.Changed(name) {
 				return fmt.Errorf("--%s applies to the open model only (--rate)", name)
 			}
@@ -188,8 +212,15 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 	}
 	sum := loadSummary{DurationS: f.duration.Seconds()}
 	if f.users == 0 {
+		sum.Model, sum.Rate, sum.Arrival = "open", f.rate, f.arrival
+		sum.QuantumMS = float64(f.quantum) / float64(time.Millisecond)
 		cfg.Pacer = load.ConstantPacer{Rate: f.rate}
-		sum.Model, sum.Rate = "open", f.rate
+		if f.arrival == scenario.ArrivalPoisson {
+			if sum.Seed = f.seed; sum.Seed == 0 {
+				sum.Seed = rand.Uint64() | 1
+			}
+			cfg.Pacer = load.NewPoissonPacer(f.rate, sum.Seed)
+		}
 	} else {
 		cfg.Users = &load.Users{N: f.users, Think: f.think, ExponentialThink: f.thinkExp, Ramp: f.ramp}
 		sum.Model, sum.Users = "closed", f.users
@@ -220,6 +251,11 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 		sum.Throughput = float64(res.Completed) / window.Seconds()
 	}
 	sum.LatencyMS = latencyMS(res.Latency)
+	if sum.Model == "open" && res.Lateness.TotalCount() > 0 {
+		l := res.Lateness
+		sum.LatenessUS = map[string]float64{"p50": float64(l.ValueAtQuantile(50)), "p99": float64(l.ValueAtQuantile(99)), "max": float64(l.Max())}
+		sum.LateArrivals = sum.LatenessUS["p99"] > float64(analyze.LateArrivalLimit.Microseconds())
+	}
 	sum.CPUSeconds = cpu.Seconds()
 	if n := res.Completed + res.WarmupCompleted; n > 0 {
 		sum.CPUMicrosPerRequest = float64(cpu.Microseconds()) / float64(n)
@@ -259,7 +295,10 @@ func latencyMS(h *hdr.Histogram) map[string]float64 {
 }
 
 func printLoadSummary(w io.Writer, url string, s loadSummary, res *load.Result) {
-	model := fmt.Sprintf("open model, %g req/s", s.Rate)
+	model := fmt.Sprintf("open model, %g req/s, %s arrivals", s.Rate, s.Arrival)
+	if s.QuantumMS > 0 {
+		model += fmt.Sprintf(" released on a %gms grid", s.QuantumMS)
+	}
 	if s.Model == "closed" {
 		model = fmt.Sprintf("closed model, %d users", s.Users)
 	}
@@ -270,6 +309,15 @@ func printLoadSummary(w io.Writer, url string, s loadSummary, res *load.Result) 
 	fmt.Fprintf(w, "  throughput   %.1f req/s over %d connections\n", s.Throughput, s.Connections)
 	l := s.LatencyMS
 	fmt.Fprintf(w, "  latency      p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f ms\n", l["p50"], l["p90"], l["p99"], l["p999"], l["max"])
+	if s.QuantumMS > 0 {
+		fmt.Fprintf(w, "               (measured with a release grid of %gms: the requests due in each step are sent together, and the service's queueing of each burst is in the latency)\n", s.QuantumMS)
+	}
+	if l := s.LatenessUS; l != nil {
+		fmt.Fprintf(w, "  lateness     p50 %.0f  p99 %.0f  max %.0f µs after each request's due time\n", l["p50"], l["p99"], l["max"])
+		if s.LateArrivals {
+			fmt.Fprintf(w, "               (late-arrivals: p99 above %s, so the generator's own lateness is in the latency; toll run flags such a trial)\n", analyze.LateArrivalLimit)
+		}
+	}
 	if s.Model == "closed" {
 		fmt.Fprintln(w, "               (closed model: a user waits for each response before its next request, so a stalled target is sent less and its latency understates the stall)")
 	}

@@ -31,8 +31,10 @@
 // connections each owned by one worker or user, with requests rendered into
 // a reused buffer and responses parsed in place (no allocation per request);
 // the scheduler sleeps on a timerfd rather than on Go timers, which wake up to
-// a millisecond late; with Config.Quantum (toll uses 2 ms) it releases
-// requests on a grid, one wake-up per grid step rather than per request; and
-// it opens connections for a target that is slow, not for its own lateness
-// (see Config.MaxConns).
+// a millisecond late, and sends each request at its own time (ConstantPacer:
+// uniform arrivals; PoissonPacer: seeded Poisson arrivals), recording how late
+// each left (Result.Lateness); Config.Quantum, when set, releases requests on
+// a grid instead, one wake-up per grid step rather than per request, at the
+// price of bursts; and it opens connections for a target that is slow, not
+// for its own lateness (see Config.MaxConns).
 package load

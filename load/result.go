@@ -82,6 +82,14 @@ type Result struct {
 	// model) or from when they were sent (closed model); its total count is
 	// Completed. It is never nil.
 	Latency *hdrhistogram.Histogram
+	// Lateness is the distribution, in microseconds, of how late the
+	// measured window's requests were sent after their due time (open
+	// model): the time from when each was due (on Quantum's grid, if one is
+	// set) to when the generator began sending it, the generator's own
+	// error, which is in the latency of every request. A request sent on
+	// time or early counts as 1 µs. Its total count is Sent; it is empty in
+	// the closed model, and never nil.
+	Lateness *hdrhistogram.Histogram
 	// Intervals has one entry per second of the measured window (the last
 	// may be shorter), up to MeasureEnd.
 	Intervals []Interval
@@ -213,6 +221,7 @@ type recorder struct {
 	intervals []intervalStats
 	names     []nameStats
 	total     counts
+	late      counts        // lateness of the window's requests (open model)
 	warmup    atomic.Uint64 // requests completed in the warm-up
 
 	mu   sync.Mutex
@@ -344,6 +353,7 @@ func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
 		res.Errors.Other += iv.Errors.Other
 	}
 	res.Latency = r.total.histogram()
+	res.Lateness = r.late.histogram()
 	for k := range r.names {
 		s := &r.names[k]
 		rr := RequestResult{Name: names[k], Sent: s.sent.Load(), Latency: s.counts.histogram()}

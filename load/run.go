@@ -47,9 +47,10 @@ type Config struct {
 	// from when it was sent, if that was earlier: the scheduler wakes early
 	// by the machine's usual wake-up latency, up to 200 µs).
 	// Requests that fall in the same quantum are sent together, with one
-	// wake-up of the scheduler. 0 sends each at its own time, which costs a
-	// wake-up per request (tens of microseconds of CPU on a virtual
-	// machine) instead of one per quantum.
+	// wake-up of the scheduler, and a target queues each such burst, which
+	// is then in the latency. 0 (toll's default) sends each at its own
+	// time, which costs a wake-up per request (tens of microseconds of CPU
+	// on a virtual machine) instead of one per quantum.
 	Quantum time.Duration
 	// Users, when set, makes the load a closed model instead: a fixed
 	// number of users that each send a request, wait for its response,
@@ -689,7 +690,11 @@ func (r *runner) work(w *worker, first job) {
 func (r *runner) do(c *client, j job) time.Duration {
 	status, err := c.send(&r.targets[j.target], j.id)
 	now := r.elapsed()
-	from := min(j.due, c.sent.Sub(r.origin))
+	sent := c.sent.Sub(r.origin)
+	if j.interval >= 0 {
+		r.rec.late.add(sent - j.due)
+	}
+	from := min(j.due, sent)
 	r.account(int(j.interval), int(j.target), now-from, status, err)
 	return now
 }

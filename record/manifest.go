@@ -106,7 +106,10 @@ type LoadSettings struct {
 	ThinkS            float64 `json:"think_s,omitempty"`
 	ThinkDistribution string  `json:"think_distribution,omitempty"`
 	RampS             float64 `json:"ramp_s,omitempty"`
-	// QuantumS is the open model's release grid (0: exact times).
+	// Arrival is the open model's arrival process, "uniform" or "poisson".
+	Arrival string `json:"arrival,omitempty"`
+	// QuantumS is the open model's release grid (0: each request at its
+	// own time).
 	QuantumS  float64 `json:"quantum_s"`
 	WarmupS   float64 `json:"warmup_s"`
 	DurationS float64 `json:"duration_s"`

@@ -128,6 +128,15 @@ type LoadTotals struct {
 	Histogram string `json:"histogram,omitempty"`
 	// WarmupCompleted counts the requests completed in the warm-up.
 	WarmupCompleted uint64 `json:"warmup_completed,omitempty"`
+	// LatenessP99US and LatenessMaxUS are the p99 and the maximum of how
+	// late the window's requests were sent after their due time (on the
+	// release grid, if the load has one), in µs: the load generator's own
+	// error, which is in every latency (open model; 0 in the closed model).
+	LatenessP99US int64 `json:"lateness_p99_us,omitempty"`
+	LatenessMaxUS int64 `json:"lateness_max_us,omitempty"`
+	// ArrivalSeed is the seed of the trial's Poisson arrivals (load.arrival:
+	// poisson), drawn from the run's seed, its round and its load step.
+	ArrivalSeed uint64 `json:"arrival_seed,omitempty"`
 	// Requests holds the same figures for each entry of the request mix,
 	// over the whole measured window (untrimmed).
 	Requests []RequestTotals `json:"requests,omitempty"`

@@ -29,6 +29,9 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	if s.Partial != nil {
 		d.Partial = s.Partial.Text
 	}
+	if s.Arrivals != nil {
+		d.Arrivals = s.Arrivals.Note
+	}
 	m := s.Manifest
 	if m == nil {
 		m = &record.Manifest{}
@@ -165,6 +168,8 @@ type htmlData struct {
 	Steps              []htmlStep
 	Warnings, Flags    []string
 	Targets            []variantTarget
+	// Arrivals is how the open model's requests arrived (summary's note).
+	Arrivals string
 	// Partial says what a partial run is missing; Invalid why the run's
 	// measurement is not valid.
 	Partial string
@@ -542,6 +547,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 <dt>pinning</dt><dd>load/toll CPUs {{or .M.Layout.LoadCPUs "—"}}; service CPUs {{or .M.Layout.ServiceCPUs "—"}}{{if .M.Layout.DuetCPUs}}; duet CPUs {{range $i, $c := .M.Layout.DuetCPUs}}{{if $i}}, {{end}}{{$c}}{{end}}{{end}}</dd>
 {{if .M.Layout.Network}}<dt>network</dt><dd>{{if eq .M.Layout.Network "isolated"}}isolated: a namespace of the run's own, loopback only{{else}}{{.M.Layout.Network}}{{end}}</dd>{{end}}
 <dt>load</dt><dd>{{.M.Load.Model}}, warm-up {{.M.Load.WarmupS}} s, window {{.M.Load.DurationS}} s, trim {{.M.TrimStartS}} s / {{.M.TrimEndS}} s{{if and .M.Load.Target (not .Targets)}}, target <code>{{.M.Load.Target}}</code>{{end}}</dd>
+{{if .Arrivals}}<dt>arrivals</dt><dd>{{.Arrivals}}</dd>{{end}}
 {{if .Targets}}<dt>target</dt><dd>{{range $i, $t := .Targets}}{{if $i}}; {{end}}{{$t.Name}} <code>{{$t.Target}}</code>{{end}}</dd>{{end}}
 <dt>toll</dt><dd>{{.M.TollVersion}} ({{.M.GoVersion}})</dd>
 {{if .Command}}<dt>command</dt><dd><code>{{.Command}}</code></dd>{{end}}

@@ -39,8 +39,14 @@ func TestDeltaPct(t *testing.T) {
 // summary builds a small analysed run: baseline and one variant, 3 rounds.
 func summary(t *testing.T) *analyze.Summary {
 	t.Helper()
+	return summaryWithLoad(t, record.LoadSettings{})
+}
+
+// summaryWithLoad is summary with the manifest's load settings.
+func summaryWithLoad(t *testing.T, load record.LoadSettings) *analyze.Summary {
+	t.Helper()
 	m := &record.Manifest{Scenario: "s<x>", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Rounds: 3,
-		Restart: "once", Mode: "sequential", Started: time.Unix(0, 0)}
+		Restart: "once", Mode: "sequential", Started: time.Unix(0, 0), Load: load}
 	var trials []*record.Trial
 	for r := 1; r <= 3; r++ {
 		for i, v := range []string{"baseline", "otel"} {

@@ -150,6 +150,9 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 		fmt.Fprintf(w, "%s! %s\n", indent, warn)
 	}
 	m := s.Manifest
+	if a := s.Arrivals; a != nil && a.Note != "" {
+		fmt.Fprintf(w, "\n%s%s\n", indent, a.Note)
+	}
 	if m.Load.Model == "closed" {
 		fmt.Fprintf(w, "\n%sClosed model: each user waits for a response before its next request, so a slow or stalled\n"+
 			"%sservice is simply sent less; latency percentiles understate stalls. Use rate (open model) to see them.\n", indent, indent)

@@ -157,7 +157,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -302,6 +302,7 @@ func planned(p *plan.Plan) []record.PlannedTrial {
 type runner struct {
 	s        *scenario.Scenario
 	opt      Options
+	seed     int64           // the run's, which the plan and Poisson arrivals are drawn from
 	id       runid.ID        // labels the processes and names the cgroup tree of this run
 	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
 	dir      *record.Dir
@@ -370,6 +371,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 			m.Load.Rates = append(m.Load.Rates, st.Rate)
 		}
 		m.Load.QuantumS = s.Load.QuantumOrDefault().Seconds()
+		m.Load.Arrival = s.Load.ArrivalOrDefault()
 	}
 	if len(s.Matrix.CPUs) > 0 {
 		m.Matrix = &record.Matrix{CPUs: s.Matrix.CPUs}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -175,11 +176,16 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		Warmup: warmup + variantWarmup, Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
 		MaxConns: s.Load.MaxConns, OnSecond: onSecond,
 	}
+	var seed uint64 // of Poisson arrivals
 	if pt.Users > 0 {
 		cfg.Users = &load.Users{N: pt.Users, Think: s.Load.Think.D(),
 			ExponentialThink: s.Load.ThinkDistribution == "exponential", Ramp: s.Load.Ramp.D()}
 	} else {
 		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
+		if s.Load.ArrivalOrDefault() == scenario.ArrivalPoisson {
+			seed = arrivalSeed(r.seed, pt)
+			cfg.Pacer = load.NewPoissonPacer(pt.Rate, seed)
+		}
 	}
 	var res *load.Result
 	var loadErr error
@@ -203,6 +209,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 			tr.MeasureEnd = measureStart
 		}
 		FillLoad(tr, res)
+		tr.Load.ArrivalSeed = seed
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
@@ -263,6 +270,15 @@ func idle(ctx context.Context, measureStart time.Time, window time.Duration) tim
 	}
 }
 
+// arrivalSeed returns the seed of trial t's Poisson arrivals: drawn from the
+// run's seed, t's round and its load step, so that a run is reproducible and
+// every variant of a round meets the same arrivals at a step (common random
+// numbers: the variants' difference is not the arrivals'), while rounds
+// differ.
+func arrivalSeed(runSeed int64, t *plan.Trial) uint64 {
+	return rand.New(rand.NewPCG(uint64(runSeed), uint64(t.Step)<<32|uint64(uint32(t.Round)))).Uint64()
+}
+
 // FillLoad copies the load generator's result into a trial record: the
 // totals, the latency histograms and the per-second intervals. The in-pod
 // load command of a Kubernetes run (package kube) records the same fields.
@@ -270,6 +286,9 @@ func FillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
 	tr.Load.WarmupCompleted = res.WarmupCompleted
+	if res.Lateness.TotalCount() > 0 {
+		tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = res.Lateness.ValueAtQuantile(99), res.Lateness.Max()
+	}
 	for _, rr := range res.Requests {
 		tr.Load.Requests = append(tr.Load.Requests, record.RequestTotals{Name: rr.Name, Sent: rr.Sent,
 			Completed: rr.Completed, OK: rr.OK, Errors: errorCounts(rr.Errors), Histogram: encodeHist(rr.Latency)})

@@ -121,6 +121,16 @@ func CheckDuration(field string, d time.Duration) error {
 	return nil
 }
 
+// CheckArrival returns why arrival cannot be the open model's arrival
+// process, or nil.
+func CheckArrival(arrival string) error {
+	switch arrival {
+	case ArrivalUniform, ArrivalPoisson:
+		return nil
+	}
+	return fmt.Errorf("%q is not one of %s (requests 1/rate apart) or %s (exponential gaps of mean 1/rate, as from many independent users)", arrival, ArrivalUniform, ArrivalPoisson)
+}
+
 // CheckRate returns why rate cannot be the rate of an open-model load step
 // (requests per second), or nil.
 func CheckRate(rate float64) error {

@@ -129,12 +129,16 @@ func TestLoadModels(t *testing.T) {
 		steps          []Step
 		closed         bool
 		quantum        time.Duration
+		arrival        string
 	}{
-		{"open default", "", "", []Step{{Rate: 100}}, false, DefaultQuantum},
-		{"open steps, exact", "rate: 100", "rates: [10, 20]\n  quantum: 0", []Step{{Rate: 10}, {Rate: 20}}, false, 0},
-		{"closed", "rate: 100", "users: 50\n  think: 100ms\n  think_distribution: exponential\n  ramp: 5s", []Step{{Users: 50}}, true, DefaultQuantum},
-		{"closed steps", "rate: 100", "users: [50, 100]", []Step{{Users: 50}, {Users: 100}}, true, DefaultQuantum},
-		{"templated request", "{path: /consumer}", "{path: \"/consumer/${id}\", headers: {X-Id: \"${id}\"}}", []Step{{Rate: 100}}, false, DefaultQuantum},
+		{"open default: each request at its own time, uniform", "", "", []Step{{Rate: 100}}, false, 0, ArrivalUniform},
+		{"open steps, exact", "rate: 100", "rates: [10, 20]\n  quantum: 0", []Step{{Rate: 10}, {Rate: 20}}, false, 0, ArrivalUniform},
+		{"open, a release grid by choice", "rate: 100", "rate: 100\n  quantum: 2ms", []Step{{Rate: 100}}, false, 2 * time.Millisecond, ArrivalUniform},
+		{"open, poisson", "rate: 100", "rate: 100\n  arrival: poisson", []Step{{Rate: 100}}, false, 0, ArrivalPoisson},
+		{"open, uniform named", "rate: 100", "rate: 100\n  arrival: uniform", []Step{{Rate: 100}}, false, 0, ArrivalUniform},
+		{"closed", "rate: 100", "users: 50\n  think: 100ms\n  think_distribution: exponential\n  ramp: 5s", []Step{{Users: 50}}, true, 0, ArrivalUniform},
+		{"closed steps", "rate: 100", "users: [50, 100]", []Step{{Users: 50}, {Users: 100}}, true, 0, ArrivalUniform},
+		{"templated request", "{path: /consumer}", "{path: \"/consumer/${id}\", headers: {X-Id: \"${id}\"}}", []Step{{Rate: 100}}, false, 0, ArrivalUniform},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,8 +149,8 @@ func TestLoadModels(t *testing.T) {
 			if got := s.Load.Steps(); !slices.Equal(got, tt.steps) {
 				t.Errorf("steps %v, want %v", got, tt.steps)
 			}
-			if s.Load.Closed() != tt.closed || s.Load.QuantumOrDefault() != tt.quantum {
-				t.Errorf("closed %v quantum %s, want %v %s", s.Load.Closed(), s.Load.QuantumOrDefault(), tt.closed, tt.quantum)
+			if s.Load.Closed() != tt.closed || s.Load.QuantumOrDefault() != tt.quantum || s.Load.ArrivalOrDefault() != tt.arrival {
+				t.Errorf("closed %v quantum %s arrival %s, want %v %s %s", s.Load.Closed(), s.Load.QuantumOrDefault(), s.Load.ArrivalOrDefault(), tt.closed, tt.quantum, tt.arrival)
 			}
 		})
 	}

@@ -23,7 +23,8 @@ type Scenario struct {
 	Load Load `yaml:"load"`
 	// Rounds is how many times every variant runs every load step (default 10).
 	Rounds int `yaml:"rounds"`
-	// Seed fixes the random order of variants within rounds; 0 picks one
+	// Seed fixes the random order of variants within rounds, and Poisson
+	// arrivals (load.arrival); 0 picks one
 	// (recorded in the manifest so a run can be repeated).
 	Seed int64 `yaml:"seed"`
 	// Restart says when services are started afresh: "once" (default: every
@@ -440,10 +441,15 @@ type Load struct {
 	// Ramp starts closed-model users evenly over this long at the start of
 	// each trial's warm-up (default 0: all at once).
 	Ramp Duration `yaml:"ramp"`
-	// Quantum releases open-model requests on a grid of this step, one
-	// wake-up of the load generator per step (default 2ms; 0 sends each
-	// request at its own time, at more CPU). Latency counts from the grid
-	// time.
+	// Arrival is the open model's arrival process: "uniform" (default),
+	// requests exactly 1/rate apart, or "poisson", independent exponential
+	// gaps of mean 1/rate drawn from the run's seed.
+	Arrival string `yaml:"arrival"`
+	// Quantum, when set, releases open-model requests on a grid of this
+	// step, one wake-up of the load generator per step: cheaper, but the
+	// requests due in a step leave together, and the service's queueing of
+	// each burst is in the latency, which counts from the grid time. By
+	// default (unset or 0) each request leaves at its own time.
 	Quantum *Duration `yaml:"quantum"`
 	// Warmup is load sent before each measured window and not recorded.
 	Warmup Duration `yaml:"warmup"`
@@ -583,13 +589,25 @@ func (l Load) AllIdle() bool {
 	return true
 }
 
-// DefaultQuantum is the open model's default release grid.
-const DefaultQuantum = 2 * time.Millisecond
+// The open model's arrival processes (Load.Arrival).
+const (
+	ArrivalUniform = "uniform"
+	ArrivalPoisson = "poisson"
+)
 
-// QuantumOrDefault returns Quantum, or DefaultQuantum if it is not set.
+// ArrivalOrDefault returns Arrival, or ArrivalUniform if it is not set.
+func (l Load) ArrivalOrDefault() string {
+	if l.Arrival == "" {
+		return ArrivalUniform
+	}
+	return l.Arrival
+}
+
+// QuantumOrDefault returns Quantum's release grid, or 0 (each request at
+// its own time) if it is not set.
 func (l Load) QuantumOrDefault() time.Duration {
 	if l.Quantum == nil {
-		return DefaultQuantum
+		return 0
 	}
 	return l.Quantum.D()
 }

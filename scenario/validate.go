@@ -736,11 +736,14 @@ func (v *validator) load(l *Load, duet bool) {
 			}
 		}
 	} else {
-		for _, f := range []string{"quantum", "max_conns"} {
+		for _, f := range []string{"quantum", "max_conns", "arrival"} {
 			if v.present("load." + f) {
 				v.fail("load."+f, "applies to the open model only (rate or rates)")
 			}
 		}
+	}
+	if err := CheckArrival(l.Arrival); v.present("load.arrival") && err != nil {
+		v.fail("load.arrival", "%s", err)
 	}
 	switch l.ThinkDistribution {
 	case "", "constant", "exponential":

@@ -116,6 +116,10 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"timeout 5m", duration, duration + "  timeout: 5m\n", 22, "load.timeout", "5m0s is above toll's limit of 1m0s: latencies are recorded up to 60s"},
 		{"timeout 0", duration, duration + "  timeout: 0\n", 22, "load.timeout", "0s is below the least of 1ms"},
 		{"quantum 2s", duration, duration + "  quantum: 2s\n", 22, "load.quantum", "above toll's limit of 1s"},
+		// Arrivals: one of two processes, open model only.
+		{"arrival unknown", duration, duration + "  arrival: bursty\n", 22, "load.arrival", `"bursty" is not one of uniform (requests 1/rate apart) or poisson`},
+		{"arrival empty", duration, duration + "  arrival: \"\"\n", 22, "load.arrival", `"" is not one of uniform`},
+		{"arrival in the closed model", rate, "  users: 5\n  arrival: poisson\n", 21, "load.arrival", "applies to the open model only (rate or rates)"},
 		{"think 2h", rate, "  users: 5\n  think: 2h\n", 21, "load.think", "above toll's limit of 1h0m0s"},
 		{"ramp 25h", rate, "  users: 5\n  ramp: 25h\n", 21, "load.ramp", "above toll's limit of 24h0m0s"},
 		{"sample 0", duration, duration + "sample: 0\n", 22, "sample", "0s is below the least of 100ms"},

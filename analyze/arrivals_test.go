@@ -1,0 +1,78 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/record"
+)
+
+// TestLateArrivals checks that a trial whose load generator sent late is
+// flagged late-arrivals, which leaves its costs standing (the run stays
+// valid), and that the summary says how requests arrived: the process, the
+// worst p99 lateness, and a release grid when there was one.
+func TestLateArrivals(t *testing.T) {
+	tests := []struct {
+		name      string
+		lateness  [2]int64 // p99 µs of the baseline's and the variant's trial
+		quantumS  float64
+		wantFlags int
+		wantNote  []string
+		notNote   []string
+	}{
+		{"on time", [2]int64{12, 30}, 0, 0, []string{"Arrivals: uniform, each request sent at its own time", "at most 30 µs at p99"}, []string{"release grid", "flagged"}},
+		{"one trial late", [2]int64{12, LateArrivalLimit.Microseconds() + 1}, 0, 1, []string{"3 trial(s) above 100 µs: flagged late-arrivals"}, []string{"release grid"}},
+		{"a release grid", [2]int64{5, 8}, 0.002, 0, []string{"Latency was measured with a release grid of 2ms", "released on a grid of 2ms"}, nil},
+		{"a run from before lateness was recorded", [2]int64{0, 0}, 0.002, 0, []string{"release grid of 2ms", "send lateness was not recorded"}, []string{"at most 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "v"},
+				Load: record.LoadSettings{Model: "open", Arrival: "uniform", QuantumS: tt.quantumS}}
+			var trials []*record.Trial
+			for r := 1; r <= 3; r++ {
+				for i, v := range []string{"baseline", "v"} {
+					tr := synthetic(t, 2*r+i-1, r, v, 3, 100, 0.001, 1000)
+					tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = tt.lateness[i], 2*tt.lateness[i]
+					trials = append(trials, tr)
+				}
+			}
+			s, err := Summarize(m, trials, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			late := 0
+			for _, f := range s.Flags {
+				if f.Code == FlagLateArrival {
+					late++
+					if f.Variant != "v" || !strings.Contains(f.Message, "the CPU costs stand") {
+						t.Errorf("flag %+v", f)
+					}
+				}
+			}
+			if late != tt.wantFlags*3 || !s.Valid() {
+				t.Errorf("%d late-arrivals flags (want %d), valid %v (want true: %v)", late, tt.wantFlags*3, s.Valid(), s.Invalid)
+			}
+			if s.Arrivals == nil {
+				t.Fatal("no arrivals in the summary")
+			}
+			if s.Trials[1].LatenessP99US != tt.lateness[1] {
+				t.Errorf("trial lateness p99 %d, want %d", s.Trials[1].LatenessP99US, tt.lateness[1])
+			}
+			for _, want := range tt.wantNote {
+				if !strings.Contains(s.Arrivals.Note, want) {
+					t.Errorf("note %q lacks %q", s.Arrivals.Note, want)
+				}
+			}
+			for _, not := range tt.notNote {
+				if strings.Contains(s.Arrivals.Note, not) {
+					t.Errorf("note %q says %q", s.Arrivals.Note, not)
+				}
+			}
+		})
+	}
+	closed := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline"}, Load: record.LoadSettings{Model: "closed"}}
+	if a := arrivalsOf(closed, nil, nil); a != nil {
+		t.Errorf("closed model: arrivals %+v", a)
+	}
+}
