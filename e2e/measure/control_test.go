@@ -19,8 +19,8 @@ func TestControl(t *testing.T) {
 		t.Skip("runs real services")
 	}
 	path := tolltest.WriteScenario(t, "control", tolltest.HeavyVariants, `  rate: 25
-  warmup: 500ms
-  duration: 1500ms
+  warmup: 1s
+  duration: 2s
 rounds: 3`)
 	out := filepath.Join(t.TempDir(), "out")
 	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out, "--control")
