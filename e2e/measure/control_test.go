@@ -44,48 +44,12 @@ rounds: 3`)
 	if m.Control != "control" || strings.Join(m.Variants, ",") != "baseline,heavy,control" {
 		t.Errorf("manifest: control %q, variants %v; want control, [baseline heavy control]", m.Control, m.Variants)
 	}
-	var sum struct {
-		Steps []struct {
-			Variants []struct {
-				Name  string
-				Costs []struct {
-					Cost  string
-					Delta *struct {
-						Pct        *float64
-						Controlled bool
-					}
-				}
-			}
-		}
+	sum := tolltest.ReadSummary(t, out)
+	if d := sum.Delta(t, "heavy", "cpu_per_request_ms"); !d.Controlled || d.Pct == nil || *d.Pct < 40 {
+		t.Errorf("heavy: %+v, want a controlled change well above +40%%", d)
 	}
-	b, err = os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, v := range sum.Steps[0].Variants {
-		for _, c := range v.Costs {
-			if c.Cost != "cpu_per_request_ms" || c.Delta == nil {
-				continue
-			}
-			switch v.Name {
-			case "heavy":
-				found = true
-				if !c.Delta.Controlled || c.Delta.Pct == nil || *c.Delta.Pct < 40 {
-					t.Errorf("heavy: %+v, want a controlled change well above +40%%", c.Delta)
-				}
-			case "control":
-				if c.Delta.Controlled {
-					t.Errorf("the control's own change is against the baseline alone: %+v", c.Delta)
-				}
-			}
-		}
-	}
-	if !found {
-		t.Errorf("no CPU per request change for heavy in summary.json")
+	if d := sum.Delta(t, "control", "cpu_per_request_ms"); d.Controlled {
+		t.Errorf("the control's own change is against the baseline alone: %+v", d)
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil {

@@ -164,6 +164,9 @@ type Summary struct {
 type Delta struct {
 	Pct     *float64
 	Verdict string
+	// Controlled is set when the change is corrected by the run's A/A
+	// control.
+	Controlled bool
 }
 
 // ReadSummary reads the summary.json of the results directory dir.
