@@ -164,6 +164,10 @@ type Summary struct {
 type Delta struct {
 	Pct     *float64
 	Verdict string
+	// CILow and CIHigh bound the 95% interval, in percent for ratio
+	// costs.
+	CILow  *float64 `json:"ci_low"`
+	CIHigh *float64 `json:"ci_high"`
 	// Controlled is set when the change is corrected by the run's A/A
 	// control.
 	Controlled bool
