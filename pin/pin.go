@@ -112,3 +112,36 @@ func (c CPUs) Process(pid int) error {
 	}
 	return nil
 }
+
+// Idle puts every thread of process pid under SCHED_IDLE: it runs only
+// when nothing else on its CPUs wants to, and a thread of normal priority
+// that wakes up there preempts it at once. toll's telemetry sink runs so
+// beside the load generator, which must send each request at its own time.
+// Threads the process starts later inherit the policy of the thread that
+// starts them; the threads are listed again until a listing finds none
+// that is not idle yet, for one started by a thread not yet set.
+func Idle(pid int) error {
+	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}
+	set := map[int]bool{}
+	for range 10 {
+		tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+		if err != nil {
+			return fmt.Errorf("idle priority for process %d: %w", pid, err)
+		}
+		fresh := false
+		for _, t := range tasks {
+			tid, err := strconv.Atoi(t.Name())
+			if err != nil || set[tid] {
+				continue
+			}
+			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil && err != unix.ESRCH {
+				return fmt.Errorf("idle priority for thread %d of process %d: %w", tid, pid, err)
+			}
+			set[tid], fresh = true, true
+		}
+		if !fresh {
+			return nil
+		}
+	}
+	return nil
+}

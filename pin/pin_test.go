@@ -1,9 +1,14 @@
 package pin
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
+	"strconv"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestParse(t *testing.T) {
@@ -47,5 +52,38 @@ func TestProcessPinsAllThreads(t *testing.T) {
 	got, err := Online()
 	if err != nil || !reflect.DeepEqual(got, one) {
 		t.Errorf("after pinning to %v the thread runs on %v (%v)", one, got, err)
+	}
+}
+
+// TestIdle puts a child process under SCHED_IDLE and reads the policy back
+// from /proc, for every one of its threads.
+func TestIdle(t *testing.T) {
+	cmd := exec.Command("sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no sleep: %v", err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	if err := Idle(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		tid, _ := strconv.Atoi(task.Name())
+		attr, err := unix.SchedGetAttr(tid, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if attr.Policy != unix.SCHED_IDLE {
+			t.Errorf("thread %d: policy %d, want SCHED_IDLE (%d)", tid, attr.Policy, unix.SCHED_IDLE)
+		}
+	}
+	if err := Idle(1 << 30); err == nil {
+		t.Error("Idle of a process that does not exist succeeded")
 	}
 }

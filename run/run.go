@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +34,6 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
-	"github.com/tollperf/toll/sink"
 )
 
 // Options adjust a run.
@@ -157,7 +158,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sink.Sink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]telemetrySink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -183,17 +184,18 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r.setupHardwareCounters()
 	pool := &portPool{}
+	sinkPorts := map[string]int{}
 	for _, v := range s.Variants {
 		// Each variant exports to a sink of its own, so telemetry a variant
 		// flushes after its window (a batch exporter's timer) is never
 		// counted for another variant running beside it.
-		sk := sink.New()
-		if err := sk.Start("127.0.0.1:0"); err != nil {
+		port, err := pool.take()
+		if err != nil {
 			pool.release()
-			return dir, fmt.Errorf("start telemetry sink for %s: %w", v.Name, err)
+			return dir, fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
 		}
-		r.sinks[v.Name] = sk
-		rv, err := resolveVariant(s, v.Name, pool, sk.URL(), opt.Self)
+		sinkPorts[v.Name] = port
+		rv, err := resolveVariant(s, v.Name, pool, "http://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), opt.Self)
 		if err != nil {
 			pool.release()
 			return dir, fmt.Errorf("variant %s: %w", v.Name, err)
@@ -201,6 +203,13 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		r.variants[v.Name] = rv
 	}
 	pool.release()
+	for _, v := range s.Variants {
+		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkPorts[v.Name], dir.LogPath(v.Name+".sink.log"), id)
+		if err != nil {
+			return dir, err
+		}
+		r.sinks[v.Name] = sk
+	}
 
 	var runErr error
 	if opt.FindMax {
@@ -306,7 +315,7 @@ type runner struct {
 	id       runid.ID        // labels the processes and names the cgroup tree of this run
 	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
 	dir      *record.Dir
-	sinks    map[string]*sink.Sink // by variant
+	sinks    map[string]telemetrySink // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
 	loadCPUs string

@@ -21,7 +21,7 @@ type sampler struct {
 	mu        sync.Mutex
 	t0        time.Time // MeasureStart: sample times are relative to it
 	services  []*serviceProbe
-	sink      *sink.Sink
+	sink      telemetrySink
 	telemetry []record.Telemetry
 	machine   *machine.Sampler
 	host      []record.MachineSample

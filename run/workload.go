@@ -24,7 +24,6 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
-	"github.com/tollperf/toll/sink"
 	"github.com/tollperf/toll/supervise"
 )
 
@@ -46,7 +45,22 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 		}
 		err = r.keep(tr, res)
 	}
+	if err == nil {
+		err = r.sinksAlive(pt.Variant)
+	}
 	return err
+}
+
+// sinksAlive returns an error when variant's telemetry sink process has
+// exited: its agents' exports would go nowhere and read as none, so the
+// run stops, keeping the trials it finished, instead of measuring on.
+func (r *runner) sinksAlive(variant string) error {
+	if sp, ok := r.sinks[variant].(*sinkProcess); ok {
+		if err := sp.exited(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prepare runs every variant's prepare command once, before the first
@@ -104,7 +118,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 	}
 	// Spans are counted per job when any variant exports, so that the
 	// baseline's row reads 0 beside the agent's.
-	var sk *sink.Sink
+	var sk telemetrySink
 	if slices.ContainsFunc(r.s.Variants, func(v scenario.Variant) bool { return v.Exports }) {
 		sk = r.sinks[pt.Variant]
 	}

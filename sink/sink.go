@@ -72,7 +72,9 @@ type counters struct {
 // Sink is a telemetry receiver that counts what agents export to it.
 // Create it with New, then call Start; it is safe for concurrent use.
 type Sink struct {
-	c counters
+	// c is where the sink counts: its own memory, or a CountsFile shared
+	// with another process (NewCounting).
+	c *counters
 
 	// lim bounds what the sink holds and how long it waits (limits.go);
 	// a field, so that tests can lower it before Start. mem (bytes) and
@@ -107,7 +109,13 @@ type Sink struct {
 
 // New returns a sink that is not yet listening; call Start.
 func New() *Sink {
-	return &Sink{lim: defaultLimits()}
+	return &Sink{c: new(counters), lim: defaultLimits()}
+}
+
+// NewCounting returns a sink, not yet listening, that counts into f, so
+// that the process that mapped f reads the counts as they change.
+func NewCounting(f *CountsFile) *Sink {
+	return &Sink{c: f.c, lim: defaultLimits()}
 }
 
 // Start listens on addr (for example "127.0.0.1:0" for a free loopback
@@ -208,16 +216,19 @@ func (s *Sink) URL() string {
 // concurrent use and cheap: a handful of atomic loads. The fields are read
 // one by one, so a snapshot taken while requests are in flight may be
 // mid-request (Requests already counted, its spans not yet).
-func (s *Sink) Counts() Counts {
+func (s *Sink) Counts() Counts { return s.c.counts() }
+
+// counts reads every counter.
+func (c *counters) counts() Counts {
 	return Counts{
-		Requests:      s.c.requests.Load(),
-		Bytes:         s.c.bytes.Load(),
-		Spans:         s.c.spans.Load(),
-		MetricPoints:  s.c.metricPoints.Load(),
-		LogRecords:    s.c.logRecords.Load(),
-		Profiles:      s.c.profiles.Load(),
-		Rejected:      s.c.rejected.Load(),
-		RejectedBytes: s.c.rejectedBytes.Load(),
+		Requests:      c.requests.Load(),
+		Bytes:         c.bytes.Load(),
+		Spans:         c.spans.Load(),
+		MetricPoints:  c.metricPoints.Load(),
+		LogRecords:    c.logRecords.Load(),
+		Profiles:      c.profiles.Load(),
+		Rejected:      c.rejected.Load(),
+		RejectedBytes: c.rejectedBytes.Load(),
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -306,4 +307,11 @@ func SkipIfInvalid(t *testing.T, err error, out ...string) {
 		t.Skipf("the machine was too busy for a valid run (exit 3): %s", strings.Join(out, "\n"))
 	}
 	t.Fatalf("toll run: %v\n%s", err, strings.Join(out, "\n"))
+}
+
+// IsSink reports whether process pid is toll's telemetry sink (toll
+// _sink), which runs beside the services, one per variant.
+func IsSink(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && slices.Contains(strings.Split(string(b), "\x00"), "_sink")
 }
