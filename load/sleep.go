@@ -30,15 +30,13 @@ type sleeper struct {
 	fd   int
 	file *os.File
 	raw  syscall.RawConn
-	buf  [8]byte
 	// timer is for the coarse part of long waits, which must be
 	// interruptible.
 	timer *time.Timer
-	// end and err are the state of the wait in progress, for readFn, made
-	// once so that a wait does not allocate a closure.
-	end    time.Time
-	err    error
-	readFn func(fd uintptr) bool
+	// end is the end of the wait in progress, for dueFn, made once so
+	// that a wait does not allocate a closure.
+	end   time.Time
+	dueFn func(fd uintptr) bool
 	// early is how long before the time asked the timer is armed: a moving
 	// average of how late the machine has woken the process (about 50 µs
 	// on a VM), so that wake-ups land on time on average rather than all
@@ -62,7 +60,7 @@ func newSleeper() (*sleeper, error) {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	s := &sleeper{fd: fd, file: f, raw: raw, timer: t}
-	s.readFn = s.read
+	s.dueFn = s.due
 	return s, nil
 }
 
@@ -112,17 +110,15 @@ func (s *sleeper) fine(d time.Duration) error {
 	if _, _, errno := unix.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(s.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0); errno != 0 {
 		return fmt.Errorf("load: arm timerfd: %w", errno)
 	}
-	// RawConn.Read clears any readiness the poller recorded before it
-	// calls f, so f must not skip the read once the timer may have fired:
-	// it reads only when the wait is over (saving a read that would fail
-	// with EAGAIN), and otherwise asks to wait for the poller, which will
-	// see the expiry that is still to come.
-	s.end, s.err = end, nil
-	err := s.raw.Read(s.readFn)
-	if err == nil {
-		err = s.err
-	}
-	if err != nil {
+	// The poller wakes the goroutine on each expiry: it watches the
+	// timerfd edge-triggered, and the kernel signals every expiry whether
+	// or not the last was read. RawConn.Read clears the readiness the
+	// poller recorded before it calls f, then f says whether the wait is
+	// over by the clock alone, and the poller is waited on while it is
+	// not. So the timerfd is never read: one system call fewer per
+	// request sent (the count of expiries it keeps is never needed).
+	s.end = end
+	if err := s.raw.Read(s.dueFn); err != nil {
 		return fmt.Errorf("load: wait on timerfd: %w", err)
 	}
 	late := min(time.Since(end), maxEarly)
@@ -130,18 +126,6 @@ func (s *sleeper) fine(d time.Duration) error {
 	return nil
 }
 
-// read is the RawConn.Read callback of fine: it reads the timerfd once the
-// wait is over.
-func (s *sleeper) read(fd uintptr) bool {
-	if time.Now().Before(s.end) {
-		return false
-	}
-	_, _, errno := unix.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&s.buf[0])), uintptr(len(s.buf)))
-	if errno == unix.EAGAIN {
-		return false
-	}
-	if errno != 0 {
-		s.err = errno
-	}
-	return true
-}
+// due is the RawConn.Read callback of fine: it reports whether the wait
+// is over.
+func (s *sleeper) due(uintptr) bool { return !time.Now().Before(s.end) }
