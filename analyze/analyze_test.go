@@ -568,3 +568,48 @@ func TestCompareAbsInterval(t *testing.T) {
 		t.Errorf("one round gave an interval: %+v", one)
 	}
 }
+
+// TestRunNoiseFloor: a run cannot resolve a change finer than its
+// variants' run-level effect (RunNoisePct). A variant 0.3% dearer than the
+// baseline in every one of 10 rounds, with next to no round-to-round noise,
+// reads ~ where the rounds alone would call it significant at ±0.01%; a
+// +3% change still reads as one; an additive cost is left as it was.
+func TestRunNoiseFloor(t *testing.T) {
+	base := make([]float64, 10)
+	for i := range base {
+		base[i] = 1 + 0.0001*float64(i%3)
+	}
+	scaled := func(f float64) []float64 {
+		out := make([]float64, len(base))
+		for i, b := range base {
+			out[i] = b * f * (1 + 0.00001*float64(i%2))
+		}
+		return out
+	}
+	info := Info(CPUPerRequest)
+	tests := []struct {
+		name    string
+		factor  float64
+		signif  bool
+		minHalf float64 // smallest half-width allowed, in percent
+	}{
+		{"A/A", 1, false, 0.7},
+		{"+0.3% in every round", 1.003, false, 0.7},
+		{"+3%", 1.03, true, 0.7},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(info, base, scaled(tt.factor))
+			if d.Significant != tt.signif {
+				t.Errorf("significant %v, want %v (%s)", d.Significant, tt.signif, d.Verdict)
+			}
+			if half := (*d.CIHigh - *d.CILow) / 2; half < tt.minHalf {
+				t.Errorf("half-width %.3f%%, want at least %.1f%%: the run-level effect is not in the interval", half, tt.minHalf)
+			}
+		})
+	}
+	d := Compare(Info(Spans), []float64{10, 10.1, 9.9}, []float64{20, 20.1, 19.9})
+	if !d.Significant || *d.CIHigh-*d.CILow > 0.01 {
+		t.Errorf("additive cost: %s [%v, %v], want the rounds' own exact interval", d.Verdict, *d.CILow, *d.CIHigh)
+	}
+}

@@ -78,6 +78,23 @@ func SizeOf(pct float64) Size {
 	return SizeLarge
 }
 
+// RunNoisePct is the standard deviation, in percent, of an effect on a
+// variant's level that stays the same in every round of one run and
+// differs between runs: a variant's place in the run's fixed settings
+// (its ports, its cgroups, its place in the list), whatever it is, which
+// no number of rounds averages away. bench/aa.sh measured it on this
+// project's 2-core VM (2026-11-24, 20 A/A runs of two service shapes,
+// shared duet, restart per round): the spread of the A/A estimates between
+// runs was 1.25 times what the runs' own intervals claimed, an effect of
+// 0.16% (lighter service) to 0.26% (heavier) per variant, and the A/A
+// control's correction, which removes the round-to-round noise the
+// variants share, left it alone: 4 false positives in 20. Every ratio's
+// interval therefore carries it (for the two variants of a comparison),
+// which makes about ±0.8% (10 rounds) the finest change a run resolves.
+// docs/method.md has the runs; `bench/aa.sh` measures it on another
+// machine.
+const RunNoisePct = 0.25
+
 // Compare computes the paired difference of variant against baseline.
 // base[i] and vari[i] are the values of the same round.
 func Compare(info CostInfo, base, vari []float64) Delta {
@@ -117,6 +134,13 @@ func Compare(info CostInfo, base, vari []float64) Delta {
 		}
 	}
 	iv := TInterval(xs)
+	if ratio {
+		// Each variant's level in a run carries an effect that its
+		// rounds share (RunNoisePct); a change between two variants
+		// carries two of them.
+		sigma := math.Log1p(RunNoisePct / 100)
+		iv = iv.Widened(2 * sigma * sigma)
+	}
 	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	if ratio {
 		p := pct(iv.Mean)

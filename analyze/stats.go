@@ -62,6 +62,24 @@ func TInterval(xs []float64) Interval {
 	return iv
 }
 
+// Widened returns iv with var added to the variance of its mean: a source
+// of error that the values' own spread cannot show, such as an effect that
+// stays the same in every round of a run. The t quantile keeps iv's
+// degrees of freedom.
+func (iv Interval) Widened(v float64) Interval {
+	if !iv.HasCI || !(v > 0) {
+		return iv
+	}
+	n := float64(iv.N)
+	se := math.Sqrt(iv.StdDev*iv.StdDev/n + v)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}
+	q := t.Quantile(1 - (1-Confidence)/2)
+	iv.Low, iv.High = iv.Mean-q*se, iv.Mean+q*se
+	iv.PValue = 2 * t.Survival(math.Abs(iv.Mean)/se)
+	iv.Excludes = iv.Low > 0 || iv.High < 0
+	return iv
+}
+
 // BootstrapInterval returns the percentile bootstrap 95% interval of the
 // mean of xs, from b resamples drawn with a fixed seed (so reports repeat).
 func BootstrapInterval(xs []float64, b int) (low, high float64) {
