@@ -160,7 +160,7 @@ PY
   done
 done
 
-python3 - "$results" <<'PY'
+python3 - "$results" "$rounds" <<'PY'
 import math, sys
 rows = [l.split("\t") for l in open(sys.argv[1]) if l.strip()]
 def wilson(k, n, z=1.96):
@@ -188,6 +188,13 @@ def report(name, rs):
         sd = math.sqrt(sum((x - m) ** 2 for x in pcts) / (n - 1))
         h = t975(n - 1) * sd / math.sqrt(n)
         line += f"; mean A/A estimate {m:+.2f}% ± {h:.2f}% ({'biased' if abs(m) > h else 'no bias shown'})"
+        # The runs' own standard errors, from their intervals, against the
+        # spread of their estimates between runs: a ratio above 1 is an
+        # effect the intervals do not carry (analyze.RunNoisePct).
+        rounds = int(sys.argv[2])
+        se = [(float(r[4]) - float(r[3])) / 2 / t975(rounds - 1) for r in rs]
+        claimed = math.sqrt(sum(x * x for x in se) / n)
+        line += f"; spread between runs {sd:.2f}% against {claimed:.2f}% claimed ({sd / claimed:.2f}×)"
     print(line)
 print("== A/A")
 for sh in sorted({r[0] for r in rows}):
