@@ -97,15 +97,11 @@ func (c CPUs) Thread(tid int) error {
 // Process pins every thread of process pid; threads it starts later
 // inherit the affinity of the thread that starts them.
 func (c CPUs) Process(pid int) error {
-	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	tids, err := threads(pid)
 	if err != nil {
 		return fmt.Errorf("pin process %d: %w", pid, err)
 	}
-	for _, t := range tasks {
-		tid, err := strconv.Atoi(t.Name())
-		if err != nil {
-			continue
-		}
+	for _, tid := range tids {
 		if err := c.Thread(tid); err != nil && err != unix.ESRCH {
 			return fmt.Errorf("pin process %d: %w", pid, err)
 		}
@@ -124,14 +120,13 @@ func Idle(pid int) error {
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}
 	set := map[int]bool{}
 	for range 10 {
-		tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+		tids, err := threads(pid)
 		if err != nil {
 			return fmt.Errorf("idle priority for process %d: %w", pid, err)
 		}
 		fresh := false
-		for _, t := range tasks {
-			tid, err := strconv.Atoi(t.Name())
-			if err != nil || set[tid] {
+		for _, tid := range tids {
+			if set[tid] {
 				continue
 			}
 			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil && err != unix.ESRCH {
@@ -144,4 +139,19 @@ func Idle(pid int) error {
 		}
 	}
 	return nil
+}
+
+// threads returns the thread ids of process pid, from /proc.
+func threads(pid int) ([]int, error) {
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	if err != nil {
+		return nil, err
+	}
+	tids := make([]int, 0, len(tasks))
+	for _, t := range tasks {
+		if tid, err := strconv.Atoi(t.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids, nil
 }

@@ -158,7 +158,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]telemetrySink{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -184,7 +184,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r.setupHardwareCounters()
 	pool := &portPool{}
-	sinkPorts := map[string]int{}
+	sinkAddrs := map[string]string{}
 	for _, v := range s.Variants {
 		// Each variant exports to a sink of its own, so telemetry a variant
 		// flushes after its window (a batch exporter's timer) is never
@@ -194,8 +194,8 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			pool.release()
 			return dir, fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
 		}
-		sinkPorts[v.Name] = port
-		rv, err := resolveVariant(s, v.Name, pool, "http://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), opt.Self)
+		sinkAddrs[v.Name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		rv, err := resolveVariant(s, v.Name, pool, "http://"+sinkAddrs[v.Name], opt.Self)
 		if err != nil {
 			pool.release()
 			return dir, fmt.Errorf("variant %s: %w", v.Name, err)
@@ -204,7 +204,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	pool.release()
 	for _, v := range s.Variants {
-		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkPorts[v.Name], dir.LogPath(v.Name+".sink.log"), id)
+		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], dir.LogPath(v.Name+".sink.log"), id)
 		if err != nil {
 			return dir, err
 		}
@@ -315,7 +315,7 @@ type runner struct {
 	id       runid.ID        // labels the processes and names the cgroup tree of this run
 	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
 	dir      *record.Dir
-	sinks    map[string]telemetrySink // by variant
+	sinks    map[string]*sinkProcess // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
 	loadCPUs string

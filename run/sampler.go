@@ -21,7 +21,7 @@ type sampler struct {
 	mu        sync.Mutex
 	t0        time.Time // MeasureStart: sample times are relative to it
 	services  []*serviceProbe
-	sink      telemetrySink
+	sink      counter
 	telemetry []record.Telemetry
 	machine   *machine.Sampler
 	host      []record.MachineSample
@@ -113,7 +113,7 @@ func (sp *serviceProbe) close() {
 }
 
 func newSampler(r *runner, st *started, t0 time.Time) *sampler {
-	s := &sampler{t0: t0, sink: r.sinks[st.v.Name], machine: r.machine}
+	s := &sampler{t0: t0, sink: r.sinkOf(st.v.Name), machine: r.machine}
 	for i, svc := range st.group.Services() {
 		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name],
 			scrape: st.v.Services[i].Scrape, nmt: st.v.Services[i].NMT}

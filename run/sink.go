@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/tollperf/toll/launch"
@@ -14,12 +12,19 @@ import (
 	"github.com/tollperf/toll/sink"
 )
 
-// telemetrySink is where a variant's agents export: the URL they are
-// given as ${sink} and what has arrived there.
-type telemetrySink interface {
-	URL() string
+// counter is what has arrived at a telemetry sink so far: a variant's
+// sinkProcess, or a sink.Sink in toll's process (tests).
+type counter interface {
 	Counts() sink.Counts
-	Close(ctx context.Context) error
+}
+
+// sinkOf returns variant's sink as a counter, or nil (not a nil
+// *sinkProcess in an interface) when it has none.
+func (r *runner) sinkOf(variant string) counter {
+	if sp := r.sinks[variant]; sp != nil {
+		return sp
+	}
+	return nil
 }
 
 // sinkProcess is a variant's telemetry sink run as toll's _sink, a
@@ -31,15 +36,14 @@ type telemetrySink interface {
 // variant whose agent exported. The kernel preempts an idle-priority
 // process whenever the generator wakes.
 type sinkProcess struct {
-	url    string
 	svc    *launch.Service
 	counts *sink.CountsFile
 	path   string
 }
 
-// startSinkProcess starts self's _sink for variant on port of loopback,
+// startSinkProcess starts self's _sink for variant on addr (host:port),
 // its log at logPath, labelled with run id, and returns once it listens.
-func startSinkProcess(ctx context.Context, self, variant string, port int, logPath string, id runid.ID) (*sinkProcess, error) {
+func startSinkProcess(ctx context.Context, self, variant, addr, logPath string, id runid.ID) (*sinkProcess, error) {
 	f, err := os.CreateTemp("", "toll-sink-*.counts")
 	if err != nil {
 		return nil, fmt.Errorf("telemetry sink for %s: %w", variant, err)
@@ -51,7 +55,6 @@ func startSinkProcess(ctx context.Context, self, variant string, port int, logPa
 		os.Remove(path)
 		return nil, fmt.Errorf("telemetry sink for %s: %w", variant, err)
 	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	svc, err := launch.Start(ctx, launch.Spec{
 		Name:    variant + "/sink",
 		Argv:    []string{self, "_sink", "--addr", addr, "--counts", path},
@@ -64,7 +67,7 @@ func startSinkProcess(ctx context.Context, self, variant string, port int, logPa
 		os.Remove(path)
 		return nil, fmt.Errorf("telemetry sink for %s: %w", variant, err)
 	}
-	return &sinkProcess{url: "http://" + addr, svc: svc, counts: counts, path: path}, nil
+	return &sinkProcess{svc: svc, counts: counts, path: path}, nil
 }
 
 // exited returns an error naming the sink and the end of its log when
@@ -81,22 +84,15 @@ func (p *sinkProcess) exited() error {
 	}
 }
 
-// URL is the sink's base URL.
-func (p *sinkProcess) URL() string { return p.url }
-
 // Counts returns what the sink has received so far. The counts stay
 // readable after Close.
 func (p *sinkProcess) Counts() sink.Counts { return p.counts.Counts() }
 
-// Close stops the sink, letting the requests in flight finish within
-// ctx's time, and removes its counts file. The file stays mapped here, so
+// Close stops the sink, letting the requests in flight finish until ctx
+// is done, and removes its counts file. The file stays mapped here, so
 // Counts goes on answering with the final counts.
 func (p *sinkProcess) Close(ctx context.Context) error {
-	grace := 2 * time.Second
-	if d, ok := ctx.Deadline(); ok {
-		grace = time.Until(d)
-	}
-	err := p.svc.StopContext(ctx, grace)
+	err := p.svc.StopContext(ctx, sinkStopGrace)
 	if rerr := os.Remove(p.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		err = errors.Join(err, rerr)
 	}
@@ -105,3 +101,7 @@ func (p *sinkProcess) Close(ctx context.Context) error {
 	}
 	return nil
 }
+
+// sinkStopGrace bounds how long a sink may take to finish the requests in
+// flight once asked to stop; its own Close waits as long (toll _sink).
+const sinkStopGrace = 2 * time.Second

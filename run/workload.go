@@ -55,10 +55,8 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 // exited: its agents' exports would go nowhere and read as none, so the
 // run stops, keeping the trials it finished, instead of measuring on.
 func (r *runner) sinksAlive(variant string) error {
-	if sp, ok := r.sinks[variant].(*sinkProcess); ok {
-		if err := sp.exited(); err != nil {
-			return err
-		}
+	if sp := r.sinks[variant]; sp != nil {
+		return sp.exited()
 	}
 	return nil
 }
@@ -118,9 +116,9 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 	}
 	// Spans are counted per job when any variant exports, so that the
 	// baseline's row reads 0 beside the agent's.
-	var sk telemetrySink
+	var sk counter
 	if slices.ContainsFunc(r.s.Variants, func(v scenario.Variant) bool { return v.Exports }) {
-		sk = r.sinks[pt.Variant]
+		sk = r.sinkOf(pt.Variant)
 	}
 	logName := fmt.Sprintf("%s.job.%d.log", pt.Variant, pt.Index)
 	jr := &record.JobRun{Argv: v.Job.Argv, Log: "logs/" + logName, Work: job.Work, Per: job.Per, Unit: job.Unit}
