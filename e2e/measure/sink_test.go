@@ -43,13 +43,21 @@ rounds: 2`)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { cmd.Process.Kill() })
 
+	// The sinks are read once the first trial is written: toll starts
+	// its trials only when every sink listens, and a sink sets its own
+	// policy before it listens (a sink just started still runs under its
+	// parent's).
 	policies := map[int]string{}
-	for deadline := time.Now().Add(20 * time.Second); len(policies) < 2 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json")); len(trials) == 0 {
+			continue
+		}
 		for _, p := range tolltest.Descendants(t, cmd.Process.Pid) {
 			if tolltest.IsSink(p) {
 				policies[p] = policy(p)
 			}
 		}
+		break
 	}
 	if len(policies) != 2 {
 		t.Fatalf("found %d sink processes, want one per variant (2)\n%s", len(policies), output.String())
