@@ -168,58 +168,36 @@ func TestRunIsolatedNetworkInterrupt(t *testing.T) {
 			dir := t.TempDir()
 			path := writeIsolatedScenario(t, dir, "network: isolated", "30s", true)
 			out := filepath.Join(dir, "out")
-			cmd := tolltest.Command(t, "run", path, "--out", out)
-			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stderr, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			t.Cleanup(func() { cmd.Process.Kill() })
+			run := tolltest.Start(t, "run", path, "--out", out)
 
 			var pids []int
-			for end := time.Now().Add(20 * time.Second); len(pids) < 3 && time.Now().Before(end); {
-				time.Sleep(200 * time.Millisecond)
-				pids = tolltest.Descendants(t, cmd.Process.Pid) // toll in the namespace and its services
-			}
-			if len(pids) < 3 {
-				t.Fatalf("services did not start: pids %v\n%s", pids, stderr.String())
+			if !tolltest.Eventually(20*time.Second, func() bool {
+				pids = run.Children(t) // toll in the namespace and its services
+				return len(pids) >= 3
+			}) {
+				t.Fatalf("services did not start: pids %v\n%s", pids, run.Output())
 			}
 			time.Sleep(1500 * time.Millisecond) // into the measured window
 			for i, sig := range sigs {
 				if i > 0 {
 					time.Sleep(50 * time.Millisecond)
 				}
-				cmd.Process.Signal(sig)
+				run.Signal(sig)
 			}
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
-					t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, stderr.String())
-				}
-			case <-time.After(20 * time.Second):
-				t.Fatalf("toll did not exit after %v\n%s", sigs, stderr.String())
+			if err := run.Wait(t, 20*time.Second); tolltest.ExitCode(err) != cli.ExitInterrupted {
+				t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, run.Output())
 			}
-			if n := strings.Count(stderr.String(), "toll: interrupted;"); n != 1 {
-				t.Errorf("%d interruption messages, want 1:\n%s", n, stderr.String())
+			if n := strings.Count(run.Output(), "toll: interrupted;"); n != 1 {
+				t.Errorf("%d interruption messages, want 1:\n%s", n, run.Output())
 			}
-			if n, want := strings.Count(stderr.String(), "toll: interrupted again;"), len(sigs)-1; n != want {
-				t.Errorf("%d messages of a second interruption, want %d:\n%s", n, want, stderr.String())
+			if n, want := strings.Count(run.Output(), "toll: interrupted again;"), len(sigs)-1; n != want {
+				t.Errorf("%d messages of a second interruption, want %d:\n%s", n, want, run.Output())
 			}
 			if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
-				t.Errorf("no report after %v: %v\n%s", sigs, err, stderr.String())
+				t.Errorf("no report after %v: %v\n%s", sigs, err, run.Output())
 			}
-			var left []int
-			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-				if left = tolltest.Alive(pids); len(left) == 0 {
-					break
-				}
-			}
-			for _, p := range left {
+			for _, p := range tolltest.Outlived(pids, 5*time.Second) {
 				t.Errorf("process %d is still running after %v", p, sigs)
-				syscall.Kill(p, syscall.SIGKILL)
 			}
 		})
 	}

@@ -1,11 +1,8 @@
 package faults
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -57,47 +54,31 @@ func killLabelled(t *testing.T, id runid.ID) {
 
 // startStubbornRun starts toll run on the stubborn scenario and waits until
 // both SIGTERM-ignoring children run and the first trial is in its measured
-// window. It returns toll, its run ID, a channel that gets its exit, and its
-// output so far.
-func startStubbornRun(t *testing.T, name, out string, extra ...string) (*exec.Cmd, runid.ID, <-chan error, *bytes.Buffer) {
+// window. It returns toll and its run ID.
+func startStubbornRun(t *testing.T, name, out string, extra ...string) (*tolltest.Background, runid.ID) {
 	t.Helper()
 	path := writeStubbornScenario(t, name)
-	cmd := tolltest.Command(t, append([]string{"run", path, "--out", out}, extra...)...)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	id, err := runid.Of(cmd.Process.Pid)
+	run := tolltest.Start(t, append([]string{"run", path, "--out", out}, extra...)...)
+	id, err := runid.Of(run.Pid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		killLabelled(t, id)
-	})
+	t.Cleanup(func() { killLabelled(t, id) })
 	// The service's shell loops ("sh") and the provider (the test binary,
 	// run as toll) under their supervisor.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	if !tolltest.Eventually(20*time.Second, func() bool {
 		shells := 0
 		for _, comm := range tolltest.Labelled(t, id) {
 			if comm == "sh" {
 				shells++
 			}
 		}
-		if shells >= 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the service's children did not start: %v\n%s", tolltest.Labelled(t, id), output.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+		return shells >= 2
+	}) {
+		t.Fatalf("the service's children did not start: %v\n%s", tolltest.Labelled(t, id), run.Output())
 	}
 	time.Sleep(2 * time.Second) // into the measured window
-	return cmd, id, done, &output
+	return run, id
 }
 
 // waitNoneLabelled waits up to 10 s for no process of run id to be left,
@@ -105,10 +86,11 @@ func startStubbornRun(t *testing.T, name, out string, extra ...string) (*exec.Cm
 func waitNoneLabelled(t *testing.T, id runid.ID, what string) {
 	t.Helper()
 	var left map[int]string
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-		if left = tolltest.Labelled(t, id); len(left) == 0 {
-			return
-		}
+	if tolltest.Eventually(10*time.Second, func() bool {
+		left = tolltest.Labelled(t, id)
+		return len(left) == 0
+	}) {
+		return
 	}
 	t.Errorf("10 s after %s, processes of run %v are left: %v", what, id, left)
 }
@@ -165,19 +147,13 @@ func TestSecondSignalKillsAndReports(t *testing.T) {
 				extra = []string{mode}
 			}
 			out := filepath.Join(t.TempDir(), "out")
-			cmd, id, done, output := startStubbornRun(t, "second-signal", out, extra...)
-			cmd.Process.Signal(syscall.SIGINT)
+			run, id := startStubbornRun(t, "second-signal", out, extra...)
+			run.Signal(syscall.SIGINT)
 			time.Sleep(50 * time.Millisecond)
-			cmd.Process.Signal(syscall.SIGTERM)
+			run.Signal(syscall.SIGTERM)
 			sent := time.Now()
-			select {
-			case err := <-done:
-				var ee *exec.ExitError
-				if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
-					t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, output.String())
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatalf("toll did not exit after SIGINT and SIGTERM\n%s", output.String())
+			if err := run.Wait(t, 30*time.Second); tolltest.ExitCode(err) != cli.ExitInterrupted {
+				t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, run.Output())
 			}
 			// The children ignore SIGTERM: without the second signal toll
 			// would wait out the 5 s grace period before SIGKILL.
@@ -185,13 +161,13 @@ func TestSecondSignalKillsAndReports(t *testing.T) {
 				t.Errorf("toll took %v to exit after the second signal: it waited out the grace period", took)
 			}
 			if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
-				t.Errorf("no report after SIGINT and SIGTERM: %v\n%s", err, output.String())
+				t.Errorf("no report after SIGINT and SIGTERM: %v\n%s", err, run.Output())
 			}
 			if trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json")); len(trials) == 0 {
 				t.Error("no trial file written")
 			}
-			if !strings.Contains(output.String(), "killing the services now") {
-				t.Errorf("toll did not say the second signal kills the services:\n%s", output.String())
+			if !strings.Contains(run.Output(), "killing the services now") {
+				t.Errorf("toll did not say the second signal kills the services:\n%s", run.Output())
 			}
 			waitNoneLabelled(t, id, "toll exited")
 			cleanupLeavesNoCgroup(t, id)
@@ -213,10 +189,10 @@ func TestKilledTollLeavesNothing(t *testing.T) {
 				extra = []string{mode}
 			}
 			out := filepath.Join(t.TempDir(), "out")
-			cmd, id, done, output := startStubbornRun(t, "killed", out, extra...)
+			run, id := startStubbornRun(t, "killed", out, extra...)
 			before := tolltest.Labelled(t, id)
-			cmd.Process.Kill()
-			<-done
+			run.Signal(os.Kill)
+			run.Wait(t, 30*time.Second)
 			waitNoneLabelled(t, id, "toll was killed")
 			if t.Failed() {
 				logs, _ := filepath.Glob(filepath.Join(out, "logs", "*"))
@@ -224,7 +200,7 @@ func TestKilledTollLeavesNothing(t *testing.T) {
 					b, _ := os.ReadFile(l)
 					t.Logf("%s:\n%s", l, b)
 				}
-				t.Logf("before: %v\n%s", before, output.String())
+				t.Logf("before: %v\n%s", before, run.Output())
 			}
 			if mode == "cgroup" && len(cgroupsOf(id)) == 0 {
 				t.Log("the run's cgroups were removed before toll cleanup ran (by another run's cleanup)")

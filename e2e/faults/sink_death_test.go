@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -28,24 +27,16 @@ func TestSinkDeathStopsTheRun(t *testing.T) {
   duration: 2s
 rounds: 4`)
 	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	run := tolltest.Start(t, "run", path, "--out", out)
 
 	var all []int
 	killed := false
 	for deadline := time.Now().Add(30 * time.Second); !killed && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		all = append(all, tolltest.Descendants(t, cmd.Process.Pid)...)
+		all = append(all, run.Children(t)...)
 		if trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json")); len(trials) == 0 {
 			continue
 		}
-		for _, p := range tolltest.Descendants(t, cmd.Process.Pid) {
+		for _, p := range run.Children(t) {
 			if tolltest.IsSink(p) {
 				syscall.Kill(p, syscall.SIGKILL)
 				killed = true
@@ -54,32 +45,23 @@ rounds: 4`)
 		}
 	}
 	if !killed {
-		t.Fatalf("no sink to kill after the first trial\n%s", output.String())
+		t.Fatalf("no sink to kill after the first trial\n%s", run.Output())
 	}
-	select {
-	case err := <-done:
-		if tolltest.ExitCode(err) == 0 {
-			t.Errorf("toll run exited 0 after its sink died\n%s", output.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("toll run did not end after its sink died\n%s", output.String())
+	if tolltest.ExitCode(run.Wait(t, 60*time.Second)) == 0 {
+		t.Errorf("toll run exited 0 after its sink died\n%s", run.Output())
 	}
-	for line := range strings.SplitSeq(output.String(), "\n") {
+	for line := range strings.SplitSeq(run.Output(), "\n") {
 		if strings.Contains(line, "telemetry sink") {
 			t.Log(line)
 		}
 	}
-	if !strings.Contains(output.String(), "telemetry sink") {
-		t.Errorf("the output does not name the sink that died:\n%s", output.String())
+	if !strings.Contains(run.Output(), "telemetry sink") {
+		t.Errorf("the output does not name the sink that died:\n%s", run.Output())
 	}
 	if trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json")); len(trials) == 0 {
 		t.Errorf("no finished trial kept")
 	}
-	time.Sleep(500 * time.Millisecond)
-	if left := tolltest.Alive(all); len(left) > 0 {
+	if left := tolltest.Outlived(all, 500*time.Millisecond); len(left) > 0 {
 		t.Errorf("processes %v still running after toll exited", left)
-		for _, p := range left {
-			syscall.Kill(p, syscall.SIGKILL)
-		}
 	}
 }

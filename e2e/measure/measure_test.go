@@ -115,55 +115,26 @@ func TestInterruptLeavesNoProcess(t *testing.T) {
   duration: 30s
 rounds: 2`)
 			out := filepath.Join(t.TempDir(), "out")
-			cmd := tolltest.Command(t, "run", path, "--out", out)
-			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stderr, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			t.Cleanup(func() { cmd.Process.Kill() })
+			run := tolltest.Start(t, "run", path, "--out", out)
 
 			// Wait until both services run and load is flowing.
 			var pids []int
-			deadline := time.Now().Add(20 * time.Second)
-			services := 0 // not counting the telemetry sinks
-			for services < 2 && time.Now().Before(deadline) {
-				time.Sleep(200 * time.Millisecond)
-				pids = tolltest.Descendants(t, cmd.Process.Pid)
-				services = len(slices.DeleteFunc(slices.Clone(pids), tolltest.IsSink))
-			}
-			if services < 2 {
-				t.Fatalf("services did not start: pids %v\n%s", pids, stderr.String())
+			started := tolltest.Eventually(20*time.Second, func() bool {
+				pids = run.Children(t)
+				return len(slices.DeleteFunc(slices.Clone(pids), tolltest.IsSink)) >= 2 // not counting the telemetry sinks
+			})
+			if !started {
+				t.Fatalf("services did not start: pids %v\n%s", pids, run.Output())
 			}
 			time.Sleep(1500 * time.Millisecond) // into the measured window
 
-			cmd.Process.Signal(sig)
-			select {
-			case err := <-done:
-				if sig == syscall.SIGINT {
-					var ee *exec.ExitError
-					if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
-						t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, stderr.String())
-					}
-				}
-			case <-time.After(20 * time.Second):
-				t.Fatalf("toll did not exit after %v\n%s", sig, stderr.String())
+			run.Signal(sig)
+			err := run.Wait(t, 20*time.Second)
+			if code := tolltest.ExitCode(err); sig == syscall.SIGINT && code != cli.ExitInterrupted {
+				t.Errorf("exit %v, want %d\n%s", err, cli.ExitInterrupted, run.Output())
 			}
-			// Processes get a moment to receive their parent-death signal.
-			var left []int
-			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-				left = tolltest.Alive(pids)
-				if len(left) == 0 {
-					break
-				}
-			}
-			if len(left) > 0 {
+			if left := tolltest.Outlived(pids, 5*time.Second); len(left) > 0 {
 				t.Errorf("after %v, service processes %v are still running", sig, left)
-				for _, p := range left {
-					syscall.Kill(p, syscall.SIGKILL)
-				}
 			}
 			if sig == syscall.SIGINT {
 				// The interrupted trial is kept, marked as such, and a report is written.
@@ -172,7 +143,7 @@ rounds: 2`)
 					t.Errorf("no trial file kept after SIGINT")
 				}
 				if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
-					t.Errorf("no report after SIGINT: %v\n%s", err, stderr.String())
+					t.Errorf("no report after SIGINT: %v\n%s", err, run.Output())
 				}
 			}
 		})

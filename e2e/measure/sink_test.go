@@ -33,15 +33,7 @@ func TestSinkRunsApartAtIdlePriority(t *testing.T) {
   duration: 2s
 rounds: 2`)
 	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out, "-q")
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	t.Cleanup(func() { cmd.Process.Kill() })
+	run := tolltest.Start(t, "run", path, "--out", out, "-q")
 
 	// The sinks are read once the first trial is written: toll starts
 	// its trials only when every sink listens, and a sink sets its own
@@ -52,7 +44,7 @@ rounds: 2`)
 		if trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json")); len(trials) == 0 {
 			continue
 		}
-		for _, p := range tolltest.Descendants(t, cmd.Process.Pid) {
+		for _, p := range run.Children(t) {
 			if tolltest.IsSink(p) {
 				policies[p] = policy(p)
 			}
@@ -60,20 +52,15 @@ rounds: 2`)
 		break
 	}
 	if len(policies) != 2 {
-		t.Fatalf("found %d sink processes, want one per variant (2)\n%s", len(policies), output.String())
+		t.Fatalf("found %d sink processes, want one per variant (2)\n%s", len(policies), run.Output())
 	}
 	for p, pol := range policies {
 		if pol != strconv.Itoa(schedIdle) {
 			t.Errorf("sink %d runs under policy %q, want SCHED_IDLE (%d)", p, pol, schedIdle)
 		}
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("toll run: %v\n%s", err, output.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("toll run did not end\n%s", output.String())
+	if err := run.Wait(t, 60*time.Second); err != nil {
+		t.Fatalf("toll run: %v\n%s", err, run.Output())
 	}
 	for p := range policies {
 		if len(tolltest.Alive([]int{p})) > 0 {
@@ -81,7 +68,7 @@ rounds: 2`)
 		}
 	}
 	if got := tolltest.ReadSummary(t, out).Value(t, "otel", "spans_per_s"); got <= 0 {
-		t.Errorf("otel's spans received read %v per second, want more than 0\n%s", got, output.String())
+		t.Errorf("otel's spans received read %v per second, want more than 0\n%s", got, run.Output())
 	}
 }
 

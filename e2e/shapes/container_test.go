@@ -236,39 +236,25 @@ func TestContainersInterruptAndKill(t *testing.T) {
   warmup: 1s
   duration: 30s
 rounds: 2`)
-			cmd := tolltest.Command(t, "run", path, "--out", filepath.Join(t.TempDir(), "out"))
-			var stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stderr, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
+			run := tolltest.Start(t, "run", path, "--out", filepath.Join(t.TempDir(), "out"))
 			t.Cleanup(func() {
-				cmd.Process.Kill()
-				for _, c := range runContainers(t, e, cmd.Process.Pid) {
+				run.Signal(os.Kill)
+				for _, c := range runContainers(t, e, run.Pid()) {
 					e.Remove(context.Background(), c.ID)
 				}
 			})
 			// Wait until all four containers run and a trial is under way.
-			deadline := time.Now().Add(60 * time.Second)
-			for time.Now().Before(deadline) && len(runContainers(t, e, cmd.Process.Pid)) < 4 {
-				time.Sleep(250 * time.Millisecond)
-			}
-			if n := len(runContainers(t, e, cmd.Process.Pid)); n < 4 {
-				t.Fatalf("%d containers of the run, want 4\n%s", n, stderr.String())
+			tolltest.Eventually(60*time.Second, func() bool { return len(runContainers(t, e, run.Pid())) >= 4 })
+			if n := len(runContainers(t, e, run.Pid())); n < 4 {
+				t.Fatalf("%d containers of the run, want 4\n%s", n, run.Output())
 			}
 			time.Sleep(time.Second)
-			cmd.Process.Signal(sig)
-			select {
-			case <-done:
-			case <-time.After(45 * time.Second):
-				t.Fatalf("toll did not exit after %v\n%s", sig, stderr.String())
-			}
-			left := runContainers(t, e, cmd.Process.Pid)
+			run.Signal(sig)
+			run.Wait(t, 45*time.Second)
+			left := runContainers(t, e, run.Pid())
 			if sig == syscall.SIGINT {
 				if len(left) > 0 {
-					t.Errorf("after SIGINT, containers left: %+v\n%s", left, stderr.String())
+					t.Errorf("after SIGINT, containers left: %+v\n%s", left, run.Output())
 				}
 				return
 			}
@@ -279,17 +265,15 @@ rounds: 2`)
 			// no process of the run is left, though the engine keeps
 			// the containers (Podman even calls them "Up": their
 			// monitor died with them, and nobody told it).
-			run, err := runid.Parse(left[0].Labels[container.LabelRun])
+			id, err := runid.Parse(left[0].Labels[container.LabelRun])
 			if err != nil {
 				t.Fatal(err)
 			}
 			var procs map[int]string
-			for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
-				if procs = tolltest.Labelled(t, run); len(procs) == 0 {
-					break
-				}
-			}
-			if len(procs) > 0 {
+			if !tolltest.Eventually(5*time.Second, func() bool {
+				procs = tolltest.Labelled(t, id)
+				return len(procs) == 0
+			}) {
 				t.Errorf("after SIGKILL of toll, processes of its run are left: %v", procs)
 			}
 			// The next run removes them, and says so.
@@ -307,7 +291,7 @@ rounds: 1`), "--out", filepath.Join(t.TempDir(), "next"))
 			if want := fmt.Sprintf("removed what earlier runs of toll that were killed left: %d containers (%s (%s", len(left), left[0].Name, e.Name); !strings.Contains(string(report), want) {
 				t.Errorf("the next run did not say it removed the %d containers (%q):\n%s", len(left), want, report)
 			}
-			if still := runContainers(t, e, cmd.Process.Pid); len(still) > 0 {
+			if still := runContainers(t, e, run.Pid()); len(still) > 0 {
 				t.Errorf("after toll cleanup, containers left: %+v", still)
 			}
 		})
