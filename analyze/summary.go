@@ -133,9 +133,13 @@ type VariantResult struct {
 	// Ratio is a start-up or job experiment's headline, hyperfine's
 	// "1.07 ± 0.02 × baseline wall time" (variants other than the
 	// baseline).
-	Ratio    *Ratio          `json:"ratio,omitempty"`
-	Costs    []CostResult    `json:"costs"`
-	Services []ServiceResult `json:"services,omitempty"`
+	Ratio *Ratio `json:"ratio,omitempty"`
+	// NeighbourCores is the mean CPU, in cores, that other variants' idle
+	// services used during this variant's windows (restart: once keeps
+	// them running); absent when none ran beside it.
+	NeighbourCores *float64        `json:"neighbour_cores,omitempty"`
+	Costs          []CostResult    `json:"costs"`
+	Services       []ServiceResult `json:"services,omitempty"`
 }
 
 // ServiceResult is one measured service's own costs within a variant: an
@@ -336,6 +340,15 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			}
 			if w := jitWarning(v, st.Label(), rounds); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
+			}
+			if c, _, ok := meanNeighbours(rounds); ok {
+				vr.NeighbourCores = &c
+			}
+			if v != m.Baseline {
+				baseCores := mean(values(baseOf(v), CPUCores))
+				if w := neighbourWarning(m.Baseline, v, st.Label(), baseOf(v), rounds, baseCores); w != "" {
+					s.Warnings = append(s.Warnings, w)
+				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
 				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p}

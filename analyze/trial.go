@@ -33,9 +33,14 @@ type TrialCosts struct {
 	// LatenessP99US is the p99 of how late the load generator sent the
 	// trial's requests after their due time, in µs (open model).
 	LatenessP99US int64 `json:"lateness_p99_us,omitempty"`
+	// NeighbourCores is the CPU, in cores, that other variants' idle
+	// services used during the trial's window (restart: once); absent when
+	// none ran beside it.
+	NeighbourCores *float64 `json:"neighbour_cores,omitempty"`
 
-	saturated []cpuBusy // CPUs outside the services' that were saturated
-	requests  []string  // the request mix's entries with costs of their own
+	neighbours []string  // the idle variants beside the trial
+	saturated  []cpuBusy // CPUs outside the services' that were saturated
+	requests   []string  // the request mix's entries with costs of their own
 }
 
 // requestCosts adds each request-mix entry's own latency and error costs,
@@ -87,6 +92,12 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	w := WindowOf(t, trim)
 	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
 		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}, LatenessP99US: t.Load.LatenessP99US}
+	if c, ok := neighbourCores(t); ok {
+		tc.NeighbourCores = &c
+		for _, n := range t.Neighbours {
+			tc.neighbours = append(tc.neighbours, n.Variant)
+		}
+	}
 	if w.Length() <= 0 {
 		return tc, fmt.Errorf("trial %d: the analysis window is empty (window %.1fs, trims %.1fs + %.1fs)", t.Index, t.Window().Seconds(), trim.Start, trim.End)
 	}

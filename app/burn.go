@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -37,7 +38,17 @@ type Burn struct {
 	ExtraDelay time.Duration
 	// ExtraAlloc is a number of bytes allocated on the heap and touched.
 	ExtraAlloc ByteSize
+	// BackgroundCPU is CPU time burnt per second of wall time by a
+	// goroutine of its own, whether the service is loaded or not, in
+	// slices every backgroundTick: the background work an agent does on
+	// timers (an exporter, a profiler, a metrics reader), which a service
+	// left idle beside another's trial keeps doing.
+	BackgroundCPU time.Duration
 }
+
+// backgroundTick is how often BackgroundCPU's goroutine wakes to burn its
+// slice.
+const backgroundTick = 100 * time.Millisecond
 
 // Validate reports a negative knob, or a thread CPU clock that cannot be
 // read when ExtraCPU is asked for.
@@ -55,7 +66,10 @@ func (b Burn) Validate() error {
 	if b.ExtraAlloc < 0 {
 		errs = append(errs, fmt.Errorf("extra alloc %d is negative", b.ExtraAlloc))
 	}
-	if b.ExtraCPU > 0 {
+	if b.BackgroundCPU < 0 || b.BackgroundCPU > time.Second/2 {
+		errs = append(errs, fmt.Errorf("background CPU %v per second is not between 0 and 500ms", b.BackgroundCPU))
+	}
+	if b.ExtraCPU > 0 || b.BackgroundCPU > 0 {
 		if _, err := burnClock()(); err != nil {
 			errs = append(errs, fmt.Errorf("extra CPU: %w", err))
 		}
@@ -79,6 +93,25 @@ func (b Burn) Do() float64 {
 		time.Sleep(b.ExtraDelay)
 	}
 	return r
+}
+
+// Background burns BackgroundCPU per second until ctx is done; it returns
+// at once when there is none.
+func (b Burn) Background(ctx context.Context) {
+	if b.BackgroundCPU <= 0 {
+		return
+	}
+	slice := b.BackgroundCPU * backgroundTick / time.Second
+	tick := time.NewTicker(backgroundTick)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			spinCPU(slice)
+		}
+	}
 }
 
 // logLoop returns Σ ln(i) for i in 1..n.

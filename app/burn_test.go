@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"strings"
@@ -39,6 +40,9 @@ func TestBurnValidate(t *testing.T) {
 		{"negative work", app.Burn{Work: -5}, "work -5 is negative"},
 		{"negative cpu", app.Burn{ExtraCPU: -time.Second}, "extra CPU -1s is negative"},
 		{"negative alloc", app.Burn{ExtraAlloc: -1}, "extra alloc -1 is negative"},
+		{"background", app.Burn{BackgroundCPU: 20 * time.Millisecond}, ""},
+		{"negative background", app.Burn{BackgroundCPU: -time.Millisecond}, "background CPU -1ms per second is not between 0 and 500ms"},
+		{"background beyond half a core", app.Burn{BackgroundCPU: time.Second}, "background CPU 1s per second is not between 0 and 500ms"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +69,30 @@ func TestBurnExtraCPU(t *testing.T) {
 	got := processCPU(t) - before
 	if want := n * d; got < want*9/10 || got > want*2 {
 		t.Errorf("%d × ExtraCPU %v used %v of CPU, want about %v", n, d, got, want)
+	}
+}
+
+// TestBurnBackground checks that BackgroundCPU burns about its CPU per
+// second with no request at all, and stops when its context ends.
+func TestBurnBackground(t *testing.T) {
+	const perSecond, run = 100 * time.Millisecond, 1 * time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	before := processCPU(t)
+	go func() {
+		(app.Burn{BackgroundCPU: perSecond}).Background(ctx)
+		close(done)
+	}()
+	time.Sleep(run)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(time.Second):
+		t.Fatal("Background did not return after its context ended")
+	}
+	// Ticks a busy machine delays are lost, not made up: at least half.
+	if got := processCPU(t) - before; got < perSecond/2 || got > 3*perSecond {
+		t.Errorf("BackgroundCPU %v per second for %v used %v of CPU", perSecond, run, got)
 	}
 }
 

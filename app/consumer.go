@@ -79,6 +79,7 @@ func RunConsumer(ctx context.Context, cfg ConsumerConfig, ready func(net.Addr)) 
 	mux := http.NewServeMux()
 	mux.Handle("GET /consumer", tr.handler(c, "consumer"))
 	mux.HandleFunc("GET /health", health)
+	go cfg.Burn.Background(ctx)
 	err = serve(ctx, cfg.Addr, mux, ready)
 	if terr := shutdownTracing(ctx, tr); terr != nil {
 		err = errors.Join(err, terr)

@@ -38,6 +38,7 @@ func RunProvider(ctx context.Context, cfg ProviderConfig, ready func(net.Addr)) 
 	mux := http.NewServeMux()
 	mux.Handle("GET /provider", tr.handler(&provider{burn: cfg.Burn}, "provider"))
 	mux.HandleFunc("GET /health", health)
+	go cfg.Burn.Background(ctx)
 	err = serve(ctx, cfg.Addr, mux, ready)
 	if terr := shutdownTracing(ctx, tr); terr != nil {
 		err = errors.Join(err, terr)

@@ -37,7 +37,9 @@ or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.
 The --extra-* knobs add a known cost per request, to check toll against a known
 answer: --extra-cpu burns CPU time measured on a CPU time clock: the process's
 when GOMAXPROCS is 1 (a service pinned to one CPU), so that the Go runtime's own
-threads running beside the burn count in it, and the thread's otherwise.`,
+threads running beside the burn count in it, and the thread's otherwise.
+--background-cpu burns CPU every 100 ms whether the service is loaded or not,
+as an agent's exporter or profiler does on its timers.`,
 	}
 	cmd.AddCommand(newAppProviderCmd(), newAppConsumerCmd(), newAppCollectorCmd())
 	return cmd
@@ -92,6 +94,7 @@ func addServiceFlags(f *pflag.FlagSet, b *app.Burn, trace *app.TraceMode, work i
 	f.DurationVar(&b.ExtraCPU, "extra-cpu", 0, "extra CPU time to burn per request (CPU time clock), e.g. 500us")
 	f.DurationVar(&b.ExtraDelay, "extra-delay", 0, "extra time to sleep per request, e.g. 2ms")
 	f.Var(&b.ExtraAlloc, "extra-alloc", "extra bytes to allocate and touch per request, e.g. 64KiB")
+	f.DurationVar(&b.BackgroundCPU, "background-cpu", 0, "CPU time to burn per second in the background, loaded or not (an agent's timers: exporter, profiler), e.g. 20ms")
 }
 
 // runApp runs a reference service until SIGINT or SIGTERM, telling stderr

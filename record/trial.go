@@ -56,6 +56,12 @@ type Trial struct {
 	Machine []MachineSample `json:"machine,omitempty"`
 	// Telemetry holds the sink's cumulative counts.
 	Telemetry []Telemetry `json:"telemetry,omitempty"`
+	// Neighbours is the CPU that the other variants' services, running
+	// but not under load (restart: once), used during this trial's
+	// measured window: their background work (timers, exporters, garbage
+	// collection, JIT) beside the measured services. Absent when no other
+	// variant's services ran.
+	Neighbours []NeighbourCPU `json:"neighbours,omitempty"`
 	// TelemetryEnd is the sink's count when the variant's services were
 	// stopped after this trial (what they flushed as they stopped is in
 	// it, what they sent at their next start is not), with T in seconds
@@ -69,6 +75,15 @@ type Trial struct {
 	// Interrupted is set when the trial was cut short; Error says why.
 	Interrupted bool   `json:"interrupted,omitempty"`
 	Error       string `json:"error,omitempty"`
+}
+
+// NeighbourCPU is the CPU a variant's idle services used during another
+// variant's measured window.
+type NeighbourCPU struct {
+	Variant string `json:"variant"`
+	// CPUS is their CPU time over the window, in seconds (all their
+	// services, measured or not).
+	CPUS float64 `json:"cpu_s"`
 }
 
 // Window is the length of the measured window.

@@ -134,6 +134,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 
 	smp := newSampler(r, st, measureStart)
 	defer smp.close()
+	nb := r.neighbours(pt)
 	var wg sync.WaitGroup
 	sctx, stopSampling := context.WithCancel(context.Background())
 	wg.Add(1)
@@ -146,6 +147,17 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	ectx, stopEdge := context.WithCancel(tctx)
 	defer stopEdge()
 	var edge sync.WaitGroup
+	if len(nb.names) > 0 {
+		edge.Go(func() {
+			timer := time.NewTimer(time.Until(measureStart))
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				nb.begin()
+			case <-ectx.Done():
+			}
+		})
+	}
 	if smp.pulls() {
 		edge.Go(func() {
 			timer := time.NewTimer(time.Until(measureStart))
@@ -199,6 +211,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	smp.take(time.Now()) // the window's closing sample
 	stopEdge()           // a load that ended before its window began
 	edge.Wait()
+	tr.Neighbours = nb.end()
 	if smp.pulls() && ctx.Err() == nil {
 		smp.pull(ctx, time.Now(), true)
 	}

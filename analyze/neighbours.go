@@ -1,0 +1,77 @@
+package analyze
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/tollperf/toll/record"
+)
+
+// NeighbourShareLimit is the difference, as a share of the baseline's own
+// CPU, between what the idle neighbours used during the baseline's windows
+// and during a variant's above which the report warns: background work of
+// that size (an idle variant's exporter flushing, its garbage collector, its
+// JIT) falls on one side of the comparison more than on the other.
+const NeighbourShareLimit = 0.05
+
+// neighbourCores returns the CPU, in cores, that the idle services of other
+// variants used during trial t's window, and whether any ran.
+func neighbourCores(t *record.Trial) (float64, bool) {
+	secs := t.Window().Seconds()
+	if len(t.Neighbours) == 0 || secs <= 0 {
+		return 0, false
+	}
+	var sum float64
+	for _, n := range t.Neighbours {
+		sum += n.CPUS
+	}
+	return sum / secs, true
+}
+
+// meanNeighbours returns the mean neighbour CPU, in cores, over rounds, the
+// neighbours' names, and whether any round had neighbours.
+func meanNeighbours(rounds map[int]*TrialCosts) (float64, []string, bool) {
+	var sum float64
+	var n int
+	names := map[string]bool{}
+	for _, tc := range rounds {
+		if tc.NeighbourCores == nil {
+			continue
+		}
+		sum += *tc.NeighbourCores
+		n++
+		for _, name := range tc.neighbours {
+			names[name] = true
+		}
+	}
+	if n == 0 {
+		return 0, nil, false
+	}
+	var list []string
+	for name := range names {
+		list = append(list, name)
+	}
+	sort.Strings(list)
+	return sum / float64(n), list, true
+}
+
+// neighbourWarning says when the idle neighbours of the baseline's windows
+// and of variant v's used the machine unevenly (by more than
+// NeighbourShareLimit of the baseline's own CPU): the schedule then lets
+// one side's background work into the comparison. baseCores is the
+// baseline's own CPU in cores.
+func neighbourWarning(baseline, v, step string, base, rounds map[int]*TrialCosts, baseCores float64) string {
+	nb, nbNames, okB := meanNeighbours(base)
+	nv, nvNames, okV := meanNeighbours(rounds)
+	if !okB || !okV || baseCores <= 0 {
+		return ""
+	}
+	if d := nb - nv; d < NeighbourShareLimit*baseCores && -d < NeighbourShareLimit*baseCores {
+		return ""
+	}
+	return fmt.Sprintf("%s at %s: while %s was measured, the idle services of %s used %.3f cores (%.0f%% of %s's own CPU); while %s was measured, those of %s used %.3f: "+
+		"background work (exporters, timers, GC, JIT) that falls on the two sides unevenly in this schedule and may bias %s's latency and CPU; "+
+		"restart: per-trial runs each variant alone (bench/gold.sh compares the two schedules)",
+		v, step, baseline, strings.Join(nbNames, ", "), nb, 100*nb/baseCores, baseline, v, strings.Join(nvNames, ", "), nv, v)
+}

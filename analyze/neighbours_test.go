@@ -1,0 +1,66 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/record"
+)
+
+// TestNeighbourCores checks a trial's neighbour CPU: the idle variants' CPU
+// seconds over its window, in cores, and none when no variant ran beside it.
+func TestNeighbourCores(t *testing.T) {
+	start := time.Unix(1000, 0)
+	tr := &record.Trial{MeasureStart: start, MeasureEnd: start.Add(4 * time.Second),
+		Neighbours: []record.NeighbourCPU{{Variant: "a", CPUS: 0.2}, {Variant: "b", CPUS: 0.1}}}
+	if got, ok := neighbourCores(tr); !ok || got < 0.0749 || got > 0.0751 {
+		t.Errorf("neighbourCores = %v, %v; want 0.075 cores", got, ok)
+	}
+	tr.Neighbours = nil
+	if _, ok := neighbourCores(tr); ok {
+		t.Error("a trial with no neighbours read as having some")
+	}
+}
+
+// TestNeighbourWarning checks that the report warns when the idle
+// neighbours of the baseline's windows and of a variant's used the machine
+// unevenly, and only then.
+func TestNeighbourWarning(t *testing.T) {
+	rounds := func(cores []float64, neighbour string) map[int]*TrialCosts {
+		out := map[int]*TrialCosts{}
+		for i, c := range cores {
+			c := c
+			tc := &TrialCosts{Round: i + 1}
+			if c >= 0 {
+				tc.NeighbourCores, tc.neighbours = &c, []string{neighbour}
+			}
+			out[i+1] = tc
+		}
+		return out
+	}
+	tests := []struct {
+		name          string
+		base, variant []float64 // neighbour cores per round; < 0: none ran
+		baseCores     float64
+		want          string // "" for no warning
+	}{
+		{"even", []float64{0.01, 0.012}, []float64{0.011, 0.01}, 0.2, ""},
+		{"uneven but small against the baseline's CPU", []float64{0.012, 0.012}, []float64{0.002, 0.002}, 0.5, ""},
+		{"the variant's idle background falls on the baseline", []float64{0.03, 0.03}, []float64{0.001, 0.001}, 0.2,
+			"while baseline was measured, the idle services of agent used 0.030 cores (15% of baseline's own CPU); while agent was measured, those of baseline used 0.001"},
+		{"the other way", []float64{0.001}, []float64{0.03}, 0.2, "those of baseline used 0.030"},
+		{"no neighbours (restart per trial)", []float64{-1, -1}, []float64{-1, -1}, 0.2, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := neighbourWarning("baseline", "agent", "300 req/s", rounds(tt.base, "agent"), rounds(tt.variant, "baseline"), tt.baseCores)
+			switch {
+			case tt.want == "" && got != "":
+				t.Errorf("warned: %s", got)
+			case tt.want != "" && !strings.Contains(got, tt.want):
+				t.Errorf("warning %q does not contain %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package run
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/probe"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+)
+
+// neighbourMeter reads the CPU of the variants whose services run beside a
+// trial without being under load (restart: once keeps every variant's
+// services running): what their background work took from the machine
+// during the trial's window.
+type neighbourMeter struct {
+	names []string
+	reads []func() (float64, bool)
+	start []float64
+	ok    []bool
+	begun bool
+}
+
+// neighbours returns the meter of trial pt's idle neighbours: every running
+// variant but pt's own and, in a duet, the one loaded beside it.
+func (r *runner) neighbours(pt *plan.Trial) *neighbourMeter {
+	loaded := []string{pt.Variant, pt.Pair}
+	if r.s.Mode == scenario.ModeDuet {
+		loaded = append(loaded, r.s.Baseline)
+	}
+	m := &neighbourMeter{}
+	for _, name := range slices.Sorted(maps.Keys(r.running)) {
+		st := r.running[name]
+		if slices.Contains(loaded, name) {
+			continue
+		}
+		m.names = append(m.names, name)
+		m.reads = append(m.reads, cpuReader(st))
+	}
+	m.start = make([]float64, len(m.names))
+	m.ok = make([]bool, len(m.names))
+	return m
+}
+
+// cpuReader returns a reading of the CPU seconds that st's services have
+// used so far: their cgroups' where they have them, their process trees'
+// otherwise.
+func cpuReader(st *started) func() (float64, bool) {
+	if len(st.cgs) == len(st.runs) && len(st.cgs) > 0 {
+		return func() (float64, bool) {
+			var sum float64
+			for _, cg := range st.cgs {
+				s, err := cg.Stat()
+				if err != nil {
+					return 0, false
+				}
+				sum += s.CPU.Seconds()
+			}
+			return sum, true
+		}
+	}
+	var trees []*probe.ProcessTree
+	for _, svc := range st.group.Services() {
+		t, err := probe.NewDescendants(svc.Pid())
+		if err != nil {
+			return func() (float64, bool) { return 0, false }
+		}
+		trees = append(trees, t)
+	}
+	return func() (float64, bool) {
+		var sum float64
+		for _, t := range trees {
+			s, err := t.Sample()
+			if err != nil {
+				return 0, false
+			}
+			sum += s.CPU.Seconds()
+		}
+		return sum, true
+	}
+}
+
+// begin reads the neighbours' CPU at the window's start.
+func (m *neighbourMeter) begin() {
+	for i, read := range m.reads {
+		m.start[i], m.ok[i] = read()
+	}
+	m.begun = true
+}
+
+// end returns what each neighbour used since begin; nil when begin was not
+// called (a window that never began) or nothing could be read.
+func (m *neighbourMeter) end() []record.NeighbourCPU {
+	if !m.begun {
+		return nil
+	}
+	var out []record.NeighbourCPU
+	for i, read := range m.reads {
+		v, ok := read()
+		if !ok || !m.ok[i] {
+			continue
+		}
+		out = append(out, record.NeighbourCPU{Variant: m.names[i], CPUS: max(0, v-m.start[i])})
+	}
+	return out
+}
