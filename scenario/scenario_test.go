@@ -197,12 +197,15 @@ func errUnwrapAll(err error) error {
 	}
 }
 
-// TestExamples checks that every scenario shipped in examples/ reads.
+// TestExamples checks that every scenario shipped in examples/ and
+// examples/java/ reads.
 func TestExamples(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.yaml")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
+	java, _ := filepath.Glob("../examples/java/*.yaml")
+	paths = append(paths, java...)
 	for _, p := range paths {
 		if _, err := Read(p); err != nil {
 			t.Errorf("%s: %v", p, err)
