@@ -41,7 +41,7 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 		sort.Ints(rs)
 		parts = append(parts, fmt.Sprintf("%s in %s (up to %.0f ms/s)", svc, roundList(rs), peak[svc]))
 	}
-	return fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup) or restart less often",
+	return fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often",
 		variant, step, strings.Join(parts, ", "))
 }
 
