@@ -142,3 +142,66 @@ rounds: 2
 		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
 	}
 }
+
+// TestVariantWarmupUntilWithoutJVM runs services that are not JVMs with
+// load.variant_warmup_until, one variant at a time (the sequential
+// schedule) and restarting every round: with no compilation to wait for,
+// each warm-up lasts its maximum, the trials record that there was no JVM,
+// the run says so once per variant, and nothing is warned of.
+func TestVariantWarmupUntilWithoutJVM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real services")
+	}
+	path := tolltest.WriteScenario(t, "nojvm", tolltest.HeavyVariants, `  rate: 50
+  warmup: 200ms
+  duration: 1s
+  variant_warmup: 3s
+  variant_warmup_until: {jit_below: 5ms, over: 2s}
+rounds: 2
+restart: per-round`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
+
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("trial files %v (%v), want 4", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			Variant        string  `json:"variant"`
+			VariantWarmupS float64 `json:"variant_warmup_s"`
+			VariantWarmup  *struct {
+				Settled bool `json:"settled"`
+				NoJVM   bool `json:"no_jvm"`
+			} `json:"variant_warmup"`
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if w := tr.VariantWarmup; w == nil || !w.NoJVM || w.Settled || tr.VariantWarmupS < 2.9 || tr.VariantWarmupS > 3.5 {
+			t.Errorf("%s: %s warm-up %.2f s, %+v; want its full 3 s, no JVM, not settled", filepath.Base(f), tr.Variant, tr.VariantWarmupS, w)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"baseline", "heavy"} {
+		if n := strings.Count(string(b), v+`: no measured service is a JVM`); n != 1 {
+			t.Errorf("manifest says %d times that %s has no JVM, want once", n, v)
+		}
+	}
+	if strings.Contains(stdout.String(), "without its JIT settling") {
+		t.Errorf("a warning of an unsettled JIT with no JVM:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "baseline 3 s, no JVM; heavy 3 s, no JVM") {
+		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
+	}
+}
