@@ -139,7 +139,8 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
 		PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
-	if w := st.warmup; w != nil {
+	w := st.warmup
+	if w != nil {
 		// The warm-up is this trial's: its load timeline began there.
 		tr.Start, tr.VariantWarmupS, tr.VariantWarmup = w.start, w.lasted.Seconds(), w.rec
 		st.warmup = nil
@@ -231,6 +232,14 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
+	if w != nil {
+		// The warm-up's requests and the telemetry they caused count in
+		// this trial's telemetry cycle, which begins with them.
+		tr.Load.WarmupCompleted += w.completed
+		if w.telemetry != nil && len(tr.Telemetry) > 0 {
+			tr.Telemetry = append([]record.Telemetry{TelemetrySample(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
+		}
+	}
 	tr.Machine = smp.host
 	if cause := context.Cause(tctx); cause != nil || loadErr != nil {
 		tr.Interrupted = true

@@ -14,6 +14,7 @@ import (
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/sink"
 )
 
 // warmupRead is how often a warm-up reads its JVMs' JIT counters.
@@ -25,6 +26,12 @@ type variantWarmup struct {
 	start  time.Time     // its load's origin
 	lasted time.Duration // from start to the end of its load
 	rec    *record.VariantWarmup
+	// completed counts the warm-up's completed requests, and telemetry
+	// is the variant's sink's count at its start (nil without a sink):
+	// the telemetry they caused belongs to the trial's cycle, as their
+	// requests do.
+	completed uint64
+	telemetry *sink.Counts
 }
 
 // warmUp runs the variant warm-up (load.variant_warmup) of every trial of
@@ -55,15 +62,24 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 	origin := newOrigin()
 	errs := make([]error, len(owed))
 	ends := make([]time.Time, len(owed))
+	done := make([]uint64, len(owed))
+	tels := make([]*sink.Counts, len(owed))
 	var wg sync.WaitGroup
 	for i, pt := range owed {
 		st := r.running[pt.Variant]
+		if c := r.sinkOf(pt.Variant); c != nil {
+			n := c.Counts()
+			tels[i] = &n
+		}
 		cfg, _ := r.loadConfig(st, pt, origin, 0, longest)
 		wg.Go(func() {
 			res, err := load.Run(wctx, cfg)
 			ends[i] = time.Now()
-			if res != nil && !res.MeasureEnd.IsZero() && res.MeasureEnd.Before(ends[i]) {
-				ends[i] = res.MeasureEnd
+			if res != nil {
+				done[i] = res.Completed + res.WarmupCompleted
+				if !res.MeasureEnd.IsZero() && res.MeasureEnd.Before(ends[i]) {
+					ends[i] = res.MeasureEnd
+				}
 			}
 			errs[i] = err
 			stop(errWarmupEnded) // the others end with it
@@ -93,7 +109,7 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 			return fmt.Errorf("variant warm-up of %s: %w", pt.Variant, errs[i])
 		}
 		st := r.running[pt.Variant]
-		w := &variantWarmup{start: origin, lasted: max(ends[i].Sub(origin), 0)}
+		w := &variantWarmup{start: origin, lasted: max(ends[i].Sub(origin), 0), completed: done[i], telemetry: tels[i]}
 		if u := r.s.Load.VariantWarmupUntil; u != nil {
 			w.rec = &record.VariantWarmup{MaxS: r.s.Load.VariantWarmup.D().Seconds(), Settled: verdict.settled,
 				NoJVM: verdict.jvms[pt.Variant] == 0, JITMsPerS: verdict.rates[pt.Variant]}
