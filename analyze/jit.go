@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/tollperf/toll/record"
 )
 
 // jitBusy is the JIT compile time, in ms per second of the window (2% of a
@@ -39,7 +41,7 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 		sort.Ints(rs)
 		parts = append(parts, fmt.Sprintf("%s in %s (up to %.0f ms/s)", svc, roundList(rs), peak[svc]))
 	}
-	return fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup) or restart less often",
+	return fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often",
 		variant, step, strings.Join(parts, ", "))
 }
 
@@ -53,4 +55,75 @@ func roundList(rs []int) string {
 		s[i] = fmt.Sprint(r)
 	}
 	return "rounds " + strings.Join(s, ", ")
+}
+
+// Warmup is how a variant's warm-ups with an end condition
+// (load.variant_warmup_until) went over a run: one per start of its
+// services.
+type Warmup struct {
+	Variant string `json:"variant"`
+	// Count is its warm-ups; Settled those that ended because its JVMs
+	// settled, before their maximum.
+	Count   int `json:"count"`
+	Settled int `json:"settled"`
+	// NoJVM is set when no measured service of the variant was a JVM: its
+	// warm-ups had nothing to wait for and lasted their maximum.
+	NoJVM bool `json:"no_jvm,omitempty"`
+	// ShortestS and LongestS bound how long they lasted, in seconds.
+	ShortestS float64 `json:"shortest_s"`
+	LongestS  float64 `json:"longest_s"`
+}
+
+// warmups summarizes the variant warm-ups the trials record, in variant
+// order, and warns of each that reached its maximum with a JVM still
+// compiling: the trial after it measured a moving target.
+func warmups(variants []string, trials []*record.Trial, until *record.WarmupUntil) ([]Warmup, []string) {
+	byVariant := map[string]*Warmup{}
+	var warnings []string
+	for _, t := range trials {
+		w := t.VariantWarmup
+		if w == nil {
+			continue
+		}
+		s := byVariant[t.Variant]
+		if s == nil {
+			s = &Warmup{Variant: t.Variant, NoJVM: true, ShortestS: t.VariantWarmupS}
+			byVariant[t.Variant] = s
+		}
+		s.Count++
+		s.ShortestS, s.LongestS = min(s.ShortestS, t.VariantWarmupS), max(s.LongestS, t.VariantWarmupS)
+		s.NoJVM = s.NoJVM && w.NoJVM
+		switch {
+		case w.Settled:
+			s.Settled++
+		case !w.NoJVM:
+			warnings = append(warnings, warmupWarning(t, until))
+		}
+	}
+	var out []Warmup
+	for _, v := range variants {
+		if s := byVariant[v]; s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out, warnings
+}
+
+// warmupWarning says that the warm-up before trial t ended with its JVMs
+// still compiling, at what rate.
+func warmupWarning(t *record.Trial, until *record.WarmupUntil) string {
+	var rates []string
+	for _, svc := range slices.Sorted(maps.Keys(t.VariantWarmup.JITMsPerS)) {
+		rates = append(rates, fmt.Sprintf("%s %.1f ms/s", svc, t.VariantWarmup.JITMsPerS[svc]))
+	}
+	rule := ""
+	if until != nil {
+		rule = fmt.Sprintf(" (below %g ms/s over %g s)", until.JITBelowMs, until.OverS)
+	}
+	ended := fmt.Sprintf("reached its maximum of %g s", t.VariantWarmup.MaxS)
+	if t.VariantWarmupS < t.VariantWarmup.MaxS-0.5 {
+		ended = fmt.Sprintf("was cut short after %.0f s", t.VariantWarmupS)
+	}
+	return fmt.Sprintf("%s's variant warm-up before trial %d (round %d) %s without its JIT settling%s, last compiling %s: that trial measures a JVM still warming up; raise load.variant_warmup",
+		t.Variant, t.Index, t.Round, ended, rule, strings.Join(rates, ", "))
 }

@@ -50,6 +50,9 @@ type Summary struct {
 	// Arrivals says how an open-model run's requests arrived (process,
 	// release grid, the generator's lateness); nil otherwise.
 	Arrivals *Arrivals `json:"arrivals,omitempty"`
+	// Warmups says per variant how its variant warm-ups ended, when they
+	// could end once its JVMs settled (load.variant_warmup_until).
+	Warmups []Warmup `json:"warmups,omitempty"`
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any
@@ -234,6 +237,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		summarized = append(summarized, t)
 		steps[t.Step] = stepOf(m, t)
 	}
+	var warns []string
+	s.Warmups, warns = warmups(m.Variants, trials, m.Load.VariantWarmupUntil)
+	s.Warnings = append(s.Warnings, warns...)
 	// Telemetry is counted over each trial's cycle, which reaches past its
 	// window, so whether a trial exported anything is known only now.
 	attributeTelemetry(trials, s.Trials)

@@ -119,6 +119,9 @@ type LoadSettings struct {
 	// VariantWarmupS is load sent to a variant's freshly started services
 	// before their first loaded trial (load.variant_warmup); 0 for none.
 	VariantWarmupS float64 `json:"variant_warmup_s,omitempty"`
+	// VariantWarmupUntil ends a variant warm-up before VariantWarmupS once
+	// the JVMs settled (load.variant_warmup_until); nil for none.
+	VariantWarmupUntil *WarmupUntil `json:"variant_warmup_until,omitempty"`
 	// SampleS is the probes' sampling interval.
 	SampleS float64 `json:"sample_s"`
 }
@@ -176,4 +179,12 @@ type KubernetesLayout struct {
 	Nodes map[string]string `json:"nodes,omitempty"`
 	// Label is the value of the toll.run label on every object of the run.
 	Label string `json:"label"`
+}
+
+// WarmupUntil is load.variant_warmup_until: a variant warm-up ends once
+// every measured JVM compiled less than JITBelowMs of JIT time per second of
+// wall time over the trailing OverS seconds.
+type WarmupUntil struct {
+	JITBelowMs float64 `json:"jit_below_ms"`
+	OverS      float64 `json:"over_s"`
 }

@@ -27,10 +27,15 @@ type Trial struct {
 	// CPULimit is the CPU quota in cores every service ran under at this
 	// step of a load test's matrix (matrix.cpus); 0 outside a matrix.
 	CPULimit float64 `json:"cpu_limit,omitempty"`
-	// VariantWarmupS is the load.variant_warmup, in seconds, that this
-	// trial's warm-up began with: the first loaded trial of freshly started
-	// services. It lies between Start and MeasureStart, and is not measured.
+	// VariantWarmupS is how long, in seconds, the variant warm-up that
+	// this trial began with lasted (load.variant_warmup, or less once the
+	// JVMs settled, with load.variant_warmup_until): the first loaded trial
+	// of freshly started services. It lies between Start and MeasureStart,
+	// and is not measured.
 	VariantWarmupS float64 `json:"variant_warmup_s,omitempty"`
+	// VariantWarmup says how that warm-up ended, when it could end early
+	// (load.variant_warmup_until); nil otherwise.
+	VariantWarmup *VariantWarmup `json:"variant_warmup,omitempty"`
 	// PlannedS is the measured window asked for, in seconds.
 	PlannedS float64 `json:"planned_s"`
 	// Start is the load timeline's origin (warm-up begins); MeasureStart and
@@ -327,4 +332,24 @@ type MachineSample struct {
 	PerCPUTotal []float64 `json:"per_cpu_total"`
 	// MemUsed is the share of memory in use (not available), 0 to 1.
 	MemUsed float64 `json:"mem_used"`
+}
+
+// VariantWarmup is how a variant warm-up with an end condition
+// (load.variant_warmup_until) ended.
+type VariantWarmup struct {
+	// MaxS is the most it could last (load.variant_warmup), in seconds.
+	MaxS float64 `json:"max_s"`
+	// Settled is set when every measured JVM of the variant (and, in a
+	// duet, of the other side warmed with it) compiled less than the
+	// threshold over the trailing window before MaxS; unset when the
+	// warm-up reached its maximum, was cut short, or had no JVM to wait
+	// for.
+	Settled bool `json:"settled"`
+	// NoJVM is set when no measured service of the variant was a JVM
+	// (none published hsperfdata): the warm-up lasted its maximum.
+	NoJVM bool `json:"no_jvm,omitempty"`
+	// JITMsPerS is each measured JVM's JIT compile time, in ms per second
+	// of wall time, over the trailing window (or what it had of it) when
+	// the warm-up ended, by service name.
+	JITMsPerS map[string]float64 `json:"jit_ms_per_s,omitempty"`
 }

@@ -18,7 +18,39 @@ func variantWarmup(m *record.Manifest) string {
 	if m.Load.VariantWarmupS <= 0 {
 		return ""
 	}
-	return ", variant warm-up " + (time.Duration(m.Load.VariantWarmupS * float64(time.Second))).String()
+	d := time.Duration(m.Load.VariantWarmupS * float64(time.Second)).String()
+	if m.Load.VariantWarmupUntil != nil {
+		return ", variant warm-up until the JIT settles, at most " + d
+	}
+	return ", variant warm-up " + d
+}
+
+// warmupsLine says how each variant's warm-ups until the JIT settled
+// (load.variant_warmup_until) went, in one line ("" without them):
+// "variant warm-ups until the JIT settles (below 5 ms/s over 10 s, at most
+// 2m0s): baseline 25–31 s, 2 of 2 settled; go 120 s, no JVM".
+func warmupsLine(s *analyze.Summary) string {
+	if s.Manifest == nil || s.Manifest.Load.VariantWarmupUntil == nil || len(s.Warmups) == 0 {
+		return ""
+	}
+	u := s.Manifest.Load.VariantWarmupUntil
+	if u == nil {
+		return ""
+	}
+	var parts []string
+	for _, w := range s.Warmups {
+		lasted := fmt.Sprintf("%.0f s", w.ShortestS)
+		if fmt.Sprintf("%.0f", w.LongestS) != fmt.Sprintf("%.0f", w.ShortestS) {
+			lasted = fmt.Sprintf("%.0f–%.0f s", w.ShortestS, w.LongestS)
+		}
+		if w.NoJVM {
+			parts = append(parts, fmt.Sprintf("%s %s, no JVM", w.Variant, lasted))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %s, %d of %d settled", w.Variant, lasted, w.Settled, w.Count))
+		}
+	}
+	return fmt.Sprintf("variant warm-ups until the JIT settles (below %g ms/s over %g s, at most %s): %s", u.JITBelowMs, u.OverS,
+		time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), strings.Join(parts, "; "))
 }
 
 // Text writes the terminal summary of s: the tables, the flags, the
@@ -28,6 +60,9 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
 		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m.Mode), m.Restart, variantWarmup(m), m.Seed)
+	if line := warmupsLine(s); line != "" {
+		fmt.Fprintf(ew, "  %s\n", line)
+	}
 	for _, line := range headlineLines(s) {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}

@@ -103,6 +103,8 @@ func checkRemote(s *scenario.Scenario, opt Options) error {
 		return fmt.Errorf("%s: mode: duet runs on this machine only (it pins both sides to CPUs of one machine)", s.Path)
 	case s.Load.Arrival == scenario.ArrivalPoisson:
 		return fmt.Errorf("%s: load.arrival: poisson runs on this machine only; in a cluster the load pods send uniform arrivals", s.Path)
+	case s.Load.VariantWarmupUntil != nil:
+		return fmt.Errorf("%s: load.variant_warmup_until runs on this machine only (it reads the JVMs' hsperfdata here)", s.Path)
 	case len(s.Matrix.CPUs) > 0:
 		return fmt.Errorf("%s: matrix runs on this machine only; in a cluster, give each variant its cpu_limit", s.Path)
 	}

@@ -369,6 +369,9 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
 	}
+	if u := s.Load.VariantWarmupUntil; u != nil {
+		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
+	}
 	if s.Workload() != scenario.WorkloadLoad {
 		m.Load = record.LoadSettings{Model: "none", SampleS: s.Sample.D().Seconds()}
 	} else if s.Load.Closed() {

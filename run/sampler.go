@@ -67,16 +67,7 @@ const jvmLookups = 3
 func (sp *serviceProbe) readJVM() *record.JVMSample {
 	if sp.jvm == nil && sp.tree != nil && sp.looked < jvmLookups {
 		sp.looked++
-		for _, pid := range sp.tree.Pids() {
-			path, err := jvm.Path(pid)
-			if err != nil {
-				continue
-			}
-			if r, err := jvm.Open(path); err == nil {
-				sp.jvm, sp.jvmPid = r, pid
-				break
-			}
-		}
+		sp.jvm, sp.jvmPid = findJVM(sp.tree)
 	}
 	if sp.jvm == nil {
 		return nil
@@ -86,6 +77,21 @@ func (sp *serviceProbe) readJVM() *record.JVMSample {
 		return nil
 	}
 	return JVMRecord(sp.jvmPid, c)
+}
+
+// findJVM opens the hsperfdata of the first JVM among tree's processes as
+// last sampled, or returns nil.
+func findJVM(tree processes) (*jvm.Reader, int) {
+	for _, pid := range tree.Pids() {
+		path, err := jvm.Path(pid)
+		if err != nil {
+			continue
+		}
+		if r, err := jvm.Open(path); err == nil {
+			return r, pid
+		}
+	}
+	return nil, 0
 }
 
 // JVMRecord is what a sample records of the counters c of the JVM with
@@ -117,17 +123,7 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 	for i, svc := range st.group.Services() {
 		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name],
 			scrape: st.v.Services[i].Scrape, nmt: st.v.Services[i].NMT}
-		// The pid toll knows is the _exec supervisor's; the service is
-		// its child, and orphans are reparented to it.
-		if st.runs[i].Container != "" && sp.cg != nil {
-			// The engine started the container's processes; they are
-			// in the service's cgroup, not below the supervisor.
-			if m, err := probe.NewMembers(sp.cg.Pids); err == nil {
-				sp.tree = m
-			}
-		} else if tree, err := probe.NewDescendants(svc.Pid()); err == nil {
-			sp.tree = tree
-		}
+		sp.tree = serviceProcesses(st, i, svc.Pid())
 		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
 			// Counts start with the trial; only differences are used.
 			if g, err := perfcount.OpenCgroup(sp.cg.PerfEventDir(), r.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {
@@ -139,6 +135,25 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 		s.services = append(s.services, sp)
 	}
 	return s
+}
+
+// serviceProcesses returns the processes of st's service i, whose
+// supervisor has pid, or nil if they cannot be listed. The pid toll knows
+// is the _exec supervisor's; the service is its child, and orphans are
+// reparented to it.
+func serviceProcesses(st *started, i, pid int) processes {
+	if cg := st.cgs[st.runs[i].Name]; st.runs[i].Container != "" && cg != nil {
+		// The engine started the container's processes; they are in the
+		// service's cgroup, not below the supervisor.
+		if m, err := probe.NewMembers(cg.Pids); err == nil {
+			return m
+		}
+		return nil
+	}
+	if tree, err := probe.NewDescendants(pid); err == nil {
+		return tree
+	}
+	return nil
 }
 
 // loop samples at origin + k·interval until ctx is done.

@@ -27,6 +27,9 @@ type started struct {
 	// warmed is set once a loaded trial has run since the services
 	// started: the first one carries the variant's warm-up.
 	warmed bool
+	// warmup is the variant warm-up that has just ended, for the trial it
+	// began (which records it and clears it).
+	warmup *variantWarmup
 	// exitReported is set once a trial has reported one of the services'
 	// exit (it ended that trial).
 	exitReported bool

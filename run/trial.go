@@ -32,12 +32,15 @@ func newOrigin() time.Time {
 // rounds and the baseline in even ones, so that neither side is always
 // second.
 func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
+	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
+	if err := r.warmUp(ctx, pair[:]...); err != nil {
+		return err
+	}
 	origin := newOrigin()
 	origins := [2]time.Time{origin, origin}
 	if lag := duetLag(r.s, pair[1]); lag > 0 {
 		origins[pair[1].Round%2] = origin.Add(lag)
 	}
-	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for i, pt := range pair {
@@ -49,6 +52,34 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// loadConfig is the load of trial pt against st from origin: its step's
+// rate or users, after warmup, for duration, and the seed of its Poisson
+// arrivals (0 for none).
+func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmup, duration time.Duration) (load.Config, uint64) {
+	s := r.s
+	var reqs []load.Request
+	for _, q := range st.v.Requests {
+		reqs = append(reqs, load.Request{Name: q.Name, Method: q.Method, URL: q.URL, Header: q.Header, Body: q.Body, Weight: q.Weight})
+	}
+	cfg := load.Config{
+		Requests: reqs, Start: origin,
+		Warmup: warmup, Duration: duration, Timeout: s.Load.Timeout.D(),
+		MaxConns: s.Load.MaxConns,
+	}
+	var seed uint64
+	if pt.Users > 0 {
+		cfg.Users = &load.Users{N: pt.Users, Think: s.Load.Think.D(),
+			ExponentialThink: s.Load.ThinkDistribution == "exponential", Ramp: s.Load.Ramp.D()}
+	} else {
+		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
+		if s.Load.ArrivalOrDefault() == scenario.ArrivalPoisson {
+			seed = arrivalSeed(r.seed, pt)
+			cfg.Pacer = load.NewPoissonPacer(pt.Rate, seed)
+		}
+	}
+	return cfg, seed
 }
 
 // owedWarmup makes the two sides of a duet both owed the variant warm-up
@@ -94,18 +125,26 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	s := r.s
 	// The first loaded trial of freshly started services begins with the
 	// variant's warm-up (JIT compilation, an agent instrumenting classes
-	// as they load), which an idle trial leaves to the next loaded one.
-	warmup := s.Load.Warmup.D()
-	var variantWarmup time.Duration
-	if !pt.Idle && !st.warmed {
-		variantWarmup = s.Load.VariantWarmup.D()
-		st.warmed = true
+	// as they load), which an idle trial leaves to the next loaded one. A
+	// duet has warmed both its sides already.
+	if err := r.warmUp(ctx, pt); err != nil {
+		return nil, nil, err
 	}
-	measureStart := origin.Add(warmup + variantWarmup)
+	if origin.Before(time.Now()) {
+		origin = newOrigin()
+	}
+	warmup := s.Load.Warmup.D()
+	measureStart := origin.Add(warmup)
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
-		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit, VariantWarmupS: variantWarmup.Seconds(),
+		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
 		PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
+	w := st.warmup
+	if w != nil {
+		// The warm-up is this trial's: its load timeline began there.
+		tr.Start, tr.VariantWarmupS, tr.VariantWarmup = w.start, w.lasted.Seconds(), w.rec
+		st.warmup = nil
+	}
 	for _, run := range st.runs {
 		run.Started = st.fresh
 		tr.Services = append(tr.Services, run)
@@ -170,34 +209,14 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		})
 	}
 
-	var reqs []load.Request
-	for _, q := range st.v.Requests {
-		reqs = append(reqs, load.Request{Name: q.Name, Method: q.Method, URL: q.URL, Header: q.Header, Body: q.Body, Weight: q.Weight})
-	}
-	var onSecond func(load.Second)
-	if r.opt.Live {
-		onSecond = func(sec load.Second) { r.status(pt, sec, smp) }
-	}
 	r.mu.Lock()
 	if r.began.IsZero() {
 		r.began = time.Now()
 	}
 	r.mu.Unlock()
-	cfg := load.Config{
-		Requests: reqs, Start: origin,
-		Warmup: warmup + variantWarmup, Duration: s.Load.Duration.D(), Timeout: s.Load.Timeout.D(),
-		MaxConns: s.Load.MaxConns, OnSecond: onSecond,
-	}
-	var seed uint64 // of Poisson arrivals
-	if pt.Users > 0 {
-		cfg.Users = &load.Users{N: pt.Users, Think: s.Load.Think.D(),
-			ExponentialThink: s.Load.ThinkDistribution == "exponential", Ramp: s.Load.Ramp.D()}
-	} else {
-		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
-		if s.Load.ArrivalOrDefault() == scenario.ArrivalPoisson {
-			seed = arrivalSeed(r.seed, pt)
-			cfg.Pacer = load.NewPoissonPacer(pt.Rate, seed)
-		}
+	cfg, seed := r.loadConfig(st, pt, origin, warmup, s.Load.Duration.D())
+	if r.opt.Live {
+		cfg.OnSecond = func(sec load.Second) { r.status(pt, sec, smp) }
 	}
 	var res *load.Result
 	var loadErr error
@@ -226,6 +245,14 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
+	if w != nil {
+		// The warm-up's requests and the telemetry they caused count in
+		// this trial's telemetry cycle, which begins with them.
+		tr.Load.WarmupCompleted += w.completed
+		if w.telemetry != nil && len(tr.Telemetry) > 0 {
+			tr.Telemetry = append([]record.Telemetry{TelemetrySample(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
+		}
+	}
 	tr.Machine = smp.host
 	if cause := context.Cause(tctx); cause != nil || loadErr != nil {
 		tr.Interrupted = true

@@ -71,6 +71,10 @@ const (
 	// MinMemoryLimit is the smallest memory_limit: less does not hold a
 	// process's own binary and stacks.
 	MinMemoryLimit = 1 << 20
+	// MinJITWindow is the shortest window a variant warm-up's JIT rate is
+	// taken over (load.variant_warmup_until.over): the counters are read
+	// once a second, and a rate needs several readings.
+	MinJITWindow = 2 * time.Second
 	// fdReserve is the file descriptors toll keeps, beyond its load
 	// generator's, for its sinks, logs, probes and cgroup files.
 	fdReserve = 256
@@ -85,6 +89,10 @@ func durationLimit(field string) (lo, hi time.Duration, why string) {
 		return 0, day, "a trial longer than a day is a mistake, and every trial of a run has it"
 	case "load.timeout":
 		return time.Millisecond, time.Minute, "latencies are recorded up to 60s"
+	case "load.variant_warmup_until.jit_below":
+		return time.Microsecond, time.Second, "it is JIT time per second of wall time, and a second a second is a whole core compiling"
+	case "load.variant_warmup_until.over":
+		return MinJITWindow, time.Hour, "a JVM's compilation is read once a second, and a window longer than an hour never ends a warm-up of at most a day"
 	case "find_max.slo_p99":
 		return time.Millisecond, time.Minute, "latencies are recorded up to 60s"
 	case "load.think":

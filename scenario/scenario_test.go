@@ -197,12 +197,15 @@ func errUnwrapAll(err error) error {
 	}
 }
 
-// TestExamples checks that every scenario shipped in examples/ reads.
+// TestExamples checks that every scenario shipped in examples/ and
+// examples/java/ reads.
 func TestExamples(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.yaml")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
+	java, _ := filepath.Glob("../examples/java/*.yaml")
+	paths = append(paths, java...)
 	for _, p := range paths {
 		if _, err := Read(p); err != nil {
 			t.Errorf("%s: %v", p, err)
@@ -317,5 +320,19 @@ func TestMatrixSteps(t *testing.T) {
 	}
 	if (Step{CPULimit: 2}).String() != "2 CPU" {
 		t.Errorf("a start-up step reads %q", Step{CPULimit: 2})
+	}
+}
+
+// TestVariantWarmupUntil checks that a warm-up's end condition is read: its
+// JIT rate threshold and window beside the maximum it shortens.
+func TestVariantWarmupUntil(t *testing.T) {
+	src := strings.Replace(good, "  rate: 100\n", "  rate: 100\n  variant_warmup: 5m\n  variant_warmup_until: {jit_below: 5ms, over: 10s}\n", 1)
+	s, err := parse("demo.yaml", []byte(src), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := s.Load.VariantWarmupUntil
+	if u == nil || u.JITBelow.D() != 5*time.Millisecond || u.Over.D() != 10*time.Second || s.Load.VariantWarmup.D() != 5*time.Minute {
+		t.Errorf("variant warm-up %s until %+v, want 5m until 5ms/s over 10s", s.Load.VariantWarmup, u)
 	}
 }

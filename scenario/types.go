@@ -459,6 +459,10 @@ type Load struct {
 	// of classes as they load): once per start, so after every restart
 	// with restart: per-round or per-trial, and once per matrix setting.
 	VariantWarmup Duration `yaml:"variant_warmup"`
+	// VariantWarmupUntil, when set, ends a variant warm-up as soon as the
+	// variant's measured JVMs have settled: VariantWarmup is then the most
+	// it may last.
+	VariantWarmupUntil *WarmupUntil `yaml:"variant_warmup_until"`
 	// Duration is the measured window of each trial.
 	Duration Duration `yaml:"duration"`
 	// Timeout bounds each request (default 10s).
@@ -469,6 +473,19 @@ type Load struct {
 	// TCP artefact in the latencies. Requests beyond it wait, their latency
 	// counted from their intended time.
 	MaxConns int `yaml:"max_conns"`
+}
+
+// WarmupUntil is when a variant warm-up may end before its maximum: once
+// every measured JVM of the variant compiled less than JITBelow of JIT time
+// per second of wall time over the trailing Over (read from its hsperfdata:
+// java.ci.totalTime). A JVM whose hot code is compiled compiles next to
+// nothing under steady load; one still compiling measures a moving target.
+type WarmupUntil struct {
+	// JITBelow is the JIT compile time per second of wall time below which
+	// a JVM counts as settled (e.g. 5ms: 0.5% of a core).
+	JITBelow Duration `yaml:"jit_below"`
+	// Over is the trailing window the rate is taken over (e.g. 10s).
+	Over Duration `yaml:"over"`
 }
 
 // Request is one entry of the request mix.

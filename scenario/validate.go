@@ -768,6 +768,9 @@ func (v *validator) load(l *Load, duet bool) {
 	if l.Quantum != nil {
 		v.duration("load.quantum", *l.Quantum)
 	}
+	if u := l.VariantWarmupUntil; u != nil {
+		v.warmupUntil(l, u)
+	}
 	if idleOnly && l.VariantWarmup > 0 {
 		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
 	}
@@ -780,6 +783,31 @@ func (v *validator) load(l *Load, duet bool) {
 		if err := checkConns(v.m, l.MaxConns, generators, 1, "connections"); err != nil {
 			v.fail("load.max_conns", "%s", err)
 		}
+	}
+}
+
+// warmupUntil checks the end condition of a variant warm-up: both figures
+// set and bounded, and a maximum (load.variant_warmup) longer than the
+// window, or the warm-up could never end before it.
+func (v *validator) warmupUntil(l *Load, u *WarmupUntil) {
+	const f = "load.variant_warmup_until"
+	switch {
+	case !v.present(f + ".jit_below"):
+		v.fail(f, "needs jit_below, the JIT compile time per second below which a JVM has settled (e.g. {jit_below: 5ms, over: 10s})")
+	default:
+		v.duration(f+".jit_below", u.JITBelow)
+	}
+	switch {
+	case !v.present(f + ".over"):
+		v.fail(f, "needs over, the trailing window the JIT rate is taken over (e.g. {jit_below: 5ms, over: 10s})")
+	default:
+		v.duration(f+".over", u.Over)
+	}
+	switch {
+	case l.VariantWarmup <= 0:
+		v.fail(f, "ends load.variant_warmup early, and there is none: set load.variant_warmup to the most the warm-up may last (e.g. 5m)")
+	case u.Over >= l.VariantWarmup:
+		v.fail(f+".over", "%s is not shorter than load.variant_warmup (%s), so the warm-up could never settle before its maximum", u.Over, l.VariantWarmup)
 	}
 }
 

@@ -130,6 +130,13 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"variant_warmup 25h", duration, duration + "  variant_warmup: 25h\n", 22, "load.variant_warmup", "above toll's limit of 24h0m0s"},
 		{"variant_warmup with idle steps only", rate + duration, "  rate: 0\n" + duration + "  variant_warmup: 1m\n", 22, "load.variant_warmup", "every step of this scenario is idle"},
 		{"variant_warmup negative", duration, duration + "  variant_warmup: -1s\n", 22, "load.variant_warmup", `"-1s" is negative`},
+		{"variant_warmup_until without a maximum", duration, duration + "  variant_warmup_until: {jit_below: 5ms, over: 10s}\n", 22, "load.variant_warmup_until", "set load.variant_warmup to the most the warm-up may last"},
+		{"variant_warmup_until without jit_below", duration, duration + "  variant_warmup: 1m\n  variant_warmup_until: {over: 10s}\n", 23, "load.variant_warmup_until", "needs jit_below"},
+		{"variant_warmup_until without over", duration, duration + "  variant_warmup: 1m\n  variant_warmup_until: {jit_below: 5ms}\n", 23, "load.variant_warmup_until", "needs over"},
+		{"variant_warmup_until jit_below 2s", duration, duration + "  variant_warmup: 1m\n  variant_warmup_until: {jit_below: 2s, over: 10s}\n", 23, "load.variant_warmup_until.jit_below", "a whole core compiling"},
+		{"variant_warmup_until jit_below 0", duration, duration + "  variant_warmup: 1m\n  variant_warmup_until: {jit_below: 0s, over: 10s}\n", 23, "load.variant_warmup_until.jit_below", "below the least of 1µs"},
+		{"variant_warmup_until over 1s", duration, duration + "  variant_warmup: 1m\n  variant_warmup_until: {jit_below: 5ms, over: 1s}\n", 23, "load.variant_warmup_until.over", "below the least of 2s"},
+		{"variant_warmup_until over the maximum", duration, duration + "  variant_warmup: 1m\n  variant_warmup_until: {jit_below: 5ms, over: 1m}\n", 23, "load.variant_warmup_until.over", "could never settle before its maximum"},
 		// Per-variant limits, as a service's.
 		{"variant cpu_limit beyond the CPUs", "    exports: true\n", "    exports: true\n    cpu_limit: 99\n", 14, "variants[1].cpu_limit", "99 cores is more than the 2 CPUs toll may use (0-1)"},
 		{"variant cpu_limit 0", "    exports: true\n", "    exports: true\n    cpu_limit: 0\n", 14, "variants[1].cpu_limit", "0 is not a positive number of cores"},

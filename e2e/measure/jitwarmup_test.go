@@ -1,0 +1,218 @@
+package measure
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/e2e/tolltest"
+)
+
+// TestVariantWarmupUntilJITSettles runs real JVMs as a shared duet with
+// restart: per-round and load.variant_warmup_until, and checks that each
+// warm-up ended once the JVMs' JIT compilation settled, well before its
+// maximum, both sides of a duet together, and that the trials, the
+// summary and the report say so.
+func TestVariantWarmupUntilJITSettles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs JVMs")
+	}
+	javac, err := exec.LookPath("javac")
+	if err != nil {
+		t.Skip("no javac: ", err)
+	}
+	classes := t.TempDir()
+	if out, err := exec.Command(javac, "-d", classes, "testdata/Hello.java").CombinedOutput(); err != nil {
+		t.Fatalf("javac: %v\n%s", err, out)
+	}
+	const maxS = 50
+	s := fmt.Sprintf(`name: jitwarmup
+mode: duet
+pinning: {duet: shared}
+restart: per-round
+services:
+  - name: hello
+    command: [sh, -c, "exec java -Xmx64m $JOPTS -cp %s Hello ${port:hello}"]
+    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
+    measure: true
+variants:
+  - name: baseline
+  - name: serial
+    services:
+      hello: {env: {JOPTS: "-XX:+UseSerialGC"}}
+load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests: [{path: /}]
+  rate: 150
+  warmup: 500ms
+  duration: 2s
+  variant_warmup: %ds
+  variant_warmup_until: {jit_below: 10ms, over: 3s}
+rounds: 2
+`, classes, maxS)
+	path := filepath.Join(t.TempDir(), "jit.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
+
+	type trial struct {
+		Index          int     `json:"index"`
+		Round          int     `json:"round"`
+		Variant        string  `json:"variant"`
+		VariantWarmupS float64 `json:"variant_warmup_s"`
+		VariantWarmup  *struct {
+			MaxS      float64            `json:"max_s"`
+			Settled   bool               `json:"settled"`
+			JITMsPerS map[string]float64 `json:"jit_ms_per_s"`
+		} `json:"variant_warmup"`
+	}
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("trial files %v (%v), want 4: 2 rounds × 2 variants", files, err)
+	}
+	lasted := map[int][]float64{} // round → each side's warm-up
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr trial
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		w := tr.VariantWarmup
+		if w == nil {
+			t.Errorf("trial %d (%s, round %d) records no variant warm-up; with restart: per-round every trial begins one", tr.Index, tr.Variant, tr.Round)
+			continue
+		}
+		t.Logf("%s round %d: warm-up %.1f s, settled %v, JIT %v ms/s", tr.Variant, tr.Round, tr.VariantWarmupS, w.Settled, w.JITMsPerS)
+		if !w.Settled || w.MaxS != maxS || tr.VariantWarmupS >= maxS-1 || tr.VariantWarmupS < 3 {
+			t.Errorf("trial %d (%s, round %d): warm-up %.1f s of at most %g, settled %v; want it settled after at least the 3 s window and before its maximum of %d s",
+				tr.Index, tr.Variant, tr.Round, tr.VariantWarmupS, w.MaxS, w.Settled, maxS)
+		}
+		if ms, ok := w.JITMsPerS["hello"]; !ok || ms >= 10 {
+			t.Errorf("trial %d (%s): JIT at the warm-up's end %v, want hello's below 10 ms/s", tr.Index, tr.Variant, w.JITMsPerS)
+		}
+		lasted[tr.Round] = append(lasted[tr.Round], tr.VariantWarmupS)
+	}
+	for r, ws := range lasted {
+		if len(ws) == 2 && (ws[0]-ws[1] > 0.5 || ws[1]-ws[0] > 0.5) {
+			t.Errorf("round %d: the duet's sides warmed for %v s; a duet warms both together", r, ws)
+		}
+	}
+
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warmups struct {
+		Warmups []struct {
+			Variant        string `json:"variant"`
+			Count, Settled int
+		} `json:"warmups"`
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(b, &warmups); err != nil {
+		t.Fatal(err)
+	}
+	if len(warmups.Warmups) != 2 {
+		t.Errorf("summary warmups %+v, want both variants", warmups.Warmups)
+	}
+	for _, w := range warmups.Warmups {
+		if w.Count != 2 || w.Settled != 2 {
+			t.Errorf("summary: %s had %d warm-ups, %d settled; want 2 of 2", w.Variant, w.Count, w.Settled)
+		}
+	}
+	for _, w := range warmups.Warnings {
+		if strings.Contains(w, "variant warm-up") {
+			t.Errorf("warning of a settled warm-up: %s", w)
+		}
+	}
+	if !strings.Contains(stdout.String(), "variant warm-ups until the JIT settles (below 10 ms/s over 3 s, at most 50s)") {
+		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
+	}
+}
+
+// TestVariantWarmupUntilWithoutJVM runs services that are not JVMs with
+// load.variant_warmup_until, one variant at a time (the sequential
+// schedule) and restarting every round: with no compilation to wait for,
+// each warm-up lasts its maximum, the trials record that there was no JVM,
+// the run says so once per variant, and nothing is warned of. The spans
+// the warm-up's requests caused count with those requests in the trial's
+// telemetry cycle: spans per request stay the 4 each request makes, where
+// 3 s of warm-up beside a 1.2 s trial would otherwise triple them.
+func TestVariantWarmupUntilWithoutJVM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real services")
+	}
+	path := tolltest.WriteScenario(t, "nojvm", `  - name: baseline
+  - name: otel
+    exports: true
+    services:
+      consumer: {args: [--trace, otel]}`, `  rate: 50
+  warmup: 200ms
+  duration: 1s
+  variant_warmup: 3s
+  variant_warmup_until: {jit_below: 5ms, over: 2s}
+rounds: 2
+restart: per-round`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
+
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("trial files %v (%v), want 4", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			Variant        string  `json:"variant"`
+			VariantWarmupS float64 `json:"variant_warmup_s"`
+			VariantWarmup  *struct {
+				Settled bool `json:"settled"`
+				NoJVM   bool `json:"no_jvm"`
+			} `json:"variant_warmup"`
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if w := tr.VariantWarmup; w == nil || !w.NoJVM || w.Settled || tr.VariantWarmupS < 2.9 || tr.VariantWarmupS > 3.5 {
+			t.Errorf("%s: %s warm-up %.2f s, %+v; want its full 3 s, no JVM, not settled", filepath.Base(f), tr.Variant, tr.VariantWarmupS, w)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"baseline", "otel"} {
+		if n := strings.Count(string(b), v+`: no measured service is a JVM`); n != 1 {
+			t.Errorf("manifest says %d times that %s has no JVM, want once", n, v)
+		}
+	}
+	sum := tolltest.ReadSummary(t, out)
+	if spr := sum.Value(t, "otel", "spans_per_request"); spr < 3.5 || spr > 4.5 {
+		t.Errorf("otel: %.2f spans per request, want the 4 each request makes (±0.5)", spr)
+	}
+	if strings.Contains(stdout.String(), "without its JIT settling") {
+		t.Errorf("a warning of an unsettled JIT with no JVM:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "baseline 3 s, no JVM; otel 3 s, no JVM") {
+		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
+	}
+}

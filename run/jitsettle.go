@@ -1,0 +1,74 @@
+package run
+
+import (
+	"maps"
+	"time"
+)
+
+// jitRule is load.variant_warmup_until: a JVM has settled once it compiled
+// less than below of JIT time per second of wall time over the trailing
+// over.
+type jitRule struct {
+	below time.Duration // JIT time per second of wall time
+	over  time.Duration
+}
+
+// jitPoint is one reading of a JVM's cumulative JIT compile time
+// (java.ci.totalTime), at a time since the warm-up began.
+type jitPoint struct {
+	at, jit time.Duration
+}
+
+// jitHistory holds the readings of each measured JVM found so far, by
+// service name. A service that is not (yet) a JVM has none.
+type jitHistory map[string][]jitPoint
+
+// add appends a reading of service svc's JVM. A reading below the last one
+// is a new JVM (the service restarted its java): its history starts again.
+func (h jitHistory) add(svc string, p jitPoint) {
+	ps := h[svc]
+	if n := len(ps); n > 0 && p.jit < ps[n-1].jit {
+		ps = nil
+	}
+	h[svc] = append(ps, p)
+}
+
+// rate returns a JVM's JIT compile time in ms per second of wall time over
+// the trailing window that ends at its last reading, and whether its
+// readings span the whole window; short of it, the rate is over what they
+// span (0 with fewer than two readings).
+func (r jitRule) rate(ps []jitPoint) (msPerS float64, full bool) {
+	if len(ps) < 2 {
+		return 0, false
+	}
+	last := ps[len(ps)-1]
+	from := ps[0]
+	for _, p := range ps {
+		if last.at-p.at < r.over {
+			break
+		}
+		from, full = p, true
+	}
+	if last.at <= from.at {
+		return 0, false
+	}
+	return float64(last.jit-from.jit) / float64(time.Millisecond) / (last.at - from.at).Seconds(), full
+}
+
+// settled says whether every JVM of h has settled: each has readings over a
+// whole window, and compiled less than the rule's threshold in it. With no
+// JVM there is nothing to settle, and settled is false: the warm-up lasts
+// its maximum. rates are each JVM's latest rate.
+func (r jitRule) settled(h jitHistory) (ok bool, rates map[string]float64) {
+	rates = make(map[string]float64, len(h))
+	ok = len(h) > 0
+	below := float64(r.below) / float64(time.Millisecond)
+	for svc, ps := range maps.All(h) {
+		ms, full := r.rate(ps)
+		rates[svc] = ms
+		if !full || ms >= below {
+			ok = false
+		}
+	}
+	return ok, rates
+}

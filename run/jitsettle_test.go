@@ -1,0 +1,95 @@
+package run
+
+import (
+	"testing"
+	"time"
+)
+
+// readings returns one reading a second from the start, the JVM having
+// compiled perS[i] during second i.
+func readings(from time.Duration, perS ...time.Duration) []jitPoint {
+	ps := []jitPoint{{at: from}}
+	var jit time.Duration
+	for i, d := range perS {
+		jit += d
+		ps = append(ps, jitPoint{at: from + time.Duration(i+1)*time.Second, jit: jit})
+	}
+	return ps
+}
+
+func repeat(d time.Duration, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
+
+// TestJITSettleRule checks when a variant warm-up's JVMs count as settled:
+// below 5 ms/s over the last 10 s, every JVM found, each over a whole
+// window.
+func TestJITSettleRule(t *testing.T) {
+	rule := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
+	ms := time.Millisecond
+	tests := []struct {
+		name     string
+		history  jitHistory
+		settled  bool
+		rateOf   string
+		wantRate float64
+	}{
+		{"still compiling", jitHistory{"app": readings(0, repeat(30*ms, 20)...)}, false, "app", 30},
+		{"compiling more and more", jitHistory{"app": readings(0, append(repeat(2*ms, 10), repeat(50*ms, 5)...)...)}, false, "app", 26},
+		{"settled", jitHistory{"app": readings(0, append(repeat(200*ms, 10), repeat(1*ms, 10)...)...)}, true, "app", 1},
+		{"settled but the window not yet over", jitHistory{"app": readings(0, repeat(1*ms, 9)...)}, false, "app", 1},
+		{"a burst inside the window", jitHistory{"app": readings(0, append(repeat(1*ms, 15), 60*ms, 1*ms, 1*ms)...)}, false, "app", 6.9},
+		{"one JVM settled, the other not", jitHistory{
+			"consumer": readings(0, repeat(1*ms, 20)...),
+			"provider": readings(0, repeat(8*ms, 20)...)}, false, "provider", 8},
+		{"both settled", jitHistory{
+			"consumer": readings(0, repeat(1*ms, 20)...),
+			"provider": readings(0, repeat(4*ms, 20)...)}, true, "provider", 4},
+		{"a JVM that appears late has its own window", jitHistory{
+			"consumer": readings(0, repeat(1*ms, 30)...),
+			"late":     readings(25*time.Second, repeat(0, 5)...)}, false, "late", 0},
+		{"a late JVM, settled over its window", jitHistory{
+			"consumer": readings(0, repeat(1*ms, 40)...),
+			"late":     readings(25*time.Second, repeat(2*ms, 15)...)}, true, "late", 2},
+		{"no JVM: nothing settles, the maximum holds", jitHistory{}, false, "", 0},
+		{"one reading", jitHistory{"app": readings(0)}, false, "app", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, rates := rule.settled(tt.history)
+			if ok != tt.settled {
+				t.Errorf("settled %v, want %v (rates %v)", ok, tt.settled, rates)
+			}
+			if tt.rateOf != "" {
+				if got := rates[tt.rateOf]; got < tt.wantRate-0.01 || got > tt.wantRate+0.01 {
+					t.Errorf("%s's rate %.3f ms/s, want %.3f", tt.rateOf, got, tt.wantRate)
+				}
+			}
+		})
+	}
+}
+
+// TestJITHistoryRestartsWithANewJVM checks that a service whose JVM was
+// replaced (its counter fell) starts its window again rather than reading
+// a negative rate that would pass for settled.
+func TestJITHistoryRestartsWithANewJVM(t *testing.T) {
+	rule := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
+	h := jitHistory{}
+	for _, p := range readings(0, repeat(time.Millisecond, 20)...) {
+		h.add("app", p)
+	}
+	if ok, _ := rule.settled(h); !ok {
+		t.Fatal("a JVM compiling 1 ms/s for 20 s has not settled")
+	}
+	for _, p := range readings(21*time.Second, repeat(100*time.Millisecond, 3)...) {
+		h.add("app", p) // a new JVM: its counter starts at 0
+	}
+	ok, rates := rule.settled(h)
+	if ok || len(h["app"]) != 4 || rates["app"] < 99 {
+		t.Errorf("after a new JVM: settled %v, %d readings, rate %.1f ms/s; want unsettled, 4 readings, 100 ms/s", ok, len(h["app"]), rates["app"])
+	}
+}
