@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,14 +21,7 @@ func TestVariantWarmupUntilJITSettles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("no javac: ", err)
-	}
-	classes := t.TempDir()
-	if out, err := exec.Command(javac, "-d", classes, "testdata/Hello.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	classes := helloClasses(t)
 	const maxS = 50
 	s := fmt.Sprintf(`name: jitwarmup
 mode: duet

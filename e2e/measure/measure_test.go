@@ -313,14 +313,7 @@ func TestJVMCounters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a JVM")
 	}
-	javac, err := exec.LookPath("javac")
-	if err != nil {
-		t.Skip("no javac: ", err)
-	}
-	classes := t.TempDir()
-	if out, err := exec.Command(javac, "-d", classes, "testdata/Hello.java").CombinedOutput(); err != nil {
-		t.Fatalf("javac: %v\n%s", err, out)
-	}
+	classes := helloClasses(t)
 	s := fmt.Sprintf(`name: jvm
 services:
   - name: hello
