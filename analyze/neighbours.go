@@ -16,17 +16,16 @@ import (
 const NeighbourShareLimit = 0.05
 
 // neighbourCores returns the CPU, in cores, that the idle services of other
-// variants used during trial t's window, and whether any ran.
+// variants used while trial t's load ran, and whether any ran.
 func neighbourCores(t *record.Trial) (float64, bool) {
-	secs := t.Window().Seconds()
-	if len(t.Neighbours) == 0 || secs <= 0 {
-		return 0, false
-	}
 	var sum float64
 	for _, n := range t.Neighbours {
-		sum += n.CPUS
+		if n.S <= 0 {
+			return 0, false
+		}
+		sum += n.CPUS / n.S
 	}
-	return sum / secs, true
+	return sum, len(t.Neighbours) > 0
 }
 
 // meanNeighbours returns the mean neighbour CPU, in cores, over rounds, the

@@ -3,17 +3,14 @@ package analyze
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tollperf/toll/record"
 )
 
 // TestNeighbourCores checks a trial's neighbour CPU: the idle variants' CPU
-// seconds over its window, in cores, and none when no variant ran beside it.
+// seconds over the seconds they were read, in cores, and none when no variant ran beside it.
 func TestNeighbourCores(t *testing.T) {
-	start := time.Unix(1000, 0)
-	tr := &record.Trial{MeasureStart: start, MeasureEnd: start.Add(4 * time.Second),
-		Neighbours: []record.NeighbourCPU{{Variant: "a", CPUS: 0.2}, {Variant: "b", CPUS: 0.1}}}
+	tr := &record.Trial{Neighbours: []record.NeighbourCPU{{Variant: "a", CPUS: 0.2, S: 4}, {Variant: "b", CPUS: 0.1, S: 4}}}
 	if got, ok := neighbourCores(tr); !ok || got < 0.0749 || got > 0.0751 {
 		t.Errorf("neighbourCores = %v, %v; want 0.075 cores", got, ok)
 	}

@@ -32,6 +32,8 @@
 #                     (the scenario as it is) and "shared" (the same scenario
 #                     as a duet sharing the services' CPU: mode: duet,
 #                     pinning: {duet: shared}); default "shipped"
+#   GOLD_FROM=DIR     take the gold standard from an earlier run's results
+#                     directory (kept with KEEP) instead of running it again
 #   KEEP=DIR          keep every results directory there
 #   COSTS="cpu_per_request_ms latency_p50_ms latency_p99_ms"  costs to compare
 # The scenario must use the sequential schedule (a duet cannot run one
@@ -75,7 +77,12 @@ run() {
   [[ -z ${KEEP:-} ]] || cp -r "$work/$name" "$KEEP/"
 }
 
-run gold "$scenario" --restart per-trial --rounds "$gold_rounds" --warmup "$gold_warmup" --duration "$gold_duration"
+if [[ -n ${GOLD_FROM:-} ]]; then
+  cp -r "$GOLD_FROM" "$work/gold"
+  echo "gold: from $GOLD_FROM"
+else
+  run gold "$scenario" --restart per-trial --rounds "$gold_rounds" --warmup "$gold_warmup" --duration "$gold_duration"
+fi
 { cat "$scenario"; printf '\nmode: duet\npinning: {duet: shared}\n'; } > "$shared_copy"
 fast=()
 for i in $(seq 1 "$runs"); do

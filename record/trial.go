@@ -62,10 +62,10 @@ type Trial struct {
 	// Telemetry holds the sink's cumulative counts.
 	Telemetry []Telemetry `json:"telemetry,omitempty"`
 	// Neighbours is the CPU that the other variants' services, running
-	// but not under load (restart: once), used during this trial's
-	// measured window: their background work (timers, exporters, garbage
-	// collection, JIT) beside the measured services. Absent when no other
-	// variant's services ran.
+	// but not under load (restart: once), used while this trial's load ran
+	// (its warm-up and measured window): their background work (timers,
+	// exporters, garbage collection, JIT) beside the measured services.
+	// Absent when no other variant's services ran.
 	Neighbours []NeighbourCPU `json:"neighbours,omitempty"`
 	// TelemetryEnd is the sink's count when the variant's services were
 	// stopped after this trial (what they flushed as they stopped is in
@@ -86,9 +86,10 @@ type Trial struct {
 // variant's measured window.
 type NeighbourCPU struct {
 	Variant string `json:"variant"`
-	// CPUS is their CPU time over the window, in seconds (all their
-	// services, measured or not).
+	// CPUS is their CPU time, in seconds (all their services, measured or
+	// not), over S seconds: from the start of the trial's load to its end.
 	CPUS float64 `json:"cpu_s"`
+	S    float64 `json:"s"`
 }
 
 // Window is the length of the measured window.

@@ -3,6 +3,7 @@ package run
 import (
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe"
@@ -19,7 +20,7 @@ type neighbourMeter struct {
 	reads []func() (float64, bool)
 	start []float64
 	ok    []bool
-	begun bool
+	begun time.Time
 }
 
 // neighbours returns the meter of trial pt's idle neighbours: every running
@@ -81,27 +82,30 @@ func cpuReader(st *started) func() (float64, bool) {
 	}
 }
 
-// begin reads the neighbours' CPU at the window's start.
+// begin reads the neighbours' CPU; a trial calls it before its load starts
+// (warm-up included), so that the reads never compete with the load
+// generator.
 func (m *neighbourMeter) begin() {
 	for i, read := range m.reads {
 		m.start[i], m.ok[i] = read()
 	}
-	m.begun = true
+	m.begun = time.Now()
 }
 
 // end returns what each neighbour used since begin; nil when begin was not
 // called (a window that never began) or nothing could be read.
 func (m *neighbourMeter) end() []record.NeighbourCPU {
-	if !m.begun {
+	if m.begun.IsZero() {
 		return nil
 	}
+	secs := time.Since(m.begun).Seconds()
 	var out []record.NeighbourCPU
 	for i, read := range m.reads {
 		v, ok := read()
 		if !ok || !m.ok[i] {
 			continue
 		}
-		out = append(out, record.NeighbourCPU{Variant: m.names[i], CPUS: max(0, v-m.start[i])})
+		out = append(out, record.NeighbourCPU{Variant: m.names[i], CPUS: max(0, v-m.start[i]), S: secs})
 	}
 	return out
 }

@@ -186,17 +186,6 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	ectx, stopEdge := context.WithCancel(tctx)
 	defer stopEdge()
 	var edge sync.WaitGroup
-	if len(nb.names) > 0 {
-		edge.Go(func() {
-			timer := time.NewTimer(time.Until(measureStart))
-			defer timer.Stop()
-			select {
-			case <-timer.C:
-				nb.begin()
-			case <-ectx.Done():
-			}
-		})
-	}
 	if smp.pulls() {
 		edge.Go(func() {
 			timer := time.NewTimer(time.Until(measureStart))
@@ -220,17 +209,20 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	}
 	var res *load.Result
 	var loadErr error
+	// The neighbours are read around the whole load, warm-up included, so
+	// that reading them never competes with the load generator.
+	nb.begin()
 	if pt.Idle {
 		tr.MeasureEnd = idle(tctx, measureStart, s.Load.Duration.D())
 	} else {
 		res, loadErr = load.Run(tctx, cfg)
 	}
+	tr.Neighbours = nb.end()
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
 	stopEdge()           // a load that ended before its window began
 	edge.Wait()
-	tr.Neighbours = nb.end()
 	if smp.pulls() && ctx.Err() == nil {
 		smp.pull(ctx, time.Now(), true)
 	}

@@ -46,6 +46,7 @@ restart: `+restart)
 					Neighbours []struct {
 						Variant string
 						CPUS    float64 `json:"cpu_s"`
+						S       float64
 					}
 				}
 				b, err := os.ReadFile(f)
@@ -66,7 +67,11 @@ restart: `+restart)
 					continue
 				}
 				n := tr.Neighbours[0]
-				cores := n.CPUS / 2 // the 2 s window
+				if n.S < 2.5 || n.S > 5 {
+					t.Errorf("%s: neighbours read over %.2f s, want the trial's load (0.5 s + 2 s)", filepath.Base(f), n.S)
+					continue
+				}
+				cores := n.CPUS / n.S
 				switch tr.Variant {
 				case "baseline":
 					if n.Variant != "busy" || cores < background/2 || cores > 3*background {
