@@ -540,8 +540,8 @@ func TestKubernetesRender(t *testing.T) {
 			t.Errorf("%s: labels %v", p.Name, p.Labels)
 		}
 	}
-	if pods != 4 { // two sinks, one pod per variant (restart: once)
-		t.Errorf("%d pods, want 4", pods)
+	if pods != 22 { // two sinks, and one pod per variant per round (the quickstart restarts per round: 10 × 2)
+		t.Errorf("%d pods, want 22", pods)
 	}
 }
 
