@@ -401,6 +401,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		st.Spectra = stepSpectra(m.Variants, compared, opt.Trim)
 		s.Steps = append(s.Steps, st)
 	}
+	if w := restartOnceWarning(m, trials); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"maps"
+	"strings"
 	"time"
 )
 
@@ -53,6 +54,17 @@ func (r jitRule) rate(ps []jitPoint) (msPerS float64, full bool) {
 		return 0, false
 	}
 	return float64(last.jit-from.jit) / float64(time.Millisecond) / (last.at - from.at).Seconds(), full
+}
+
+// of returns the part of h that is variant's (keys "VARIANT/SERVICE").
+func (h jitHistory) of(variant string) jitHistory {
+	out := jitHistory{}
+	for key, ps := range h {
+		if strings.HasPrefix(key, variant+"/") {
+			out[key] = ps
+		}
+	}
+	return out
 }
 
 // settled says whether every JVM of h has settled: each has readings over a

@@ -93,3 +93,26 @@ func TestJITHistoryRestartsWithANewJVM(t *testing.T) {
 		t.Errorf("after a new JVM: settled %v, %d readings, rate %.1f ms/s; want unsettled, 4 readings, 100 ms/s", ok, len(h["app"]), rates["app"])
 	}
 }
+
+// TestJITSettledBySide checks that each side of a duet is judged on its own
+// JVMs: the baseline settled while its partner still compiles (the warm-up
+// then lasts for both, but the baseline's record says it settled).
+func TestJITSettledBySide(t *testing.T) {
+	rule := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
+	h := jitHistory{
+		"baseline/consumer": readings(0, repeat(time.Millisecond, 12)...),
+		"otel/consumer":     readings(0, repeat(100*time.Millisecond, 12)...),
+	}
+	if ok, _ := rule.settled(h); ok {
+		t.Error("the pair settled while otel compiles 100 ms/s")
+	}
+	if ok, _ := rule.settled(h.of("baseline")); !ok {
+		t.Error("the baseline, compiling 1 ms/s, did not settle on its own")
+	}
+	if ok, _ := rule.settled(h.of("otel")); ok {
+		t.Error("otel settled on its own while compiling 100 ms/s")
+	}
+	if got := h.of("base"); len(got) != 0 {
+		t.Errorf("a variant named as a prefix of another's took its JVMs: %v", got)
+	}
+}

@@ -111,7 +111,7 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 		st := r.running[pt.Variant]
 		w := &variantWarmup{start: origin, lasted: max(ends[i].Sub(origin), 0), completed: done[i], telemetry: tels[i]}
 		if u := r.s.Load.VariantWarmupUntil; u != nil {
-			w.rec = &record.VariantWarmup{MaxS: r.s.Load.VariantWarmup.D().Seconds(), Settled: verdict.settled,
+			w.rec = &record.VariantWarmup{MaxS: r.s.Load.VariantWarmup.D().Seconds(), Settled: verdict.settled || verdict.bySide[pt.Variant],
 				NoJVM: verdict.jvms[pt.Variant] == 0, JITMsPerS: verdict.rates[pt.Variant]}
 			if w.rec.NoJVM {
 				r.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
@@ -148,8 +148,12 @@ var errWarmupEnded = errors.New("variant warm-up ended")
 // jitVerdict is how a warm-up's JVMs ended it.
 type jitVerdict struct {
 	settled bool
-	jvms    map[string]int                // JVMs found, by variant
-	rates   map[string]map[string]float64 // latest ms/s by variant, then service
+	// bySide says which variants' JVMs had settled when the warm-up
+	// ended: in a duet one side may have settled while its partner, whose
+	// warm-up both wait for, had not.
+	bySide map[string]bool
+	jvms   map[string]int                // JVMs found, by variant
+	rates  map[string]map[string]float64 // latest ms/s by variant, then service
 }
 
 // watchJIT reads the JIT counters of the measured JVMs of owed's variants
@@ -186,8 +190,11 @@ func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial,
 	}()
 	h := jitHistory{}
 	verdict := func(settled bool) jitVerdict {
-		v := jitVerdict{settled: settled, jvms: map[string]int{}, rates: map[string]map[string]float64{}}
+		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}}
 		_, rates := rule.settled(h)
+		for _, pt := range owed {
+			v.bySide[pt.Variant], _ = rule.settled(h.of(pt.Variant))
+		}
 		for _, w := range ws {
 			if ms, ok := rates[w.key]; ok {
 				v.jvms[w.variant]++

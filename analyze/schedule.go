@@ -1,0 +1,45 @@
+package analyze
+
+import (
+	"fmt"
+
+	"github.com/tollperf/toll/record"
+)
+
+// QuickStartS is the start-up, in seconds, under which toll advises a load
+// test that started its services once to restart them every round: the
+// restarts then cost next to nothing.
+const QuickStartS = 2.0
+
+// restartOnceWarning advises restart: per-round when a load test of several
+// rounds started each variant's services once and every service was ready
+// within QuickStartS. A process started once for the whole run is one draw
+// of what differs between two starts of the same program (its memory
+// layout, its heap's sizing): that draw is in every round, so the rounds
+// cannot show it and the intervals do not carry it (docs/method.md, "A gold
+// standard"). Restarted every round, it varies between rounds and is inside
+// the interval.
+func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
+	if m.Restart != "once" || m.Workload != "" || m.Mode == "find-max" || m.Rounds < 2 {
+		return ""
+	}
+	slowest := 0.0
+	started := false
+	for _, t := range trials {
+		for _, sr := range t.Services {
+			if !sr.Started {
+				continue
+			}
+			if sr.Container != "" {
+				return "" // a container's start includes its engine's
+			}
+			started = true
+			slowest = max(slowest, sr.StartupS)
+		}
+	}
+	if !started || slowest >= QuickStartS {
+		return ""
+	}
+	return fmt.Sprintf("restart: once: each variant's services ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round and not in the intervals; "+
+		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in none of 3: docs/method.md, \"A gold standard\")", slowest)
+}

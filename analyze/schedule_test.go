@@ -1,0 +1,46 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/record"
+)
+
+// TestRestartOnceWarning checks that a load test whose services started
+// once, and quickly, is advised to restart them every round, and that
+// nothing else is.
+func TestRestartOnceWarning(t *testing.T) {
+	trial := func(startup float64, container string) *record.Trial {
+		return &record.Trial{Services: []record.ServiceRun{
+			{Name: "a", Started: true, StartupS: startup, Container: container},
+			{Name: "b", Started: false, StartupS: 30}, // not started for this trial
+		}}
+	}
+	tests := []struct {
+		name   string
+		m      record.Manifest
+		trials []*record.Trial
+		warn   bool
+	}{
+		{"quick services started once", record.Manifest{Restart: "once", Rounds: 10}, []*record.Trial{trial(0.05, ""), trial(0.3, "")}, true},
+		{"restarted every round", record.Manifest{Restart: "per-round", Rounds: 10}, []*record.Trial{trial(0.05, "")}, false},
+		{"a JVM, slow to start", record.Manifest{Restart: "once", Rounds: 10}, []*record.Trial{trial(0.05, ""), trial(12, "")}, false},
+		{"one round", record.Manifest{Restart: "once", Rounds: 1}, []*record.Trial{trial(0.05, "")}, false},
+		{"a start-up experiment", record.Manifest{Restart: "once", Rounds: 10, Workload: "startup"}, []*record.Trial{trial(0.05, "")}, false},
+		{"find-max", record.Manifest{Restart: "once", Rounds: 10, Mode: "find-max"}, []*record.Trial{trial(0.05, "")}, false},
+		{"containers", record.Manifest{Restart: "once", Rounds: 10}, []*record.Trial{trial(0.5, "podman x")}, false},
+		{"nothing started (a resumed run's later trials)", record.Manifest{Restart: "once", Rounds: 10}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := restartOnceWarning(&tt.m, tt.trials)
+			if (got != "") != tt.warn {
+				t.Fatalf("warning %q, want one: %v", got, tt.warn)
+			}
+			if tt.warn && !strings.Contains(got, "ready within 0.30 s") {
+				t.Errorf("warning %q does not give the slowest start (0.30 s)", got)
+			}
+		})
+	}
+}
