@@ -2,7 +2,8 @@ package analyze
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/tollperf/toll/record"
@@ -47,12 +48,7 @@ func meanNeighbours(rounds map[int]*TrialCosts) (float64, []string, bool) {
 	if n == 0 {
 		return 0, nil, false
 	}
-	var list []string
-	for name := range names {
-		list = append(list, name)
-	}
-	sort.Strings(list)
-	return sum / float64(n), list, true
+	return sum / float64(n), slices.Sorted(maps.Keys(names)), true
 }
 
 // neighbourWarning says when the idle neighbours of the baseline's windows

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/plan"
-	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
@@ -45,38 +44,35 @@ func (r *runner) neighbours(pt *plan.Trial) *neighbourMeter {
 }
 
 // cpuReader returns a reading of the CPU seconds that st's services have
-// used so far: their cgroups' where they have them, their process trees'
-// otherwise.
+// used so far, each read as the sampler reads it: from its cgroup where it
+// has one, from its processes (serviceProcesses) otherwise.
 func cpuReader(st *started) func() (float64, bool) {
-	if len(st.cgs) == len(st.runs) && len(st.cgs) > 0 {
-		return func() (float64, bool) {
-			var sum float64
-			for _, cg := range st.cgs {
+	var reads []func() (float64, bool)
+	for i, svc := range st.group.Services() {
+		if cg := st.cgs[st.runs[i].Name]; cg != nil {
+			reads = append(reads, func() (float64, bool) {
 				s, err := cg.Stat()
-				if err != nil {
-					return 0, false
-				}
-				sum += s.CPU.Seconds()
-			}
-			return sum, true
+				return s.CPU.Seconds(), err == nil
+			})
+			continue
 		}
-	}
-	var trees []*probe.ProcessTree
-	for _, svc := range st.group.Services() {
-		t, err := probe.NewDescendants(svc.Pid())
-		if err != nil {
+		procs := serviceProcesses(st, i, svc.Pid())
+		if procs == nil {
 			return func() (float64, bool) { return 0, false }
 		}
-		trees = append(trees, t)
+		reads = append(reads, func() (float64, bool) {
+			s, err := procs.Sample()
+			return s.CPU.Seconds(), err == nil
+		})
 	}
 	return func() (float64, bool) {
 		var sum float64
-		for _, t := range trees {
-			s, err := t.Sample()
-			if err != nil {
+		for _, read := range reads {
+			v, ok := read()
+			if !ok {
 				return 0, false
 			}
-			sum += s.CPU.Seconds()
+			sum += v
 		}
 		return sum, true
 	}
