@@ -113,6 +113,9 @@ const (
 	// finalizeLag is how long after an interval ends its histogram is
 	// encoded, if no request of it is still in flight.
 	finalizeLag = time.Second
+	// finalizeRetry is how soon an interval whose requests are still in
+	// flight after finalizeLag is looked at again.
+	finalizeRetry = 50 * time.Millisecond
 )
 
 // Run sends the load cfg describes and returns what it measured.
@@ -345,7 +348,15 @@ func (r *runner) background(done <-chan struct{}) {
 		if r.onSecond != nil && reported < len(r.rec.intervals) {
 			next = min(next, r.warmup+time.Duration(reported+1)*time.Second)
 		}
-		t.Reset(time.Until(r.origin.Add(next)))
+		wait := time.Until(r.origin.Add(next))
+		if wait <= 0 {
+			// Nothing left to report now, and the interval to finalize
+			// still has a request in flight: look again shortly, not at
+			// once, or this loop spins on the load generator's CPU for
+			// as long as the request takes (up to load.timeout).
+			wait = finalizeRetry
+		}
+		t.Reset(wait)
 		select {
 		case <-done:
 			return

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -209,6 +210,53 @@ func TestRunStallShowsInLatency(t *testing.T) {
 			t.Errorf("interval %d: max latency %d µs, want >= 200 ms", i, m)
 		}
 	}
+}
+
+// TestRunIdlesWhileARequestIsInFlight holds the window's first request for
+// 4 s, past the moment its interval is due to be finalized (2 s): the run
+// waits for it without spinning (a spin took a whole CPU for the 2 s the
+// request was late).
+func TestRunIdlesWhileARequestIsInFlight(t *testing.T) {
+	var first atomic.Bool
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if first.CompareAndSwap(false, true) {
+			select {
+			case <-time.After(4 * time.Second):
+			case <-release:
+			}
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+
+	before := cpuTime(t)
+	res, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{{URL: srv.URL}},
+		Pacer:    ConstantPacer{Rate: 20},
+		Start:    soon(),
+		Duration: 4 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, res)
+	if m := res.Intervals[0].Latency().Max(); m < 3_500_000 {
+		t.Errorf("interval 0's max latency %d µs, want the held request's 4 s", m)
+	}
+	if used := cpuTime(t) - before; used > 500*time.Millisecond {
+		t.Errorf("the run used %s of CPU over its 4 s while one request was held: it spins", used)
+	}
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestRunCancel(t *testing.T) {
