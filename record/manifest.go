@@ -119,6 +119,9 @@ type LoadSettings struct {
 	// VariantWarmupS is load sent to a variant's freshly started services
 	// before their first loaded trial (load.variant_warmup); 0 for none.
 	VariantWarmupS float64 `json:"variant_warmup_s,omitempty"`
+	// VariantWarmupRate is the open-model rate of that warm-up in
+	// requests per second (load.variant_warmup_rate); 0 for each trial's.
+	VariantWarmupRate float64 `json:"variant_warmup_rate,omitempty"`
 	// VariantWarmupUntil ends a variant warm-up before VariantWarmupS once
 	// the JVMs settled (load.variant_warmup_until); nil for none.
 	VariantWarmupUntil *WarmupUntil `json:"variant_warmup_until,omitempty"`

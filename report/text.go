@@ -19,10 +19,14 @@ func variantWarmup(m *record.Manifest) string {
 		return ""
 	}
 	d := time.Duration(m.Load.VariantWarmupS * float64(time.Second)).String()
-	if m.Load.VariantWarmupUntil != nil {
-		return ", variant warm-up until the JIT settles, at most " + d
+	at := ""
+	if m.Load.VariantWarmupRate > 0 {
+		at = fmt.Sprintf(" at %g req/s", m.Load.VariantWarmupRate)
 	}
-	return ", variant warm-up " + d
+	if m.Load.VariantWarmupUntil != nil {
+		return ", variant warm-up" + at + " until the JIT settles, at most " + d
+	}
+	return ", variant warm-up " + d + at
 }
 
 // warmupsLine says how each variant's warm-ups until the JIT settled

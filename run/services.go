@@ -27,6 +27,10 @@ type started struct {
 	// warmed is set once a loaded trial has run since the services
 	// started: the first one carries the variant's warm-up.
 	warmed bool
+	// rewarm is set when warmed services are owed a warm-up again beside
+	// a fresh duet partner: they take it at the trial's rate, the fresh
+	// side at load.variant_warmup_rate.
+	rewarm bool
 	// warmup is the variant warm-up that has just ended, for the trial it
 	// began (which records it and clears it).
 	warmup *variantWarmup

@@ -85,9 +85,11 @@ func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmu
 // owedWarmup makes the two sides of a duet both owed the variant warm-up
 // (load.variant_warmup) when either is, so that their windows stay on one
 // timeline: a variant started beside a baseline that has run before gets
-// its warm-up, and the baseline then warms again with it.
+// its warm-up, and the baseline then warms again with it, at the trial's
+// rate (rewarm).
 func owedWarmup(a, b *started) {
 	if a != nil && b != nil && (!a.warmed || !b.warmed) {
+		a.rewarm, b.rewarm = a.warmed, b.warmed
 		a.warmed, b.warmed = false, false
 	}
 }

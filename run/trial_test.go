@@ -44,18 +44,36 @@ func TestIdleWindow(t *testing.T) {
 }
 
 // TestDuetSidesWarmTogether checks that the two sides of a duet are owed
-// the variant warm-up together, so that their windows stay aligned.
+// the variant warm-up together, so that their windows stay aligned, and
+// that a side warmed before takes it again at the trial's rate, the fresh
+// side at load.variant_warmup_rate.
 func TestDuetSidesWarmTogether(t *testing.T) {
-	for _, tt := range []struct{ a, b, want bool }{
-		{true, true, true},
-		{true, false, false},
-		{false, true, false},
-		{false, false, false},
+	s := &scenario.Scenario{Load: scenario.Load{VariantWarmupRate: 300}}
+	for _, tt := range []struct {
+		a, b         bool
+		want         bool
+		rateA, rateB float64
+	}{
+		{true, true, true, 0, 0},
+		{true, false, false, 100, 300},
+		{false, true, false, 300, 100},
+		{false, false, false, 300, 300},
 	} {
 		a, b := &started{warmed: tt.a}, &started{warmed: tt.b}
 		owedWarmup(a, b)
 		if a.warmed != tt.want || b.warmed != tt.want {
 			t.Errorf("warmed %v and %v: after, %v and %v, want both %v", tt.a, tt.b, a.warmed, b.warmed, tt.want)
 		}
+		if tt.want {
+			continue // no warm-up owed
+		}
+		pt := &plan.Trial{Rate: 100}
+		if ra, rb := warmupTrial(s, pt, a.rewarm).Rate, warmupTrial(s, pt, b.rewarm).Rate; ra != tt.rateA || rb != tt.rateB {
+			t.Errorf("warmed %v and %v: warm-up rates %v and %v, want %v and %v", tt.a, tt.b, ra, rb, tt.rateA, tt.rateB)
+		}
+	}
+	users := &plan.Trial{Users: 8}
+	if w := warmupTrial(s, users, false); w != users {
+		t.Errorf("closed-model step warmed as %+v, want it as it is", w)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
 )
 
@@ -71,7 +72,8 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 			n := c.Counts()
 			tels[i] = &n
 		}
-		cfg, _ := r.loadConfig(st, pt, origin, 0, longest)
+		cfg, _ := r.loadConfig(st, warmupTrial(r.s, pt, st.rewarm), origin, 0, longest)
+		st.rewarm = false
 		wg.Go(func() {
 			res, err := load.Run(wctx, cfg)
 			ends[i] = time.Now()
@@ -124,6 +126,20 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 		r.mu.Unlock()
 	}
 	return nil
+}
+
+// warmupTrial is pt as its variant warm-up loads it: at
+// load.variant_warmup_rate when that is set, pt is an open-model step and
+// its services are fresh (not warmed again beside a fresh duet partner,
+// rewarm, where the extra load would only take CPU from the partner's
+// compilation).
+func warmupTrial(s *scenario.Scenario, pt *plan.Trial, rewarm bool) *plan.Trial {
+	if s.Load.VariantWarmupRate <= 0 || pt.Users > 0 || rewarm {
+		return pt
+	}
+	w := *pt
+	w.Rate = s.Load.VariantWarmupRate
+	return &w
 }
 
 // warmupLine is the progress line of a variant's finished warm-up.

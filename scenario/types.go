@@ -463,6 +463,12 @@ type Load struct {
 	// variant's measured JVMs have settled: VariantWarmup is then the most
 	// it may last.
 	VariantWarmupUntil *WarmupUntil `yaml:"variant_warmup_until"`
+	// VariantWarmupRate, when set, is the open-model rate of the variant
+	// warm-up in requests per second, in place of the trial's: a JVM
+	// compiles a method once it has run some thousands of times, so a
+	// warm-up at a few times the measured rate reaches its steady state
+	// in a fraction of the time. 0 (unset) warms at each trial's rate.
+	VariantWarmupRate float64 `yaml:"variant_warmup_rate"`
 	// Duration is the measured window of each trial.
 	Duration Duration `yaml:"duration"`
 	// Timeout bounds each request (default 10s).

@@ -771,6 +771,9 @@ func (v *validator) load(l *Load, duet bool) {
 	if u := l.VariantWarmupUntil; u != nil {
 		v.warmupUntil(l, u)
 	}
+	if v.present("load.variant_warmup_rate") {
+		v.warmupRate(l)
+	}
 	if idleOnly && l.VariantWarmup > 0 {
 		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
 	}
@@ -808,6 +811,22 @@ func (v *validator) warmupUntil(l *Load, u *WarmupUntil) {
 		v.fail(f, "ends load.variant_warmup early, and there is none: set load.variant_warmup to the most the warm-up may last (e.g. 5m)")
 	case u.Over >= l.VariantWarmup:
 		v.fail(f+".over", "%s is not shorter than load.variant_warmup (%s), so the warm-up could never settle before its maximum", u.Over, l.VariantWarmup)
+	}
+}
+
+// warmupRate checks the rate of a variant warm-up: a rate toll can send,
+// for a warm-up there is, under an open model.
+func (v *validator) warmupRate(l *Load) {
+	const f = "load.variant_warmup_rate"
+	switch {
+	case l.VariantWarmup <= 0:
+		v.fail(f, "is the rate of load.variant_warmup, and there is none: set load.variant_warmup to how long the warm-up lasts (e.g. 1m)")
+	case len(l.Users) > 0:
+		v.fail(f, "is an open-model rate, and this load is closed-model users (load.users); leave it out")
+	default:
+		if err := CheckRate(l.VariantWarmupRate); err != nil {
+			v.fail(f, "%s", err)
+		}
 	}
 }
 

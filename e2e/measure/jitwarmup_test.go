@@ -137,9 +137,10 @@ rounds: 2
 
 // TestVariantWarmupUntilWithoutJVM runs services that are not JVMs with
 // load.variant_warmup_until, one variant at a time (the sequential
-// schedule) and restarting every round: with no compilation to wait for,
-// each warm-up lasts its maximum, the trials record that there was no JVM,
-// the run says so once per variant, and nothing is warned of. The spans
+// schedule) and restarting every round, at load.variant_warmup_rate: with
+// no compilation to wait for, each warm-up lasts its maximum at that rate,
+// the trials record that there was no JVM, the run says so once per
+// variant, and nothing is warned of. The spans
 // the warm-up's requests caused count with those requests in the trial's
 // telemetry cycle: spans per request stay the 4 each request makes, where
 // 3 s of warm-up beside a 1.2 s trial would otherwise triple them.
@@ -156,6 +157,7 @@ func TestVariantWarmupUntilWithoutJVM(t *testing.T) {
   duration: 1s
   variant_warmup: 3s
   variant_warmup_until: {jit_below: 5ms, over: 2s}
+  variant_warmup_rate: 200
 rounds: 2
 restart: per-round`)
 	out := filepath.Join(t.TempDir(), "out")
@@ -180,12 +182,20 @@ restart: per-round`)
 				Settled bool `json:"settled"`
 				NoJVM   bool `json:"no_jvm"`
 			} `json:"variant_warmup"`
+			Load struct {
+				WarmupCompleted uint64 `json:"warmup_completed"`
+			} `json:"load"`
 		}
 		if err := json.Unmarshal(b, &tr); err != nil {
 			t.Fatal(err)
 		}
 		if w := tr.VariantWarmup; w == nil || !w.NoJVM || w.Settled || tr.VariantWarmupS < 2.9 || tr.VariantWarmupS > 3.5 {
 			t.Errorf("%s: %s warm-up %.2f s, %+v; want its full 3 s, no JVM, not settled", filepath.Base(f), tr.Variant, tr.VariantWarmupS, w)
+		}
+		// 3 s at load.variant_warmup_rate (200/s), then 200 ms at the
+		// trial's 50/s: 610, where the trial's rate would send 160.
+		if n := tr.Load.WarmupCompleted; n < 500 || n > 620 {
+			t.Errorf("%s: %d warm-up requests completed, want about 610 (3 s at 200/s and 200 ms at 50/s)", filepath.Base(f), n)
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
@@ -203,6 +213,9 @@ restart: per-round`)
 	}
 	if strings.Contains(stdout.String(), "without its JIT settling") {
 		t.Errorf("a warning of an unsettled JIT with no JVM:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "variant warm-up at 200 req/s until the JIT settles") {
+		t.Errorf("report's first line lacks the warm-up's rate:\n%s", stdout.String())
 	}
 	if !strings.Contains(stdout.String(), "baseline 3 s, no JVM; otel 3 s, no JVM") {
 		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
