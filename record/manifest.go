@@ -122,6 +122,9 @@ type LoadSettings struct {
 	// VariantWarmupRate is the open-model rate of that warm-up in
 	// requests per second (load.variant_warmup_rate); 0 for each trial's.
 	VariantWarmupRate float64 `json:"variant_warmup_rate,omitempty"`
+	// VariantWarmupUsers is that warm-up's closed-model users
+	// (load.variant_warmup_users); 0 for none.
+	VariantWarmupUsers int `json:"variant_warmup_users,omitempty"`
 	// VariantWarmupUntil ends a variant warm-up before VariantWarmupS once
 	// the JVMs settled (load.variant_warmup_until); nil for none.
 	VariantWarmupUntil *WarmupUntil `json:"variant_warmup_until,omitempty"`

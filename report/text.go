@@ -20,7 +20,10 @@ func variantWarmup(m *record.Manifest) string {
 	}
 	d := time.Duration(m.Load.VariantWarmupS * float64(time.Second)).String()
 	at := ""
-	if m.Load.VariantWarmupRate > 0 {
+	switch {
+	case m.Load.VariantWarmupUsers > 0:
+		at = fmt.Sprintf(" by %d users", m.Load.VariantWarmupUsers)
+	case m.Load.VariantWarmupRate > 0:
 		at = fmt.Sprintf(" at %g req/s", m.Load.VariantWarmupRate)
 	}
 	if m.Load.VariantWarmupUntil != nil {

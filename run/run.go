@@ -366,8 +366,8 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		Layout: record.Layout{Network: s.Network}, ReportLayout: s.Report.Layout,
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
 		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(), VariantWarmupS: s.Load.VariantWarmup.D().Seconds(),
-			VariantWarmupRate: s.Load.VariantWarmupRate,
-			DurationS:         s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
+			VariantWarmupRate: s.Load.VariantWarmupRate, VariantWarmupUsers: s.Load.VariantWarmupUsers,
+			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
 	}
 	if u := s.Load.VariantWarmupUntil; u != nil {

@@ -76,4 +76,13 @@ func TestDuetSidesWarmTogether(t *testing.T) {
 	if w := warmupTrial(s, users, false); w != users {
 		t.Errorf("closed-model step warmed as %+v, want it as it is", w)
 	}
+	s.Load = scenario.Load{VariantWarmupUsers: 3}
+	for _, pt := range []*plan.Trial{{Rate: 100}, users} {
+		if w := warmupTrial(s, pt, false); w.Users != 3 || w.Rate != 0 {
+			t.Errorf("%+v warmed as %+v, want 3 users", pt, w)
+		}
+		if w := warmupTrial(s, pt, true); w != pt {
+			t.Errorf("%+v warmed again as %+v, want it as it is", pt, w)
+		}
+	}
 }

@@ -128,17 +128,24 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 	return nil
 }
 
-// warmupTrial is pt as its variant warm-up loads it: at
-// load.variant_warmup_rate when that is set, pt is an open-model step and
-// its services are fresh (not warmed again beside a fresh duet partner,
-// rewarm, where the extra load would only take CPU from the partner's
-// compilation).
+// warmupTrial is pt as its variant warm-up loads it when its services are
+// fresh: as load.variant_warmup_users users, or at load.variant_warmup_rate
+// for an open-model step. Services warmed again beside a fresh duet partner
+// (rewarm) take it at pt's own load, where more would only take CPU from
+// the partner's compilation.
 func warmupTrial(s *scenario.Scenario, pt *plan.Trial, rewarm bool) *plan.Trial {
-	if s.Load.VariantWarmupRate <= 0 || pt.Users > 0 || rewarm {
+	if rewarm {
 		return pt
 	}
 	w := *pt
-	w.Rate = s.Load.VariantWarmupRate
+	switch {
+	case s.Load.VariantWarmupUsers > 0:
+		w.Rate, w.Users = 0, s.Load.VariantWarmupUsers
+	case s.Load.VariantWarmupRate > 0 && pt.Users == 0:
+		w.Rate = s.Load.VariantWarmupRate
+	default:
+		return pt
+	}
 	return &w
 }
 

@@ -469,6 +469,12 @@ type Load struct {
 	// warm-up at a few times the measured rate reaches its steady state
 	// in a fraction of the time. 0 (unset) warms at each trial's rate.
 	VariantWarmupRate float64 `yaml:"variant_warmup_rate"`
+	// VariantWarmupUsers, when set, sends the variant warm-up as a closed
+	// model of this many users (with load.think, 0 unless set): as fast
+	// as the services answer, so a warm-up takes what CPU there is without
+	// leaving a queue behind it for the first trial. It excludes
+	// VariantWarmupRate.
+	VariantWarmupUsers int `yaml:"variant_warmup_users"`
 	// Duration is the measured window of each trial.
 	Duration Duration `yaml:"duration"`
 	// Timeout bounds each request (default 10s).

@@ -771,8 +771,8 @@ func (v *validator) load(l *Load, duet bool) {
 	if u := l.VariantWarmupUntil; u != nil {
 		v.warmupUntil(l, u)
 	}
-	if v.present("load.variant_warmup_rate") {
-		v.warmupRate(l)
+	if v.present("load.variant_warmup_rate") || v.present("load.variant_warmup_users") {
+		v.warmupLoad(l, generators)
 	}
 	if idleOnly && l.VariantWarmup > 0 {
 		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
@@ -814,15 +814,30 @@ func (v *validator) warmupUntil(l *Load, u *WarmupUntil) {
 	}
 }
 
-// warmupRate checks the rate of a variant warm-up: a rate toll can send,
-// for a warm-up there is, under an open model.
-func (v *validator) warmupRate(l *Load) {
-	const f = "load.variant_warmup_rate"
+// warmupLoad checks the load of a variant warm-up, a rate or users: one
+// of them, that toll can send (users from each of generators load
+// generators at once), for a warm-up there is; a rate under an open model.
+func (v *validator) warmupLoad(l *Load, generators int) {
+	f := "load.variant_warmup_rate"
+	if !v.present(f) {
+		f = "load.variant_warmup_users"
+	}
 	switch {
+	case v.present("load.variant_warmup_rate") && v.present("load.variant_warmup_users"):
+		v.fail("load.variant_warmup_users", "excludes load.variant_warmup_rate: the warm-up is either a rate or users; keep one")
 	case l.VariantWarmup <= 0:
-		v.fail(f, "is the rate of load.variant_warmup, and there is none: set load.variant_warmup to how long the warm-up lasts (e.g. 1m)")
+		v.fail(f, "is the load of load.variant_warmup, and there is none: set load.variant_warmup to how long the warm-up lasts (e.g. 1m)")
+	case f == "load.variant_warmup_users":
+		switch {
+		case l.VariantWarmupUsers < 1:
+			v.fail(f, "must be a positive number of users, not %d", l.VariantWarmupUsers)
+		default:
+			if err := checkConns(v.m, l.VariantWarmupUsers, generators, 2, "users"); err != nil {
+				v.fail(f, "%s", err)
+			}
+		}
 	case len(l.Users) > 0:
-		v.fail(f, "is an open-model rate, and this load is closed-model users (load.users); leave it out")
+		v.fail(f, "is an open-model rate, and this load is closed-model users (load.users); use load.variant_warmup_users, or leave it out")
 	default:
 		if err := CheckRate(l.VariantWarmupRate); err != nil {
 			v.fail(f, "%s", err)
