@@ -221,3 +221,53 @@ restart: per-round`)
 		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
 	}
 }
+
+// TestVariantWarmupUsers warms each variant's fresh services with two
+// closed-model users (load.variant_warmup_users): as fast as they answer,
+// many times the requests the trial's 50 req/s would send in the same 2 s,
+// and the report's first line says how the warm-up was sent.
+func TestVariantWarmupUsers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real services")
+	}
+	path := tolltest.WriteScenario(t, "users", `  - name: baseline
+  - name: twin`, `  rate: 50
+  warmup: 200ms
+  duration: 1s
+  variant_warmup: 2s
+  variant_warmup_users: 2
+rounds: 1
+restart: per-round`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
+
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("trial files %v (%v), want 2", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr struct {
+			VariantWarmupS float64 `json:"variant_warmup_s"`
+			Load           struct {
+				WarmupCompleted uint64 `json:"warmup_completed"`
+			} `json:"load"`
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		// 2 s at 50 req/s and 200 ms more would be 110.
+		if n := tr.Load.WarmupCompleted; n < 550 || tr.VariantWarmupS < 1.9 {
+			t.Errorf("%s: %d warm-up requests in a %.1f s variant warm-up, want 2 s and at least 5 times the 110 the trial's rate would send", filepath.Base(f), n, tr.VariantWarmupS)
+		}
+	}
+	if !strings.Contains(stdout.String(), "variant warm-up 2s by 2 users") {
+		t.Errorf("report's first line lacks the warm-up's users:\n%s", stdout.String())
+	}
+}
