@@ -160,21 +160,8 @@ func TestVariantWarmupUntilWithoutJVM(t *testing.T) {
   variant_warmup_rate: 200
 rounds: 2
 restart: per-round`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
-
-	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
-	if err != nil || len(files) != 4 {
-		t.Fatalf("trial files %v (%v), want 4", files, err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	out, stdout, trials := runForTrials(t, path, 4)
+	for f, b := range trials {
 		var tr struct {
 			Variant        string  `json:"variant"`
 			VariantWarmupS float64 `json:"variant_warmup_s"`
@@ -190,12 +177,12 @@ restart: per-round`)
 			t.Fatal(err)
 		}
 		if w := tr.VariantWarmup; w == nil || !w.NoJVM || w.Settled || tr.VariantWarmupS < 2.9 || tr.VariantWarmupS > 3.5 {
-			t.Errorf("%s: %s warm-up %.2f s, %+v; want its full 3 s, no JVM, not settled", filepath.Base(f), tr.Variant, tr.VariantWarmupS, w)
+			t.Errorf("%s: %s warm-up %.2f s, %+v; want its full 3 s, no JVM, not settled", f, tr.Variant, tr.VariantWarmupS, w)
 		}
 		// 3 s at load.variant_warmup_rate (200/s), then 200 ms at the
 		// trial's 50/s: 610, where the trial's rate would send 160.
 		if n := tr.Load.WarmupCompleted; n < 500 || n > 620 {
-			t.Errorf("%s: %d warm-up requests completed, want about 610 (3 s at 200/s and 200 ms at 50/s)", filepath.Base(f), n)
+			t.Errorf("%s: %d warm-up requests completed, want about 610 (3 s at 200/s and 200 ms at 50/s)", f, n)
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
@@ -211,14 +198,14 @@ restart: per-round`)
 	if spr := sum.Value(t, "otel", "spans_per_request"); spr < 3.5 || spr > 4.5 {
 		t.Errorf("otel: %.2f spans per request, want the 4 each request makes (±0.5)", spr)
 	}
-	if strings.Contains(stdout.String(), "without its JIT settling") {
-		t.Errorf("a warning of an unsettled JIT with no JVM:\n%s", stdout.String())
+	if strings.Contains(stdout, "without its JIT settling") {
+		t.Errorf("a warning of an unsettled JIT with no JVM:\n%s", stdout)
 	}
-	if !strings.Contains(stdout.String(), "variant warm-up at 200 req/s until the JIT settles") {
-		t.Errorf("report's first line lacks the warm-up's rate:\n%s", stdout.String())
+	if !strings.Contains(stdout, "variant warm-up at 200 req/s until the JIT settles") {
+		t.Errorf("report's first line lacks the warm-up's rate:\n%s", stdout)
 	}
-	if !strings.Contains(stdout.String(), "baseline 3 s, no JVM; otel 3 s, no JVM") {
-		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
+	if !strings.Contains(stdout, "baseline 3 s, no JVM; otel 3 s, no JVM") {
+		t.Errorf("report lacks the warm-ups line:\n%s", stdout)
 	}
 }
 
@@ -238,21 +225,8 @@ func TestVariantWarmupUsers(t *testing.T) {
   variant_warmup_users: 2
 rounds: 1
 restart: per-round`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
-
-	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
-	if err != nil || len(files) != 2 {
-		t.Fatalf("trial files %v (%v), want 2", files, err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	_, stdout, trials := runForTrials(t, path, 2)
+	for f, b := range trials {
 		var tr struct {
 			VariantWarmupS float64 `json:"variant_warmup_s"`
 			Load           struct {
@@ -264,10 +238,36 @@ restart: per-round`)
 		}
 		// 2 s at 50 req/s and 200 ms more would be 110.
 		if n := tr.Load.WarmupCompleted; n < 550 || tr.VariantWarmupS < 1.9 {
-			t.Errorf("%s: %d warm-up requests in a %.1f s variant warm-up, want 2 s and at least 5 times the 110 the trial's rate would send", filepath.Base(f), n, tr.VariantWarmupS)
+			t.Errorf("%s: %d warm-up requests in a %.1f s variant warm-up, want 2 s and at least 5 times the 110 the trial's rate would send", f, n, tr.VariantWarmupS)
 		}
 	}
-	if !strings.Contains(stdout.String(), "variant warm-up 2s by 2 users") {
-		t.Errorf("report's first line lacks the warm-up's users:\n%s", stdout.String())
+	if !strings.Contains(stdout, "variant warm-up 2s by 2 users") {
+		t.Errorf("report's first line lacks the warm-up's users:\n%s", stdout)
 	}
+}
+
+// runForTrials runs the scenario at path (skipping the test where toll
+// cannot run it here), checks that it wrote want trial files and returns
+// its results directory, its standard output and each trial file's
+// contents by name.
+func runForTrials(t *testing.T, path string, want int) (out, stdout string, trials map[string][]byte) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if err != nil || len(files) != want {
+		t.Fatalf("trial files %v (%v), want %d", files, err, want)
+	}
+	trials = make(map[string][]byte, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trials[filepath.Base(f)] = b
+	}
+	return out, so.String(), trials
 }
