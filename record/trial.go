@@ -149,6 +149,11 @@ type LoadTotals struct {
 	Histogram string `json:"histogram,omitempty"`
 	// WarmupCompleted counts the requests completed in the warm-up.
 	WarmupCompleted uint64 `json:"warmup_completed,omitempty"`
+	// Connections counts the connections the load generator opened in the
+	// trial, its warm-up included (a variant warm-up's not): one per worker
+	// it started for want of an idle one, and again after a server closed
+	// one.
+	Connections uint64 `json:"connections,omitempty"`
 	// LatenessP99US and LatenessMaxUS are the p99 and the maximum of how
 	// late the window's requests were sent after their due time (on the
 	// release grid, if the load has one), in µs: the load generator's own

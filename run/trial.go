@@ -319,7 +319,7 @@ func arrivalSeed(runSeed int64, t *plan.Trial) uint64 {
 func FillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
-	tr.Load.WarmupCompleted = res.WarmupCompleted
+	tr.Load.WarmupCompleted, tr.Load.Connections = res.WarmupCompleted, res.Connections
 	if res.Lateness.TotalCount() > 0 {
 		tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = res.Lateness.ValueAtQuantile(99), res.Lateness.Max()
 	}

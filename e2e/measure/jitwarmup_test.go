@@ -212,7 +212,8 @@ restart: per-round`)
 // TestVariantWarmupUsers warms each variant's fresh services with two
 // closed-model users (load.variant_warmup_users): as fast as they answer,
 // many times the requests the trial's 50 req/s would send in the same 2 s,
-// and the report's first line says how the warm-up was sent.
+// and the report's first line says how the warm-up was sent. Each trial
+// records the connections its own load opened.
 func TestVariantWarmupUsers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real services")
@@ -231,10 +232,16 @@ restart: per-round`)
 			VariantWarmupS float64 `json:"variant_warmup_s"`
 			Load           struct {
 				WarmupCompleted uint64 `json:"warmup_completed"`
+				Connections     uint64 `json:"connections"`
 			} `json:"load"`
 		}
 		if err := json.Unmarshal(b, &tr); err != nil {
 			t.Fatal(err)
+		}
+		// The trial's own 1.2 s at 50 req/s, on a service answering in
+		// about a millisecond: a connection or a few, not the warm-up's.
+		if c := tr.Load.Connections; c < 1 || c > 10 {
+			t.Errorf("%s: the trial opened %d connections, want 1 to 10", f, c)
 		}
 		// 2 s at 50 req/s and 200 ms more would be 110.
 		if n := tr.Load.WarmupCompleted; n < 550 || tr.VariantWarmupS < 1.9 {
