@@ -41,5 +41,5 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 		return ""
 	}
 	return fmt.Sprintf("restart: once: each variant's services ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round and not in the intervals; "+
-		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in none of 3: docs/method.md, \"A gold standard\")", slowest)
+		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in 1 of 9: docs/method.md, \"A gold standard\")", slowest)
 }

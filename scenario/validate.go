@@ -708,11 +708,7 @@ func (v *validator) load(l *Load, duet bool) {
 			if v.present("load.users[0]") {
 				f = fmt.Sprintf("load.users[%d]", i)
 			}
-			if u <= 0 {
-				v.fail(f, "must be a positive number of users, not %d", u)
-			} else if err := checkConns(v.m, u, generators, 2, "users"); err != nil {
-				v.fail(f, "%s", err)
-			}
+			v.users(f, u, generators)
 		}
 	case len(l.Rates) > 0 && v.present("load.rate"):
 		v.fail("load.rates", "set rate or rates, not both")
@@ -828,20 +824,23 @@ func (v *validator) warmupLoad(l *Load, generators int) {
 	case l.VariantWarmup <= 0:
 		v.fail(f, "is the load of load.variant_warmup, and there is none: set load.variant_warmup to how long the warm-up lasts (e.g. 1m)")
 	case f == "load.variant_warmup_users":
-		switch {
-		case l.VariantWarmupUsers < 1:
-			v.fail(f, "must be a positive number of users, not %d", l.VariantWarmupUsers)
-		default:
-			if err := checkConns(v.m, l.VariantWarmupUsers, generators, 2, "users"); err != nil {
-				v.fail(f, "%s", err)
-			}
-		}
+		v.users(f, l.VariantWarmupUsers, generators)
 	case len(l.Users) > 0:
 		v.fail(f, "is an open-model rate, and this load is closed-model users (load.users); use load.variant_warmup_users, or leave it out")
 	default:
 		if err := CheckRate(l.VariantWarmupRate); err != nil {
 			v.fail(f, "%s", err)
 		}
+	}
+}
+
+// users checks a number of closed-model users at field: positive, and each
+// with a connection and a timer from each of generators load generators.
+func (v *validator) users(field string, n, generators int) {
+	if n <= 0 {
+		v.fail(field, "must be a positive number of users, not %d", n)
+	} else if err := checkConns(v.m, n, generators, 2, "users"); err != nil {
+		v.fail(field, "%s", err)
 	}
 }
 

@@ -51,11 +51,7 @@ rounds: 2
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
+	out, stdout, trials := runForTrials(t, path, 4) // 2 rounds × 2 variants
 
 	type trial struct {
 		Index          int     `json:"index"`
@@ -68,16 +64,8 @@ rounds: 2
 			JITMsPerS map[string]float64 `json:"jit_ms_per_s"`
 		} `json:"variant_warmup"`
 	}
-	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
-	if err != nil || len(files) != 4 {
-		t.Fatalf("trial files %v (%v), want 4: 2 rounds × 2 variants", files, err)
-	}
 	lasted := map[int][]float64{} // round → each side's warm-up
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, b := range trials {
 		var tr trial
 		if err := json.Unmarshal(b, &tr); err != nil {
 			t.Fatal(err)
@@ -130,8 +118,8 @@ rounds: 2
 			t.Errorf("warning of a settled warm-up: %s", w)
 		}
 	}
-	if !strings.Contains(stdout.String(), "variant warm-ups until the JIT settles (below 10 ms/s over 3 s, at most 50s)") {
-		t.Errorf("report lacks the warm-ups line:\n%s", stdout.String())
+	if !strings.Contains(stdout, "variant warm-ups until the JIT settles (below 10 ms/s over 3 s, at most 50s)") {
+		t.Errorf("report lacks the warm-ups line:\n%s", stdout)
 	}
 }
 
