@@ -141,6 +141,18 @@ func (g *Group) Pids() ([]int, error) {
 	return pids, nil
 }
 
+// SetCPUs sets the group's cpuset.cpus, the CPUs its processes may run on,
+// to list ("1", "0-3"). Taking CPUs away moves every thread of the group
+// off them at once; a CPU added is used by a thread only if its own
+// affinity (sched_setaffinity) allows it too.
+func (g *Group) SetCPUs(list string) error {
+	path := filepath.Join(g.ctrl[idxCPUSet], "cpuset.cpus")
+	if err := os.WriteFile(path, []byte(list), 0o644); err != nil {
+		return fmt.Errorf("cgroup: set CPUs %s of %s: %w", list, g.name, err)
+	}
+	return nil
+}
+
 // Stat is what a group has cost so far.
 type Stat struct {
 	// CPU, User and System are the cumulative CPU time of every process

@@ -45,6 +45,9 @@ func runHelper(mode string) int {
 	case "busy":
 		fmt.Println("ready")
 		spin(helperLimit)
+	case "idle":
+		fmt.Println("ready")
+		time.Sleep(helperLimit)
 	case "fork":
 		// Start a grandchild that inherits the group without calling
 		// Enter, and stay idle ourselves.
@@ -371,6 +374,69 @@ func TestLiveLimitsAndStat(t *testing.T) {
 	testLimitsAndStat(t, liveTree(t))
 }
 
+// TestLiveSetCPUs checks that SetCPUs moves a group's process onto the CPUs
+// it adds and off those it takes away.
+func TestLiveSetCPUs(t *testing.T) {
+	testSetCPUs(t, liveTree(t))
+}
+
+func testSetCPUs(t *testing.T, tree *Tree) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	var online []int
+	for c := range len(set) * 64 {
+		if set.IsSet(c) {
+			online = append(online, c)
+		}
+	}
+	if len(online) < 2 {
+		t.Skipf("one CPU (%v): nothing to widen a group to", online)
+	}
+	one := strconv.Itoa(online[1])
+	all := fmt.Sprintf("%d,%d", online[0], online[1]) // as the kernel lists them
+	if online[1] == online[0]+1 {
+		all = fmt.Sprintf("%d-%d", online[0], online[1])
+	}
+	g, err := tree.NewGroup("widen", Limits{CPUs: one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, pid := startHelper(t, "idle", g.ProcsFiles())
+	allowed := func() string {
+		t.Helper()
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range strings.Lines(string(b)) {
+			if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		t.Fatal("no Cpus_allowed_list in /proc/PID/status")
+		return ""
+	}
+	if got := allowed(); got != one {
+		t.Fatalf("in a group of CPU %s the helper may run on %s", one, got)
+	}
+	for _, cpus := range []string{all, one} {
+		if err := g.SetCPUs(cpus); err != nil {
+			t.Fatal(err)
+		}
+		if got := allowed(); got != cpus {
+			t.Errorf("after SetCPUs(%s) the helper may run on %s", cpus, got)
+		}
+	}
+	if err := g.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Delete(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestLiveGrandchild checks that a process forked inside the group is in it
 // and accounted.
 func TestLiveGrandchild(t *testing.T) {
@@ -502,7 +568,9 @@ func TestLiveV2(t *testing.T) {
 	if got := v2Available(t, mount); len(got) < len(v2Controllers()) {
 		t.Skipf("the cgroup2 hierarchy at %s has controllers %q of cpu, cpuset, memory: the others are bound to v1 hierarchies on this host, so v2 limits can't be tested here (TestLiveV2Bare covers the v2 code that needs no controllers)", mount, got)
 	}
-	testLimitsAndStat(t, newTestTree(t, layout{version: V2, mount: mount, controllers: v2Controllers()}))
+	tree := newTestTree(t, layout{version: V2, mount: mount, controllers: v2Controllers()})
+	testLimitsAndStat(t, tree)
+	testSetCPUs(t, tree)
 }
 
 // TestLiveV2Bare runs the v2 code paths that need no controllers (create,

@@ -95,16 +95,12 @@ func (c CPUs) Thread(tid int) error {
 }
 
 // Process pins every thread of process pid; threads it starts later
-// inherit the affinity of the thread that starts them.
+// inherit the affinity of the thread that starts them, and a thread started
+// while Process runs is pinned too (see eachThread).
 func (c CPUs) Process(pid int) error {
-	tids, err := threads(pid)
-	if err != nil {
-		return fmt.Errorf("pin process %d: %w", pid, err)
-	}
-	for _, tid := range tids {
-		if err := c.Thread(tid); err != nil && err != unix.ESRCH {
-			return fmt.Errorf("pin process %d: %w", pid, err)
-		}
+	set := c.set()
+	if err := eachThread(pid, func(tid int) error { return unix.SchedSetaffinity(tid, set) }); err != nil {
+		return fmt.Errorf("pin process %d to CPUs %s: %w", pid, c, err)
 	}
 	return nil
 }
@@ -114,25 +110,35 @@ func (c CPUs) Process(pid int) error {
 // that wakes up there preempts it at once. toll's telemetry sink runs so
 // beside the load generator, which must send each request at its own time.
 // Threads the process starts later inherit the policy of the thread that
-// starts them; the threads are listed again until a listing finds none
-// that is not idle yet, for one started by a thread not yet set.
+// starts them.
 func Idle(pid int) error {
 	attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}
-	set := map[int]bool{}
+	if err := eachThread(pid, func(tid int) error { return unix.SchedSetAttr(tid, &attr, 0) }); err != nil {
+		return fmt.Errorf("idle priority for process %d: %w", pid, err)
+	}
+	return nil
+}
+
+// eachThread calls set for every thread of process pid. A thread that
+// exits meanwhile is no error. Since a thread started by one not yet set
+// would escape, the threads are listed again until a listing finds none
+// not set yet (at most 10 times).
+func eachThread(pid int, set func(tid int) error) error {
+	done := map[int]bool{}
 	for range 10 {
 		tids, err := threads(pid)
 		if err != nil {
-			return fmt.Errorf("idle priority for process %d: %w", pid, err)
+			return err
 		}
 		fresh := false
 		for _, tid := range tids {
-			if set[tid] {
+			if done[tid] {
 				continue
 			}
-			if err := unix.SchedSetAttr(tid, &attr, 0); err != nil && err != unix.ESRCH {
-				return fmt.Errorf("idle priority for thread %d of process %d: %w", tid, pid, err)
+			if err := set(tid); err != nil && err != unix.ESRCH {
+				return fmt.Errorf("thread %d: %w", tid, err)
 			}
-			set[tid], fresh = true, true
+			done[tid], fresh = true, true
 		}
 		if !fresh {
 			return nil

@@ -163,6 +163,10 @@ type Layout struct {
 	// DuetCPUs are the CPU sets of the baseline's services and of the
 	// other variants' services in a duet.
 	DuetCPUs []string `json:"duet_cpus,omitempty"`
+	// WarmupCPUs are the CPUs the services ran on during their variant
+	// warm-ups (pinning.warmup: all): every CPU toll could use. Empty when
+	// they kept their own.
+	WarmupCPUs string `json:"warmup_cpus,omitempty"`
 	// Network is "host" (the machine's network) or "isolated" (a network
 	// namespace of the run's own, with only loopback). Empty in manifests
 	// written before toll recorded it: those runs used the host's network.

@@ -26,6 +26,9 @@ func variantWarmup(m *record.Manifest) string {
 	case m.Load.VariantWarmupRate > 0:
 		at = fmt.Sprintf(" at %g req/s", m.Load.VariantWarmupRate)
 	}
+	if m.Layout.WarmupCPUs != "" {
+		at += " on CPUs " + m.Layout.WarmupCPUs
+	}
 	if m.Load.VariantWarmupUntil != nil {
 		return ", variant warm-up" + at + " until the JIT settles, at most " + d
 	}

@@ -322,9 +322,12 @@ type runner struct {
 	machine  *machine.Sampler // nil where /proc/stat can't be read
 	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
 	duetCPUs [2]string        // baseline's, others' (mode: duet)
-	mu       sync.Mutex       // guards done and progress output during a duet
-	variants map[string]*Variant
-	running  map[string]*started
+	// warmupCPUs are the services' CPUs during variant warm-ups
+	// (pinning.warmup: all); "" keeps them on their own.
+	warmupCPUs string
+	mu         sync.Mutex // guards done and progress output during a duet
+	variants   map[string]*Variant
+	running    map[string]*started
 	// backend starts and stops the variants and measures their trials:
 	// local, or Options.Remote.
 	backend Backend
@@ -569,6 +572,10 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 	}
 	r.svcCPUs, r.loadCPUs = svcCPUs, loadCPUs
 	m.Layout.LoadCPUs, m.Layout.ServiceCPUs = loadCPUs, svcCPUs
+	if p.Warmup == scenario.WarmupAllCPUs {
+		r.warmupCPUs = online.String()
+		m.Layout.WarmupCPUs = r.warmupCPUs
+	}
 	return nil
 }
 

@@ -40,9 +40,10 @@ type variantWarmup struct {
 // load at each trial's step, all at once (a duet's two sides together), for
 // load.variant_warmup, or, with load.variant_warmup_until, until every
 // measured JVM among them has settled. Each variant's started keeps the
-// outcome for its trial. It is the one place variant warm-ups run, in every
+// outcome for its trial. With pinning.warmup: all the services run on every
+// CPU meanwhile, and on their own again when it returns. It is the one place variant warm-ups run, in every
 // schedule.
-func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
+func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := r.s.Load.VariantWarmup.D()
 	var owed []*plan.Trial
 	for _, pt := range pts {
@@ -58,6 +59,16 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) error {
 	if len(owed) == 0 {
 		return nil
 	}
+	names := make([]string, len(owed))
+	for i, pt := range owed {
+		names[i] = pt.Variant
+	}
+	restore := r.widenForWarmup(names)
+	defer func() {
+		if rerr := restore(); rerr != nil {
+			err = errors.Join(err, fmt.Errorf("variant warm-up: %w", rerr))
+		}
+	}()
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	origin := newOrigin()

@@ -226,6 +226,12 @@ const (
 	DuetShared = "shared"
 )
 
+// Placements of services during a variant warm-up (pinning.warmup).
+const (
+	WarmupOwnCPUs = ""
+	WarmupAllCPUs = "all"
+)
+
 // Restart policies.
 const (
 	RestartPerTrial = "per-trial"
@@ -547,6 +553,14 @@ type Pinning struct {
 	// "shared" runs both on all of Services, so that both see the same
 	// moments of every CPU (on 2 CPUs too).
 	Duet string `yaml:"duet"`
+	// Warmup places services during their variant warm-up
+	// (load.variant_warmup): "" (default) on their own CPUs, or "all" on
+	// every CPU toll may use, the load generator's too, back on their own
+	// before their first trial. A JVM's JIT compilers then run beside the
+	// application instead of taking turns with it, and settle in about
+	// half the time; code that sizes itself from the CPU count during the
+	// warm-up (a JVM's Runtime.availableProcessors()) sees them all.
+	Warmup string `yaml:"warmup"`
 }
 
 // Step is one load step: an open-model Rate or a closed-model number of

@@ -216,7 +216,7 @@ func (v *validator) scenario(s *Scenario) {
 		s.Sample = Duration(DefaultSample)
 	}
 	v.duration("sample", s.Sample)
-	v.pinning(s.Pinning)
+	v.pinning(s)
 	if len(s.Services) > 0 || s.Job == nil { // a job may need no service
 		v.services(s)
 	}
@@ -261,12 +261,32 @@ func (v *validator) matrix(m *Matrix) {
 	}
 }
 
-func (v *validator) pinning(p Pinning) {
+func (v *validator) pinning(s *Scenario) {
+	p := s.Pinning
 	if p.Load != "" || v.present("pinning.load") {
 		v.cpuList("pinning.load", p.Load, "0 or 0-1,3")
 	}
 	if p.Services != "" || v.present("pinning.services") {
 		v.cpuList("pinning.services", p.Services, "1 or 1-3")
+	}
+	if !v.present("pinning.warmup") {
+		return
+	}
+	const f = "pinning.warmup"
+	switch {
+	case p.Warmup != WarmupAllCPUs:
+		v.fail(f, "%q is not all (leave it out to keep services on their own CPUs during the warm-up)", p.Warmup)
+	case p.Off:
+		v.fail(f, "places services on CPUs, and pinning.off leaves them unpinned")
+	case s.Load.VariantWarmup <= 0:
+		v.fail(f, "places services during load.variant_warmup, and there is none: set load.variant_warmup (e.g. 2m)")
+	default:
+		for i, svc := range s.Services {
+			if svc.Image != "" {
+				v.fail(f, "service %s runs in a container (services[%d].image), whose CPUs toll sets once at its start; leave pinning.warmup out", svc.Name, i)
+				return
+			}
+		}
 	}
 }
 

@@ -108,6 +108,10 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"cpus empty", measure, measure + "    cpus: \"\"\n", 9, "services[1].cpus", `"" is not a CPU list`},
 		{"pinning.load offline", "name: demo\n", "name: demo\npinning: {load: \"5\"}\n", 2, "pinning.load", "CPU 5 is not one toll may use"},
 		{"pinning.services offline", "name: demo\n", "name: demo\npinning:\n  services: 0,7\n", 3, "pinning.services", "CPU 7 is not one toll may use"},
+		{"pinning.warmup unknown", duration, duration + "  variant_warmup: 1m\npinning: {warmup: load}\n", 23, "pinning.warmup", `"load" is not all`},
+		{"pinning.warmup without a warm-up", duration, duration + "pinning: {warmup: all}\n", 22, "pinning.warmup", "set load.variant_warmup"},
+		{"pinning.warmup unpinned", duration, duration + "  variant_warmup: 1m\npinning: {off: true, warmup: all}\n", 23, "pinning.warmup", "pinning.off leaves them unpinned"},
+		{"pinning.warmup with a container", measure, measure + "    image: localhost/app:1\n", 24, "pinning.warmup", "service consumer runs in a container"},
 		// Durations: bounded, and an explicit 0 is not a default.
 		{"duration 48h", duration, "  duration: 48h\n", 21, "load.duration", "48h0m0s is above toll's limit of 24h0m0s"},
 		{"duration negative", duration, "  duration: -5s\n", 21, "load.duration", `"-5s" is negative`},
@@ -236,6 +240,9 @@ func TestParseRefusesBadValues(t *testing.T) {
 			src := strings.Replace(good, tt.old, tt.new, 1)
 			if tt.name == "published container exports to the sink" {
 				src = strings.Replace(src, measure, measure+"    image: localhost/app:1\n    ports: {http: 8080}\n", 1)
+			}
+			if tt.name == "pinning.warmup with a container" {
+				src = strings.Replace(src, duration, duration+"  variant_warmup: 1m\npinning: {warmup: all}\n", 1)
 			}
 			if tt.name == "users in a duet count twice" {
 				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/e2e/tolltest"
+	"github.com/tollperf/toll/pin"
 )
 
 // TestVariantWarmupUntilJITSettles runs real JVMs as a shared duet with
@@ -265,4 +269,87 @@ func runForTrials(t *testing.T, path string, want int) (out, stdout string, tria
 		trials[filepath.Base(f)] = b
 	}
 	return out, so.String(), trials
+}
+
+// TestWarmupOnAllCPUs checks pinning.warmup: all end to end: a service on
+// CPU 1 runs on every CPU during its variant warm-up, and on CPU 1 again
+// before its trial's load begins. The service logs its process's allowed
+// CPUs every 20 ms with the time.
+func TestWarmupOnAllCPUs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real services")
+	}
+	online, err := pin.Online()
+	if err != nil || len(online) < 2 {
+		t.Skipf("needs 2 CPUs, one for toll and one for the services: %v (%v)", online, err)
+	}
+	own, all := online[1:].String(), online.String()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "widen.yaml")
+	// A bounded loop: at most 400 readings, 8 s.
+	const logCPUs = `toll app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)"; sleep 0.02; done; wait`
+	scenario := fmt.Sprintf(`name: widen
+services:
+  - name: app
+    command: [sh, -c, %q]
+    ready: {http: "http://127.0.0.1:${port:app}/health", timeout: 10s}
+    measure: true
+variants:
+  - name: baseline
+load:
+  target: "http://127.0.0.1:${port:app}"
+  requests:
+    - {path: /provider}
+  rate: 50
+  warmup: 200ms
+  duration: 1s
+  variant_warmup: 1500ms
+  variant_warmup_users: 2
+rounds: 1
+pinning: {warmup: all}
+`, logCPUs)
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stdout, trials := runForTrials(t, path, 1)
+	var tr struct {
+		MeasureStart time.Time `json:"measure_start"`
+		Start        time.Time `json:"start"`
+	}
+	if err := json.Unmarshal(trials["0001-baseline.json"], &tr); err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join(out, "logs", "baseline.app.1.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Readings in order: own CPUs while starting, all of them in the
+	// warm-up, own again before the trial's load and to the end.
+	var seq []string
+	var lastWide time.Time
+	for line := range strings.Lines(string(log)) {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "cpus" {
+			continue
+		}
+		sec, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if f[2] == all {
+			lastWide = time.Unix(0, int64(sec*1e9))
+		}
+		if len(seq) == 0 || seq[len(seq)-1] != f[2] {
+			seq = append(seq, f[2])
+		}
+	}
+	if want := []string{own, all, own}; !slices.Equal(seq, want) {
+		t.Fatalf("the service's allowed CPUs went %v, want %v (own, all in the warm-up, own)\n%s", seq, want, log)
+	}
+	if !lastWide.Before(tr.MeasureStart.Add(-200 * time.Millisecond)) {
+		t.Errorf("the service still ran on CPUs %s at %v, past its trial's load start (measure_start %v less its 200 ms warm-up)", all, lastWide, tr.MeasureStart)
+	}
+	if !strings.Contains(stdout, "by 2 users on CPUs "+all) {
+		t.Errorf("report's first line lacks the warm-up's CPUs:\n%s", stdout)
+	}
 }
