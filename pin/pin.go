@@ -119,6 +119,41 @@ func Idle(pid int) error {
 	return nil
 }
 
+// Policies returns the scheduling policy and nice value of every thread of
+// process pid, by thread id, to be set back with SetPolicies after a while
+// at another.
+func Policies(pid int) (map[int]unix.SchedAttr, error) {
+	out := map[int]unix.SchedAttr{}
+	err := eachThread(pid, func(tid int) error {
+		a, err := unix.SchedGetAttr(tid, 0)
+		if err == nil {
+			out[tid] = *a
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scheduling policies of process %d: %w", pid, err)
+	}
+	return out, nil
+}
+
+// SetPolicies sets every thread of process pid to its policy in saved, and a
+// thread that saved does not hold (one started since) to fallback.
+func SetPolicies(pid int, saved map[int]unix.SchedAttr, fallback unix.SchedAttr) error {
+	err := eachThread(pid, func(tid int) error {
+		a, ok := saved[tid]
+		if !ok {
+			a = fallback
+		}
+		a.Size = unix.SizeofSchedAttr
+		return unix.SchedSetAttr(tid, &a, 0)
+	})
+	if err != nil {
+		return fmt.Errorf("set scheduling policies of process %d: %w", pid, err)
+	}
+	return nil
+}
+
 // eachThread calls set for every thread of process pid. A thread that
 // exits meanwhile is no error. Since a thread started by one not yet set
 // would escape, the threads are listed again until a listing finds none

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -85,5 +86,50 @@ func TestIdle(t *testing.T) {
 	}
 	if err := Idle(1 << 30); err == nil {
 		t.Error("Idle of a process that does not exist succeeded")
+	}
+}
+
+// TestSetPolicies saves a child's policy and nice value, puts it at idle
+// priority and sets it back.
+func TestSetPolicies(t *testing.T) {
+	cmd := exec.Command("nice", "-n", "3", "sleep", "5")
+	if err := cmd.Start(); err != nil {
+		t.Skipf("no nice or sleep: %v", err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	pid := cmd.Process.Pid
+	policy := func() (uint32, int32) {
+		t.Helper()
+		a, err := unix.SchedGetAttr(pid, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Policy, a.Nice
+	}
+	// nice execs sleep: wait until the process is niced.
+	for i := 0; i < 100; i++ {
+		if _, n := policy(); n == 3 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	saved, err := Policies(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Idle(pid); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := policy(); p != unix.SCHED_IDLE {
+		t.Fatalf("policy %d after Idle, want SCHED_IDLE", p)
+	}
+	if err := SetPolicies(pid, saved, unix.SchedAttr{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, n := policy(); p != unix.SCHED_NORMAL || n != 3 {
+		t.Errorf("policy %d nice %d after SetPolicies, want SCHED_NORMAL (0) nice 3", p, n)
 	}
 }

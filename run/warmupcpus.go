@@ -4,88 +4,155 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/probe"
 )
 
-// widenForWarmup puts the services of variants on r.warmupCPUs, every CPU
-// toll may use (pinning.warmup: all), for their variant warm-up, and
-// returns what puts them back on their own CPUs, which must run before
-// their trial does. Without warm-up CPUs it does nothing. Services that
-// cannot be widened keep their own CPUs (noted): the warm-up is slower,
-// not wrong.
+// widenForWarmup lets the services of variants use every CPU toll may use,
+// r.warmupCPUs (pinning.warmup: all), for their variant warm-up, at idle
+// priority (SCHED_IDLE): on the load generator's CPU they take only the
+// time it leaves, so it sends the warm-up's load on time, as it would with
+// the services on their own CPUs. It returns what puts them back on their
+// own CPUs at their own priority, which must run before their trial does.
+// Without warm-up CPUs it does nothing. A service that cannot be widened
+// keeps its own CPUs (noted): its warm-up is slower, not wrong.
 func (r *runner) widenForWarmup(variants []string) (restore func() error) {
 	restore = func() error { return nil }
 	if r.warmupCPUs == "" {
 		return restore
 	}
-	type placed struct {
-		variant, svc string
-		cg           *cgroup.Group
-		pid          int
-		own          string
-	}
-	var widened []placed
+	var widened []*widenedService
 	for _, name := range variants {
 		st := r.running[name]
 		if st == nil || st.group == nil {
 			continue
 		}
 		for i, svc := range st.group.Services() {
-			p := placed{variant: name, svc: st.runs[i].Name, cg: st.cgs[st.runs[i].Name], pid: svc.Pid(), own: st.runs[i].CPUs}
-			if p.own == "" || st.runs[i].Container != "" {
+			w := &widenedService{name: name + "/" + st.runs[i].Name, cg: st.cgs[st.runs[i].Name], pid: svc.Pid(), own: st.runs[i].CPUs}
+			if w.own == "" || st.runs[i].Container != "" {
 				continue
 			}
-			if err := placeService(p.cg, p.pid, r.warmupCPUs); err != nil {
-				r.note(fmt.Sprintf("%s/%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", name, p.svc, p.own, r.warmupCPUs, err))
-				_ = placeService(p.cg, p.pid, p.own)
+			if err := w.widen(r.warmupCPUs); err != nil {
+				r.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, r.warmupCPUs, err))
+				_ = w.restore()
 				continue
 			}
-			widened = append(widened, p)
+			widened = append(widened, w)
 		}
 	}
 	return func() error {
 		var errs []error
-		for _, p := range widened {
-			if err := placeService(p.cg, p.pid, p.own); err != nil {
-				errs = append(errs, fmt.Errorf("%s/%s: back to CPUs %s after the variant warm-up: %w", p.variant, p.svc, p.own, err))
+		for _, w := range widened {
+			if err := w.restore(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: back to CPUs %s after the variant warm-up: %w", w.name, w.own, err))
 			}
 		}
 		return errors.Join(errs...)
 	}
 }
 
-// placeService puts a service, every thread of every process in its cgroup
-// (or, without one, below its supervisor pid), on the CPUs of list: the
-// cgroup's cpuset first, then each thread's affinity, which toll set at the
-// service's start and which a wider cpuset alone would not widen. A
-// process that exits meanwhile is no error.
-func placeService(cg *cgroup.Group, pid int, list string) error {
+// widenedService is a service moved to more CPUs for its warm-up, with what
+// it takes to move it back.
+type widenedService struct {
+	name string
+	cg   *cgroup.Group // nil without cgroups
+	pid  int           // its supervisor's
+	own  string        // its CPUs
+	// policies are its threads' scheduling policies before, by thread id,
+	// and fallback the first process's main thread's, for threads and
+	// processes started since.
+	policies map[int]unix.SchedAttr
+	fallback *unix.SchedAttr
+}
+
+// widen puts the service on the CPUs of list at idle priority: its cgroup's
+// cpuset first, then each thread's affinity (which toll set at the
+// service's start, and which a wider cpuset alone would not widen) and
+// policy.
+func (w *widenedService) widen(list string) error {
 	cpus, err := pin.Parse(list)
 	if err != nil {
 		return err
 	}
-	pids := []int{pid}
-	if cg != nil {
-		if err := cg.SetCPUs(list); err != nil {
+	if w.cg != nil {
+		if err := w.cg.SetCPUs(list); err != nil {
 			return err
 		}
-		if pids, err = cg.Pids(); err != nil {
+	}
+	pids, err := w.pids()
+	if err != nil {
+		return err
+	}
+	w.policies = map[int]unix.SchedAttr{}
+	for _, p := range pids {
+		saved, err := pin.Policies(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
-	} else if tree, err := probe.NewProcessTree(pid); err == nil {
-		pids = tree.Pids()
-	} else if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	} else {
+		if main, ok := saved[p]; ok && w.fallback == nil {
+			w.fallback = &main
+		}
+		maps.Copy(w.policies, saved)
+		if err := cpus.Process(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := pin.Idle(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// restore puts the service back on its own CPUs (the cgroup's cpuset
+// first: every thread leaves the other CPUs at once) at the policies it had.
+func (w *widenedService) restore() error {
+	cpus, err := pin.Parse(w.own)
+	if err != nil {
+		return err
+	}
+	if w.cg != nil {
+		if err := w.cg.SetCPUs(w.own); err != nil {
+			return err
+		}
+	}
+	pids, err := w.pids()
+	if err != nil {
 		return err
 	}
 	for _, p := range pids {
 		if err := cpus.Process(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		if w.fallback == nil {
+			continue
+		}
+		if err := pin.SetPolicies(p, w.policies, *w.fallback); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 	}
 	return nil
+}
+
+// pids lists the service's processes: those in its cgroup, or without one,
+// its supervisor and the processes below it. None is no error: it exited.
+func (w *widenedService) pids() ([]int, error) {
+	if w.cg != nil {
+		return w.cg.Pids()
+	}
+	tree, err := probe.NewProcessTree(w.pid)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return tree.Pids(), nil
 }

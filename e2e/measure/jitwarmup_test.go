@@ -272,9 +272,10 @@ func runForTrials(t *testing.T, path string, want int) (out, stdout string, tria
 }
 
 // TestWarmupOnAllCPUs checks pinning.warmup: all end to end: a service on
-// CPU 1 runs on every CPU during its variant warm-up, and on CPU 1 again
-// before its trial's load begins. The service logs its process's allowed
-// CPUs every 20 ms with the time.
+// CPU 1 runs on every CPU at idle priority during its variant warm-up, and
+// on CPU 1 at normal priority again before its trial's load begins. The
+// service logs its process's allowed CPUs and scheduling policy every 20 ms
+// with the time.
 func TestWarmupOnAllCPUs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real services")
@@ -283,11 +284,12 @@ func TestWarmupOnAllCPUs(t *testing.T) {
 	if err != nil || len(online) < 2 {
 		t.Skipf("needs 2 CPUs, one for toll and one for the services: %v (%v)", online, err)
 	}
-	own, all := online[1:].String(), online.String()
+	// As the log reads them: CPUs/policy, 0 SCHED_OTHER, 5 SCHED_IDLE.
+	own, all := online[1:].String()+"/0", online.String()+"/5"
 	dir := t.TempDir()
 	path := filepath.Join(dir, "widen.yaml")
 	// A bounded loop: at most 400 readings, 8 s.
-	const logCPUs = `toll app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)"; sleep 0.02; done; wait`
+	const logCPUs = `toll app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)"; sleep 0.02; done; wait`
 	scenario := fmt.Sprintf(`name: widen
 services:
   - name: app
@@ -323,8 +325,9 @@ pinning: {warmup: all}
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Readings in order: own CPUs while starting, all of them in the
-	// warm-up, own again before the trial's load and to the end.
+	// Readings in order: own CPUs while starting, all of them at idle
+	// priority in the warm-up, own again before the trial's load and to
+	// the end.
 	var seq []string
 	var lastWide time.Time
 	for line := range strings.Lines(string(log)) {
@@ -344,12 +347,12 @@ pinning: {warmup: all}
 		}
 	}
 	if want := []string{own, all, own}; !slices.Equal(seq, want) {
-		t.Fatalf("the service's allowed CPUs went %v, want %v (own, all in the warm-up, own)\n%s", seq, want, log)
+		t.Fatalf("the service's allowed CPUs/policy went %v, want %v (own, all in the warm-up, own)\n%s", seq, want, log)
 	}
 	if !lastWide.Before(tr.MeasureStart.Add(-200 * time.Millisecond)) {
 		t.Errorf("the service still ran on CPUs %s at %v, past its trial's load start (measure_start %v less its 200 ms warm-up)", all, lastWide, tr.MeasureStart)
 	}
-	if !strings.Contains(stdout, "by 2 users on CPUs "+all) {
+	if !strings.Contains(stdout, "by 2 users on CPUs "+online.String()) {
 		t.Errorf("report's first line lacks the warm-up's CPUs:\n%s", stdout)
 	}
 }
