@@ -19,11 +19,14 @@ func TestLateArrivals(t *testing.T) {
 		wantFlags int
 		wantNote  []string
 		notNote   []string
+		waitMS    float64 // toll's threads' wait to run, in each trial
+		wantFlag  string  // in the flag's message
 	}{
-		{"on time", [2]int64{12, 30}, 0, 0, []string{"Arrivals: uniform, each request sent at its own time", "at most 30 µs at p99"}, []string{"release grid", "flagged"}},
-		{"one trial late", [2]int64{12, LateArrivalLimit.Microseconds() + 1}, 0, 1, []string{"3 trial(s) above 100 µs: flagged late-arrivals"}, []string{"release grid"}},
-		{"a release grid", [2]int64{5, 8}, 0.002, 0, []string{"Latency was measured with a release grid of 2ms", "released on a grid of 2ms"}, nil},
-		{"a run from before lateness was recorded", [2]int64{0, 0}, 0.002, 0, []string{"release grid of 2ms", "send lateness was not recorded"}, []string{"at most 0"}},
+		{"on time", [2]int64{12, 30}, 0, 0, []string{"Arrivals: uniform, each request sent at its own time", "at most 30 µs at p99"}, []string{"release grid", "flagged"}, 0, ""},
+		{"one trial late", [2]int64{12, LateArrivalLimit.Microseconds() + 1}, 0, 1, []string{"3 trial(s) above 100 µs: flagged late-arrivals"}, []string{"release grid"}, 0, "the CPU costs stand"},
+		{"late, held up by the machine", [2]int64{12, 900}, 0, 1, []string{"flagged late-arrivals"}, nil, 12.5, "toll's threads waited 12.5 ms in all to run"},
+		{"a release grid", [2]int64{5, 8}, 0.002, 0, []string{"Latency was measured with a release grid of 2ms", "released on a grid of 2ms"}, nil, 0, ""},
+		{"a run from before lateness was recorded", [2]int64{0, 0}, 0.002, 0, []string{"release grid of 2ms", "send lateness was not recorded"}, []string{"at most 0"}, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +37,7 @@ func TestLateArrivals(t *testing.T) {
 				for i, v := range []string{"baseline", "v"} {
 					tr := synthetic(t, 2*r+i-1, r, v, 3, 100, 0.001, 1000)
 					tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = tt.lateness[i], 2*tt.lateness[i]
+					tr.Load.CPUWaitMS = tt.waitMS
 					trials = append(trials, tr)
 				}
 			}
@@ -45,7 +49,7 @@ func TestLateArrivals(t *testing.T) {
 			for _, f := range s.Flags {
 				if f.Code == FlagLateArrival {
 					late++
-					if f.Variant != "v" || !strings.Contains(f.Message, "the CPU costs stand") {
+					if f.Variant != "v" || !strings.Contains(f.Message, tt.wantFlag) {
 						t.Errorf("flag %+v", f)
 					}
 				}

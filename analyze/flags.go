@@ -119,8 +119,12 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)
 	}
 	if p99 := t.Load.LatenessP99US; p99 > LateArrivalLimit.Microseconds() {
-		add(FlagLateArrival, "the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs, and that delay is in the latency (the CPU costs stand); a busy load CPU or a shared machine holds the generator up, and a service that stalls long enough to hold every connection (max_conns) makes requests wait for one",
-			p99, t.Load.LatenessMaxUS, LateArrivalLimit.Microseconds())
+		held := ""
+		if w := t.Load.CPUWaitMS; w > 0 {
+			held = fmt.Sprintf(" (toll's threads waited %.1f ms in all to run during the load: the load CPU was held by other tasks, kernel threads among them, or by toll's own)", w)
+		}
+		add(FlagLateArrival, "the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs, and that delay is in the latency (the CPU costs stand); a busy load CPU or a shared machine holds the generator up%s, and a service that stalls long enough to hold every connection (max_conns) makes requests wait for one",
+			p99, t.Load.LatenessMaxUS, LateArrivalLimit.Microseconds(), held)
 	}
 	if st := tc.Costs[Steal]; st > StealLimit {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)

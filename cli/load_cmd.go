@@ -221,6 +221,7 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 			}
 			cfg.Pacer = load.NewPoissonPacer(f.rate, sum.Seed)
 		}
+		cfg.Lull = load.Midway(load.Spacing(f.rate, f.quantum))
 	} else {
 		cfg.Users = &load.Users{N: f.users, Think: f.think, ExponentialThink: f.thinkExp, Ramp: f.ramp}
 		sum.Model, sum.Users = "closed", f.users

@@ -224,6 +224,7 @@ func Load(ctx context.Context, w io.Writer, spec LoadSpec) error {
 		cfg.Users = &load.Users{N: spec.Users, Think: spec.Think, ExponentialThink: spec.ThinkExp, Ramp: spec.Ramp}
 	} else {
 		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: spec.Rate}, spec.Quantum
+		cfg.Lull = load.Midway(load.Spacing(spec.Rate, spec.Quantum))
 	}
 	res, err := load.Run(ctx, cfg)
 	line := LoadLine{Start: cfg.Start, MeasureStart: cfg.Start.Add(spec.Warmup)}

@@ -60,6 +60,31 @@ type Config struct {
 	// window with that second's figures, from a goroutine of its own (for a
 	// live display; it reads counters the workers update atomically).
 	OnSecond func(Second)
+	// Lull is how long after each whole second of the timeline Run does
+	// its own per-second work (encoding the second's histogram, OnSecond),
+	// which holds up a request due meanwhile on the generator's CPU. Half
+	// the Spacing of the requests puts that work between two of them
+	// instead of at the due time of the one that opens each second, which
+	// it would make late by its own length once a second. It must be below
+	// a second; 0 does the work on the second.
+	Lull time.Duration
+}
+
+// Midway returns a Lull that falls midway between requests spacing apart:
+// half of it, at most 100 ms.
+func Midway(spacing time.Duration) time.Duration {
+	return min(spacing/2, 100*time.Millisecond)
+}
+
+// Spacing is the time between consecutive due times of an open model at
+// rate requests per second on a grid of quantum (0 for none): 1/rate, or
+// the quantum if that is longer. Poisson arrivals have it as their mean.
+// It is 0 for a rate that is not positive.
+func Spacing(rate float64, quantum time.Duration) time.Duration {
+	if !(rate > 0) {
+		return 0
+	}
+	return max(time.Duration(float64(time.Second)/rate), quantum)
 }
 
 // Second is one second of the measured window as it ends: the requests
@@ -172,6 +197,7 @@ type runner struct {
 	patience  *time.Timer   // dispatch's, to look again for a worker
 
 	onSecond func(Second)
+	lull     time.Duration // Config.Lull
 
 	ctx     context.Context       // the run's; done when it is cancelled or over
 	aborted atomic.Bool           // the run was cancelled: requests in flight are not recorded
@@ -206,6 +232,8 @@ func newRunner(cfg Config) (*runner, error) {
 		return nil, fmt.Errorf("load: quantum %s is negative", cfg.Quantum)
 	case cfg.Duration <= 0:
 		return nil, fmt.Errorf("load: duration %s is not positive", cfg.Duration)
+	case cfg.Lull < 0 || cfg.Lull >= time.Second:
+		return nil, fmt.Errorf("load: lull %s is not in [0, 1s)", cfg.Lull)
 	case cfg.Warmup < 0:
 		return nil, fmt.Errorf("load: warm-up %s is negative", cfg.Warmup)
 	case cfg.Warmup > math.MaxInt64-cfg.Duration-timeout:
@@ -225,6 +253,7 @@ func newRunner(cfg Config) (*runner, error) {
 		targets:  targets,
 		rec:      newRecorder(int((cfg.Duration+time.Second-1)/time.Second), len(targets)),
 		onSecond: cfg.OnSecond,
+		lull:     cfg.Lull,
 	}
 	for _, t := range targets {
 		r.names = append(r.names, t.name)
@@ -339,14 +368,21 @@ func (r *runner) background(done <-chan struct{}) {
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
 	reported := 0
+	// report calls onSecond with each second that has ended by now.
+	report := func(now time.Duration) {
+		for r.onSecond != nil && reported < len(r.rec.intervals) && now >= r.warmup+time.Duration(reported+1)*time.Second {
+			r.onSecond(r.rec.snapshot(reported))
+			reported++
+		}
+	}
 	var freedAt uint64      // workers retired when memory was last given back
 	var freed time.Duration // when it was
 	for {
 		// The next event: the end of the next interval to report, or the
 		// finalization of the next one to finalize.
-		next := r.warmup + time.Duration(r.rec.done+1)*time.Second + finalizeLag
+		next := r.warmup + time.Duration(r.rec.done+1)*time.Second + finalizeLag + r.lull
 		if r.onSecond != nil && reported < len(r.rec.intervals) {
-			next = min(next, r.warmup+time.Duration(reported+1)*time.Second)
+			next = min(next, r.warmup+time.Duration(reported+1)*time.Second+r.lull)
 		}
 		wait := time.Until(r.origin.Add(next))
 		if wait <= 0 {
@@ -359,14 +395,14 @@ func (r *runner) background(done <-chan struct{}) {
 		t.Reset(wait)
 		select {
 		case <-done:
+			// The load is over: the seconds that have ended are
+			// reported now, their lull having nothing left to spare.
+			report(r.elapsed())
 			return
 		case <-t.C:
 		}
 		now := r.elapsed()
-		for r.onSecond != nil && reported < len(r.rec.intervals) && now >= r.warmup+time.Duration(reported+1)*time.Second {
-			r.onSecond(r.rec.snapshot(reported))
-			reported++
-		}
+		report(now)
 		if now > r.warmup+finalizeLag {
 			r.rec.finalize(int((now-r.warmup-finalizeLag)/time.Second), false)
 		}

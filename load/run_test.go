@@ -365,6 +365,8 @@ func TestRunConfigErrors(t *testing.T) {
 		{"no pacer", func(c *Config) { c.Pacer = nil }},
 		{"no duration", func(c *Config) { c.Duration = 0 }},
 		{"negative warm-up", func(c *Config) { c.Warmup = -time.Second }},
+		{"negative lull", func(c *Config) { c.Lull = -time.Millisecond }},
+		{"a lull of a second", func(c *Config) { c.Lull = time.Second }},
 		{"bad URL", func(c *Config) { c.Requests = []Request{{URL: "nowhere"}} }},
 		{"more users than ports", func(c *Config) { c.Pacer, c.Users = nil, &Users{N: 100_000_000} }},
 	} {
@@ -416,6 +418,67 @@ func TestOnSecond(t *testing.T) {
 	for _, s := range got {
 		if s.Completed < 50 || s.P99 <= 0 || s.Errors != 0 {
 			t.Errorf("second %+v: want about 100 completed with a p99", s)
+		}
+	}
+}
+
+// The generator's own work of each second (here OnSecond) is done Lull
+// after the second, between the request due on the second and the next,
+// instead of holding up the first; the last second's, once the load is
+// over, at once.
+func TestLullPutsTheSecondsWorkBetweenRequests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	start := soon()
+	const rate = 100
+	lull := Midway(Spacing(rate, 0))
+	if lull != 5*time.Millisecond {
+		t.Fatalf("Midway(Spacing(%d req/s)) = %v, want 5ms", rate, lull)
+	}
+	var mu sync.Mutex
+	var at []time.Duration // when each second was reported, after its end
+	_, err := runLoad(t, context.Background(), Config{
+		Requests: []Request{{URL: srv.URL}}, Pacer: ConstantPacer{Rate: rate},
+		Start: start, Warmup: 100 * time.Millisecond, Duration: 3 * time.Second, Lull: lull,
+		OnSecond: func(s Second) {
+			mu.Lock()
+			defer mu.Unlock()
+			at = append(at, time.Since(start)-100*time.Millisecond-time.Duration(s.Index+1)*time.Second)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(at) != 3 {
+		t.Fatalf("%d seconds reported, want 3", len(at))
+	}
+	for i, d := range at[:2] {
+		if d < lull {
+			t.Errorf("second %d reported %v after its end, before the lull of %v", i, d, lull)
+		}
+	}
+}
+
+func TestSpacing(t *testing.T) {
+	for _, tt := range []struct {
+		rate    float64
+		quantum time.Duration
+		spacing time.Duration
+		midway  time.Duration
+	}{
+		{100, 0, 10 * time.Millisecond, 5 * time.Millisecond},
+		{5000, 0, 200 * time.Microsecond, 100 * time.Microsecond},
+		{5000, 2 * time.Millisecond, 2 * time.Millisecond, time.Millisecond},
+		{1, 0, time.Second, 100 * time.Millisecond},
+		{0, 0, 0, 0},
+	} {
+		if got := Spacing(tt.rate, tt.quantum); got != tt.spacing {
+			t.Errorf("Spacing(%v, %v) = %v, want %v", tt.rate, tt.quantum, got, tt.spacing)
+		}
+		if got := Midway(tt.spacing); got != tt.midway {
+			t.Errorf("Midway(%v) = %v, want %v", tt.spacing, got, tt.midway)
 		}
 	}
 }

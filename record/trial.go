@@ -160,6 +160,13 @@ type LoadTotals struct {
 	// error, which is in every latency (open model; 0 in the closed model).
 	LatenessP99US int64 `json:"lateness_p99_us,omitempty"`
 	LatenessMaxUS int64 `json:"lateness_max_us,omitempty"`
+	// CPUWaitMS is how long toll's threads, the load generator's among
+	// them, waited in all to run while runnable during the load (its
+	// warm-up included; /proc/PID/task/*/schedstat): time that other tasks
+	// held the load CPUs, kernel threads included, or toll's threads one
+	// another's. It tells a generator held up by its machine from one that
+	// was not.
+	CPUWaitMS float64 `json:"cpu_wait_ms,omitempty"`
 	// ArrivalSeed is the seed of the trial's Poisson arrivals (load.arrival:
 	// poisson), drawn from the run's seed, its round and its load step.
 	ArrivalSeed uint64 `json:"arrival_seed,omitempty"`

@@ -35,10 +35,9 @@ type serviceProbe struct {
 	tree     processes
 	cg       *cgroup.Group
 	points   []record.Sample
-	jvm      *jvm.Reader // the JVM in the tree, once found
+	jvm      *jvm.Reader // the JVM in the tree, if it has one
 	hw       *perfcount.Group
 	jvmPid   int
-	looked   int // samples that looked for a JVM
 
 	// scrape and nmt are the service's own metrics and its JVM's Native
 	// Memory Tracking, read at the window's edges (pull.go).
@@ -58,17 +57,8 @@ type processes interface {
 	Pids() []int
 }
 
-// jvmLookups is how many samples of a trial look for a JVM in a service's
-// process tree before giving up (a JVM writes its hsperfdata file within
-// moments of starting, and services are ready before trials begin).
-const jvmLookups = 3
-
-// readJVM reads the counters of the JVM in sp's tree, finding it first.
+// readJVM reads the counters of sp's JVM, if it has one.
 func (sp *serviceProbe) readJVM() *record.JVMSample {
-	if sp.jvm == nil && sp.tree != nil && sp.looked < jvmLookups {
-		sp.looked++
-		sp.jvm, sp.jvmPid = findJVM(sp.tree)
-	}
 	if sp.jvm == nil {
 		return nil
 	}
@@ -124,6 +114,18 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name],
 			scrape: st.v.Services[i].Scrape, nmt: st.v.Services[i].NMT}
 		sp.tree = serviceProcesses(st, i, svc.Pid())
+		if sp.tree != nil {
+			// Looked for once, before the load: finding a JVM lists
+			// /tmp and resolves a user, milliseconds of the load
+			// generator's CPU that would hold its requests up. A service
+			// is ready before its trials, and a JVM writes its
+			// hsperfdata as it starts. A cgroup's members are listed
+			// by a sample.
+			if len(sp.tree.Pids()) == 0 {
+				sp.tree.Sample()
+			}
+			sp.jvm, sp.jvmPid = findJVM(sp.tree)
+		}
 		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
 			// Counts start with the trial; only differences are used.
 			if g, err := perfcount.OpenCgroup(sp.cg.PerfEventDir(), r.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {

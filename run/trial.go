@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
@@ -78,6 +80,7 @@ func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmu
 			seed = arrivalSeed(r.seed, pt)
 			cfg.Pacer = load.NewPoissonPacer(pt.Rate, seed)
 		}
+		cfg.Lull = lull(s, pt)
 	}
 	return cfg, seed
 }
@@ -92,6 +95,19 @@ func owedWarmup(a, b *started) {
 		a.rewarm, b.rewarm = a.warmed, b.warmed
 		a.warmed, b.warmed = false, false
 	}
+}
+
+// lull is where, between the requests of trial t's open-model timeline,
+// its per-second work is done (load.Config.Lull after each second, the
+// samples as long before): midway between two requests, and in a duet on
+// shared CPUs midway between one side's and the other's, whose requests
+// are due duetLag later.
+func lull(s *scenario.Scenario, t *plan.Trial) time.Duration {
+	spacing := load.Spacing(t.Rate, s.Load.QuantumOrDefault())
+	if duetLag(s, t) > 0 {
+		spacing /= 2
+	}
+	return load.Midway(spacing)
 }
 
 // duetLag is how far one side of a duet trial t runs behind the other: half
@@ -181,7 +197,9 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		smp.loop(sctx, origin, s.Sample.D())
+		// The samples fall between the requests (lull), which they
+		// would otherwise hold up on the load generator's CPU.
+		smp.loop(sctx, origin.Add(-lull(s, pt)), s.Sample.D())
 	}()
 	// The services' own metrics are read at the window's start, and again
 	// at its end, below.
@@ -214,10 +232,16 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	// The neighbours are read around the whole load, warm-up included, so
 	// that reading them never competes with the load generator.
 	nb.begin()
+	waited, waitErr := probe.RunDelay(os.Getpid())
 	if pt.Idle {
 		tr.MeasureEnd = idle(tctx, measureStart, s.Load.Duration.D())
 	} else {
 		res, loadErr = load.Run(tctx, cfg)
+	}
+	if end, err := probe.RunDelay(os.Getpid()); err == nil && waitErr == nil {
+		waited = end - waited
+	} else {
+		waited = -1
 	}
 	tr.Neighbours = nb.end()
 	stopSampling()
@@ -236,6 +260,9 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		}
 		FillLoad(tr, res)
 		tr.Load.ArrivalSeed = seed
+		if waited >= 0 {
+			tr.Load.CPUWaitMS = float64(waited) / float64(time.Millisecond)
+		}
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry

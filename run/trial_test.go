@@ -28,6 +28,31 @@ func TestDuetLag(t *testing.T) {
 	}
 }
 
+// TestLull checks where a trial's per-second work falls: midway between
+// its requests, and between one side's and the other's in a shared duet,
+// whose requests interleave.
+func TestLull(t *testing.T) {
+	tests := []struct {
+		name  string
+		mode  string
+		duet  string
+		trial plan.Trial
+		want  time.Duration
+	}{
+		{"sequential", scenario.ModeSequential, "", plan.Trial{Rate: 100}, 5 * time.Millisecond},
+		{"shared duet", scenario.ModeDuet, scenario.DuetShared, plan.Trial{Rate: 100}, 2500 * time.Microsecond},
+		{"split duet", scenario.ModeDuet, scenario.DuetSplit, plan.Trial{Rate: 100}, 5 * time.Millisecond},
+		{"closed model", scenario.ModeDuet, scenario.DuetShared, plan.Trial{Users: 4}, 0},
+		{"a slow rate", scenario.ModeSequential, "", plan.Trial{Rate: 2}, 100 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		s := &scenario.Scenario{Mode: tt.mode, Pinning: scenario.Pinning{Duet: tt.duet}}
+		if got := lull(s, &tt.trial); got != tt.want {
+			t.Errorf("%s: lull %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestIdleWindow checks an idle trial's wait: to the window's planned end,
 // or to when its context ends, but never before the window begins.
 func TestIdleWindow(t *testing.T) {
