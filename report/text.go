@@ -22,7 +22,10 @@ func variantWarmup(m *record.Manifest) string {
 	at := ""
 	switch {
 	case m.Load.VariantWarmupUsers > 0:
-		at = fmt.Sprintf(" by %d users", m.Load.VariantWarmupUsers)
+		at = fmt.Sprintf(" by %d user", m.Load.VariantWarmupUsers)
+		if m.Load.VariantWarmupUsers > 1 {
+			at += "s"
+		}
 	case m.Load.VariantWarmupRate > 0:
 		at = fmt.Sprintf(" at %g req/s", m.Load.VariantWarmupRate)
 	}
