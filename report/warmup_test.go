@@ -1,10 +1,55 @@
 package report
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
 )
+
+// TestWarmupsShown checks that every report says, in one line, how the
+// variant warm-ups until the JIT settled went, and that the summary warns
+// of one that reached its maximum unsettled.
+func TestWarmupsShown(t *testing.T) {
+	m := &record.Manifest{Scenario: "jit", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Rounds: 3,
+		Load: record.LoadSettings{Model: "open", Rates: []float64{100}, DurationS: 6, VariantWarmupS: 120,
+			VariantWarmupUntil: &record.WarmupUntil{JITBelowMs: 5, OverS: 10}}}
+	var trials []*record.Trial
+	for r := 1; r <= 3; r++ {
+		for i, v := range []string{"baseline", "otel"} {
+			tr := htmlTrial(t, 2*r+i, r, v, 6, 100, 0.001*(1+0.2*float64(i)), 1000, false)
+			tr.VariantWarmupS = 30 + 10*float64(r)
+			tr.VariantWarmup = &record.VariantWarmup{MaxS: 120, Settled: true, JITMsPerS: map[string]float64{"app": 1}}
+			if v == "otel" && r == 3 {
+				tr.VariantWarmupS = 120
+				tr.VariantWarmup = &record.VariantWarmup{MaxS: 120, JITMsPerS: map[string]float64{"app": 23.4}}
+			}
+			trials = append(trials, tr)
+		}
+	}
+	s, err := analyze.Summarize(m, trials, analyze.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := "variant warm-ups until the JIT settles (below 5 ms/s over 10 s, at most 2m0s): baseline 40–60 s, 3 of 3 settled; otel 40–120 s, 2 of 3 settled"
+	var text, md, page bytes.Buffer
+	for _, err := range []error{Text(&text, s), Markdown(&md, s), HTML(&page, s)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": page.String()} {
+		if !strings.Contains(out, line) {
+			t.Errorf("%s report lacks %q:\n%s", name, line, out)
+		}
+	}
+	if !strings.Contains(text.String(), "otel's variant warm-up before trial 7 (round 3) reached its maximum of 120 s without its JIT settling") ||
+		!strings.Contains(text.String(), "app 23.4 ms/s") {
+		t.Errorf("text report lacks the warning of otel's unsettled warm-up:\n%s", text.String())
+	}
+}
 
 // TestVariantWarmup checks how a report's first line says the variants
 // were warmed.
