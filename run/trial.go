@@ -189,6 +189,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		}()
 	}
 
+	cfg, seed := r.loadConfig(st, pt, origin, warmup, s.Load.Duration.D())
 	smp := newSampler(r, st, measureStart)
 	defer smp.close()
 	nb := r.neighbours(pt)
@@ -197,9 +198,11 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		// The samples fall between the requests (lull), which they
-		// would otherwise hold up on the load generator's CPU.
-		smp.loop(sctx, origin.Add(-lull(s, pt)), s.Sample.D())
+		// The samples fall between the requests, as long before each
+		// second as the load's own per-second work falls after it
+		// (cfg.Lull): on the second they would hold up the request due
+		// there on the load generator's CPU.
+		smp.loop(sctx, origin.Add(-cfg.Lull), s.Sample.D())
 	}()
 	// The services' own metrics are read at the window's start, and again
 	// at its end, below.
@@ -223,7 +226,6 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		r.began = time.Now()
 	}
 	r.mu.Unlock()
-	cfg, seed := r.loadConfig(st, pt, origin, warmup, s.Load.Duration.D())
 	if r.opt.Live {
 		cfg.OnSecond = func(sec load.Second) { r.status(pt, sec, smp) }
 	}
@@ -232,17 +234,13 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	// The neighbours are read around the whole load, warm-up included, so
 	// that reading them never competes with the load generator.
 	nb.begin()
-	waited, waitErr := probe.RunDelay(os.Getpid())
+	waitFrom, fromErr := probe.RunDelay(os.Getpid())
 	if pt.Idle {
 		tr.MeasureEnd = idle(tctx, measureStart, s.Load.Duration.D())
 	} else {
 		res, loadErr = load.Run(tctx, cfg)
 	}
-	if end, err := probe.RunDelay(os.Getpid()); err == nil && waitErr == nil {
-		waited = end - waited
-	} else {
-		waited = -1
-	}
+	waitTo, toErr := probe.RunDelay(os.Getpid())
 	tr.Neighbours = nb.end()
 	stopSampling()
 	wg.Wait()
@@ -260,8 +258,8 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		}
 		FillLoad(tr, res)
 		tr.Load.ArrivalSeed = seed
-		if waited >= 0 {
-			tr.Load.CPUWaitMS = float64(waited) / float64(time.Millisecond)
+		if fromErr == nil && toErr == nil {
+			tr.Load.CPUWaitMS = float64(waitTo-waitFrom) / float64(time.Millisecond)
 		}
 	}
 	tr.Samples = smp.series()

@@ -41,8 +41,8 @@ type variantWarmup struct {
 // load.variant_warmup, or, with load.variant_warmup_until, until every
 // measured JVM among them has settled. Each variant's started keeps the
 // outcome for its trial. With pinning.warmup: all the services run on every
-// CPU meanwhile, and on their own again when it returns. It is the one place variant warm-ups run, in every
-// schedule.
+// CPU meanwhile, and on their own again when it returns. It is the one place
+// variant warm-ups run, in every schedule.
 func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := r.s.Load.VariantWarmup.D()
 	var owed []*plan.Trial

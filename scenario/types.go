@@ -557,10 +557,11 @@ type Pinning struct {
 	// (load.variant_warmup): "" (default) on their own CPUs, or "all" on
 	// every CPU toll may use, the load generator's too, at idle priority
 	// (so the generator still sends on time), back on their own at their
-	// own priority before their first trial. A JVM's JIT compilers then run beside the
-	// application instead of taking turns with it, and settle in about
-	// half the time; code that sizes itself from the CPU count during the
-	// warm-up (a JVM's Runtime.availableProcessors()) sees them all.
+	// own priority before their first trial. A JVM's JIT compilers then
+	// run beside the application instead of taking turns with it, and
+	// settle in about half the time; code that sizes itself from the CPU
+	// count during the warm-up (a JVM's Runtime.availableProcessors())
+	// sees them all.
 	Warmup string `yaml:"warmup"`
 }
 
