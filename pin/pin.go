@@ -86,14 +86,6 @@ func (c CPUs) set() *unix.CPUSet {
 	return &s
 }
 
-// Thread pins one thread (or, with tid 0, the calling thread).
-func (c CPUs) Thread(tid int) error {
-	if err := unix.SchedSetaffinity(tid, c.set()); err != nil {
-		return fmt.Errorf("pin thread %d to CPUs %s: %w", tid, c, err)
-	}
-	return nil
-}
-
 // Process pins every thread of process pid; threads it starts later
 // inherit the affinity of the thread that starts them, and a thread started
 // while Process runs is pinned too (see eachThread).
