@@ -235,9 +235,13 @@ restart: per-round`)
 		if c := tr.Load.Connections; c < 1 || c > 10 {
 			t.Errorf("%s: the trial opened %d connections, want 1 to 10", f, c)
 		}
-		// 2 s at 50 req/s and 200 ms more would be 110.
-		if n := tr.Load.WarmupCompleted; n < 550 || tr.VariantWarmupS < 1.9 {
-			t.Errorf("%s: %d warm-up requests in a %.1f s variant warm-up, want 2 s and at least 5 times the 110 the trial's rate would send", f, n, tr.VariantWarmupS)
+		// 2 s at 50 req/s and 200 ms more would be 110. Two users
+		// against a service answering in about a millisecond send
+		// thousands on a quiet machine; CI, testing every package at
+		// once, has read 540. Twice the open model's count still tells
+		// users apart from the trial's rate.
+		if n := tr.Load.WarmupCompleted; n < 220 || tr.VariantWarmupS < 1.9 {
+			t.Errorf("%s: %d warm-up requests in a %.1f s variant warm-up, want 2 s and at least twice the 110 the trial's rate would send", f, n, tr.VariantWarmupS)
 		}
 	}
 	if !strings.Contains(stdout, "variant warm-up 2s by 2 users") {
