@@ -100,7 +100,7 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	// window is due 37.5, and 37 on time is not a missed rate. One
 	// request of slack keeps the flag to rates really missed.
 	slack := 0.0
-	if w := tc.Window.Length(); w > 0 {
+	if w := tc.Window.Length() * t.Share(); w > 0 {
 		slack = 1 / w
 	}
 	if got := tc.Costs[Throughput]; t.TargetRate > 0 && got+slack < 0.99*t.TargetRate {

@@ -220,7 +220,8 @@ func seconds(t *record.Trial, ss []record.ServiceSeries) (from, to int, ok bool)
 
 // cpuPerSecond is the CPU the measured services used in each second, in
 // cores: their cumulative CPU's rise over the second divided by the part of
-// the second their samples cover.
+// the second their samples cover, and by the share of it the trial's load
+// ran in (a sliced duet's side: per second of its own load).
 func cpuPerSecond(t *record.Trial) map[int]float64 { return cpuPerSecondOf(t, measuredSeries(t)) }
 
 // cpuPerSecondOf is cpuPerSecond of the services ss of t.
@@ -245,7 +246,7 @@ func cpuPerSecondOf(t *record.Trial, ss []record.ServiceSeries) map[int]float64 
 			sum += (interpolate(ts, vs, end) - interpolate(ts, vs, float64(k))) / (end - float64(k))
 		}
 		if !math.IsNaN(sum) {
-			out[k] = sum
+			out[k] = sum / t.Share()
 		}
 	}
 	return out
@@ -315,12 +316,14 @@ func latencyPerSecond(t *secondsOf, q float64) map[int]float64 {
 	return out
 }
 
-// ratePerSecond is the requests completed of those sent in each second.
+// ratePerSecond is the requests completed of those sent in each second,
+// per second of the trial's own load (a sliced duet's side sends in half
+// of each second).
 func ratePerSecond(t *record.Trial) map[int]float64 {
 	out := map[int]float64{}
 	for _, iv := range t.Intervals {
 		if wholeInterval(t, iv) {
-			out[int(iv.T)] = float64(iv.Completed)
+			out[int(iv.T)] = float64(iv.Completed) / t.Share()
 		}
 	}
 	return out

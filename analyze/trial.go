@@ -116,12 +116,14 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		ok += iv.OK
 		errs = errs.Add(iv.Errors)
 	}
-	secs := w.Length()
+	// Rates are per second of the trial's own load: in a sliced duet it
+	// ran in half of the window.
+	secs := w.Length() * t.Share()
 	if !t.Idle { // an idle step sent nothing: its per-request costs are absent
 		tc.Costs[Throughput] = float64(completed) / secs
 	}
 	if peak > 0 {
-		tc.Costs[PeakThroughput] = float64(peak)
+		tc.Costs[PeakThroughput] = float64(peak) / t.Share()
 	}
 	if completed > 0 {
 		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
@@ -141,7 +143,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[LatencyP999] = ms(99.9)
 		tc.Costs[LatencyMax] = float64(h.Max()) / 1000
 	}
-	if err := requestCosts(tc, t.Load.Requests, t.Window().Seconds()); err != nil {
+	if err := requestCosts(tc, t.Load.Requests, t.Window().Seconds()*t.Share()); err != nil {
 		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
 	}
 
@@ -166,7 +168,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		if !measured[series.Service] || len(series.Points) == 0 {
 			continue
 		}
-		sc := serviceCosts(series, w, completed)
+		sc := serviceCosts(series, w, secs, completed)
 		if !startedHere[series.Service] {
 			// The JVM's start-up belongs to the trial it started for; with
 			// restart: once, later trials would repeat the one figure and
@@ -239,8 +241,9 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	return tc, nil
 }
 
-// serviceCosts computes one service's costs over w.
-func serviceCosts(s record.ServiceSeries, w Window, completed uint64) map[Cost]float64 {
+// serviceCosts computes one service's costs over w, its rates over secs of
+// load (w's length, or the part of it the trial's load ran in).
+func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint64) map[Cost]float64 {
 	n := len(s.Points)
 	ts := make([]float64, n)
 	cpu := make([]float64, n)
@@ -249,7 +252,7 @@ func serviceCosts(s record.ServiceSeries, w Window, completed uint64) map[Cost]f
 	}
 	out := map[Cost]float64{}
 	used := interpolate(ts, cpu, w.To) - interpolate(ts, cpu, w.From)
-	out[CPUCores] = used / w.Length()
+	out[CPUCores] = used / secs
 	if completed > 0 {
 		out[CPUPerRequest] = 1000 * used / float64(completed)
 	}

@@ -36,8 +36,8 @@
 #                     directory (kept with KEEP) instead of running it again
 #   KEEP=DIR          keep every results directory there
 #   COSTS="cpu_per_request_ms latency_p50_ms latency_p99_ms"  costs to compare
-# The scenario must use the sequential schedule (a duet cannot run one
-# variant alone). Measure alone: nothing else may build, test or send load
+# A duet scenario's gold standard runs it with --sequential (one variant
+# alone at a time). Measure alone: nothing else may build, test or send load
 # meanwhile. Loopback only, as the scenario says.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,10 +47,6 @@ gold_rounds=${GOLD_ROUNDS:-30}
 gold_warmup=${GOLD_WARMUP:-3s}
 gold_duration=${GOLD_DURATION:-8s}
 costs=${COSTS:-cpu_per_request_ms latency_p50_ms latency_p99_ms}
-if grep -Eq '^mode:[[:space:]]*duet' "$scenario"; then
-  echo "gold.sh: $scenario is a duet; the gold standard runs one variant at a time (use a sequential copy)" >&2
-  exit 2
-fi
 work=$(mktemp -d)
 # The shared duet's copy sits beside the scenario, whose relative paths
 # (jars, agents) are the file's.
@@ -81,7 +77,7 @@ if [[ -n ${GOLD_FROM:-} ]]; then
   cp -r "$GOLD_FROM" "$work/gold"
   echo "gold: from $GOLD_FROM"
 else
-  run gold "$scenario" --restart per-trial --rounds "$gold_rounds" --warmup "$gold_warmup" --duration "$gold_duration"
+  run gold "$scenario" --sequential --restart per-trial --rounds "$gold_rounds" --warmup "$gold_warmup" --duration "$gold_duration"
 fi
 { cat "$scenario"; printf '\nmode: duet\npinning: {duet: shared}\n'; } > "$shared_copy"
 fast=()

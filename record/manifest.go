@@ -110,7 +110,10 @@ type LoadSettings struct {
 	Arrival string `json:"arrival,omitempty"`
 	// QuantumS is the open model's release grid (0: each request at its
 	// own time).
-	QuantumS  float64 `json:"quantum_s"`
+	QuantumS float64 `json:"quantum_s"`
+	// SliceS is a sliced duet's turn (load.slice): the two sides' loads
+	// took turns of this many seconds; 0 when both were loaded at once.
+	SliceS    float64 `json:"slice_s,omitempty"`
 	WarmupS   float64 `json:"warmup_s"`
 	DurationS float64 `json:"duration_s"`
 	TimeoutS  float64 `json:"timeout_s"`

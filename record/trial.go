@@ -38,6 +38,12 @@ type Trial struct {
 	VariantWarmup *VariantWarmup `json:"variant_warmup,omitempty"`
 	// PlannedS is the measured window asked for, in seconds.
 	PlannedS float64 `json:"planned_s"`
+	// LoadShare is the share of the window in which the trial's load ran,
+	// when it ran in turns with another trial's (a sliced duet,
+	// load.slice: 0.5); absent, it ran throughout. Rates per second are
+	// per second of the trial's own load: divided by the window's length
+	// times this share.
+	LoadShare float64 `json:"load_share,omitempty"`
 	// Start is the load timeline's origin (warm-up begins); MeasureStart and
 	// MeasureEnd bound the measured window. Every series' T is in seconds
 	// relative to MeasureStart.
@@ -94,6 +100,15 @@ type NeighbourCPU struct {
 
 // Window is the length of the measured window.
 func (t *Trial) Window() time.Duration { return t.MeasureEnd.Sub(t.MeasureStart) }
+
+// Share is the share of the window in which the trial's load ran:
+// LoadShare, or 1 when it ran throughout.
+func (t *Trial) Share() float64 {
+	if t.LoadShare > 0 && t.LoadShare < 1 {
+		return t.LoadShare
+	}
+	return 1
+}
 
 // ServiceRun describes one service as it ran during a trial.
 type ServiceRun struct {

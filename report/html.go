@@ -39,6 +39,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	d.M = m
 	d.Command = strings.Join(m.Command, " ")
 	d.VariantWarmup = strings.TrimPrefix(variantWarmup(m), ", ")
+	d.Mode = modeOf(m)
 	d.Warmups = warmupsLine(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
@@ -178,6 +179,8 @@ type htmlData struct {
 
 	// VariantWarmup is "variant warm-up 1m0s" when the run had one.
 	VariantWarmup string
+	// Mode is how the variants met the load (modeOf).
+	Mode string
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
@@ -510,7 +513,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <body>
 <h1>toll: {{.Scenario}}</h1>
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
-against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}mode {{.M.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
+against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}

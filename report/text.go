@@ -72,7 +72,7 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
-		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m.Mode), m.Restart, variantWarmup(m), m.Seed)
+		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m), m.Restart, variantWarmup(m), m.Seed)
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
@@ -278,11 +278,20 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func modeOf(mode string) string {
-	if mode == "" {
+// modeOf names how a run's variants met the load: "sequential",
+// "duet", "shared duet", or "shared duet in turns of 250ms" (load.slice).
+func modeOf(m *record.Manifest) string {
+	switch {
+	case m.Mode == "":
 		return "sequential"
+	case m.Mode != "duet":
+		return m.Mode
+	case len(m.Layout.DuetCPUs) != 2 || m.Layout.DuetCPUs[0] != m.Layout.DuetCPUs[1]:
+		return "duet"
+	case m.Load.SliceS > 0:
+		return fmt.Sprintf("shared duet in turns of %s", time.Duration(m.Load.SliceS*float64(time.Second)))
 	}
-	return mode
+	return "shared duet"
 }
 
 // headlineLines writes each headline as a line: "otel: +50% CPU per

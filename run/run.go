@@ -387,6 +387,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 			m.Load.Rates = append(m.Load.Rates, st.Rate)
 		}
 		m.Load.QuantumS = s.Load.QuantumOrDefault().Seconds()
+		m.Load.SliceS = s.Load.Slice.D().Seconds()
 		m.Load.Arrival = s.Load.ArrivalOrDefault()
 	}
 	if len(s.Matrix.CPUs) > 0 {
@@ -556,7 +557,11 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 		}
 		if r.s.Pinning.Duet == scenario.DuetShared {
 			r.duetCPUs = [2]string{svc.String(), svc.String()}
-			r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
+			if sl := r.s.Load.Slice.D(); sl > 0 {
+				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: each side is loaded alone, so their latencies compare as well as their CPU and memory costs; every window lasts twice its duration, and a side's costs per second are per second of its own load", svc, sl))
+			} else {
+				r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
+			}
 		} else {
 			half := len(svc) / 2
 			r.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}

@@ -32,7 +32,8 @@ func newOrigin() time.Time {
 // sides' requests take turns on the CPUs rather than always arriving at
 // the same moment and queueing behind each other; the variant lags in odd
 // rounds and the baseline in even ones, so that neither side is always
-// second.
+// second. In a sliced duet (load.slice) the lagging side's turns are also
+// the second of each pair.
 func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
 	if err := r.warmUp(ctx, pair[:]...); err != nil {
@@ -40,8 +41,14 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	}
 	origin := newOrigin()
 	origins := [2]time.Time{origin, origin}
+	var turns [2]turn
 	if lag := duetLag(r.s, pair[1]); lag > 0 {
-		origins[pair[1].Round%2] = origin.Add(lag)
+		second := pair[1].Round % 2
+		origins[second] = origin.Add(lag)
+		if sl := r.s.Load.Slice.D(); sl > 0 {
+			turns[0], turns[1] = turn{slice: sl}, turn{slice: sl}
+			turns[second].phase = sl
+		}
 	}
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
@@ -49,11 +56,45 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = r.trial(ctx, pt, origins[i])
+			_, errs[i] = r.trial(ctx, pt, origins[i], turns[i])
 		}()
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// turn is one side's share of a sliced duet's load (load.slice): its
+// requests leave in slices of slice, one every 2·slice, the first phase
+// after the timeline's origin. The zero turn is a load that runs
+// throughout its window.
+type turn struct {
+	slice, phase time.Duration
+}
+
+// window returns the wall time that warmup and duration of the turn's own
+// load take: twice as long, the second side's warm-up one slice longer,
+// so that its window opens with its own turn.
+func (tn turn) window(warmup, duration time.Duration) (time.Duration, time.Duration) {
+	if tn.slice <= 0 {
+		return warmup, duration
+	}
+	return 2*warmup + tn.phase, 2 * duration
+}
+
+// share is the share of the window the turn's load runs in.
+func (tn turn) share() float64 {
+	if tn.slice <= 0 {
+		return 0 // throughout: record.Trial.LoadShare left out
+	}
+	return 0.5
+}
+
+// pacer lays p onto the turn's slices.
+func (tn turn) pacer(p load.Pacer) load.Pacer {
+	if tn.slice <= 0 {
+		return p
+	}
+	return load.SlicedPacer{Pacer: p, Slice: tn.slice, Period: 2 * tn.slice, Phase: tn.phase}
 }
 
 // loadConfig is the load of trial pt against st from origin: its step's
@@ -123,19 +164,20 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 // returns it (also with an error, once it is written). It may run beside
 // another trial (a duet): it only reads the runner's state, except through
 // r.keep.
-func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time) (*record.Trial, error) {
-	tr, res, err := r.measure(ctx, pt, origin)
+func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn) (*record.Trial, error) {
+	tr, res, err := r.measure(ctx, pt, origin, tn)
 	if tr == nil {
 		return nil, err
 	}
 	return tr, r.keep(tr, res)
 }
 
-// measure runs one trial against a variant started on this machine and
-// returns its record and the load's result, unwritten. An error with a
-// record is the trial's own (it was cut short: Interrupted and Error say
-// why); one without a record means no trial ran.
-func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) (*record.Trial, *load.Result, error) {
+// measure runs one trial against a variant started on this machine, its
+// load in turns tn (a sliced duet's side) or throughout, and returns its
+// record and the load's result, unwritten. An error with a record is the
+// trial's own (it was cut short: Interrupted and Error say why); one
+// without a record means no trial ran.
+func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn) (*record.Trial, *load.Result, error) {
 	st, ok := r.running[pt.Variant]
 	if !ok {
 		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
@@ -151,11 +193,11 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	if origin.Before(time.Now()) {
 		origin = newOrigin()
 	}
-	warmup := s.Load.Warmup.D()
+	warmup, duration := tn.window(s.Load.Warmup.D(), s.Load.Duration.D())
 	measureStart := origin.Add(warmup)
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
 		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
-		PlannedS: s.Load.Duration.D().Seconds(), Start: origin, MeasureStart: measureStart,
+		PlannedS: duration.Seconds(), LoadShare: tn.share(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
 	w := st.warmup
 	if w != nil {
@@ -189,7 +231,10 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 		}()
 	}
 
-	cfg, seed := r.loadConfig(st, pt, origin, warmup, s.Load.Duration.D())
+	cfg, seed := r.loadConfig(st, pt, origin, warmup, duration)
+	if cfg.Pacer != nil {
+		cfg.Pacer = tn.pacer(cfg.Pacer)
+	}
 	smp := newSampler(r, st, measureStart)
 	defer smp.close()
 	nb := r.neighbours(pt)
@@ -236,7 +281,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time) 
 	nb.begin()
 	waitFrom, fromErr := probe.RunDelay(os.Getpid())
 	if pt.Idle {
-		tr.MeasureEnd = idle(tctx, measureStart, s.Load.Duration.D())
+		tr.MeasureEnd = idle(tctx, measureStart, duration)
 	} else {
 		res, loadErr = load.Run(tctx, cfg)
 	}
@@ -380,7 +425,7 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.done++
 	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant, trialStep(tr))
 	if tr.Window() > 0 {
-		secs := tr.Window().Seconds()
+		secs := tr.Window().Seconds() * tr.Share() // per second of the trial's own load
 		if !tr.Idle {
 			line += fmt.Sprintf("  achieved %7.1f req/s", float64(tr.Load.Completed)/secs)
 			if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
@@ -393,7 +438,7 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 				cpu += (ser.Points[n-1].CPU - ser.Points[0].CPU) / (ser.Points[n-1].T - ser.Points[0].T)
 			}
 		}
-		line += fmt.Sprintf("  CPU %.3f cores", cpu)
+		line += fmt.Sprintf("  CPU %.3f cores", cpu/tr.Share())
 		if errs := tr.Load.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
 			line += fmt.Sprintf("  errors %d", errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other)
 		}

@@ -99,6 +99,8 @@ func durationLimit(field string) (lo, hi time.Duration, why string) {
 		return 0, time.Hour, "a user that thinks longer sends almost nothing"
 	case "load.quantum":
 		return 0, time.Second, "requests are counted by the second, and a grid step must fit in one"
+	case "load.slice":
+		return MinSlice, time.Second / 2, "requests are counted by the second, and each second must hold a whole turn of both sides"
 	case "sample":
 		return MinSample, time.Hour, "a run needs samples within each trial's window"
 	case "trim.start", "trim.end":

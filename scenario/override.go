@@ -21,11 +21,16 @@ type Overrides struct {
 	// Restart replaces the restart policy: a short version of a scenario
 	// that restarts its services every round may start them once.
 	Restart *string
+	// Sequential runs a duet scenario in the default schedule instead, one
+	// variant under load at a time (mode, pinning.duet and load.slice
+	// left out): the check of a duet's result against the schedule without
+	// its shortcuts.
+	Sequential bool
 }
 
 // Empty reports whether o overrides nothing.
 func (o Overrides) Empty() bool {
-	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && !o.Sequential
 }
 
 // ReadWith reads the scenario file at path as Read does, with o's settings
@@ -81,6 +86,15 @@ func (o Overrides) apply(data []byte) ([]byte, error) {
 	if patched, ok := o.patch(data, top); ok {
 		return patched, nil
 	}
+	if o.Sequential {
+		setScalar(top, "mode", ModeSequential)
+		if p := child(top, "pinning"); p != nil && p.Kind == yaml.MappingNode {
+			remove(p, "duet")
+		}
+		if l := child(top, "load"); l != nil && l.Kind == yaml.MappingNode {
+			remove(l, "slice")
+		}
+	}
 	if o.Rounds != nil {
 		setScalar(top, "rounds", strconv.Itoa(*o.Rounds))
 	}
@@ -121,6 +135,16 @@ func child(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
+// remove deletes key from mapping m, if it is there.
+func remove(m *yaml.Node, key string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return
+		}
+	}
+}
+
 // setScalar sets key in mapping m to the plain scalar value, adding the key
 // when m lacks it.
 func setScalar(m *yaml.Node, key, value string) {
@@ -146,6 +170,9 @@ func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
 	type edit struct {
 		node  *yaml.Node
 		value string
+	}
+	if o.Sequential {
+		return nil, false // keys to remove: the document is written anew
 	}
 	var edits []edit
 	if o.Rounds != nil {

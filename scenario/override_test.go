@@ -71,3 +71,30 @@ func TestReadWithOverrides(t *testing.T) {
 		})
 	}
 }
+
+// TestReadWithSequential checks --sequential: a shared duet in turns read
+// as the default schedule, its duet placement and slice left out and the
+// rest kept; a scenario that is no duet is read as it is.
+func TestReadWithSequential(t *testing.T) {
+	dir := t.TempDir()
+	duet := strings.Replace(good, "  duration: 10s\n", "  duration: 10s\n  slice: 50ms\n", 1) +
+		"mode: duet\npinning: {duet: shared, load: \"0\"}\nrounds: 20\n"
+	for name, src := range map[string]string{"duet": duet, "plain": good} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name+".yaml")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := ReadWith(path, Overrides{Sequential: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Mode != ModeSequential || s.Pinning.Duet != "" || s.Load.Slice != 0 {
+				t.Errorf("mode %q, pinning.duet %q, load.slice %s: want a sequential run", s.Mode, s.Pinning.Duet, s.Load.Slice.D())
+			}
+			if name == "duet" && (s.Rounds != 20 || s.Pinning.Load != "0" || s.Load.Duration.D() != 10*time.Second) {
+				t.Errorf("the rest of the file was not kept: rounds %d, pinning.load %q, duration %s", s.Rounds, s.Pinning.Load, s.Load.Duration.D())
+			}
+		})
+	}
+}

@@ -457,6 +457,16 @@ type Load struct {
 	// each burst is in the latency, which counts from the grid time. By
 	// default (unset or 0) each request leaves at its own time.
 	Quantum *Duration `yaml:"quantum"`
+	// Slice, in a shared duet (mode: duet, pinning.duet: shared), makes
+	// the two sides' loads take turns: each side's requests leave at the
+	// step's rate for one slice, then the other side's for the next, so
+	// that each side is loaded alone (its latency is its own) while both
+	// meet the machine at moments a slice apart (their CPU costs pair as
+	// in any shared duet). Every warm-up and window lasts twice as long,
+	// so that each side gets load.warmup and load.duration of load; a
+	// side's costs per second are per second of its own load. Unset (0),
+	// both sides are loaded at once.
+	Slice Duration `yaml:"slice"`
 	// Warmup is load sent before each measured window and not recorded.
 	Warmup Duration `yaml:"warmup"`
 	// VariantWarmup is load sent to a variant's freshly started services

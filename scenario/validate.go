@@ -28,6 +28,10 @@ const (
 	DefaultSample        = time.Second
 	DefaultMaxConns      = 500
 	MinSample            = 100 * time.Millisecond
+	// MinSlice is the shortest turn of a sliced duet (load.slice): a few
+	// requests at a rate of hundreds a second, and long beside the
+	// milliseconds a request of one turn may run into the next.
+	MinSlice = 10 * time.Millisecond
 )
 
 var (
@@ -226,6 +230,9 @@ func (v *validator) scenario(s *Scenario) {
 		return
 	}
 	v.load(&s.Load, s.Mode == ModeDuet)
+	if v.present("load.slice") {
+		v.slice(&s.Load, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
+	}
 	v.matrix(&s.Matrix)
 	v.findMax(&s.FindMax, &s.Load)
 	v.duration("trim.start", s.Trim.Start)
@@ -802,6 +809,25 @@ func (v *validator) load(l *Load, duet bool) {
 		if err := checkConns(v.m, l.MaxConns, generators, 1, "connections"); err != nil {
 			v.fail("load.max_conns", "%s", err)
 		}
+	}
+}
+
+// slice checks a sliced duet's turn (load.slice): a duration that both
+// sides' turns fit a whole number of times into a second, so that every
+// second of a window holds the same share of each side's load, in a shared
+// duet of open-model steps.
+func (v *validator) slice(l *Load, sharedDuet bool) {
+	const f = "load.slice"
+	d := l.Slice.D()
+	switch {
+	case CheckDuration(f, d) != nil:
+		v.duration(f, l.Slice)
+	case time.Second%(2*d) != 0:
+		v.fail(f, "%s does not divide a second into whole turns of both sides (each side's turn and the other's make %s); use 250ms, 100ms, 50ms or another divisor of 500ms", d, 2*d)
+	case !sharedDuet:
+		v.fail(f, "makes the two sides of a shared duet take turns; set mode: duet and pinning: {duet: shared}, or leave slice out")
+	case len(l.Users) > 0:
+		v.fail(f, "applies to the open model only (rate or rates): closed-model users send as fast as they are answered, with no schedule to slice")
 	}
 }
 

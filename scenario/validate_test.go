@@ -120,6 +120,12 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"timeout 5m", duration, duration + "  timeout: 5m\n", 22, "load.timeout", "5m0s is above toll's limit of 1m0s: latencies are recorded up to 60s"},
 		{"timeout 0", duration, duration + "  timeout: 0\n", 22, "load.timeout", "0s is below the least of 1ms"},
 		{"quantum 2s", duration, duration + "  quantum: 2s\n", 22, "load.quantum", "above toll's limit of 1s"},
+		// Slices: turns of a shared duet's open-model load, fitting a second.
+		{"slice without a duet", duration, duration + "  slice: 250ms\n", 22, "load.slice", "set mode: duet and pinning: {duet: shared}"},
+		{"shared duet: slice 300ms", duration, duration + "  slice: 300ms\n", 22, "load.slice", "300ms does not divide a second into whole turns of both sides"},
+		{"shared duet: slice 1ms", duration, duration + "  slice: 1ms\n", 22, "load.slice", "1ms is below the least of 10ms"},
+		{"shared duet: slice 1s", duration, duration + "  slice: 1s\n", 22, "load.slice", "above toll's limit of 500ms"},
+		{"shared duet: slice with users", rate, "  users: 5\n  slice: 250ms\n", 21, "load.slice", "applies to the open model only"},
 		// Arrivals: one of two processes, open model only.
 		{"arrival unknown", duration, duration + "  arrival: bursty\n", 22, "load.arrival", `"bursty" is not one of uniform (requests 1/rate apart) or poisson`},
 		{"arrival empty", duration, duration + "  arrival: \"\"\n", 22, "load.arrival", `"" is not one of uniform`},
@@ -243,6 +249,10 @@ func TestParseRefusesBadValues(t *testing.T) {
 			}
 			if tt.name == "pinning.warmup with a container" {
 				src = strings.Replace(src, duration, duration+"  variant_warmup: 1m\npinning: {warmup: all}\n", 1)
+			}
+			if strings.HasPrefix(tt.name, "shared duet: ") {
+				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\npinning: {duet: shared}\n", 1)
+				tt.line += 2
 			}
 			if tt.name == "users in a duet count twice" {
 				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)
