@@ -43,3 +43,30 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 	return fmt.Sprintf("restart: once: each variant's services ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round and not in the intervals; "+
 		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in 1 of 9: docs/method.md, \"A gold standard\")", slowest)
 }
+
+// SliceTailShare is the most of a sliced duet's turn (load.slice) that a
+// side's latency p99 may take before the report warns: a request still in
+// flight when its side's turn ends runs into the other side's, and each
+// side's tail then holds some of the other's load.
+const SliceTailShare = 0.1
+
+// sliceWarning warns when variant's latency p99 at step, the mean over its
+// rounds, took more than SliceTailShare of the run's slice: its slowest
+// requests outlived their turn.
+func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*TrialCosts) string {
+	if m.Load.SliceS <= 0 {
+		return ""
+	}
+	var p99s []float64
+	for _, tc := range rounds {
+		if x, ok := tc.Costs[LatencyP99]; ok {
+			p99s = append(p99s, x)
+		}
+	}
+	sliceMs := 1000 * m.Load.SliceS
+	if len(p99s) == 0 || mean(p99s) <= SliceTailShare*sliceMs {
+		return ""
+	}
+	return fmt.Sprintf("%s at %s: latency p99 %.1f ms is more than a tenth of the %g ms turns the duet's sides took (load.slice): requests of one turn ran into the other side's, so the latency tails hold some of each other's load; a longer slice keeps them apart",
+		variant, step, mean(p99s), sliceMs)
+}

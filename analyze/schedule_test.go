@@ -44,3 +44,39 @@ func TestRestartOnceWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestSliceWarning checks the warning on a sliced duet whose latency tail
+// outlived its turns: a p99 beyond a tenth of the slice warns, below it or
+// without slices not.
+func TestSliceWarning(t *testing.T) {
+	rounds := func(p99s ...float64) map[int]*TrialCosts {
+		out := map[int]*TrialCosts{}
+		for i, p := range p99s {
+			out[i+1] = &TrialCosts{Costs: map[Cost]float64{LatencyP99: p}}
+		}
+		return out
+	}
+	tests := []struct {
+		name   string
+		sliceS float64
+		rounds map[int]*TrialCosts
+		warn   bool
+	}{
+		{"tail within its turn", 0.05, rounds(2, 3, 4), false},
+		{"tail beyond a tenth of the turn", 0.05, rounds(4, 6, 8), true},
+		{"not sliced", 0, rounds(400, 600), false},
+		{"no latency", 0.05, map[int]*TrialCosts{1: {Costs: map[Cost]float64{}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &record.Manifest{Load: record.LoadSettings{SliceS: tt.sliceS}}
+			got := sliceWarning(m, "otel", "300 req/s", tt.rounds)
+			if (got != "") != tt.warn {
+				t.Fatalf("warning %q, want one: %v", got, tt.warn)
+			}
+			if tt.warn && !strings.Contains(got, "p99 6.0 ms is more than a tenth of the 50 ms turns") {
+				t.Errorf("warning %q does not give the p99 and the slice", got)
+			}
+		})
+	}
+}

@@ -347,6 +347,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			if w := jitWarning(v, st.Label(), rounds); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
+			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
+				s.Warnings = append(s.Warnings, w)
+			}
 			if c, _, ok := meanNeighbours(rounds); ok {
 				vr.NeighbourCores = &c
 			}
