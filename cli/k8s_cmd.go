@@ -62,6 +62,7 @@ the cluster. See docs/distributed.md.`,
 
 func newK8sRenderCmd() *cobra.Command {
 	var opt kube.RenderOptions
+	var sequential bool
 	cmd := &cobra.Command{
 		Use:   "render FILE",
 		Short: "Print the Kubernetes objects a run of the scenario creates, per variant and per round",
@@ -70,11 +71,11 @@ scenario, in the order it creates them: each variant's telemetry sink and
 Services, the pod of every start of a variant's services (with the probe
 container), and each trial's load Job. --rbac adds the ServiceAccount, Role and
 RoleBinding that toll's CLI needs in the namespace.`,
-		Example: `  toll k8s render examples/quickstart.yaml
-  toll k8s render --rbac examples/quickstart.yaml | kubectl apply --dry-run=server -f -`,
+		Example: `  toll k8s render --sequential examples/quickstart.yaml
+  toll k8s render --sequential --rbac examples/quickstart.yaml | kubectl apply --dry-run=server -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := scenario.Read(args[0])
+			s, err := scenario.ReadWith(args[0], scenario.Overrides{Sequential: sequential})
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
@@ -85,6 +86,7 @@ RoleBinding that toll's CLI needs in the namespace.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opt.RBAC, "rbac", false, "also print the ServiceAccount, Role and RoleBinding toll needs")
+	cmd.Flags().BoolVar(&sequential, "sequential", false, "render a duet scenario as run one variant at a time (toll run --kubernetes --sequential): a cluster runs no duet")
 	cmd.Flags().Int64Var(&opt.Seed, "seed", 0, "order the trials as a run with this seed (default the scenario's)")
 	return cmd
 }

@@ -516,7 +516,7 @@ func TestKubernetesRunPodNeverReady(t *testing.T) {
 // TestKubernetesRender runs toll k8s render on the quickstart and decodes
 // its output strictly into the API types.
 func TestKubernetesRender(t *testing.T) {
-	out, err := tolltest.Command(t, "k8s", "render", "--rbac", "../examples/quickstart.yaml").Output()
+	out, err := tolltest.Command(t, "k8s", "render", "--sequential", "--rbac", "../examples/quickstart.yaml").Output()
 	if err != nil {
 		t.Fatal(err)
 	}

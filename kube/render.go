@@ -87,7 +87,7 @@ func Render(w io.Writer, s *scenario.Scenario, opt RenderOptions) error {
 				return err
 			}
 		case plan.RunDuet:
-			return fmt.Errorf("%s: mode: duet runs on one machine only", s.Path)
+			return fmt.Errorf("%s: mode: duet runs on one machine only (it pins both sides to CPUs of one machine); --sequential renders the scenario one variant at a time", s.Path)
 		}
 	}
 	_, err = w.Write(buf.Bytes())

@@ -101,14 +101,15 @@ func renderWith(t *testing.T, path string, o scenario.Overrides, opt RenderOptio
 // TestRenderGolden compares each rendered stream with its golden file, so
 // a change to the objects is reviewed as a diff (go test ./kube -update).
 func TestRenderGolden(t *testing.T) {
-	// The quickstart restarts its services every round (a pod per variant
-	// per round); started once, its objects fit a reviewable diff.
+	// The quickstart is a shared duet restarted every round; a cluster
+	// runs it one variant at a time (--sequential), and started once its
+	// objects fit a reviewable diff.
 	once := scenario.RestartOnce
 	for _, tt := range []struct {
 		name, path string
 		o          scenario.Overrides
 	}{
-		{"quickstart", "../examples/quickstart.yaml", scenario.Overrides{Restart: &once}},
+		{"quickstart", "../examples/quickstart.yaml", scenario.Overrides{Restart: &once, Sequential: true}},
 		{"limits", "testdata/limits.yaml", scenario.Overrides{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
