@@ -231,6 +231,66 @@ pinning: {duet: shared}`)
 	}
 }
 
+// TestSlicedDuet runs a shared duet whose two loads take turns of 100 ms
+// (load.slice) end to end: the heavy side's CPU per request shows, the
+// sides' latencies are compared (a shared duet loaded at once withholds
+// that), each side's throughput is the rate it was sent at while its turn
+// lasted, and each trial's window is twice its duration, half of it its
+// own load.
+func TestSlicedDuet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("a shared duet needs 2 CPUs")
+	}
+	path := tolltest.WriteScenario(t, "sliced", tolltest.HeavyVariants, `  rate: 100
+  warmup: 500ms
+  duration: 2s
+  slice: 100ms
+rounds: 2
+mode: duet
+restart: per-round
+pinning: {duet: shared}`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
+	if !strings.Contains(stdout.String(), "shared duet in turns of 100ms") || !strings.Contains(stdout.String(), "their latencies compare") {
+		t.Errorf("the report does not say the sides took turns:\n%s", stdout.String())
+	}
+	s := tolltest.ReadSummary(t, out)
+	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) {
+		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+	}
+	if d := s.Delta(t, "heavy", "latency_p50_ms"); d.Pct == nil || strings.HasPrefix(d.Verdict, "n/a") {
+		t.Errorf("latency p50 not compared in turns: %+v", d)
+	}
+	for _, v := range []string{"baseline", "heavy"} {
+		if tp := s.Value(t, v, "throughput_rps"); tp < 95 || tp > 105 {
+			t.Errorf("%s: throughput %.1f req/s, want the 100 sent while its turns lasted", v, tp)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if len(files) != 4 {
+		t.Fatalf("%d trial files, want 4", len(files))
+	}
+	for _, f := range files {
+		var tr record.Trial
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if w := tr.Window().Seconds(); tr.LoadShare != 0.5 || w < 3.9 || w > 4.1 || tr.Load.Completed < 190 || tr.Load.Completed > 210 {
+			t.Errorf("%s: load share %g, window %.2f s, %d requests: want 0.5, 4 s, and 2 s of 100 req/s", filepath.Base(f), tr.LoadShare, w, tr.Load.Completed)
+		}
+	}
+}
+
 // TestAgentRoleRows checks that a role: agent service's cost shows in rows
 // of its own and is added into its variant's total.
 func TestAgentRoleRows(t *testing.T) {
