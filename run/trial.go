@@ -32,8 +32,8 @@ func newOrigin() time.Time {
 // sides' requests take turns on the CPUs rather than always arriving at
 // the same moment and queueing behind each other; the variant lags in odd
 // rounds and the baseline in even ones, so that neither side is always
-// second. In a sliced duet (load.slice) the lagging side's turns are also
-// the second of each pair.
+// second. In a sliced duet (load.slice) the two take turns by slices
+// instead, the second side's one slice after the first's.
 func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
 	if err := r.warmUp(ctx, pair[:]...); err != nil {
@@ -42,13 +42,13 @@ func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
 	origin := newOrigin()
 	origins := [2]time.Time{origin, origin}
 	var turns [2]turn
+	second := pair[1].Round % 2
 	if lag := duetLag(r.s, pair[1]); lag > 0 {
-		second := pair[1].Round % 2
 		origins[second] = origin.Add(lag)
-		if sl := r.s.Load.Slice.D(); sl > 0 {
-			turns[0], turns[1] = turn{slice: sl}, turn{slice: sl}
-			turns[second].phase = sl
-		}
+	}
+	if sl := r.s.Load.Slice.D(); sl > 0 && pair[1].Rate > 0 {
+		turns[0], turns[1] = turn{slice: sl}, turn{slice: sl}
+		turns[second].phase = sl
 	}
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
@@ -141,8 +141,10 @@ func owedWarmup(a, b *started) {
 // lull is where, between the requests of trial t's open-model timeline,
 // its per-second work is done (load.Config.Lull after each second, the
 // samples as long before): midway between two requests, and in a duet on
-// shared CPUs midway between one side's and the other's, whose requests
-// are due duetLag later.
+// shared CPUs loaded at once midway between one side's and the other's,
+// whose requests are due duetLag later. In a sliced duet each side's
+// seconds begin with its own turn, whose first request the other side's
+// last one precedes by a whole spacing.
 func lull(s *scenario.Scenario, t *plan.Trial) time.Duration {
 	spacing := load.Spacing(t.Rate, s.Load.QuantumOrDefault())
 	if duetLag(s, t) > 0 {
@@ -152,9 +154,10 @@ func lull(s *scenario.Scenario, t *plan.Trial) time.Duration {
 }
 
 // duetLag is how far one side of a duet trial t runs behind the other: half
-// an interval of t's open-model rate on shared CPUs, else none.
+// an interval of t's open-model rate on shared CPUs loaded at once, else
+// none (a sliced duet's sides take turns by slices instead).
 func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
-	if s.Pinning.Duet != scenario.DuetShared || t.Rate <= 0 {
+	if s.Pinning.Duet != scenario.DuetShared || t.Rate <= 0 || s.Load.Slice > 0 {
 		return 0
 	}
 	return time.Duration(float64(time.Second) / (2 * t.Rate))

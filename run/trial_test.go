@@ -13,15 +13,17 @@ func TestDuetLag(t *testing.T) {
 	tests := []struct {
 		name      string
 		placement string
+		slice     time.Duration
 		trial     plan.Trial
 		want      time.Duration
 	}{
-		{"shared, open model", scenario.DuetShared, plan.Trial{Rate: 200}, 2500 * time.Microsecond},
-		{"shared, closed model", scenario.DuetShared, plan.Trial{Users: 10}, 0},
-		{"split", scenario.DuetSplit, plan.Trial{Rate: 200}, 0},
+		{"shared, open model", scenario.DuetShared, 0, plan.Trial{Rate: 200}, 2500 * time.Microsecond},
+		{"shared, closed model", scenario.DuetShared, 0, plan.Trial{Users: 10}, 0},
+		{"split", scenario.DuetSplit, 0, plan.Trial{Rate: 200}, 0},
+		{"shared in turns", scenario.DuetShared, 50 * time.Millisecond, plan.Trial{Rate: 200}, 0},
 	}
 	for _, tt := range tests {
-		s := &scenario.Scenario{Mode: scenario.ModeDuet, Pinning: scenario.Pinning{Duet: tt.placement}}
+		s := &scenario.Scenario{Mode: scenario.ModeDuet, Pinning: scenario.Pinning{Duet: tt.placement}, Load: scenario.Load{Slice: scenario.Duration(tt.slice)}}
 		if got := duetLag(s, &tt.trial); got != tt.want {
 			t.Errorf("%s: lag %v, want %v", tt.name, got, tt.want)
 		}
@@ -30,23 +32,25 @@ func TestDuetLag(t *testing.T) {
 
 // TestLull checks where a trial's per-second work falls: midway between
 // its requests, and between one side's and the other's in a shared duet,
-// whose requests interleave.
+// whose requests interleave, but not in one whose sides take turns.
 func TestLull(t *testing.T) {
 	tests := []struct {
 		name  string
 		mode  string
 		duet  string
+		slice time.Duration
 		trial plan.Trial
 		want  time.Duration
 	}{
-		{"sequential", scenario.ModeSequential, "", plan.Trial{Rate: 100}, 5 * time.Millisecond},
-		{"shared duet", scenario.ModeDuet, scenario.DuetShared, plan.Trial{Rate: 100}, 2500 * time.Microsecond},
-		{"split duet", scenario.ModeDuet, scenario.DuetSplit, plan.Trial{Rate: 100}, 5 * time.Millisecond},
-		{"closed model", scenario.ModeDuet, scenario.DuetShared, plan.Trial{Users: 4}, 0},
-		{"a slow rate", scenario.ModeSequential, "", plan.Trial{Rate: 2}, 100 * time.Millisecond},
+		{"sequential", scenario.ModeSequential, "", 0, plan.Trial{Rate: 100}, 5 * time.Millisecond},
+		{"shared duet", scenario.ModeDuet, scenario.DuetShared, 0, plan.Trial{Rate: 100}, 2500 * time.Microsecond},
+		{"shared duet in turns", scenario.ModeDuet, scenario.DuetShared, 50 * time.Millisecond, plan.Trial{Rate: 100}, 5 * time.Millisecond},
+		{"split duet", scenario.ModeDuet, scenario.DuetSplit, 0, plan.Trial{Rate: 100}, 5 * time.Millisecond},
+		{"closed model", scenario.ModeDuet, scenario.DuetShared, 0, plan.Trial{Users: 4}, 0},
+		{"a slow rate", scenario.ModeSequential, "", 0, plan.Trial{Rate: 2}, 100 * time.Millisecond},
 	}
 	for _, tt := range tests {
-		s := &scenario.Scenario{Mode: tt.mode, Pinning: scenario.Pinning{Duet: tt.duet}}
+		s := &scenario.Scenario{Mode: tt.mode, Pinning: scenario.Pinning{Duet: tt.duet}, Load: scenario.Load{Slice: scenario.Duration(tt.slice)}}
 		if got := lull(s, &tt.trial); got != tt.want {
 			t.Errorf("%s: lull %v, want %v", tt.name, got, tt.want)
 		}
