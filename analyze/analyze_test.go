@@ -520,33 +520,85 @@ func TestJVMInitOnlyWhereStarted(t *testing.T) {
 // side's requests wait for the other's CPU, gives its latencies no verdict,
 // however different they read, while its CPU costs are compared: such runs
 // printed significant latency Δs beside a footnote saying they don't
-// compare.
+// compare. A shared duet whose loads took turns (load.slice) compares them,
+// as a split duet does; and no duet compares the machine's readings, which
+// both sides take of the one machine at once.
 func TestSharedDuetLatencyNotCompared(t *testing.T) {
-	for _, shared := range []bool{true, false} {
+	for _, tt := range []struct {
+		name    string
+		cpus    []string
+		sliceS  float64
+		latency bool
+	}{
+		{"shared", []string{"1", "1"}, 0, false},
+		{"shared in turns", []string{"1", "1"}, 0.05, true},
+		{"split", []string{"1", "2"}, 0, true},
+	} {
 		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "a"}, Mode: "duet",
-			Layout: record.Layout{DuetCPUs: []string{"1", "1"}}}
-		if !shared {
-			m.Layout.DuetCPUs = []string{"1", "2"}
+			Layout: record.Layout{DuetCPUs: tt.cpus}, Load: record.LoadSettings{SliceS: tt.sliceS}}
+		machine := func(tr *record.Trial, busy float64) {
+			tr.Machine = []record.MachineSample{{T: 0, Busy: 10, Total: 100, PerCPUBusy: []float64{5, 5}, PerCPUTotal: []float64{50, 50}},
+				{T: 3, Busy: 10 + busy, Total: 700, PerCPUBusy: []float64{5 + busy/2, 5 + busy/2}, PerCPUTotal: []float64{350, 350}}}
 		}
 		var trials []*record.Trial
 		for r := 1; r <= 5; r++ {
 			bt := synthetic(t, 2*r-1, r, "baseline", 3, 100, 0.001, 1000+int64(r))
 			bt.Pair = "a"
-			trials = append(trials, bt, synthetic(t, 2*r, r, "a", 3, 100, 0.0012, 2000+int64(7*r)))
+			at := synthetic(t, 2*r, r, "a", 3, 100, 0.0012, 2000+int64(7*r))
+			machine(bt, 100+float64(r))
+			machine(at, 200+float64(3*r))
+			trials = append(trials, bt, at)
 		}
 		s, err := Summarize(m, trials, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		seen := false
 		for _, c := range s.Steps[0].Variants[1].Costs {
 			switch {
 			case c.Cost == CPUPerRequest && !c.Delta.Significant:
-				t.Errorf("shared %v: CPU per request not significant: %+v", shared, c.Delta)
-			case c.Cost == LatencyP50 && shared && (c.Delta.Significant || c.Delta.CILow != nil || !strings.HasPrefix(c.Delta.Verdict, "n/a")):
-				t.Errorf("shared duet: latency p50 compared: %+v", c.Delta)
-			case c.Cost == LatencyP50 && !shared && !c.Delta.Significant:
-				t.Errorf("split duet: latency p50 not compared: %+v", c.Delta)
+				t.Errorf("%s: CPU per request not significant: %+v", tt.name, c.Delta)
+			case c.Cost == LatencyP50 && !tt.latency && (c.Delta.Significant || c.Delta.CILow != nil || !strings.HasPrefix(c.Delta.Verdict, "n/a")):
+				t.Errorf("%s: latency p50 compared: %+v", tt.name, c.Delta)
+			case c.Cost == LatencyP50 && tt.latency && !c.Delta.Significant:
+				t.Errorf("%s: latency p50 not compared: %+v", tt.name, c.Delta)
+			case c.Cost == MachineCPU:
+				seen = true
+				if c.Delta.Significant || !strings.HasPrefix(c.Delta.Verdict, "n/a (duet") {
+					t.Errorf("%s: the machine's CPU compared between a duet's sides: %+v", tt.name, c.Delta)
+				}
 			}
+		}
+		if !seen {
+			t.Errorf("%s: no machine CPU row", tt.name)
+		}
+	}
+}
+
+// TestLoadShareRates checks a sliced duet side's trial, whose load ran in
+// half its window: its rates are per second of its own load (throughput
+// and CPU in cores twice the window's), its CPU per request and latency
+// are as they were, and its per-second series read the same rates.
+func TestLoadShareRates(t *testing.T) {
+	whole := synthetic(t, 1, 1, "a", 4, 100, 0.001, 1000)
+	half := synthetic(t, 1, 1, "a", 4, 50, 0.001, 1000)
+	half.LoadShare = 0.5
+	w, err := SummarizeTrial(whole, Trim{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := SummarizeTrial(half, Trim{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Cost{Throughput, PeakThroughput, CPUCores, CPUPerRequest, LatencyP50, Spans, SpansPerReq} {
+		if got, want := h.Costs[c], w.Costs[c]; math.Abs(got-want) > 1e-9*math.Max(1, want) {
+			t.Errorf("%s: %g in half a window at 50 req/s, want the %g of a whole window at 100", c, got, want)
+		}
+	}
+	for i, sec := range h.Seconds {
+		if sec.Throughput != 100 || math.Abs(sec.Services[0].CPU-0.1) > 1e-9 {
+			t.Errorf("second %d: %g req/s and %g cores, want 100 and 0.1", i, sec.Throughput, sec.Services[0].CPU)
 		}
 	}
 }

@@ -315,6 +315,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if sharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
 						d = notComparable(d, "shared duet: each side waits for the other's CPU")
 					}
+					if m.Mode == "duet" && isMachine(info.Cost) {
+						d = notComparable(d, "duet: both sides read the one machine at once")
+					}
 					cr.Delta = &d
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
 						disagree = append(disagree, info.Label)
@@ -588,6 +591,10 @@ func isLatency(c Cost) bool {
 	}
 	return strings.HasPrefix(string(c), "latency_")
 }
+
+// isMachine says whether c is a reading of the whole machine (its CPU,
+// steal, memory), which the two sides of a duet take at the same moments.
+func isMachine(c Cost) bool { return strings.HasPrefix(string(c), "machine_") }
 
 // notComparable keeps d's paired values but withdraws its interval and
 // verdict: the run's design makes the difference meaningless (why).
