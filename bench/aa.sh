@@ -18,6 +18,8 @@
 # Usage: bench/aa.sh [RUNS_PER_SHAPE]     (default 10: 20 A/A runs in all)
 #   MODE=shared       mode: duet with pinning.duet: shared (default); "alternating"
 #                     for the default schedule (restart once, variants in turn)
+#   SLICE=50ms        with MODE=shared, the two sides' loads take turns of this
+#                     long (load.slice; default none: loaded at once)
 #   ROUNDS=30         rounds per run; WINDOW=2s WARMUP=1s per trial
 #   RESTART=per-round the restart policy
 #   SHAPES="light heavy"  which shapes to run (see shape() below)
@@ -30,7 +32,8 @@
 #                     the +2% check's changes are then corrected by it
 #                     (default 0)
 #   KEEP=DIR          keep every results directory there
-# A run takes about ROUNDS × (WARMUP + WINDOW + a start) seconds; the
+# A run takes about ROUNDS × (WARMUP + WINDOW + a start) seconds (twice the warm-up
+# and window with SLICE); the
 # defaults take about 2 minutes per run, 45 minutes in all. Measure alone:
 # nothing else may build, test or send load meanwhile. Loopback only.
 set -euo pipefail
@@ -45,11 +48,12 @@ shapes=${SHAPES:-light heavy}
 plus2=${PLUS2:-1}
 third=${THIRD:-1}
 control=${CONTROL:-0}
+slice=${SLICE:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/toll" ./cmd/toll
 echo "aa.sh: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "mode $mode, $rounds rounds of $warmup + $window, restart $restart, $runs runs per shape, control $control"
+echo "mode $mode${slice:+ in turns of $slice}, $rounds rounds of $warmup + $window, restart $restart, $runs runs per shape, control $control"
 
 # shape NAME: prints "RATE WORK" for the consumer (--work math.Log calls per
 # request, about 12 ns each on this VM, plus about 60 µs of HTTP handling).
@@ -90,6 +94,7 @@ load:
   rate: $2
   warmup: $warmup
   duration: $window
+$([[ $mode == shared && -n $slice ]] && echo "  slice: $slice")
 rounds: $rounds
 restart: $restart
 control: $([[ $control == 1 ]] && echo true || echo false)
