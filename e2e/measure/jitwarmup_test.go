@@ -293,7 +293,7 @@ func TestWarmupOnAllCPUs(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "widen.yaml")
 	// A bounded loop: at most 400 readings, 8 s.
-	const logCPUs = `toll app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)"; sleep 0.02; done; wait`
+	const logCPUs = `${toll} app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)"; sleep 0.02; done; wait`
 	scenario := fmt.Sprintf(`name: widen
 services:
   - name: app
