@@ -126,6 +126,23 @@ func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmu
 	return cfg, seed
 }
 
+// sampleStart returns the first of a trial's sample ticks, every interval
+// on the grid through anchor (the window's start, less the lull): the last
+// at or before origin, when the trial's load begins, so that a sample
+// precedes the load (one already past is taken at once). Ticks on the window's own
+// grid read its edges where they fall: a grid from the load's origin
+// would be out of step with a window that begins a fraction of a second
+// later (a warm-up of 500ms, a sliced duet's second side), and the CPU
+// interpolated at the window's start would then lean on load the window
+// does not hold (in a sliced duet, where a side's CPU comes in bursts, its
+// second side read 1-2% cheaper than its first).
+func sampleStart(origin, anchor time.Time, interval time.Duration) time.Time {
+	if interval <= 0 || !anchor.After(origin) {
+		return anchor
+	}
+	return anchor.Add(-(anchor.Sub(origin) + interval - 1) / interval * interval)
+}
+
 // owedWarmup makes the two sides of a duet both owed the variant warm-up
 // (load.variant_warmup) when either is, so that their windows stay on one
 // timeline: a variant started beside a baseline that has run before gets
@@ -247,10 +264,10 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	go func() {
 		defer wg.Done()
 		// The samples fall between the requests, as long before each
-		// second as the load's own per-second work falls after it
-		// (cfg.Lull): on the second they would hold up the request due
-		// there on the load generator's CPU.
-		smp.loop(sctx, origin.Add(-cfg.Lull), s.Sample.D())
+		// second of the window as the load's own per-second work falls
+		// after it (cfg.Lull): on the second they would hold up the
+		// request due there on the load generator's CPU.
+		smp.loop(sctx, sampleStart(origin, measureStart.Add(-cfg.Lull), s.Sample.D()), s.Sample.D())
 	}()
 	// The services' own metrics are read at the window's start, and again
 	// at its end, below.

@@ -115,3 +115,27 @@ func TestDuetSidesWarmTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleStart checks that a trial's sample ticks fall on its window's
+// own grid, the first at or before the load's start: a whole-second
+// warm-up keeps the load's grid, a fractional one (and a sliced duet's
+// second side) moves it.
+func TestSampleStart(t *testing.T) {
+	origin := time.Unix(1000, 0)
+	const ms = time.Millisecond
+	for _, tt := range []struct {
+		name         string
+		warmup, lull time.Duration
+		want         time.Duration // from origin (the grid's first tick)
+	}{
+		{"whole-second warm-up", 2 * time.Second, 2 * ms, -2 * ms},
+		{"half-second warm-up", 500 * ms, 0, -500 * ms},
+		{"a sliced duet's second side", 2050 * ms, 1667 * time.Microsecond, -951667 * time.Microsecond},
+		{"no warm-up", 0, 2 * ms, -2 * ms},
+	} {
+		anchor := origin.Add(tt.warmup - tt.lull)
+		if got := sampleStart(origin, anchor, time.Second).Sub(origin); got != tt.want {
+			t.Errorf("%s: first tick %s after the origin, want %s", tt.name, got, tt.want)
+		}
+	}
+}
