@@ -252,13 +252,9 @@ rounds: 2
 mode: duet
 restart: per-round
 pinning: {duet: shared}`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
-	if !strings.Contains(stdout.String(), "shared duet in turns of 100ms") || !strings.Contains(stdout.String(), "their latencies compare") {
-		t.Errorf("the report does not say the sides took turns:\n%s", stdout.String())
+	out, stdout, trials := runForTrials(t, path, 4)
+	if !strings.Contains(stdout, "shared duet in turns of 100ms") || !strings.Contains(stdout, "their latencies compare") {
+		t.Errorf("the report does not say the sides took turns:\n%s", stdout)
 	}
 	s := tolltest.ReadSummary(t, out)
 	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) {
@@ -272,21 +268,13 @@ pinning: {duet: shared}`)
 			t.Errorf("%s: throughput %.1f req/s, want the 100 sent while its turns lasted", v, tp)
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
-	if len(files) != 4 {
-		t.Fatalf("%d trial files, want 4", len(files))
-	}
-	for _, f := range files {
+	for f, b := range trials {
 		var tr record.Trial
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if err := json.Unmarshal(b, &tr); err != nil {
 			t.Fatal(err)
 		}
 		if w := tr.Window().Seconds(); tr.LoadShare != 0.5 || w < 3.9 || w > 4.1 || tr.Load.Completed < 190 || tr.Load.Completed > 210 {
-			t.Errorf("%s: load share %g, window %.2f s, %d requests: want 0.5, 4 s, and 2 s of 100 req/s", filepath.Base(f), tr.LoadShare, w, tr.Load.Completed)
+			t.Errorf("%s: load share %g, window %.2f s, %d requests: want 0.5, 4 s, and 2 s of 100 req/s", f, tr.LoadShare, w, tr.Load.Completed)
 		}
 	}
 }
