@@ -558,7 +558,7 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 		if r.s.Pinning.Duet == scenario.DuetShared {
 			r.duetCPUs = [2]string{svc.String(), svc.String()}
 			if sl := r.s.Load.Slice.D(); sl > 0 {
-				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: each side is loaded alone, so their latencies compare as well as their CPU and memory costs; every window lasts twice its duration, and a side's costs per second are per second of its own load", svc, sl))
+				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: each side is loaded alone, so their latencies compare as well as their CPU and memory costs; every window lasts twice its duration, and a side's costs per second are per second of its own load. Work a side's services do of their own, beside the requests (timers, exporters' threads, a JVM's GC and JIT), is charged over the whole window, twice the time its load ran: for a JVM agent, CPU per request reads high in turns (docs/method.md, \"Taking turns\"), and a duet loaded at once measures it", svc, sl))
 			} else {
 				r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
 			}
