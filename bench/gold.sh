@@ -85,7 +85,12 @@ for i in $(seq 1 "$runs"); do
   for mode in ${FAST:-shipped}; do
     case $mode in
       shipped) file=$scenario ;;
-      shared) file=$shared_copy ;;
+      shared)
+        if grep -Eq '^mode:[[:space:]]*duet' "$scenario"; then
+          echo "gold.sh: $scenario is a duet already; FAST=shipped runs it as it is" >&2
+          exit 2
+        fi
+        file=$shared_copy ;;
       *) echo "gold.sh: FAST mode $mode is not one of shipped, shared" >&2; exit 2 ;;
     esac
     # shellcheck disable=SC2086 # FAST_ARGS is a list of flags
