@@ -312,7 +312,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 							uncontrolled = append(uncontrolled, info.Label)
 						}
 					}
-					if sharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
+					if SharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
 						d = notComparable(d, "shared duet: each side waits for the other's CPU")
 					}
 					if m.Mode == "duet" && isMachine(info.Cost) {
@@ -575,10 +575,10 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 	}
 }
 
-// sharedDuet says whether the run was a duet whose two sides shared their
+// SharedDuet says whether the run was a duet whose two sides shared their
 // CPUs (pinning.duet: shared). Unless their loads took turns (load.slice),
 // each side's latency held the other's requests.
-func sharedDuet(m *record.Manifest) bool {
+func SharedDuet(m *record.Manifest) bool {
 	d := m.Layout.DuetCPUs
 	return m.Mode == "duet" && len(d) == 2 && d[0] == d[1]
 }

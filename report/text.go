@@ -207,7 +207,7 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	}
 	fmt.Fprintf(w, "\n%sHost %s: %s, %d cores, %s %s; toll %s (%s)\n", indent, m.Host.Name, m.Host.CPUModel, m.Host.Cores, m.Host.OS, m.Host.Kernel, m.TollVersion, m.GoVersion)
 	lay := layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs)
-	if d := m.Layout.DuetCPUs; len(d) == 2 && d[0] == d[1] {
+	if d := m.Layout.DuetCPUs; analyze.SharedDuet(m) {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s and each variant sharing CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0])
 	} else if len(d) == 2 {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0], d[1])
@@ -286,7 +286,7 @@ func modeOf(m *record.Manifest) string {
 		return "sequential"
 	case m.Mode != "duet":
 		return m.Mode
-	case len(m.Layout.DuetCPUs) != 2 || m.Layout.DuetCPUs[0] != m.Layout.DuetCPUs[1]:
+	case !analyze.SharedDuet(m):
 		return "duet"
 	case m.Load.SliceS > 0:
 		return fmt.Sprintf("shared duet in turns of %s", time.Duration(m.Load.SliceS*float64(time.Second)))
