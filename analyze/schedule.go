@@ -63,10 +63,13 @@ func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*Tria
 			p99s = append(p99s, x)
 		}
 	}
-	sliceMs := 1000 * m.Load.SliceS
-	if len(p99s) == 0 || mean(p99s) <= SliceTailShare*sliceMs {
+	if len(p99s) == 0 {
+		return ""
+	}
+	sliceMs, p99 := 1000*m.Load.SliceS, mean(p99s)
+	if p99 <= SliceTailShare*sliceMs {
 		return ""
 	}
 	return fmt.Sprintf("%s at %s: latency p99 %.1f ms is more than a tenth of the %g ms turns the duet's sides took (load.slice): requests of one turn ran into the other side's, so the latency tails hold some of each other's load; a longer slice keeps them apart",
-		variant, step, mean(p99s), sliceMs)
+		variant, step, p99, sliceMs)
 }

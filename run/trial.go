@@ -129,13 +129,13 @@ func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmu
 // sampleStart returns the first of a trial's sample ticks, every interval
 // on the grid through anchor (the window's start, less the lull): the last
 // at or before origin, when the trial's load begins, so that a sample
-// precedes the load (one already past is taken at once). Ticks on the window's own
-// grid read its edges where they fall: a grid from the load's origin
-// would be out of step with a window that begins a fraction of a second
-// later (a warm-up of 500ms, a sliced duet's second side), and the CPU
-// interpolated at the window's start would then lean on load the window
-// does not hold (in a sliced duet, where a side's CPU comes in bursts, its
-// second side read 1-2% cheaper than its first).
+// precedes the load (one already past is taken at once). Ticks on the
+// window's own grid read its edges where they fall: a grid from the load's
+// origin would be out of step with a window that begins a fraction of a
+// second later (a warm-up of 500ms, a sliced duet's second side), and the
+// CPU interpolated at the window's start would then lean on load the
+// window does not hold (in a sliced duet, where a side's CPU comes in
+// bursts, its second side read 1-2% cheaper than its first).
 func sampleStart(origin, anchor time.Time, interval time.Duration) time.Time {
 	if interval <= 0 || !anchor.After(origin) {
 		return anchor
