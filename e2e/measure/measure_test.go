@@ -188,9 +188,14 @@ mode: duet`)
 	}
 }
 
-// TestSharedDuet runs a real duet whose two sides share the services' CPU,
-// restarted every round, on any machine with 2 CPUs: the heavy side's CPU
-// per request shows, and the report says how the CPUs were shared.
+// TestSharedDuet runs real duets whose two sides share the services' CPU,
+// restarted every round, on any machine with 2 CPUs: loaded at once and
+// in turns of 100 ms (load.slice). In both the heavy side's CPU per request
+// shows, the manifest records one CPU set for both sides, and the report
+// says how the CPUs were shared. Loaded at once, it says their latencies
+// do not compare; in turns they are compared, each side's throughput is
+// the rate it was sent at while its turn lasted, and each trial's window is
+// twice its duration, half of it its own load.
 func TestSharedDuet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -198,68 +203,55 @@ func TestSharedDuet(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("a shared duet needs 2 CPUs")
 	}
-	path := tolltest.WriteScenario(t, "shared", tolltest.HeavyVariants, `  rate: 25
-  warmup: 1s
-  duration: 2s
-rounds: 2
+	for _, tt := range []struct {
+		name, load string
+		report     []string // what the report must say
+		check      func(t *testing.T, s tolltest.Summary, trials map[string][]byte)
+	}{
+		{"at once", "  rate: 25\n  warmup: 1s\n  duration: 2s\n",
+			[]string{"each variant sharing CPU", "their latencies do not"}, nil},
+		{"in turns", "  rate: 100\n  warmup: 500ms\n  duration: 2s\n  slice: 100ms\n",
+			[]string{"each variant sharing CPU", "shared duet in turns of 100ms", "their latencies compare"}, checkTurns},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tolltest.WriteScenario(t, "shared", tolltest.HeavyVariants, tt.load+`rounds: 2
 mode: duet
 restart: per-round
 pinning: {duet: shared}`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	tolltest.SkipIfInvalid(t, cmd.Run(), stdout.String(), stderr.String())
-	if !strings.Contains(stdout.String(), "each variant sharing CPU") || !strings.Contains(stdout.String(), "their latencies do not") {
-		t.Errorf("the report does not show the shared layout and its caveat:\n%s", stdout.String())
-	}
-	s := tolltest.ReadSummary(t, out)
-	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) { // 4× the provider's work: about 3× in all when idle, less on a busy machine
-		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
-	}
-	var m struct {
-		Layout struct {
-			DuetCPUs []string `json:"duet_cpus"`
-		} `json:"layout"`
-	}
-	b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if d := m.Layout.DuetCPUs; len(d) != 2 || d[0] != d[1] {
-		t.Errorf("duet CPUs %v, want one set for both sides", d)
+			out, stdout, trials := runForTrials(t, path, 4)
+			for _, want := range tt.report {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("the report lacks %q:\n%s", want, stdout)
+				}
+			}
+			s := tolltest.ReadSummary(t, out)
+			if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) { // 4× the provider's work: about 3× in all when idle, less on a busy machine
+				t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+			}
+			var m struct {
+				Layout struct {
+					DuetCPUs []string `json:"duet_cpus"`
+				} `json:"layout"`
+			}
+			b, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatal(err)
+			}
+			if d := m.Layout.DuetCPUs; len(d) != 2 || d[0] != d[1] {
+				t.Errorf("duet CPUs %v, want one set for both sides", d)
+			}
+			if tt.check != nil {
+				tt.check(t, s, trials)
+			}
+		})
 	}
 }
 
-// TestSlicedDuet runs a shared duet whose two loads take turns of 100 ms
-// (load.slice) end to end: the heavy side's CPU per request shows, the
-// sides' latencies are compared (a shared duet loaded at once withholds
-// that), each side's throughput is the rate it was sent at while its turn
-// lasted, and each trial's window is twice its duration, half of it its
-// own load.
-func TestSlicedDuet(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real services")
-	}
-	if runtime.NumCPU() < 2 {
-		t.Skip("a shared duet needs 2 CPUs")
-	}
-	path := tolltest.WriteScenario(t, "sliced", tolltest.HeavyVariants, `  rate: 100
-  warmup: 500ms
-  duration: 2s
-  slice: 100ms
-rounds: 2
-mode: duet
-restart: per-round
-pinning: {duet: shared}`)
-	out, stdout, trials := runForTrials(t, path, 4)
-	if !strings.Contains(stdout, "shared duet in turns of 100ms") || !strings.Contains(stdout, "their latencies compare") {
-		t.Errorf("the report does not say the sides took turns:\n%s", stdout)
-	}
-	s := tolltest.ReadSummary(t, out)
-	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) {
-		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
-	}
+// checkTurns checks a shared duet in turns of 100 ms at 100 req/s, 2 s a
+// side: latency compared, throughput per second of a side's own load, and
+// trial windows of 4 s holding 2 s of it.
+func checkTurns(t *testing.T, s tolltest.Summary, trials map[string][]byte) {
+	t.Helper()
 	if d := s.Delta(t, "heavy", "latency_p50_ms"); d.Pct == nil || strings.HasPrefix(d.Verdict, "n/a") {
 		t.Errorf("latency p50 not compared in turns: %+v", d)
 	}
