@@ -83,14 +83,20 @@ func TestArrivalsAsAsked(t *testing.T) {
 		}
 		return s, stdout.String()
 	}
-	// Alternate, up to three times each, and keep each setting's lower
-	// median: a noisy machine only ever adds to latency.
+	// Alternate, up to five times each, in an order that turns with the
+	// round so that no setting always follows another, and keep each
+	// setting's lower median: a noisy machine only ever adds to latency.
+	// Each setting's highest median says how much the machine moved one
+	// setting's latency between repeats.
 	p50 := map[string]float64{}
+	p50Max := map[string]float64{}
 	lateP50 := map[string]float64{} // the generator's own lateness, µs
 	last := map[string]loadSummary{}
+	settings := []string{"default", "0", "2ms"}
 	var problems []string
-	for round := range 3 {
-		for _, q := range []string{"default", "0", "2ms"} {
+	for round := range 5 {
+		for i := range settings {
+			q := settings[(i+round)%len(settings)]
 			args := []string{"--json"}
 			if q != "default" {
 				args = append(args, "--quantum", q)
@@ -108,12 +114,13 @@ func TestArrivalsAsAsked(t *testing.T) {
 			if v, ok := p50[q]; !ok || s.LatencyMS["p50"] < v {
 				p50[q] = s.LatencyMS["p50"]
 			}
+			p50Max[q] = max(p50Max[q], s.LatencyMS["p50"])
 			if v, ok := lateP50[q]; !ok || s.LatenessUS["p50"] < v {
 				lateP50[q] = s.LatenessUS["p50"]
 			}
 			last[q] = s
 		}
-		t.Logf("round %d: p50 default %.3f ms, --quantum 0 %.3f ms, --quantum 2ms %.3f ms; lateness p50 default %.0f µs",
+		t.Logf("round %d: p50 default %.3f ms, --quantum 0 %.3f ms, --quantum 2ms %.3f ms (best so far); lateness p50 default %.0f µs",
 			round+1, p50["default"], p50["0"], p50["2ms"], lateP50["default"])
 		problems = nil
 		if d, z := p50["default"], p50["0"]; d > 1.25*z+0.05 {
@@ -129,6 +136,13 @@ func TestArrivalsAsAsked(t *testing.T) {
 	if len(problems) > 0 {
 		if lateP50["default"] > 200 {
 			t.Skipf("the load CPU is too busy to compare latencies: the generator's median lateness was %.0f µs at best (%s)", lateP50["default"], strings.Join(problems, "; "))
+		}
+		// The provider's CPU shared with other work (go test runs packages
+		// side by side): when one setting's median moved between repeats
+		// by more than the gap being judged, the machine cannot tell them.
+		noise := max(p50Max["default"]-p50["default"], p50Max["0"]-p50["0"])
+		if gap := p50["default"] - p50["0"]; noise > gap || noise > 0.5*p50["0"] {
+			t.Skipf("the provider's CPU is too busy to compare latencies: one setting's median moved %.3f ms between repeats (%s)", noise, strings.Join(problems, "; "))
 		}
 		for _, p := range problems {
 			t.Error(p)
