@@ -12,6 +12,7 @@ type Cost string
 // The costs toll reports, in report order.
 const (
 	CPUPerRequest  Cost = "cpu_per_request_ms"
+	CPUNoJIT       Cost = "cpu_per_request_nojit_ms"
 	CPUCores       Cost = "cpu_cores"
 	InstrPerReq    Cost = "instructions_per_request"
 	CyclesPerReq   Cost = "cycles_per_request"
@@ -31,6 +32,7 @@ const (
 	GCCount        Cost = "jvm_gcs_per_min"
 	JITTime        Cost = "jvm_jit_ms_per_s"
 	JITCompiles    Cost = "jvm_jit_compiles_per_min"
+	JITCPU         Cost = "jvm_jit_cpu_ms_per_s"
 	JVMInit        Cost = "jvm_init_ms"
 	LatencyMin     Cost = "latency_min_ms"
 	LatencyMean    Cost = "latency_mean_ms"
@@ -71,6 +73,7 @@ type CostInfo struct {
 func Costs() []CostInfo {
 	return []CostInfo{
 		{CPUPerRequest, "CPU per request", "ms", 3, false},
+		{CPUNoJIT, "CPU per request, JIT excluded", "ms", 3, false},
 		{CPUCores, "CPU", "cores", 3, false},
 		{InstrPerReq, "instructions per request", "", 0, false},
 		{CyclesPerReq, "cycles per request", "", 0, false},
@@ -90,6 +93,7 @@ func Costs() []CostInfo {
 		{GCCount, "JVM GCs", "/min", 1, true},
 		{JITTime, "JVM JIT compile time", "ms/s", 2, true},
 		{JITCompiles, "JVM JIT compiles", "/min", 1, true},
+		{JITCPU, "JVM JIT compilers' CPU", "ms/s", 2, true},
 		{JVMInit, "JVM init", "ms", 0, false},
 		{LatencyMin, "latency min", "ms", 2, false},
 		{LatencyMean, "latency mean", "ms", 2, false},

@@ -24,8 +24,12 @@ const jitBusy = 20
 func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 	busy := map[string][]int{}
 	peak := map[string]float64{}
+	compilersRead := false
 	for r, tc := range rounds {
 		for svc, costs := range tc.Services {
+			if _, ok := costs[JITCPU]; ok {
+				compilersRead = true
+			}
 			if ms, ok := costs[JITTime]; ok && ms > jitBusy {
 				busy[svc] = append(busy[svc], r)
 				peak[svc] = max(peak[svc], ms)
@@ -41,8 +45,12 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 		sort.Ints(rs)
 		parts = append(parts, fmt.Sprintf("%s in %s (up to %.0f ms/s)", svc, roundList(rs), peak[svc]))
 	}
-	return fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often",
+	w := fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often",
 		variant, step, strings.Join(parts, ", "))
+	if compilersRead {
+		w += `; "CPU per request, JIT excluded" leaves the compiler threads' own CPU out`
+	}
+	return w
 }
 
 // roundList writes rounds as "round 3" or "rounds 1, 2, 5".

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -90,5 +91,57 @@ func TestWarmupsWarnOfAnUnsettledJIT(t *testing.T) {
 	}
 	if got, _ := warmups([]string{"baseline"}, []*record.Trial{{Variant: "baseline", VariantWarmupS: 60}}, nil); got != nil {
 		t.Errorf("a fixed warm-up is summarized: %+v", got)
+	}
+}
+
+// TestCPUWithoutJIT gives a trial a JVM service whose compiler threads use
+// 40 ms of CPU a second, beside a service with no JVM: CPU per request
+// without JIT takes the compilers' CPU out of the JVM's and keeps the other
+// service's; a trial whose samples carry no compiler CPU has neither row.
+func TestCPUWithoutJIT(t *testing.T) {
+	for _, tt := range []struct {
+		name                 string
+		jitMsPerS            float64
+		wantJIT, wantWithout float64 // ms/s, ms a request
+		none                 bool
+	}{
+		{name: "compiling", jitMsPerS: 40, wantJIT: 40, wantWithout: 2 + 1 - 0.4},
+		{name: "compiler threads not read", jitMsPerS: 0, none: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// 100 req/s; the JVM uses 2 ms a request, a Go sidecar 1 ms.
+			tr := synthetic(t, 1, 1, "otel", 10, 100, 0.002, 1500)
+			for j := range tr.Samples[0].Points {
+				p := &tr.Samples[0].Points[j]
+				p.JVM = &record.JVMSample{Pid: 1, HeapUsed: 1 << 20, JITCPU: tt.jitMsPerS / 1000 * (p.T + 2)}
+			}
+			other := record.ServiceSeries{Service: "sidecar"}
+			for _, p := range tr.Samples[0].Points {
+				other.Points = append(other.Points, record.Sample{T: p.T, CPU: (p.T + 2) * 100 * 0.001})
+			}
+			tr.Samples = append(tr.Samples, other)
+			tr.Services = append(tr.Services, record.ServiceRun{Name: "sidecar", Measured: true})
+			tc, err := SummarizeTrial(tr, Trim{Start: 2, End: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.Costs[CPUPerRequest]; math.Abs(got-3) > 0.01 {
+				t.Errorf("CPU per request %g ms, want 3", got)
+			}
+			jit, hasJIT := tc.Costs[JITCPU]
+			without, hasWithout := tc.Costs[CPUNoJIT]
+			if tt.none {
+				if hasJIT || hasWithout {
+					t.Errorf("no compiler CPU read, yet JIT CPU %g and CPU without JIT %g", jit, without)
+				}
+				return
+			}
+			if math.Abs(jit-tt.wantJIT) > 0.01 || math.Abs(without-tt.wantWithout) > 0.01 {
+				t.Errorf("JIT CPU %g ms/s, CPU per request without it %g ms; want %g and %g", jit, without, tt.wantJIT, tt.wantWithout)
+			}
+			if s := tc.Services["svc"]; math.Abs(s[CPUNoJIT]-1.6) > 0.01 {
+				t.Errorf("the JVM service's own CPU per request without JIT %g ms, want 1.6", s[CPUNoJIT])
+			}
+		})
 	}
 }

@@ -162,8 +162,8 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 			}
 		}
 	}
-	var cpu float64
-	haveCPU := false
+	var cpu, jit float64
+	haveCPU, haveJIT := false, false
 	for _, series := range t.Samples {
 		if !measured[series.Service] || len(series.Points) == 0 {
 			continue
@@ -177,16 +177,27 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		}
 		tc.Services[series.Service] = sc
 		for c, v := range sc {
-			if c == CPUPerRequest {
+			if c == CPUPerRequest || c == CPUNoJIT {
 				continue
 			}
 			tc.Costs[c] += v
 		}
 		cpu += sc[CPUCores] * secs
 		haveCPU = true
+		if ms, ok := sc[JITCPU]; ok {
+			jit += ms / 1000 * secs
+			haveJIT = true
+		}
 	}
 	if haveCPU && completed > 0 {
 		tc.Costs[CPUPerRequest] = 1000 * cpu / float64(completed)
+		if haveJIT {
+			// Every measured service's CPU but its JVM's compiler threads':
+			// a JIT still compiling is a warm-up that ends, in bursts that
+			// land in some rounds and not others (docs/method.md, "A JVM
+			// still compiling"); its own row has it.
+			tc.Costs[CPUNoJIT] = 1000 * max(cpu-jit, 0) / float64(completed)
+		}
 	}
 	if started {
 		tc.Costs[Startup] = 1000 * startup
@@ -280,6 +291,7 @@ func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint
 		out[Memory] = mem / km / (1 << 20)
 	}
 	jvmCosts(s, w, out)
+	jitCPU(s, w, secs, completed, out)
 	if n := s.NMT; n != nil && n.Committed > 0 {
 		// One reading, at the trial's end: the JVM's committed memory is a
 		// level that moves slowly, not a rate.
@@ -349,6 +361,27 @@ func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
 	}
 	if pts[0].InitS > 0 {
 		out[JVMInit] = 1000 * pts[0].InitS
+	}
+}
+
+// jitCPU adds the CPU of the JVM's JIT compiler threads over w, per second
+// of load (secs), and the service's CPU per request without it, where the
+// samples carry it.
+func jitCPU(s record.ServiceSeries, w Window, secs float64, completed uint64, out map[Cost]float64) {
+	var ts, jit []float64
+	for _, p := range s.Points {
+		if p.JVM != nil && p.JVM.JITCPU > 0 {
+			ts = append(ts, p.T)
+			jit = append(jit, p.JVM.JITCPU)
+		}
+	}
+	if len(ts) < 2 || secs <= 0 {
+		return
+	}
+	used := interpolate(ts, jit, w.To) - interpolate(ts, jit, w.From)
+	out[JITCPU] = 1000 * used / secs
+	if completed > 0 {
+		out[CPUNoJIT] = 1000 * max(out[CPUCores]*secs-used, 0) / float64(completed)
 	}
 }
 

@@ -325,6 +325,10 @@ type JVMSample struct {
 	// seconds spent compiling since the JVM started (cumulative).
 	JITCompiles int64   `json:"jit_compiles,omitempty"`
 	JITTime     float64 `json:"jit_time,omitempty"`
+	// JITCPU is the CPU seconds the JIT compiler threads have used
+	// (jvm.CompilerThreads), where toll could read them: JITTime is wall
+	// time, which on a shared CPU includes the compilers' waits.
+	JITCPU float64 `json:"jit_cpu,omitempty"`
 	// InitS is the time from the JVM's start to the end of its own
 	// initialisation (sun.rt.createVmBeginTime to vmInitDoneTime).
 	InitS float64 `json:"init_s"`

@@ -63,6 +63,7 @@ const (
 func costMetrics() map[analyze.Cost]metric {
 	return map[analyze.Cost]metric{
 		analyze.CPUPerRequest:  {"toll_cpu_per_request_seconds", "seconds", msToS, "CPU time per completed request, of the measured services.", nil},
+		analyze.CPUNoJIT:       {"toll_cpu_per_request_excluding_jit_seconds", "seconds", msToS, "CPU time per completed request, of the measured services, less their JVMs' JIT compiler threads.", nil},
 		analyze.CPUCores:       {"toll_cpu_cores", "", 1, "CPU used by the measured services, in cores (CPU seconds per second).", nil},
 		analyze.InstrPerReq:    {"toll_instructions_per_request", "", 1, "Instructions retired per completed request.", nil},
 		analyze.CyclesPerReq:   {"toll_cycles_per_request", "", 1, "CPU cycles per completed request.", nil},
@@ -82,6 +83,7 @@ func costMetrics() map[analyze.Cost]metric {
 		analyze.GCCount:        {"toll_jvm_gcs_per_second", "", perMinS, "JVM garbage collections per second.", nil},
 		analyze.JITTime:        {"toll_jvm_jit_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM's JIT compilers spent compiling: above zero under steady load, the JVM was still warming up.", nil},
 		analyze.JITCompiles:    {"toll_jvm_jit_compiles_per_second", "", perMinS, "Methods the JVM's JIT compiled per second.", nil},
+		analyze.JITCPU:         {"toll_jvm_jit_cpu_ratio", "ratio", msToS, "CPU the JVM's JIT compiler threads used, in cores (CPU seconds per second of load).", nil},
 		analyze.JVMInit:        {"toll_jvm_init_seconds", "seconds", msToS, "JVM start-up time until the application's main.", nil},
 		analyze.LatencyMin:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0"}},
 		analyze.LatencyP50:     {"toll_latency_seconds", "seconds", msToS, "Request latency at a quantile, from the load generator's histogram (quantile 0 is the minimum, 1 the maximum).", []string{"quantile", "0.5"}},

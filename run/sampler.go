@@ -38,6 +38,8 @@ type serviceProbe struct {
 	jvm      *jvm.Reader // the JVM in the tree, if it has one
 	hw       *perfcount.Group
 	jvmPid   int
+	// compilers reads the CPU of the JVM's JIT compiler threads.
+	compilers *jvm.CompilerThreads
 
 	// scrape and nmt are the service's own metrics and its JVM's Native
 	// Memory Tracking, read at the window's edges (pull.go).
@@ -66,7 +68,13 @@ func (sp *serviceProbe) readJVM() *record.JVMSample {
 	if err != nil {
 		return nil
 	}
-	return JVMRecord(sp.jvmPid, c)
+	j := JVMRecord(sp.jvmPid, c)
+	if sp.compilers != nil {
+		if d, err := sp.compilers.CPU(); err == nil {
+			j.JITCPU = d.Seconds()
+		}
+	}
+	return j
 }
 
 // findJVM opens the hsperfdata of the first JVM among tree's processes as
@@ -125,6 +133,9 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 				sp.tree.Sample()
 			}
 			sp.jvm, sp.jvmPid = findJVM(sp.tree)
+			if sp.jvm != nil {
+				sp.compilers, _ = jvm.NewCompilerThreads("/proc", sp.jvmPid)
+			}
 		}
 		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
 			// Counts start with the trial; only differences are used.

@@ -399,6 +399,13 @@ rounds: 1
 		if c, ms := sum.Value(t, v, "jvm_jit_compiles_per_min"), sum.Value(t, v, "jvm_jit_ms_per_s"); c <= 0 || ms <= 0 {
 			t.Errorf("%s: JIT %g compiles/min, %g ms/s, want both above zero", v, c, ms)
 		}
+		// The compiler threads' CPU, read from the JVM's threads, and
+		// the CPU per request without it: less than all of it, not
+		// nothing (the application ran).
+		jit, all, without := sum.Value(t, v, "jvm_jit_cpu_ms_per_s"), sum.Value(t, v, "cpu_per_request_ms"), sum.Value(t, v, "cpu_per_request_nojit_ms")
+		if jit <= 0 || without <= 0 || without >= all {
+			t.Errorf("%s: compilers %g ms/s of CPU; CPU per request %g ms, %g ms without the compilers", v, jit, all, without)
+		}
 	}
 	for _, want := range []string{"JVM heap used (MiB)", "JVM metaspace used (MiB)", "JVM GC time (ms/s)"} {
 		if !strings.Contains(stdout.String(), want) {
