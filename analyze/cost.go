@@ -73,7 +73,7 @@ type CostInfo struct {
 func Costs() []CostInfo {
 	return []CostInfo{
 		{CPUPerRequest, "CPU per request", "ms", 3, false},
-		{CPUNoJIT, "CPU per request, JIT excluded", "ms", 3, false},
+		{CPUNoJIT, "CPU per request without JIT", "ms", 3, false},
 		{CPUCores, "CPU", "cores", 3, false},
 		{InstrPerReq, "instructions per request", "", 0, false},
 		{CyclesPerReq, "cycles per request", "", 0, false},

@@ -35,7 +35,7 @@ var headlineChanges = []struct {
 	onlyResolved bool
 }{
 	{Throughput, true}, {ErrorRate, true},
-	{CPUPerRequest, false}, {LatencyP99, false}, {RSS, false}, {Memory, false},
+	{CPUPerRequest, false}, {CPUNoJIT, false}, {LatencyP99, false}, {RSS, false}, {Memory, false},
 }
 
 // idleHeadlineChanges are the costs an idle step's headline gives as

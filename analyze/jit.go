@@ -48,7 +48,7 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 	w := fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often",
 		variant, step, strings.Join(parts, ", "))
 	if compilersRead {
-		w += `; "CPU per request, JIT excluded" leaves the compiler threads' own CPU out`
+		w += `; "CPU per request without JIT" leaves the compiler threads' own CPU out`
 	}
 	return w
 }

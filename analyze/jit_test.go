@@ -145,3 +145,45 @@ func TestCPUWithoutJIT(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadlineWithoutJIT runs a JVM agent whose compilers burst in two of
+// six rounds: the headline gives CPU per request and, right after it, CPU
+// per request without JIT, whose interval the bursts do not widen.
+func TestHeadlineWithoutJIT(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "agent"}}
+	burst := []float64{0, 60, 0, 0, 80, 0} // the agent's compilers, ms/s
+	noise := []float64{1.0, 1.01, 0.99, 1.0, 1.01, 0.99}
+	withJIT := func(tr *record.Trial, msPerS float64) *record.Trial {
+		for j := range tr.Samples[0].Points {
+			p := &tr.Samples[0].Points[j]
+			p.CPU += msPerS / 1000 * (p.T + 2)
+			p.JVM = &record.JVMSample{Pid: 1, HeapUsed: 1 << 20, JITCPU: 0.5 + msPerS/1000*(p.T+2)}
+		}
+		return tr
+	}
+	var trials []*record.Trial
+	for r := 1; r <= 6; r++ {
+		trials = append(trials,
+			withJIT(synthetic(t, 2*r-1, r, "baseline", 5, 100, 0.001*noise[r-1], 1000), 0),
+			withJIT(synthetic(t, 2*r, r, "agent", 5, 100, 0.0015*noise[r-1], 1000), burst[r-1]))
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Headlines) != 1 || len(s.Headlines[0].Changes) < 2 {
+		t.Fatalf("headlines %+v", s.Headlines)
+	}
+	all, without := s.Headlines[0].Changes[0], s.Headlines[0].Changes[1]
+	if all.Cost != CPUPerRequest || without.Cost != CPUNoJIT {
+		t.Fatalf("headline changes %s, %s; want CPU per request, then without JIT", all.Cost, without.Cost)
+	}
+	if math.Abs(*without.Delta.Pct-50) > 1 {
+		t.Errorf("without JIT %+.1f%%, want the agent's +50%%", *without.Delta.Pct)
+	}
+	wide := func(d *Delta) float64 { return *d.CIHigh - *d.CILow }
+	if wide(without.Delta) >= wide(all.Delta)/2 {
+		t.Errorf("interval without JIT [%.1f, %.1f], with it [%.1f, %.1f]: the bursts should widen only the second",
+			*without.Delta.CILow, *without.Delta.CIHigh, *all.Delta.CILow, *all.Delta.CIHigh)
+	}
+}

@@ -67,7 +67,7 @@ func headlineChange(c analyze.HeadlineCost) string {
 	}
 	// Latency and memory read best in their own unit, with the relative
 	// change beside it; the rest as a relative change.
-	if d.Pct != nil && c.Cost != analyze.CPUPerRequest && (c.Unit == "ms" || c.Unit == "MiB") {
+	if d.Pct != nil && c.Cost != analyze.CPUPerRequest && c.Cost != analyze.CPUNoJIT && (c.Unit == "ms" || c.Unit == "MiB") {
 		return fmt.Sprintf("%s %s %s (%s %s)", signed(d.Abs, c.Digits), c.Unit, c.Label, pctText(*d.Pct), bounds)
 	}
 	if d.Pct != nil {
