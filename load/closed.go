@@ -57,7 +57,6 @@ func (r *runner) user(n int, at time.Duration, stop <-chan struct{}) {
 	c := r.newClient()
 	defer c.close()
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(r.start.UnixNano())))
-	sentHere := 0
 	for {
 		select {
 		case <-stop:
@@ -78,11 +77,6 @@ func (r *runner) user(n int, at time.Duration, stop <-chan struct{}) {
 		}
 		status, err := c.send(&r.targets[t], id)
 		r.account(i, t, r.elapsed()-sent, status, err)
-		if every := r.users.Reconnect; every > 0 {
-			if sentHere++; sentHere%every == 0 {
-				c.close() // the next request dials again
-			}
-		}
 
 		think := r.users.Think
 		if r.users.ExponentialThink {

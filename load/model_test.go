@@ -172,55 +172,6 @@ func TestClosedModel(t *testing.T) {
 	}
 }
 
-// TestClosedModelReconnects has 2 users close their connections every 5
-// requests: the server sees a new connection for every 5 requests a user
-// sent, and every request still completes.
-func TestClosedModelReconnects(t *testing.T) {
-	var mu sync.Mutex
-	conns := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		conns[r.RemoteAddr]++
-		mu.Unlock()
-	}))
-	defer srv.Close()
-	for _, tc := range []struct {
-		name      string
-		reconnect int
-	}{{"keeps its connection", 0}, {"reconnects every 5 requests", 5}} {
-		t.Run(tc.name, func(t *testing.T) {
-			mu.Lock()
-			clear(conns)
-			mu.Unlock()
-			res, err := runLoad(t, context.Background(), Config{
-				Requests: []Request{{URL: srv.URL}},
-				Users:    &Users{N: 2, Think: 2 * time.Millisecond, Reconnect: tc.reconnect},
-				Start:    soon(),
-				Duration: 300 * time.Millisecond,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, res)
-			if res.OK != res.Completed || res.Completed != res.Sent || res.Sent < 20 {
-				t.Fatalf("sent %d, completed %d, %d ok: %+v", res.Sent, res.Completed, res.OK, res.Errors)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			most := 0
-			for _, n := range conns {
-				most = max(most, n)
-			}
-			switch {
-			case tc.reconnect == 0 && (len(conns) != 2 || res.Connections != 2):
-				t.Errorf("%d connections seen, %d opened; want the users' 2", len(conns), res.Connections)
-			case tc.reconnect > 0 && (most > tc.reconnect || uint64(len(conns)) < res.Sent/uint64(tc.reconnect)):
-				t.Errorf("%d requests on %d connections (%d opened), at most %d on one; want a new one every %d", res.Sent, len(conns), res.Connections, most, tc.reconnect)
-			}
-		})
-	}
-}
-
 func TestTemplatingAndPerRequestResults(t *testing.T) {
 	var mu sync.Mutex
 	var ids []int

@@ -109,11 +109,6 @@ type Users struct {
 	// Ramp spreads the users' first requests evenly over this long from
 	// Start; 0 starts them all at once.
 	Ramp time.Duration
-	// Reconnect, when above 0, has each user close its connections after
-	// every Reconnect requests and open new ones for its next: the service
-	// then also runs its code for a connection's end and start, which
-	// users that keep theirs never do.
-	Reconnect int
 }
 
 const (

@@ -21,10 +21,6 @@ import (
 // warmupRead is how often a warm-up reads its JVMs' JIT counters.
 const warmupRead = time.Second
 
-// warmupReconnect is how many requests a variant warm-up's user sends on a
-// connection before it opens another.
-const warmupReconnect = 500
-
 // variantWarmup is a finished variant warm-up, which the variant's next
 // trial records.
 type variantWarmup struct {
@@ -89,14 +85,6 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		}
 		cfg, _ := r.loadConfig(st, warmupTrial(r.s, pt, st.rewarm), origin, 0, longest)
 		st.rewarm = false
-		if cfg.Users != nil {
-			// Users that kept their connections would never end one: a
-			// JIT would compile the services' request code without the
-			// path a connection's end takes, and throw that code away
-			// when the warm-up's users leave (docs/method.md, "A JVM
-			// still compiling": Tomcat's, recompiled 5,000 requests on).
-			cfg.Users.Reconnect = warmupReconnect
-		}
 		wg.Go(func() {
 			res, err := load.Run(wctx, cfg)
 			ends[i] = time.Now()
