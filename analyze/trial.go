@@ -233,7 +233,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 			ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
 			rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
 		}
-		over := func(v []float64) float64 { return (interpolate(ts, v, w.To) - interpolate(ts, v, w.From)) / secs }
+		over := func(v []float64) float64 { return w.rise(ts, v) / secs }
 		tc.Costs[Spans] = over(spans)
 		tc.Costs[ExportBytes] = over(bytes) / 1024
 		tc.Costs[Profiles] = over(profiles)
@@ -262,7 +262,7 @@ func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint
 		ts[i], cpu[i] = p.T, p.CPU
 	}
 	out := map[Cost]float64{}
-	used := interpolate(ts, cpu, w.To) - interpolate(ts, cpu, w.From)
+	used := w.rise(ts, cpu)
 	out[CPUCores] = used / secs
 	if completed > 0 {
 		out[CPUPerRequest] = 1000 * used / float64(completed)
@@ -314,8 +314,8 @@ func hardwareCosts(s record.ServiceSeries, w Window, completed uint64, out map[C
 	for i, p := range s.Points {
 		ts[i], ins[i], cyc[i] = p.T, float64(p.Instructions), float64(p.Cycles)
 	}
-	out[InstrPerReq] = (interpolate(ts, ins, w.To) - interpolate(ts, ins, w.From)) / float64(completed)
-	out[CyclesPerReq] = (interpolate(ts, cyc, w.To) - interpolate(ts, cyc, w.From)) / float64(completed)
+	out[InstrPerReq] = w.rise(ts, ins) / float64(completed)
+	out[CyclesPerReq] = w.rise(ts, cyc) / float64(completed)
 }
 
 // jvmCosts adds the JVM's figures over w: means of the gauges, and GC time
@@ -378,7 +378,7 @@ func jitCPU(s record.ServiceSeries, w Window, secs float64, completed uint64, ou
 	if len(ts) < 2 || secs <= 0 {
 		return
 	}
-	used := interpolate(ts, jit, w.To) - interpolate(ts, jit, w.From)
+	used := w.rise(ts, jit)
 	out[JITCPU] = 1000 * used / secs
 	if completed > 0 {
 		out[CPUNoJIT] = 1000 * max(out[CPUCores]*secs-used, 0) / float64(completed)
@@ -399,7 +399,7 @@ func machineCosts(t *record.Trial, w Window, tc *TrialCosts) {
 		for i, m := range ms {
 			ts[i], vs[i] = m.T, get(m)
 		}
-		return interpolate(ts, vs, w.To) - interpolate(ts, vs, w.From)
+		return w.rise(ts, vs)
 	}
 	// Busy shares are 1 − idle / elapsed time, not busy / (busy + idle):
 	// a tickless kernel measures idle time exactly but charges busy time

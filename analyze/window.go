@@ -28,6 +28,12 @@ func WindowOf(t *record.Trial, trim Trim) Window {
 	return Window{From: trim.Start, To: t.Window().Seconds() - trim.End}
 }
 
+// rise returns how much a cumulative series (a counter sampled at ts) grew
+// over w, its values interpolated at w's edges.
+func (w Window) rise(ts, vs []float64) float64 {
+	return interpolate(ts, vs, w.To) - interpolate(ts, vs, w.From)
+}
+
 // interpolate returns the value of a cumulative series at time x, linearly
 // between the samples around it (clamped at the ends).
 func interpolate(ts, vs []float64, x float64) float64 {
