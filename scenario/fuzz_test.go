@@ -32,6 +32,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte(strings.Replace(good, "  rate: 100\n", "  users: [5, 10]\n  think: 10ms\n", 1)))
 	f.Add([]byte(strings.Replace(good, "name: demo\n", "name: demo\nmode: duet\npinning: {duet: shared, load: \"0\"}\nrounds: 3\n", 1)))
+	f.Add([]byte(strings.Replace(good, "  rate: 100\n", "  rates: [0, 100]\n", 1)))
+	f.Add([]byte(strings.Replace(good, "  rate: 100\n", "  rate: 0\n", 1)))
 	m := thisMachine()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := parse("fuzz.yaml", data, m)
@@ -84,8 +86,11 @@ func checkValid(t *testing.T, s *Scenario, m machine) {
 		t.Fatalf("%d steps, %d rounds, %d variants", len(steps), s.Rounds, len(s.Variants))
 	}
 	for _, st := range steps {
-		if st.Users == 0 && !(finite(st.Rate) && st.Rate > 0 && st.Rate <= MaxRate) || st.Users < 0 || st.Users > 0 && m.ports > 0 && st.Users > m.ports {
-			t.Fatalf("step %+v", st)
+		open := st.Users == 0 && !st.Idle && finite(st.Rate) && st.Rate > 0 && st.Rate <= MaxRate
+		idle := st.Idle && st.Users == 0 && st.Rate == 0
+		closed := st.Users > 0 && !st.Idle && (m.ports == 0 || st.Users <= m.ports)
+		if !open && !idle && !closed {
+			t.Fatalf("step %#v", st)
 		}
 	}
 	if l.Duration <= 0 || l.Duration.D() > 24*60*60e9 || l.Warmup < 0 || l.Timeout <= 0 || l.MaxConns < 1 {
