@@ -384,4 +384,8 @@ type VariantWarmup struct {
 	// of wall time, over the trailing window (or what it had of it) when
 	// the warm-up ended, by service name.
 	JITMsPerS map[string]float64 `json:"jit_ms_per_s,omitempty"`
+	// RatePhaseS is how long the second phase of a warm-up by users and
+	// then at a rate (load.variant_warmup_users and _rate both) lasted, in
+	// seconds: the part of it at the rate; 0 for a warm-up of one phase.
+	RatePhaseS float64 `json:"rate_phase_s,omitempty"`
 }

@@ -33,6 +33,9 @@ func variantWarmup(m *record.Manifest) string {
 		at += " on CPUs " + m.Layout.WarmupCPUs
 	}
 	if m.Load.VariantWarmupUntil != nil {
+		if m.Load.VariantWarmupUsers > 0 && m.Load.VariantWarmupRate > 0 {
+			return fmt.Sprintf(", variant warm-up%s until the JIT settles, then at %g req/s until it settles again, at most %s each", at, m.Load.VariantWarmupRate, d)
+		}
 		return ", variant warm-up" + at + " until the JIT settles, at most " + d
 	}
 	return ", variant warm-up " + d + at

@@ -66,6 +66,8 @@ func TestVariantWarmup(t *testing.T) {
 		{"one user", record.LoadSettings{VariantWarmupS: 60, VariantWarmupUsers: 1}, "", ", variant warm-up 1m0s by 1 user"},
 		{"users on every CPU until settled", record.LoadSettings{VariantWarmupS: 120, VariantWarmupUsers: 2, VariantWarmupUntil: until}, "0-1",
 			", variant warm-up by 2 users on CPUs 0-1 until the JIT settles, at most 2m0s"},
+		{"users then a rate, until settled", record.LoadSettings{VariantWarmupS: 120, VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, "0-1",
+			", variant warm-up by 2 users on CPUs 0-1 until the JIT settles, then at 600 req/s until it settles again, at most 2m0s each"},
 	}
 	for _, tt := range tests {
 		m := &record.Manifest{Load: tt.load}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tollperf/toll/load"
@@ -39,13 +40,17 @@ type variantWarmup struct {
 // pts whose freshly started services are owed one (not an idle trial's):
 // load at each trial's step, all at once (a duet's two sides together), for
 // load.variant_warmup, or, with load.variant_warmup_until, until every
-// measured JVM among them has settled. Each variant's started keeps the
-// outcome for its trial. With pinning.warmup: all the services run on every
-// CPU meanwhile, and on their own again when it returns. It is the one place
+// measured JVM among them has settled. With both load.variant_warmup_users
+// and load.variant_warmup_rate it runs twice: by the users until the JIT
+// settles, then at the rate, spaced as the trials' arrivals are, until it
+// settles again (warmupPhases). Each variant's started keeps the outcome
+// for its trial. With pinning.warmup: all the services run on every CPU
+// meanwhile, and on their own again when it returns. It is the one place
 // variant warm-ups run, in every schedule.
 func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := r.s.Load.VariantWarmup.D()
 	var owed []*plan.Trial
+	var rewarm []bool
 	for _, pt := range pts {
 		st := r.running[pt.Variant]
 		if st == nil || pt.Idle || st.warmed {
@@ -54,7 +59,9 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		st.warmed = true
 		if longest > 0 {
 			owed = append(owed, pt)
+			rewarm = append(rewarm, st.rewarm)
 		}
+		st.rewarm = false
 	}
 	if len(owed) == 0 {
 		return nil
@@ -69,63 +76,50 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			err = errors.Join(err, fmt.Errorf("variant warm-up: %w", rerr))
 		}
 	}()
-	wctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	origin := newOrigin()
-	errs := make([]error, len(owed))
-	ends := make([]time.Time, len(owed))
-	done := make([]uint64, len(owed))
 	tels := make([]*sink.Counts, len(owed))
-	var wg sync.WaitGroup
 	for i, pt := range owed {
-		st := r.running[pt.Variant]
 		if c := r.sinkOf(pt.Variant); c != nil {
 			n := c.Counts()
 			tels[i] = &n
 		}
-		cfg, _ := r.loadConfig(st, warmupTrial(r.s, pt, st.rewarm), origin, 0, longest)
-		st.rewarm = false
-		wg.Go(func() {
-			res, err := load.Run(wctx, cfg)
-			ends[i] = time.Now()
-			if res != nil {
-				done[i] = res.Completed + res.WarmupCompleted
-				if !res.MeasureEnd.IsZero() && res.MeasureEnd.Before(ends[i]) {
-					ends[i] = res.MeasureEnd
-				}
+	}
+	var phases []warmupPhase
+	for _, shape := range warmupPhases(r.s) {
+		loads := make([]*plan.Trial, len(owed))
+		for i, pt := range owed {
+			loads[i] = shape(pt, rewarm[i])
+		}
+		ph := r.warmPhase(ctx, owed, loads, longest)
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("variant warm-up: %w", err)
+		}
+		for i, pt := range owed {
+			if e := ph.errs[i]; e != nil && !errors.Is(e, context.Canceled) && !errors.Is(e, errWarmupEnded) {
+				return fmt.Errorf("variant warm-up of %s: %w", pt.Variant, e)
 			}
-			errs[i] = err
-			stop(errWarmupEnded) // the others end with it
-		})
-		// A service that exits ends the warm-up; its trial reports it.
-		for _, svc := range st.group.Services() {
-			go func() {
-				select {
-				case <-svc.Done():
-					stop(errWarmupEnded)
-				case <-wctx.Done():
-				}
-			}()
+		}
+		phases = append(phases, ph)
+		if ph.exited || !ph.verdict.anyJVM() {
+			break // a service exited (its trial says so), or no JIT to settle
 		}
 	}
-	var verdict jitVerdict
-	if u := r.s.Load.VariantWarmupUntil; u != nil {
-		verdict = r.watchJIT(wctx, jitRule{below: u.JITBelow.D(), over: u.Over.D()}, owed, origin)
-		stop(errWarmupEnded)
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("variant warm-up: %w", err)
-	}
+	first, last := phases[0], phases[len(phases)-1]
 	for i, pt := range owed {
-		if errs[i] != nil && !errors.Is(errs[i], context.Canceled) && !errors.Is(errs[i], errWarmupEnded) {
-			return fmt.Errorf("variant warm-up of %s: %w", pt.Variant, errs[i])
-		}
 		st := r.running[pt.Variant]
-		w := &variantWarmup{start: origin, lasted: max(ends[i].Sub(origin), 0), completed: done[i], telemetry: tels[i]}
+		w := &variantWarmup{start: first.origin, lasted: max(last.ends[i].Sub(first.origin), 0), telemetry: tels[i]}
+		for _, ph := range phases {
+			w.completed += ph.done[i]
+		}
 		if u := r.s.Load.VariantWarmupUntil; u != nil {
-			w.rec = &record.VariantWarmup{MaxS: r.s.Load.VariantWarmup.D().Seconds(), Settled: verdict.settled || verdict.bySide[pt.Variant],
-				NoJVM: verdict.jvms[pt.Variant] == 0, JITMsPerS: verdict.rates[pt.Variant]}
+			settled := true
+			for _, ph := range phases {
+				settled = settled && (ph.verdict.settled || ph.verdict.bySide[pt.Variant])
+			}
+			w.rec = &record.VariantWarmup{MaxS: longest.Seconds(), Settled: settled,
+				NoJVM: last.verdict.jvms[pt.Variant] == 0, JITMsPerS: last.verdict.rates[pt.Variant]}
+			if len(phases) > 1 {
+				w.rec.RatePhaseS = max(last.ends[i].Sub(last.origin), 0).Seconds()
+			}
 			if w.rec.NoJVM {
 				r.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
 					pt.Variant, r.s.Load.VariantWarmup))
@@ -139,9 +133,94 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	return nil
 }
 
-// warmupTrial is pt as its variant warm-up loads it when its services are
-// fresh: as load.variant_warmup_users users, or at load.variant_warmup_rate
-// for an open-model step. Services warmed again beside a fresh duet partner
+// warmupPhase is how one phase of a variant warm-up went, for each of the
+// trials it warmed.
+type warmupPhase struct {
+	origin  time.Time   // its load's origin
+	ends    []time.Time // when each trial's load ended
+	done    []uint64    // each trial's completed requests
+	errs    []error     // each trial's load's error
+	verdict jitVerdict  // how its JVMs ended it (load.variant_warmup_until)
+	exited  bool        // a service of one of the trials exited
+}
+
+// warmPhase loads each of owed's services at the matching trial of loads,
+// all at once, for at most longest, or with load.variant_warmup_until until
+// their measured JVMs settle; a service that exits ends it.
+func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, longest time.Duration) warmupPhase {
+	wctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
+	var exited atomic.Bool
+	var wg sync.WaitGroup
+	for i, pt := range owed {
+		st := r.running[pt.Variant]
+		cfg, _ := r.loadConfig(st, loads[i], ph.origin, 0, longest)
+		wg.Go(func() {
+			res, err := load.Run(wctx, cfg)
+			ph.ends[i] = time.Now()
+			if res != nil {
+				ph.done[i] = res.Completed + res.WarmupCompleted
+				if !res.MeasureEnd.IsZero() && res.MeasureEnd.Before(ph.ends[i]) {
+					ph.ends[i] = res.MeasureEnd
+				}
+			}
+			ph.errs[i] = err
+			stop(errWarmupEnded) // the others end with it
+		})
+		for _, svc := range st.group.Services() {
+			wg.Go(func() {
+				select {
+				case <-svc.Done():
+					exited.Store(true)
+					stop(errWarmupEnded)
+				case <-wctx.Done():
+				}
+			})
+		}
+	}
+	if u := r.s.Load.VariantWarmupUntil; u != nil {
+		ph.verdict = r.watchJIT(wctx, jitRule{below: u.JITBelow.D(), over: u.Over.D()}, owed, ph.origin)
+		stop(errWarmupEnded)
+	}
+	wg.Wait()
+	ph.exited = exited.Load()
+	return ph
+}
+
+// warmupShape is the load a variant warm-up phase sends to the services of
+// trial pt, warmed again beside a fresh duet partner when rewarm is set.
+type warmupShape func(pt *plan.Trial, rewarm bool) *plan.Trial
+
+// warmupPhases returns the load of each phase of a variant warm-up: one,
+// warmupTrial; or, with load.variant_warmup_users and load.variant_warmup_rate
+// both set (only with load.variant_warmup_until), the users until the JIT
+// settles and then the rate until it settles again. A JVM that compiled its
+// hot methods under back-to-back requests meets other paths through them
+// when requests arrive spaced, as in the trials (Tomcat's
+// Http11Processor.service, at the first spaced request, where a connection
+// goes back to its poller): it deoptimises that code, runs it a tier lower,
+// and compiles it again some 5,000 requests later, in the middle of the
+// rounds. The rate phase takes that into the warm-up.
+func warmupPhases(s *scenario.Scenario) []warmupShape {
+	first := func(pt *plan.Trial, rewarm bool) *plan.Trial { return warmupTrial(s, pt, rewarm) }
+	if s.Load.VariantWarmupUsers == 0 || s.Load.VariantWarmupRate == 0 {
+		return []warmupShape{first}
+	}
+	spaced := func(pt *plan.Trial, rewarm bool) *plan.Trial {
+		if rewarm {
+			return pt
+		}
+		w := *pt
+		w.Rate = s.Load.VariantWarmupRate
+		return &w
+	}
+	return []warmupShape{first, spaced}
+}
+
+// warmupTrial is pt as its variant warm-up (the first phase of one in two)
+// loads it when its services are fresh: as load.variant_warmup_users users,
+// or at load.variant_warmup_rate for an open-model step. Services warmed again beside a fresh duet partner
 // (rewarm) take it at pt's own load, where more would only take CPU from
 // the partner's compilation.
 func warmupTrial(s *scenario.Scenario, pt *plan.Trial, rewarm bool) *plan.Trial {
@@ -188,6 +267,16 @@ type jitVerdict struct {
 	bySide map[string]bool
 	jvms   map[string]int                // JVMs found, by variant
 	rates  map[string]map[string]float64 // latest ms/s by variant, then service
+}
+
+// anyJVM reports whether a warm-up found a measured JVM on either side.
+func (v jitVerdict) anyJVM() bool {
+	for _, n := range v.jvms {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // watchJIT reads the JIT counters of the measured JVMs of owed's variants

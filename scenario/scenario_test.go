@@ -336,3 +336,16 @@ func TestVariantWarmupUntil(t *testing.T) {
 		t.Errorf("variant warm-up %s until %+v, want 5m until 5ms/s over 10s", s.Load.VariantWarmup, u)
 	}
 }
+
+// TestVariantWarmupInTwoPhases checks that users and a rate together are
+// read as one warm-up in two phases when it ends as the JIT settles.
+func TestVariantWarmupInTwoPhases(t *testing.T) {
+	src := strings.Replace(good, "  rate: 100\n", "  rate: 100\n  variant_warmup: 2m\n  variant_warmup_until: {jit_below: 5ms, over: 10s}\n  variant_warmup_users: 2\n  variant_warmup_rate: 600\n", 1)
+	s, err := parse("demo.yaml", []byte(src), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Load.VariantWarmupUsers != 2 || s.Load.VariantWarmupRate != 600 {
+		t.Errorf("variant warm-up by %d users then at %g req/s, want 2 then 600", s.Load.VariantWarmupUsers, s.Load.VariantWarmupRate)
+	}
+}

@@ -856,27 +856,33 @@ func (v *validator) warmupUntil(l *Load, u *WarmupUntil) {
 	}
 }
 
-// warmupLoad checks the load of a variant warm-up, a rate or users: one
-// of them, that toll can send (users from each of generators load
-// generators at once), for a warm-up there is; a rate under an open model.
+// warmupLoad checks the load of a variant warm-up, a rate or users, that
+// toll can send (users from each of generators load generators at once),
+// for a warm-up there is; a rate under an open model. Both are one warm-up
+// in two phases, users and then the rate, each until the JIT settles: only
+// with load.variant_warmup_until.
 func (v *validator) warmupLoad(l *Load, generators int) {
+	rate, users := v.present("load.variant_warmup_rate"), v.present("load.variant_warmup_users")
 	f := "load.variant_warmup_rate"
-	if !v.present(f) {
+	if !rate {
 		f = "load.variant_warmup_users"
 	}
 	switch {
-	case v.present("load.variant_warmup_rate") && v.present("load.variant_warmup_users"):
-		v.fail("load.variant_warmup_users", "excludes load.variant_warmup_rate: the warm-up is either a rate or users; keep one")
+	case rate && users && l.VariantWarmupUntil == nil:
+		v.fail("load.variant_warmup_users", "with load.variant_warmup_rate warms by the users until the JIT settles and then at the rate until it settles again, and there is no load.variant_warmup_until to say when; add it (e.g. {jit_below: 5ms, over: 10s}), or keep one of the two")
 	case l.VariantWarmup <= 0:
 		v.fail(f, "is the load of load.variant_warmup, and there is none: set load.variant_warmup to how long the warm-up lasts (e.g. 1m)")
-	case f == "load.variant_warmup_users":
-		v.users(f, l.VariantWarmupUsers, generators)
-	case len(l.Users) > 0:
-		v.fail(f, "is an open-model rate, and this load is closed-model users (load.users); use load.variant_warmup_users, or leave it out")
-	default:
-		if err := CheckRate(l.VariantWarmupRate); err != nil {
-			v.fail(f, "%s", err)
-		}
+	}
+	if users {
+		v.users("load.variant_warmup_users", l.VariantWarmupUsers, generators)
+	}
+	if !rate {
+		return
+	}
+	if len(l.Users) > 0 {
+		v.fail("load.variant_warmup_rate", "is an open-model rate, and this load is closed-model users (load.users); use load.variant_warmup_users, or leave it out")
+	} else if err := CheckRate(l.VariantWarmupRate); err != nil {
+		v.fail("load.variant_warmup_rate", "%s", err)
 	}
 }
 

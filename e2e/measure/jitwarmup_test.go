@@ -249,6 +249,80 @@ restart: per-round`)
 	}
 }
 
+// TestVariantWarmupInTwoPhases warms a real JVM by two users until its JIT
+// settles and then at an open-model rate until it settles again
+// (load.variant_warmup_users and _rate with _until): each trial records
+// both phases, the rate phase's length among them, and the report's first
+// line says how the warm-up went.
+func TestVariantWarmupInTwoPhases(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs JVMs")
+	}
+	classes := helloClasses(t)
+	const maxS, rate = 40, 300
+	s := fmt.Sprintf(`name: twophases
+services:
+  - name: hello
+    command: [java, -Xmx64m, -cp, %s, Hello, "${port:hello}"]
+    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
+    measure: true
+variants:
+  - name: baseline
+load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests: [{path: /}]
+  rate: 100
+  warmup: 200ms
+  duration: 1s
+  variant_warmup: %ds
+  variant_warmup_until: {jit_below: 10ms, over: 3s}
+  variant_warmup_users: 2
+  variant_warmup_rate: %d
+rounds: 1
+`, classes, maxS, rate)
+	path := filepath.Join(t.TempDir(), "twophases.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, trials := runForTrials(t, path, 1)
+	for f, b := range trials {
+		var tr struct {
+			VariantWarmupS float64 `json:"variant_warmup_s"`
+			VariantWarmup  *struct {
+				Settled    bool    `json:"settled"`
+				RatePhaseS float64 `json:"rate_phase_s"`
+			} `json:"variant_warmup"`
+			Load struct {
+				WarmupCompleted uint64 `json:"warmup_completed"`
+			} `json:"load"`
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		w := tr.VariantWarmup
+		if w == nil {
+			t.Fatalf("%s: no variant warm-up recorded", f)
+		}
+		t.Logf("warm-up %.1f s, the last %.1f s at %d req/s, settled %v, %d requests", tr.VariantWarmupS, w.RatePhaseS, rate, w.Settled, tr.Load.WarmupCompleted)
+		// Each phase settles after at least its 3 s window, before its
+		// maximum.
+		if !w.Settled || w.RatePhaseS < 3 || w.RatePhaseS > maxS-1 || tr.VariantWarmupS-w.RatePhaseS < 3 {
+			t.Errorf("%s: warm-up %.1f s, its rate phase %.1f s, settled %v; want both phases settled, each after at least 3 s", f, tr.VariantWarmupS, w.RatePhaseS, w.Settled)
+		}
+		// The rate phase alone sends rate × its length; the users phase
+		// before it sends more on top: two users against the JDK's
+		// HttpServer, which holds each keep-alive response for a delayed
+		// ACK (about 25 a second each here), at least 5 a second.
+		atRate := float64(rate) * w.RatePhaseS
+		if n := float64(tr.Load.WarmupCompleted); n < 0.9*atRate+5*(tr.VariantWarmupS-w.RatePhaseS) {
+			t.Errorf("%s: %.0f warm-up requests, want the rate phase's %.0f and the users' on top", f, n, atRate)
+		}
+	}
+	if !strings.Contains(stdout, fmt.Sprintf("by 2 users until the JIT settles, then at %d req/s until it settles again, at most %ds each", rate, maxS)) {
+		t.Errorf("report's first line lacks the two phases:\n%s", stdout)
+	}
+}
+
 // runForTrials runs the scenario at path (skipping the test where toll
 // cannot run it here), checks that it wrote want trial files and returns
 // its results directory, its standard output and each trial file's
