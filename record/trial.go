@@ -384,8 +384,9 @@ type VariantWarmup struct {
 	// of wall time, over the trailing window (or what it had of it) when
 	// the warm-up ended, by service name.
 	JITMsPerS map[string]float64 `json:"jit_ms_per_s,omitempty"`
-	// RatePhaseS is how long the second phase of a warm-up by users and
-	// then at a rate (load.variant_warmup_users and _rate both) lasted, in
-	// seconds: the part of it at the rate; 0 for a warm-up of one phase.
-	RatePhaseS float64 `json:"rate_phase_s,omitempty"`
+	// PhasesS is how long each phase of a warm-up in phases lasted, in
+	// seconds, in order: load.variant_warmup_users, load.variant_warmup_rate
+	// (those set) and the trial's own load, each until the JIT settled or
+	// MaxS; those that ran, and nil for a warm-up of one phase.
+	PhasesS []float64 `json:"phases_s,omitempty"`
 }

@@ -33,10 +33,15 @@ func variantWarmup(m *record.Manifest) string {
 		at += " on CPUs " + m.Layout.WarmupCPUs
 	}
 	if m.Load.VariantWarmupUntil != nil {
-		if m.Load.VariantWarmupUsers > 0 && m.Load.VariantWarmupRate > 0 {
-			return fmt.Sprintf(", variant warm-up%s until the JIT settles, then at %g req/s until it settles again, at most %s each", at, m.Load.VariantWarmupRate, d)
+		// In phases (run.warmupPhases): the users, the rate, then each
+		// trial's own load.
+		switch {
+		case m.Load.VariantWarmupUsers > 0 && m.Load.VariantWarmupRate > 0:
+			at += fmt.Sprintf(", then at %g req/s", m.Load.VariantWarmupRate)
+		case m.Load.VariantWarmupUsers == 0 && m.Load.VariantWarmupRate == 0:
+			return ", variant warm-up" + at + " until the JIT settles, at most " + d
 		}
-		return ", variant warm-up" + at + " until the JIT settles, at most " + d
+		return ", variant warm-up" + at + ", then at each trial's load, each until the JIT settles, at most " + d + " each"
 	}
 	return ", variant warm-up " + d + at
 }

@@ -64,10 +64,12 @@ func TestVariantWarmup(t *testing.T) {
 		{"none", record.LoadSettings{}, "", ""},
 		{"at a rate", record.LoadSettings{VariantWarmupS: 90, VariantWarmupRate: 200}, "", ", variant warm-up 1m30s at 200 req/s"},
 		{"one user", record.LoadSettings{VariantWarmupS: 60, VariantWarmupUsers: 1}, "", ", variant warm-up 1m0s by 1 user"},
+		{"until settled", record.LoadSettings{VariantWarmupS: 120, VariantWarmupUntil: until}, "",
+			", variant warm-up until the JIT settles, at most 2m0s"},
 		{"users on every CPU until settled", record.LoadSettings{VariantWarmupS: 120, VariantWarmupUsers: 2, VariantWarmupUntil: until}, "0-1",
-			", variant warm-up by 2 users on CPUs 0-1 until the JIT settles, at most 2m0s"},
+			", variant warm-up by 2 users on CPUs 0-1, then at each trial's load, each until the JIT settles, at most 2m0s each"},
 		{"users then a rate, until settled", record.LoadSettings{VariantWarmupS: 120, VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, "0-1",
-			", variant warm-up by 2 users on CPUs 0-1 until the JIT settles, then at 600 req/s until it settles again, at most 2m0s each"},
+			", variant warm-up by 2 users on CPUs 0-1, then at 600 req/s, then at each trial's load, each until the JIT settles, at most 2m0s each"},
 	}
 	for _, tt := range tests {
 		m := &record.Manifest{Load: tt.load}

@@ -40,10 +40,9 @@ type variantWarmup struct {
 // pts whose freshly started services are owed one (not an idle trial's):
 // load at each trial's step, all at once (a duet's two sides together), for
 // load.variant_warmup, or, with load.variant_warmup_until, until every
-// measured JVM among them has settled. With both load.variant_warmup_users
-// and load.variant_warmup_rate it runs twice: by the users until the JIT
-// settles, then at the rate, spaced as the trials' arrivals are, until it
-// settles again (warmupPhases). Each variant's started keeps the outcome
+// measured JVM among them has settled. With load.variant_warmup_until and
+// load.variant_warmup_users or _rate it runs in phases, each until the JIT
+// settles: the users, the rate, then each trial's own load (warmupPhases). Each variant's started keeps the outcome
 // for its trial. With pinning.warmup: all the services run on every CPU
 // meanwhile, and on their own again when it returns. It is the one place
 // variant warm-ups run, in every schedule.
@@ -118,7 +117,9 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			w.rec = &record.VariantWarmup{MaxS: longest.Seconds(), Settled: settled,
 				NoJVM: last.verdict.jvms[pt.Variant] == 0, JITMsPerS: last.verdict.rates[pt.Variant]}
 			if len(phases) > 1 {
-				w.rec.RatePhaseS = max(last.ends[i].Sub(last.origin), 0).Seconds()
+				for _, ph := range phases {
+					w.rec.PhasesS = append(w.rec.PhasesS, max(ph.ends[i].Sub(ph.origin), 0).Seconds())
+				}
 			}
 			if w.rec.NoJVM {
 				r.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
@@ -192,30 +193,47 @@ func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, longe
 // trial pt, warmed again beside a fresh duet partner when rewarm is set.
 type warmupShape func(pt *plan.Trial, rewarm bool) *plan.Trial
 
-// warmupPhases returns the load of each phase of a variant warm-up: one,
-// warmupTrial; or, with load.variant_warmup_users and load.variant_warmup_rate
-// both set (only with load.variant_warmup_until), the users until the JIT
-// settles and then the rate until it settles again. A JVM that compiled its
-// hot methods under back-to-back requests meets other paths through them
-// when requests arrive spaced, as in the trials (Tomcat's
-// Http11Processor.service, at the first spaced request, where a connection
-// goes back to its poller): it deoptimises that code, runs it a tier lower,
-// and compiles it again some 5,000 requests later, in the middle of the
-// rounds. The rate phase takes that into the warm-up.
+// warmupPhases returns the load of each phase of a variant warm-up. With
+// load.variant_warmup_until and a warm-up load of its own (users, a rate or
+// both), the warm-up runs in phases, each until the JIT settles: the users,
+// the rate, and then each trial's own load. A JVM compiles for the load it
+// has seen: code compiled under back-to-back requests meets other paths at
+// the first spaced ones, where a connection goes back to its poller
+// between requests (Tomcat's Http11Processor.service), and an agent that
+// sends its telemetry by size at a high rate sends it by time at a low one.
+// HotSpot deoptimises such code at once and compiles it again, at once or
+// some 5,000 calls later, which at the trials' rate falls in the middle of
+// the rounds: the rate phase (spaced requests, a few times the trials'
+// rate) takes the second into the warm-up, and the trials' own load the
+// first. Otherwise there is one phase, warmupTrial.
 func warmupPhases(s *scenario.Scenario) []warmupShape {
-	first := func(pt *plan.Trial, rewarm bool) *plan.Trial { return warmupTrial(s, pt, rewarm) }
-	if s.Load.VariantWarmupUsers == 0 || s.Load.VariantWarmupRate == 0 {
-		return []warmupShape{first}
+	l := s.Load
+	own := func(pt *plan.Trial, _ bool) *plan.Trial { return pt }
+	var shapes []warmupShape
+	if l.VariantWarmupUsers > 0 {
+		shapes = append(shapes, func(pt *plan.Trial, rewarm bool) *plan.Trial {
+			if rewarm {
+				return pt
+			}
+			w := *pt
+			w.Rate, w.Users = 0, l.VariantWarmupUsers
+			return &w
+		})
 	}
-	spaced := func(pt *plan.Trial, rewarm bool) *plan.Trial {
-		if rewarm {
-			return pt
-		}
-		w := *pt
-		w.Rate = s.Load.VariantWarmupRate
-		return &w
+	if l.VariantWarmupRate > 0 {
+		shapes = append(shapes, func(pt *plan.Trial, rewarm bool) *plan.Trial {
+			if rewarm || pt.Users > 0 {
+				return pt
+			}
+			w := *pt
+			w.Rate = l.VariantWarmupRate
+			return &w
+		})
 	}
-	return []warmupShape{first, spaced}
+	if l.VariantWarmupUntil == nil || len(shapes) == 0 {
+		return []warmupShape{func(pt *plan.Trial, rewarm bool) *plan.Trial { return warmupTrial(s, pt, rewarm) }}
+	}
+	return append(shapes, own)
 }
 
 // warmupTrial is pt as its variant warm-up (the first phase of one in two)

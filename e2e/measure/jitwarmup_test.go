@@ -193,7 +193,7 @@ restart: per-round`)
 	if strings.Contains(stdout, "without its JIT settling") {
 		t.Errorf("a warning of an unsettled JIT with no JVM:\n%s", stdout)
 	}
-	if !strings.Contains(stdout, "variant warm-up at 200 req/s until the JIT settles") {
+	if !strings.Contains(stdout, "variant warm-up at 200 req/s, then at each trial's load, each until the JIT settles, at most 3s each") {
 		t.Errorf("report's first line lacks the warm-up's rate:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "baseline 3 s, no JVM; otel 3 s, no JVM") {
@@ -249,18 +249,19 @@ restart: per-round`)
 	}
 }
 
-// TestVariantWarmupInTwoPhases warms a real JVM by two users until its JIT
-// settles and then at an open-model rate until it settles again
-// (load.variant_warmup_users and _rate with _until): each trial records
-// both phases, the rate phase's length among them, and the report's first
-// line says how the warm-up went.
-func TestVariantWarmupInTwoPhases(t *testing.T) {
+// TestVariantWarmupInPhases warms a real JVM by two users until its JIT
+// settles, then at an open-model rate until it settles again, then at the
+// trial's own rate until it settles once more (load.variant_warmup_users and
+// _rate with _until): each trial records the three phases' lengths, each
+// at least the rule's window, and the requests each sent, and the report's
+// first line says how the warm-up went.
+func TestVariantWarmupInPhases(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
 	classes := helloClasses(t)
-	const maxS, rate = 40, 300
-	s := fmt.Sprintf(`name: twophases
+	const maxS, warmRate, rate = 40, 300, 100
+	s := fmt.Sprintf(`name: phases
 services:
   - name: hello
     command: [java, -Xmx64m, -cp, %s, Hello, "${port:hello}"]
@@ -271,7 +272,7 @@ variants:
 load:
   target: "http://127.0.0.1:${port:hello}"
   requests: [{path: /}]
-  rate: 100
+  rate: %d
   warmup: 200ms
   duration: 1s
   variant_warmup: %ds
@@ -279,8 +280,8 @@ load:
   variant_warmup_users: 2
   variant_warmup_rate: %d
 rounds: 1
-`, classes, maxS, rate)
-	path := filepath.Join(t.TempDir(), "twophases.yaml")
+`, classes, rate, maxS, warmRate)
+	path := filepath.Join(t.TempDir(), "phases.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -289,8 +290,8 @@ rounds: 1
 		var tr struct {
 			VariantWarmupS float64 `json:"variant_warmup_s"`
 			VariantWarmup  *struct {
-				Settled    bool    `json:"settled"`
-				RatePhaseS float64 `json:"rate_phase_s"`
+				Settled bool      `json:"settled"`
+				PhasesS []float64 `json:"phases_s"`
 			} `json:"variant_warmup"`
 			Load struct {
 				WarmupCompleted uint64 `json:"warmup_completed"`
@@ -303,23 +304,33 @@ rounds: 1
 		if w == nil {
 			t.Fatalf("%s: no variant warm-up recorded", f)
 		}
-		t.Logf("warm-up %.1f s, the last %.1f s at %d req/s, settled %v, %d requests", tr.VariantWarmupS, w.RatePhaseS, rate, w.Settled, tr.Load.WarmupCompleted)
-		// Each phase settles after at least its 3 s window, before its
-		// maximum.
-		if !w.Settled || w.RatePhaseS < 3 || w.RatePhaseS > maxS-1 || tr.VariantWarmupS-w.RatePhaseS < 3 {
-			t.Errorf("%s: warm-up %.1f s, its rate phase %.1f s, settled %v; want both phases settled, each after at least 3 s", f, tr.VariantWarmupS, w.RatePhaseS, w.Settled)
+		t.Logf("warm-up %.1f s in phases of %v s, settled %v, %d requests", tr.VariantWarmupS, w.PhasesS, w.Settled, tr.Load.WarmupCompleted)
+		if len(w.PhasesS) != 3 {
+			t.Fatalf("%s: phases %v, want three (users, %d req/s, the trial's %d req/s)", f, w.PhasesS, warmRate, rate)
 		}
-		// The rate phase alone sends rate × its length; the users phase
-		// before it sends more on top: two users against the JDK's
+		// Each phase settles after at least its 3 s window, before its
+		// maximum, and they follow one another.
+		sum := 0.0
+		for i, p := range w.PhasesS {
+			if p < 3 || p > maxS-1 {
+				t.Errorf("%s: phase %d lasted %.1f s, want at least the 3 s window and less than its %d s maximum", f, i+1, p, maxS)
+			}
+			sum += p
+		}
+		if !w.Settled || tr.VariantWarmupS < sum-0.1 || tr.VariantWarmupS > sum+2 {
+			t.Errorf("%s: warm-up %.1f s, its phases %v, settled %v; want every phase settled, one after the other", f, tr.VariantWarmupS, w.PhasesS, w.Settled)
+		}
+		// The rate phases send their rate × their length; the users
+		// before them send more on top: two users against the JDK's
 		// HttpServer, which holds each keep-alive response for a delayed
 		// ACK (about 25 a second each here), at least 5 a second.
-		atRate := float64(rate) * w.RatePhaseS
-		if n := float64(tr.Load.WarmupCompleted); n < 0.9*atRate+5*(tr.VariantWarmupS-w.RatePhaseS) {
-			t.Errorf("%s: %.0f warm-up requests, want the rate phase's %.0f and the users' on top", f, n, atRate)
+		atRates := float64(warmRate)*w.PhasesS[1] + float64(rate)*w.PhasesS[2]
+		if n := float64(tr.Load.WarmupCompleted); n < 0.9*atRates+5*w.PhasesS[0] || n > 1.1*atRates+200*w.PhasesS[0] {
+			t.Errorf("%s: %.0f warm-up requests, want the rate phases' %.0f and the users' on top", f, n, atRates)
 		}
 	}
-	if !strings.Contains(stdout, fmt.Sprintf("by 2 users until the JIT settles, then at %d req/s until it settles again, at most %ds each", rate, maxS)) {
-		t.Errorf("report's first line lacks the two phases:\n%s", stdout)
+	if !strings.Contains(stdout, fmt.Sprintf("variant warm-up by 2 users, then at %d req/s, then at each trial's load, each until the JIT settles, at most %ds each", warmRate, maxS)) {
+		t.Errorf("report's first line lacks the phases:\n%s", stdout)
 	}
 }
 
