@@ -199,13 +199,14 @@ type warmupShape func(pt *plan.Trial, rewarm bool) *plan.Trial
 // the rate, and then each trial's own load. A JVM compiles for the load it
 // has seen: code compiled under back-to-back requests meets other paths at
 // the first spaced ones, where a connection goes back to its poller
-// between requests (Tomcat's Http11Processor.service), and an agent that
-// sends its telemetry by size at a high rate sends it by time at a low one.
-// HotSpot deoptimises such code at once and compiles it again, at once or
-// some 5,000 calls later, which at the trials' rate falls in the middle of
-// the rounds: the rate phase (spaced requests, a few times the trials'
-// rate) takes the second into the warm-up, and the trials' own load the
-// first. Otherwise there is one phase, warmupTrial.
+// between requests (Tomcat's Http11Processor.service), and code can take
+// other paths again at the trials' lower rate (an agent's JVM warmed at
+// 600 req/s compiled hard in its first trial at 100). HotSpot deoptimises
+// such code and compiles it again, at once or some 5,000 calls later, which
+// at the trials' rate falls in the middle of the rounds: the rate phase
+// (spaced requests, a few times the trials' rate) takes the second into
+// the warm-up, and the trials' own load the first. Otherwise there is one
+// phase, warmupTrial.
 func warmupPhases(s *scenario.Scenario) []warmupShape {
 	l := s.Load
 	own := func(pt *plan.Trial, _ bool) *plan.Trial { return pt }
