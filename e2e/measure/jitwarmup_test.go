@@ -154,20 +154,7 @@ rounds: 2
 restart: per-round`)
 	out, stdout, trials := runForTrials(t, path, 4)
 	for f, b := range trials {
-		var tr struct {
-			Variant        string  `json:"variant"`
-			VariantWarmupS float64 `json:"variant_warmup_s"`
-			VariantWarmup  *struct {
-				Settled bool `json:"settled"`
-				NoJVM   bool `json:"no_jvm"`
-			} `json:"variant_warmup"`
-			Load struct {
-				WarmupCompleted uint64 `json:"warmup_completed"`
-			} `json:"load"`
-		}
-		if err := json.Unmarshal(b, &tr); err != nil {
-			t.Fatal(err)
-		}
+		tr := readWarmedTrial(t, b)
 		if w := tr.VariantWarmup; w == nil || !w.NoJVM || w.Settled || tr.VariantWarmupS < 2.9 || tr.VariantWarmupS > 3.5 {
 			t.Errorf("%s: %s warm-up %.2f s, %+v; want its full 3 s, no JVM, not settled", f, tr.Variant, tr.VariantWarmupS, w)
 		}
@@ -220,16 +207,7 @@ rounds: 1
 restart: per-round`)
 	_, stdout, trials := runForTrials(t, path, 2)
 	for f, b := range trials {
-		var tr struct {
-			VariantWarmupS float64 `json:"variant_warmup_s"`
-			Load           struct {
-				WarmupCompleted uint64 `json:"warmup_completed"`
-				Connections     uint64 `json:"connections"`
-			} `json:"load"`
-		}
-		if err := json.Unmarshal(b, &tr); err != nil {
-			t.Fatal(err)
-		}
+		tr := readWarmedTrial(t, b)
 		// The trial's own 1.2 s at 50 req/s, on a service answering in
 		// about a millisecond: a connection or a few, not the warm-up's.
 		if c := tr.Load.Connections; c < 1 || c > 10 {
@@ -287,19 +265,7 @@ rounds: 1
 	}
 	_, stdout, trials := runForTrials(t, path, 1)
 	for f, b := range trials {
-		var tr struct {
-			VariantWarmupS float64 `json:"variant_warmup_s"`
-			VariantWarmup  *struct {
-				Settled bool      `json:"settled"`
-				PhasesS []float64 `json:"phases_s"`
-			} `json:"variant_warmup"`
-			Load struct {
-				WarmupCompleted uint64 `json:"warmup_completed"`
-			} `json:"load"`
-		}
-		if err := json.Unmarshal(b, &tr); err != nil {
-			t.Fatal(err)
-		}
+		tr := readWarmedTrial(t, b)
 		w := tr.VariantWarmup
 		if w == nil {
 			t.Fatalf("%s: no variant warm-up recorded", f)
@@ -332,6 +298,31 @@ rounds: 1
 	if !strings.Contains(stdout, fmt.Sprintf("variant warm-up by 2 users, then at %d req/s, then at each trial's load, each until the JIT settles, at most %ds each", warmRate, maxS)) {
 		t.Errorf("report's first line lacks the phases:\n%s", stdout)
 	}
+}
+
+// warmedTrial is what the warm-up tests read of a trial file.
+type warmedTrial struct {
+	Variant        string  `json:"variant"`
+	VariantWarmupS float64 `json:"variant_warmup_s"`
+	VariantWarmup  *struct {
+		Settled bool      `json:"settled"`
+		NoJVM   bool      `json:"no_jvm"`
+		PhasesS []float64 `json:"phases_s"`
+	} `json:"variant_warmup"`
+	Load struct {
+		WarmupCompleted uint64 `json:"warmup_completed"`
+		Connections     uint64 `json:"connections"`
+	} `json:"load"`
+}
+
+// readWarmedTrial decodes trial file contents b.
+func readWarmedTrial(t *testing.T, b []byte) warmedTrial {
+	t.Helper()
+	var tr warmedTrial
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }
 
 // runForTrials runs the scenario at path (skipping the test where toll

@@ -1,0 +1,56 @@
+package run
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/scenario"
+)
+
+// TestWarmupPhases checks the load of each phase of a variant warm-up:
+// with load.variant_warmup_until and a warm-up load of its own, the users,
+// the rate and then the trial's own load; otherwise one phase. A side
+// warmed again beside a fresh partner keeps its trial's load throughout.
+func TestWarmupPhases(t *testing.T) {
+	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
+	open := &plan.Trial{Variant: "otel", Rate: 100}
+	closed := &plan.Trial{Variant: "otel", Users: 8}
+	load := func(pt *plan.Trial) string {
+		if pt.Users > 0 {
+			return fmt.Sprintf("%d users", pt.Users)
+		}
+		return fmt.Sprintf("%g/s", pt.Rate)
+	}
+	tests := []struct {
+		name   string
+		l      scenario.Load
+		pt     *plan.Trial
+		rewarm bool
+		want   []string
+	}{
+		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}},
+		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}},
+		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}},
+		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}},
+		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}},
+		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}},
+		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s", "100/s"}},
+		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s", "100/s"}},
+		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}},
+	}
+	for _, tt := range tests {
+		shapes := warmupPhases(&scenario.Scenario{Load: tt.l})
+		var got []string
+		for _, shape := range shapes {
+			got = append(got, load(shape(tt.pt, tt.rewarm)))
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: phases %v, want %v", tt.name, got, tt.want)
+		}
+		if open.Rate != 100 || open.Users != 0 || closed.Users != 8 {
+			t.Fatalf("%s: a phase changed the trial itself: %+v, %+v", tt.name, open, closed)
+		}
+	}
+}
