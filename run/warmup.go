@@ -86,9 +86,9 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	for _, shape := range warmupPhases(r.s) {
 		loads := make([]*plan.Trial, len(owed))
 		for i, pt := range owed {
-			loads[i] = shape(pt, rewarm[i])
+			loads[i] = shape.trial(pt, rewarm[i])
 		}
-		ph := r.warmPhase(ctx, owed, loads, longest)
+		ph := r.warmPhase(ctx, owed, loads, shape.maxConns, longest)
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -146,9 +146,10 @@ type warmupPhase struct {
 }
 
 // warmPhase loads each of owed's services at the matching trial of loads,
-// all at once, for at most longest, or with load.variant_warmup_until until
-// their measured JVMs settle; a service that exits ends it.
-func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, longest time.Duration) warmupPhase {
+// all at once, with at most maxConns requests in flight (0: load.max_conns),
+// for at most longest, or with load.variant_warmup_until until their
+// measured JVMs settle; a service that exits ends it.
+func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
@@ -157,6 +158,9 @@ func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, longe
 	for i, pt := range owed {
 		st := r.running[pt.Variant]
 		cfg, _ := r.loadConfig(st, loads[i], ph.origin, 0, longest)
+		if maxConns > 0 {
+			cfg.MaxConns = min(cfg.MaxConns, maxConns)
+		}
 		wg.Go(func() {
 			res, err := load.Run(wctx, cfg)
 			ph.ends[i] = time.Now()
@@ -189,9 +193,15 @@ func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, longe
 	return ph
 }
 
-// warmupShape is the load a variant warm-up phase sends to the services of
-// trial pt, warmed again beside a fresh duet partner when rewarm is set.
-type warmupShape func(pt *plan.Trial, rewarm bool) *plan.Trial
+// warmupShape is the load of one phase of a variant warm-up.
+type warmupShape struct {
+	// trial is the load the phase sends to the services of trial pt,
+	// warmed again beside a fresh duet partner when rewarm is set.
+	trial func(pt *plan.Trial, rewarm bool) *plan.Trial
+	// maxConns caps the phase's requests in flight; 0 leaves
+	// load.max_conns.
+	maxConns int
+}
 
 // warmupPhases returns the load of each phase of a variant warm-up. With
 // load.variant_warmup_until and a warm-up load of its own (users, a rate or
@@ -205,36 +215,40 @@ type warmupShape func(pt *plan.Trial, rewarm bool) *plan.Trial
 // such code and compiles it again, at once or some 5,000 calls later, which
 // at the trials' rate falls in the middle of the rounds: the rate phase
 // (spaced requests, a few times the trials' rate) takes the second into
-// the warm-up, and the trials' own load the first. Otherwise there is one
-// phase, warmupTrial.
+// the warm-up, and the trials' own load the first. After users, the rate
+// phase keeps their concurrency (at most that many requests in flight): it
+// changes the requests' spacing, not how many run at once, where a queue
+// on CPUs shared at idle priority grew Tomcat's request pool to 45 threads
+// that the baseline, loaded in every duet after, kept through the run.
+// Otherwise there is one phase, warmupTrial.
 func warmupPhases(s *scenario.Scenario) []warmupShape {
 	l := s.Load
-	own := func(pt *plan.Trial, _ bool) *plan.Trial { return pt }
 	var shapes []warmupShape
 	if l.VariantWarmupUsers > 0 {
-		shapes = append(shapes, func(pt *plan.Trial, rewarm bool) *plan.Trial {
+		shapes = append(shapes, warmupShape{trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm {
 				return pt
 			}
 			w := *pt
 			w.Rate, w.Users = 0, l.VariantWarmupUsers
 			return &w
-		})
+		}})
 	}
 	if l.VariantWarmupRate > 0 {
-		shapes = append(shapes, func(pt *plan.Trial, rewarm bool) *plan.Trial {
+		shapes = append(shapes, warmupShape{maxConns: l.VariantWarmupUsers, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm || pt.Users > 0 {
 				return pt
 			}
 			w := *pt
 			w.Rate = l.VariantWarmupRate
 			return &w
-		})
+		}})
 	}
 	if l.VariantWarmupUntil == nil || len(shapes) == 0 {
-		return []warmupShape{func(pt *plan.Trial, rewarm bool) *plan.Trial { return warmupTrial(s, pt, rewarm) }}
+		return []warmupShape{{trial: func(pt *plan.Trial, rewarm bool) *plan.Trial { return warmupTrial(s, pt, rewarm) }}}
 	}
-	return append(shapes, own)
+	own := func(pt *plan.Trial, _ bool) *plan.Trial { return pt }
+	return append(shapes, warmupShape{trial: own})
 }
 
 // warmupTrial is pt as its variant warm-up (the first phase of one in two)

@@ -36,15 +36,18 @@ func TestWarmupPhases(t *testing.T) {
 		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}},
 		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}},
 		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}},
-		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s", "100/s"}},
-		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s", "100/s"}},
+		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}},
+		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}},
 		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}},
 	}
 	for _, tt := range tests {
 		shapes := warmupPhases(&scenario.Scenario{Load: tt.l})
 		var got []string
 		for _, shape := range shapes {
-			got = append(got, load(shape(tt.pt, tt.rewarm)))
+			got = append(got, load(shape.trial(tt.pt, tt.rewarm)))
+			if shape.maxConns > 0 {
+				got[len(got)-1] += fmt.Sprintf(" ≤%d", shape.maxConns)
+			}
 		}
 		if fmt.Sprint(got) != fmt.Sprint(tt.want) {
 			t.Errorf("%s: phases %v, want %v", tt.name, got, tt.want)
