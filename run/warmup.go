@@ -42,10 +42,11 @@ type variantWarmup struct {
 // load.variant_warmup, or, with load.variant_warmup_until, until every
 // measured JVM among them has settled. With load.variant_warmup_until and
 // load.variant_warmup_users or _rate it runs in phases, each until the JIT
-// settles: the users, the rate, then each trial's own load (warmupPhases). Each variant's started keeps the outcome
-// for its trial. With pinning.warmup: all the services run on every CPU
-// meanwhile, and on their own again when it returns. It is the one place
-// variant warm-ups run, in every schedule.
+// settles: the users, the rate, then each trial's own load (warmupPhases).
+// Each variant's started keeps the outcome for its trial. With
+// pinning.warmup: all the services run on every CPU meanwhile, and on
+// their own again when it returns. It is the one place variant warm-ups
+// run, in every schedule.
 func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := r.s.Load.VariantWarmup.D()
 	var owed []*plan.Trial
@@ -220,7 +221,7 @@ type warmupShape struct {
 // changes the requests' spacing, not how many run at once, where a queue
 // on CPUs shared at idle priority grew Tomcat's request pool to 45 threads
 // that the baseline, loaded in every duet after, kept through the run.
-// Otherwise there is one phase, warmupTrial.
+// Otherwise there is one phase: the users, the rate, or the trial's load.
 func warmupPhases(s *scenario.Scenario) []warmupShape {
 	l := s.Load
 	var shapes []warmupShape
@@ -244,32 +245,14 @@ func warmupPhases(s *scenario.Scenario) []warmupShape {
 			return &w
 		}})
 	}
-	if l.VariantWarmupUntil == nil || len(shapes) == 0 {
-		return []warmupShape{{trial: func(pt *plan.Trial, rewarm bool) *plan.Trial { return warmupTrial(s, pt, rewarm) }}}
-	}
-	own := func(pt *plan.Trial, _ bool) *plan.Trial { return pt }
-	return append(shapes, warmupShape{trial: own})
-}
-
-// warmupTrial is pt as its variant warm-up (the first phase of one in two)
-// loads it when its services are fresh: as load.variant_warmup_users users,
-// or at load.variant_warmup_rate for an open-model step. Services warmed again beside a fresh duet partner
-// (rewarm) take it at pt's own load, where more would only take CPU from
-// the partner's compilation.
-func warmupTrial(s *scenario.Scenario, pt *plan.Trial, rewarm bool) *plan.Trial {
-	if rewarm {
-		return pt
-	}
-	w := *pt
+	own := warmupShape{trial: func(pt *plan.Trial, _ bool) *plan.Trial { return pt }}
 	switch {
-	case s.Load.VariantWarmupUsers > 0:
-		w.Rate, w.Users = 0, s.Load.VariantWarmupUsers
-	case s.Load.VariantWarmupRate > 0 && pt.Users == 0:
-		w.Rate = s.Load.VariantWarmupRate
-	default:
-		return pt
+	case len(shapes) == 0:
+		return []warmupShape{own}
+	case l.VariantWarmupUntil == nil:
+		return shapes[:1] // validation allows users and a rate only with until
 	}
-	return &w
+	return append(shapes, own)
 }
 
 // warmupLine is the progress line of a variant's finished warm-up.

@@ -859,8 +859,8 @@ func (v *validator) warmupUntil(l *Load, u *WarmupUntil) {
 // warmupLoad checks the load of a variant warm-up, a rate or users, that
 // toll can send (users from each of generators load generators at once),
 // for a warm-up there is; a rate under an open model. Both are one warm-up
-// in two phases, users and then the rate, each until the JIT settles: only
-// with load.variant_warmup_until.
+// in phases, the users, the rate and then each trial's own load, each until
+// the JIT settles: only with load.variant_warmup_until.
 func (v *validator) warmupLoad(l *Load, generators int) {
 	rate, users := v.present("load.variant_warmup_rate"), v.present("load.variant_warmup_users")
 	f := "load.variant_warmup_rate"
@@ -869,7 +869,7 @@ func (v *validator) warmupLoad(l *Load, generators int) {
 	}
 	switch {
 	case rate && users && l.VariantWarmupUntil == nil:
-		v.fail("load.variant_warmup_users", "with load.variant_warmup_rate warms by the users until the JIT settles and then at the rate until it settles again, and there is no load.variant_warmup_until to say when; add it (e.g. {jit_below: 5ms, over: 10s}), or keep one of the two")
+		v.fail("load.variant_warmup_users", "with load.variant_warmup_rate warms by the users, then at the rate, then at each trial's load, each until the JIT settles, and there is no load.variant_warmup_until to say when; add it (e.g. {jit_below: 5ms, over: 10s}), or keep one of the two")
 	case l.VariantWarmup <= 0:
 		v.fail(f, "is the load of load.variant_warmup, and there is none: set load.variant_warmup to how long the warm-up lasts (e.g. 1m)")
 	}
