@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tollperf/toll/record"
@@ -119,12 +120,15 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)
 	}
 	if p99 := t.Load.LatenessP99US; p99 > LateArrivalLimit.Microseconds() {
-		held := ""
+		msg := fmt.Sprintf("the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs",
+			p99, t.Load.LatenessMaxUS, LateArrivalLimit.Microseconds())
 		if w := t.Load.CPUWaitMS; w > 0 {
-			held = fmt.Sprintf(" (toll's threads waited %.1f ms in all to run during the load: the load CPU was held by other tasks, kernel threads among them, or by toll's own)", w)
+			msg += fmt.Sprintf("; toll's threads waited %.1f ms in all to run during the load", w)
 		}
-		add(FlagLateArrival, "the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs, and that delay is in the latency (the CPU costs stand); a busy load CPU or a shared machine holds the generator up%s, and a service that stalls long enough to hold every connection (max_conns) makes requests wait for one",
-			p99, t.Load.LatenessMaxUS, LateArrivalLimit.Microseconds(), held)
+		if hs := t.Load.LoadCPUsHeldBy; len(hs) > 0 {
+			msg += "; on the load CPUs meanwhile ran " + describeHolders(hs)
+		}
+		add(FlagLateArrival, "%s (see Arrivals)", msg)
 	}
 	if st := tc.Costs[Steal]; st > StealLimit {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
@@ -141,4 +145,21 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		}
 	}
 	return fs
+}
+
+// describeHolders names the three processes or kernel threads that ran
+// longest on the load CPUs during a trial's load, with their CPU time.
+func describeHolders(hs []record.CPUHolder) string {
+	var parts []string
+	for _, h := range hs[:min(len(hs), 3)] {
+		kind := ""
+		if h.Kernel {
+			kind = ", a kernel thread"
+		}
+		parts = append(parts, fmt.Sprintf("%s (pid %d%s) %.0f ms", h.Name, h.PID, kind, h.MS))
+	}
+	if n := len(hs) - 3; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d more", n))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tollperf/toll/e2e/tolltest"
 	"github.com/tollperf/toll/record"
 )
@@ -221,5 +223,79 @@ seed: 9`)
 	}
 	if seeds[1] == seeds[2] {
 		t.Errorf("rounds 1 and 2 share the arrival seed %d", seeds[1])
+	}
+}
+
+// TestLoadCPUHolderNamed runs a scenario while another process spins on the
+// load generator's CPU: every trial names it among what ran on the load
+// CPUs during its load, with most of that time, and names no service of
+// the run and not toll itself.
+func TestLoadCPUHolderNamed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services under load")
+	}
+	var cpus unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &cpus); err != nil || cpus.Count() < 2 {
+		t.Skip("needs two CPUs to pin")
+	}
+	load := -1
+	for c := range 1024 {
+		if cpus.IsSet(c) {
+			load = c
+			break
+		}
+	}
+	hog := exec.Command("sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hog.Process.Kill(); hog.Wait() })
+	one := unix.CPUSet{}
+	one.Set(load)
+	if err := unix.SchedSetaffinity(hog.Process.Pid, &one); err != nil {
+		t.Fatal(err)
+	}
+	// At the lowest priority, so that toll still runs (and sends) first.
+	if err := unix.Setpriority(unix.PRIO_PROCESS, hog.Process.Pid, 19); err != nil {
+		t.Fatal(err)
+	}
+	path := tolltest.WriteScenario(t, "held", "  - name: baseline\n  - name: twin", fmt.Sprintf(`  rate: 100
+  warmup: 300ms
+  duration: 1s
+rounds: 1
+pinning: {load: "%d"}`, load))
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out)
+	if code != 0 && code != ExitInvalid {
+		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	dir, err := record.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 2 {
+		t.Fatalf("%d trials, want 2", len(trials))
+	}
+	for _, tr := range trials {
+		var found bool
+		for _, h := range tr.Load.LoadCPUsHeldBy {
+			if h.PID == hog.Process.Pid {
+				found = true
+				// The load (1.3 s) left most of the CPU to the spinner.
+				if h.Name != "sh" || h.Kernel || h.MS < 500 {
+					t.Errorf("trial %d: the spinner read %+v, want sh with most of 1.3 s", tr.Index, h)
+				}
+			}
+			if strings.HasPrefix(h.Name, "toll") && !strings.HasPrefix(h.Name, "toll's sink of ") {
+				t.Errorf("trial %d names %+v: toll's own process or a service", tr.Index, h)
+			}
+		}
+		if !found {
+			t.Errorf("trial %d does not name the process spinning on load CPU %d (pid %d): %+v", tr.Index, load, hog.Process.Pid, tr.Load.LoadCPUsHeldBy)
+		}
 	}
 }

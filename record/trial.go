@@ -182,12 +182,28 @@ type LoadTotals struct {
 	// another's. It tells a generator held up by its machine from one that
 	// was not.
 	CPUWaitMS float64 `json:"cpu_wait_ms,omitempty"`
+	// LoadCPUsHeldBy names the other processes and kernel threads that ran
+	// on the load CPUs during the load (its warm-up included), most CPU
+	// first, each with at least a millisecond: who held the generator up
+	// when CPUWaitMS is high. toll's own process and the services are not
+	// among them; its telemetry sinks can be. A thread that moved between
+	// CPUs counts whole where it last ran.
+	LoadCPUsHeldBy []CPUHolder `json:"load_cpus_held_by,omitempty"`
 	// ArrivalSeed is the seed of the trial's Poisson arrivals (load.arrival:
 	// poisson), drawn from the run's seed, its round and its load step.
 	ArrivalSeed uint64 `json:"arrival_seed,omitempty"`
 	// Requests holds the same figures for each entry of the request mix,
 	// over the whole measured window (untrimmed).
 	Requests []RequestTotals `json:"requests,omitempty"`
+}
+
+// CPUHolder is a process, or a kernel thread, that ran on the load CPUs
+// during a trial's load.
+type CPUHolder struct {
+	Name   string  `json:"name"`
+	PID    int     `json:"pid"`
+	Kernel bool    `json:"kernel,omitempty"`
+	MS     float64 `json:"ms"` // its CPU time meanwhile
 }
 
 // RequestTotals are one entry of the request mix's counts over the

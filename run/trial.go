@@ -299,6 +299,8 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	// The neighbours are read around the whole load, warm-up included, so
 	// that reading them never competes with the load generator.
 	nb.begin()
+	held := r.holders()
+	held.begin()
 	waitFrom, fromErr := probe.RunDelay(os.Getpid())
 	if pt.Idle {
 		tr.MeasureEnd = idle(tctx, measureStart, duration)
@@ -306,6 +308,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		res, loadErr = load.Run(tctx, cfg)
 	}
 	waitTo, toErr := probe.RunDelay(os.Getpid())
+	heldBy := held.end()
 	tr.Neighbours = nb.end()
 	stopSampling()
 	wg.Wait()
@@ -326,6 +329,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		if fromErr == nil && toErr == nil {
 			tr.Load.CPUWaitMS = float64(waitTo-waitFrom) / float64(time.Millisecond)
 		}
+		tr.Load.LoadCPUsHeldBy = heldBy
 	}
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry

@@ -1,0 +1,83 @@
+package run
+
+import (
+	"os"
+	"time"
+
+	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/probe"
+	"github.com/tollperf/toll/record"
+)
+
+// holderLeast is the least CPU time on the load CPUs that names a holder.
+const holderLeast = time.Millisecond
+
+// holderMeter reads which other processes and kernel threads ran on the
+// load CPUs during a trial's load: on a machine whose scheduler puts its
+// housekeeping on the idlest CPU (the load generator's), a kernel thread
+// that runs for milliseconds at a time holds requests back by as much.
+// It reads before and after the load, never during it.
+type holderMeter struct {
+	cpus   pin.CPUs
+	skip   func(pid, ppid int) bool
+	names  map[int]string // toll's own processes that may run there: its sinks
+	before probe.TaskTimes
+}
+
+// holders returns the meter of the load CPUs' other tasks: every process
+// but toll's own and the services of every running variant (with their
+// children), which run on their own CPUs and are measured as such. toll's
+// sinks, on the load CPUs at idle priority, are named as such.
+func (r *runner) holders() *holderMeter {
+	cpus, err := pin.Parse(r.loadCPUs)
+	if err != nil || len(cpus) == 0 {
+		return &holderMeter{}
+	}
+	own := map[int]bool{os.Getpid(): true}
+	for _, st := range r.running {
+		for _, svc := range st.group.Services() {
+			own[svc.Pid()] = true
+		}
+	}
+	names := map[int]string{}
+	for v, sk := range r.sinks {
+		if sk != nil && sk.svc != nil {
+			names[sk.svc.Pid()] = "toll's sink of " + v
+		}
+	}
+	return &holderMeter{cpus: cpus, names: names, skip: func(pid, ppid int) bool {
+		if own[pid] || own[ppid] && ppid != os.Getpid() {
+			own[pid] = true // a service's child (processes are listed by pid, parents first)
+			return true
+		}
+		return false
+	}}
+}
+
+// begin reads the tasks' CPU before the load.
+func (m *holderMeter) begin() {
+	if m.cpus == nil {
+		return
+	}
+	m.before, _ = probe.ReadTaskTimes(m.skip)
+}
+
+// end returns the processes that ran on the load CPUs since begin, most
+// CPU first; nil when begin read nothing.
+func (m *holderMeter) end() []record.CPUHolder {
+	if m.before == nil {
+		return nil
+	}
+	after, err := probe.ReadTaskTimes(m.skip)
+	if err != nil {
+		return nil
+	}
+	var out []record.CPUHolder
+	for _, h := range probe.Holders(m.before, after, m.cpus, holderLeast) {
+		if n, ok := m.names[h.PID]; ok {
+			h.Name = n
+		}
+		out = append(out, record.CPUHolder{Name: h.Name, PID: h.PID, Kernel: h.Kernel, MS: float64(h.CPU) / float64(time.Millisecond)})
+	}
+	return out
+}
