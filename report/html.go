@@ -52,9 +52,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		colors[v] = colorOf(i)
 		d.Variants = append(d.Variants, variantRef{Name: v, Color: colorOf(i), Baseline: v == s.Baseline})
 	}
-	for _, f := range s.Flags {
-		d.Flags = append(d.Flags, flagLine(s, f))
-	}
+	d.Flags, d.FlagCount = flagLines(s), len(s.Flags)
 	for _, v := range s.Variants {
 		if t, ok := s.Targets[v]; ok {
 			d.Targets = append(d.Targets, variantTarget{Name: v, Target: t})
@@ -169,6 +167,7 @@ type htmlData struct {
 	Load               []template.HTML
 	Steps              []htmlStep
 	Warnings, Flags    []string
+	FlagCount          int // flags raised: Flags lists many late-arrivals in one line
 	Targets            []variantTarget
 	// Arrivals is how the open model's requests arrived (summary's note).
 	Arrivals string
@@ -519,7 +518,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">
 {{range .Headlines}}<p><span class="swatch" style="background:{{.Color}}"></span><b>{{.Variant}}</b>{{if .Step}} <span class="step">at {{.Step}}</span>{{end}}: {{.Text}}</p>
-{{end}}{{if .Flags}}<p class="flagnote">⚠ {{len .Flags}} flag(s) raised on trials (a starved load generator, a missed rate, …): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
+{{end}}{{if .Flags}}<p class="flagnote">⚠ {{.FlagCount}} flag(s) raised on trials (a starved load generator, a missed rate, …): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>

@@ -44,8 +44,8 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	}
 	if len(s.Flags) > 0 {
 		fmt.Fprintf(ew, "\n%s\n\n", flagsHeading(s))
-		for _, f := range s.Flags {
-			fmt.Fprintf(ew, "- ✗ %s\n", escape(flagLine(s, f)))
+		for _, l := range flagLines(s) {
+			fmt.Fprintf(ew, "- ✗ %s\n", escape(l))
 		}
 	}
 	var b strings.Builder
