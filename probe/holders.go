@@ -2,6 +2,7 @@ package probe
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -38,8 +39,9 @@ type Holder struct {
 // skip says to leave out (nil: none): each thread's CPU time from
 // /proc/PID/task/TID/schedstat (in nanoseconds, where stat counts ticks)
 // and the CPU it last ran on from its stat. Tasks that end meanwhile are
-// left out.
-func ReadTaskTimes(skip func(pid, ppid int) bool) (TaskTimes, error) {
+// left out. It gives up with ctx's error when ctx is done first: a machine
+// of many thousands of threads takes long to read.
+func ReadTaskTimes(ctx context.Context, skip func(pid, ppid int) bool) (TaskTimes, error) {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return nil, fmt.Errorf("task times: %w", err)
@@ -50,11 +52,21 @@ func ReadTaskTimes(skip func(pid, ppid int) bool) (TaskTimes, error) {
 	}
 	out := TaskTimes{}
 	for _, p := range procs {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("task times: %w", err)
+		}
 		ps, err := p.Stat()
 		if err != nil {
 			continue // ended since the listing
 		}
 		if skip != nil && skip(p.PID, ps.PPID) {
+			continue
+		}
+		if ps.NumThreads <= 1 {
+			// One thread: the process's own files are its.
+			if ss, err := p.Schedstat(); err == nil {
+				out[p.PID] = taskTime(p.PID, ps, ss)
+			}
 			continue
 		}
 		threads, err := fs.AllThreads(p.PID)
@@ -70,11 +82,19 @@ func ReadTaskTimes(skip func(pid, ppid int) bool) (TaskTimes, error) {
 			if err != nil {
 				continue
 			}
-			out[t.PID] = TaskTime{PID: p.PID, Comm: ps.Comm, Kernel: ts.Flags&pfKthread != 0,
-				CPU: time.Duration(ss.RunningNanoseconds), Last: int(ts.Processor)}
+			tt := taskTime(p.PID, ts, ss)
+			tt.Comm = ps.Comm
+			out[t.PID] = tt
 		}
 	}
 	return out, nil
+}
+
+// taskTime is the TaskTime of a thread of process pid from its stat and
+// schedstat.
+func taskTime(pid int, st procfs.ProcStat, ss procfs.ProcSchedstat) TaskTime {
+	return TaskTime{PID: pid, Comm: st.Comm, Kernel: st.Flags&pfKthread != 0,
+		CPU: time.Duration(ss.RunningNanoseconds), Last: int(st.Processor)}
 }
 
 // Holders returns the processes whose tasks ran between readings before and

@@ -1,6 +1,7 @@
 package probe_test
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"slices"
@@ -61,7 +62,7 @@ func TestReadTaskTimes(t *testing.T) {
 		}
 	}
 	self := os.Getpid()
-	before, err := probe.ReadTaskTimes(nil)
+	before, err := probe.ReadTaskTimes(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestReadTaskTimes(t *testing.T) {
 		for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
 		}
 		// Read while pinned, so that this thread's last CPU is cpu.
-		after, err := probe.ReadTaskTimes(nil)
+		after, err := probe.ReadTaskTimes(context.Background(), nil)
 		if err != nil {
 			t.Error(err)
 			return
@@ -98,7 +99,7 @@ func TestReadTaskTimes(t *testing.T) {
 		if mine == nil || mine.CPU < 50*time.Millisecond || mine.Kernel {
 			t.Errorf("holders of CPU %d = %+v, want this process (%d) with about 100 ms, not a kernel thread", cpu, hs, self)
 		}
-		skipped, err := probe.ReadTaskTimes(func(pid, _ int) bool { return pid == self })
+		skipped, err := probe.ReadTaskTimes(context.Background(), func(pid, _ int) bool { return pid == self })
 		if err != nil {
 			t.Error(err)
 			return
@@ -110,4 +111,9 @@ func TestReadTaskTimes(t *testing.T) {
 		}
 	}()
 	<-done
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := probe.ReadTaskTimes(ctx, nil); err == nil {
+		t.Error("a reading past its context's end: no error")
+	}
 }

@@ -1,6 +1,9 @@
 package run
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"time"
 
@@ -12,12 +15,19 @@ import (
 // holderLeast is the least CPU time on the load CPUs that names a holder.
 const holderLeast = time.Millisecond
 
+// holderBudget bounds a reading of the machine's tasks, which comes just
+// before a trial's load is due to start (newOrigin's 100 ms ahead, less
+// the trial's own preparations): on a machine of many thousands of
+// threads the run reads none, and says so once.
+const holderBudget = 30 * time.Millisecond
+
 // holderMeter reads which other processes and kernel threads ran on the
 // load CPUs during a trial's load: on a machine whose scheduler puts its
 // housekeeping on the idlest CPU (the load generator's), a kernel thread
 // that runs for milliseconds at a time holds requests back by as much.
 // It reads before and after the load, never during it.
 type holderMeter struct {
+	r      *runner
 	cpus   pin.CPUs
 	skip   func(pid, ppid int) bool
 	names  map[int]string // toll's own processes that may run there: its sinks
@@ -30,7 +40,10 @@ type holderMeter struct {
 // sinks, on the load CPUs at idle priority, are named as such.
 func (r *runner) holders() *holderMeter {
 	cpus, err := pin.Parse(r.loadCPUs)
-	if err != nil || len(cpus) == 0 {
+	r.mu.Lock()
+	off := r.holdersOff
+	r.mu.Unlock()
+	if err != nil || len(cpus) == 0 || off {
 		return &holderMeter{}
 	}
 	own := map[int]bool{os.Getpid(): true}
@@ -45,7 +58,7 @@ func (r *runner) holders() *holderMeter {
 			names[sk.svc.Pid()] = "toll's sink of " + v
 		}
 	}
-	return &holderMeter{cpus: cpus, names: names, skip: func(pid, ppid int) bool {
+	return &holderMeter{r: r, cpus: cpus, names: names, skip: func(pid, ppid int) bool {
 		if own[pid] || own[ppid] && ppid != os.Getpid() {
 			own[pid] = true // a service's child (processes are listed by pid, parents first)
 			return true
@@ -59,7 +72,25 @@ func (m *holderMeter) begin() {
 	if m.cpus == nil {
 		return
 	}
-	m.before, _ = probe.ReadTaskTimes(m.skip)
+	m.before = m.read()
+}
+
+// read reads the tasks within holderBudget; nil, and no more readings in
+// the run, past it.
+func (m *holderMeter) read() probe.TaskTimes {
+	ctx, cancel := context.WithTimeout(context.Background(), holderBudget)
+	defer cancel()
+	tt, err := probe.ReadTaskTimes(ctx, m.skip)
+	if errors.Is(err, context.DeadlineExceeded) {
+		m.r.mu.Lock()
+		first := !m.r.holdersOff
+		m.r.holdersOff = true
+		m.r.mu.Unlock()
+		if first {
+			m.r.note(fmt.Sprintf("the machine's tasks take more than %s to read, so trials do not name what ran on the load CPUs (load.load_cpus_held_by)", holderBudget))
+		}
+	}
+	return tt
 }
 
 // end returns the processes that ran on the load CPUs since begin, most
@@ -68,8 +99,8 @@ func (m *holderMeter) end() []record.CPUHolder {
 	if m.before == nil {
 		return nil
 	}
-	after, err := probe.ReadTaskTimes(m.skip)
-	if err != nil {
+	after := m.read()
+	if after == nil {
 		return nil
 	}
 	var out []record.CPUHolder

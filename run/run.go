@@ -326,6 +326,9 @@ type runner struct {
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
 	mu         sync.Mutex // guards done and progress output during a duet
+	// holdersOff is set once reading the machine's tasks took longer than
+	// holderBudget: no trial names what ran on the load CPUs after it.
+	holdersOff bool
 	variants   map[string]*Variant
 	running    map[string]*started
 	// backend starts and stops the variants and measures their trials:
