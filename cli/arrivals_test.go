@@ -269,14 +269,7 @@ pinning: {load: "%d"}`, load))
 	if code != 0 && code != ExitInvalid {
 		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	dir, err := record.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trials, err := dir.ReadTrials()
-	if err != nil {
-		t.Fatal(err)
-	}
+	trials := tolltest.ReadTrials(t, out)
 	if len(trials) != 2 {
 		t.Fatalf("%d trials, want 2", len(trials))
 	}

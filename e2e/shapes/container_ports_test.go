@@ -12,7 +12,6 @@ import (
 	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/e2e/tolltest"
-	"github.com/tollperf/toll/record"
 )
 
 // TestContainerPorts runs the provider as a container that listens on a
@@ -73,13 +72,9 @@ rounds: 2
 	if left := runContainers(t, e, cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("containers left after the run: %+v", left)
 	}
-	dir, err := record.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trials, err := dir.ReadTrials()
-	if err != nil || len(trials) != 4 {
-		t.Fatalf("%d trials, want 4: %v\n%s", len(trials), err, stderr.String())
+	trials := tolltest.ReadTrials(t, out)
+	if len(trials) != 4 {
+		t.Fatalf("%d trials, want 4\n%s", len(trials), stderr.String())
 	}
 	hostPorts := map[string]int{} // by variant
 	for _, tr := range trials {

@@ -18,7 +18,6 @@ import (
 	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/e2e/tolltest"
-	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 )
 
@@ -190,13 +189,9 @@ func checkContainersQuickstart(t *testing.T, e *container.Engine, path string) {
 	if left := runContainers(t, e, cmd.Process.Pid); len(left) > 0 {
 		t.Errorf("containers left after the run: %+v", left)
 	}
-	dir, err := record.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	trials, err := dir.ReadTrials()
-	if err != nil || len(trials) == 0 {
-		t.Fatalf("no trials: %v\n%s", err, stderr.String())
+	trials := tolltest.ReadTrials(t, out)
+	if len(trials) == 0 {
+		t.Fatalf("no trials\n%s", stderr.String())
 	}
 	for _, tr := range trials {
 		for _, s := range tr.Services {

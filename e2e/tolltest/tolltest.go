@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tollperf/toll/record"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,6 +173,20 @@ type Delta struct {
 	// Controlled is set when the change is corrected by the run's A/A
 	// control.
 	Controlled bool
+}
+
+// ReadTrials reads the trial records of the results directory dir.
+func ReadTrials(t *testing.T, dir string) []*record.Trial {
+	t.Helper()
+	d, err := record.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trials, err := d.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trials
 }
 
 // ReadSummary reads the summary.json of the results directory dir.
