@@ -91,11 +91,7 @@ func arrivalsOf(m *record.Manifest, trials []*record.Trial, costs []*TrialCosts)
 		if len(a.LateHeldBy) > 0 {
 			var parts []string
 			for _, h := range a.LateHeldBy[:min(len(a.LateHeldBy), 3)] {
-				kind := ""
-				if h.Kernel {
-					kind = ", a kernel thread"
-				}
-				parts = append(parts, fmt.Sprintf("%s (%s%s; %.0f ms in the median one)", h.Name, trialCount(h.Trials, a.LateTrials), kind, h.MedianMS))
+				parts = append(parts, fmt.Sprintf("%s (%s%s; %.0f ms in the median one)", h.Name, trialCount(h.Trials, a.LateTrials), kernelThread(h.Kernel), h.MedianMS))
 			}
 			a.Note += " On the load CPUs ran, during those trials' loads: " + strings.Join(parts, ", ") +
 				". A kernel thread that runs for milliseconds at a time there holds the generator back by as much (docs/method.md, \"Arrivals: when requests leave\")."

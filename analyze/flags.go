@@ -152,14 +152,19 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 func describeHolders(hs []record.CPUHolder) string {
 	var parts []string
 	for _, h := range hs[:min(len(hs), 3)] {
-		kind := ""
-		if h.Kernel {
-			kind = ", a kernel thread"
-		}
-		parts = append(parts, fmt.Sprintf("%s (pid %d%s) %.0f ms", h.Name, h.PID, kind, h.MS))
+		parts = append(parts, fmt.Sprintf("%s (pid %d%s) %.0f ms", h.Name, h.PID, kernelThread(h.Kernel), h.MS))
 	}
 	if n := len(hs) - 3; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d more", n))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// kernelThread is what a holder's description adds when it is a kernel
+// thread.
+func kernelThread(kernel bool) string {
+	if kernel {
+		return ", a kernel thread"
+	}
+	return ""
 }

@@ -187,14 +187,12 @@ func TestRunPoissonArrivals(t *testing.T) {
 rounds: 2
 seed: 9`)
 	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil && tolltest.ExitCode(err) != ExitInvalid {
-		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out)
+	if code != 0 && code != ExitInvalid {
+		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout.String(), "Arrivals: poisson, each request sent at its own time") {
-		t.Errorf("report does not say how requests arrived:\n%s", stdout.String())
+	if !strings.Contains(stdout, "Arrivals: poisson, each request sent at its own time") {
+		t.Errorf("report does not say how requests arrived:\n%s", stdout)
 	}
 	dir, err := record.Open(out)
 	if err != nil {
@@ -266,10 +264,8 @@ rounds: 1
 pinning: {load: "%d"}`, load))
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil && tolltest.ExitCode(err) != ExitInvalid {
-		t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	if code, stdout, stderr := tolltest.RunCommand(t, cmd); code != 0 && code != ExitInvalid {
+		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	self := cmd.Process.Pid // this run's toll, which names others only
 	trials := tolltest.ReadTrials(t, out)

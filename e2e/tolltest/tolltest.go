@@ -82,7 +82,13 @@ func Command(t *testing.T, args ...string) *exec.Cmd {
 // Run runs toll with args and returns its exit code, stdout and stderr.
 func Run(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := Command(t, args...)
+	return RunCommand(t, Command(t, args...))
+}
+
+// RunCommand runs cmd, one of Command's (its Process then says which pid
+// toll had), and returns its exit code, stdout and stderr.
+func RunCommand(t *testing.T, cmd *exec.Cmd) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
