@@ -315,8 +315,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if SharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
 						d = notComparable(d, "shared duet: each side waits for the other's CPU")
 					}
-					if m.Mode == "duet" && isMachine(info.Cost) {
-						d = notComparable(d, "duet: both sides read the one machine at once")
+					if concurrent(m) && isMachine(info.Cost) {
+						d = notComparable(d, m.Mode+": every side reads the one machine at once")
 					}
 					cr.Delta = &d
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
@@ -576,11 +576,18 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 }
 
 // SharedDuet says whether the run was a duet whose two sides shared their
-// CPUs (pinning.duet: shared). Unless their loads took turns (load.slice),
-// each side's latency held the other's requests.
+// CPUs (pinning.duet: shared), or variants together (which always share
+// them). Unless their loads took turns (load.slice), each side's latency
+// held the others' requests.
 func SharedDuet(m *record.Manifest) bool {
 	d := m.Layout.DuetCPUs
-	return m.Mode == "duet" && len(d) == 2 && d[0] == d[1]
+	return concurrent(m) && len(d) == 2 && d[0] == d[1]
+}
+
+// concurrent says whether the run's variants ran their trials at the same
+// time: a duet, or all together.
+func concurrent(m *record.Manifest) bool {
+	return m.Mode == "duet" || m.Mode == "together"
 }
 
 // isLatency says whether c is a latency percentile, of the whole mix or of

@@ -86,8 +86,8 @@ func Render(w io.Writer, s *scenario.Scenario, opt RenderOptions) error {
 			if err := doc(fmt.Sprintf("trial %d: round %d, %s at %s", t.Index, t.Round, t.Variant, scenario.Step{Rate: t.Rate, Users: t.Users}), b.Job(t, time.Time{})); err != nil {
 				return err
 			}
-		case plan.RunDuet:
-			return fmt.Errorf("%s: mode: duet runs on one machine only (it pins both sides to CPUs of one machine); --sequential renders the scenario one variant at a time", s.Path)
+		case plan.RunAtOnce:
+			return fmt.Errorf("%s: mode: %s runs on one machine only (it pins every side to CPUs of one machine); --sequential renders the scenario one variant at a time", s.Path, s.Mode)
 		}
 	}
 	_, err = w.Write(buf.Bytes())

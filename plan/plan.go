@@ -31,9 +31,10 @@ const (
 	Start Kind = iota
 	// Run runs one trial against a started variant.
 	Run
-	// RunDuet runs two trials at the same time: the baseline's and a
-	// variant's, under identical load (mode: duet).
-	RunDuet
+	// RunAtOnce runs trials at the same time under identical load: the
+	// baseline's and a variant's (mode: duet), or the baseline's and every
+	// variant's (mode: together).
+	RunAtOnce
 	// Stop stops a variant's services.
 	Stop
 )
@@ -47,8 +48,8 @@ func (k Kind) String() string {
 		return "run"
 	case Stop:
 		return "stop"
-	case RunDuet:
-		return "run-duet"
+	case RunAtOnce:
+		return "run-at-once"
 	}
 	return fmt.Sprintf("kind(%d)", int(k))
 }
@@ -59,8 +60,9 @@ type Action struct {
 	Variant string
 	// Trial is set for Run actions.
 	Trial *Trial
-	// Duet holds the baseline's trial and the variant's, for RunDuet.
-	Duet [2]*Trial
+	// Sides holds the trials of a RunAtOnce: the baseline's first, then
+	// those run beside it.
+	Sides []*Trial
 	// CPULimit is, for Start, the CPU quota in cores every service of the
 	// variant starts under (a load test's matrix step); 0 keeps each
 	// service's own.
@@ -106,8 +108,8 @@ func (p *Plan) Trials() []*Trial {
 		switch a.Kind {
 		case Run:
 			ts = append(ts, a.Trial)
-		case RunDuet:
-			ts = append(ts, a.Duet[0], a.Duet[1])
+		case RunAtOnce:
+			ts = append(ts, a.Sides...)
 		}
 	}
 	return ts
@@ -121,7 +123,7 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	}
 	rng := rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32^0x9e3779b97f4a7c15))
 	p := &Plan{Seed: seed}
-	if s.Mode == scenario.ModeDuet {
+	if s.Concurrent() {
 		return newDuet(s, variants, rng, p)
 	}
 	add := func(k Kind, v string, t *Trial, cpuLimit float64) {
@@ -197,10 +199,13 @@ func startLimit(s *scenario.Scenario, st scenario.Step) float64 {
 	return st.CPULimit
 }
 
-// newDuet plans a duet run: each round runs the baseline beside each other
-// variant in turn, in a fresh random order, both under the same load at the
-// same time. The restart policy says when services start: once for the
-// whole run, at each round, or for each duet (the baseline and its partner).
+// newDuet plans a run of trials at once: in a duet each round runs the
+// baseline beside each other variant in turn, in a fresh random order, both
+// under the same load at the same time; together, each round runs the
+// baseline and every other variant at once, their order (which side's
+// requests lead) fresh each round. The restart policy says when services
+// start: once for the whole run, at each round, or for each duet (the
+// baseline and its partner; together, every variant).
 func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *Plan {
 	var others []string
 	for _, v := range variants {
@@ -241,8 +246,25 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 		for round := 1; round <= s.Rounds; round++ {
 			order := append([]string(nil), others...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			if s.Restart == scenario.RestartPerRound {
+			if s.Restart == scenario.RestartPerRound || (s.Restart == scenario.RestartPerTrial && s.Mode == scenario.ModeTogether) {
 				startAll()
+			}
+			if s.Mode == scenario.ModeTogether {
+				// Order is each side's place in the round's order of
+				// requests, which turns by one place a round, so that over
+				// as many rounds as there are sides each takes every place
+				// once.
+				sides := make([]*Trial, 0, len(variants))
+				for _, v := range append([]string{s.Baseline}, others...) {
+					sides = append(sides, &Trial{Index: index + 1 + len(sides), Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v,
+						Order: (len(sides) + round - 1) % len(variants)})
+				}
+				index += len(sides)
+				p.Actions = append(p.Actions, Action{Kind: RunAtOnce, Variant: s.Baseline, Sides: sides})
+				if s.Restart != scenario.RestartOnce {
+					stopAll()
+				}
+				continue
 			}
 			for i, v := range order {
 				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: s.Baseline, Order: i, Pair: v}
@@ -251,7 +273,7 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 				if s.Restart == scenario.RestartPerTrial {
 					start(s.Baseline, v)
 				}
-				p.Actions = append(p.Actions, Action{Kind: RunDuet, Variant: v, Duet: [2]*Trial{b, t}})
+				p.Actions = append(p.Actions, Action{Kind: RunAtOnce, Variant: v, Sides: []*Trial{b, t}})
 				if s.Restart == scenario.RestartPerTrial {
 					p.Actions = append(p.Actions, Action{Kind: Stop, Variant: v}, Action{Kind: Stop, Variant: s.Baseline})
 				}

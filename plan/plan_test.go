@@ -122,11 +122,11 @@ func TestDuetPairsBaselineWithEachVariant(t *testing.T) {
 		if a.Kind == Run {
 			t.Fatalf("a duet plan has a single run: %+v", a)
 		}
-		if a.Kind != RunDuet {
+		if a.Kind != RunAtOnce {
 			continue
 		}
 		duets++
-		b, v := a.Duet[0], a.Duet[1]
+		b, v := a.Sides[0], a.Sides[1]
 		if b.Variant != "baseline" || b.Pair != v.Variant || v.Variant == "baseline" || b.Round != v.Round || b.Rate != v.Rate {
 			t.Errorf("bad duet %+v %+v", b, v)
 		}
@@ -167,10 +167,10 @@ func TestDuetRestartPolicies(t *testing.T) {
 					t.Errorf("%s: %s stopped while down", tt.restart, a.Variant)
 				}
 				up[a.Variant] = false
-			case RunDuet:
+			case RunAtOnce:
 				duets++
-				if !up[a.Duet[0].Variant] || !up[a.Duet[1].Variant] {
-					t.Errorf("%s: duet %s beside %s with a side down", tt.restart, a.Duet[0].Variant, a.Duet[1].Variant)
+				if !up[a.Sides[0].Variant] || !up[a.Sides[1].Variant] {
+					t.Errorf("%s: duet %s beside %s with a side down", tt.restart, a.Sides[0].Variant, a.Sides[1].Variant)
 				}
 			case Run:
 				t.Errorf("%s: a duet plan has a single run", tt.restart)
@@ -178,6 +178,78 @@ func TestDuetRestartPolicies(t *testing.T) {
 		}
 		if starts != tt.starts || duets != 2*4 {
 			t.Errorf("%s: %d starts and %d duets, want %d and 8", tt.restart, starts, duets, tt.starts)
+		}
+		for v, u := range up {
+			if u {
+				t.Errorf("%s: %s left running", tt.restart, v)
+			}
+		}
+	}
+}
+
+// TestTogetherRunsEveryVariantAtOnce checks mode: together: one action a
+// round and step holding the baseline's trial first and every other
+// variant's, indices in order, no pairing (the baseline's trial serves
+// every variant), each side's place in the order of requests moving round
+// by round, and services up whenever trials run, under every policy.
+func TestTogetherRunsEveryVariantAtOnce(t *testing.T) {
+	tests := []struct {
+		restart string
+		starts  int // 3 variants, 6 rounds, 2 steps
+	}{
+		{scenario.RestartOnce, 3},
+		{scenario.RestartPerRound, 3 * 6 * 2},
+		{scenario.RestartPerTrial, 3 * 6 * 2},
+	}
+	for _, tt := range tests {
+		s := scen(tt.restart, 6, 100, 200)
+		s.Mode, s.Baseline = scenario.ModeTogether, "baseline"
+		p := New(s, 11)
+		up := map[string]bool{}
+		starts, groups, index := 0, 0, 0
+		orders := map[string]map[int]bool{}
+		for _, a := range p.Actions {
+			switch a.Kind {
+			case Start:
+				if up[a.Variant] {
+					t.Errorf("%s: %s started twice", tt.restart, a.Variant)
+				}
+				up[a.Variant] = true
+				starts++
+			case Stop:
+				up[a.Variant] = false
+			case Run:
+				t.Fatalf("%s: a together plan has a single run: %+v", tt.restart, a)
+			case RunAtOnce:
+				groups++
+				if len(a.Sides) != 3 || a.Sides[0].Variant != "baseline" {
+					t.Fatalf("%s: sides %+v, want the baseline and both variants", tt.restart, a.Sides)
+				}
+				seen := map[string]bool{}
+				places := map[int]bool{}
+				for _, tr := range a.Sides {
+					index++
+					if tr.Index != index || tr.Round != a.Sides[0].Round || tr.Rate != a.Sides[0].Rate || tr.Pair != "" || !up[tr.Variant] {
+						t.Errorf("%s: side %+v (want index %d, round and rate of the baseline's, no pair, services up)", tt.restart, tr, index)
+					}
+					seen[tr.Variant], places[tr.Order] = true, true
+					if orders[tr.Variant] == nil {
+						orders[tr.Variant] = map[int]bool{}
+					}
+					orders[tr.Variant][tr.Order] = true
+				}
+				if len(seen) != 3 || len(places) != 3 {
+					t.Errorf("%s: sides %v in places %v, want 3 variants in 3 places", tt.restart, seen, places)
+				}
+			}
+		}
+		if starts != tt.starts || groups != 6*2 || len(p.Trials()) != 3*6*2 {
+			t.Errorf("%s: %d starts, %d groups, %d trials; want %d, 12, 36", tt.restart, starts, groups, len(p.Trials()), tt.starts)
+		}
+		for v, o := range orders {
+			if len(o) != 3 {
+				t.Errorf("%s: %s took places %v over 12 groups, want every place", tt.restart, v, o)
+			}
 		}
 		for v, u := range up {
 			if u {
@@ -264,10 +336,10 @@ func TestMatrixStartsEachLimitAfresh(t *testing.T) {
 				limit[a.Variant] = a.CPULimit
 			case Stop:
 				delete(limit, a.Variant)
-			case Run, RunDuet:
+			case Run, RunAtOnce:
 				ts := []*Trial{a.Trial}
-				if a.Kind == RunDuet {
-					ts = a.Duet[:]
+				if a.Kind == RunAtOnce {
+					ts = a.Sides
 				}
 				for _, tr := range ts {
 					got, up := limit[tr.Variant]

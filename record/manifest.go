@@ -26,7 +26,7 @@ type Manifest struct {
 	Seed    int64  `json:"seed"`
 	Rounds  int    `json:"rounds"`
 	Restart string `json:"restart"`
-	// Mode is "sequential" or "duet".
+	// Mode is "sequential", "duet", "together" or "find-max".
 	Mode string `json:"mode"`
 	// Workload is what each trial did: "load" (absent in runs before it
 	// was recorded), "startup" or "job".

@@ -248,7 +248,9 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 	}
 	fmt.Fprintf(w, "\n%sHost %s: %s, %d cores, %s %s; toll %s (%s)\n", indent, m.Host.Name, m.Host.CPUModel, m.Host.Cores, m.Host.OS, m.Host.Kernel, m.TollVersion, m.GoVersion)
 	lay := layout(m.Layout.LoadCPUs, m.Layout.ServiceCPUs)
-	if d := m.Layout.DuetCPUs; analyze.SharedDuet(m) {
+	if d := m.Layout.DuetCPUs; analyze.SharedDuet(m) && m.Mode == "together" {
+		lay = fmt.Sprintf("together: load generator on CPU %s, %s and every variant at once sharing CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0])
+	} else if analyze.SharedDuet(m) {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s and each variant sharing CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0])
 	} else if len(d) == 2 {
 		lay = fmt.Sprintf("duet: load generator on CPU %s, %s on CPU %s beside each variant on CPU %s", m.Layout.LoadCPUs, s.Baseline, d[0], d[1])
@@ -320,7 +322,8 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 // modeOf names how a run's variants met the load: "sequential",
-// "duet", "shared duet", or "shared duet in turns of 250ms" (load.slice).
+// "duet", "shared duet", "shared duet in turns of 250ms" (load.slice), or
+// "together".
 func modeOf(m *record.Manifest) string {
 	switch {
 	case m.Mode == "":

@@ -99,8 +99,8 @@ func checkRemote(s *scenario.Scenario, opt Options) error {
 		return fmt.Errorf("%s: --resume runs on this machine only", s.Path)
 	case s.Workload() != scenario.WorkloadLoad:
 		return fmt.Errorf("%s: a %s experiment runs on this machine only; in a cluster toll runs load tests", s.Path, s.Workload())
-	case s.Mode == scenario.ModeDuet:
-		return fmt.Errorf("%s: mode: duet runs on this machine only (it pins both sides to CPUs of one machine); --sequential runs the scenario one variant at a time", s.Path)
+	case s.Concurrent():
+		return fmt.Errorf("%s: mode: %s runs on this machine only (it pins every side to CPUs of one machine); --sequential runs the scenario one variant at a time", s.Path, s.Mode)
 	case s.Load.Arrival == scenario.ArrivalPoisson:
 		return fmt.Errorf("%s: load.arrival: poisson runs on this machine only; in a cluster the load pods send uniform arrivals", s.Path)
 	case s.Load.VariantWarmupUntil != nil:

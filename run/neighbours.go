@@ -23,13 +23,17 @@ type neighbourMeter struct {
 }
 
 // neighbours returns the meter of trial pt's idle neighbours: every running
-// variant but pt's own and, in a duet, the one loaded beside it.
+// variant but pt's own and, in a duet, the one loaded beside it (together,
+// every variant is loaded, and none is idle).
 func (r *runner) neighbours(pt *plan.Trial) *neighbourMeter {
 	loaded := []string{pt.Variant, pt.Pair}
 	if r.s.Mode == scenario.ModeDuet {
 		loaded = append(loaded, r.s.Baseline)
 	}
 	m := &neighbourMeter{}
+	if r.s.Mode == scenario.ModeTogether {
+		return m
+	}
 	for _, name := range slices.Sorted(maps.Keys(r.running)) {
 		st := r.running[name]
 		if slices.Contains(loaded, name) {

@@ -141,8 +141,8 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 }
 
 // remaining returns the actions of a plan still to do once the trials in
-// kept have finished. Their runs are dropped (a duet runs again unless both
-// its trials finished). Unless keepStarts is set, so are the start and stop
+// kept have finished. Their runs are dropped (trials run at once run again
+// unless every one of them finished). Unless keepStarts is set, so are the start and stop
 // of a variant's services that would run no trial in between: with
 // per-round or per-trial restarts, finished rounds start nothing. With
 // restart: once (keepStarts) every variant starts again, so that the
@@ -162,11 +162,13 @@ func remaining(actions []plan.Action, kept map[int]bool, keepStarts bool) []plan
 				continue
 			}
 			used[a.Variant] = true
-		case plan.RunDuet:
-			if kept[a.Duet[0].Index] && kept[a.Duet[1].Index] {
+		case plan.RunAtOnce:
+			if !slices.ContainsFunc(a.Sides, func(t *plan.Trial) bool { return !kept[t.Index] }) {
 				continue
 			}
-			used[a.Duet[0].Variant], used[a.Duet[1].Variant] = true, true
+			for _, t := range a.Sides {
+				used[t.Variant] = true
+			}
 		case plan.Stop:
 			if i, ok := open[a.Variant]; ok && !used[a.Variant] && !keepStarts {
 				drop[i] = true
@@ -193,8 +195,8 @@ func countTrials(actions []plan.Action) int {
 		switch a.Kind {
 		case plan.Run:
 			n++
-		case plan.RunDuet:
-			n += 2
+		case plan.RunAtOnce:
+			n += len(a.Sides)
 		}
 	}
 	return n

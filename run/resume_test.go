@@ -49,8 +49,8 @@ func TestRemaining(t *testing.T) {
 		if tt.mode == scenario.ModeDuet {
 			// A duet whose partner reruns reruns its baseline trial too.
 			for _, a := range p.Actions {
-				if a.Kind == plan.RunDuet && (want[a.Duet[0].Index] || want[a.Duet[1].Index]) {
-					want[a.Duet[0].Index], want[a.Duet[1].Index] = true, true
+				if a.Kind == plan.RunAtOnce && (want[a.Sides[0].Index] || want[a.Sides[1].Index]) {
+					want[a.Sides[0].Index], want[a.Sides[1].Index] = true, true
 				}
 			}
 		}
@@ -73,8 +73,8 @@ func TestRemaining(t *testing.T) {
 					t.Errorf("%s/%s: %s runs while down", tt.mode, tt.restart, a.Variant)
 				}
 				ran[a.Trial.Index] = true
-			case plan.RunDuet:
-				for _, d := range a.Duet {
+			case plan.RunAtOnce:
+				for _, d := range a.Sides {
 					if !up[d.Variant] {
 						t.Errorf("%s/%s: %s runs while down", tt.mode, tt.restart, d.Variant)
 					}

@@ -471,21 +471,26 @@ const MinDuetCPUs = 4
 // toll and at least one that the two sides' services share.
 const MinSharedDuetCPUs = 2
 
-// checkDuet refuses a duet on a machine with too few CPUs for its placement.
+// checkDuet refuses a duet, or variants together, on a machine with too
+// few CPUs for its placement.
 func checkDuet(s *scenario.Scenario) error {
-	if s.Mode != scenario.ModeDuet {
+	if !s.Concurrent() {
 		return nil
 	}
 	if s.Pinning.Off {
-		return fmt.Errorf("%s: mode: duet needs CPU pinning (pinning.off is set)", s.Path)
+		return fmt.Errorf("%s: mode: %s needs CPU pinning (pinning.off is set)", s.Path, s.Mode)
 	}
 	online, err := pin.Online()
 	if err != nil {
-		return fmt.Errorf("%s: mode: duet: %w", s.Path, err)
+		return fmt.Errorf("%s: mode: %s: %w", s.Path, s.Mode, err)
 	}
 	if s.Pinning.Duet == scenario.DuetShared {
 		if len(online) < MinSharedDuetCPUs {
-			return fmt.Errorf("%s: mode: duet with pinning.duet: shared needs at least %d CPUs (1 for toll, the rest shared by the two sides); this machine has %d", s.Path, MinSharedDuetCPUs, len(online))
+			what := "mode: duet with pinning.duet: shared"
+			if s.Mode == scenario.ModeTogether {
+				what = "mode: together"
+			}
+			return fmt.Errorf("%s: %s needs at least %d CPUs (1 for toll, the rest shared by every side); this machine has %d", s.Path, what, MinSharedDuetCPUs, len(online))
 		}
 		return nil
 	}
@@ -553,14 +558,16 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 	if svcCPUs == "" {
 		svcCPUs = online[1:].String()
 	}
-	if r.s.Mode == scenario.ModeDuet {
+	if r.s.Concurrent() {
 		svc, err := pin.Parse(svcCPUs)
 		if err != nil {
 			return fmt.Errorf("pinning.services: %w", err)
 		}
 		if r.s.Pinning.Duet == scenario.DuetShared {
 			r.duetCPUs = [2]string{svc.String(), svc.String()}
-			if sl := r.s.Load.Slice.D(); sl > 0 {
+			if r.s.Mode == scenario.ModeTogether {
+				r.note(fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(r.s.Variants), svc))
+			} else if sl := r.s.Load.Slice.D(); sl > 0 {
 				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: each side is loaded alone, so their latencies compare as well as their CPU and memory costs; every window lasts twice its duration, and a side's costs per second are per second of its own load. Work a side's services do of their own, beside the requests (timers, exporters' threads, a JVM's GC and JIT), is charged over the whole window, twice the time its load ran: for a JVM agent, CPU per request reads high in turns (docs/method.md, \"Taking turns\"), and a duet loaded at once measures it", svc, sl))
 			} else {
 				r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
@@ -599,8 +606,8 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 			err = r.backend.Start(ctx, a.Variant, a.CPULimit)
 		case plan.Run:
 			err = r.runTrial(ctx, a.Trial)
-		case plan.RunDuet:
-			err = r.duet(ctx, a.Duet)
+		case plan.RunAtOnce:
+			err = r.duet(ctx, a.Sides)
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
 			if sr, ok := r.backend.(SinkReader); ok && err == nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/tollperf/toll/place"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
-	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/supervise"
 )
 
@@ -56,7 +55,7 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 		cpus := svc.CPUs
 		if cpus == "" {
 			cpus = r.svcCPUs
-			if r.s.Mode == scenario.ModeDuet {
+			if r.s.Concurrent() {
 				cpus = r.duetCPUs[1]
 				if name == r.s.Baseline {
 					cpus = r.duetCPUs[0]

@@ -26,33 +26,48 @@ func newOrigin() time.Time {
 	return time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)
 }
 
-// duet runs the baseline's trial and a variant's at the same time, on one
-// timeline, and writes both. On shared CPUs, one side's open-model
-// schedule runs half an interval behind the other's, so that the two
-// sides' requests take turns on the CPUs rather than always arriving at
-// the same moment and queueing behind each other; the variant lags in odd
-// rounds and the baseline in even ones, so that neither side is always
-// second. In a sliced duet (load.slice) the two take turns by slices
-// instead, the second side's one slice after the first's.
-func (r *runner) duet(ctx context.Context, pair [2]*plan.Trial) error {
-	owedWarmup(r.running[pair[0].Variant], r.running[pair[1].Variant])
-	if err := r.warmUp(ctx, pair[:]...); err != nil {
+// duet runs trials at the same time, on one timeline, and writes them all:
+// the baseline's and a variant's (mode: duet), or the baseline's and every
+// variant's (mode: together). On shared CPUs, each side's open-model
+// schedule runs a fraction of an interval behind the one before it, so
+// that the sides' requests take turns on the CPUs rather than always
+// arriving at the same moment and queueing behind each other. In a duet
+// the variant lags in odd rounds and the baseline in even ones; together,
+// each side's place in that order moves round by round (plan.Trial.Order),
+// so that no side is always last. In a sliced duet (load.slice) the two
+// take turns by slices instead, the second side's one slice after the
+// first's.
+func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
+	var sts []*started
+	for _, pt := range sides {
+		sts = append(sts, r.running[pt.Variant])
+	}
+	owedWarmup(sts...)
+	if err := r.warmUp(ctx, sides...); err != nil {
 		return err
 	}
 	origin := newOrigin()
-	origins := [2]time.Time{origin, origin}
-	var turns [2]turn
-	second := pair[1].Round % 2
-	if lag := duetLag(r.s, pair[1]); lag > 0 {
-		origins[second] = origin.Add(lag)
+	origins := make([]time.Time, len(sides))
+	turns := make([]turn, len(sides))
+	for i, pt := range sides {
+		origins[i] = origin
+		if lag := duetLag(r.s, pt); lag > 0 && r.s.Mode == scenario.ModeTogether {
+			origins[i] = origin.Add(time.Duration(pt.Order) * lag)
+		}
 	}
-	if sl := r.s.Load.Slice.D(); sl > 0 && pair[1].Rate > 0 {
-		turns[0], turns[1] = turn{slice: sl}, turn{slice: sl}
-		turns[second].phase = sl
+	if r.s.Mode == scenario.ModeDuet {
+		second := sides[1].Round % 2
+		if lag := duetLag(r.s, sides[1]); lag > 0 {
+			origins[second] = origin.Add(lag)
+		}
+		if sl := r.s.Load.Slice.D(); sl > 0 && sides[1].Rate > 0 {
+			turns[0], turns[1] = turn{slice: sl}, turn{slice: sl}
+			turns[second].phase = sl
+		}
 	}
-	errs := make([]error, 2)
+	errs := make([]error, len(sides))
 	var wg sync.WaitGroup
-	for i, pt := range pair {
+	for i, pt := range sides {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -143,41 +158,51 @@ func sampleStart(origin, anchor time.Time, interval time.Duration) time.Time {
 	return anchor.Add(-(anchor.Sub(origin) + interval - 1) / interval * interval)
 }
 
-// owedWarmup makes the two sides of a duet both owed the variant warm-up
-// (load.variant_warmup) when either is, so that their windows stay on one
-// timeline: a variant started beside a baseline that has run before gets
-// its warm-up, and the baseline then warms again with it, at the trial's
-// rate (rewarm).
-func owedWarmup(a, b *started) {
-	if a != nil && b != nil && (!a.warmed || !b.warmed) {
-		a.rewarm, b.rewarm = a.warmed, b.warmed
-		a.warmed, b.warmed = false, false
+// owedWarmup makes every side of trials run at once owed the variant
+// warm-up (load.variant_warmup) when any is, so that their windows stay on
+// one timeline: a variant started beside a baseline that has run before
+// gets its warm-up, and the baseline then warms again with it, at the
+// trial's rate (rewarm).
+func owedWarmup(sides ...*started) {
+	owed := false
+	for _, st := range sides {
+		if st == nil {
+			return
+		}
+		owed = owed || !st.warmed
+	}
+	if !owed {
+		return
+	}
+	for _, st := range sides {
+		st.rewarm, st.warmed = st.warmed, false
 	}
 }
 
 // lull is where, between the requests of trial t's open-model timeline,
 // its per-second work is done (load.Config.Lull after each second, the
-// samples as long before): midway between two requests, and in a duet on
-// shared CPUs loaded at once midway between one side's and the other's,
-// whose requests are due duetLag later. In a sliced duet each side's
+// samples as long before): midway between two requests, and on shared CPUs
+// loaded at once midway between one side's and the next's, whose requests
+// are due duetLag later. In a sliced duet each side's
 // seconds begin with its own turn, whose first request the other side's
 // last one precedes by a whole spacing.
 func lull(s *scenario.Scenario, t *plan.Trial) time.Duration {
 	spacing := load.Spacing(t.Rate, s.Load.QuantumOrDefault())
 	if duetLag(s, t) > 0 {
-		spacing /= 2
+		spacing /= time.Duration(s.Sides())
 	}
 	return load.Midway(spacing)
 }
 
-// duetLag is how far one side of a duet trial t runs behind the other: half
-// an interval of t's open-model rate on shared CPUs loaded at once, else
-// none (a sliced duet's sides take turns by slices instead).
+// duetLag is how far each side of trials t run at once runs behind the one
+// before it: an interval of t's open-model rate divided among the sides
+// (half of it in a duet) on shared CPUs loaded at once, else none (a sliced
+// duet's sides take turns by slices instead).
 func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 	if s.Pinning.Duet != scenario.DuetShared || t.Rate <= 0 || s.Load.Slice > 0 {
 		return 0
 	}
-	return time.Duration(float64(time.Second) / (2 * t.Rate))
+	return time.Duration(float64(time.Second) / (float64(s.Sides()) * t.Rate))
 }
 
 // trial runs one trial against a started variant, writes its file and

@@ -28,6 +28,12 @@ func TestDuetLag(t *testing.T) {
 			t.Errorf("%s: lag %v, want %v", tt.name, got, tt.want)
 		}
 	}
+	// Together, the interval is divided among every side.
+	s := &scenario.Scenario{Mode: scenario.ModeTogether, Pinning: scenario.Pinning{Duet: scenario.DuetShared},
+		Variants: make([]scenario.Variant, 5)}
+	if got, want := duetLag(s, &plan.Trial{Rate: 100}), 2*time.Millisecond; got != want {
+		t.Errorf("5 variants together at 100 req/s: lag %v, want %v", got, want)
+	}
 }
 
 // TestLull checks where a trial's per-second work falls: midway between
@@ -48,9 +54,11 @@ func TestLull(t *testing.T) {
 		{"split duet", scenario.ModeDuet, scenario.DuetSplit, 0, plan.Trial{Rate: 100}, 5 * time.Millisecond},
 		{"closed model", scenario.ModeDuet, scenario.DuetShared, 0, plan.Trial{Users: 4}, 0},
 		{"a slow rate", scenario.ModeSequential, "", 0, plan.Trial{Rate: 2}, 100 * time.Millisecond},
+		{"4 variants together", scenario.ModeTogether, scenario.DuetShared, 0, plan.Trial{Rate: 100}, 1250 * time.Microsecond},
 	}
 	for _, tt := range tests {
-		s := &scenario.Scenario{Mode: tt.mode, Pinning: scenario.Pinning{Duet: tt.duet}, Load: scenario.Load{Slice: scenario.Duration(tt.slice)}}
+		s := &scenario.Scenario{Mode: tt.mode, Pinning: scenario.Pinning{Duet: tt.duet}, Load: scenario.Load{Slice: scenario.Duration(tt.slice)},
+			Variants: make([]scenario.Variant, 4)}
 		if got := lull(s, &tt.trial); got != tt.want {
 			t.Errorf("%s: lull %v, want %v", tt.name, got, tt.want)
 		}
@@ -103,6 +111,14 @@ func TestDuetSidesWarmTogether(t *testing.T) {
 		pt := &plan.Trial{Rate: 100}
 		if ra, rb := warmupTrial(s, pt, a.rewarm).Rate, warmupTrial(s, pt, b.rewarm).Rate; ra != tt.rateA || rb != tt.rateB {
 			t.Errorf("warmed %v and %v: warm-up rates %v and %v, want %v and %v", tt.a, tt.b, ra, rb, tt.rateA, tt.rateB)
+		}
+	}
+	// Together, every side is owed it when any is.
+	sides := []*started{{warmed: true}, {warmed: false}, {warmed: true}}
+	owedWarmup(sides...)
+	for i, st := range sides {
+		if st.warmed || st.rewarm != (i != 1) {
+			t.Errorf("side %d of 3, one fresh: warmed %v, rewarm %v; want owed, rewarmed unless fresh", i, st.warmed, st.rewarm)
 		}
 	}
 	users := &plan.Trial{Users: 8}

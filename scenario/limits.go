@@ -172,7 +172,7 @@ func checkConns(m machine, n, generators, fds int, what string) error {
 	}
 	both := ""
 	if generators > 1 {
-		both = fmt.Sprintf(" (×%d: a duet runs %d load generators at once)", generators, generators)
+		both = fmt.Sprintf(" (×%d: the variants run at once have %d load generators)", generators, generators)
 	}
 	total := uint64(n) * uint64(generators)
 	if m.ports > 0 && total > uint64(m.ports) {

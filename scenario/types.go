@@ -33,10 +33,12 @@ type Scenario struct {
 	// alternating trials pair best against a machine whose speed drifts;
 	// see docs/method.md.
 	Restart string `yaml:"restart"`
-	// Mode is "sequential" (default: one variant under load at a time) or
+	// Mode is "sequential" (default: one variant under load at a time),
 	// "duet": the baseline and each variant under identical load at the same
 	// time, on disjoint CPU sets (needs at least 4 CPUs) or, with
-	// pinning.duet: shared, on the same ones.
+	// pinning.duet: shared, on the same ones, or "together": the baseline
+	// and every variant under identical load at the same time, all on the
+	// services' CPUs (a shared duet of every variant at once).
 	Mode string `yaml:"mode"`
 	// Trim drops the start and end of every measured window from the analysis.
 	Trim Trim `yaml:"trim"`
@@ -218,6 +220,7 @@ type LogMetric struct {
 const (
 	ModeSequential = "sequential"
 	ModeDuet       = "duet"
+	ModeTogether   = "together"
 )
 
 // Placements of a duet's two sides (pinning.duet).
@@ -665,6 +668,24 @@ func (l Load) QuantumOrDefault() time.Duration {
 		return 0
 	}
 	return l.Quantum.D()
+}
+
+// Concurrent says whether variants run their trials at the same time:
+// mode duet (two at a time) or together (all at once).
+func (s *Scenario) Concurrent() bool {
+	return s.Mode == ModeDuet || s.Mode == ModeTogether
+}
+
+// Sides is how many variants' trials run at the same time: 2 in a duet,
+// every variant together, else 1.
+func (s *Scenario) Sides() int {
+	switch s.Mode {
+	case ModeDuet:
+		return 2
+	case ModeTogether:
+		return len(s.Variants)
+	}
+	return 1
 }
 
 // Service returns the service with the given name.

@@ -188,18 +188,23 @@ func (v *validator) scenario(s *Scenario) {
 	switch s.Mode {
 	case "":
 		s.Mode = ModeSequential
-	case ModeSequential:
-	case ModeDuet:
+	case ModeSequential, ModeDuet, ModeTogether:
 	default:
-		v.fail("mode", "%q is not one of sequential, duet", s.Mode)
+		v.fail("mode", "%q is not one of sequential, duet, together", s.Mode)
 	}
 	switch s.Pinning.Duet {
 	case "":
-		if s.Mode == ModeDuet {
+		switch s.Mode {
+		case ModeDuet:
 			s.Pinning.Duet = DuetSplit
+		case ModeTogether:
+			s.Pinning.Duet = DuetShared
 		}
 	case DuetSplit, DuetShared:
-		if s.Mode != ModeDuet {
+		switch {
+		case s.Mode == ModeTogether && s.Pinning.Duet == DuetSplit:
+			v.fail("pinning.duet", "split gives the two sides of a duet halves of the services' CPUs; mode: together runs every variant on all of them (shared), so leave pinning.duet out")
+		case !s.Concurrent():
 			v.fail("pinning.duet", "places the two sides of mode: duet, and this scenario's mode is %s", s.Mode)
 		}
 	default:
@@ -229,7 +234,7 @@ func (v *validator) scenario(s *Scenario) {
 	if !v.workload(s) {
 		return
 	}
-	v.load(&s.Load, s.Mode == ModeDuet)
+	v.load(&s.Load, s.Sides())
 	if v.present("load.slice") {
 		v.slice(&s.Load, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
 	}
@@ -642,9 +647,9 @@ func (v *validator) variants(s *Scenario) {
 // ControlVariant names the A/A control variant that control: true adds.
 const ControlVariant = "control"
 
-// load checks the load block and fills in its defaults. duet says two
-// load generators run at once.
-func (v *validator) load(l *Load, duet bool) {
+// load checks the load block and fills in its defaults. generators is how
+// many load generators run at once (one per side of a concurrent mode).
+func (v *validator) load(l *Load, generators int) {
 	// A run whose every step is idle (rate: 0) sends no request, and
 	// needs neither a target nor requests.
 	idleOnly := (v.present("load.rate") || len(l.Rates) > 0) && len(l.Users) == 0 && l.AllIdle()
@@ -720,10 +725,6 @@ func (v *validator) load(l *Load, duet bool) {
 	}
 	if weights > MaxWeights {
 		v.fail("load.requests", "the weights add up to %d, above toll's limit of %d: the load generator keeps one period of the mix in memory; use smaller weights in the same ratio", weights, MaxWeights)
-	}
-	generators := 1
-	if duet {
-		generators = 2
 	}
 	switch {
 	case len(l.Users) > 0 && (v.present("load.rate") || len(l.Rates) > 0):

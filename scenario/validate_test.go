@@ -228,7 +228,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		switch tests[i].name {
 		case "users in a duet count twice":
 			tests[i].old, tests[i].new = rate, "  users: 10000\n"
-			tests[i].line, tests[i].field, tests[i].reason = 20, "load.users", "10000 users (×2: a duet runs 2 load generators at once) need 40256 file descriptors"
+			tests[i].line, tests[i].field, tests[i].reason = 20, "load.users", "10000 users (×2: the variants run at once have 2 load generators) need 40256 file descriptors"
 		case "too many requests":
 			tests[i].old = "  requests:\n" + request
 			tests[i].new = "  requests: " + list(101, "{path: /%d}") + "\n"

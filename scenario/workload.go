@@ -72,8 +72,8 @@ func (v *validator) workload(s *Scenario) bool {
 	if v.present("load") && !v.asStartup {
 		v.fail("load", "a %s experiment sends no load; leave load out", s.Workload())
 	}
-	if v.present("mode") && s.Mode == ModeDuet && !v.asStartup {
-		v.fail("mode", "a %s experiment runs one variant at a time; mode: duet is for load tests", s.Workload())
+	if v.present("mode") && s.Concurrent() && !v.asStartup {
+		v.fail("mode", "a %s experiment runs one variant at a time; mode: %s is for load tests", s.Workload(), s.Mode)
 	}
 	if v.present("rounds") && !v.asStartup {
 		v.fail("rounds", "a %s experiment counts its repetitions (%s.repetitions), not rounds", s.Workload(), s.Workload())

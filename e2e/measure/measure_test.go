@@ -247,6 +247,79 @@ pinning: {duet: shared}`)
 	}
 }
 
+// TestTogether runs the baseline, a copy of it and a variant four times as
+// heavy all at once on the services' shared CPU (mode: together), restarted
+// every round: the heavy variant's CPU per request shows and the copy's
+// does not differ beyond the noise, the report says how the CPUs were
+// shared and that latencies do not compare, and in every round the three
+// windows overlap, each side's load a third of an interval behind the one
+// before it (plan.Trial.Order), every side taking every place over the
+// three rounds.
+func TestTogether(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("variants together need 2 CPUs")
+	}
+	path := tolltest.WriteScenario(t, "together", tolltest.HeavyVariants+`
+  - name: copy`, `  rate: 25
+  warmup: 1s
+  duration: 2s
+rounds: 3
+mode: together
+restart: per-round`)
+	out, stdout, _ := runForTrials(t, path, 9)
+	for _, want := range []string{"every variant at once sharing CPU", "their latencies do not", "together"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
+		}
+	}
+	s := tolltest.ReadSummary(t, out)
+	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) {
+		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
+	}
+	if d := s.Delta(t, "copy", "cpu_per_request_ms"); d.Pct == nil || *d.Pct < -25 || *d.Pct > 25 {
+		t.Errorf("a copy of the baseline read %+v in CPU per request", d)
+	}
+	if d := s.Delta(t, "heavy", "latency_p50_ms"); !strings.HasPrefix(d.Verdict, "n/a") {
+		t.Errorf("latency compared between variants loaded at once on one CPU: %+v", d)
+	}
+	byRound := map[int][]*record.Trial{}
+	places := map[string]map[int]bool{}
+	for _, tr := range tolltest.ReadTrials(t, out) {
+		byRound[tr.Round] = append(byRound[tr.Round], tr)
+		if places[tr.Variant] == nil {
+			places[tr.Variant] = map[int]bool{}
+		}
+		places[tr.Variant][tr.Order] = true
+	}
+	const lag = time.Second / 75 // a third of 1/25 s
+	for r, trs := range byRound {
+		if len(trs) != 3 {
+			t.Errorf("round %d: %d trials, want 3", r, len(trs))
+			continue
+		}
+		var first time.Time
+		for _, tr := range trs {
+			if tr.Order == 0 {
+				first = tr.MeasureStart
+			}
+		}
+		for _, tr := range trs {
+			want := first.Add(time.Duration(tr.Order) * lag)
+			if d := tr.MeasureStart.Sub(want); d < -2*time.Millisecond || d > 2*time.Millisecond {
+				t.Errorf("round %d: %s (place %d) measured from %s, want %s (%v off)", r, tr.Variant, tr.Order, tr.MeasureStart.Format(time.StampMicro), want.Format(time.StampMicro), d)
+			}
+		}
+	}
+	for v, p := range places {
+		if len(p) != 3 {
+			t.Errorf("%s took places %v over 3 rounds, want each of 0, 1, 2", v, p)
+		}
+	}
+}
+
 // checkTurns checks a shared duet in turns of 100 ms at 100 req/s, 2 s a
 // side: latency compared, throughput per second of a side's own load, and
 // trial windows of 4 s holding 2 s of it.
