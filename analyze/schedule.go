@@ -73,3 +73,38 @@ func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*Tria
 	return fmt.Sprintf("%s at %s: latency p99 %.1f ms is more than a tenth of the %g ms turns the duet's sides took (load.slice): requests of one turn ran into the other side's, so the latency tails hold some of each other's load; a longer slice keeps them apart",
 		variant, step, p99, sliceMs)
 }
+
+// sharedCPUsBusyWarning warns when the services' CPUs, shared by sides
+// loaded at once (a shared duet, or variants together), were more than
+// SaturatedBusy percent busy in a trial's window: the sides then queued
+// behind one another, and what each cost was measured at saturation (a
+// JVM's compiler and GC threads starved, exporters batching more), not
+// under its own load. A load test run one variant at a time may mean to
+// saturate its services; one with every variant at once is made to.
+func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) string {
+	if !SharedDuet(m) {
+		return ""
+	}
+	cpus := parseCPUList(m.Layout.DuetCPUs[0])
+	busy, peak := 0, 0.0
+	n := 0
+	for _, tc := range tcs {
+		if tc.Excluded {
+			continue
+		}
+		n++
+		most := 0.0
+		for _, c := range cpus {
+			most = max(most, tc.Costs[CPUBusy(c)])
+		}
+		if most > SaturatedBusy {
+			busy++
+		}
+		peak = max(peak, most)
+	}
+	if busy == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the services' CPUs (%s), shared by the variants loaded at once, were more than %.0f%% busy in %d of %d trials (up to %.0f%%): the sides queued behind one another, and their costs were measured at saturation (a JVM's compiler and GC threads starved, exporters batching more), not under each one's load alone; lower the rate, or run fewer variants at once (mode: duet)",
+		m.Layout.DuetCPUs[0], SaturatedBusy, busy, n, peak)
+}

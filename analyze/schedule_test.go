@@ -80,3 +80,41 @@ func TestSliceWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedCPUsBusyWarning checks the warning for sides loaded at once on
+// shared CPUs that were saturated: given for a shared duet or variants
+// together whose services' CPU was above SaturatedBusy in a trial, not
+// when it had room, not for a run of one variant at a time or a split
+// duet, and not for trials left out.
+func TestSharedCPUsBusyWarning(t *testing.T) {
+	trials := func(busy ...float64) []*TrialCosts {
+		var tcs []*TrialCosts
+		for _, b := range busy {
+			tcs = append(tcs, &TrialCosts{Costs: map[Cost]float64{CPUBusy(0): 99, CPUBusy(1): b}})
+		}
+		return tcs
+	}
+	shared := record.Layout{DuetCPUs: []string{"1", "1"}}
+	left := trials(95, 50)
+	left[0].Excluded = true
+	for _, tt := range []struct {
+		name   string
+		mode   string
+		layout record.Layout
+		tcs    []*TrialCosts
+		want   string // in the warning; "" for none
+	}{
+		{"together, saturated", "together", shared, trials(99, 100, 60), "were more than 90% busy in 2 of 3 trials (up to 100%)"},
+		{"shared duet, saturated", "duet", shared, trials(95), "in 1 of 1 trials"},
+		{"together, with room", "together", shared, trials(60, 70, 89), ""},
+		{"the saturated trial left out", "together", shared, left, ""},
+		{"split duet", "duet", record.Layout{DuetCPUs: []string{"1", "2"}}, trials(99), ""},
+		{"one variant at a time", "sequential", record.Layout{}, trials(99), ""},
+	} {
+		m := &record.Manifest{Mode: tt.mode, Layout: tt.layout}
+		got := sharedCPUsBusyWarning(m, tt.tcs)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want one with %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -410,6 +410,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	if w := restartOnceWarning(m, trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
+	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
