@@ -16,8 +16,10 @@
 # and minutes its interval first excluded 0.
 #
 # Usage: bench/aa.sh [RUNS_PER_SHAPE]     (default 10: 20 A/A runs in all)
-#   MODE=shared       mode: duet with pinning.duet: shared (default); "alternating"
-#                     for the default schedule (restart once, variants in turn)
+#   MODE=shared       mode: duet with pinning.duet: shared (default); "together"
+#                     for mode: together (every variant at once on the shared
+#                     CPU); "alternating" for the default schedule (variants in
+#                     turn)
 #   SLICE=50ms        with MODE=shared, the two sides' loads take turns of this
 #                     long (load.slice; default none: loaded at once)
 #   ROUNDS=30         rounds per run; WINDOW=2s WARMUP=1s per trial
@@ -74,6 +76,8 @@ scenario() { # $1 = file, $2 = rate, $3 = work, $4 = variants yaml
   if [[ $mode == shared ]]; then
     layout="mode: duet
 pinning: {duet: shared}"
+  elif [[ $mode == together ]]; then
+    layout="mode: together"
   fi
   cat > "$1" <<YAML
 name: aa
@@ -153,13 +157,17 @@ for t in trials:
     cpu[(t["round"], t["variant"], t.get("pair", ""))] = (c / done, t["order"])
 out = {}
 for (r, v, pair), (x, order) in cpu.items():
-    if v == "again" and (r, "baseline", "again") in cpu:
-        out.setdefault(order, []).append(math.log(x / cpu[(r, "baseline", "again")][0]))
+    # A duet's baseline names its partner; together, one baseline trial a
+    # round serves every variant, and order is the twin's place in the
+    # round's order of requests.
+    base = cpu.get((r, "baseline", "again")) or cpu.get((r, "baseline", ""))
+    if v == "again" and base:
+        out.setdefault(order, []).append(math.log(x / base[0]))
 print(" ".join(f"{o}:{100*(math.exp(sum(xs)/len(xs))-1):+.2f}%/{len(xs)}" for o, xs in sorted(out.items())))
 PY
 )
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sh" "$i" "$pct" "$lo" "$hi" "$sig" "$(($(date +%s) - start))" "$byorder" >> "$results"
-    printf '%-6s run %2d: %+.2f%% [%+.2f, %+.2f] %s (%d s, load %s; by duet place in round, whole-trial CPU: %s)\n' "$sh" "$i" "$pct" "$lo" "$hi" \
+    printf '%-6s run %2d: %+.2f%% [%+.2f, %+.2f] %s (%d s, load %s; by place in round, whole-trial CPU: %s)\n' "$sh" "$i" "$pct" "$lo" "$hi" \
       "$([[ $sig == 1 ]] && echo 'FALSE POSITIVE' || echo '~')" "$(($(date +%s) - start))" "$(cut -d' ' -f1 /proc/loadavg)" "$byorder"
     [[ -z ${KEEP:-} ]] || cp -r "$out" "$KEEP/"
   done
