@@ -25,6 +25,39 @@ type Drift struct {
 	// PValue is the two-sided p-value of the trend's slope; absent when
 	// there were too few rounds to fit one.
 	PValue *float64 `json:"p_value,omitempty"`
+	// RatioChangePct is the change over the rounds of the variant's
+	// per-round ratio to the baseline's trial of the same round (for the
+	// baseline, the largest of every variant's ratio to it), as ChangePct
+	// is of the cost; absent when fewer than 3 rounds pair.
+	RatioChangePct *float64 `json:"ratio_change_pct,omitempty"`
+	// RatioTrend says whether that ratio drifted too. When it did not, and
+	// moved less than 5% (ratioSteady), the sides moved alike (the machine
+	// changed speed, or every side warmed up together), and a comparison
+	// paired within each round holds.
+	RatioTrend bool `json:"ratio_trend,omitempty"`
+
+	baseline bool // the drift is the baseline's own
+}
+
+// ratioDrift looks for a trend in the per-round ratio of x's cost c to
+// base's (the baseline's trials of the same rounds): its change over the
+// rounds, whether it is a trend, and whether at least 3 rounds paired.
+func ratioDrift(x, base map[int]*TrialCosts, c Cost) (change float64, trend, ok bool) {
+	ratios := map[int]float64{}
+	for r, tc := range x {
+		b := base[r]
+		if b == nil {
+			continue
+		}
+		if v, w := tc.Costs[c], b.Costs[c]; v > 0 && w > 0 {
+			ratios[r] = v / w
+		}
+	}
+	if len(ratios) < 3 {
+		return 0, false, false
+	}
+	change, _, trend = findDrift(ratios)
+	return change, trend, true
 }
 
 // Drift thresholds: a trend is reported when the fit over 5 or more rounds
@@ -37,6 +70,10 @@ const (
 	driftPValue       = 0.01
 	driftFitChange    = 10
 	driftFewChange    = 20
+	// ratioSteady is the most a drifting variant's ratio to the baseline
+	// may change over the run, without a trend, for the warning to say
+	// that its comparison holds.
+	ratioSteady = 5
 )
 
 // findDrift looks for a trend in the values of one cost by round.
@@ -85,11 +122,22 @@ func findDrift(byRound map[int]float64) (change float64, p *float64, ok bool) {
 	return change, &pv, pv < driftPValue && math.Abs(change) >= driftFitChange
 }
 
-// message says what a drift means and what to do about it.
+// message says what a drift means and what to do about it: a comparison
+// whose per-round ratio did not drift holds, since each round pairs the
+// sides at the same moments; one whose ratio drifted too measures a moving
+// target.
 func (d Drift) message(stepLabel string) string {
 	dir := "rose"
 	if d.ChangePct < 0 {
 		dir = "fell"
+	}
+	if d.RatioChangePct != nil && !d.RatioTrend && math.Abs(*d.RatioChangePct) < ratioSteady {
+		whose := "its ratio to the baseline, round by round, did not trend"
+		if d.baseline {
+			whose = "no variant's ratio to it, round by round, trended"
+		}
+		return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s, but %s (%+.1f%% over the run): the sides moved alike (the machine changed speed, or every side warmed up together), so the comparisons, paired within each round, hold; the levels are the run's average",
+			d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, whose, *d.RatioChangePct)
 	}
 	return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s: it was still warming up (a JIT compiling, caches filling) or the machine drifted, so its comparison measures a moving target; warm each variant up once after it starts (load.variant_warmup) or every trial longer (load.warmup), restart less often, or leave the first rounds out",
 		d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel)

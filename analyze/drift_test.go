@@ -3,6 +3,7 @@ package analyze
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +61,55 @@ func TestFindDriftFalseAlarms(t *testing.T) {
 	}
 	if flagged > runs*2/100 {
 		t.Errorf("%d of %d noise-only runs flagged as drifting", flagged, runs)
+	}
+}
+
+// TestRatioDrift checks the drift of a variant's per-round ratio to the
+// baseline: none when both sides moved alike (the machine sped up), a trend
+// when only the variant moved, and no answer with fewer than 3 paired
+// rounds; and that the warning says which.
+func TestRatioDrift(t *testing.T) {
+	trials := func(f func(r int) float64, n int) map[int]*TrialCosts {
+		m := map[int]*TrialCosts{}
+		for r := 1; r <= n; r++ {
+			m[r] = &TrialCosts{Costs: map[Cost]float64{CPUPerRequest: f(r)}}
+		}
+		return m
+	}
+	falling := func(r int) float64 { return 1 - 0.005*float64(r) + 0.01*float64(r%3) } // -20% over 40 rounds
+	flat := func(r int) float64 { return 1 + 0.01*float64(r%3) }
+	base := trials(falling, 40)
+	for _, tt := range []struct {
+		name    string
+		x       map[int]*TrialCosts
+		base    map[int]*TrialCosts
+		trend   bool
+		ok      bool
+		message string
+	}{
+		{"both fell alike", trials(func(r int) float64 { return 1.5 * falling(r) }, 40), base, false, true, "did not trend"},
+		{"only the variant fell", trials(falling, 40), trials(flat, 40), true, true, "moving target"},
+		{"two rounds paired", trials(falling, 2), base, false, false, "moving target"},
+	} {
+		change, trend, ok := ratioDrift(tt.x, tt.base, CPUPerRequest)
+		if trend != tt.trend || ok != tt.ok {
+			t.Errorf("%s: ratio change %+.1f%%, trend %v, ok %v; want trend %v, ok %v", tt.name, change, trend, ok, tt.trend, tt.ok)
+		}
+		d := Drift{Variant: "otel", Cost: CPUPerRequest, Rounds: 40, ChangePct: -20}
+		if ok {
+			d.RatioChangePct, d.RatioTrend = &change, trend
+		}
+		if msg := d.message("50 req/s"); !strings.Contains(msg, tt.message) {
+			t.Errorf("%s: %q, want it to say %q", tt.name, msg, tt.message)
+		}
+	}
+	wide := -10.4 // no trend by the fit, but too large to call steady
+	if msg := (Drift{Variant: "otel", Cost: CPUPerRequest, Rounds: 15, ChangePct: -32, RatioChangePct: &wide}).message("100 req/s"); !strings.Contains(msg, "moving target") {
+		t.Errorf("a ratio that moved 10%% read as steady: %q", msg)
+	}
+	flatRatio := 0.4
+	d := Drift{Variant: "baseline", Cost: CPUPerRequest, Rounds: 40, ChangePct: -22, RatioChangePct: &flatRatio, baseline: true}
+	if msg := d.message("50 req/s"); !strings.Contains(msg, "no variant's ratio to it, round by round, trended (+0.4% over the run)") {
+		t.Errorf("baseline drift with steady ratios: %q", msg)
 	}
 }

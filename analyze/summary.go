@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -363,7 +364,27 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p}
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline}
+				if v != m.Baseline {
+					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
+						d.RatioChangePct, d.RatioTrend = &rc, trend
+					}
+				} else {
+					// The baseline's own level moved: do its comparisons?
+					for _, w := range m.Variants {
+						if w == m.Baseline {
+							continue
+						}
+						rc, trend, ok := ratioDrift(byKey[key{si, w}], baseOf(w), CPUPerRequest)
+						if !ok {
+							continue
+						}
+						if d.RatioChangePct == nil || math.Abs(rc) > math.Abs(*d.RatioChangePct) {
+							d.RatioChangePct = &rc
+						}
+						d.RatioTrend = d.RatioTrend || trend
+					}
+				}
 				s.Drifts = append(s.Drifts, d)
 				s.Warnings = append(s.Warnings, d.message(st.Label()))
 			}
