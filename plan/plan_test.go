@@ -139,6 +139,25 @@ func TestDuetPairsBaselineWithEachVariant(t *testing.T) {
 	}
 }
 
+// followServices follows a plan's starts and stops of variants' services
+// in up, failing t on a start of services already up or a stop of services
+// down.
+func followServices(t *testing.T, label string, a Action, up map[string]bool) {
+	t.Helper()
+	switch a.Kind {
+	case Start:
+		if up[a.Variant] {
+			t.Errorf("%s: %s started twice", label, a.Variant)
+		}
+		up[a.Variant] = true
+	case Stop:
+		if !up[a.Variant] {
+			t.Errorf("%s: %s stopped while down", label, a.Variant)
+		}
+		up[a.Variant] = false
+	}
+}
+
 func TestDuetRestartPolicies(t *testing.T) {
 	tests := []struct {
 		restart string
@@ -155,18 +174,10 @@ func TestDuetRestartPolicies(t *testing.T) {
 		up := map[string]bool{}
 		starts, duets := 0, 0
 		for _, a := range p.Actions {
+			followServices(t, tt.restart, a, up)
 			switch a.Kind {
 			case Start:
-				if up[a.Variant] {
-					t.Errorf("%s: %s started twice", tt.restart, a.Variant)
-				}
-				up[a.Variant] = true
 				starts++
-			case Stop:
-				if !up[a.Variant] {
-					t.Errorf("%s: %s stopped while down", tt.restart, a.Variant)
-				}
-				up[a.Variant] = false
 			case RunAtOnce:
 				duets++
 				if !up[a.Sides[0].Variant] || !up[a.Sides[1].Variant] {
@@ -209,15 +220,10 @@ func TestTogetherRunsEveryVariantAtOnce(t *testing.T) {
 		starts, groups, index := 0, 0, 0
 		orders := map[string]map[int]bool{}
 		for _, a := range p.Actions {
+			followServices(t, tt.restart, a, up)
 			switch a.Kind {
 			case Start:
-				if up[a.Variant] {
-					t.Errorf("%s: %s started twice", tt.restart, a.Variant)
-				}
-				up[a.Variant] = true
 				starts++
-			case Stop:
-				up[a.Variant] = false
 			case Run:
 				t.Fatalf("%s: a together plan has a single run: %+v", tt.restart, a)
 			case RunAtOnce:

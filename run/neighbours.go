@@ -26,13 +26,13 @@ type neighbourMeter struct {
 // variant but pt's own and, in a duet, the one loaded beside it (together,
 // every variant is loaded, and none is idle).
 func (r *runner) neighbours(pt *plan.Trial) *neighbourMeter {
-	loaded := []string{pt.Variant, pt.Pair}
-	if r.s.Mode == scenario.ModeDuet {
-		loaded = append(loaded, r.s.Baseline)
-	}
 	m := &neighbourMeter{}
 	if r.s.Mode == scenario.ModeTogether {
 		return m
+	}
+	loaded := []string{pt.Variant, pt.Pair}
+	if r.s.Mode == scenario.ModeDuet {
+		loaded = append(loaded, r.s.Baseline)
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.running)) {
 		st := r.running[name]

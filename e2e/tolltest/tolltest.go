@@ -15,7 +15,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tollperf/toll/record"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 )
 
