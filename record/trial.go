@@ -187,7 +187,9 @@ type LoadTotals struct {
 	// first, each with at least a millisecond: who held the generator up
 	// when CPUWaitMS is high. toll's own process and the services are not
 	// among them; its telemetry sinks can be. A thread that moved between
-	// CPUs counts whole where it last ran.
+	// CPUs counts whole where it last ran. Trials run at once (a duet's
+	// sides, together's) share the load CPUs and hold one reading, from
+	// before the first side's load to after the last side's.
 	LoadCPUsHeldBy []CPUHolder `json:"load_cpus_held_by,omitempty"`
 	// ArrivalSeed is the seed of the trial's Poisson arrivals (load.arrival:
 	// poisson), drawn from the run's seed, its round and its load step.

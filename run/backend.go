@@ -84,7 +84,7 @@ func (l local) Start(ctx context.Context, variant string, cpuLimit float64) erro
 }
 
 func (l local) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.Result, error) {
-	return l.r.measure(ctx, t, newOrigin(), turn{})
+	return l.r.measure(ctx, t, newOrigin(), turn{}, nil)
 }
 
 func (l local) Stop(_ context.Context, variant string) error { return l.r.stop(variant) }

@@ -88,7 +88,7 @@ func (r *runner) findMax(ctx context.Context, seed int64) error {
 			ran = true
 			index++
 			began := time.Now()
-			tr, err := r.trial(ctx, &plan.Trial{Index: index, Round: round, Step: round - 1, Rate: s.next, Variant: n, Order: i}, newOrigin(), turn{})
+			tr, err := r.trial(ctx, &plan.Trial{Index: index, Round: round, Step: round - 1, Rate: s.next, Variant: n, Order: i}, newOrigin(), turn{}, nil)
 			s.res.SearchS += time.Since(began).Seconds()
 			if err != nil {
 				write()

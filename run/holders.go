@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/tollperf/toll/pin"
@@ -25,26 +26,39 @@ const holderBudget = 30 * time.Millisecond
 // load CPUs during a trial's load: on a machine whose scheduler puts its
 // housekeeping on the idlest CPU (the load generator's), a kernel thread
 // that runs for milliseconds at a time holds requests back by as much.
-// It reads before and after the load, never during it.
+// It reads before and after the load, never during it. Trials run at once
+// (a duet's sides, together's) share one meter: their loads share the load
+// CPUs and the same seconds, so it reads once before the first side's load
+// and once after the last side's, where each side reading for itself would
+// read while the others' loads run, and several times over.
 type holderMeter struct {
 	r      *runner
 	cpus   pin.CPUs
 	skip   func(pid, ppid int) bool
 	names  map[int]string // toll's own processes that may run there: its sinks
 	before probe.TaskTimes
+
+	loading sync.WaitGroup // the sides whose loads have not ended
+	began   sync.Once
+	ended   sync.Once
+	held    []record.CPUHolder
 }
 
-// holders returns the meter of the load CPUs' other tasks: every process
-// but toll's own and the services of every running variant (with their
-// children), which run on their own CPUs and are measured as such. toll's
-// sinks, on the load CPUs at idle priority, are named as such.
-func (r *runner) holders() *holderMeter {
+// holders returns the meter of the load CPUs' other tasks during the loads
+// of sides trials run at once: every process but toll's own and the
+// services of every running variant (with their children), which run on
+// their own CPUs and are measured as such. toll's sinks, on the load CPUs
+// at idle priority, are named as such. Each side calls begin before its
+// load, leave once its load has ended (or it ends without one), and end.
+func (r *runner) holders(sides int) *holderMeter {
+	m := &holderMeter{}
+	m.loading.Add(sides)
 	cpus, err := pin.Parse(r.loadCPUs)
 	r.mu.Lock()
 	off := r.holdersOff
 	r.mu.Unlock()
 	if err != nil || len(cpus) == 0 || off {
-		return &holderMeter{}
+		return m
 	}
 	own := map[int]bool{os.Getpid(): true}
 	for _, st := range r.running {
@@ -58,22 +72,29 @@ func (r *runner) holders() *holderMeter {
 			names[sk.svc.Pid()] = "toll's sink of " + v
 		}
 	}
-	return &holderMeter{r: r, cpus: cpus, names: names, skip: func(pid, ppid int) bool {
+	m.r, m.cpus, m.names = r, cpus, names
+	m.skip = func(pid, ppid int) bool {
 		if own[pid] || own[ppid] && ppid != os.Getpid() {
 			own[pid] = true // a service's child (processes are listed by pid, parents first)
 			return true
 		}
 		return false
-	}}
+	}
+	return m
 }
 
-// begin reads the tasks' CPU before the load.
+// begin reads the tasks' CPU before the load: the first side to call it
+// reads, and the others wait for that reading.
 func (m *holderMeter) begin() {
-	if m.cpus == nil {
-		return
-	}
-	m.before = m.read()
+	m.began.Do(func() {
+		if m.cpus != nil {
+			m.before = m.read()
+		}
+	})
 }
+
+// leave tells the meter that one side's load has ended.
+func (m *holderMeter) leave() { m.loading.Done() }
 
 // read reads the tasks within holderBudget; nil, and no more readings in
 // the run, past it.
@@ -93,22 +114,25 @@ func (m *holderMeter) read() probe.TaskTimes {
 	return tt
 }
 
-// end returns the processes that ran on the load CPUs since begin, most
-// CPU first; nil when begin read nothing.
+// end waits until every side has left, and returns the processes that
+// ran on the load CPUs since begin, most CPU first (the same for every
+// side); nil when begin read nothing.
 func (m *holderMeter) end() []record.CPUHolder {
-	if m.before == nil {
-		return nil
-	}
-	after := m.read()
-	if after == nil {
-		return nil
-	}
-	var out []record.CPUHolder
-	for _, h := range probe.Holders(m.before, after, m.cpus, holderLeast) {
-		if n, ok := m.names[h.PID]; ok {
-			h.Name = n
+	m.loading.Wait()
+	m.ended.Do(func() {
+		if m.before == nil {
+			return
 		}
-		out = append(out, record.CPUHolder{Name: h.Name, PID: h.PID, Kernel: h.Kernel, MS: float64(h.CPU) / float64(time.Millisecond)})
-	}
-	return out
+		after := m.read()
+		if after == nil {
+			return
+		}
+		for _, h := range probe.Holders(m.before, after, m.cpus, holderLeast) {
+			if n, ok := m.names[h.PID]; ok {
+				h.Name = n
+			}
+			m.held = append(m.held, record.CPUHolder{Name: h.Name, PID: h.PID, Kernel: h.Kernel, MS: float64(h.CPU) / float64(time.Millisecond)})
+		}
+	})
+	return m.held
 }

@@ -65,13 +65,14 @@ func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
 			turns[second].phase = sl
 		}
 	}
+	held := r.holders(len(sides))
 	errs := make([]error, len(sides))
 	var wg sync.WaitGroup
 	for i, pt := range sides {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = r.trial(ctx, pt, origins[i], turns[i])
+			_, errs[i] = r.trial(ctx, pt, origins[i], turns[i], held)
 		}()
 	}
 	wg.Wait()
@@ -207,10 +208,10 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 
 // trial runs one trial against a started variant, writes its file and
 // returns it (also with an error, once it is written). It may run beside
-// another trial (a duet): it only reads the runner's state, except through
-// r.keep.
-func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn) (*record.Trial, error) {
-	tr, res, err := r.measure(ctx, pt, origin, tn)
+// other trials (a duet, together), which share held; alone, held is nil.
+// It only reads the runner's state, except through r.keep.
+func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, error) {
+	tr, res, err := r.measure(ctx, pt, origin, tn, held)
 	if tr == nil {
 		return nil, err
 	}
@@ -219,10 +220,18 @@ func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time, tn
 
 // measure runs one trial against a variant started on this machine, its
 // load in turns tn (a sliced duet's side) or throughout, and returns its
-// record and the load's result, unwritten. An error with a record is the
-// trial's own (it was cut short: Interrupted and Error say why); one
-// without a record means no trial ran.
-func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn) (*record.Trial, *load.Result, error) {
+// record and the load's result, unwritten. held reads what else ran on
+// the load CPUs, shared by the trials run at once; nil, measure reads for
+// itself. An error with a record is the trial's own (it was cut short:
+// Interrupted and Error say why); one without a record means no trial ran.
+func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, *load.Result, error) {
+	if held == nil {
+		held = r.holders(1)
+	}
+	// The other sides' end waits for this one to leave, whichever way it
+	// returns.
+	leave := sync.OnceFunc(held.leave)
+	defer leave()
 	st, ok := r.running[pt.Variant]
 	if !ok {
 		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
@@ -324,7 +333,6 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	// The neighbours are read around the whole load, warm-up included, so
 	// that reading them never competes with the load generator.
 	nb.begin()
-	held := r.holders()
 	held.begin()
 	waitFrom, fromErr := probe.RunDelay(os.Getpid())
 	if pt.Idle {
@@ -333,13 +341,16 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		res, loadErr = load.Run(tctx, cfg)
 	}
 	waitTo, toErr := probe.RunDelay(os.Getpid())
-	heldBy := held.end()
+	leave()
 	tr.Neighbours = nb.end()
 	stopSampling()
 	wg.Wait()
 	smp.take(time.Now()) // the window's closing sample
 	stopEdge()           // a load that ended before its window began
 	edge.Wait()
+	// After the closing sample: in trials run at once, the reading waits
+	// for the last side's load to end.
+	heldBy := held.end()
 	if smp.pulls() && ctx.Err() == nil {
 		smp.pull(ctx, time.Now(), true)
 	}
