@@ -87,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 		{"duet placement without a duet", "name: demo\n", "name: demo\npinning:\n  duet: shared\n", `demo.yaml:3: pinning.duet: places the two sides of mode: duet, and this scenario's mode is sequential`},
 		{"bad mode", "name: demo\n", "name: demo\nmode: all\n", `demo.yaml:2: mode: "all" is not one of sequential, duet, together`},
 		{"variants together on split CPUs", "name: demo\n", "name: demo\nmode: together\npinning: {duet: split}\n", `demo.yaml:3: pinning.duet: split gives the two sides of a duet halves of the services' CPUs; mode: together runs every variant on all of them`},
-		{"variants together in turns", "  duration: 10s\n", "  duration: 10s\n  slice: 250ms\nmode: together\n", `load.slice: makes the two sides of a shared duet take turns`},
+		{"variants together in turns", "  duration: 10s\n", "  duration: 10s\n  slice: 250ms\nmode: together\n", `load.slice: makes the two sides of a shared duet take turns; mode: together loads every variant at once`},
 		{"unknown top-level", "name: demo", "nmae: demo", `demo.yaml:1: nmae: unknown field "nmae" in scenario (did you mean "name"?)`},
 	}
 	for _, tt := range tests {

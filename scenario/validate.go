@@ -236,7 +236,7 @@ func (v *validator) scenario(s *Scenario) {
 	}
 	v.load(&s.Load, s.Sides())
 	if v.present("load.slice") {
-		v.slice(&s.Load, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
+		v.slice(&s.Load, s.Mode, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
 	}
 	v.matrix(&s.Matrix)
 	v.findMax(&s.FindMax, &s.Load)
@@ -816,8 +816,8 @@ func (v *validator) load(l *Load, generators int) {
 // slice checks a sliced duet's turn (load.slice): a duration that both
 // sides' turns fit a whole number of times into a second, so that every
 // second of a window holds the same share of each side's load, in a shared
-// duet of open-model steps.
-func (v *validator) slice(l *Load, sharedDuet bool) {
+// duet of open-model steps; mode is the scenario's.
+func (v *validator) slice(l *Load, mode string, sharedDuet bool) {
 	const f = "load.slice"
 	d := l.Slice.D()
 	switch {
@@ -825,6 +825,8 @@ func (v *validator) slice(l *Load, sharedDuet bool) {
 		v.duration(f, l.Slice)
 	case time.Second%(2*d) != 0:
 		v.fail(f, "%s does not divide a second into whole turns of both sides (each side's turn and the other's make %s); use 250ms, 100ms, 50ms or another divisor of 500ms", d, 2*d)
+	case mode == ModeTogether:
+		v.fail(f, "makes the two sides of a shared duet take turns; mode: together loads every variant at once, each side a fraction of an interval behind the one before, with no turns: set mode: duet, or leave slice out")
 	case !sharedDuet:
 		v.fail(f, "makes the two sides of a shared duet take turns; set mode: duet and pinning: {duet: shared}, or leave slice out")
 	case len(l.Users) > 0:
