@@ -45,7 +45,7 @@ func TestCompareVerdicts(t *testing.T) {
 			for i := range base {
 				v = append(v, base[i]*tt.factor[i])
 			}
-			d := Compare(info, base, v)
+			d := Compare(info, base, v, fixedVariance(info.Cost, false))
 			if d.Significant != tt.wantSig {
 				t.Errorf("significant=%v, want %v (%+v)", d.Significant, tt.wantSig, d)
 			}
@@ -63,15 +63,15 @@ func TestCompareVerdicts(t *testing.T) {
 }
 
 func TestCompareAdditiveAndZeros(t *testing.T) {
-	d := Compare(Info(Spans), []float64{0, 0, 0}, []float64{1200, 1190, 1210})
+	d := Compare(Info(Spans), []float64{0, 0, 0}, []float64{1200, 1190, 1210}, 0)
 	if d.Method != "difference" || d.Pct != nil || !d.Significant || math.Abs(d.Abs-1200) > 1e-9 {
 		t.Errorf("spans: %+v", d)
 	}
-	d = Compare(Info(ErrorRate), []float64{0, 0, 0}, []float64{0, 0, 0})
+	d = Compare(Info(ErrorRate), []float64{0, 0, 0}, []float64{0, 0, 0}, 0)
 	if d.Significant || d.Verdict != "~" {
 		t.Errorf("zero errors: %+v", d)
 	}
-	d = Compare(Info(CPUPerRequest), []float64{1}, []float64{1.2})
+	d = Compare(Info(CPUPerRequest), []float64{1}, []float64{1.2}, fixedVariance(CPUPerRequest, false))
 	if d.CILow != nil || !strings.Contains(d.Verdict, "no interval") {
 		t.Errorf("one round: %+v", d)
 	}
@@ -350,7 +350,7 @@ func TestMachineCPUFromIdleTime(t *testing.T) {
 
 func TestWelchInterval(t *testing.T) {
 	// Equal variances, n = 4 each: df = 6, se = sqrt(2·s²/4).
-	iv := WelchInterval([]float64{2, 3, 3, 4}, []float64{1, 2, 2, 3})
+	iv := WelchInterval([]float64{2, 3, 3, 4}, []float64{1, 2, 2, 3}, 0)
 	se := math.Sqrt(2 * (2.0 / 3.0) / 4)
 	if math.Abs(iv.Mean-1) > 1e-12 || math.Abs((iv.High-iv.Low)/2-2.446912*se) > 1e-5 || iv.Excludes {
 		t.Errorf("got %+v", iv)
@@ -609,14 +609,14 @@ func TestLoadShareRates(t *testing.T) {
 func TestCompareAbsInterval(t *testing.T) {
 	base := []float64{1.00, 1.10, 0.95, 1.05, 1.02}
 	vari := []float64{1.31, 1.38, 1.27, 1.36, 1.30}
-	d := Compare(Info(LatencyP50), base, vari)
+	d := Compare(Info(LatencyP50), base, vari, fixedVariance(LatencyP50, false))
 	if d.AbsCILow == nil || d.AbsCIHigh == nil {
 		t.Fatalf("no interval in ms: %+v", d)
 	}
 	if !(*d.AbsCILow > 0.2 && *d.AbsCIHigh < 0.4 && *d.AbsCILow < d.Abs && d.Abs < *d.AbsCIHigh) {
 		t.Errorf("interval [%.3f, %.3f] around %.3f, want it inside (0.2, 0.4) around the mean", *d.AbsCILow, *d.AbsCIHigh, d.Abs)
 	}
-	if one := Compare(Info(LatencyP50), base[:1], vari[:1]); one.AbsCILow != nil {
+	if one := Compare(Info(LatencyP50), base[:1], vari[:1], fixedVariance(LatencyP50, false)); one.AbsCILow != nil {
 		t.Errorf("one round gave an interval: %+v", one)
 	}
 }
@@ -651,7 +651,7 @@ func TestRunNoiseFloor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Compare(info, base, scaled(tt.factor))
+			d := Compare(info, base, scaled(tt.factor), fixedVariance(info.Cost, false))
 			if d.Significant != tt.signif {
 				t.Errorf("significant %v, want %v (%s)", d.Significant, tt.signif, d.Verdict)
 			}
@@ -660,7 +660,7 @@ func TestRunNoiseFloor(t *testing.T) {
 			}
 		})
 	}
-	d := Compare(Info(Spans), []float64{10, 10.1, 9.9}, []float64{20, 20.1, 19.9})
+	d := Compare(Info(Spans), []float64{10, 10.1, 9.9}, []float64{20, 20.1, 19.9}, 0)
 	if !d.Significant || *d.CIHigh-*d.CILow > 0.01 {
 		t.Errorf("additive cost: %s [%v, %v], want the rounds' own exact interval", d.Verdict, *d.CILow, *d.CIHigh)
 	}

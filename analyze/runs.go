@@ -89,7 +89,10 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 				if !ok1 || !ok2 {
 					continue
 				}
-				vc.Costs = append(vc.Costs, costChange(ca, cb, xa, xb))
+				// Each run's overhead carries the effects fixed for that
+				// run, of its variant and its baseline alike.
+				fixed := 2*fixedVariance(ca.Cost, len(a.StartNoisePct) > 0) + 2*fixedVariance(ca.Cost, len(b.StartNoisePct) > 0)
+				vc.Costs = append(vc.Costs, costChange(ca, cb, xa, xb, fixed))
 			}
 			st.Variants = append(st.Variants, vc)
 		}
@@ -101,9 +104,9 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 	return rc, nil
 }
 
-func costChange(ca, cb CostResult, xa, xb []float64) CostChange {
+func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	cc := CostChange{Cost: ca.Cost, Label: ca.Label, A: ca.Delta, B: cb.Delta}
-	iv := WelchInterval(xb, xa)
+	iv := WelchInterval(xb, xa, fixed)
 	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	cc.Pct = pct(iv.Mean)
 	if !iv.HasCI {
@@ -188,8 +191,11 @@ func find(cs []CostResult, c Cost) (CostResult, bool) {
 
 // WelchInterval returns mean(xs) − mean(ys) with its two-sided 95% Welch t
 // interval: the samples are independent and may have different variances;
-// the degrees of freedom follow Welch–Satterthwaite.
-func WelchInterval(xs, ys []float64) Interval {
+// the degrees of freedom follow Welch–Satterthwaite. fixed is a variance
+// added to the difference's that the samples' spread cannot show (effects
+// that stay the same through each sample); the degrees of freedom stay the
+// samples'.
+func WelchInterval(xs, ys []float64, fixed float64) Interval {
 	nx, ny := float64(len(xs)), float64(len(ys))
 	iv := Interval{N: len(xs) + len(ys), Mean: mean(xs) - mean(ys)}
 	iv.Low, iv.High = iv.Mean, iv.Mean
@@ -197,7 +203,7 @@ func WelchInterval(xs, ys []float64) Interval {
 		return iv
 	}
 	vx, vy := variance(xs)/nx, variance(ys)/ny
-	se := math.Sqrt(vx + vy)
+	se := math.Sqrt(vx + vy + max(fixed, 0))
 	iv.HasCI = true
 	if se == 0 {
 		iv.Excludes = iv.Mean != 0
@@ -207,7 +213,10 @@ func WelchInterval(xs, ys []float64) Interval {
 		}
 		return iv
 	}
-	df := (vx + vy) * (vx + vy) / (vx*vx/(nx-1) + vy*vy/(ny-1))
+	df := nx + ny - 2
+	if vx+vy > 0 {
+		df = (vx + vy) * (vx + vy) / (vx*vx/(nx-1) + vy*vy/(ny-1))
+	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
 	q := t.Quantile(1 - (1-Confidence)/2)
 	iv.Low, iv.High = iv.Mean-q*se, iv.Mean+q*se

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/tollperf/toll/record"
 )
@@ -20,7 +21,7 @@ const QuickStartS = 2.0
 // standard"). Restarted every round, it varies between rounds and is inside
 // the interval.
 func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
-	if m.Restart != "once" || m.Workload != "" || m.Mode == "find-max" || m.Rounds < 2 {
+	if m.Restart != "once" || !loadTest(m) || m.Mode == "find-max" || m.Rounds < 2 {
 		return ""
 	}
 	slowest := 0.0
@@ -108,3 +109,34 @@ func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) string {
 	return fmt.Sprintf("the services' CPUs (%s), shared by the variants loaded at once, were more than %.0f%% busy in %d of %d trials (up to %.0f%%): the sides queued behind one another, and their costs were measured at saturation (a JVM's compiler and GC threads starved, exporters batching more), not under each one's load alone; lower the rate, or run fewer variants at once (mode: duet)",
 		m.Layout.DuetCPUs[0], SaturatedBusy, busy, n, peak)
 }
+
+// jvmStartedOnce reports whether a load test started its services once
+// for the whole run (restart: once) and measured a JVM among them: then
+// each variant's JVM is one draw of what its JIT made of the code, the
+// same in every round (JVMStartNoisePct).
+func jvmStartedOnce(m *record.Manifest, trials []*TrialCosts) bool {
+	if m.Restart != "once" || !loadTest(m) || m.Mode == "find-max" {
+		return false
+	}
+	for _, tc := range trials {
+		if _, ok := tc.Costs[Classes]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// jvmStartWarning says what a run whose JVMs started once carries in its
+// CPU intervals, and why.
+func jvmStartWarning(pct map[Cost]float64) string {
+	if len(pct) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("restart: once: each variant's JVMs ran as one process for the whole run, and two starts of the same JVM differ in CPU per request by what their JIT compiled (on this project's VM, identical twins of one JVM started once read up to 7.6%% apart for a whole run: docs/method.md, \"Two starts of one JVM\"); "+
+		"the CPU intervals carry it, %.1f%% per side (%.1f%% without the JIT's CPU), so changes smaller than about %.0f%% stay unresolved: run the scenario again to see another draw",
+		pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest])
+}
+
+// loadTest reports whether m's trials were load tests ("load", or absent
+// in runs recorded before start-up and job experiments).
+func loadTest(m *record.Manifest) bool { return m.Workload == "" || m.Workload == "load" }

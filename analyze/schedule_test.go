@@ -24,6 +24,7 @@ func TestRestartOnceWarning(t *testing.T) {
 		warn   bool
 	}{
 		{"quick services started once", record.Manifest{Restart: "once", Rounds: 10}, []*record.Trial{trial(0.05, ""), trial(0.3, "")}, true},
+		{"a load test's manifest says so", record.Manifest{Restart: "once", Rounds: 10, Workload: "load"}, []*record.Trial{trial(0.05, ""), trial(0.3, "")}, true},
 		{"restarted every round", record.Manifest{Restart: "per-round", Rounds: 10}, []*record.Trial{trial(0.05, "")}, false},
 		{"a JVM, slow to start", record.Manifest{Restart: "once", Rounds: 10}, []*record.Trial{trial(0.05, ""), trial(12, "")}, false},
 		{"one round", record.Manifest{Restart: "once", Rounds: 1}, []*record.Trial{trial(0.05, "")}, false},

@@ -124,7 +124,7 @@ func TestSizeOfChange(t *testing.T) {
 		{"noise", []float64{10, 11, 9, 10}, []float64{10.5, 10, 10, 9.5}, SizeNone},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Compare(info, tt.base, tt.vari)
+			d := Compare(info, tt.base, tt.vari, fixedVariance(info.Cost, false))
 			if d.Size != tt.want {
 				t.Errorf("size %q, want %q (%+v)", d.Size, tt.want, d)
 			}
@@ -133,7 +133,7 @@ func TestSizeOfChange(t *testing.T) {
 			}
 		})
 	}
-	add := Compare(CostInfo{Cost: SpansPerReq, Additive: true}, []float64{0, 0, 0}, []float64{4, 4.1, 3.9})
+	add := Compare(CostInfo{Cost: SpansPerReq, Additive: true}, []float64{0, 0, 0}, []float64{4, 4.1, 3.9}, 0)
 	if add.Size != SizeLarge || add.Rounds[1] != 4.1 {
 		t.Errorf("spans from none: size %q, rounds %v", add.Size, add.Rounds)
 	}

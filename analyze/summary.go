@@ -54,6 +54,11 @@ type Summary struct {
 	// Warmups says per variant how its variant warm-ups ended, when they
 	// could end once its JVMs settled (load.variant_warmup_until).
 	Warmups []Warmup `json:"warmups,omitempty"`
+	// StartNoisePct is, per cost, the standard deviation in percent of
+	// what differs between two starts of the same JVM that the cost's
+	// intervals carry, for each side, when the run's JVMs were started once
+	// for the whole load test (JVMStartNoisePct); absent otherwise.
+	StartNoisePct map[Cost]float64 `json:"start_noise_pct,omitempty"`
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any
@@ -265,6 +270,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			put(key{t.Step, pairKey(t.Variant, t.Pair)})
 		}
 	}
+	jvmOnce := jvmStartedOnce(m, s.Trials)
+	if jvmOnce {
+		s.StartNoisePct = map[Cost]float64{}
+		for _, c := range []Cost{CPUPerRequest, CPUCores, CPUNoJIT} {
+			s.StartNoisePct[c] = JVMStartNoisePct(c)
+		}
+	}
 	roles := map[string]string{}
 	for _, t := range trials {
 		for _, sr := range t.Services {
@@ -304,10 +316,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
 						b, x = paired(duet, rounds, info.Cost)
 					}
-					d := Compare(info, b, x)
+					fixed := fixedVariance(info.Cost, jvmOnce)
+					d := Compare(info, b, x, fixed)
 					if m.Control != "" && v != m.Control {
 						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
-							d = Compare(info, cb, cx)
+							d = Compare(info, cb, cx, fixed)
 							d.Controlled = true
 						} else {
 							uncontrolled = append(uncontrolled, info.Label)
@@ -402,7 +415,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 			}
-			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles)
+			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles, jvmOnce)
 			st.Variants = append(st.Variants, vr)
 		}
 		var compared []*record.Trial
@@ -429,6 +442,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		s.Steps = append(s.Steps, st)
 	}
 	if w := restartOnceWarning(m, trials); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
+	if w := jvmStartWarning(s.StartNoisePct); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
@@ -643,8 +659,9 @@ func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 // serviceResults returns the own costs of every measured service of variant
 // v, compared with the same service in the baseline where it runs there too.
 // It returns nothing when v has a single measured service (its costs are
-// the totals already).
-func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string) []ServiceResult {
+// the totals already). jvmOnce is set when the run's JVMs started once
+// (fixedVariance).
+func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, jvmOnce bool) []ServiceResult {
 	var names []string
 	for _, tc := range rounds {
 		for n := range tc.Services {
@@ -682,7 +699,7 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
 				b, x := paired(theirs, mine, c)
-				d := Compare(info, b, x)
+				d := Compare(info, b, x, fixedVariance(c, jvmOnce))
 				cr.Delta = &d
 			}
 			sr.Costs = append(sr.Costs, cr)

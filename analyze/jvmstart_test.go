@@ -1,0 +1,113 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/record"
+)
+
+// TestJVMStartNoise checks that a load test whose JVMs started once
+// carries the start-to-start term in its CPU intervals: a twin whose JVM
+// drew 3% dearer code than the baseline's, the same in every round, reads a
+// change when restarted every round would have shown it round to round,
+// and no change when started once, where no round can show it; a JVM
+// that is not there, or a per-round restart, leaves the intervals as they
+// were. toll compare between two such runs carries it for both.
+func TestJVMStartNoise(t *testing.T) {
+	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999}
+	summarize := func(restart string, jvm bool, draw float64) *Summary {
+		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: restart, Rounds: len(noise), Workload: "load"}
+		var trials []*record.Trial
+		for r := 1; r <= len(noise); r++ {
+			for _, v := range m.Variants {
+				cpu := 0.001 * noise[(r+len(v))%len(noise)]
+				if v == "twin" {
+					cpu *= draw
+				}
+				tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
+				if jvm {
+					for i := range tr.Samples[0].Points {
+						tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20}
+					}
+				}
+				trials = append(trials, tr)
+			}
+		}
+		s, err := Summarize(m, trials, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	cost := func(s *Summary, c Cost) *Delta {
+		for _, vr := range s.Steps[0].Variants {
+			for _, cr := range vr.Costs {
+				if vr.Name == "twin" && cr.Cost == c {
+					return cr.Delta
+				}
+			}
+		}
+		t.Fatalf("twin has no %s", c)
+		return nil
+	}
+	warned := func(s *Summary) bool {
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "two starts of the same JVM") {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		name        string
+		restart     string
+		jvm         bool
+		significant bool
+		carried     bool
+	}{
+		{"JVMs started once", "once", true, false, true},
+		{"JVMs restarted every round", "per-round", true, true, false},
+		{"no JVM, started once", "once", false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := summarize(tt.restart, tt.jvm, 1.03)
+			d := cost(s, CPUPerRequest)
+			if d.Significant != tt.significant {
+				t.Errorf("a 3%% draw read %s, want significant: %v", d.Verdict, tt.significant)
+			}
+			if got := len(s.StartNoisePct) > 0; got != tt.carried || warned(s) != tt.carried {
+				t.Errorf("start_noise_pct %v, warning %v; want carried: %v", s.StartNoisePct, warned(s), tt.carried)
+			}
+			if tt.carried && s.StartNoisePct[CPUPerRequest] != JVMStartNoisePct(CPUPerRequest) {
+				t.Errorf("start_noise_pct %v, want CPU per request's %.1f%%", s.StartNoisePct, JVMStartNoisePct(CPUPerRequest))
+			}
+			if rss := cost(s, RSS); rss.Significant {
+				t.Errorf("RSS, the same on both sides, read %s", rss.Verdict)
+			}
+		})
+	}
+	// A twice larger draw is still read through the term.
+	if d := cost(summarize("once", true, 1.15), CPUPerRequest); !d.Significant {
+		t.Errorf("a 15%% change with JVMs started once read %s, want it resolved", d.Verdict)
+	}
+
+	// toll compare: two runs of JVMs started once, the same 3% apart,
+	// read no change; restarted every round, they do.
+	for _, tt := range []struct {
+		restart     string
+		significant bool
+	}{{"once", false}, {"per-round", true}} {
+		a, b := summarize(tt.restart, true, 1.0), summarize(tt.restart, true, 1.03)
+		rc, err := CompareRuns(a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cc := range rc.Steps[0].Variants[0].Costs {
+			if cc.Cost == CPUPerRequest && cc.Significant != tt.significant {
+				t.Errorf("compare, restart %s: %s, want significant: %v", tt.restart, cc.Verdict, tt.significant)
+			}
+		}
+	}
+}
