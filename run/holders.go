@@ -18,9 +18,15 @@ const holderLeast = time.Millisecond
 
 // holderBudget bounds a reading of the machine's tasks, which comes just
 // before a trial's load is due to start (newOrigin's 100 ms ahead, less
-// the trial's own preparations): on a machine of many thousands of
-// threads the run reads none, and says so once.
+// the trial's own preparations): a trial whose reading takes longer names
+// no holders, and on a machine of many thousands of threads, where every
+// reading does (holderStrikes in a row), the run reads no more and says so
+// once. A busy moment of a 2-core machine can make one reading slow.
 const holderBudget = 30 * time.Millisecond
+
+// holderStrikes is how many readings in a row past holderBudget end the
+// readings for the run.
+const holderStrikes = 3
 
 // holderMeter reads which other processes and kernel threads ran on the
 // load CPUs during a trial's load: on a machine whose scheduler puts its
@@ -36,6 +42,7 @@ type holderMeter struct {
 	cpus   pin.CPUs
 	skip   func(pid, ppid int) bool
 	names  map[int]string // toll's own processes that may run there: its sinks
+	budget time.Duration  // holderBudget
 	before probe.TaskTimes
 
 	loading sync.WaitGroup // the sides whose loads have not ended
@@ -51,7 +58,7 @@ type holderMeter struct {
 // at idle priority, are named as such. Each side calls begin before its
 // load, leave once its load has ended (or it ends without one), and end.
 func (r *runner) holders(sides int) *holderMeter {
-	m := &holderMeter{}
+	m := &holderMeter{budget: holderBudget}
 	m.loading.Add(sides)
 	cpus, err := pin.Parse(r.loadCPUs)
 	r.mu.Lock()
@@ -96,20 +103,26 @@ func (m *holderMeter) begin() {
 // leave tells the meter that one side's load has ended.
 func (m *holderMeter) leave() { m.loading.Done() }
 
-// read reads the tasks within holderBudget; nil, and no more readings in
-// the run, past it.
+// read reads the tasks within holderBudget; nil past it, and no more
+// readings in the run after holderStrikes such readings in a row.
 func (m *holderMeter) read() probe.TaskTimes {
-	ctx, cancel := context.WithTimeout(context.Background(), holderBudget)
+	ctx, cancel := context.WithTimeout(context.Background(), m.budget)
 	defer cancel()
 	tt, err := probe.ReadTaskTimes(ctx, m.skip)
-	if errors.Is(err, context.DeadlineExceeded) {
-		m.r.mu.Lock()
-		first := !m.r.holdersOff
+	slow := errors.Is(err, context.DeadlineExceeded)
+	m.r.mu.Lock()
+	if !slow {
+		m.r.holdersSlow = 0
+	} else {
+		m.r.holdersSlow++
+	}
+	off := !m.r.holdersOff && m.r.holdersSlow >= holderStrikes
+	if off {
 		m.r.holdersOff = true
-		m.r.mu.Unlock()
-		if first {
-			m.r.note(fmt.Sprintf("the machine's tasks take more than %s to read, so trials do not name what ran on the load CPUs (load.load_cpus_held_by)", holderBudget))
-		}
+	}
+	m.r.mu.Unlock()
+	if off {
+		m.r.note(fmt.Sprintf("the machine's tasks took more than %s to read %d times in a row, so later trials do not name what ran on the load CPUs (load.load_cpus_held_by)", m.budget, holderStrikes))
 	}
 	return tt
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -42,6 +43,22 @@ func TestHoldersSharedBySides(t *testing.T) {
 		ended   [3]time.Time
 		lastOut time.Time // when the last side's load ended
 	)
+	// Another process, there before the loads, takes 100 ms of the load
+	// CPU during side 2's load, then stays there (asleep) until the
+	// reading after.
+	burner := exec.Command("taskset", "-c", strconv.Itoa(cpu), "bash", "-c",
+		`sleep 0.15; end=$((${EPOCHREALTIME/./} + 100000)); while ((${EPOCHREALTIME/./} < end)); do :; done; sleep 20`)
+	if err := burner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The sides begin once bash runs its first sleep: the burn comes
+	// after, in side 2's load.
+	children := fmt.Sprintf("/proc/%d/task/%d/children", burner.Process.Pid, burner.Process.Pid)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if b, _ := os.ReadFile(children); len(b) > 0 {
+			break
+		}
+	}
 	// Side 0 ends before its load (an error): it leaves without beginning.
 	wg.Go(func() {
 		m.leave()
@@ -53,21 +70,7 @@ func TestHoldersSharedBySides(t *testing.T) {
 		m.leave()
 		got[1], ended[1] = m.end(), time.Now()
 	})
-	// Side 2's load runs while another process, there before the load,
-	// takes 100 ms of the load CPU, then stays there (asleep) until the
-	// reading after.
-	burner := exec.Command("taskset", "-c", strconv.Itoa(cpu), "bash", "-c",
-		`sleep 0.15; end=$((${EPOCHREALTIME/./} + 100000)); while ((${EPOCHREALTIME/./} < end)); do :; done; sleep 20`)
-	if err := burner.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Read once taskset has become bash: not in the middle of an exec.
-	comm := fmt.Sprintf("/proc/%d/comm", burner.Process.Pid)
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if b, _ := os.ReadFile(comm); string(b) == "bash\n" {
-			break
-		}
-	}
+	// Side 2's load lasts while the other process burns.
 	wg.Go(func() {
 		m.begin()
 		time.Sleep(500 * time.Millisecond)
@@ -78,8 +81,8 @@ func TestHoldersSharedBySides(t *testing.T) {
 	wg.Wait()
 	burner.Process.Kill()
 	burner.Wait()
-	if r.holdersOff {
-		t.Skip("the machine's tasks took over", holderBudget, "to read: too busy to check")
+	if r.holdersSlow > 0 {
+		t.Skip("a reading of the machine's tasks took over", holderBudget, ": too busy to check")
 	}
 	for i := range got {
 		if ended[i].Before(lastOut) {
@@ -97,5 +100,43 @@ func TestHoldersSharedBySides(t *testing.T) {
 	}
 	if burnt < 50 {
 		t.Errorf("holders %+v: want the process that took 100 ms of CPU %d (pid %d)", got[2], cpu, burner.Process.Pid)
+	}
+}
+
+// TestHoldersSlowReadings checks that a slow reading of the machine's
+// tasks costs its trial its holders, and only holderStrikes of them in a
+// row end the readings for the run, with one note.
+func TestHoldersSlowReadings(t *testing.T) {
+	r := &runner{loadCPUs: "0"}
+	trial := func(budget time.Duration) []record.CPUHolder {
+		m := r.holders(1)
+		if m.cpus == nil {
+			return nil // readings ended
+		}
+		m.budget = budget
+		m.begin()
+		m.leave()
+		return m.end()
+	}
+	const slow = time.Nanosecond
+	for i := range holderStrikes - 1 {
+		trial(slow)
+		if r.holdersOff {
+			t.Fatalf("readings ended after %d slow ones, want %d in a row", i+1, holderStrikes)
+		}
+	}
+	trial(time.Second) // one in time starts the count again
+	for range holderStrikes - 1 {
+		trial(slow)
+	}
+	if r.holdersOff {
+		t.Fatalf("readings ended after %d slow ones not in a row", 2*(holderStrikes-1))
+	}
+	trial(slow)
+	if !r.holdersOff || len(r.notes) != 1 || !strings.Contains(r.notes[0], "3 times in a row") {
+		t.Fatalf("after %d slow readings in a row: off %v, notes %q; want off and one note", holderStrikes, r.holdersOff, r.notes)
+	}
+	if m := r.holders(1); m.cpus != nil {
+		t.Errorf("a meter after the readings ended still reads")
 	}
 }

@@ -327,10 +327,12 @@ type runner struct {
 	warmupCPUs string
 	mu         sync.Mutex // guards done and progress output during a duet
 	// holdersOff is set once reading the machine's tasks took longer than
-	// holderBudget: no trial names what ran on the load CPUs after it.
-	holdersOff bool
-	variants   map[string]*Variant
-	running    map[string]*started
+	// holderBudget holderStrikes times in a row: no trial names what ran
+	// on the load CPUs after it. holdersSlow counts those readings.
+	holdersOff  bool
+	holdersSlow int
+	variants    map[string]*Variant
+	running     map[string]*started
 	// backend starts and stops the variants and measures their trials:
 	// local, or Options.Remote.
 	backend Backend
