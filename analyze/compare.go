@@ -108,7 +108,9 @@ const RunNoisePct = 0.25
 // 1.25% their intervals claimed, and 4 of them read a change (7 of 24
 // without the JIT's CPU, 1.6% against 0.7%), an effect of 1.0–1.5% per side
 // (1.0% without the JIT). These values are the least, in half points, at
-// or above those estimates that left at most one false positive in the 24.
+// or above those estimates that left at most one false positive in the 24;
+// a fresh batch of three runs with them read none in 12 (2 and 3 of 12
+// without).
 // docs/method.md ("Two starts of one JVM") has the runs; the scenario
 // measures it on another machine. It is 0 for the costs it was not
 // measured for.
