@@ -38,21 +38,9 @@ func TestEveryRoundRunsEveryVariantOnce(t *testing.T) {
 		// Every Run is preceded by a Start of its variant with no Stop between.
 		up := map[string]bool{}
 		for _, a := range p.Actions {
-			switch a.Kind {
-			case Start:
-				if up[a.Variant] {
-					t.Errorf("%s: %s started twice", restart, a.Variant)
-				}
-				up[a.Variant] = true
-			case Stop:
-				if !up[a.Variant] {
-					t.Errorf("%s: %s stopped while down", restart, a.Variant)
-				}
-				up[a.Variant] = false
-			case Run:
-				if !up[a.Variant] {
-					t.Errorf("%s: %s run while down", restart, a.Variant)
-				}
+			followServices(t, restart, a, up)
+			if a.Kind == Run && !up[a.Variant] {
+				t.Errorf("%s: %s run while down", restart, a.Variant)
 			}
 		}
 		for v, u := range up {
