@@ -113,6 +113,21 @@ func synthetic(t *testing.T, idx, round int, variant string, n int, rate float64
 	return tr
 }
 
+// deltaOf returns variant v's comparison of cost c in s's first step,
+// failing t when it has none.
+func deltaOf(t *testing.T, s *Summary, v string, c Cost) *Delta {
+	t.Helper()
+	for _, vr := range s.Steps[0].Variants {
+		for _, cr := range vr.Costs {
+			if vr.Name == v && cr.Cost == c {
+				return cr.Delta
+			}
+		}
+	}
+	t.Fatalf("%s has no %s", v, c)
+	return nil
+}
+
 func TestSummarizeTrial(t *testing.T) {
 	tr := synthetic(t, 1, 1, "otel", 10, 100, 0.002, 1500)
 	tc, err := SummarizeTrial(tr, Trim{Start: 2, End: 1})

@@ -95,7 +95,7 @@ func SizeOf(pct float64) Size {
 // machine.
 const RunNoisePct = 0.25
 
-// JVMStartNoisePct returns, for a CPU cost, the standard deviation in percent of
+// jvmStartNoise returns, per CPU cost, the standard deviation in percent of
 // what differs in a JVM's cost between two starts of the same program. The
 // JIT compiles the same code differently from one start to the next (what
 // it inlines, when it deoptimizes and compiles again), and a start's
@@ -112,17 +112,14 @@ const RunNoisePct = 0.25
 // a fresh batch of three runs with them read none in 12 (2 and 3 of 12
 // without).
 // docs/method.md ("Two starts of one JVM") has the runs; the scenario
-// measures it on another machine. It is 0 for the costs it was not
-// measured for.
-func JVMStartNoisePct(c Cost) float64 {
-	switch c {
-	case CPUPerRequest, CPUCores:
-		return 2.0
-	case CPUNoJIT:
-		return 1.0
-	}
-	return 0
+// measures it on another machine.
+func jvmStartNoise() map[Cost]float64 {
+	return map[Cost]float64{CPUPerRequest: 2.0, CPUCores: 2.0, CPUNoJIT: 1.0}
 }
+
+// JVMStartNoisePct returns cost c's start-to-start term for JVMs started
+// once (jvmStartNoise), 0 for a cost it was not measured for.
+func JVMStartNoisePct(c Cost) float64 { return jvmStartNoise()[c] }
 
 // fixedVariance returns the variance, in squared log units, that effects
 // fixed for a whole run add to one variant's level of cost c: RunNoisePct

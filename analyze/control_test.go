@@ -48,31 +48,19 @@ func TestControlCorrectsABias(t *testing.T) {
 		}
 		return s
 	}
-	delta := func(s *Summary, v string) *Delta {
-		for _, vr := range s.Steps[0].Variants {
-			for _, c := range vr.Costs {
-				if vr.Name == v && c.Cost == CPUPerRequest {
-					return c.Delta
-				}
-			}
-		}
-		t.Fatalf("no CPU per request for %s", v)
-		return nil
-	}
-
 	without := summarize(false)
-	if d := delta(without, "twin"); !d.Significant || d.Controlled {
+	if d := deltaOf(t, without, "twin", CPUPerRequest); !d.Significant || d.Controlled {
 		t.Fatalf("without a control the biased twin should read a (false) change: %+v", d)
 	}
 
 	with := summarize(true)
-	if d := delta(with, "twin"); d.Significant || !d.Controlled {
+	if d := deltaOf(t, with, "twin", CPUPerRequest); d.Significant || !d.Controlled {
 		t.Errorf("with the control, twin: %s (controlled %v), want ~", d.Verdict, d.Controlled)
 	}
-	if d := delta(with, "plus10"); !d.Significant || !d.Controlled || math.Abs(*d.Pct-10) > 1 {
+	if d := deltaOf(t, with, "plus10", CPUPerRequest); !d.Significant || !d.Controlled || math.Abs(*d.Pct-10) > 1 {
 		t.Errorf("with the control, plus10: %s, want +10%% ± a little", d.Verdict)
 	}
-	if d := delta(with, controlName); d.Controlled || !d.Significant {
+	if d := deltaOf(t, with, controlName, CPUPerRequest); d.Controlled || !d.Significant {
 		t.Errorf("the control itself is compared with the baseline alone and shows the bias: %+v", d)
 	}
 	var warned bool

@@ -40,17 +40,6 @@ func TestJVMStartNoise(t *testing.T) {
 		}
 		return s
 	}
-	cost := func(s *Summary, c Cost) *Delta {
-		for _, vr := range s.Steps[0].Variants {
-			for _, cr := range vr.Costs {
-				if vr.Name == "twin" && cr.Cost == c {
-					return cr.Delta
-				}
-			}
-		}
-		t.Fatalf("twin has no %s", c)
-		return nil
-	}
 	warned := func(s *Summary) bool {
 		for _, w := range s.Warnings {
 			if strings.Contains(w, "two starts of the same JVM") {
@@ -73,7 +62,7 @@ func TestJVMStartNoise(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := summarize(tt.restart, tt.jvm, 1.03)
-			d := cost(s, CPUPerRequest)
+			d := deltaOf(t, s, "twin", CPUPerRequest)
 			if d.Significant != tt.significant {
 				t.Errorf("a 3%% draw read %s, want significant: %v", d.Verdict, tt.significant)
 			}
@@ -83,13 +72,13 @@ func TestJVMStartNoise(t *testing.T) {
 			if tt.carried && s.StartNoisePct[CPUPerRequest] != JVMStartNoisePct(CPUPerRequest) {
 				t.Errorf("start_noise_pct %v, want CPU per request's %.1f%%", s.StartNoisePct, JVMStartNoisePct(CPUPerRequest))
 			}
-			if rss := cost(s, RSS); rss.Significant {
+			if rss := deltaOf(t, s, "twin", RSS); rss.Significant {
 				t.Errorf("RSS, the same on both sides, read %s", rss.Verdict)
 			}
 		})
 	}
 	// A twice larger draw is still read through the term.
-	if d := cost(summarize("once", true, 1.15), CPUPerRequest); !d.Significant {
+	if d := deltaOf(t, summarize("once", true, 1.15), "twin", CPUPerRequest); !d.Significant {
 		t.Errorf("a 15%% change with JVMs started once read %s, want it resolved", d.Verdict)
 	}
 

@@ -272,10 +272,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	jvmOnce := jvmStartedOnce(m, s.Trials)
 	if jvmOnce {
-		s.StartNoisePct = map[Cost]float64{}
-		for _, c := range []Cost{CPUPerRequest, CPUCores, CPUNoJIT} {
-			s.StartNoisePct[c] = JVMStartNoisePct(c)
-		}
+		s.StartNoisePct = jvmStartNoise()
 	}
 	roles := map[string]string{}
 	for _, t := range trials {
