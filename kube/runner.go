@@ -238,7 +238,7 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 	}
 	v := r.b.variants[t.Variant]
 	s := r.rr.Scenario
-	tr := &record.Trial{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Order: t.Order, Pair: t.Pair,
+	tr := &record.Trial{Index: t.Index, Round: t.Round, Launch: t.Launch, Step: t.Step, Variant: t.Variant, Order: t.Order, Pair: t.Pair,
 		TargetRate: t.Rate, TargetUsers: t.Users, PlannedS: s.Load.Duration.D().Seconds(),
 		Start: ll.Start, MeasureStart: ll.MeasureStart, MeasureEnd: ll.MeasureEnd, Exports: v.Exports,
 		Target: r.b.Target(t.Variant), Load: ll.Load, Intervals: ll.Intervals}

@@ -6,7 +6,9 @@
 // a seeded source, so that slow drifts of the machine (thermal, noisy
 // neighbours, caches) fall on baseline and variants alike and a run can be
 // repeated exactly from its seed. The restart policy decides how often
-// services are started afresh: for every trial, for every round, or once.
+// services are started afresh: for every trial, for every round, or once
+// (or a few times over the run, with starts:, each start for a span of
+// rounds).
 //
 // The same plan serves every workload: a load test's rounds (its load
 // steps, idle ones too, under each CPU limit of a matrix, the services
@@ -93,6 +95,10 @@ type Trial struct {
 	// CPULimit is the step's CPU quota in cores (a start-up step's, or a
 	// load test's matrix step's; 0: none).
 	CPULimit float64
+	// Launch numbers, from 0, the start of the services the trial runs
+	// under when a run that starts them once starts them several times
+	// (starts): the rounds of each start share one.
+	Launch int
 }
 
 // Plan is the ordered actions of a run.
@@ -149,6 +155,14 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 			}
 		}
 		for round := 1; round <= s.Repetitions(); round++ {
+			if s.Restart == scenario.RestartOnce && relaunch(s, round) {
+				for i := len(variants) - 1; i >= 0; i-- {
+					add(Stop, variants[i], nil, 0)
+				}
+				for _, v := range variants {
+					add(Start, v, nil, startLimit(s, st))
+				}
+			}
 			order := append([]string(nil), variants...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			if s.Restart == scenario.RestartPerRound {
@@ -158,7 +172,7 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 			}
 			for i, v := range order {
 				index++
-				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i}
+				t := &Trial{Index: index, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i, Launch: s.Launch(round)}
 				if perTrial {
 					add(Start, v, nil, startLimit(s, st))
 				}
@@ -180,6 +194,12 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 		}
 	}
 	return p
+}
+
+// relaunch reports whether round begins a new start of the services of a
+// run that starts them several times (starts).
+func relaunch(s *scenario.Scenario, round int) bool {
+	return round > 1 && s.Launch(round) != s.Launch(round-1)
 }
 
 // newBlock reports whether step i begins a run of steps under a CPU limit
@@ -244,6 +264,11 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 			startAll()
 		}
 		for round := 1; round <= s.Rounds; round++ {
+			if s.Restart == scenario.RestartOnce && relaunch(s, round) {
+				stopAll()
+				startAll()
+			}
+			launch := s.Launch(round)
 			order := append([]string(nil), others...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			if s.Restart == scenario.RestartPerRound || (s.Restart == scenario.RestartPerTrial && s.Mode == scenario.ModeTogether) {
@@ -257,7 +282,7 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 				sides := make([]*Trial, 0, len(variants))
 				for _, v := range append([]string{s.Baseline}, others...) {
 					sides = append(sides, &Trial{Index: index + 1 + len(sides), Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v,
-						Order: (len(sides) + round - 1) % len(variants)})
+						Order: (len(sides) + round - 1) % len(variants), Launch: launch})
 				}
 				index += len(sides)
 				p.Actions = append(p.Actions, Action{Kind: RunAtOnce, Variant: s.Baseline, Sides: sides})
@@ -267,8 +292,8 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 				continue
 			}
 			for i, v := range order {
-				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: s.Baseline, Order: i, Pair: v}
-				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i}
+				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: s.Baseline, Order: i, Pair: v, Launch: launch}
+				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i, Launch: launch}
 				index += 2
 				if s.Restart == scenario.RestartPerTrial {
 					start(s.Baseline, v)

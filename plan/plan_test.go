@@ -357,3 +357,48 @@ func TestMatrixStartsEachLimitAfresh(t *testing.T) {
 		}
 	}
 }
+
+// TestSeveralStarts checks that a run starting its services once but
+// several times over (starts) starts every variant afresh at the first
+// round of each span, and no more, in every schedule, and that each trial
+// names the start it ran under.
+func TestSeveralStarts(t *testing.T) {
+	for _, mode := range []string{scenario.ModeSequential, scenario.ModeDuet, scenario.ModeTogether} {
+		s := scen(scenario.RestartOnce, 7, 100)
+		s.Mode, s.Baseline, s.Starts = mode, "baseline", 3
+		p := New(s, 9)
+		up := map[string]bool{}
+		launches, launch := 0, -1 // starts of the baseline; the span now running
+		for _, a := range p.Actions {
+			followServices(t, mode, a, up)
+			switch a.Kind {
+			case Start:
+				if a.Variant == "baseline" {
+					launches++
+					launch++
+				}
+			case Run, RunAtOnce:
+				trials := a.Sides
+				if a.Kind == Run {
+					trials = []*Trial{a.Trial}
+				}
+				for _, tr := range trials {
+					if !up[tr.Variant] {
+						t.Errorf("%s: %s run while down", mode, tr.Variant)
+					}
+					if want := s.Launch(tr.Round); tr.Launch != want || tr.Launch != launch {
+						t.Errorf("%s: round %d ran under start %d and says %d, want %d", mode, tr.Round, launch, tr.Launch, want)
+					}
+				}
+			}
+		}
+		if launches != 3 {
+			t.Errorf("%s: the services started %d times, want 3", mode, launches)
+		}
+		for v, u := range up {
+			if u {
+				t.Errorf("%s: %s left running", mode, v)
+			}
+		}
+	}
+}

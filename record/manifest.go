@@ -26,6 +26,10 @@ type Manifest struct {
 	Seed    int64  `json:"seed"`
 	Rounds  int    `json:"rounds"`
 	Restart string `json:"restart"`
+	// Starts is how many times a run that starts its services once
+	// started them over its rounds (the scenario's starts); absent for
+	// one.
+	Starts int `json:"starts,omitempty"`
 	// Mode is "sequential", "duet", "together" or "find-max".
 	Mode string `json:"mode"`
 	// Workload is what each trial did: "load" (absent in runs before it

@@ -11,6 +11,10 @@ type Trial struct {
 	// Round numbers the rounds from 1; Order is the variant's position in it.
 	Round int `json:"round"`
 	Order int `json:"order"`
+	// Launch numbers, from 0, the start of the services the trial ran
+	// under in a run that started them once but several times over
+	// (Manifest.Starts): the rounds of one start share it.
+	Launch int `json:"launch,omitempty"`
 	// Step indexes the load steps from 0.
 	Step    int    `json:"step"`
 	Variant string `json:"variant"`

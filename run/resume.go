@@ -115,6 +115,8 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 		return nil, fmt.Errorf("resume %s: the run's variants were %s, the scenario's are %s", path, strings.Join(m.Variants, ", "), strings.Join(names, ", "))
 	case m.Rounds != s.Rounds || m.Restart != s.Restart || m.Mode != s.Mode:
 		return nil, fmt.Errorf("resume %s: the run had %d rounds, restart %s, mode %s; the scenario has %d, %s, %s", path, m.Rounds, m.Restart, m.Mode, s.Rounds, s.Restart, s.Mode)
+	case m.Starts != startsOf(s):
+		return nil, fmt.Errorf("resume %s: the run started its services %d times, the scenario %d", path, max(m.Starts, 1), s.Starts)
 	}
 	trials, err := dir.ReadTrials()
 	if err != nil {
@@ -142,16 +144,28 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 
 // remaining returns the actions of a plan still to do once the trials in
 // kept have finished. Their runs are dropped (trials run at once run again
-// unless every one of them finished). Unless keepStarts is set, so are the start and stop
-// of a variant's services that would run no trial in between: with
-// per-round or per-trial restarts, finished rounds start nothing. With
-// restart: once (keepStarts) every variant starts again, so that the
-// remaining trials run beside the same idle neighbours as the others did.
+// unless every one of them finished), and so are the start and stop of a
+// variant's services that would run no trial in between: with per-round
+// or per-trial restarts, finished rounds start nothing. With restart: once
+// (keepStarts) every variant starts again for a start of the services
+// under which any trial is left, its own or another's, so that the
+// remaining trials run beside the same idle neighbours as the others did;
+// a start (starts:) whose trials all finished starts nothing.
 func remaining(actions []plan.Action, kept map[int]bool, keepStarts bool) []plan.Action {
 	var out []plan.Action
 	drop := map[int]bool{} // indices into out
 	open := map[string]int{}
 	used := map[string]bool{}
+	// use marks v's services as running a trial; with keepStarts, every
+	// running variant's too.
+	use := func(v string) {
+		used[v] = true
+		if keepStarts {
+			for o := range open {
+				used[o] = true
+			}
+		}
+	}
 	for _, a := range actions {
 		switch a.Kind {
 		case plan.Start:
@@ -161,16 +175,16 @@ func remaining(actions []plan.Action, kept map[int]bool, keepStarts bool) []plan
 			if kept[a.Trial.Index] {
 				continue
 			}
-			used[a.Variant] = true
+			use(a.Variant)
 		case plan.RunAtOnce:
 			if !slices.ContainsFunc(a.Sides, func(t *plan.Trial) bool { return !kept[t.Index] }) {
 				continue
 			}
 			for _, t := range a.Sides {
-				used[t.Variant] = true
+				use(t.Variant)
 			}
 		case plan.Stop:
-			if i, ok := open[a.Variant]; ok && !used[a.Variant] && !keepStarts {
+			if i, ok := open[a.Variant]; ok && !used[a.Variant] {
 				drop[i] = true
 				delete(open, a.Variant)
 				continue

@@ -24,7 +24,8 @@ func TestRemaining(t *testing.T) {
 		{scenario.RestartOnce, scenario.ModeSequential, func(t *plan.Trial) bool { return t.Round <= 2 }, 3},
 		// Only variant a's trials are missing: each round starts a alone.
 		{scenario.RestartPerRound, scenario.ModeSequential, func(t *plan.Trial) bool { return t.Variant != "a" }, 4},
-		{scenario.RestartOnce, scenario.ModeSequential, func(t *plan.Trial) bool { return true }, 3},
+		// Nothing left: nothing starts.
+		{scenario.RestartOnce, scenario.ModeSequential, func(t *plan.Trial) bool { return true }, 0},
 		// Duets: round 1 finished; a duet whose baseline trial finished but
 		// whose partner did not runs again whole.
 		{scenario.RestartPerRound, scenario.ModeDuet, func(t *plan.Trial) bool { return t.Round == 1 }, 3 * 3},
@@ -97,6 +98,45 @@ func TestRemaining(t *testing.T) {
 		}
 		if starts != tt.wantStarts {
 			t.Errorf("%s/%s: %d starts, want %d", tt.mode, tt.restart, starts, tt.wantStarts)
+		}
+	}
+}
+
+// TestRemainingStarts checks that a resumed run that starts its services
+// several times (starts:) starts nothing for a start whose trials all
+// finished, and every variant for one with any trial left.
+func TestRemainingStarts(t *testing.T) {
+	for _, mode := range []string{scenario.ModeSequential, scenario.ModeTogether} {
+		s := &scenario.Scenario{
+			Variants: []scenario.Variant{{Name: "baseline"}, {Name: "a"}, {Name: "b"}},
+			Baseline: "baseline", Rounds: 6, Starts: 3, Restart: scenario.RestartOnce, Mode: mode,
+			Load: scenario.Load{Rates: []float64{100}},
+		}
+		p := plan.New(s, 7)
+		kept := map[int]bool{}
+		for _, tr := range p.Trials() {
+			// The first start's two rounds finished, and the baseline's
+			// trial of round 3 (the second start's first).
+			if tr.Round <= 2 || tr.Round == 3 && tr.Variant == "baseline" {
+				kept[tr.Index] = true
+			}
+		}
+		starts, ran := 0, 0
+		for _, a := range remaining(p.Actions, kept, true) {
+			switch a.Kind {
+			case plan.Start:
+				starts++
+			case plan.Run:
+				ran++
+			case plan.RunAtOnce:
+				ran += len(a.Sides)
+			}
+		}
+		if starts != 2*3 {
+			t.Errorf("%s: %d starts, want every variant for the second and third starts (6)", mode, starts)
+		}
+		if want := 4*3 - 1; mode == scenario.ModeSequential && ran != want {
+			t.Errorf("%s: %d trials run, want %d", mode, ran, want)
 		}
 	}
 }

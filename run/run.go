@@ -365,12 +365,20 @@ func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
 	return dir, nil
 }
 
+// startsOf is what the manifest records of s's starts: none for one.
+func startsOf(s *scenario.Scenario) int {
+	if s.Starts < 2 {
+		return 0
+	}
+	return s.Starts
+}
+
 func (r *runner) manifest(seed int64) *record.Manifest {
 	s := r.s
 	m := &record.Manifest{
 		TollVersion: r.opt.Version, GoVersion: runtime.Version(), Command: commandLine(os.Args), WorkDir: workDir(),
 		Scenario: s.Name, ScenarioFile: s.Path, AA: r.opt.AA, Control: controlOf(s), Baseline: s.Baseline, Seed: seed,
-		Rounds: s.Repetitions(), Restart: s.Restart, Mode: s.Mode, Workload: s.Workload(), Started: time.Now().UTC(), Host: describeHost(),
+		Rounds: s.Repetitions(), Restart: s.Restart, Starts: startsOf(s), Mode: s.Mode, Workload: s.Workload(), Started: time.Now().UTC(), Host: describeHost(),
 		Layout: record.Layout{Network: s.Network}, ReportLayout: s.Report.Layout,
 		TrimStartS: s.Trim.Start.D().Seconds(), TrimEndS: s.Trim.End.D().Seconds(),
 		Load: record.LoadSettings{Model: "open", WarmupS: s.Load.Warmup.D().Seconds(), VariantWarmupS: s.Load.VariantWarmup.D().Seconds(),

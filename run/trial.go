@@ -249,7 +249,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	}
 	warmup, duration := tn.window(s.Load.Warmup.D(), s.Load.Duration.D())
 	measureStart := origin.Add(warmup)
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
 		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
 		PlannedS: duration.Seconds(), LoadShare: tn.share(), Start: origin, MeasureStart: measureStart,
 		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}

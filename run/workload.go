@@ -109,7 +109,7 @@ func (r *runner) beforeEach(ctx context.Context, v *Variant) error {
 func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
 	v := r.variants[pt.Variant]
 	job := r.s.Job
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: r.loadCPUs,
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: r.loadCPUs,
 		Exports: v.Exports}
 	if err := r.beforeEach(ctx, v); err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tria
 	if err := r.beforeEach(ctx, v); err != nil {
 		return nil, err
 	}
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: r.loadCPUs,
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: r.loadCPUs,
 		Startup: &record.StartupRun{CPULimit: pt.CPULimit}}
 	r.beginProgress()
 	// Each readiness address is dialled from the launch on, to time when

@@ -21,6 +21,9 @@ type Overrides struct {
 	// Restart replaces the restart policy: a short version of a scenario
 	// that restarts its services every round may start them once.
 	Restart *string
+	// Starts replaces how many times services started once start over the
+	// run (starts).
+	Starts *int
 	// Sequential runs a duet scenario in the default schedule instead, one
 	// variant under load at a time (mode, pinning.duet and load.slice
 	// left out): the check of a duet's result against the schedule without
@@ -30,7 +33,7 @@ type Overrides struct {
 
 // Empty reports whether o overrides nothing.
 func (o Overrides) Empty() bool {
-	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && !o.Sequential
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential
 }
 
 // ReadWith reads the scenario file at path as Read does, with o's settings
@@ -51,6 +54,9 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 	}
 	if o.Restart != nil && !slices.Contains([]string{RestartOnce, RestartPerRound, RestartPerTrial}, *o.Restart) {
 		return nil, fmt.Errorf("--restart %q is not one of once, per-round, per-trial", *o.Restart)
+	}
+	if o.Starts != nil && (*o.Starts < 1 || *o.Starts > MaxRounds) {
+		return nil, fmt.Errorf("--starts %d: must be between 1 and %d", *o.Starts, MaxRounds)
 	}
 	for _, d := range []struct {
 		flag, field string
@@ -100,6 +106,9 @@ func (o Overrides) apply(data []byte) ([]byte, error) {
 	}
 	if o.Restart != nil {
 		setScalar(top, "restart", *o.Restart)
+	}
+	if o.Starts != nil {
+		setScalar(top, "starts", strconv.Itoa(*o.Starts))
 	}
 	if o.Warmup != nil || o.Duration != nil {
 		load := child(top, "load")
@@ -180,6 +189,9 @@ func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
 	}
 	if o.Restart != nil {
 		edits = append(edits, edit{child(top, "restart"), *o.Restart})
+	}
+	if o.Starts != nil {
+		edits = append(edits, edit{child(top, "starts"), strconv.Itoa(*o.Starts)})
 	}
 	load := child(top, "load")
 	if o.Warmup != nil || o.Duration != nil {

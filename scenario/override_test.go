@@ -19,7 +19,7 @@ func TestReadWithOverrides(t *testing.T) {
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	two, warm, window, trimmed := 2, 500*time.Millisecond, 3*time.Second, time.Second
+	two, three, warm, window, trimmed := 2, 3, 500*time.Millisecond, 3*time.Second, time.Second
 	perRound, never := RestartPerRound, "never"
 	tests := []struct {
 		name             string
@@ -34,6 +34,10 @@ func TestReadWithOverrides(t *testing.T) {
 		{"restart", Overrides{Restart: &perRound}, 20, 5 * time.Second, 10 * time.Second, ""},
 		{"restart unknown", Overrides{Restart: &never}, 0, 0, 0, `--restart "never" is not one of once, per-round, per-trial`},
 		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "--rounds 0: must be between 1 and 10000"},
+		{"starts", Overrides{Starts: &two}, 20, 5 * time.Second, 10 * time.Second, ""},
+		{"starts 0", Overrides{Starts: new(int)}, 0, 0, 0, "--starts 0: must be between 1 and 10000"},
+		// Starts the file's rounds cannot split: the file's line.
+		{"starts beyond the rounds", Overrides{Rounds: &two, Starts: &three}, 0, 0, 0, path + ":"},
 		{"window 0", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "--duration 0s: "},
 		// A window the file's trim leaves nothing of: the file's line.
 		{"trim beyond the window", Overrides{Duration: &trimmed}, 0, 0, 0, path + ":23: trim: trims 2s of a 1s window"},
@@ -53,19 +57,22 @@ func TestReadWithOverrides(t *testing.T) {
 			if s.Rounds != tt.rounds || s.Load.Warmup.D() != tt.warmup || s.Load.Duration.D() != tt.duration {
 				t.Errorf("rounds %d warmup %s duration %s, want %d %s %s", s.Rounds, s.Load.Warmup.D(), s.Load.Duration.D(), tt.rounds, tt.warmup, tt.duration)
 			}
+			if want := 1; tt.o.Starts != nil && s.Starts != *tt.o.Starts || tt.o.Starts == nil && s.Starts != want {
+				t.Errorf("starts %d, want %v", s.Starts, tt.o.Starts)
+			}
 			if tt.o.Restart != nil && s.Restart != *tt.o.Restart {
 				t.Errorf("restart %q, want %q", s.Restart, *tt.o.Restart)
 			}
 			if s.Report.Layout != LayoutSermant || len(s.Variants) != 2 || s.Variants[1].Services["consumer"].Env["A"] != "b" {
 				t.Errorf("the rest of the file was not kept: %+v", s)
 			}
-			// The file sets no warm-up and no restart: either overridden is
-			// written anew.
-			if got := strings.Count(string(s.Source), "\n"); tt.o.Warmup == nil && tt.o.Restart == nil && got != strings.Count(src, "\n") {
+			// The file sets no warm-up, restart or starts: any of them
+			// overridden is written anew.
+			if got := strings.Count(string(s.Source), "\n"); tt.o.Warmup == nil && tt.o.Restart == nil && tt.o.Starts == nil && got != strings.Count(src, "\n") {
 				t.Errorf("the overrides moved lines: %d lines, the file has %d", got, strings.Count(src, "\n"))
 			}
 			again, err := Parse(path, s.Source)
-			if err != nil || again.Rounds != s.Rounds || again.Load.Duration != s.Load.Duration {
+			if err != nil || again.Rounds != s.Rounds || again.Load.Duration != s.Load.Duration || again.Starts != s.Starts {
 				t.Errorf("Source does not hold the overrides: %v\n%s", err, s.Source)
 			}
 		})

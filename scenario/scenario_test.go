@@ -354,3 +354,25 @@ func TestVariantWarmupInTwoPhases(t *testing.T) {
 		t.Errorf("variant warm-up by %d users then at %g req/s, want 2 then 600", s.Load.VariantWarmupUsers, s.Load.VariantWarmupRate)
 	}
 }
+
+func TestLaunch(t *testing.T) {
+	tests := []struct {
+		rounds, starts int
+		want           []int // the start of each round, from round 1
+	}{
+		{4, 1, []int{0, 0, 0, 0}},
+		{4, 2, []int{0, 0, 1, 1}},
+		{7, 3, []int{0, 0, 0, 1, 1, 2, 2}},
+		{3, 3, []int{0, 1, 2}},
+	}
+	for _, tt := range tests {
+		s := &Scenario{Rounds: tt.rounds, Starts: tt.starts}
+		var got []int
+		for r := 1; r <= tt.rounds; r++ {
+			got = append(got, s.Launch(r))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%d rounds, %d starts: %v, want %v", tt.rounds, tt.starts, got, tt.want)
+		}
+	}
+}

@@ -33,6 +33,14 @@ type Scenario struct {
 	// alternating trials pair best against a machine whose speed drifts;
 	// see docs/method.md.
 	Restart string `yaml:"restart"`
+	// Starts is how many times a load test that starts its services once
+	// (restart: once) starts them over the run (default 1): its rounds are
+	// split into Starts spans of consecutive rounds, each under a fresh
+	// start of every variant, with its own variant warm-up. What differs
+	// between two starts of one program (a JVM's compiled code) then
+	// varies within the run, and the intervals carry it divided among the
+	// starts (docs/method.md, "Two starts of one JVM"), as a JMH fork does.
+	Starts int `yaml:"starts"`
 	// Mode is "sequential" (default: one variant under load at a time),
 	// "duet": the baseline and each variant under identical load at the same
 	// time, on disjoint CPU sets (needs at least 4 CPUs) or, with
@@ -117,6 +125,16 @@ func (s *Scenario) Repetitions() int {
 		return s.Job.Repetitions
 	}
 	return s.Rounds
+}
+
+// Launch returns which of the run's starts of its services (Starts) round
+// falls in, from 0: the rounds are split into Starts spans as even as
+// they can be, in order.
+func (s *Scenario) Launch(round int) int {
+	if s.Starts < 2 || s.Rounds < 1 {
+		return 0
+	}
+	return (round - 1) * s.Starts / s.Rounds
 }
 
 // Steps returns the steps of the experiment: the load steps of a load

@@ -185,6 +185,16 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("restart", "%q is not one of per-trial, per-round, once", s.Restart)
 	}
+	switch {
+	case !v.present("starts"):
+		s.Starts = 1
+	case s.Starts < 1:
+		v.fail("starts", "must be at least 1, not %d (leave starts out to start the services once)", s.Starts)
+	case s.Restart != RestartOnce:
+		v.fail("starts", "starts the services several times over a run that starts them once; restart: %s already starts them every %s", s.Restart, strings.TrimPrefix(s.Restart, "per-"))
+	case s.Starts > s.Rounds:
+		v.fail("starts", "%d starts need at least as many rounds, and rounds is %d", s.Starts, s.Rounds)
+	}
 	switch s.Mode {
 	case "":
 		s.Mode = ModeSequential

@@ -104,6 +104,10 @@ func (v *validator) startup(s *Scenario) {
 		v.fail("restart", "a start-up experiment starts the services afresh for every repetition; leave restart out")
 	}
 	s.Restart = RestartPerTrial
+	if v.present("starts") && !v.asStartup {
+		v.fail("starts", "a start-up experiment starts the services afresh for every repetition; leave starts out")
+	}
+	s.Starts = 1
 	v.count("startup.cpu_limits", len(st.CPULimits), MaxCPULimits, "CPU limits", "each repeats the whole experiment")
 	seen := map[float64]bool{}
 	for i, c := range st.CPULimits {
@@ -137,6 +141,10 @@ func (v *validator) job(s *Scenario) {
 		v.fail("restart", "a job's services (a broker, a database) run for the whole experiment; leave restart out")
 	}
 	s.Restart = RestartOnce
+	if v.present("starts") {
+		v.fail("starts", "a job's services run for the whole experiment; leave starts out")
+	}
+	s.Starts = 1
 	v.command("job.command", j.Command, true)
 	v.env("job.env", j.Env)
 	v.noNUL("job.dir", j.Dir)

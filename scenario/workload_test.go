@@ -51,6 +51,8 @@ func TestWorkloadRefusesBadValues(t *testing.T) {
 		{"startup without readiness", startupScenario, "    ready: {http: \"http://127.0.0.1:${port:app}/\"}\n", "", 5, "services[0].ready", "needs ready.http or ready.tcp"},
 		{"startup with a matrix", startupScenario, "services:", "matrix: {cpus: [1]}\nservices:", 4, "matrix", "has its own (startup.cpu_limits)"},
 		{"job with a matrix", jobScenario, "variants:", "matrix: {cpus: [1]}\nvariants:", 5, "matrix", "a job experiment has its own"},
+		{"startup with starts", startupScenario, "services:", "starts: 2\nservices:", 4, "starts", "starts the services afresh for every repetition"},
+		{"job with starts", jobScenario, "variants:", "starts: 2\nvariants:", 5, "starts", "run for the whole experiment"},
 		{"startup restart once", startupScenario, "services:", "restart: once\nservices:", 4, "restart", "starts the services afresh"},
 		{"prepare in a load test", "name: l\nservices:\n  - {name: a, command: [a]}\nvariants:\n  - {name: baseline, prepare: [x]}\nload: {target: \"http://127.0.0.1:1\", requests: [{path: /}], rate: 5, duration: 5s}\n", "", "", 5, "variants[0].prepare", "this scenario is a load test"},
 	}
