@@ -49,6 +49,14 @@ type Delta struct {
 	// not the baseline (a place in a duet or a round, a baseline that runs
 	// twice per round) cancels, and its noise widens the interval.
 	Controlled bool `json:"controlled,omitempty"`
+	// FixedPct is the standard deviation, in percent, of what the run held
+	// the same in every round of the change and its interval carries
+	// beside the rounds' spread: effects fixed for the run on both sides
+	// (RunNoisePct) and, for JVMs started once, what differs between two
+	// starts of one (JVMStartNoisePct), divided among the run's starts
+	// (starts:), or as much as its starts differed when that is more.
+	// Absent for a difference.
+	FixedPct float64 `json:"fixed_pct,omitempty"`
 	// Size classes the change for colour: SizeNone when there is no
 	// verdict of a difference (no interval, or one that holds 0), else by
 	// the estimate's size relative to the baseline (see SizeOf).
@@ -123,16 +131,46 @@ func JVMStartNoisePct(c Cost) float64 { return jvmStartNoise()[c] }
 
 // fixedVariance returns the variance, in squared log units, that effects
 // fixed for a whole run add to one variant's level of cost c: RunNoisePct
-// for every cost, and JVMStartNoisePct when the run's JVMs were started
-// once.
-func fixedVariance(c Cost, jvmOnce bool) float64 {
+// for every cost, and, when the run's JVMs were started once, starts
+// times (0 when they were not), JVMStartNoisePct for each start: the
+// rounds of one start share its draw, and the run's level averages the
+// starts'.
+func fixedVariance(c Cost, starts int) float64 {
 	sigma := math.Log1p(RunNoisePct / 100)
 	v := sigma * sigma
-	if jvmOnce {
+	if starts > 0 {
 		s := math.Log1p(JVMStartNoisePct(c) / 100)
-		v += s * s
+		v += s * s / float64(starts)
 	}
 	return v
+}
+
+// startSpread estimates, from the rounds of a run that started its JVMs
+// several times, the variance, in squared log units, that what differs
+// between starts adds to the change of one start: xs are the paired
+// rounds' log ratios and launches the start each ran under. It is the
+// spread of the starts' means less what their rounds' own spread puts into
+// it (one-way random effects, the method of moments), at least 0; ok is
+// false with fewer than two starts of two rounds or more.
+func startSpread(xs []float64, launches []int) (v float64, ok bool) {
+	by := map[int][]float64{}
+	for i, x := range xs {
+		by[launches[i]] = append(by[launches[i]], x)
+	}
+	var means []float64
+	var within float64 // the mean of the starts' squared standard errors
+	for _, ys := range by {
+		if len(ys) < 2 {
+			continue
+		}
+		means = append(means, mean(ys))
+		within += variance(ys) / float64(len(ys))
+	}
+	if len(means) < 2 {
+		return 0, false
+	}
+	within /= float64(len(means))
+	return max(variance(means)-within, 0), true
 }
 
 // Compare computes the paired difference of variant against baseline.
@@ -181,6 +219,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		// Each variant's level in a run carries effects that its rounds
 		// share (fixed); a change between two variants carries two.
 		iv = iv.Widened(2 * fixed)
+		d.FixedPct = 100 * math.Expm1(math.Sqrt(2*fixed))
 	}
 	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	if ratio {

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -15,17 +16,25 @@ import (
 // that is not there, or a per-round restart, leaves the intervals as they
 // were. toll compare between two such runs carries it for both.
 func TestJVMStartNoise(t *testing.T) {
-	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999}
-	summarize := func(restart string, jvm bool, draw float64) *Summary {
+	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999,
+		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
+	// summarize runs the twin beside the baseline, its JVM drawing code
+	// draws[i] times as dear in the i-th of len(draws) starts.
+	summarize := func(restart string, jvm bool, draws ...float64) *Summary {
 		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: restart, Rounds: len(noise), Workload: "load"}
+		if len(draws) > 1 {
+			m.Starts = len(draws)
+		}
 		var trials []*record.Trial
 		for r := 1; r <= len(noise); r++ {
+			launch := (r - 1) * len(draws) / len(noise)
 			for _, v := range m.Variants {
 				cpu := 0.001 * noise[(r+len(v))%len(noise)]
 				if v == "twin" {
-					cpu *= draw
+					cpu *= draws[launch]
 				}
 				tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
+				tr.Launch = launch
 				if jvm {
 					for i := range tr.Samples[0].Points {
 						tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20}
@@ -80,6 +89,37 @@ func TestJVMStartNoise(t *testing.T) {
 	// A twice larger draw is still read through the term.
 	if d := deltaOf(t, summarize("once", true, 1.15), "twin", CPUPerRequest); !d.Significant {
 		t.Errorf("a 15%% change with JVMs started once read %s, want it resolved", d.Verdict)
+	}
+
+	// Several starts in one run: a 4% change resolved over four starts
+	// that agree, not over one; four starts that disagree more than two
+	// starts usually do widen the interval to their spread, and say so.
+	for _, tt := range []struct {
+		name        string
+		draws       []float64
+		significant bool
+		spread      bool
+	}{
+		{"one start", []float64{1.04}, false, false},
+		{"four starts that agree", []float64{1.045, 1.035, 1.04, 1.04}, true, false},
+		{"four starts that disagree", []float64{1.14, 0.94, 1.12, 0.96}, false, true},
+	} {
+		s := summarize("once", true, tt.draws...)
+		d := deltaOf(t, s, "twin", CPUPerRequest)
+		if d.Significant != tt.significant {
+			t.Errorf("%s: read %s, want significant: %v", tt.name, d.Verdict, tt.significant)
+		}
+		prior := 100 * math.Expm1(math.Sqrt(2*fixedVariance(CPUPerRequest, len(tt.draws))))
+		if math.Abs(d.FixedPct-prior) > 1e-9 == !tt.spread || d.FixedPct < prior {
+			t.Errorf("%s: fixed_pct %.2f, the term for %d starts %.2f; want it raised by the starts' spread: %v", tt.name, d.FixedPct, len(tt.draws), prior, tt.spread)
+		}
+		said := false
+		for _, w := range s.Warnings {
+			said = said || strings.Contains(w, "differed between the run's 4 starts")
+		}
+		if said != tt.spread {
+			t.Errorf("%s: warnings %q; want the starts' spread said: %v", tt.name, s.Warnings, tt.spread)
+		}
 	}
 
 	// toll compare: two runs of JVMs started once, the same 3% apart,

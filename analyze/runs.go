@@ -91,7 +91,8 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 				}
 				// Each run's overhead carries the effects fixed for that
 				// run, of its variant and its baseline alike.
-				fixed := 2*fixedVariance(ca.Cost, len(a.StartNoisePct) > 0) + 2*fixedVariance(ca.Cost, len(b.StartNoisePct) > 0)
+				fa, fb := math.Log1p(ca.Delta.FixedPct/100), math.Log1p(cb.Delta.FixedPct/100)
+				fixed := fa*fa + fb*fb
 				vc.Costs = append(vc.Costs, costChange(ca, cb, xa, xb, fixed))
 			}
 			st.Variants = append(st.Variants, vc)

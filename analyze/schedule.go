@@ -41,8 +41,12 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 	if !started || slowest >= QuickStartS {
 		return ""
 	}
-	return fmt.Sprintf("restart: once: each variant's services ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round and not in the intervals; "+
-		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in 1 of 9: docs/method.md, \"A gold standard\")", slowest)
+	ran := "ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round"
+	if m.Starts > 1 {
+		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round of a start", m.Starts)
+	}
+	return fmt.Sprintf("restart: once: each variant's services %s and not in the intervals; "+
+		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in 1 of 9: docs/method.md, \"A gold standard\")", ran, slowest)
 }
 
 // SliceTailShare is the most of a sliced duet's turn (load.slice) that a
@@ -110,31 +114,37 @@ func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) string {
 		m.Layout.DuetCPUs[0], SaturatedBusy, busy, n, peak)
 }
 
-// jvmStartedOnce reports whether a load test started its services once
-// for the whole run (restart: once) and measured a JVM among them: then
-// each variant's JVM is one draw of what its JIT made of the code, the
-// same in every round (JVMStartNoisePct).
-func jvmStartedOnce(m *record.Manifest, trials []*TrialCosts) bool {
+// jvmStarts returns how many times a load test that started its services
+// once for the whole run (restart: once) started them (starts:, 1 by
+// default) when it measured a JVM among them: each start of a variant's
+// JVM is one draw of what its JIT made of the code, the same in every round
+// of the start (JVMStartNoisePct). It returns 0 for any other run.
+func jvmStarts(m *record.Manifest, trials []*TrialCosts) int {
 	if m.Restart != "once" || !loadTest(m) || m.Mode == "find-max" {
-		return false
+		return 0
 	}
 	for _, tc := range trials {
 		if _, ok := tc.Costs[Classes]; ok {
-			return true
+			return max(m.Starts, 1)
 		}
 	}
-	return false
+	return 0
 }
 
-// jvmStartWarning says what a run whose JVMs started once carries in its
-// CPU intervals, and why.
-func jvmStartWarning(pct map[Cost]float64) string {
+// jvmStartWarning says what a run whose JVMs started starts times carries
+// in its CPU intervals, and why.
+func jvmStartWarning(pct map[Cost]float64, starts int) string {
 	if len(pct) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("restart: once: each variant's JVMs ran as one process for the whole run, and two starts of the same JVM differ in CPU per request by what their JIT compiled (on this project's VM, identical twins of one JVM started once read up to 7.6%% apart for a whole run: docs/method.md, \"Two starts of one JVM\"); "+
-		"the CPU intervals carry it, %.1f%% per side (%.1f%% without the JIT's CPU), so changes smaller than about %.0f%% stay unresolved: run the scenario again to see another draw",
-		pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest])
+	each, more := "each variant's JVMs ran as one process for the whole run", "run the scenario again to see another draw, or start them several times in one run (starts:, toll run --starts N)"
+	if starts > 1 {
+		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
+	}
+	per := math.Sqrt(float64(starts))
+	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (on this project's VM, identical twins of one JVM started once read up to 7.6%% apart for a whole run: docs/method.md, \"Two starts of one JVM\"); "+
+		"the CPU intervals carry it, %.1f%% per side and start (%.1f%% without the JIT's CPU), so changes smaller than about %.1f%% (%.1f%%) stay unresolved: %s",
+		each, pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per, more)
 }
 
 // loadTest reports whether m's trials were load tests ("load", or absent

@@ -270,8 +270,8 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			put(key{t.Step, pairKey(t.Variant, t.Pair)})
 		}
 	}
-	jvmOnce := jvmStartedOnce(m, s.Trials)
-	if jvmOnce {
+	starts := jvmStarts(m, s.Trials)
+	if starts > 0 {
 		s.StartNoisePct = jvmStartNoise()
 	}
 	roles := map[string]string{}
@@ -301,7 +301,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		for _, v := range m.Variants {
 			rounds := byKey[key{si, v}]
 			vr := VariantResult{Name: v, Rounds: len(rounds)}
-			var disagree, uncontrolled []string
+			var disagree, uncontrolled, spread []string
 			for _, info := range costsOf(s.Trials) {
 				vals := values(rounds, info.Cost)
 				if len(vals) == 0 {
@@ -309,11 +309,14 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 				cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 				if v != m.Baseline {
-					b, x := paired(base, rounds, info.Cost)
+					b, x, launches := paired(base, rounds, info.Cost)
 					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
-						b, x = paired(duet, rounds, info.Cost)
+						b, x, launches = paired(duet, rounds, info.Cost)
 					}
-					fixed := fixedVariance(info.Cost, jvmOnce)
+					fixed, raised := sideFixed(info.Cost, starts, b, x, launches)
+					if raised {
+						spread = append(spread, info.Label)
+					}
 					d := Compare(info, b, x, fixed)
 					if m.Control != "" && v != m.Control {
 						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
@@ -347,6 +350,10 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 							cr.Delta.Verdict, st.Label()))
 					}
 				}
+			}
+			if len(spread) > 0 {
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: %s differed between the run's %d starts more than two starts of a JVM usually do (JVMStartNoisePct); the intervals carry the spread these starts showed",
+					v, st.Label(), strings.Join(spread, ", "), starts))
 			}
 			if len(disagree) > 0 {
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
@@ -412,7 +419,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 			}
-			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles, jvmOnce)
+			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles, starts)
 			st.Variants = append(st.Variants, vr)
 		}
 		var compared []*record.Trial
@@ -441,7 +448,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	if w := restartOnceWarning(m, trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := jvmStartWarning(s.StartNoisePct); w != "" {
+	if w := jvmStartWarning(s.StartNoisePct, starts); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
@@ -498,7 +505,7 @@ func values(rounds map[int]*TrialCosts, c Cost) []float64 {
 }
 
 // paired returns the values of rounds where both baseline and variant have c.
-func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64) {
+func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64, launches []int) {
 	var rs []int
 	for r := range vari {
 		rs = append(rs, r)
@@ -514,9 +521,42 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64) {
 		if ok1 && ok2 {
 			b = append(b, bv)
 			v = append(v, vv)
+			launches = append(launches, vari[r].Launch)
 		}
 	}
-	return b, v
+	return b, v, launches
+}
+
+// sideFixed returns the variance, in squared log units, that effects fixed
+// for the run add to each side's level of cost c in a change whose paired
+// rounds are base and vari, each run under its start of the services in
+// launches: fixedVariance for JVMs started starts times (0: none started
+// once), or, when they started several times and the change's rounds
+// differed between starts more than JVMStartNoisePct allows (startSpread),
+// what the starts showed; raised reports the latter.
+func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
+	v = fixedVariance(c, starts)
+	if starts < 2 || JVMStartNoisePct(c) == 0 {
+		return v, false
+	}
+	var xs []float64
+	var ls []int
+	for i := range base {
+		if base[i] > 0 && vari[i] > 0 {
+			xs = append(xs, math.Log(vari[i]/base[i]))
+			ls = append(ls, launches[i])
+		}
+	}
+	tau, ok := startSpread(xs, ls)
+	if !ok {
+		return v, false
+	}
+	// tau is a change's, both sides'; each side's level averages the
+	// run's starts.
+	if w := fixedVariance(c, 0) + tau/2/float64(starts); w > v {
+		return w, true
+	}
+	return v, false
 }
 
 // controlled pairs, round by round, a variant's values of cost c with a
@@ -658,7 +698,7 @@ func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 // It returns nothing when v has a single measured service (its costs are
 // the totals already). jvmOnce is set when the run's JVMs started once
 // (fixedVariance).
-func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, jvmOnce bool) []ServiceResult {
+func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
 	var names []string
 	for _, tc := range rounds {
 		for n := range tc.Services {
@@ -681,7 +721,7 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			o := map[int]*TrialCosts{}
 			for r, tc := range rs {
 				if c, ok := tc.Services[n]; ok {
-					o[r] = &TrialCosts{Costs: c}
+					o[r] = &TrialCosts{Launch: tc.Launch, Costs: c}
 				}
 			}
 			return o
@@ -695,8 +735,9 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			}
 			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
-				b, x := paired(theirs, mine, c)
-				d := Compare(info, b, x, fixedVariance(c, jvmOnce))
+				b, x, launches := paired(theirs, mine, c)
+				fixed, _ := sideFixed(c, starts, b, x, launches)
+				d := Compare(info, b, x, fixed)
 				cr.Delta = &d
 			}
 			sr.Costs = append(sr.Costs, cr)

@@ -13,8 +13,11 @@ import (
 
 // TrialCosts are one trial's figures over its analysis window.
 type TrialCosts struct {
-	Index   int    `json:"index"`
-	Round   int    `json:"round"`
+	Index int `json:"index"`
+	Round int `json:"round"`
+	// Launch numbers the start of the services the trial ran under, from
+	// 0, in a run that started them several times (record.Trial.Launch).
+	Launch  int    `json:"launch,omitempty"`
 	Step    int    `json:"step"`
 	Variant string `json:"variant"`
 	// Pair names the variant a baseline trial ran beside (mode: duet).
@@ -90,7 +93,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		return tc, nil // a start or a job: no window, no load
 	}
 	w := WindowOf(t, trim)
-	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
+	tc := &TrialCosts{Index: t.Index, Round: t.Round, Launch: t.Launch, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
 		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}, LatenessP99US: t.Load.LatenessP99US}
 	if c, ok := neighbourCores(t); ok {
 		tc.NeighbourCores = &c

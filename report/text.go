@@ -12,6 +12,16 @@ import (
 	"github.com/tollperf/toll/record"
 )
 
+// restartOf is the restart policy as a report's first line says it: with
+// the number of starts of a run that started its services once several
+// times over.
+func restartOf(m *record.Manifest) string {
+	if m.Starts > 1 {
+		return fmt.Sprintf("%s (%d starts)", m.Restart, m.Starts)
+	}
+	return m.Restart
+}
+
 // variantWarmup says how long each variant's fresh services were warmed
 // before their first loaded trial, after the restart policy in a report's
 // first line ("" for no such warm-up).
@@ -81,7 +91,7 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
-		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m), m.Restart, variantWarmup(m), m.Seed)
+		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
