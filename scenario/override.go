@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -76,7 +77,38 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return Parse(path, data)
+	s, err = Parse(path, data)
+	return s, o.byFlag(err)
+}
+
+// byFlag names the flag, in place of a line of the rewritten document,
+// when err is about a field an override set: the user wrote the flag, and
+// the line may not be in their file.
+func (o Overrides) byFlag(err error) error {
+	var se *Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	flags := map[string]string{}
+	if o.Rounds != nil {
+		flags["rounds"] = fmt.Sprintf("--rounds %d", *o.Rounds)
+	}
+	if o.Restart != nil {
+		flags["restart"] = "--restart " + *o.Restart
+	}
+	if o.Starts != nil {
+		flags["starts"] = fmt.Sprintf("--starts %d", *o.Starts)
+	}
+	if o.Warmup != nil {
+		flags["load.warmup"] = "--warmup " + o.Warmup.String()
+	}
+	if o.Duration != nil {
+		flags["load.duration"] = "--duration " + o.Duration.String()
+	}
+	if f, ok := flags[se.Field]; ok {
+		return fmt.Errorf("%s: %s: %s", se.File, f, se.Msg)
+	}
+	return err
 }
 
 // apply writes o's settings into the YAML document data.

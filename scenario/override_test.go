@@ -36,8 +36,9 @@ func TestReadWithOverrides(t *testing.T) {
 		{"rounds 0", Overrides{Rounds: new(int)}, 0, 0, 0, "--rounds 0: must be between 1 and 10000"},
 		{"starts", Overrides{Starts: &two}, 20, 5 * time.Second, 10 * time.Second, ""},
 		{"starts 0", Overrides{Starts: new(int)}, 0, 0, 0, "--starts 0: must be between 1 and 10000"},
-		// Starts the file's rounds cannot split: the file's line.
-		{"starts beyond the rounds", Overrides{Rounds: &two, Starts: &three}, 0, 0, 0, path + ":"},
+		// Starts the rounds cannot split: named by the flag, not by a line
+		// of the rewritten document.
+		{"starts beyond the rounds", Overrides{Rounds: &two, Starts: &three}, 0, 0, 0, path + ": --starts 3: 3 starts need at least as many rounds, and rounds is 2"},
 		{"window 0", Overrides{Duration: new(time.Duration)}, 0, 0, 0, "--duration 0s: "},
 		// A window the file's trim leaves nothing of: the file's line.
 		{"trim beyond the window", Overrides{Duration: &trimmed}, 0, 0, 0, path + ":23: trim: trims 2s of a 1s window"},
