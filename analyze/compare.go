@@ -2,7 +2,9 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 )
 
 // Delta is a variant's difference from the baseline for one cost, from the
@@ -159,7 +161,8 @@ func startSpread(xs []float64, launches []int) (v float64, ok bool) {
 	}
 	var means []float64
 	var within float64 // the mean of the starts' squared standard errors
-	for _, ys := range by {
+	for _, l := range slices.Sorted(maps.Keys(by)) {
+		ys := by[l]
 		if len(ys) < 2 {
 			continue
 		}

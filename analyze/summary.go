@@ -352,7 +352,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if len(spread) > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: %s differed between the run's %d starts more than two starts of a JVM usually do (JVMStartNoisePct); the intervals carry the spread these starts showed",
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: %s differed between the run's %d starts more than toll's start-to-start term for a JVM allows (docs/method.md, \"Several starts in one run\"); those intervals carry the spread these starts showed",
 					v, st.Label(), strings.Join(spread, ", "), starts))
 			}
 			if len(disagree) > 0 {
