@@ -25,23 +25,12 @@ func TestVariantWarmupUntilJITSettles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	classes := helloClasses(t)
 	const maxS = 50
-	s := fmt.Sprintf(`name: jitwarmup
+	path := helloScenario(t, `name: jitwarmup
 mode: duet
 pinning: {duet: shared}
 restart: per-round
-services:
-  - name: hello
-    command: [sh, -c, "exec java -Xmx64m $JOPTS -cp %s Hello ${port:hello}"]
-    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
-    measure: true
-variants:
-  - name: baseline
-  - name: serial
-    services:
-      hello: {env: {JOPTS: "-XX:+UseSerialGC"}}
-load:
+`, fmt.Sprintf(`load:
   target: "http://127.0.0.1:${port:hello}"
   requests: [{path: /}]
   rate: 150
@@ -50,11 +39,7 @@ load:
   variant_warmup: %ds
   variant_warmup_until: {jit_below: 10ms, over: 3s}
 rounds: 2
-`, classes, maxS)
-	path := filepath.Join(t.TempDir(), "jit.yaml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`, maxS))
 	out, stdout, trials := runForTrials(t, path, 4) // 2 rounds × 2 variants
 
 	type trial struct {

@@ -2,7 +2,6 @@ package measure
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,21 +19,10 @@ func TestSeveralStarts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	classes := helloClasses(t)
-	s := fmt.Sprintf(`name: starts
+	path := helloScenario(t, `name: starts
 mode: together
 starts: 2
-services:
-  - name: hello
-    command: [sh, -c, "exec java -Xmx64m $JOPTS -cp %s Hello ${port:hello}"]
-    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
-    measure: true
-variants:
-  - name: baseline
-  - name: serial
-    services:
-      hello: {env: {JOPTS: "-XX:+UseSerialGC"}}
-load:
+`, `load:
   target: "http://127.0.0.1:${port:hello}"
   requests: [{path: /}]
   rate: 100
@@ -42,11 +30,7 @@ load:
   duration: 2s
   variant_warmup: 2s
 rounds: 4
-`, classes)
-	path := filepath.Join(t.TempDir(), "starts.yaml")
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	out, stdout, trials := runForTrials(t, path, 8) // 4 rounds × 2 variants
 
 	warmed := map[[2]int]int{} // {launch, round} → trials that began a warm-up
