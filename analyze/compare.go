@@ -179,7 +179,7 @@ func startSpread(xs []float64, launches []int) (v float64, ok bool) {
 // Compare computes the paired difference of variant against baseline.
 // base[i] and vari[i] are the values of the same round. fixed is the
 // variance, in squared log units, that effects fixed for the whole run add
-// to each side's level (fixedVariance): a ratio's interval carries it for
+// to each side's level (sideFixed): a ratio's interval carries it for
 // both.
 func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	n := len(base)

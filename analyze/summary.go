@@ -55,9 +55,11 @@ type Summary struct {
 	// could end once its JVMs settled (load.variant_warmup_until).
 	Warmups []Warmup `json:"warmups,omitempty"`
 	// StartNoisePct is, per cost, the standard deviation in percent of
-	// what differs between two starts of the same JVM that the cost's
-	// intervals carry, for each side, when the run's JVMs were started once
-	// for the whole load test (JVMStartNoisePct); absent otherwise.
+	// what differs between two starts of the same JVM, per side and start,
+	// when the run's JVMs were started once (JVMStartNoisePct); the
+	// intervals carry it divided among the run's starts (manifest's
+	// starts), or the starts' own spread when larger, as each change's
+	// FixedPct says. Absent otherwise.
 	StartNoisePct map[Cost]float64 `json:"start_noise_pct,omitempty"`
 }
 

@@ -135,6 +135,18 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	add := func(k Kind, v string, t *Trial, cpuLimit float64) {
 		p.Actions = append(p.Actions, Action{Kind: k, Variant: v, Trial: t, CPULimit: cpuLimit})
 	}
+	// startAll starts vs in order under step st's limit; stopAll stops
+	// them in reverse.
+	startAll := func(vs []string, st scenario.Step) {
+		for _, v := range vs {
+			add(Start, v, nil, startLimit(s, st))
+		}
+	}
+	stopAll := func(vs []string) {
+		for i := len(vs) - 1; i >= 0; i-- {
+			add(Stop, vs[i], nil, 0)
+		}
+	}
 	// A start-up trial starts and stops the services itself: the start is
 	// what it measures.
 	perTrial := s.Restart == scenario.RestartPerTrial && s.Workload() != scenario.WorkloadStartup
@@ -146,29 +158,19 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 		// load test's matrix, under which they start afresh.
 		if s.Restart == scenario.RestartOnce && newBlock(steps, step) {
 			if step > 0 {
-				for i := len(variants) - 1; i >= 0; i-- {
-					add(Stop, variants[i], nil, 0)
-				}
+				stopAll(variants)
 			}
-			for _, v := range variants {
-				add(Start, v, nil, startLimit(s, st))
-			}
+			startAll(variants, st)
 		}
 		for round := 1; round <= s.Repetitions(); round++ {
 			if s.Restart == scenario.RestartOnce && relaunch(s, round) {
-				for i := len(variants) - 1; i >= 0; i-- {
-					add(Stop, variants[i], nil, 0)
-				}
-				for _, v := range variants {
-					add(Start, v, nil, startLimit(s, st))
-				}
+				stopAll(variants)
+				startAll(variants, st)
 			}
 			order := append([]string(nil), variants...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 			if s.Restart == scenario.RestartPerRound {
-				for _, v := range order {
-					add(Start, v, nil, startLimit(s, st))
-				}
+				startAll(order, st)
 			}
 			for i, v := range order {
 				index++
@@ -182,16 +184,12 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 				}
 			}
 			if s.Restart == scenario.RestartPerRound {
-				for i := len(order) - 1; i >= 0; i-- {
-					add(Stop, order[i], nil, 0)
-				}
+				stopAll(order)
 			}
 		}
 	}
 	if s.Restart == scenario.RestartOnce {
-		for i := len(variants) - 1; i >= 0; i-- {
-			add(Stop, variants[i], nil, 0)
-		}
+		stopAll(variants)
 	}
 	return p
 }
