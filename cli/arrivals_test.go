@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,6 +261,11 @@ func TestLoadCPUHolderNamed(t *testing.T) {
 	if err := unix.Setpriority(unix.PRIO_PROCESS, hog.Process.Pid, 19); err != nil {
 		t.Fatal(err)
 	}
+	// The spinner's CPU time as the kernel counts it, read every few
+	// milliseconds while toll runs: what toll names it with must be what
+	// the spinner got over the trial's load, however little a busy machine
+	// (go test ./...'s other packages) left it at the lowest priority.
+	spun := sampleCPU(t, hog.Process.Pid, 5*time.Millisecond)
 	path := tolltest.WriteScenario(t, "held", "  - name: baseline\n  - name: twin", fmt.Sprintf(`  rate: 100
   warmup: 300ms
   duration: 1s
@@ -268,6 +277,7 @@ pinning: {load: "%d"}`, load))
 		t.Fatalf("toll run exited %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	self := cmd.Process.Pid // this run's toll, which names others only
+	spin := spun()
 	trials := tolltest.ReadTrials(t, out)
 	if len(trials) != 2 {
 		t.Fatalf("%d trials, want 2", len(trials))
@@ -277,9 +287,20 @@ pinning: {load: "%d"}`, load))
 		for _, h := range tr.Load.LoadCPUsHeldBy {
 			if h.PID == hog.Process.Pid {
 				found = true
-				// The load (1.3 s) left most of the CPU to the spinner.
-				if h.Name != "sh" || h.Kernel || h.MS < 500 {
-					t.Errorf("trial %d: the spinner read %+v, want sh with most of 1.3 s", tr.Index, h)
+				if h.Name != "sh" || h.Kernel {
+					t.Errorf("trial %d: the spinner read %+v, want sh, a process", tr.Index, h)
+				}
+				// toll reads just before the load's origin (its warm-up's
+				// start) and just after the window's end: at least what
+				// the spinner got between the two, at most what it got
+				// from a little before to a little after.
+				least := spin.between(tr.Start, tr.MeasureEnd)
+				most := spin.between(tr.Start.Add(-300*time.Millisecond), tr.MeasureEnd.Add(500*time.Millisecond))
+				const slack = 15 * time.Millisecond // two samples' spacing, and some
+				t.Logf("trial %d: the spinner read %.1f ms; the kernel counted %.1f-%.1f ms", tr.Index, h.MS, least.Seconds()*1e3, most.Seconds()*1e3)
+				if ms := time.Duration(h.MS * float64(time.Millisecond)); ms < least-slack || ms > most+slack {
+					t.Errorf("trial %d: the spinner read %.1f ms; the kernel counted it %.1f ms over the load and %.1f ms with 0.3 s before and 0.5 s after",
+						tr.Index, h.MS, least.Seconds()*1e3, most.Seconds()*1e3)
 				}
 			}
 			own := h.PID == self
@@ -293,5 +314,71 @@ pinning: {load: "%d"}`, load))
 		if !found {
 			t.Errorf("trial %d does not name the process spinning on load CPU %d (pid %d): %+v", tr.Index, load, hog.Process.Pid, tr.Load.LoadCPUsHeldBy)
 		}
+	}
+}
+
+// cpuSeries is a process's CPU time read at times.
+type cpuSeries struct {
+	at  []time.Time
+	cpu []time.Duration
+}
+
+// between returns the CPU time the process got between from and to, as
+// its samples bound it from within: from the first sample at or after from
+// to the last at or before to.
+func (s cpuSeries) between(from, to time.Time) time.Duration {
+	i := sort.Search(len(s.at), func(i int) bool { return !s.at[i].Before(from) })
+	j := sort.Search(len(s.at), func(j int) bool { return s.at[j].After(to) }) - 1
+	if i >= len(s.at) || j < i {
+		return 0
+	}
+	return s.cpu[j] - s.cpu[i]
+}
+
+// sampleCPU reads process pid's CPU time (/proc/PID/schedstat, in
+// nanoseconds) every period until the returned function is called, which
+// returns the samples.
+func sampleCPU(t *testing.T, pid int, period time.Duration) func() cpuSeries {
+	t.Helper()
+	path := fmt.Sprintf("/proc/%d/schedstat", pid)
+	read := func() (time.Duration, bool) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return 0, false
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, false
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		return time.Duration(ns), err == nil
+	}
+	if _, ok := read(); !ok {
+		t.Skipf("cannot read %s", path)
+	}
+	stop := make(chan struct{})
+	done := make(chan cpuSeries)
+	go func() {
+		var s cpuSeries
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		for {
+			if cpu, ok := read(); ok {
+				s.at, s.cpu = append(s.at, time.Now()), append(s.cpu, cpu)
+			}
+			select {
+			case <-stop:
+				done <- s
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	var once sync.Once
+	var s cpuSeries
+	t.Cleanup(func() { once.Do(func() { close(stop); s = <-done }) })
+	return func() cpuSeries {
+		once.Do(func() { close(stop); s = <-done })
+		return s
 	}
 }
