@@ -119,9 +119,15 @@ rounds: 5
 		if err != nil {
 			t.Fatalf("the %s variant's sink URL: %v", victim, err)
 		}
+		var sinks []int
+		for _, p := range tolltest.Descendants(t, cmd.Process.Pid) {
+			if tolltest.IsSink(p) {
+				sinks = append(sinks, p)
+			}
+		}
 		go func() {
 			defer close(attacked)
-			attack(t, string(url))
+			attack(t, string(url), sinks)
 		}()
 	}
 	watch()
@@ -179,7 +185,38 @@ func vmHWM(pid int) (int64, bool) {
 // waits for the CPU past its 1 s decode wait and answers a bomb 503 (busy,
 // Retry-After), and Go's server has answered a stalled upload 400: a
 // refusal all the same. What must never happen is a bomb accepted.
-func attack(t *testing.T, url string) {
+//
+// A request that gets no answer at all (the client's timeout, or the
+// connection closed when the run ends and stops the sink) fails the test
+// unless the sinks (pids) were starved meanwhile: at idle priority, other
+// work on their CPU can hold them off for as long as it runs, and under
+// go test ./... it has held one off past the client's 20 s. Starved is
+// waiting to run, while runnable, longer than they ran and for at least
+// 2 s in all; a sink that hangs waits for nothing.
+func attack(t *testing.T, url string, pids []int) {
+	starved := waited(pids)
+	var mu sync.Mutex
+	var unanswered []error
+	noAnswer := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		unanswered = append(unanswered, err)
+	}
+	defer func() {
+		wait, ran := starved()
+		t.Logf("during the attack the sinks waited %v to run and ran %v", wait.Round(time.Millisecond), ran.Round(time.Millisecond))
+		if len(unanswered) == 0 {
+			return
+		}
+		if wait >= 2*time.Second && wait > ran {
+			t.Logf("%d requests got no answer while the sinks waited %v to run and ran %v (starved at idle priority): %v", len(unanswered), wait.Round(time.Millisecond), ran.Round(time.Millisecond), unanswered[0])
+			return
+		}
+		for _, err := range unanswered {
+			t.Errorf("no answer, though the sinks waited only %v to run and ran %v: %v", wait.Round(time.Millisecond), ran.Round(time.Millisecond), err)
+		}
+	}()
+
 	var member bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&member, gzip.BestCompression)
 	_, _ = zw.Write(make([]byte, 1<<20))
@@ -191,14 +228,18 @@ func attack(t *testing.T, url string) {
 		wg.Go(func() {
 			conn, err := net.DialTimeout("tcp", strings.TrimPrefix(url, "http://"), 5*time.Second)
 			if err != nil {
-				t.Errorf("stalled upload: %v", err)
+				noAnswer(fmt.Errorf("stalled upload: %w", err))
 				return
 			}
 			defer conn.Close()
 			fmt.Fprintf(conn, "POST /v1/traces HTTP/1.1\r\nHost: sink\r\nContent-Type: application/x-protobuf\r\nContent-Length: 1000000000000\r\n\r\n")
 			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 			b := make([]byte, 512)
-			n, _ := io.ReadAtLeast(conn, b, 12)
+			n, err := io.ReadAtLeast(conn, b, 12)
+			if n == 0 && err != nil {
+				noAnswer(fmt.Errorf("stalled upload: %w", err))
+				return
+			}
 			if !refusedLine(b[:n]) {
 				t.Errorf("stalled upload answered %q, want a refusal (413)", b[:n])
 			}
@@ -212,7 +253,7 @@ func attack(t *testing.T, url string) {
 			req.Header.Set("Content-Encoding", "gzip")
 			resp, err := client.Do(req)
 			if err != nil {
-				t.Errorf("gzip bomb: %v", err)
+				noAnswer(fmt.Errorf("gzip bomb: %w", err))
 				return
 			}
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
@@ -223,6 +264,59 @@ func attack(t *testing.T, url string) {
 		})
 	}
 	wg.Wait()
+}
+
+// waited reads, every 100 ms until the returned function is called, how
+// long the threads of processes pids have waited to run while runnable and
+// how long they have run (/proc/PID/task/TID/schedstat), and returns the
+// growth of both since the call, up to the last reading of each thread (a
+// process that ends keeps its last), which is taken when it is called.
+func waited(pids []int) func() (wait, ran time.Duration) {
+	type times struct{ ran, wait time.Duration }
+	read := func(into map[string]times) {
+		for _, pid := range pids {
+			tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+			for _, path := range tasks {
+				b, err := os.ReadFile(path)
+				f := strings.Fields(string(b))
+				if err != nil || len(f) < 2 {
+					continue
+				}
+				ran, err1 := strconv.ParseInt(f[0], 10, 64)
+				wait, err2 := strconv.ParseInt(f[1], 10, 64)
+				if err1 == nil && err2 == nil {
+					into[path] = times{time.Duration(ran), time.Duration(wait)}
+				}
+			}
+		}
+	}
+	first, last := map[string]times{}, map[string]times{}
+	read(first)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			read(last)
+			select {
+			case <-stop:
+				read(last)
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() (wait, ran time.Duration) {
+		close(stop)
+		<-done
+		for path, l := range last {
+			f := first[path] // zero for a thread born since
+			wait += l.wait - f.wait
+			ran += l.ran - f.ran
+		}
+		return wait, ran
+	}
 }
 
 // refused says whether an HTTP status refuses a request: 413, or under a
