@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/e2e/tolltest"
@@ -340,21 +339,16 @@ func (s cpuSeries) between(from, to time.Time) time.Duration {
 // returns the samples.
 func sampleCPU(t *testing.T, pid int, period time.Duration) func() cpuSeries {
 	t.Helper()
-	path := fmt.Sprintf("/proc/%d/schedstat", pid)
+	proc, err := procfs.NewProc(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
 	read := func() (time.Duration, bool) {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return 0, false
-		}
-		f := strings.Fields(string(b))
-		if len(f) == 0 {
-			return 0, false
-		}
-		ns, err := strconv.ParseInt(f[0], 10, 64)
-		return time.Duration(ns), err == nil
+		ss, err := proc.Schedstat()
+		return time.Duration(ss.RunningNanoseconds), err == nil
 	}
 	if _, ok := read(); !ok {
-		t.Skipf("cannot read %s", path)
+		t.Skipf("cannot read the schedstat of process %d", pid)
 	}
 	stop := make(chan struct{})
 	done := make(chan cpuSeries)

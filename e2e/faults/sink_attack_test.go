@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/procfs"
+
 	"github.com/tollperf/toll/e2e/tolltest"
 )
 
@@ -273,24 +275,20 @@ func attack(t *testing.T, url string, pids []int) {
 // process that ends keeps its last), which is taken when it is called.
 func waited(pids []int) func() (wait, ran time.Duration) {
 	type times struct{ ran, wait time.Duration }
-	read := func(into map[string]times) {
+	read := func(into map[int]times) {
 		for _, pid := range pids {
-			tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-			for _, path := range tasks {
-				b, err := os.ReadFile(path)
-				f := strings.Fields(string(b))
-				if err != nil || len(f) < 2 {
-					continue
-				}
-				ran, err1 := strconv.ParseInt(f[0], 10, 64)
-				wait, err2 := strconv.ParseInt(f[1], 10, 64)
-				if err1 == nil && err2 == nil {
-					into[path] = times{time.Duration(ran), time.Duration(wait)}
+			threads, err := procfs.AllThreads(pid)
+			if err != nil {
+				continue // ended
+			}
+			for _, th := range threads {
+				if ss, err := th.Schedstat(); err == nil {
+					into[th.PID] = times{time.Duration(ss.RunningNanoseconds), time.Duration(ss.WaitingNanoseconds)}
 				}
 			}
 		}
 	}
-	first, last := map[string]times{}, map[string]times{}
+	first, last := map[int]times{}, map[int]times{}
 	read(first)
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -310,8 +308,8 @@ func waited(pids []int) func() (wait, ran time.Duration) {
 	return func() (wait, ran time.Duration) {
 		close(stop)
 		<-done
-		for path, l := range last {
-			f := first[path] // zero for a thread born since
+		for tid, l := range last {
+			f := first[tid] // zero for a thread born since
 			wait += l.wait - f.wait
 			ran += l.ran - f.ran
 		}
