@@ -698,8 +698,8 @@ func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 // serviceResults returns the own costs of every measured service of variant
 // v, compared with the same service in the baseline where it runs there too.
 // It returns nothing when v has a single measured service (its costs are
-// the totals already). jvmOnce is set when the run's JVMs started once
-// (fixedVariance).
+// the totals already). starts is jvmStarts' count, which sets the
+// start-to-start term (fixedVariance).
 func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
 	var names []string
 	for _, tc := range rounds {
