@@ -77,6 +77,44 @@ func TestCompareAdditiveAndZeros(t *testing.T) {
 	}
 }
 
+// TestComparePerStart: a cost measured once per start of the services
+// (JVM init, start-up) pairs starts; two give no interval, where t with one
+// degree of freedom read ±37131% on JVM init, or ±0 ms where the two
+// differences agreed to the millisecond. Three do, and a cost measured
+// every round keeps its interval over two rounds.
+func TestComparePerStart(t *testing.T) {
+	tests := []struct {
+		name       string
+		cost       Cost
+		base, vari []float64
+		wantCI     bool
+		verdictHas string
+	}{
+		{"JVM init, two starts", JVMInit, []float64{54, 42}, []float64{70, 58}, false, "+33.8% (2 starts: too few for an interval)"},
+		{"JVM init, one start", JVMInit, []float64{54}, []float64{70}, false, "(1 start: no interval)"},
+		{"start-up, two starts", Startup, []float64{5759, 5800}, []float64{15511, 9000}, false, "2 starts: too few"},
+		{"start-up, three starts", Startup, []float64{5759, 5800, 6100}, []float64{15511, 15000, 16800}, true, "±"},
+		{"CPU per request, two rounds", CPUPerRequest, []float64{1.0, 1.02}, []float64{1.2, 1.21}, true, "±"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Compare(Info(tt.cost), tt.base, tt.vari, 0)
+			if got := d.CILow != nil; got != tt.wantCI {
+				t.Errorf("interval %v, want %v: %+v", got, tt.wantCI, d)
+			}
+			if got := d.AbsCILow != nil; got != tt.wantCI {
+				t.Errorf("interval of the difference %v, want %v: %+v", got, tt.wantCI, d)
+			}
+			if !strings.Contains(d.Verdict, tt.verdictHas) {
+				t.Errorf("verdict %q, want it to hold %q", d.Verdict, tt.verdictHas)
+			}
+			if !tt.wantCI && d.Significant {
+				t.Errorf("significant without an interval: %+v", d)
+			}
+		})
+	}
+}
+
 func encode(t *testing.T, vals ...int64) string {
 	h := hdr.New(1, 60_000_000, 3)
 	for _, v := range vals {

@@ -195,11 +195,17 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 			ratio = false
 		}
 	}
+	// A cost measured once per start of the services pairs starts, not
+	// rounds; over two starts its interval (t with one degree of freedom)
+	// is ±12.7 standard errors of a spread read from two values: up to
+	// thousands of percent, or none at all where the two differences
+	// happen to agree to the millisecond.
+	fewStarts := info.Cost.perStart() && n < minStarts
 	diffs := make([]float64, n)
 	for i := range base {
 		diffs[i] = vari[i] - base[i]
 	}
-	if div := TInterval(diffs); div.HasCI {
+	if div := TInterval(diffs); div.HasCI && !fewStarts {
 		lo, hi := div.Low, div.High
 		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
@@ -229,11 +235,18 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		p := pct(iv.Mean)
 		d.Pct = &p
 	}
-	if !iv.HasCI {
+	if !iv.HasCI || fewStarts {
+		why := "1 round: no interval"
+		switch {
+		case fewStarts && n == 1:
+			why = "1 start: no interval"
+		case fewStarts:
+			why = fmt.Sprintf("%d starts: too few for an interval", n)
+		}
 		if ratio {
-			d.Verdict = fmt.Sprintf("%+.1f%% (1 round: no interval)", *d.Pct)
+			d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)
 		} else {
-			d.Verdict = fmt.Sprintf("%+.*f %s (1 round: no interval)", info.Digits, d.Abs, info.Unit)
+			d.Verdict = fmt.Sprintf("%+.*f %s (%s)", info.Digits, d.Abs, info.Unit, why)
 		}
 		return d
 	}

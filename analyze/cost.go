@@ -57,6 +57,15 @@ const (
 	MachineMem     Cost = "machine_memory_pct"
 )
 
+// minStarts is the fewest pairs that give an interval to a cost measured
+// once per start of the services (perStart).
+const minStarts = 3
+
+// perStart says whether c is measured once per start of the services
+// (the JVM's init, the time to ready), not in every round: with restart:
+// once its pairs are the run's starts.
+func (c Cost) perStart() bool { return c == JVMInit || c == Startup }
+
 // CostInfo describes how a cost is shown and compared.
 type CostInfo struct {
 	Cost  Cost
