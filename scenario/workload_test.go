@@ -95,3 +95,37 @@ func TestWorkloadDefaults(t *testing.T) {
 		t.Errorf("startup: workload %s, restart %s, %d repetitions, steps %v", s.Workload(), s.Restart, s.Repetitions(), s.Steps())
 	}
 }
+
+// TestLoadTestAsStartup checks that a load test's file read as a start-up
+// experiment (toll run --startup) drops what only a load test does: its
+// load, its mode and its starts, which would otherwise label the
+// repetitions as starts of a load test's rounds.
+func TestLoadTestAsStartup(t *testing.T) {
+	src := `name: l
+services:
+  - name: app
+    command: [app]
+    ready: {http: "http://127.0.0.1:${port:app}/"}
+variants:
+  - name: baseline
+  - name: otel
+load:
+  target: "http://127.0.0.1:${port:app}"
+  requests: [{name: root, method: GET, path: /}]
+  rate: 10
+  duration: 2s
+mode: together
+rounds: 4
+starts: 2
+`
+	if _, err := parse("l.yaml", []byte(src), testMachine); err != nil {
+		t.Fatalf("as a load test: %v", err)
+	}
+	s, err := parseWith("l.yaml", []byte(src), testMachine, true)
+	if err != nil {
+		t.Fatalf("as a start-up experiment: %v", err)
+	}
+	if s.Workload() != WorkloadStartup || s.Starts != 1 || s.Launch(3) != 0 || s.Concurrent() {
+		t.Errorf("as a start-up experiment: workload %s, starts %d, launch of repetition 3 %d, concurrent %v", s.Workload(), s.Starts, s.Launch(3), s.Concurrent())
+	}
+}

@@ -106,8 +106,9 @@ func TestJavaAgentOTel(t *testing.T) {
 }
 
 // shortJavaScenario returns examples/java/agents.yaml cut down for CI:
-// baseline and otel only, 3 rounds of 3 s + 3 s, a 5 s JIT warm-up, and the
-// services run in example (the scenario is written elsewhere).
+// baseline and otel only, started once, 3 rounds of 3 s + 3 s, each
+// variant warm-up phase at most 15 s, and the services run in example (the
+// scenario is written elsewhere).
 func shortJavaScenario(t *testing.T, example string) []byte {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(example, "agents.yaml"))
@@ -133,22 +134,16 @@ func shortJavaScenario(t *testing.T, example string) []byte {
 	variants.Content = keep
 
 	mapValue(t, root, "rounds").Value = "3"
+	mapValue(t, root, "starts").Value = "1"
 	load := mapValue(t, root, "load")
 	mapValue(t, load, "warmup").Value = "3s"
 	mapValue(t, load, "duration").Value = "3s"
+	mapValue(t, load, "variant_warmup").Value = "15s"
 
 	for _, svc := range mapValue(t, root, "services").Content {
 		svc.Content = append(svc.Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Value: "dir"},
 			&yaml.Node{Kind: yaml.ScalarNode, Value: example})
-		if mapValue(t, svc, "name").Value != "warmup" {
-			continue
-		}
-		shell := mapValue(t, svc, "command").Content[2]
-		if !strings.Contains(shell.Value, "--duration 30s") {
-			t.Fatalf("agents.yaml: the warmup service's command no longer holds --duration 30s: %s", shell.Value)
-		}
-		shell.Value = strings.Replace(shell.Value, "--duration 30s", "--duration 5s", 1)
 	}
 	out, err := yaml.Marshal(&doc)
 	if err != nil {
@@ -171,46 +166,67 @@ func mapValue(t *testing.T, m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// TestJavaScenarios checks the Java scenarios without running them: both are
-// valid and isolated, spans.yaml runs agents.yaml's services and variants
-// (less Pyroscope, which makes no spans), every agent exports to toll's sink
-// and has its calls home turned off.
+// TestJavaScenarios checks the Java scenarios without running them: each
+// is valid and isolated; agents-alternating.yaml runs agents.yaml's
+// variants, provider and consumer, one variant at a time; spans.yaml runs
+// agents-alternating.yaml's services and agents.yaml's variants (less
+// Pyroscope, which makes no spans); every agent exports to toll's sink and
+// has its calls home turned off.
 func TestJavaScenarios(t *testing.T) {
-	agents, err := scenario.Read(filepath.Join(javaExample, "agents.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	spans, err := scenario.Read(filepath.Join(javaExample, "spans.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range []*scenario.Scenario{agents, spans} {
+	read := func(name string) *scenario.Scenario {
+		s, err := scenario.Read(filepath.Join(javaExample, name))
+		if err != nil {
+			t.Fatal(err)
+		}
 		if s.Network != scenario.NetworkIsolated {
-			t.Errorf("%s: network is %q, want isolated: it runs third-party agents", s.Path, s.Network)
+			t.Errorf("%s: network is %q, want isolated: it runs third-party agents", name, s.Network)
 		}
+		return s
 	}
+	agents, alternating, spans := read("agents.yaml"), read("agents-alternating.yaml"), read("spans.yaml")
 
-	var want []scenario.Variant
-	for _, v := range agents.Variants {
-		if v.Name != "pyroscope" {
-			want = append(want, v)
+	// sameVariants checks that b's variants are a's, word for word, less
+	// those skip names.
+	sameVariants := func(aName string, a []scenario.Variant, bName string, b []scenario.Variant, skip string) {
+		var want []scenario.Variant
+		for _, v := range a {
+			if v.Name != skip {
+				want = append(want, v)
+			}
+		}
+		if len(b) != len(want) {
+			t.Errorf("%s has %d variants, want %s's %d", bName, len(b), aName, len(want))
+		}
+		for i := range min(len(b), len(want)) {
+			if x, y := b[i], want[i]; !reflect.DeepEqual(x, y) {
+				t.Errorf("variant %d (%s) differs:\n %s  %+v\n %s %+v", i+1, y.Name, bName, x, aName, y)
+			}
 		}
 	}
-	if len(spans.Variants) != len(want) {
-		t.Errorf("spans.yaml has %d variants, want agents.yaml's %d less pyroscope", len(spans.Variants), len(want))
-	}
-	for i := range min(len(spans.Variants), len(want)) {
-		if s, a := spans.Variants[i], want[i]; !reflect.DeepEqual(s, a) {
-			t.Errorf("variant %d (%s) differs:\n spans.yaml  %+v\n agents.yaml %+v", i+1, a.Name, s, a)
+	sameVariants("agents.yaml", agents.Variants, "agents-alternating.yaml", alternating.Variants, "")
+	sameVariants("agents.yaml", agents.Variants, "spans.yaml", spans.Variants, "pyroscope")
+
+	// sameServices checks that every service of a is b's, word for word,
+	// but the warm-up service, which differs by the route it warms.
+	sameServices := func(aName string, a *scenario.Scenario, bName string, b *scenario.Scenario) {
+		for _, x := range a.Services {
+			if x.Name == "warmup" {
+				continue
+			}
+			y, ok := b.Service(x.Name)
+			if !ok {
+				t.Errorf("%s has no service %s, which %s has", bName, x.Name, aName)
+				continue
+			}
+			if !reflect.DeepEqual(x, y) {
+				t.Errorf("service %s differs:\n %s  %+v\n %s %+v", x.Name, aName, x, bName, y)
+			}
 		}
 	}
-	if len(spans.Services) != len(agents.Services) {
-		t.Fatalf("spans.yaml has %d services, agents.yaml %d", len(spans.Services), len(agents.Services))
-	}
-	for i, a := range agents.Services {
-		if s := spans.Services[i]; a.Name != "warmup" && !reflect.DeepEqual(s, a) {
-			t.Errorf("service %s differs:\n spans.yaml  %+v\n agents.yaml %+v", a.Name, s, a)
-		}
+	sameServices("agents.yaml", agents, "agents-alternating.yaml", alternating)
+	sameServices("agents-alternating.yaml", alternating, "spans.yaml", spans)
+	if len(spans.Services) != len(alternating.Services) {
+		t.Errorf("spans.yaml has %d services, agents-alternating.yaml %d", len(spans.Services), len(alternating.Services))
 	}
 
 	// What each agent needs to export to the sink and nowhere else.
