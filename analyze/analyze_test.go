@@ -115,6 +115,33 @@ func TestComparePerStart(t *testing.T) {
 	}
 }
 
+// TestCompareRunsPerStart: toll compare of a cost measured once per start
+// gives it an interval only when each run has three starts, as one run does.
+func TestCompareRunsPerStart(t *testing.T) {
+	two, three := []float64{0.30, 0.35}, []float64{0.30, 0.35, 0.32}
+	for _, tt := range []struct {
+		name   string
+		cost   Cost
+		xa, xb []float64
+		wantCI bool
+	}{
+		{"JVM init, two starts a run", JVMInit, two, two, false},
+		{"JVM init, two starts in one run", JVMInit, three, two, false},
+		{"JVM init, three starts a run", JVMInit, three, three, true},
+		{"CPU per request, two rounds a run", CPUPerRequest, two, two, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cc := costChange(CostResult{Cost: tt.cost}, CostResult{Cost: tt.cost}, tt.xa, tt.xb, 0)
+			if got := cc.CILow != nil; got != tt.wantCI {
+				t.Errorf("interval %v, want %v: %+v", got, tt.wantCI, cc)
+			}
+			if !tt.wantCI && (cc.Significant || !strings.Contains(cc.Verdict, "starts: too few")) {
+				t.Errorf("verdict %q, significant %v", cc.Verdict, cc.Significant)
+			}
+		})
+	}
+}
+
 func encode(t *testing.T, vals ...int64) string {
 	h := hdr.New(1, 60_000_000, 3)
 	for _, v := range vals {

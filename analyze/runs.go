@@ -114,6 +114,12 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 		cc.Verdict = fmt.Sprintf("%+.1f%% (too few rounds for an interval)", cc.Pct)
 		return cc
 	}
+	if n := min(len(xa), len(xb)); ca.Cost.perStart() && n < minStarts {
+		// As within a run (Compare): what is measured once per start
+		// needs three starts in each run for an interval.
+		cc.Verdict = fmt.Sprintf("%+.1f%% (%d starts: too few for an interval)", cc.Pct, n)
+		return cc
+	}
 	lo, hi := pct(iv.Low), pct(iv.High)
 	cc.CILow, cc.CIHigh = &lo, &hi
 	cc.Significant = iv.Excludes
