@@ -8,13 +8,10 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/e2e/tolltest"
@@ -264,7 +261,7 @@ func TestLoadCPUHolderNamed(t *testing.T) {
 	// milliseconds while toll runs: what toll names it with must be what
 	// the spinner got over the trial's load, however little a busy machine
 	// (go test ./...'s other packages) left it at the lowest priority.
-	spun := sampleCPU(t, hog.Process.Pid, 5*time.Millisecond)
+	spun := tolltest.SampleCPU(t, []int{hog.Process.Pid}, 5*time.Millisecond)
 	path := tolltest.WriteScenario(t, "held", "  - name: baseline\n  - name: twin", fmt.Sprintf(`  rate: 100
   warmup: 300ms
   duration: 1s
@@ -277,6 +274,9 @@ pinning: {load: "%d"}`, load))
 	}
 	self := cmd.Process.Pid // this run's toll, which names others only
 	spin := spun()
+	if len(spin) == 0 {
+		t.Skipf("cannot read the schedstat of process %d", hog.Process.Pid)
+	}
 	trials := tolltest.ReadTrials(t, out)
 	if len(trials) != 2 {
 		t.Fatalf("%d trials, want 2", len(trials))
@@ -293,8 +293,8 @@ pinning: {load: "%d"}`, load))
 				// start) and just after the window's end: at least what
 				// the spinner got between the two, at most what it got
 				// from a little before to a little after.
-				least := spin.between(tr.Start, tr.MeasureEnd)
-				most := spin.between(tr.Start.Add(-300*time.Millisecond), tr.MeasureEnd.Add(500*time.Millisecond))
+				least, _ := spin.Between(tr.Start, tr.MeasureEnd)
+				most, _ := spin.Between(tr.Start.Add(-300*time.Millisecond), tr.MeasureEnd.Add(500*time.Millisecond))
 				const slack = 15 * time.Millisecond // two samples' spacing, and some
 				t.Logf("trial %d: the spinner read %.1f ms; the kernel counted %.1f-%.1f ms", tr.Index, h.MS, least.Seconds()*1e3, most.Seconds()*1e3)
 				if ms := time.Duration(h.MS * float64(time.Millisecond)); ms < least-slack || ms > most+slack {
@@ -313,66 +313,5 @@ pinning: {load: "%d"}`, load))
 		if !found {
 			t.Errorf("trial %d does not name the process spinning on load CPU %d (pid %d): %+v", tr.Index, load, hog.Process.Pid, tr.Load.LoadCPUsHeldBy)
 		}
-	}
-}
-
-// cpuSeries is a process's CPU time read at times.
-type cpuSeries struct {
-	at  []time.Time
-	cpu []time.Duration
-}
-
-// between returns the CPU time the process got between from and to, as
-// its samples bound it from within: from the first sample at or after from
-// to the last at or before to.
-func (s cpuSeries) between(from, to time.Time) time.Duration {
-	i := sort.Search(len(s.at), func(i int) bool { return !s.at[i].Before(from) })
-	j := sort.Search(len(s.at), func(j int) bool { return s.at[j].After(to) }) - 1
-	if i >= len(s.at) || j < i {
-		return 0
-	}
-	return s.cpu[j] - s.cpu[i]
-}
-
-// sampleCPU reads process pid's CPU time (/proc/PID/schedstat, in
-// nanoseconds) every period until the returned function is called, which
-// returns the samples.
-func sampleCPU(t *testing.T, pid int, period time.Duration) func() cpuSeries {
-	t.Helper()
-	proc, err := procfs.NewProc(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read := func() (time.Duration, bool) {
-		ss, err := proc.Schedstat()
-		return time.Duration(ss.RunningNanoseconds), err == nil
-	}
-	if _, ok := read(); !ok {
-		t.Skipf("cannot read the schedstat of process %d", pid)
-	}
-	stop := make(chan struct{})
-	done := make(chan cpuSeries)
-	go func() {
-		var s cpuSeries
-		tick := time.NewTicker(period)
-		defer tick.Stop()
-		for {
-			if cpu, ok := read(); ok {
-				s.at, s.cpu = append(s.at, time.Now()), append(s.cpu, cpu)
-			}
-			select {
-			case <-stop:
-				done <- s
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	var once sync.Once
-	var s cpuSeries
-	t.Cleanup(func() { once.Do(func() { close(stop); s = <-done }) })
-	return func() cpuSeries {
-		once.Do(func() { close(stop); s = <-done })
-		return s
 	}
 }

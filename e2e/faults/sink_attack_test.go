@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/procfs"
-
 	"github.com/tollperf/toll/e2e/tolltest"
 )
 
@@ -196,7 +194,7 @@ func vmHWM(pid int) (int64, bool) {
 // waiting to run, while runnable, longer than they ran and for at least
 // 2 s in all; a sink that hangs waits for nothing.
 func attack(t *testing.T, url string, pids []int) {
-	starved := waited(pids)
+	starved := tolltest.SampleCPU(t, pids, 100*time.Millisecond)
 	var mu sync.Mutex
 	var unanswered []error
 	noAnswer := func(err error) {
@@ -205,7 +203,7 @@ func attack(t *testing.T, url string, pids []int) {
 		unanswered = append(unanswered, err)
 	}
 	defer func() {
-		wait, ran := starved()
+		ran, wait := starved().Growth()
 		t.Logf("during the attack the sinks waited %v to run and ran %v", wait.Round(time.Millisecond), ran.Round(time.Millisecond))
 		if len(unanswered) == 0 {
 			return
@@ -266,55 +264,6 @@ func attack(t *testing.T, url string, pids []int) {
 		})
 	}
 	wg.Wait()
-}
-
-// waited reads, every 100 ms until the returned function is called, how
-// long the threads of processes pids have waited to run while runnable and
-// how long they have run (/proc/PID/task/TID/schedstat), and returns the
-// growth of both since the call, up to the last reading of each thread (a
-// process that ends keeps its last), which is taken when it is called.
-func waited(pids []int) func() (wait, ran time.Duration) {
-	type times struct{ ran, wait time.Duration }
-	read := func(into map[int]times) {
-		for _, pid := range pids {
-			threads, err := procfs.AllThreads(pid)
-			if err != nil {
-				continue // ended
-			}
-			for _, th := range threads {
-				if ss, err := th.Schedstat(); err == nil {
-					into[th.PID] = times{time.Duration(ss.RunningNanoseconds), time.Duration(ss.WaitingNanoseconds)}
-				}
-			}
-		}
-	}
-	first, last := map[int]times{}, map[int]times{}
-	read(first)
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			read(last)
-			select {
-			case <-stop:
-				read(last)
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	return func() (wait, ran time.Duration) {
-		close(stop)
-		<-done
-		for tid, l := range last {
-			f := first[tid] // zero for a thread born since
-			wait += l.wait - f.wait
-			ran += l.ran - f.ran
-		}
-		return wait, ran
-	}
 }
 
 // refused says whether an HTTP status refuses a request: 413, or under a
