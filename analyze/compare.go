@@ -200,12 +200,12 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	// is ±12.7 standard errors of a spread read from two values: up to
 	// thousands of percent, or none at all where the two differences
 	// happen to agree to the millisecond.
-	fewStarts := info.Cost.perStart() && n < minStarts
+	few := fewStarts(info.Cost, n)
 	diffs := make([]float64, n)
 	for i := range base {
 		diffs[i] = vari[i] - base[i]
 	}
-	if div := TInterval(diffs); div.HasCI && !fewStarts {
+	if div := TInterval(diffs); div.HasCI && few == "" {
 		lo, hi := div.Low, div.High
 		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
@@ -235,13 +235,10 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		p := pct(iv.Mean)
 		d.Pct = &p
 	}
-	if !iv.HasCI || fewStarts {
-		why := "1 round: no interval"
-		switch {
-		case fewStarts && n == 1:
-			why = "1 start: no interval"
-		case fewStarts:
-			why = fmt.Sprintf("%d starts: too few for an interval", n)
+	if !iv.HasCI || few != "" {
+		why := few
+		if why == "" {
+			why = "1 round: no interval"
 		}
 		if ratio {
 			d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)

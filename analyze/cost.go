@@ -66,6 +66,20 @@ const minStarts = 3
 // once its pairs are the run's starts.
 func (c Cost) perStart() bool { return c == JVMInit || c == Startup }
 
+// fewStarts says why cost c, measured over n starts, gets no interval:
+// "" when it may have one (it is not measured once per start, or n is at
+// least minStarts).
+func fewStarts(c Cost, n int) string {
+	switch {
+	case !c.perStart() || n >= minStarts:
+		return ""
+	case n == 1:
+		return "1 start: no interval"
+	default:
+		return fmt.Sprintf("%d starts: too few for an interval", n)
+	}
+}
+
 // CostInfo describes how a cost is shown and compared.
 type CostInfo struct {
 	Cost  Cost

@@ -114,10 +114,10 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 		cc.Verdict = fmt.Sprintf("%+.1f%% (too few rounds for an interval)", cc.Pct)
 		return cc
 	}
-	if n := min(len(xa), len(xb)); ca.Cost.perStart() && n < minStarts {
+	if few := fewStarts(ca.Cost, min(len(xa), len(xb))); few != "" {
 		// As within a run (Compare): what is measured once per start
 		// needs three starts in each run for an interval.
-		cc.Verdict = fmt.Sprintf("%+.1f%% (%d starts: too few for an interval)", cc.Pct, n)
+		cc.Verdict = fmt.Sprintf("%+.1f%% (%s)", cc.Pct, few)
 		return cc
 	}
 	lo, hi := pct(iv.Low), pct(iv.High)
