@@ -69,7 +69,9 @@ rounds: 5
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
-	timeout := time.AfterFunc(90*time.Second, func() { _ = cmd.Process.Kill() })
+	// A run that has not ended in 90 s is stopped with a dump of its
+	// goroutines (tolltest.Quit), which the failure below prints.
+	timeout := time.AfterFunc(90*time.Second, func() { _ = tolltest.Quit(cmd) })
 	defer timeout.Stop()
 
 	// The peak RSS of toll and of its sinks (each variant's toll _sink

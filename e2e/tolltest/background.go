@@ -50,8 +50,8 @@ func (b *Background) Children(t *testing.T) []int {
 }
 
 // Wait waits up to d for toll to exit and returns its exit error (nil for
-// exit 0; ExitCode reads it). The test fails at once, with toll's output,
-// if toll is still running after d.
+// exit 0; ExitCode reads it). The test fails, with toll's output and the
+// goroutines it printed on SIGQUIT, if toll is still running after d.
 func (b *Background) Wait(t *testing.T, d time.Duration) error {
 	t.Helper()
 	if b.exit {
@@ -62,7 +62,14 @@ func (b *Background) Wait(t *testing.T, d time.Duration) error {
 		b.exit = true
 		return b.err
 	case <-time.After(d):
-		t.Fatalf("toll did not exit within %v\n%s", d, b.Output())
+		// Ask for the goroutines of the toll that hangs, so the failure
+		// says where.
+		_ = Quit(b.cmd)
+		select {
+		case <-b.done:
+		case <-time.After(WaitDelay):
+		}
+		t.Fatalf("toll did not exit within %v (its goroutines at SIGQUIT follow)\n%s", d, b.Output())
 		return nil
 	}
 }

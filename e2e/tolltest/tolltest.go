@@ -11,6 +11,7 @@ package tolltest
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -21,7 +22,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prometheus/procfs"
 
@@ -68,15 +71,47 @@ func fixedWork(n string) int {
 }
 
 // Command returns a command that runs the test binary as toll with args.
+//
+// A toll that hangs must fail its test with an explanation, not run into
+// go test's timeout, whose dump shows only the test waiting. So the
+// command is bounded by the test's deadline less DeadlineMargin: then toll
+// gets SIGQUIT, on which the Go runtime prints every goroutine to its
+// stderr (the test's output then says where toll hung) and exits. Wait
+// returns at most WaitDelay after toll has exited even if a process it
+// left holds its stdout or stderr open; a test that stops toll itself
+// should send SIGQUIT too (Quit).
 func Command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, args...)
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-DeadlineMargin))
+		t.Cleanup(cancel)
+	}
+	cmd := exec.CommandContext(ctx, self, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.WaitDelay = WaitDelay
 	cmd.Env = append(os.Environ(), BeMainEnv+"=1")
 	return cmd
+}
+
+// DeadlineMargin is how long before the test binary's deadline Command
+// stops a toll still running, leaving the test time to report it.
+const DeadlineMargin = 30 * time.Second
+
+// WaitDelay bounds how long Wait waits, once toll has exited or been sent
+// SIGQUIT, for toll to exit and for its output pipes to close.
+const WaitDelay = 10 * time.Second
+
+// Quit asks a toll started by Command to print its goroutines and exit
+// (SIGQUIT), for a test that gives up waiting for it; Wait then returns
+// within WaitDelay, toll's stderr holding the dump.
+func Quit(cmd *exec.Cmd) error {
+	return cmd.Process.Signal(syscall.SIGQUIT)
 }
 
 // Run runs toll with args and returns its exit code, stdout and stderr.
