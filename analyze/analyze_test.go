@@ -219,6 +219,8 @@ func TestFlags(t *testing.T) {
 	tr.Exports = true
 	tr.Telemetry = nil
 	tr.Intervals[2].Errors.HTTP5xx = 3
+	tr.Load.Errors.HTTP5xx = 3
+	tr.Load.ErrorExamples = &record.ErrorExamples{HTTP5xx: "HTTP 503 Service Unavailable"}
 	m := &record.Manifest{Scenario: "x", Baseline: "otel", Variants: []string{"otel"}}
 	sum, err := Summarize(m, []*record.Trial{tr}, Options{})
 	if err != nil {
@@ -227,6 +229,10 @@ func TestFlags(t *testing.T) {
 	got := map[string]bool{}
 	for _, f := range sum.Flags {
 		got[f.Code] = true
+		// The flag says why the requests failed, not only how many.
+		if f.Code == FlagErrors && !strings.HasSuffix(f.Message, "of requests failed (3 answered 5xx: HTTP 503 Service Unavailable)") {
+			t.Errorf("errors flag %q does not say how the requests failed", f.Message)
+		}
 	}
 	for _, want := range []string{FlagRateMissed, FlagErrors, FlagNoTelemetry} {
 		if !got[want] {
@@ -743,5 +749,29 @@ func TestRunNoiseFloor(t *testing.T) {
 	d := Compare(Info(Spans), []float64{10, 10.1, 9.9}, []float64{20, 20.1, 19.9}, 0)
 	if !d.Significant || *d.CIHigh-*d.CILow > 0.01 {
 		t.Errorf("additive cost: %s [%v, %v], want the rounds' own exact interval", d.Verdict, *d.CILow, *d.CIHigh)
+	}
+}
+
+func TestFailures(t *testing.T) {
+	tests := []struct {
+		name string
+		e    record.ErrorCounts
+		x    *record.ErrorExamples
+		want string
+	}{
+		{"none", record.ErrorCounts{}, nil, ""},
+		{"counts of a trial recorded without examples", record.ErrorCounts{Timeout: 2}, nil, " (2 timed out)"},
+		{"refused", record.ErrorCounts{Connect: 5}, &record.ErrorExamples{Connect: "dial tcp 127.0.0.1:1: connect: connection refused"},
+			" (5 could not connect: dial tcp 127.0.0.1:1: connect: connection refused)"},
+		{"two causes, in ErrorCounts' order", record.ErrorCounts{HTTP4xx: 1, Other: 7},
+			&record.ErrorExamples{HTTP4xx: "HTTP 404 Not Found", Other: "unexpected EOF"},
+			" (1 answered 4xx: HTTP 404 Not Found; 7 failed otherwise: unexpected EOF)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := failures(tt.e, tt.x); got != tt.want {
+				t.Errorf("failures = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -108,7 +108,7 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		add(FlagRateMissed, "achieved %.1f req/s, below 99%% of the %.0f req/s target", got, t.TargetRate)
 	}
 	if e := tc.Costs[ErrorRate]; e > 0 {
-		add(FlagErrors, "%.2f%% of requests failed", e)
+		add(FlagErrors, "%.2f%% of requests failed%s", e, failures(t.Load.Errors, t.Load.ErrorExamples))
 	}
 	if sched > sent {
 		add(FlagUnsent, "%d of %d scheduled requests were never sent (load generator or connections saturated)", sched-sent, sched)
@@ -167,4 +167,38 @@ func kernelThread(kernel bool) string {
 		return ", a kernel thread"
 	}
 	return ""
+}
+
+// failures says how a trial's requests failed, by cause, with the example
+// the load generator kept of each: " (5 could not connect: dial tcp
+// 127.0.0.1:1: connect: connection refused)". Empty when nothing failed.
+func failures(e record.ErrorCounts, x *record.ErrorExamples) string {
+	if x == nil {
+		x = &record.ErrorExamples{}
+	}
+	var parts []string
+	for _, c := range []struct {
+		n       uint64
+		what    string
+		example string
+	}{
+		{e.Connect, "could not connect", x.Connect},
+		{e.Timeout, "timed out", x.Timeout},
+		{e.HTTP4xx, "answered 4xx", x.HTTP4xx},
+		{e.HTTP5xx, "answered 5xx", x.HTTP5xx},
+		{e.Other, "failed otherwise", x.Other},
+	} {
+		if c.n == 0 {
+			continue
+		}
+		part := fmt.Sprintf("%d %s", c.n, c.what)
+		if c.example != "" {
+			part += ": " + c.example
+		}
+		parts = append(parts, part)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

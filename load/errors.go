@@ -3,7 +3,9 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"net/http"
 	"syscall"
 )
 
@@ -29,6 +31,31 @@ type ErrorCounts struct {
 // Total returns the number of failed requests of all causes.
 func (e ErrorCounts) Total() uint64 {
 	return e.Connect + e.Timeout + e.HTTP4xx + e.HTTP5xx + e.Other
+}
+
+// ErrorExamples says, for each cause of ErrorCounts, how one failed
+// request of that cause failed: the first one the generator recorded, as
+// its error reads ("dial tcp 127.0.0.1:1: connect: connection refused") or
+// as its status ("HTTP 503 Service Unavailable"). A cause with no failure
+// is empty. A count says that requests failed; an example says why.
+type ErrorExamples struct {
+	Connect string
+	Timeout string
+	HTTP4xx string
+	HTTP5xx string
+	Other   string
+}
+
+// describe says how a request that ended with status (0 if none) and err
+// failed.
+func describe(status int, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	if text := http.StatusText(status); text != "" {
+		return fmt.Sprintf("HTTP %d %s", status, text)
+	}
+	return fmt.Sprintf("HTTP %d", status)
 }
 
 // outcome is how one request ended.

@@ -77,6 +77,8 @@ type Result struct {
 	// Errors counts the completed requests that failed, by cause;
 	// Completed = OK + Errors.Total().
 	Errors ErrorCounts
+	// ErrorExamples says how one request of each cause in Errors failed.
+	ErrorExamples ErrorExamples
 	// Latency is the distribution, in microseconds, of the latencies of all
 	// completed requests, measured from their intended send time (open
 	// model) or from when they were sent (closed model); its total count is
@@ -223,6 +225,9 @@ type recorder struct {
 	total     counts
 	late      counts        // lateness of the window's requests (open model)
 	warmup    atomic.Uint64 // requests completed in the warm-up
+	// examples holds the first failure's description for each outcome
+	// (outcomeOK's stays nil).
+	examples [numOutcomes]atomic.Pointer[string]
 
 	mu   sync.Mutex
 	free []*counts // released interval counts, for reuse
@@ -267,6 +272,15 @@ func (r *recorder) record(i, name int, lat time.Duration, o outcome) {
 	r.names[name].counts.add(lat)
 	r.total.add(lat)
 	iv.pending.Add(-1)
+}
+
+// example keeps how a request with failed outcome o ended, if it is the
+// first of its outcome: only the first failures of each cause allocate.
+func (r *recorder) example(o outcome, status int, err error) {
+	if r.examples[o].Load() == nil {
+		s := describe(status, err)
+		r.examples[o].CompareAndSwap(nil, &s)
+	}
 }
 
 // abandon notes that a request of interval i (from begin) will not be
@@ -327,6 +341,14 @@ func (r *recorder) finalize(upTo int, force bool) {
 	}
 }
 
+// exampleOf returns the example kept for outcome o, or "".
+func (r *recorder) exampleOf(o outcome) string {
+	if s := r.examples[o].Load(); s != nil {
+		return *s
+	}
+	return ""
+}
+
 // result assembles a Result from the first n intervals, which must be final.
 func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
 	res := &Result{MeasureEnd: measureEnd, Intervals: make([]Interval, n), WarmupCompleted: r.warmup.Load()}
@@ -352,6 +374,8 @@ func (r *recorder) result(n int, names []string, measureEnd time.Time) *Result {
 		res.Errors.HTTP5xx += iv.Errors.HTTP5xx
 		res.Errors.Other += iv.Errors.Other
 	}
+	res.ErrorExamples = ErrorExamples{Connect: r.exampleOf(outcomeConnect), Timeout: r.exampleOf(outcomeTimeout),
+		HTTP4xx: r.exampleOf(outcome4xx), HTTP5xx: r.exampleOf(outcome5xx), Other: r.exampleOf(outcomeOther)}
 	res.Latency = r.total.histogram()
 	res.Lateness = r.late.histogram()
 	for k := range r.names {

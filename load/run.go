@@ -757,6 +757,10 @@ func (r *runner) account(i, target int, lat time.Duration, status int, err error
 	case i < 0:
 		r.rec.warmup.Add(1)
 	default:
-		r.rec.record(i, target, lat, classify(status, err))
+		o := classify(status, err)
+		r.rec.record(i, target, lat, o)
+		if o != outcomeOK {
+			r.rec.example(o, status, err)
+		}
 	}
 }

@@ -106,3 +106,23 @@ func TestErrorCounts(t *testing.T) {
 		t.Errorf("total %d", e.Total())
 	}
 }
+
+func TestErrorExamplesFirst(t *testing.T) {
+	tests := []struct {
+		name string
+		x    *ErrorExamples
+		want string
+	}{
+		{"nil", nil, ""},
+		{"empty", &ErrorExamples{}, ""},
+		{"one", &ErrorExamples{HTTP5xx: "HTTP 503 Service Unavailable"}, "HTTP 503 Service Unavailable"},
+		{"connect before the rest", &ErrorExamples{Connect: "refused", Other: "EOF"}, "refused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.x.First(); got != tt.want {
+				t.Errorf("First() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

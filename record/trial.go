@@ -164,6 +164,9 @@ type LoadTotals struct {
 	// Missed requests were scheduled but never sent.
 	Missed uint64      `json:"missed"`
 	Errors ErrorCounts `json:"errors"`
+	// ErrorExamples says how the first failed request of each cause in
+	// Errors failed; absent when none failed.
+	ErrorExamples *ErrorExamples `json:"error_examples,omitempty"`
 	// Histogram is the latency HdrHistogram (µs), V2 compressed, base64.
 	Histogram string `json:"histogram,omitempty"`
 	// WarmupCompleted counts the requests completed in the warm-up.
@@ -244,6 +247,32 @@ type ErrorCounts struct {
 	HTTP4xx uint64 `json:"http_4xx"`
 	HTTP5xx uint64 `json:"http_5xx"`
 	Other   uint64 `json:"other"`
+}
+
+// ErrorExamples holds, for each class of ErrorCounts, how one failed
+// request of that class failed: its error as the load generator read it
+// ("dial tcp 127.0.0.1:1: connect: connection refused"), or its status
+// ("HTTP 503 Service Unavailable"). A class with no failure is empty.
+type ErrorExamples struct {
+	Connect string `json:"connect,omitempty"`
+	Timeout string `json:"timeout,omitempty"`
+	HTTP4xx string `json:"http_4xx,omitempty"`
+	HTTP5xx string `json:"http_5xx,omitempty"`
+	Other   string `json:"other,omitempty"`
+}
+
+// First returns the example of the first class, in ErrorCounts' order,
+// that has one, or "" (also for a nil x).
+func (x *ErrorExamples) First() string {
+	if x == nil {
+		return ""
+	}
+	for _, s := range []string{x.Connect, x.Timeout, x.HTTP4xx, x.HTTP5xx, x.Other} {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // Add returns the sum of e and o.

@@ -450,6 +450,9 @@ func FillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
 	tr.Load.WarmupCompleted, tr.Load.Connections = res.WarmupCompleted, res.Connections
+	if x := res.ErrorExamples; x != (load.ErrorExamples{}) {
+		tr.Load.ErrorExamples = &record.ErrorExamples{Connect: x.Connect, Timeout: x.Timeout, HTTP4xx: x.HTTP4xx, HTTP5xx: x.HTTP5xx, Other: x.Other}
+	}
 	if res.Lateness.TotalCount() > 0 {
 		tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = res.Lateness.ValueAtQuantile(99), res.Lateness.Max()
 	}
@@ -499,8 +502,11 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 			}
 		}
 		line += fmt.Sprintf("  CPU %.3f cores", cpu/tr.Share())
-		if errs := tr.Load.Errors; errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other > 0 {
-			line += fmt.Sprintf("  errors %d", errs.Connect+errs.Timeout+errs.HTTP4xx+errs.HTTP5xx+errs.Other)
+		if n := tr.Load.Errors.Total(); n > 0 {
+			line += fmt.Sprintf("  errors %d", n)
+			if x := tr.Load.ErrorExamples.First(); x != "" {
+				line += " (" + x + ")"
+			}
 		}
 	}
 	if tr.Interrupted {
