@@ -19,6 +19,7 @@ import (
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/load"
+	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
 
@@ -94,17 +95,20 @@ type loadSummary struct {
 	// Arrival is the open model's arrival process, "uniform" or "poisson",
 	// Seed the seed of Poisson's draws, and QuantumMS its release grid (0:
 	// each request at its own time).
-	Arrival    string  `json:"arrival,omitempty"`
-	Seed       uint64  `json:"seed,omitempty"`
-	QuantumMS  float64 `json:"quantum_ms,omitempty"`
-	DurationS  float64 `json:"duration_s"`
-	Scheduled  uint64  `json:"scheduled"`
-	Sent       uint64  `json:"sent"`
-	Completed  uint64  `json:"completed"`
-	OK         uint64  `json:"ok"`
-	Missed     uint64  `json:"missed"`
-	Errors     uint64  `json:"errors"`
-	Throughput float64 `json:"throughput"` // completed requests per second of the window
+	Arrival   string  `json:"arrival,omitempty"`
+	Seed      uint64  `json:"seed,omitempty"`
+	QuantumMS float64 `json:"quantum_ms,omitempty"`
+	DurationS float64 `json:"duration_s"`
+	Scheduled uint64  `json:"scheduled"`
+	Sent      uint64  `json:"sent"`
+	Completed uint64  `json:"completed"`
+	OK        uint64  `json:"ok"`
+	Missed    uint64  `json:"missed"`
+	Errors    uint64  `json:"errors"`
+	// ErrorExamples says how the first failed request of each cause
+	// failed, as a trial records it; absent when none failed.
+	ErrorExamples *record.ErrorExamples `json:"error_examples,omitempty"`
+	Throughput    float64               `json:"throughput"` // completed requests per second of the window
 	// LatencyMS holds p50, p90, p99, p99.9 and max in milliseconds.
 	LatencyMS map[string]float64 `json:"latency_ms"`
 	// LatenessUS holds p50, p99 and max of how late requests were sent
@@ -247,6 +251,9 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 	cpu := cpuTime() - before
 	sum.Scheduled, sum.Sent, sum.Completed, sum.OK = res.Scheduled, res.Sent, res.Completed, res.OK
 	sum.Missed, sum.Errors, sum.Connections = res.Missed, res.Errors.Total(), res.Connections
+	if x := res.ErrorExamples; x != (load.ErrorExamples{}) {
+		sum.ErrorExamples = &record.ErrorExamples{Connect: x.Connect, Timeout: x.Timeout, HTTP4xx: x.HTTP4xx, HTTP5xx: x.HTTP5xx, Other: x.Other}
+	}
 	// Over the window as it ran: an interrupted run's is shorter.
 	if window := res.MeasureEnd.Sub(cfg.Start.Add(f.warmup)); window > 0 {
 		sum.Throughput = float64(res.Completed) / window.Seconds()
@@ -307,6 +314,15 @@ func printLoadSummary(w io.Writer, url string, s loadSummary, res *load.Result) 
 	fmt.Fprintf(w, "  requests     %d scheduled, %d sent, %d completed, %d ok, %d missed\n", s.Scheduled, s.Sent, s.Completed, s.OK, s.Missed)
 	e := res.Errors
 	fmt.Fprintf(w, "  errors       %d (connect %d, timeout %d, 4xx %d, 5xx %d, other %d)\n", s.Errors, e.Connect, e.Timeout, e.HTTP4xx, e.HTTP5xx, e.Other)
+	if x := s.ErrorExamples; x != nil {
+		for _, c := range []struct{ cause, example string }{
+			{"connect", x.Connect}, {"timeout", x.Timeout}, {"4xx", x.HTTP4xx}, {"5xx", x.HTTP5xx}, {"other", x.Other},
+		} {
+			if c.example != "" {
+				fmt.Fprintf(w, "               first %s: %s\n", c.cause, c.example)
+			}
+		}
+	}
 	fmt.Fprintf(w, "  throughput   %.1f req/s over %d connections\n", s.Throughput, s.Connections)
 	l := s.LatencyMS
 	fmt.Fprintf(w, "  latency      p50 %.3f  p90 %.3f  p99 %.3f  p99.9 %.3f  max %.3f ms\n", l["p50"], l["p90"], l["p99"], l["p999"], l["max"])

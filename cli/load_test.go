@@ -178,4 +178,24 @@ func TestLoadCommand(t *testing.T) {
 	if err := cmd.Run(); tolltest.ExitCode(err) != ExitUsage {
 		t.Errorf("--rate with --users: %v, want exit %d", err, ExitUsage)
 	}
+
+	// Failed requests say why, in JSON and in text: here a port that
+	// refuses (one listened on, then closed).
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + closed.Addr().String() + "/"
+	closed.Close()
+	code, stdout, stderr := tolltest.Run(t, "load", refused, "--rate", "20", "-d", "500ms", "--warmup", "0", "--json")
+	var s loadSummary
+	if err := json.Unmarshal([]byte(stdout), &s); code != 0 || err != nil {
+		t.Fatalf("toll load of a refusing port: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	if s.Errors == 0 || s.ErrorExamples == nil || !strings.Contains(s.ErrorExamples.Connect, "connection refused") {
+		t.Errorf("toll load of a refusing port: errors %d, examples %+v; want connect errors that say the connection was refused", s.Errors, s.ErrorExamples)
+	}
+	if _, text, _ := tolltest.Run(t, "load", refused, "--rate", "20", "-d", "500ms", "--warmup", "0"); !strings.Contains(text, "first connect: dial tcp") {
+		t.Errorf("toll load's text does not say how the requests failed:\n%s", text)
+	}
 }
