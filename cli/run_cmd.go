@@ -204,6 +204,13 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		}
 		remote = &kube.Runner{Client: client}
 	}
+	if !f.kube.on {
+		// A misspelt program fails here, not once the services before it
+		// have started.
+		if err := s.CheckPrograms(); err != nil {
+			return &exitError{ExitUsage, err}
+		}
+	}
 	if !f.kube.on && (f.isolateNetwork || s.Network == scenario.NetworkIsolated) {
 		origin := "--isolate-network"
 		if !f.isolateNetwork {
