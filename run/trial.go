@@ -450,9 +450,7 @@ func FillLoad(tr *record.Trial, res *load.Result) {
 	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
 		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
 	tr.Load.WarmupCompleted, tr.Load.Connections = res.WarmupCompleted, res.Connections
-	if x := res.ErrorExamples; x != (load.ErrorExamples{}) {
-		tr.Load.ErrorExamples = &record.ErrorExamples{Connect: x.Connect, Timeout: x.Timeout, HTTP4xx: x.HTTP4xx, HTTP5xx: x.HTTP5xx, Other: x.Other}
-	}
+	tr.Load.ErrorExamples = ErrorExamples(res.ErrorExamples)
 	if res.Lateness.TotalCount() > 0 {
 		tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = res.Lateness.ValueAtQuantile(99), res.Lateness.Max()
 	}
@@ -464,6 +462,15 @@ func FillLoad(tr *record.Trial, res *load.Result) {
 		tr.Intervals = append(tr.Intervals, record.Interval{T: iv.Offset.Seconds(), Scheduled: iv.Scheduled, Sent: iv.Sent,
 			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: string(iv.EncodedLatency)})
 	}
+}
+
+// ErrorExamples is the record of the load generator's examples of failed
+// requests, or nil when none failed.
+func ErrorExamples(x load.ErrorExamples) *record.ErrorExamples {
+	if x == (load.ErrorExamples{}) {
+		return nil
+	}
+	return &record.ErrorExamples{Connect: x.Connect, Timeout: x.Timeout, HTTP4xx: x.HTTP4xx, HTTP5xx: x.HTTP5xx, Other: x.Other}
 }
 
 func errorCounts(e load.ErrorCounts) record.ErrorCounts {

@@ -63,15 +63,17 @@ func (s *Scenario) CheckPrograms() error {
 	if prepares {
 		return nil
 	}
-	scenarioDir := filepath.Dir(s.Path)
 	for i, svc := range s.Services {
 		p := fmt.Sprintf("services[%d]", i)
-		if svc.Image == "" {
-			if err := check(p+".command", svc.Command, svc.Dir, svc.Env); err != nil {
-				return err
-			}
+		// A readiness command runs in the service's directory, or the
+		// scenario's for an image, with toll's environment.
+		readyDir := svc.Dir
+		if svc.Image != "" {
+			readyDir = filepath.Dir(s.Path)
+		} else if err := check(p+".command", svc.Command, svc.Dir, svc.Env); err != nil {
+			return err
 		}
-		if err := check(p+".ready.command", svc.Ready.Command, scenarioDir, nil); err != nil {
+		if err := check(p+".ready.command", svc.Ready.Command, readyDir, nil); err != nil {
 			return err
 		}
 	}
