@@ -28,8 +28,9 @@ type Service struct {
 	// Publish are a container's ports (scenario.Service.Ports) with the
 	// host ports their names resolve to, by container port.
 	Publish []container.Port
-	// ReadyDir is where ready.command runs: the scenario file's directory
-	// (the service's own for a process, since a container's is inside it).
+	// ReadyDir is where ready.command runs: the service's directory for a
+	// process, the scenario file's for a container (whose own directory
+	// is inside it).
 	ReadyDir string
 }
 

@@ -382,9 +382,9 @@ type Ready struct {
 	// Log is a regular expression (Go's RE2 syntax) that a line of the
 	// service's output must match.
 	Log string `yaml:"log"`
-	// Command is an argv run again and again (in the scenario file's
-	// directory, toll's environment) until it exits 0; each run is bounded
-	// by a second.
+	// Command is an argv run again and again (in the service's directory,
+	// or the scenario file's for an image; toll's environment) until it
+	// exits 0; each run is bounded by a second.
 	Command []string `yaml:"command"`
 	Timeout Duration `yaml:"timeout"`
 }
