@@ -6,7 +6,6 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -200,10 +199,7 @@ func ResolveVariant(s *scenario.Scenario, name string, ph Placeholders) (*Varian
 		if len(base.Ready.Command) > 0 {
 			svc.Ready.Command = argvOf(base.Ready.Command, expand, self)
 		}
-		svc.ReadyDir = base.Dir
-		if base.Image != "" {
-			svc.ReadyDir = filepath.Dir(s.Path)
-		}
+		svc.ReadyDir = s.ReadyDir(base)
 		if base.Scrape != nil {
 			sc := *base.Scrape
 			sc.URL = expand(sc.URL)
@@ -212,12 +208,8 @@ func ResolveVariant(s *scenario.Scenario, name string, ph Placeholders) (*Varian
 		v.Services = append(v.Services, svc)
 	}
 	argv := func(words []string) []string { return argvOf(words, expand, self) }
-	dir := ""
-	if len(s.Services) > 0 {
-		dir = s.Services[0].Dir
-	}
+	dir := s.CommandDir()
 	if s.Job != nil {
-		dir = s.Job.Dir
 		cmd := s.Job.Command
 		if len(sv.Job.Command) > 0 {
 			cmd = sv.Job.Command

@@ -38,11 +38,13 @@ func (s *Scenario) CheckPrograms() error {
 	fail := func(field, format string, args ...any) error {
 		return &Error{File: s.Path, Line: ix.line(field), Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	check := func(field string, argv []string, dir string, env map[string]string) error {
+	// check looks for argv's program, run from dir with envs merged in
+	// order (a later one's PATH wins).
+	check := func(field string, argv []string, dir string, envs ...map[string]string) error {
 		if len(argv) == 0 {
 			return nil
 		}
-		path, set := pathIn(env)
+		path, set := pathIn(envs...)
 		if msg := findProgram(argv[0], dir, path, set); msg != "" {
 			return fail(field+"[0]", "%s", msg)
 		}
@@ -51,11 +53,10 @@ func (s *Scenario) CheckPrograms() error {
 	prepares := false
 	for i, v := range s.Variants {
 		p := fmt.Sprintf("variants[%d]", i)
-		dir := s.commandDir()
-		if err := check(p+".prepare", v.Prepare, dir, nil); err != nil {
+		if err := check(p+".prepare", v.Prepare, s.CommandDir(), nil); err != nil {
 			return err
 		}
-		if err := check(p+".before_each", v.BeforeEach, dir, nil); err != nil {
+		if err := check(p+".before_each", v.BeforeEach, s.CommandDir(), nil); err != nil {
 			return err
 		}
 		prepares = prepares || len(v.Prepare) > 0 || len(v.BeforeEach) > 0
@@ -65,15 +66,13 @@ func (s *Scenario) CheckPrograms() error {
 	}
 	for i, svc := range s.Services {
 		p := fmt.Sprintf("services[%d]", i)
-		// A readiness command runs in the service's directory, or the
-		// scenario's for an image, with toll's environment.
-		readyDir := svc.Dir
-		if svc.Image != "" {
-			readyDir = filepath.Dir(s.Path)
-		} else if err := check(p+".command", svc.Command, svc.Dir, svc.Env); err != nil {
-			return err
+		if svc.Image == "" {
+			if err := check(p+".command", svc.Command, svc.Dir, svc.Env); err != nil {
+				return err
+			}
 		}
-		if err := check(p+".ready.command", svc.Ready.Command, readyDir, nil); err != nil {
+		// With toll's environment.
+		if err := check(p+".ready.command", svc.Ready.Command, s.ReadyDir(svc), nil); err != nil {
 			return err
 		}
 	}
@@ -84,12 +83,7 @@ func (s *Scenario) CheckPrograms() error {
 			if !ok || svc.Image != "" {
 				continue
 			}
-			env := maps.Clone(svc.Env)
-			if env == nil {
-				env = map[string]string{}
-			}
-			maps.Copy(env, o.Env)
-			if err := check(fmt.Sprintf("variants[%d].services.%s.command", i, name), o.Command, svc.Dir, env); err != nil {
+			if err := check(fmt.Sprintf("variants[%d].services.%s.command", i, name), o.Command, svc.Dir, svc.Env, o.Env); err != nil {
 				return err
 			}
 		}
@@ -107,23 +101,14 @@ func (s *Scenario) CheckPrograms() error {
 	return nil
 }
 
-// commandDir is where toll runs a variant's prepare and before_each: the
-// job's directory, or the first service's.
-func (s *Scenario) commandDir() string {
-	switch {
-	case s.Job != nil:
-		return s.Job.Dir
-	case len(s.Services) > 0 && s.Services[0].Image == "":
-		return s.Services[0].Dir
-	}
-	return filepath.Dir(s.Path)
-}
-
-// pathIn returns the PATH a program with env runs with: env's own
+// pathIn returns the PATH a program runs with whose environment is
+// toll's with envs merged over it in order: the last of envs to set PATH
 // (set), or toll's.
-func pathIn(env map[string]string) (path string, set bool) {
-	if p, ok := env["PATH"]; ok {
-		return p, true
+func pathIn(envs ...map[string]string) (path string, set bool) {
+	for _, env := range slices.Backward(envs) {
+		if p, ok := env["PATH"]; ok {
+			return p, true
+		}
 	}
 	return os.Getenv("PATH"), false
 }

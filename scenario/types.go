@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 )
@@ -704,6 +705,28 @@ func (s *Scenario) Sides() int {
 		return len(s.Variants)
 	}
 	return 1
+}
+
+// CommandDir is where toll runs a variant's prepare and before_each, and
+// its job: the job's directory, or else the first service's.
+func (s *Scenario) CommandDir() string {
+	switch {
+	case s.Job != nil:
+		return s.Job.Dir
+	case len(s.Services) > 0:
+		return s.Services[0].Dir
+	}
+	return ""
+}
+
+// ReadyDir is where svc's ready.command runs: the service's directory for
+// a process, the scenario file's for an image (whose own directory is
+// inside the container).
+func (s *Scenario) ReadyDir(svc Service) string {
+	if svc.Image != "" {
+		return filepath.Dir(s.Path)
+	}
+	return svc.Dir
 }
 
 // Service returns the service with the given name.

@@ -93,7 +93,7 @@ func Command(t *testing.T, args ...string) *exec.Cmd {
 		t.Cleanup(cancel)
 	}
 	cmd := exec.CommandContext(ctx, self, args...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGQUIT) }
+	cmd.Cancel = func() error { return Quit(cmd) }
 	cmd.WaitDelay = WaitDelay
 	cmd.Env = append(os.Environ(), BeMainEnv+"=1")
 	return cmd
