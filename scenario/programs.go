@@ -93,7 +93,7 @@ func (s *Scenario) CheckPrograms() error {
 			return err
 		}
 		for i, v := range s.Variants {
-			if err := check(fmt.Sprintf("variants[%d].job.command", i), v.Job.Command, j.Dir, j.Env); err != nil {
+			if err := check(fmt.Sprintf("variants[%d].job.command", i), v.Job.Command, j.Dir, j.Env, v.Job.Env); err != nil {
 				return err
 			}
 		}

@@ -52,6 +52,7 @@ func TestCheckPrograms(t *testing.T) {
 		{"but prepare's own program must be there", "job:\n  command: [./bin/built]\nvariants:\n  - name: baseline\n    prepare: [makex]\n",
 			"variants[0].prepare[0]", 5, "makex: no such program in PATH"},
 		{"a job", "job:\n  command: [./bin/jobx]\n", "job.command[0]", 2, "no such file"},
+		{"a variant's job in the PATH of the variant's job env", "job:\n  command: [sh, -c, 'true']\nvariants:\n  - name: baseline\n  - name: other\n    job:\n      command: [app]\n      env: {PATH: " + filepath.Join(dir, "bin") + "}\n", "", 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
