@@ -298,7 +298,7 @@ func TestRunCancel(t *testing.T) {
 		t.Errorf("Scheduled %d, Sent %d: nothing measured before the cancellation", res.Scheduled, res.Sent)
 	}
 	if res.Completed != 0 {
-		t.Errorf("Completed = %d: requests abandoned in flight were recorded", res.Completed)
+		t.Errorf("Completed = %d: requests abandoned in flight were recorded (errors %+v: %+v)", res.Completed, res.Errors, res.ErrorExamples)
 	}
 }
 
