@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +17,11 @@ type Flag struct {
 	Round   int    `json:"round"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Value is the figure the flag was raised for, in the unit its code
+	// measures (FlagGroup.Worst says which): a late-arrivals flag's p99
+	// lateness in µs, a steal flag's share in percent; 0 for a code with
+	// no figure.
+	Value float64 `json:"value,omitempty"`
 }
 
 // Flag codes.
@@ -42,12 +48,12 @@ const (
 // ordinary jitter of a virtual machine's wake-ups.
 const LateArrivalLimit = 100 * time.Microsecond
 
-// invalidates says whether a flag of this code means that its trial did
+// Invalidates says whether a flag of this code means that its trial did
 // not measure what was planned: it was cut short, failed requests, missed
 // its rate or left requests unsent, or a variant meant to export sent
 // nothing (or had all of it refused). The other flags (throttled, saturated, steal, scrape, nmt, late-arrivals) describe the
 // conditions of a measurement that still stands.
-func invalidates(code string) bool {
+func Invalidates(code string) bool {
 	switch code {
 	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry, FlagExportsRejected, FlagFailed:
 		return true
@@ -94,6 +100,8 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	add := func(code, format string, args ...any) {
 		fs = append(fs, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: code, Message: fmt.Sprintf(format, args...)})
 	}
+	// figure sets the figure of the flag just added.
+	figure := func(v float64) { fs[len(fs)-1].Value = v }
 	if t.Interrupted {
 		add(FlagInterrupted, "trial was interrupted: %s", t.Error)
 	}
@@ -106,18 +114,23 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	}
 	if got := tc.Costs[Throughput]; t.TargetRate > 0 && got+slack < 0.99*t.TargetRate {
 		add(FlagRateMissed, "achieved %.1f req/s, below 99%% of the %.0f req/s target", got, t.TargetRate)
+		figure(100 * got / t.TargetRate)
 	}
 	if e := tc.Costs[ErrorRate]; e > 0 {
 		add(FlagErrors, "%.2f%% of requests failed%s", e, failures(t.Load.Errors, t.Load.ErrorExamples))
+		figure(e)
 	}
 	if sched > sent {
 		add(FlagUnsent, "%d of %d scheduled requests were never sent (load generator or connections saturated)", sched-sent, sched)
+		figure(float64(sched - sent))
 	}
 	if got := t.Window().Seconds(); t.PlannedS > 0 && got < 0.9*t.PlannedS {
 		add(FlagShort, "measured window was %.1fs of the %.1fs planned", got, t.PlannedS)
+		figure(100 * got / t.PlannedS)
 	}
 	for _, sat := range tc.saturated {
 		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)
+		figure(sat.busy)
 	}
 	if p99 := t.Load.LatenessP99US; p99 > LateArrivalLimit.Microseconds() {
 		msg := fmt.Sprintf("the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs",
@@ -129,9 +142,11 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 			msg += "; on the load CPUs meanwhile ran " + describeHolders(hs)
 		}
 		add(FlagLateArrival, "%s (see Arrivals)", msg)
+		figure(float64(p99))
 	}
 	if st := tc.Costs[Steal]; st > StealLimit {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
+		figure(st)
 	}
 	for _, s := range t.Samples {
 		if s.ScrapeError != "" {
@@ -142,6 +157,7 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		}
 		if n := len(s.Points); n > 1 && s.Points[n-1].NrThrottled > s.Points[0].NrThrottled {
 			add(FlagThrottled, "%s was throttled %d times by its CPU limit", s.Service, s.Points[n-1].NrThrottled-s.Points[0].NrThrottled)
+			figure(float64(s.Points[n-1].NrThrottled - s.Points[0].NrThrottled))
 		}
 	}
 	return fs
@@ -201,4 +217,87 @@ func failures(e record.ErrorCounts, x *record.ErrorExamples) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// FlagGroup is every flag of one cause over the run: which trials it
+// marked, and the worst figure among them. A report writes a line per
+// group, not per trial: a machine's housekeeping can flag every trial.
+type FlagGroup struct {
+	Code string `json:"code"`
+	// Trials are the indexes of the trials flagged, in run order, each
+	// once; Of is the number of trials analysed.
+	Trials []int `json:"trials"`
+	Of     int   `json:"of"`
+	// Worst is the worst of the flags' figures (Flag.Value), absent for a
+	// code without one: the highest late-arrivals p99 (µs), steal,
+	// saturated CPU or error share (percent), unsent requests or
+	// throttlings (a count); the lowest share of the target rate
+	// achieved (rate-missed) or of the planned window measured (short),
+	// in percent.
+	Worst *float64 `json:"worst,omitempty"`
+	// Invalidates says that the cause means a flagged trial did not
+	// measure what was planned; without it the flags describe the
+	// conditions of measurements that stand.
+	Invalidates bool `json:"invalidates"`
+	// Excluded counts the flagged trials left out of the comparisons.
+	Excluded int `json:"excluded,omitempty"`
+	// First is the first flag of the cause: its trial, and its message
+	// for a cause that has no figure (the error a trial was interrupted
+	// with, the service whose metrics could not be read).
+	First Flag `json:"first"`
+}
+
+// lowerIsWorse says whether a code's figure is worse the lower it is.
+func lowerIsWorse(code string) bool { return code == FlagRateMissed || code == FlagShort }
+
+// hasFigure says whether flags of code carry a figure (Flag.Value).
+func hasFigure(code string) bool {
+	switch code {
+	case FlagLateArrival, FlagSteal, FlagSaturated, FlagErrors, FlagUnsent, FlagThrottled, FlagRateMissed, FlagShort:
+		return true
+	}
+	return false
+}
+
+// groupFlags groups flags by code, the codes that invalidate a trial first
+// and then by the number of trials they flagged, most first, so that the
+// line that matters most leads. of is the number of trials analysed and
+// excluded says whether a trial was left out of the comparisons.
+func groupFlags(flags []Flag, of int, excluded func(trial int) bool) []FlagGroup {
+	var groups []FlagGroup
+	at := map[string]int{}
+	for _, f := range flags {
+		i, ok := at[f.Code]
+		if !ok {
+			i = len(groups)
+			at[f.Code] = i
+			groups = append(groups, FlagGroup{Code: f.Code, Of: of, Invalidates: Invalidates(f.Code), First: f})
+		}
+		g := &groups[i]
+		if hasFigure(f.Code) {
+			if g.Worst == nil {
+				v := f.Value
+				g.Worst = &v
+			} else if lowerIsWorse(f.Code) && f.Value < *g.Worst || !lowerIsWorse(f.Code) && f.Value > *g.Worst {
+				*g.Worst = f.Value
+			}
+		}
+		if slices.Contains(g.Trials, f.Trial) {
+			continue // a second throttled service of the same trial
+		}
+		g.Trials = append(g.Trials, f.Trial)
+		if excluded(f.Trial) {
+			g.Excluded++
+		}
+	}
+	slices.SortStableFunc(groups, func(a, b FlagGroup) int {
+		if a.Invalidates != b.Invalidates {
+			if a.Invalidates {
+				return -1
+			}
+			return 1
+		}
+		return len(b.Trials) - len(a.Trials)
+	})
+	return groups
 }

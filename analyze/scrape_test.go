@@ -104,7 +104,7 @@ func TestScrapeAndNMTCompared(t *testing.T) {
 	if codes[FlagScrape] != 1 || codes[FlagNMT] != 1 {
 		t.Errorf("flags %+v: want one scrape and one nmt", s.Flags)
 	}
-	if invalidates(FlagScrape) || invalidates(FlagNMT) {
+	if Invalidates(FlagScrape) || Invalidates(FlagNMT) {
 		t.Error("a failed scrape or NMT reading invalidates its trial; its other costs stand")
 	}
 }

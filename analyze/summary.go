@@ -31,7 +31,10 @@ type Summary struct {
 	Steps              []Step        `json:"steps"`
 	Trials             []*TrialCosts `json:"trials"`
 	Flags              []Flag        `json:"flags,omitempty"`
-	Warnings           []string      `json:"warnings,omitempty"`
+	// FlagGroups are the flags by cause, one group per code: what a
+	// report lists, a line each.
+	FlagGroups []FlagGroup `json:"flag_groups,omitempty"`
+	Warnings   []string    `json:"warnings,omitempty"`
 	// Drifts are trends in a variant's per-round CPU per request: a
 	// service still warming up, or a machine changing speed.
 	Drifts []Drift `json:"drifts,omitempty"`
@@ -456,6 +459,14 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
+	s.FlagGroups = groupFlags(s.Flags, len(s.Trials), func(trial int) bool {
+		for _, tc := range s.Trials {
+			if tc.Index == trial {
+				return tc.Excluded
+			}
+		}
+		return false
+	})
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)

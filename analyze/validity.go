@@ -68,7 +68,7 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 		if tc != nil {
 			seen := map[string]bool{}
 			for _, f := range tc.Flags {
-				if invalidates(f.Code) && !seen[f.Code] {
+				if Invalidates(f.Code) && !seen[f.Code] {
 					seen[f.Code] = true
 					tl.codes[f.Code]++
 					unsound = true

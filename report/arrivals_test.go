@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -37,44 +36,73 @@ func TestArrivalsNote(t *testing.T) {
 	}
 }
 
-// TestLateFlagsGrouped checks that a run with many late-arrivals flags lists
-// them in one line, which points at the Arrivals note, and a run with few
-// lists each; other flags are listed one by one either way, in every
-// report, and the HTML report still counts every flag.
-func TestLateFlagsGrouped(t *testing.T) {
+// TestFlagsByCause checks that every report lists the flags a line per
+// cause, with its trial count and worst figure in its own words; that only
+// a cause that invalidates trials carries the failure mark, so a run whose
+// flags are conditions of costs that stand does not read as failed; and
+// that the HTML report names the causes, not a count of flags.
+func TestFlagsByCause(t *testing.T) {
+	s := summaryWithLoad(t, record.LoadSettings{Model: "open", Arrival: "uniform"})
+	worst, steal, errs := 964.0, 3.1, 2.0
+	s.Flags = nil
+	var late []int
+	for i := 1; i <= 17; i++ {
+		late = append(late, i)
+		s.Flags = append(s.Flags, analyze.Flag{Trial: i, Variant: "otel", Round: i, Code: analyze.FlagLateArrival, Value: 500, Message: "the load generator sent requests late: p99 500 µs"})
+	}
+	s.FlagGroups = []analyze.FlagGroup{
+		{Code: analyze.FlagLateArrival, Trials: late, Of: 20, Worst: &worst},
+		{Code: analyze.FlagSteal, Trials: []int{2, 5, 7, 9, 11, 13}, Of: 20, Worst: &steal},
+	}
+	cond := s.FlagGroups
 	for _, tt := range []struct {
-		name      string
-		late      int
-		wantLines int // flag lines in the terminal report
-		grouped   bool
+		name    string
+		groups  []analyze.FlagGroup
+		invalid bool
 	}{
-		{"few", listedLate, listedLate + 1, false},
-		{"many", 12, 2, true},
+		{"conditions", cond, false},
+		{"an invalidating cause", append([]analyze.FlagGroup{{Code: analyze.FlagErrors, Trials: []int{3}, Of: 20, Worst: &errs, Invalidates: true}}, cond...), true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := summaryWithLoad(t, record.LoadSettings{Model: "open", Arrival: "uniform"})
-			s.Flags = nil
-			for i := 1; i <= tt.late; i++ {
-				s.Flags = append(s.Flags, analyze.Flag{Trial: i, Variant: "otel", Round: i, Code: analyze.FlagLateArrival, Message: "the load generator sent requests late: p99 900 µs"})
-			}
-			s.Flags = append(s.Flags, analyze.Flag{Trial: 99, Variant: "otel", Round: 3, Code: analyze.FlagErrors, Message: "2.00% of requests failed"})
+			s.FlagGroups = tt.groups
 			var text, md, html bytes.Buffer
 			for _, err := range []error{Text(&text, s), Markdown(&md, s), HTML(&html, s)} {
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
-			if got := strings.Count(text.String(), "✗ "); got != tt.wantLines {
-				t.Errorf("terminal report has %d flag lines, want %d:\n%s", got, tt.wantLines, text.String())
+			wants := []string{
+				"late-arrivals in 17 of 20 trials: the load generator sent requests up to 964 µs late at p99",
+				"steal in 6 of 20 trials: the hypervisor took up to 3.1% of the CPUs&#39; time",
 			}
-			groupLine := fmt.Sprintf("late-arrivals in %d trials (1, 2, 3", tt.late)
+			if tt.invalid {
+				wants = append(wants, "errors in 1 of 20 trials (3): up to 2.00% of requests failed")
+			}
 			for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "html": html.String()} {
-				if got := strings.Contains(out, groupLine); got != tt.grouped || !strings.Contains(out, "2.00% of requests failed") {
-					t.Errorf("%s report: grouped %v (want %v), or the errors flag missing:\n%s", name, got, tt.grouped, out)
+				for _, want := range wants {
+					if name != "html" {
+						want = strings.ReplaceAll(want, "&#39;", "'")
+					}
+					if strings.Count(out, want) != 1 {
+						t.Errorf("%s report does not say once %q:\n%s", name, want, out)
+					}
+				}
+				if got := strings.Count(out, "✗"); (got > 0) != tt.invalid {
+					t.Errorf("%s report has %d failure marks, want them only for an invalidating cause:\n%s", name, got, out)
 				}
 			}
-			if want := fmt.Sprintf("⚠ %d flag(s) raised", tt.late+1); !strings.Contains(html.String(), want) {
-				t.Errorf("HTML report does not say %q", want)
+			var lines int
+			for _, l := range strings.Split(text.String(), "\n") {
+				if strings.Contains(l, " in 17 of 20 trials") || strings.Contains(l, " in 6 of 20 trials") || strings.Contains(l, " in 1 of 20 trials") {
+					lines++
+				}
+			}
+			if want := len(tt.groups); lines != want {
+				t.Errorf("terminal report has %d flag lines, want one per cause (%d):\n%s", lines, want, text.String())
+			}
+			h := html.String()
+			if strings.Contains(h, "flag(s) raised") || !strings.Contains(h, "late-arrivals in 17 of 20 trials, steal in 6 of 20 trials") {
+				t.Errorf("HTML report's note does not name the causes:\n%s", h)
 			}
 		})
 	}

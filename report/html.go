@@ -52,7 +52,17 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		colors[v] = colorOf(i)
 		d.Variants = append(d.Variants, variantRef{Name: v, Color: colorOf(i), Baseline: v == s.Baseline})
 	}
-	d.Flags, d.FlagCount = flagLines(s), len(s.Flags)
+	if len(s.FlagGroups) > 0 {
+		d.FlagsHeading = flagsHeading(s)
+		d.InvalidCauses, d.ConditionCauses = flagCauses(s, true), flagCauses(s, false)
+	}
+	for _, g := range s.FlagGroups {
+		f := htmlFlag{Mark: flagMark(g), Text: FlagGroupText(s, g), Class: "cond"}
+		if g.Invalidates {
+			f.Class = "invalid"
+		}
+		d.Flags = append(d.Flags, f)
+	}
 	for _, v := range s.Variants {
 		if t, ok := s.Targets[v]; ok {
 			d.Targets = append(d.Targets, variantTarget{Name: v, Target: t})
@@ -143,6 +153,10 @@ type htmlTable struct {
 	Rows   [][]htmlCell
 }
 
+// htmlFlag is a cause's line among the flags: its mark and style (a
+// cause that invalidates its trials, or a condition) and its text.
+type htmlFlag struct{ Mark, Class, Text string }
+
 type variantTarget struct{ Name, Target string }
 
 type htmlHeadline struct {
@@ -166,9 +180,14 @@ type htmlData struct {
 	Bars               []template.HTML
 	Load               []template.HTML
 	Steps              []htmlStep
-	Warnings, Flags    []string
-	FlagCount          int // flags raised: Flags lists many late-arrivals in one line
-	Targets            []variantTarget
+	Warnings           []string
+	// Flags are the flags, a line per cause; FlagsHeading introduces
+	// them; InvalidCauses and ConditionCauses name in brief the causes
+	// that invalidate trials and the others, for the headline's note.
+	Flags                          []htmlFlag
+	FlagsHeading                   string
+	InvalidCauses, ConditionCauses string
+	Targets                        []variantTarget
 	// Arrivals is how the open model's requests arrived (summary's note).
 	Arrivals string
 	// Partial says what a partial run is missing; Invalid why the run's
@@ -504,9 +523,12 @@ p.alert{padding:6px 10px;font-weight:600;border-left:4px solid;margin:6px 0}
 p.partial{background:#fff4e0;border-color:#d88a00;color:#6b4300}
 p.invalid{background:#fde2e1;border-color:#b00000;color:#8b0000}
 ul.flags li{white-space:pre-wrap}
+ul.flags li.cond{color:#555}
+ul.flags li.invalid{color:#8b0000;font-weight:600}
 code{font-size:12px}
 p.note{color:#666;font-size:12px;margin:4px 0}
-.headline p.flagnote{font-size:13px;color:#8a5300;margin:6px 0 2px}
+.headline p.flagnote{font-size:13px;color:#666;margin:6px 0 2px}
+.headline p.flagnote.invalid{color:#8b0000;font-weight:600}
 </style>
 </head>
 <body>
@@ -518,7 +540,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">
 {{range .Headlines}}<p><span class="swatch" style="background:{{.Color}}"></span><b>{{.Variant}}</b>{{if .Step}} <span class="step">at {{.Step}}</span>{{end}}: {{.Text}}</p>
-{{end}}{{if .Flags}}<p class="flagnote">⚠ {{.FlagCount}} flag(s) raised on trials (a starved load generator, a missed rate, …): see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
+{{end}}{{with .InvalidCauses}}<p class="flagnote invalid">✗ trials that did not measure what was planned: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}{{with .ConditionCauses}}<p class="flagnote">Noted on trials whose costs stand: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
@@ -542,7 +564,7 @@ against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}
 {{.Spectrum}}{{end}}
 {{end}}
 {{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Flags}}<h2 id="flags">Flagged trials</h2><ul class="warn flags">{{range .Flags}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Flags}}<h2 id="flags">Flagged trials</h2><p class="note">{{.FlagsHeading}}</p><ul class="flags">{{range .Flags}}<li class="{{.Class}}">{{.Mark}} {{.Text}}</li>{{end}}</ul>{{end}}
 <h2>Environment</h2>
 <dl class="env">
 <dt>variants</dt><dd>{{range .Variants}}<span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Baseline}} (baseline){{end}} &nbsp; {{end}}</dd>

@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -168,79 +167,6 @@ func writeAligned(w io.Writer, t Table) {
 			fmt.Fprintln(w, "  "+strings.Repeat("─", total-2))
 		}
 	}
-}
-
-// flagsHeading introduces the list of flagged trials.
-func flagsHeading(s *analyze.Summary) string {
-	if s.ExcludeFlagged {
-		return "Flagged trials (left out of the comparison):"
-	}
-	return "Flagged trials (kept in the comparison unless marked left out):"
-}
-
-// flagLine describes one flag, and says when its trial was left out of the
-// comparison.
-func flagLine(s *analyze.Summary, f analyze.Flag) string {
-	code := f.Code
-	if f.Code == analyze.FlagInterrupted && !s.ExcludeFlagged && excluded(s, f.Trial) {
-		code += " [left out of the comparison; --include-interrupted keeps it]"
-	}
-	return fmt.Sprintf("trial %d (%s, round %d) %s: %s", f.Trial, f.Variant, f.Round, code, strings.TrimRight(f.Message, "\n"))
-}
-
-// excluded says whether trial index was left out of the comparisons.
-func excluded(s *analyze.Summary, index int) bool {
-	for _, t := range s.Trials {
-		if t.Index == index {
-			return t.Excluded
-		}
-	}
-	return false
-}
-
-// writeFlags lists the flagged trials; a message of several lines (a
-// service's log) keeps its lines, indented under the flag.
-func writeFlags(w io.Writer, s *analyze.Summary, indent string) {
-	if len(s.Flags) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s%s\n", indent, flagsHeading(s))
-	for _, l := range flagLines(s) {
-		line := strings.ReplaceAll(l, "\n", "\n"+indent+"      ")
-		fmt.Fprintf(w, "%s  ✗ %s\n", indent, line)
-	}
-}
-
-// listedLate is how many late-arrivals flags are listed one by one; more
-// are listed as one line, which the Arrivals note explains.
-const listedLate = 5
-
-// flagLines describes the flags, one line each, but the late-arrivals
-// flags of a run with more than listedLate of them in one line, where the
-// first was: on a machine whose housekeeping runs on the load CPU every
-// trial can carry one, and the Arrivals note sums them up (what ran on the
-// load CPUs); each trial's own figures stay in summary.json and its file.
-func flagLines(s *analyze.Summary) []string {
-	var late []string
-	for _, f := range s.Flags {
-		if f.Code == analyze.FlagLateArrival {
-			late = append(late, strconv.Itoa(f.Trial))
-		}
-	}
-	group := len(late) > listedLate && s.Arrivals != nil
-	var lines []string
-	grouped := false
-	for _, f := range s.Flags {
-		switch {
-		case !group || f.Code != analyze.FlagLateArrival:
-			lines = append(lines, flagLine(s, f))
-		case !grouped:
-			grouped = true
-			lines = append(lines, fmt.Sprintf("%s in %d trials (%s): the load generator sent requests late, above %d µs at p99; see Arrivals below, and each trial's flag in summary.json",
-				analyze.FlagLateArrival, len(late), strings.Join(late, ", "), analyze.LateArrivalLimit.Microseconds()))
-		}
-	}
-	return lines
 }
 
 // writeNotes writes the warnings and where and how the run happened.
