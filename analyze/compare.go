@@ -59,9 +59,15 @@ type Delta struct {
 	// (starts:), or as much as its starts differed when that is more.
 	// Absent for a difference.
 	FixedPct float64 `json:"fixed_pct,omitempty"`
+	// FromZero is set when the baseline's value was 0 in every paired
+	// round (a variant's spans, where the baseline exports none): the
+	// change has no ratio and no size relative to the baseline, only its
+	// difference (Abs), which is the variant's value.
+	FromZero bool `json:"from_zero,omitempty"`
 	// Size classes the change for colour: SizeNone when there is no
-	// verdict of a difference (no interval, or one that holds 0), else by
-	// the estimate's size relative to the baseline (see SizeOf).
+	// verdict of a difference (no interval, or one that holds 0) or no
+	// baseline to size it by (FromZero), else by the estimate's size
+	// relative to the baseline (see SizeOf).
 	Size Size `json:"size"`
 }
 
@@ -189,6 +195,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		return d
 	}
 	d.Abs = mean(vari) - mean(base)
+	d.FromZero = !slices.ContainsFunc(base, func(b float64) bool { return b != 0 })
 	ratio := !info.Additive
 	for i := range base {
 		if base[i] <= 0 || vari[i] <= 0 {
@@ -263,8 +270,6 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		d.Size = SizeOf(*d.Pct)
 	case b > 0:
 		d.Size = SizeOf(100 * d.Abs / b)
-	default:
-		d.Size = SizeLarge
 	}
 	half := (hi - lo) / 2
 	switch {

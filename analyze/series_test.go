@@ -134,8 +134,9 @@ func TestSizeOfChange(t *testing.T) {
 		})
 	}
 	add := Compare(CostInfo{Cost: SpansPerReq, Additive: true}, []float64{0, 0, 0}, []float64{4, 4.1, 3.9}, 0)
-	if add.Size != SizeLarge || add.Rounds[1] != 4.1 {
-		t.Errorf("spans from none: size %q, rounds %v", add.Size, add.Rounds)
+	if add.Size != SizeNone || !add.FromZero || !add.Significant || add.Rounds[1] != 4.1 {
+		t.Errorf("spans from none: size %q (want none: no baseline to size it by), from zero %v, significant %v, rounds %v",
+			add.Size, add.FromZero, add.Significant, add.Rounds)
 	}
 }
 

@@ -70,8 +70,9 @@ func causeText(g analyze.FlagGroup) string {
 	if g.Worst != nil {
 		w = *g.Worst
 	} else {
-		// Without a figure, the first trial's own message says it.
-		msg, _, _ := strings.Cut(strings.TrimSpace(g.First.Message), "\n")
+		// Without a figure, the first trial's own message says it (an
+		// error may be followed by the last lines of a service's log).
+		msg := strings.TrimRight(g.First.Message, "\n")
 		if len(g.Trials) > 1 {
 			return fmt.Sprintf("trial %d (%s, round %d): %s", g.First.Trial, g.First.Variant, g.First.Round, msg)
 		}
@@ -136,6 +137,7 @@ func writeFlags(w io.Writer, s *analyze.Summary, indent string) {
 	}
 	fmt.Fprintf(w, "\n%s%s\n", indent, flagsHeading(s))
 	for _, g := range s.FlagGroups {
-		fmt.Fprintf(w, "%s  %s %s\n", indent, flagMark(g), FlagGroupText(s, g))
+		line := strings.ReplaceAll(FlagGroupText(s, g), "\n", "\n"+indent+"      ")
+		fmt.Fprintf(w, "%s  %s %s\n", indent, flagMark(g), line)
 	}
 }

@@ -66,7 +66,7 @@ func LayoutMarkdown(w io.Writer, s *analyze.Summary, name string) error {
 		fmt.Fprintf(ew, "\n### %s\n\n", escape(t.Title))
 		writeMarkdownTable(ew, t)
 	}
-	fmt.Fprintf(ew, "\nEach change is the geometric mean of the per-round ratios (or the mean of the per-round differences) ± the half-width of its 95%% confidence interval; ~ means the interval holds 0.\n")
+	fmt.Fprintf(ew, "\nEach change is the geometric mean of the per-round ratios with its 95%% confidence interval as [low, high] (or the mean of the per-round differences ± the half-width of its interval); ~ means the interval holds 0.\n")
 	for _, n := range v.Notes {
 		fmt.Fprintf(ew, "\n%s\n", escape(n))
 	}
@@ -173,7 +173,7 @@ func (p pair) label() string {
 	return l
 }
 
-// change is the variant's change: Δ% ± half-width for a ratio cost, the
+// change is the variant's change: Δ% [low, high] for a ratio cost, the
 // difference ± half-width in the cost's unit for an additive one.
 func (p pair) change() string {
 	if p.vari == nil || p.vari.Delta == nil {

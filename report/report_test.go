@@ -21,8 +21,11 @@ func TestDeltaPct(t *testing.T) {
 		d    analyze.Delta
 		want string
 	}{
-		{"significant", cpu, analyze.Delta{N: 5, Pct: f(3.14), CILow: f(2.3), CIHigh: f(3.9), Significant: true}, "+3.1% ± 0.8%"},
-		{"not significant", cpu, analyze.Delta{N: 5, Pct: f(0.4), CILow: f(-0.8), CIHigh: f(1.6)}, "~ (+0.4% ± 1.2%)"},
+		{"significant", cpu, analyze.Delta{N: 5, Pct: f(3.14), CILow: f(2.3), CIHigh: f(3.9), Significant: true}, "+3.1% [+2.3%, +3.9%]"},
+		{"asymmetric", cpu, analyze.Delta{N: 5, Pct: f(27.3), CILow: f(0.8), CIHigh: f(60.6), Significant: true}, "+27.3% [+0.8%, +60.6%]"},
+		{"excludes 0 by less than the rounding", cpu, analyze.Delta{N: 5, Pct: f(2), CILow: f(0.004), CIHigh: f(4.1), Significant: true}, "+2.0% [+0.004%, +4.1%]"},
+		{"not significant", cpu, analyze.Delta{N: 5, Pct: f(0.4), CILow: f(-0.8), CIHigh: f(1.6)}, "~ +0.4% [-0.8%, +1.6%]"},
+		{"from a baseline of 0", spans, analyze.Delta{N: 5, Abs: 1200, CILow: f(1199.99), CIHigh: f(1200.01), Significant: true, FromZero: true}, "n/a (baseline 0)"},
 		{"one round", cpu, analyze.Delta{N: 1, Pct: f(12)}, "+12.0% (no CI, n=1)"},
 		{"additive", spans, analyze.Delta{N: 5, Abs: 1200, CILow: f(1190), CIHigh: f(1210), Significant: true}, "± 10.0"},
 		{"additive zero", spans, analyze.Delta{N: 5, CILow: f(0), CIHigh: f(0)}, "~ (± 0.0)"},
@@ -82,8 +85,8 @@ func TestTableShape(t *testing.T) {
 		if len(r) != len(tab.Header) {
 			t.Errorf("row %v has %d cells", r, len(r))
 		}
-		if r[0].Text == "CPU per request (ms)" && !strings.HasPrefix(r[4].Text, "+10.0% ±") {
-			t.Errorf("CPU per request Δ%% %q, want +10.0%% ± …", r[4].Text)
+		if r[0].Text == "CPU per request (ms)" && !strings.HasPrefix(r[4].Text, "+10.0% [") {
+			t.Errorf("CPU per request Δ%% %q, want +10.0%% [low, high]", r[4].Text)
 		}
 	}
 }
@@ -177,5 +180,71 @@ func TestOpenMetricsStartupSteps(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no series with %s:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestRowsAgreeWithColumns checks that a row's Δ agrees with the values
+// beside it (6.4 → 6.6 threads does not read 6 → 7 with Δ 0), and that a
+// cost whose baseline is 0 (spans) shows its change in the cost's unit,
+// with no ratio and no colour of one, in a step's table and in the table
+// of all steps.
+func TestRowsAgreeWithColumns(t *testing.T) {
+	s := summary(t)
+	f := func(x float64) *float64 { return &x }
+	threads := analyze.Delta{N: 3, Abs: 0.2, Pct: f(3.1), CILow: f(-20), CIHigh: f(30), CIUnit: "%", Size: analyze.SizeNone}
+	spans := analyze.Delta{N: 3, Abs: 1200, CILow: f(1199.99), CIHigh: f(1200.01), CIUnit: "/s", Significant: true,
+		FromZero: true, Size: analyze.SizeNone}
+	set := func(v *analyze.VariantResult, cr analyze.CostResult) {
+		for i := range v.Costs {
+			if v.Costs[i].Cost == cr.Cost {
+				v.Costs[i] = cr
+				return
+			}
+		}
+		v.Costs = append(v.Costs, cr)
+	}
+	for i := range s.Steps[0].Variants {
+		v := &s.Steps[0].Variants[i]
+		if v.Name == s.Baseline {
+			set(v, analyze.CostResult{Cost: analyze.Threads, Value: 6.4})
+			set(v, analyze.CostResult{Cost: analyze.Spans, Value: 0})
+			continue
+		}
+		set(v, analyze.CostResult{Cost: analyze.Threads, Value: 6.6, Delta: &threads})
+		set(v, analyze.CostResult{Cost: analyze.Spans, Value: 1200, Delta: &spans})
+	}
+	two := *s
+	st2 := s.Steps[0]
+	st2.Index, st2.Rate = 1, st2.Rate*2
+	two.Steps = append(append([]analyze.Step{}, s.Steps...), st2)
+	tabs := Tables(&two)
+	row := func(tab Table, label string) []Cell {
+		for _, r := range tab.Rows {
+			if strings.HasPrefix(r[0].Text, label) {
+				return r
+			}
+		}
+		t.Fatalf("table %q has no row %q", tab.Title, label)
+		return nil
+	}
+	th := row(tabs[0], "threads")
+	if got := strings.Join(Texts(th[1:4]), " | "); got != "6.4 | 6.6 | +0.2" {
+		t.Errorf("threads row reads %q, want the values to the digit at which the Δ agrees: 6.4 | 6.6 | +0.2", got)
+	}
+	sp := row(tabs[0], "spans received")
+	if sp[3].Text != "+1200.0" || sp[4].Text != "n/a (baseline 0)" || sp[4].Size != analyze.SizeNone || sp[4].Verdict == VerdictUp {
+		t.Errorf("spans row: Δ %q, Δ%% %q (verdict %s, size %s); want +1200.0 and no ratio, uncoloured", sp[3].Text, sp[4].Text, sp[4].Verdict, sp[4].Size)
+	}
+	if c := htmlCellOf(sp[4]); strings.Contains(c.Class, "up") || strings.Contains(c.Text, "±") {
+		t.Errorf("spans' Δ%% in the page: %+v, want no colour of a ratio", c)
+	}
+	all := row(tabs[len(tabs)-1], "spans received")
+	for _, c := range all[1:] {
+		if c.Kind == KindNone || c.Text == "" {
+			t.Errorf("table of all steps: spans row %q has an empty cell", Texts(all))
+		}
+	}
+	if all[2].Text != "+1200.0" {
+		t.Errorf("table of all steps: spans change %q, want +1200.0", all[2].Text)
 	}
 }

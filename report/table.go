@@ -108,6 +108,15 @@ func ChangeCell(info analyze.CostInfo, d *analyze.Delta) Cell {
 		est = *d.Pct
 	}
 	c.Value = &est
+	if d.FromZero && d.Pct == nil {
+		// No ratio to a baseline of 0: the Δ column holds the change.
+		c.Low, c.High = nil, nil
+		if d.CILow != nil && !d.Significant {
+			c.Verdict = VerdictSame
+		}
+		c.Size = analyze.SizeNone
+		return c
+	}
 	if d.CILow != nil {
 		c.Bounds = Bounds(info, d)
 		switch {
@@ -132,7 +141,7 @@ func Bounds(info analyze.CostInfo, d *analyze.Delta) string {
 		return ""
 	}
 	if d.Pct != nil {
-		return fmt.Sprintf("[%+.1f%%, %+.1f%%]", *d.CILow, *d.CIHigh)
+		return fmt.Sprintf("[%s, %s]", pctBound(*d.CILow, 1), pctBound(*d.CIHigh, 1))
 	}
 	u := ""
 	if info.Unit != "" {
@@ -246,9 +255,14 @@ func stepsTable(s *analyze.Summary) Table {
 				row = append(row, Cell{Kind: KindNone})
 			}
 			for _, v := range others {
-				if vc, ok := cell(v); ok && vc.Delta != nil {
+				vc, ok := cell(v)
+				switch {
+				case ok && vc.Delta != nil && vc.Delta.FromZero && vc.Delta.Pct == nil:
+					// No ratio to a baseline of 0: the change itself.
+					row = append(row, deltaCell(vc.Delta, info))
+				case ok && vc.Delta != nil:
 					row = append(row, ChangeCell(info, vc.Delta))
-				} else {
+				default:
 					row = append(row, Cell{Kind: KindNone})
 				}
 			}
@@ -279,6 +293,13 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 	}
 	for _, bc := range base.Costs {
 		info := analyze.Info(bc.Cost)
+		var shown []analyze.CostResult
+		for _, v := range others {
+			if vc, ok := find(v.Costs, bc.Cost); ok {
+				shown = append(shown, vc)
+			}
+		}
+		info.Digits = agreeingDigits(info.Digits, bc.Value, shown)
 		label := cmp.Or(bc.Label, info.Label) // analyze may name it for this run ("wall time per 1000000 messages")
 		if info.Unit != "" {
 			label += " (" + info.Unit + ")"
@@ -304,6 +325,43 @@ func stepTable(s *analyze.Summary, st analyze.Step) Table {
 	}
 	t.Rows = append(t.Rows, serviceRows(base, others)...)
 	return t
+}
+
+// agreeingDigits is the number of decimals, digits or up to three more,
+// at which a row's values and each variant's Δ agree: a change the
+// columns show (6 → 7) is not written 0, and no change they hide (6 → 6)
+// is written +1. base is the baseline's value, vs the variants' results.
+func agreeingDigits(digits int, base float64, vs []analyze.CostResult) int {
+	agree := func(dg int) bool {
+		p := math.Pow10(dg)
+		for _, v := range vs {
+			if v.Delta == nil {
+				continue
+			}
+			shown := math.Round(v.Value*p) - math.Round(base*p)
+			abs := math.Round(v.Delta.Abs * p)
+			if sign(shown) != sign(abs) {
+				return false
+			}
+		}
+		return true
+	}
+	for dg := digits; dg < digits+3; dg++ {
+		if agree(dg) {
+			return dg
+		}
+	}
+	return digits + 3
+}
+
+func sign(x float64) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
 }
 
 // serviceRows gives each measured service its own rows, after the totals:
@@ -341,6 +399,15 @@ func serviceRows(base *analyze.VariantResult, others []analyze.VariantResult) []
 				label += " (" + info.Unit + ")"
 			}
 			row := []Cell{TextCell(label)}
+			if bc, ok := serviceCost(*base, n, c); ok {
+				var shown []analyze.CostResult
+				for _, v := range others {
+					if cr, ok := serviceCost(v, n, c); ok {
+						shown = append(shown, cr)
+					}
+				}
+				info.Digits = agreeingDigits(info.Digits, bc.Value, shown)
+			}
 			any := false
 			for i, v := range all {
 				cr, ok := serviceCost(v, n, c)
@@ -386,10 +453,19 @@ func find(cs []analyze.CostResult, c analyze.Cost) (analyze.CostResult, bool) {
 	return analyze.CostResult{}, false
 }
 
-// DeltaPct formats a difference for the Δ% column: the estimate with its
-// 95% interval's half-width when significant, "~" with the interval when
-// not, and the reason when there is no interval.
+// DeltaPct formats a difference for the Δ% column: a ratio's estimate
+// with its 95% interval as bounds, "+27.3% [+0.8%, +60.6%]" (an interval
+// of a ratio is not symmetric about its estimate), an additive cost's
+// interval as its half-width, "~" before either exactly when the interval
+// contains 0, and the reason when there is no interval. A change from a
+// baseline of 0 has no ratio: the Δ column holds it.
 func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
+	if d.FromZero && d.Pct == nil {
+		if d.CILow != nil && !d.Significant {
+			return "~ (baseline 0)"
+		}
+		return "n/a (baseline 0)"
+	}
 	if d.Pct == nil {
 		// Additive cost: the interval is in the cost's unit.
 		if d.CILow == nil {
@@ -404,11 +480,23 @@ func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
 	if d.CILow == nil {
 		return fmt.Sprintf("%+.1f%% (no CI, n=%d)", *d.Pct, d.N)
 	}
-	half := (*d.CIHigh - *d.CILow) / 2
+	s := pctBound(*d.Pct, 1) + " " + Bounds(info, d)
 	if !d.Significant {
-		return fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", *d.Pct, half)
+		return "~ " + s
 	}
-	return fmt.Sprintf("%+.1f%% ± %.1f%%", *d.Pct, half)
+	return s
+}
+
+// pctBound writes a percentage with its sign to digits decimals, or to as
+// many more as it takes for a figure that is not 0 not to read as 0: an
+// interval that excludes 0 never looks as if it held it.
+func pctBound(x float64, digits int) string {
+	for ; digits < 6; digits++ {
+		if s := fmt.Sprintf("%+.*f", digits, x); x == 0 || strings.Trim(s, "+-0.") != "" {
+			break
+		}
+	}
+	return fmt.Sprintf("%+.*f%%", digits, x)
 }
 
 func num(v float64, digits int) string {

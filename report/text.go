@@ -107,7 +107,7 @@ func Text(w io.Writer, s *analyze.Summary) error {
 			fmt.Fprintf(ew, "  %s\n", h)
 		}
 	}
-	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios ± half-width of its 95%% CI; ~ means the CI contains 0.\n", s.Baseline)
+	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios [95%% interval]; ~ means the interval contains 0.\n", s.Baseline)
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "  Corrected by the A/A control (%s, a copy of %s): each round's ratio divided by the control's; its own row shows the bias.\n", c, s.Baseline)
 	}
