@@ -87,3 +87,26 @@ func TestLateArrivalsFigure(t *testing.T) {
 	}
 	t.Errorf("no late-arrivals flag with figure 964 among %+v", flagTrial(tr, tc, 0, 0))
 }
+
+// TestTooWide checks which intervals a headline calls too wide to tell.
+func TestTooWide(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, tt := range []struct {
+		name string
+		d    Delta
+		base float64
+		want bool
+	}{
+		{"two rounds of a tail", Delta{Pct: f(74.9), CILow: f(-100), CIHigh: f(1058331)}, 7, true},
+		{"a factor of 30", Delta{Pct: f(74.9), CILow: f(-69), CIHigh: f(874)}, 7, true},
+		{"a useful one", Delta{Pct: f(37), CILow: f(15), CIHigh: f(64)}, 1, false},
+		{"unresolved but narrow", Delta{Pct: f(1), CILow: f(-2), CIHigh: f(4)}, 1, false},
+		{"no interval", Delta{Pct: f(12)}, 1, false},
+		{"a difference wider than the baseline thrice", Delta{Abs: 1, CILow: f(-20), CIHigh: f(22)}, 10, true},
+		{"a narrow difference", Delta{Abs: 1, CILow: f(0.5), CIHigh: f(1.5)}, 10, false},
+	} {
+		if got := tooWide(&tt.d, tt.base); got != tt.want {
+			t.Errorf("%s: too wide %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -24,6 +24,30 @@ type HeadlineCost struct {
 	Digits int     `json:"digits"`
 	Value  float64 `json:"value"`
 	Delta  *Delta  `json:"delta,omitempty"`
+	// TooWide is set when the change's interval is too wide to tell
+	// anything (tooWide): a headline says so rather than quote it.
+	TooWide bool `json:"too_wide,omitempty"`
+}
+
+// WidestRatio is the ratio of an interval's upper to its lower bound, as
+// factors of the baseline, beyond which a headline calls it too wide to
+// tell: [-50%, +100%] is as wide as one may be, and two rounds of a
+// latency tail ([-100%, +1058331%]) are far beyond it.
+const WidestRatio = 4.0
+
+// tooWide says whether d's interval is too wide for a headline: its
+// bounds, as factors of the baseline (1 + Δ%), more than WidestRatio
+// apart, or a difference's interval wider than WidestRatio − 1 times the
+// baseline's value base.
+func tooWide(d *Delta, base float64) bool {
+	if d == nil || d.CILow == nil || d.CIHigh == nil {
+		return false
+	}
+	if d.Pct != nil {
+		lo, hi := 1+*d.CILow/100, 1+*d.CIHigh/100
+		return lo <= 0 || hi/lo > WidestRatio
+	}
+	return base > 0 && (*d.CIHigh-*d.CILow)/base > WidestRatio-1
 }
 
 // headlineChanges are the costs a headline gives as changes, in order. Of
@@ -48,6 +72,16 @@ var idleHeadlineChanges = []struct {
 	{CPUCores, false}, {RSS, false}, {Memory, false}, {Threads, false}, {Classes, false},
 }
 
+// workloadHeadlineChanges are the costs a start-up or job experiment's
+// headline gives as changes: its time, its CPU and its memory.
+var workloadHeadlineChanges = map[string][]struct {
+	cost         Cost
+	onlyResolved bool
+}{
+	"startup": {{StartupReady, false}, {StartupCPU, false}, {StartupRSS, false}},
+	"job":     {{JobWall, false}, {JobCPU, false}, {JobPeakMemory, false}},
+}
+
 // headlineValues are the costs a headline gives as the variant's value.
 var headlineValues = []Cost{SpansPerReq, ExportBytes}
 
@@ -65,6 +99,9 @@ func headlines(s *Summary) []Headline {
 			if st.Idle {
 				changes = idleHeadlineChanges
 			}
+			if w, ok := workloadHeadlineChanges[st.Workload]; ok {
+				changes = w
+			}
 			for _, hc := range changes {
 				c, ok := costResult(v.Costs, hc.cost)
 				if !ok || c.Delta == nil || (hc.onlyResolved && !c.Delta.Significant) || (hc.cost == Memory && haveRSS) {
@@ -73,7 +110,7 @@ func headlines(s *Summary) []Headline {
 				haveRSS = haveRSS || hc.cost == RSS
 				info := Info(hc.cost)
 				h.Changes = append(h.Changes, HeadlineCost{Cost: hc.cost, Label: info.Label, Unit: info.Unit,
-					Digits: info.Digits, Value: c.Value, Delta: c.Delta})
+					Digits: info.Digits, Value: c.Value, Delta: c.Delta, TooWide: tooWide(c.Delta, c.Value-c.Delta.Abs)})
 			}
 			for _, cost := range headlineValues {
 				c, ok := costResult(v.Costs, cost)

@@ -477,9 +477,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
 			if vr.Rounds < minRoundsForBootstrap && vr.Name != m.Baseline {
-				what := "complete round(s)"
+				what := "complete round"
 				if st.Workload != "" {
-					what = "sound repetition(s)"
+					what = "sound repetition"
+				}
+				if vr.Rounds != 1 {
+					what += "s"
 				}
 				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap))
 			}

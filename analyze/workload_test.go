@@ -170,3 +170,18 @@ func TestTimeToPeak(t *testing.T) {
 		}
 	}
 }
+
+// TestStartupHeadline checks that a start-up experiment's headline gives
+// its own costs (time to ready, CPU, memory), not a load test's, which it
+// has none of ("slow: no cost compared" above a table of compared costs).
+func TestStartupHeadline(t *testing.T) {
+	s := startupRun(t, 2, 1)
+	if len(s.Headlines) != 2 {
+		t.Fatalf("%d headlines, want one per CPU limit", len(s.Headlines))
+	}
+	for _, h := range s.Headlines {
+		if len(h.Changes) == 0 || h.Changes[0].Cost != StartupReady || !h.Changes[0].Delta.Significant {
+			t.Errorf("step %d: headline changes %+v, want time to ready first, resolved", h.Step, h.Changes)
+		}
+	}
+}

@@ -38,12 +38,14 @@ func HeadlineText(h analyze.Headline) string {
 	return s
 }
 
-// pctText writes a percentage with a sign, to whole percents from 10%.
+// pctText writes a percentage with a sign, to whole percents from 10%,
+// and below to as many decimals as it takes not to read as 0 when it is
+// not (pctBound).
 func pctText(x float64) string {
 	if math.Abs(x) >= 10 {
 		return fmt.Sprintf("%+.0f%%", x)
 	}
-	return fmt.Sprintf("%+.1f%%", x)
+	return pctBound(x, 1)
 }
 
 func headlineChange(c analyze.HeadlineCost) string {
@@ -61,6 +63,9 @@ func headlineChange(c analyze.HeadlineCost) string {
 			return fmt.Sprintf("%s %s (no interval)", pctText(*d.Pct), c.Label)
 		}
 		return fmt.Sprintf("%s %s %s (no interval)", signed(d.Abs, c.Digits), c.Unit, c.Label)
+	}
+	if c.TooWide {
+		return fmt.Sprintf("%s: interval too wide to tell (%d rounds)", c.Label, d.N)
 	}
 	if !d.Significant {
 		return fmt.Sprintf("no resolved change in %s %s", c.Label, bounds)
@@ -101,11 +106,21 @@ func Headlines(s *analyze.Summary) []string {
 	return out
 }
 
-// repetitionWord is what a run's trials are called: rounds of a load
-// test, repetitions of a start-up or job experiment.
-func repetitionWord(s *analyze.Summary) string {
+// roundsText says how many times a run's variants ran: "10 rounds" of a
+// load test, "a startup experiment, 6 repetitions" of a start-up or job
+// experiment.
+func roundsText(s *analyze.Summary) string {
+	n := s.Manifest.Rounds
 	if w := s.Manifest.Workload; w != "" && w != "load" {
-		return fmt.Sprintf("%s experiment, repetition(s)", w)
+		return fmt.Sprintf("a %s experiment, %s", w, plural(n, "repetition"))
 	}
-	return "round(s)"
+	return plural(n, "round")
+}
+
+// plural writes n things: "1 round", "10 rounds".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

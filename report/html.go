@@ -40,6 +40,9 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	d.Command = strings.Join(m.Command, " ")
 	d.VariantWarmup = strings.TrimPrefix(variantWarmup(m), ", ")
 	d.Mode = modeOf(m)
+	if s.Manifest != nil {
+		d.Rounds = roundsText(s)
+	}
 	d.Warmups = warmupsLine(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
@@ -197,8 +200,9 @@ type htmlData struct {
 
 	// VariantWarmup is "variant warm-up 1m0s" when the run had one.
 	VariantWarmup string
-	// Mode is how the variants met the load (modeOf).
-	Mode string
+	// Mode is how the variants met the load (modeOf); Rounds how many
+	// times they ran (roundsText).
+	Mode, Rounds string
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
@@ -534,7 +538,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <body>
 <h1>toll: {{.Scenario}}</h1>
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
-against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
+against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Baseline}}</b>{{end}} — {{.Rounds}}, {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}

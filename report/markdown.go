@@ -15,7 +15,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
 	fmt.Fprintf(ew, "# %s: %s vs %s\n\n", escape(s.Scenario), escape(strings.Join(nonBaseline(s), ", ")), escape(s.Baseline))
-	fmt.Fprintf(ew, "%d %s, %s, restart %s%s, seed %d, started %s.\n", m.Rounds, repetitionWord(s), modeOf(m), escape(restartOf(m)), variantWarmup(m), m.Seed, m.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(ew, "%s, %s, restart %s%s, seed %d, started %s.\n", upperFirst(roundsText(s)), modeOf(m), escape(restartOf(m)), variantWarmup(m), m.Seed, m.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "\n%s.\n", escape(line))
 	}
@@ -63,6 +63,14 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	return ew.err
+}
+
+// upperFirst starts a sentence with a capital letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func escapeAll(xs []string) []string {

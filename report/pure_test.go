@@ -186,6 +186,48 @@ func TestHeadlineText(t *testing.T) {
 	if got := HeadlineText(h); got != want {
 		t.Errorf("headline\n got %s\nwant %s", got, want)
 	}
+	// Two rounds of a tail: the headline says its interval tells nothing
+	// rather than quote it; a bound that is not 0 never reads as 0.
+	h.Changes[1].Delta = &analyze.Delta{N: 2, Abs: 5.8, Pct: f(74.9), CILow: f(-100), CIHigh: f(1058331)}
+	h.Changes[1].TooWide = true
+	h.Changes[0].Delta.CILow = f(0.03)
+	want = "+50% CPU per request [+0.03%, +72%], latency p99: interval too wide to tell (2 rounds), no resolved change in RSS [-1.0%, +1.4%]; 4.0 spans per request"
+	if got := HeadlineText(h); got != want {
+		t.Errorf("headline\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRunDescribed checks the first line of every report: the rounds of a
+// load test or the repetitions of an experiment counted in words, and a
+// baseline named baseline named once on the page.
+func TestRunDescribed(t *testing.T) {
+	for _, tt := range []struct {
+		workload string
+		rounds   int
+		want     string
+	}{
+		{"", 10, "10 rounds"},
+		{"", 1, "1 round"},
+		{"startup", 6, "a startup experiment, 6 repetitions"},
+	} {
+		s := summary(t)
+		s.Manifest.Workload, s.Manifest.Rounds = tt.workload, tt.rounds
+		s.Baseline = "baseline"
+		var text, md, html bytes.Buffer
+		for _, err := range []error{Text(&text, s), Markdown(&md, s), HTML(&html, s)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, out := range map[string]string{"text": text.String(), "markdown": strings.ToLower(md.String()), "html": html.String()} {
+			if !strings.Contains(out, tt.want) || strings.Contains(out, "round(s)") || strings.Contains(out, "repetition(s)") {
+				t.Errorf("%s report does not say %q, or counts in \"(s)\":\n%s", name, tt.want, out)
+			}
+		}
+		if strings.Contains(html.String(), "baseline <b>baseline</b>") {
+			t.Errorf("the page says \"against baseline baseline\"")
+		}
+	}
 }
 
 // TestOverheadAgainstLoad: a run of several load steps gets charts of the

@@ -89,8 +89,8 @@ func warmupsLine(s *analyze.Summary) string {
 func Text(w io.Writer, s *analyze.Summary) error {
 	ew := &errWriter{w: w}
 	m := s.Manifest
-	fmt.Fprintf(ew, "\n%s — %s vs %s, %d %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
-		strings.Join(nonBaseline(s), ", "), m.Rounds, repetitionWord(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)
+	fmt.Fprintf(ew, "\n%s — %s vs %s, %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
+		strings.Join(nonBaseline(s), ", "), roundsText(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
