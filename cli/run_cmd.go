@@ -127,7 +127,7 @@ appended to it as Markdown.
 	fl.BoolVar(&f.render.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
-	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the final table")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the headlines and the tables (the files written are whole)")
 	addRenderFlags(fl, &f.render)
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
@@ -227,6 +227,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	progress := stderr
 	if f.quiet {
 		progress = io.Discard
+		f.render.brief = true
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
@@ -400,6 +401,9 @@ type renderOptions struct {
 	// seriesEvery, when positive, adds to report.md a table of each step's
 	// figures every so many seconds.
 	seriesEvery time.Duration
+	// brief prints only the headlines and the tables in the terminal
+	// (toll run -q); the files written are whole.
+	brief bool
 }
 
 // maxSeriesEvery bounds --series-every: a span longer than a day is longer
@@ -477,6 +481,9 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		if err := report.Push(pctx, opt.push, sum); err != nil {
 			return sum, written, err
 		}
+	}
+	if opt.brief {
+		return sum, written, report.Brief(w, sum)
 	}
 	return sum, written, report.Text(w, sum)
 }

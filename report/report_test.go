@@ -248,3 +248,32 @@ func TestRowsAgreeWithColumns(t *testing.T) {
 		t.Errorf("table of all steps: spans change %q, want +1200.0", all[2].Text)
 	}
 }
+
+// TestBrief checks that toll run -q prints the headlines and the tables
+// only: no flags, warnings, notes or environment, each table's rows once.
+func TestBrief(t *testing.T) {
+	s := summaryWithLoad(t, record.LoadSettings{Model: "open", Arrival: "uniform"})
+	worst := 964.0
+	s.FlagGroups = []analyze.FlagGroup{{Code: analyze.FlagLateArrival, Trials: []int{1, 2}, Of: 6, Worst: &worst}}
+	s.Warnings = append(s.Warnings, "a warning")
+	var b bytes.Buffer
+	if err := Brief(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"late-arrivals", "a warning", "Host", "Δ% is the change", "Arrivals"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("brief output holds %q:\n%s", bad, out)
+		}
+	}
+	want := len(s.Headlines)
+	for _, tab := range Tables(s) {
+		want += 4 + len(tab.Rows) // a blank line, the title, the header and its rule
+	}
+	if outcome(s) != "" {
+		want += 2 // a partial run says so, after a blank line
+	}
+	if got := strings.Count(out, "\n"); got != want || !strings.Contains(out, "otel: ") {
+		t.Errorf("brief output has %d lines, want %d (the headlines and the tables):\n%s", got, want, out)
+	}
+}

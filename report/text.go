@@ -119,6 +119,27 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	return ew.err
 }
 
+// Brief writes the terminal summary of s in brief (toll run -q): the
+// headlines and the tables, and a line that says the run is partial or
+// invalid when it is.
+func Brief(w io.Writer, s *analyze.Summary) error {
+	ew := &errWriter{w: w}
+	for _, line := range headlineLines(s) {
+		fmt.Fprintf(ew, "%s\n", line)
+	}
+	for _, h := range Headlines(s) {
+		fmt.Fprintf(ew, "%s\n", h)
+	}
+	for _, t := range Tables(s) {
+		fmt.Fprintf(ew, "\n%s\n", t.Title)
+		writeAligned(ew, t)
+	}
+	if line := outcome(s); line != "" {
+		fmt.Fprintf(ew, "\n%s\n", line)
+	}
+	return ew.err
+}
+
 // outcome says, in a line each, that the run is partial and what is
 // missing, and that its measurement is invalid and why; "" for a complete,
 // valid run.

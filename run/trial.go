@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -326,7 +327,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	}
 	r.mu.Unlock()
 	if r.opt.Live {
-		cfg.OnSecond = func(sec load.Second) { r.status(pt, sec, smp) }
+		cfg.OnSecond = func(sec load.Second) { r.status(pt, sec, smp, tn.share()) }
 	}
 	var res *load.Result
 	var loadErr error
@@ -525,13 +526,30 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	fmt.Fprintln(r.opt.Progress, line)
 }
 
-// status redraws the live status line during a trial.
-func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
+// liveFigures returns what the status line shows of second sec of a
+// trial's window whose load ran for share of it (a sliced duet's side:
+// 0.5; 0 or 1: throughout), with the services using cpu cores: the
+// seconds of its own load so far, and its rate and CPU while loaded, as
+// the line of a finished trial gives them, to compare with the scenario's
+// duration and rate (a side's window lasts twice its duration, loaded
+// half the time).
+func liveFigures(sec load.Second, share, cpu float64) (loadedS, rate, cores float64) {
+	if share <= 0 || share > 1 {
+		share = 1
+	}
+	return float64(sec.Index+1) * share, float64(sec.Completed) / share, cpu / share
+}
+
+// status redraws the live status line during a trial whose load runs for
+// share of its window.
+func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler, share float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
-		float64(sec.Completed), float64(sec.P99.Microseconds())/1000, smp.cpuNow())
+	loaded, rate, cores := liveFigures(sec, share, smp.cpuNow())
+	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ss/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
+		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit},
+		strconv.FormatFloat(loaded, 'f', -1, 64), int(r.s.Load.Duration.D().Seconds()),
+		rate, float64(sec.P99.Microseconds())/1000, cores)
 	if sec.Errors > 0 {
 		line += fmt.Sprintf("  errors %d", sec.Errors)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/scenario"
 )
@@ -156,6 +157,29 @@ func TestSampleStart(t *testing.T) {
 		anchor := origin.Add(tt.warmup - tt.lull)
 		if got := sampleStart(origin, anchor, time.Second).Sub(origin); got != tt.want {
 			t.Errorf("%s: first tick %s after the origin, want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLiveFigures checks that the status line of a sliced duet's side
+// (loaded half of a window twice its duration) gives the seconds of its
+// own load, to compare with the duration, and its rate and CPU while
+// loaded, to compare with the target: not 6s of 3s at 150 of 300 req/s.
+func TestLiveFigures(t *testing.T) {
+	for _, tt := range []struct {
+		name                  string
+		share                 float64
+		index                 int
+		completed             uint64
+		wantS, wantRate, wCPU float64
+	}{
+		{"throughout", 0, 2, 300, 3, 300, 0.2},
+		{"in turns, last second", 0.5, 5, 150, 3, 300, 0.4},
+		{"in turns, first second", 0.5, 0, 150, 0.5, 300, 0.4},
+	} {
+		s, rate, cpu := liveFigures(load.Second{Index: tt.index, Completed: tt.completed}, tt.share, 0.2)
+		if s != tt.wantS || rate != tt.wantRate || cpu != tt.wCPU {
+			t.Errorf("%s: %gs, %g req/s, %g cores; want %gs, %g req/s, %g cores", tt.name, s, rate, cpu, tt.wantS, tt.wantRate, tt.wCPU)
 		}
 	}
 }
