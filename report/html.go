@@ -133,7 +133,7 @@ func htmlCellOf(c Cell) htmlCell {
 		}
 		if c.Value != nil && c.Bounds != "" {
 			if c.Unit == "%" {
-				hc.Text = fmt.Sprintf("%+.1f%%", *c.Value)
+				hc.Text = pctBound(*c.Value, 1)
 			} else {
 				hc.Text = c.Text
 			}

@@ -207,7 +207,7 @@ func (p pair) cell(text string) Cell {
 }
 
 // triple is Sermant's "baseline / variant / Δ" cell, the change's 95%
-// interval added: "0.138 / 0.169 / +0.031 (+22.4% ± 3.0%)".
+// interval added: "0.138 / 0.169 / +0.031 (+22.4% [+19.5%, +25.4%])".
 func (p pair) triple() Cell {
 	if !p.ok() {
 		return noneCell

@@ -192,6 +192,9 @@ func writeAligned(w io.Writer, t Table) {
 
 // writeNotes writes the warnings and where and how the run happened.
 func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
+	if len(s.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "%s! %s\n", indent, warn)
 	}
