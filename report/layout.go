@@ -182,6 +182,22 @@ func (p pair) change() string {
 	return DeltaPct(p.info, p.vari.Delta)
 }
 
+// estimate is the variant's change without its interval, for a table
+// that gives the interval a column of its own: "+19.9%", "~ +4.4%".
+func (p pair) estimate() string {
+	if p.vari == nil || p.vari.Delta == nil {
+		return "—"
+	}
+	d := p.vari.Delta
+	if d.Pct == nil || d.CILow == nil {
+		return DeltaPct(p.info, d)
+	}
+	if !d.Significant {
+		return "~ " + pctBound(*d.Pct, 1)
+	}
+	return pctBound(*d.Pct, 1)
+}
+
 // diff is the variant's difference in the cost's unit, with its 95%
 // interval's half-width when there is one.
 func (p pair) diff() string {
@@ -375,7 +391,7 @@ func jettyView(s *analyze.Summary) *View {
 				}
 				t.Rows = append(t.Rows, []Cell{TextCell(p.label()),
 					TextCell(num(p.base.Value, p.info.Digits) + " → " + num(p.vari.Value, p.info.Digits)),
-					p.cell(p.change()), p.cell(bounds)})
+					p.cell(p.estimate()), p.cell(bounds)})
 			}
 			v.Tables = append(v.Tables, t)
 		}

@@ -213,7 +213,7 @@ func binnedTable(st analyze.Step) Table {
 // 50- and 100-thread columns): one row per cost, and per step a column
 // group of the baseline's value and each variant's Δ%.
 func stepsTable(s *analyze.Summary) Table {
-	t := Table{Title: "all load steps: " + s.Baseline + " and each variant's Δ%", Header: []string{"cost"}}
+	t := Table{Title: "all load steps: " + s.Baseline + " and each variant's Δ% (its Δ where " + s.Baseline + " is 0)", Header: []string{"cost"}}
 	others := nonBaseline(s)
 	for _, st := range s.Steps {
 		t.Header = append(t.Header, st.Label()+": "+s.Baseline)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,7 +84,9 @@ func runReproduction(t *testing.T, r reproduction) {
 			t.Errorf("layout %s lacks %q:\n%s", r.layout, row, layout.String())
 		}
 	}
-	if !strings.Contains(layout.String(), "±") {
+	// An interval is its bounds ("[+5.6%, +36.2%]") or a difference's
+	// half-width ("± 0.12").
+	if !regexp.MustCompile(`\[[-+][0-9.]+%, [-+][0-9.]+%\]|± [0-9]`).MatchString(layout.String()) {
 		t.Errorf("layout %s shows no interval:\n%s", r.layout, layout.String())
 	}
 	md, err := os.ReadFile(filepath.Join(out, "report.md"))
