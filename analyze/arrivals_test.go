@@ -64,6 +64,15 @@ func TestLateArrivals(t *testing.T) {
 			if late != tt.wantFlags*3 || !s.Valid() {
 				t.Errorf("%d late-arrivals flags (want %d), valid %v (want true: %v)", late, tt.wantFlags*3, s.Valid(), s.Invalid)
 			}
+			// The summary groups them in one line's worth: the trials and
+			// the worst p99, a condition that invalidates nothing.
+			switch {
+			case late == 0 && len(s.FlagGroups) != 0:
+				t.Errorf("flag groups %+v, want none", s.FlagGroups)
+			case late > 0 && (len(s.FlagGroups) != 1 || s.FlagGroups[0].Code != FlagLateArrival || len(s.FlagGroups[0].Trials) != late ||
+				s.FlagGroups[0].Of != 6 || s.FlagGroups[0].Worst == nil || *s.FlagGroups[0].Worst != float64(tt.lateness[1]) || s.FlagGroups[0].Invalidates):
+				t.Errorf("flag groups %+v, want late-arrivals in %d of 6 trials, worst %d µs", s.FlagGroups, late, tt.lateness[1])
+			}
 			if s.Arrivals == nil {
 				t.Fatal("no arrivals in the summary")
 			}
