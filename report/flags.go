@@ -83,7 +83,7 @@ func causeText(g analyze.FlagGroup) string {
 		return fmt.Sprintf("the load generator sent requests up to %.0f µs late at p99 (above %d µs): that delay is in their latency, and their CPU and memory costs stand; see Arrivals",
 			w, analyze.LateArrivalLimit.Microseconds())
 	case analyze.FlagSteal:
-		return fmt.Sprintf("the hypervisor took up to %.1f%% of the CPUs' time (steal, above %g%%): the machine was shared, and both sides of a round met it",
+		return fmt.Sprintf("the hypervisor took up to %.1f%% of the CPUs' time (steal, above %g%%): the machine was shared",
 			w, analyze.StealLimit)
 	case analyze.FlagSaturated:
 		return fmt.Sprintf("a CPU that runs no measured service was up to %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", w)
