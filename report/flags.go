@@ -38,7 +38,7 @@ func flagsHeading(s *analyze.Summary) string {
 	}
 	switch {
 	case invalid && cond:
-		h += "; " + markInvalid + ": the trial did not measure what was planned, " + markCondition + ": a condition of a measurement that stands"
+		h += "; " + markInvalid + " marks a cause whose trials did not measure what was planned, the others are conditions of costs that stand"
 	case cond:
 		h += "; none invalidates a trial"
 	}

@@ -60,9 +60,9 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		d.InvalidCauses, d.ConditionCauses = flagCauses(s, true), flagCauses(s, false)
 	}
 	for _, g := range s.FlagGroups {
-		f := htmlFlag{Mark: flagMark(g), Text: FlagGroupText(s, g), Class: "cond"}
+		f := htmlFlag{Text: FlagGroupText(s, g), Class: "cond"}
 		if g.Invalidates {
-			f.Class = "invalid"
+			f.Mark, f.Class = markInvalid+" ", "invalid"
 		}
 		d.Flags = append(d.Flags, f)
 	}
@@ -568,7 +568,7 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{.Spectrum}}{{end}}
 {{end}}
 {{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{if .Flags}}<h2 id="flags">Flagged trials</h2><p class="note">{{.FlagsHeading}}</p><ul class="flags">{{range .Flags}}<li class="{{.Class}}">{{.Mark}} {{.Text}}</li>{{end}}</ul>{{end}}
+{{if .Flags}}<h2 id="flags">Flagged trials</h2><p class="note">{{.FlagsHeading}}</p><ul class="flags">{{range .Flags}}<li class="{{.Class}}">{{.Mark}}{{.Text}}</li>{{end}}</ul>{{end}}
 <h2>Environment</h2>
 <dl class="env">
 <dt>variants</dt><dd>{{range .Variants}}<span class="swatch" style="background:{{.Color}}"></span>{{.Name}}{{if .Baseline}} (baseline){{end}} &nbsp; {{end}}</dd>

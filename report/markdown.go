@@ -45,7 +45,11 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if len(s.FlagGroups) > 0 {
 		fmt.Fprintf(ew, "\n%s\n\n", escape(flagsHeading(s)))
 		for _, g := range s.FlagGroups {
-			fmt.Fprintf(ew, "- %s %s\n", flagMark(g), escape(FlagGroupText(s, g)))
+			mark := "" // a list item needs no mark of a condition
+			if g.Invalidates {
+				mark = markInvalid + " "
+			}
+			fmt.Fprintf(ew, "- %s%s\n", mark, escape(FlagGroupText(s, g)))
 		}
 	}
 	var b strings.Builder
