@@ -55,6 +55,9 @@ func TestFlagsByCause(t *testing.T) {
 		{Code: analyze.FlagSteal, Trials: []int{2, 5, 7, 9, 11, 13}, Of: 20, Worst: &steal},
 	}
 	cond := s.FlagGroups
+	if got := causeText(analyze.FlagGroup{Code: analyze.FlagLateArrival, Worst: f(3463167)}); !strings.Contains(got, "up to 3.5 s late") {
+		t.Errorf("a lateness of seconds reads %q, want it in seconds", got)
+	}
 	for _, tt := range []struct {
 		name    string
 		groups  []analyze.FlagGroup

@@ -80,8 +80,8 @@ func causeText(g analyze.FlagGroup) string {
 	}
 	switch g.Code {
 	case analyze.FlagLateArrival:
-		return fmt.Sprintf("the load generator sent requests up to %.0f µs late at p99 (above %d µs): that delay is in their latency, and their CPU and memory costs stand; see Arrivals",
-			w, analyze.LateArrivalLimit.Microseconds())
+		return fmt.Sprintf("the load generator sent requests up to %s late at p99 (above %d µs): that delay is in their latency, and their CPU and memory costs stand; see Arrivals",
+			micros(w), analyze.LateArrivalLimit.Microseconds())
 	case analyze.FlagSteal:
 		return fmt.Sprintf("the hypervisor took up to %.1f%% of the CPUs' time (steal, above %g%%): the machine was shared",
 			w, analyze.StealLimit)
@@ -99,6 +99,18 @@ func causeText(g analyze.FlagGroup) string {
 		return fmt.Sprintf("the measured window was as short as %.0f%% of the one planned", w)
 	}
 	return fmt.Sprintf("worst %g", w)
+}
+
+// micros writes a number of microseconds in the unit that reads best: "964
+// µs", "12 ms", "3.5 s".
+func micros(us float64) string {
+	switch {
+	case us >= 1e6:
+		return fmt.Sprintf("%.1f s", us/1e6)
+	case us >= 1e4:
+		return fmt.Sprintf("%.0f ms", us/1e3)
+	}
+	return fmt.Sprintf("%.0f µs", us)
 }
 
 // FlagGroupText writes a cause's line: "late-arrivals in 17 of 20 trials:
