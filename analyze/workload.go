@@ -239,6 +239,10 @@ type Ratio struct {
 	// PlusMinus half the width of its 95% interval (absent with one pair).
 	Times     float64  `json:"times"`
 	PlusMinus *float64 `json:"plus_minus,omitempty"`
+	// Low and High bound the 95% interval, as ratios: not symmetric about
+	// Times, since it is a ratio's (absent with one pair).
+	Low  *float64 `json:"low,omitempty"`
+	High *float64 `json:"high,omitempty"`
 	// Significant is set when the interval excludes 1.
 	Significant bool `json:"significant"`
 }
@@ -272,7 +276,8 @@ func ratioOf(c Cost, label string, d *Delta) *Ratio {
 	r := &Ratio{Cost: c, Label: label, Times: 1 + *d.Pct/100, Significant: d.Significant}
 	if d.CILow != nil && d.CIHigh != nil {
 		pm := (*d.CIHigh - *d.CILow) / 200
-		r.PlusMinus = &pm
+		lo, hi := 1+*d.CILow/100, 1+*d.CIHigh/100
+		r.PlusMinus, r.Low, r.High = &pm, &lo, &hi
 	}
 	return r
 }

@@ -82,7 +82,7 @@ func headlineChange(c analyze.HeadlineCost) string {
 }
 
 // Headlines are a start-up or job experiment's ratios, as hyperfine says
-// them: "otel at 1 CPU: 1.07 ± 0.02 × baseline wall time", with "(~)"
+// them but with their interval's bounds: "otel at 1 CPU: 1.07 × baseline wall time [1.05, 1.09]", with "(~)"
 // when the interval holds 1. They come from analyze's Ratio; none for a
 // load test.
 func Headlines(s *analyze.Summary) []string {
@@ -96,7 +96,7 @@ func Headlines(s *analyze.Summary) []string {
 			if len(s.Steps) > 1 {
 				line += " at " + st.Label()
 			}
-			line += ": " + v.Ratio.String()
+			line += ": " + ratioText(*v.Ratio)
 			if !v.Ratio.Significant {
 				line += " (~: the interval holds 1)"
 			}
@@ -104,6 +104,31 @@ func Headlines(s *analyze.Summary) []string {
 		}
 	}
 	return out
+}
+
+// ratioText writes a start-up or job experiment's ratio with its 95%
+// interval as bounds, which a ratio's are not symmetric about: "1.07 ×
+// baseline wall time [1.05, 1.09]".
+func ratioText(r analyze.Ratio) string {
+	s := fmt.Sprintf("%.2f × baseline %s", r.Times, r.Label)
+	if r.Low != nil && r.High != nil {
+		s += fmt.Sprintf(" [%s, %s]", ratioBound(*r.Low), ratioBound(*r.High))
+	} else if r.PlusMinus != nil {
+		s = r.String() // a summary from before the bounds were kept
+	}
+	return s
+}
+
+// ratioBound writes a bound of a ratio to two decimals, or as many more
+// as it takes for a bound that is not 1 not to read as 1.
+func ratioBound(x float64) string {
+	digits := 2
+	for ; digits < 6 && x != 1; digits++ {
+		if strings.Trim(fmt.Sprintf("%.*f", digits, x), "0.") != "1" {
+			break
+		}
+	}
+	return fmt.Sprintf("%.*f", digits, x)
 }
 
 // roundsText says how many times a run's variants ran: "10 rounds" of a

@@ -197,6 +197,25 @@ func TestHeadlineText(t *testing.T) {
 	}
 }
 
+// TestRatioText checks that an experiment's ratio is written with its
+// interval's bounds, which are not symmetric about it, and that a bound
+// that is not 1 never reads as 1.
+func TestRatioText(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	for _, tt := range []struct {
+		r    analyze.Ratio
+		want string
+	}{
+		{analyze.Ratio{Label: "wall time", Times: 1.5, PlusMinus: f(0.6), Low: f(1.05), High: f(2.25)}, "1.50 × baseline wall time [1.05, 2.25]"},
+		{analyze.Ratio{Label: "wall time", Times: 1.04, PlusMinus: f(0.04), Low: f(1.0004), High: f(1.08)}, "1.04 × baseline wall time [1.0004, 1.08]"},
+		{analyze.Ratio{Label: "wall time", Times: 1.04}, "1.04 × baseline wall time"},
+	} {
+		if got := ratioText(tt.r); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
 // TestRunDescribed checks the first line of every report: the rounds of a
 // load test or the repetitions of an experiment counted in words, and a
 // baseline named baseline named once on the page.
