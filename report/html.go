@@ -544,7 +544,7 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">
 {{range .Headlines}}<p><span class="swatch" style="background:{{.Color}}"></span><b>{{.Variant}}</b>{{if .Step}} <span class="step">at {{.Step}}</span>{{end}}: {{.Text}}</p>
-{{end}}{{with .InvalidCauses}}<p class="flagnote invalid">✗ trials that did not measure what was planned: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}{{with .ConditionCauses}}<p class="flagnote">Noted on trials whose costs stand: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
+{{end}}{{with .InvalidCauses}}<p class="flagnote invalid">✗ trials that did not measure what was planned: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}{{with .ConditionCauses}}<p class="flagnote">Conditions noted on trials, none of which invalidates them: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
