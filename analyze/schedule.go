@@ -142,7 +142,7 @@ func jvmStartWarning(pct map[Cost]float64, starts int) string {
 		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
 	}
 	per := math.Sqrt(float64(starts))
-	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (on this project's VM, identical twins of one JVM started once read up to 7.6%% apart for a whole run: docs/method.md, \"Two starts of one JVM\"); "+
+	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+
 		"the CPU intervals carry it, %.1f%% per side and start (%.1f%% without the JIT's CPU), so changes smaller than about %.1f%% (%.1f%%) stay unresolved: %s",
 		each, pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per, more)
 }
