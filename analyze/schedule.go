@@ -46,7 +46,7 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round of a start", m.Starts)
 	}
 	return fmt.Sprintf("restart: once: each variant's services %s and not in the intervals; "+
-		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in 1 of 9: docs/method.md, \"A gold standard\")", ran, slowest)
+		"they were ready within %.2f s here, so restart: per-round would measure it too (docs/method.md, \"A gold standard\")", ran, slowest)
 }
 
 // SliceTailShare is the most of a sliced duet's turn (load.slice) that a
