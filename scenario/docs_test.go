@@ -94,3 +94,30 @@ func TestAcceptedFieldsFollowsNesting(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEScenarioReads: the minimal scenario the README offers to adapt
+// reads as it is written, and is short enough to be read at a glance.
+func TestREADMEScenarioReads(t *testing.T) {
+	md, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(md), "\n```yaml\n")
+	if !ok {
+		t.Fatal("README.md has no yaml block")
+	}
+	block, _, ok := strings.Cut(rest, "\n```\n")
+	if !ok {
+		t.Fatal("README.md's yaml block is not closed")
+	}
+	if n := strings.Count(block, "\n") + 1; n > 25 {
+		t.Errorf("README.md's minimal scenario is %d lines, want a short one", n)
+	}
+	s, err := Parse("README.md", []byte(block+"\n"))
+	if err != nil {
+		t.Fatalf("README.md's minimal scenario: %v", err)
+	}
+	if len(s.Variants) < 2 || s.Load.Duration == 0 {
+		t.Errorf("README.md's minimal scenario has %d variants and duration %v, want a baseline, a variant and a window", len(s.Variants), s.Load.Duration)
+	}
+}
