@@ -708,7 +708,7 @@ func TestCompareAbsInterval(t *testing.T) {
 }
 
 // TestRunNoiseFloor: a run cannot resolve a change finer than its
-// variants' run-level effect (RunNoisePct). A variant 0.3% dearer than the
+// variants' run-level effect (the calibration's RunNoisePct). A variant 0.3% dearer than the
 // baseline in every one of 10 rounds, with next to no round-to-round noise,
 // reads ~ where the rounds alone would call it significant at ±0.01%; a
 // +3% change still reads as one; an additive cost is left as it was.

@@ -203,7 +203,7 @@ def report(name, rs):
         line += f"; mean A/A estimate {m:+.2f}% ± {h:.2f}% ({'biased' if abs(m) > h else 'no bias shown'})"
         # The runs' own standard errors, from their intervals, against the
         # spread of their estimates between runs: a ratio above 1 is an
-        # effect the intervals do not carry (analyze.RunNoisePct).
+        # effect the intervals do not carry (the calibration's run_noise_pct, record.DefaultCalibration).
         rounds = int(sys.argv[2])
         se = [(float(r[4]) - float(r[3])) / 2 / t975(rounds - 1) for r in rs]
         claimed = math.sqrt(sum(x * x for x in se) / n)
