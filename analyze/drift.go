@@ -62,9 +62,9 @@ func ratioDrift(x, base map[int]*TrialCosts, c Cost) (change float64, trend, ok 
 
 // Drift thresholds: a trend is reported when the fit over 5 or more rounds
 // has a slope significant at 1% and changes the cost by at least 10% over
-// the run, or when 3 or 4 rounds move one way only by at least 20% (the
-// JIT's warm-up on this project's VM: 5.16, 3.83, 2.35 ms per request
-// over a first load step's three rounds).
+// the run, or when 3 or 4 rounds move one way only by at least 20% (as a
+// JVM's CPU per request does over the first rounds while its JIT warms up:
+// docs/method.md, "A JVM still compiling").
 const (
 	driftMinFitRounds = 5
 	driftPValue       = 0.01

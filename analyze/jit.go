@@ -19,8 +19,7 @@ const jitBusy = 20
 // jitWarning says which of a variant's measured JVMs were still compiling
 // in which rounds of a load step, or is empty. Their CPU and latency there
 // include the JIT's own work and code not yet compiled: the comparison
-// measures a moving target (issue #18: the baseline's CPU per request fell
-// from 2.0 to 0.7 ms over 20 rounds while the JIT compiled).
+// measures a moving target (docs/method.md, "A JVM still compiling").
 func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 	busy := map[string][]int{}
 	peak := map[string]float64{}

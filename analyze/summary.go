@@ -276,8 +276,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	starts := jvmStarts(m, s.Trials)
+	cal := calibrationOf(m)
 	if starts > 0 {
-		s.StartNoisePct = jvmStartNoise()
+		s.StartNoisePct = jvmStartNoise(cal)
 	}
 	roles := map[string]string{}
 	for _, t := range trials {
@@ -318,7 +319,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
 						b, x, launches = paired(duet, rounds, info.Cost)
 					}
-					fixed, raised := sideFixed(info.Cost, starts, b, x, launches)
+					fixed, raised := sideFixed(cal, info.Cost, starts, b, x, launches)
 					if raised {
 						spread = append(spread, info.Label)
 					}
@@ -424,7 +425,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 			}
-			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles, starts)
+			vr.Services = serviceResults(cal, m.Baseline, v, base, rounds, roles, starts)
 			st.Variants = append(st.Variants, vr)
 		}
 		var compared []*record.Trial
@@ -548,11 +549,11 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64, launches []
 // rounds are base and vari, each run under its start of the services in
 // launches: fixedVariance for JVMs started starts times (0: none started
 // once), or, when they started several times and the change's rounds
-// differed between starts more than JVMStartNoisePct allows (startSpread),
-// what the starts showed; raised reports the latter.
-func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
-	v = fixedVariance(c, starts)
-	if starts < 2 || JVMStartNoisePct(c) == 0 {
+// differed between starts more than cal's JVMStartNoisePct allows
+// (startSpread), what the starts showed; raised reports the latter.
+func sideFixed(cal record.Calibration, c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
+	v = fixedVariance(cal, c, starts)
+	if starts < 2 || cal.JVMStartNoisePct[string(c)] == 0 {
 		return v, false
 	}
 	var xs []float64
@@ -569,7 +570,7 @@ func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v floa
 	}
 	// tau is a change's, both sides'; each side's level averages the
 	// run's starts.
-	if w := fixedVariance(c, 0) + tau/2/float64(starts); w > v {
+	if w := fixedVariance(cal, c, 0) + tau/2/float64(starts); w > v {
 		return w, true
 	}
 	return v, false
@@ -713,8 +714,8 @@ func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 // v, compared with the same service in the baseline where it runs there too.
 // It returns nothing when v has a single measured service (its costs are
 // the totals already). starts is jvmStarts' count, which sets the
-// start-to-start term (fixedVariance).
-func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
+// start-to-start term of cal (fixedVariance).
+func serviceResults(cal record.Calibration, baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
 	var names []string
 	for _, tc := range rounds {
 		for n := range tc.Services {
@@ -752,7 +753,7 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
 				b, x, launches := paired(theirs, mine, c)
-				fixed, _ := sideFixed(c, starts, b, x, launches)
+				fixed, _ := sideFixed(cal, c, starts, b, x, launches)
 				d := Compare(info, b, x, fixed)
 				cr.Delta = &d
 			}

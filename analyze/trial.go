@@ -408,8 +408,9 @@ func machineCosts(t *record.Trial, w Window, tc *TrialCosts) {
 	// a tickless kernel measures idle time exactly but charges busy time
 	// by the timer tick, and work that wakes in step with the tick (a load
 	// released on a 2 ms grid, a service answering in 300 µs) falls between
-	// ticks. On this project's VM, services using 0.17 cores of CPU 1 by
-	// their cgroups showed as 0.9% busy in /proc/stat's ticks.
+	// ticks, so that a CPU can read nearly idle by its ticks while its
+	// cgroups charge it a good share of a core (docs/method.md, "What is
+	// measured").
 	elapsed := w.To - w.From
 	if elapsed <= 0 || len(ms[0].PerCPUTotal) == 0 {
 		return

@@ -68,6 +68,10 @@ type Manifest struct {
 	// Notes are facts about the run a reader should know (a fallback taken,
 	// a setting not applied).
 	Notes []string `json:"notes,omitempty"`
+	// Calibration is the calibration the run's intervals take their fixed
+	// terms from (DefaultCalibration when it ran); absent in runs recorded
+	// before it was, which are analysed with DefaultCalibration.
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // Resume is one continuation of an interrupted run.

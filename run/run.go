@@ -386,6 +386,8 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
 	}
+	cal := record.DefaultCalibration()
+	m.Calibration = &cal
 	if u := s.Load.VariantWarmupUntil; u != nil {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
 	}
@@ -578,7 +580,7 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 			if r.s.Mode == scenario.ModeTogether {
 				r.note(fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(r.s.Variants), svc))
 			} else if sl := r.s.Load.Slice.D(); sl > 0 {
-				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: each side is loaded alone, so their latencies compare as well as their CPU and memory costs; every window lasts twice its duration, and a side's costs per second are per second of its own load. Work a side's services do of their own, beside the requests (timers, exporters' threads, a JVM's GC and JIT), is charged over the whole window, twice the time its load ran: for a JVM agent, CPU per request reads high in turns (docs/method.md, \"Taking turns\"), and a duet loaded at once measures it", svc, sl))
+				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: latencies compare too; windows last twice their duration, and work beside the requests (GC, JIT, timers) is charged over all of it (docs/method.md, \"Taking turns\")", svc, sl))
 			} else {
 				r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
 			}
