@@ -148,9 +148,14 @@ type VariantResult struct {
 	// NeighbourCores is the mean CPU, in cores, that other variants' idle
 	// services used during this variant's windows (restart: once keeps
 	// them running); absent when none ran beside it.
-	NeighbourCores *float64        `json:"neighbour_cores,omitempty"`
-	Costs          []CostResult    `json:"costs"`
-	Services       []ServiceResult `json:"services,omitempty"`
+	NeighbourCores *float64     `json:"neighbour_cores,omitempty"`
+	Costs          []CostResult `json:"costs"`
+	// Multiplicity is how many of Costs were tested against the baseline
+	// at once, how many would read significant by chance, and how many
+	// stay significant once corrected for their number; nil for the
+	// baseline and wherever no cost had an interval.
+	Multiplicity *Multiplicity   `json:"multiplicity,omitempty"`
+	Services     []ServiceResult `json:"services,omitempty"`
 }
 
 // ServiceResult is one measured service's own costs within a variant: an
@@ -455,6 +460,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
+	}
+	for si := range s.Steps {
+		for vi := range s.Steps[si].Variants {
+			vr := &s.Steps[si].Variants[vi]
+			vr.Multiplicity = correctDeltas(vr.Costs)
+		}
 	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
