@@ -8,7 +8,8 @@ import (
 	"github.com/tollperf/toll/analyze"
 )
 
-// TestMultiplicityNotes checks that the terminal report, report.md and
+// TestMultiplicityNotes checks that the terminal report, report.md,
+// report.html and
 // toll compare's text say how many costs were tested at once, how many
 // changes chance alone gives, and which changes do not survive the
 // correction for their number.
@@ -37,6 +38,7 @@ func TestMultiplicityNotes(t *testing.T) {
 		{"markdown", func(b *bytes.Buffer) error { return Markdown(b, s) }},
 		{"compare text", func(b *bytes.Buffer) error { return CompareText(b, rc, "a", "b") }},
 		{"compare markdown", func(b *bytes.Buffer) error { return CompareMarkdown(b, rc, "a", "b", nil) }},
+		{"html", func(b *bytes.Buffer) error { return HTML(b, s) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
