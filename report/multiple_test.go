@@ -9,10 +9,9 @@ import (
 )
 
 // TestMultiplicityNotes checks that the terminal report, report.md,
-// report.html and
-// toll compare's text say how many costs were tested at once, how many
-// changes chance alone gives, and which changes do not survive the
-// correction for their number.
+// report.html and toll compare's text and Markdown say how many costs were
+// tested at once, how many changes chance alone gives, and which changes
+// do not survive the correction for their number.
 func TestMultiplicityNotes(t *testing.T) {
 	pct := func(x float64) *float64 { return &x }
 	mult := &analyze.Multiplicity{Tested: 17, Significant: 1, ExpectedByChance: 0.85, Primary: analyze.CPUPerRequest}
