@@ -35,6 +35,10 @@ type Delta struct {
 	PValue *float64 `json:"p_value,omitempty"`
 	// Significant is true when the interval excludes zero.
 	Significant bool `json:"significant"`
+	// SignificantCorrected is Significant once the variant's costs at
+	// the step are corrected for their number (VariantResult's
+	// Multiplicity): the primary cost's own verdict, the others' by Holm.
+	SignificantCorrected bool `json:"significant_corrected"`
 	// BootstrapAgrees is false when a bootstrap interval disagrees with the
 	// t interval about excluding zero (few rounds, skewed ratios).
 	BootstrapAgrees bool `json:"bootstrap_agrees"`

@@ -151,9 +151,14 @@ type VariantResult struct {
 	// NeighbourCores is the mean CPU, in cores, that other variants' idle
 	// services used during this variant's windows (restart: once keeps
 	// them running); absent when none ran beside it.
-	NeighbourCores *float64        `json:"neighbour_cores,omitempty"`
-	Costs          []CostResult    `json:"costs"`
-	Services       []ServiceResult `json:"services,omitempty"`
+	NeighbourCores *float64     `json:"neighbour_cores,omitempty"`
+	Costs          []CostResult `json:"costs"`
+	// Multiplicity is how many of Costs were tested against the baseline
+	// at once, how many would read significant by chance, and how many
+	// stay significant once corrected for their number; nil for the
+	// baseline and wherever no cost had an interval.
+	Multiplicity *Multiplicity   `json:"multiplicity,omitempty"`
+	Services     []ServiceResult `json:"services,omitempty"`
 }
 
 // ServiceResult is one measured service's own costs within a variant: an
@@ -468,6 +473,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		return false
 	})
+	for si := range s.Steps {
+		for vi := range s.Steps[si].Variants {
+			vr := &s.Steps[si].Variants[vi]
+			vr.Multiplicity = correctDeltas(vr.Costs)
+		}
+	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)

@@ -46,7 +46,7 @@ as Markdown, instead of the terminal table (docs/reproductions.md).
 				return &exitError{ExitUsage, errors.New("--series-every needs the trials analysed again; it does not apply with --from-summary")}
 			}
 			if layout != "" && !slices.Contains(scenario.ReportLayouts(), layout) {
-				return &exitError{ExitUsage, fmt.Errorf("--layout %q is not one of %s", layout, strings.Join(scenario.ReportLayouts(), ", "))}
+				return &exitError{ExitUsage, fmt.Errorf("--layout %q is not a layout%s", layout, scenario.DidYouMean(layout, scenario.ReportLayouts()))}
 			}
 			// The terminal table, or the layout instead of it.
 			out := cmd.OutOrStdout()

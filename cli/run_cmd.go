@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,12 @@ type runFlags struct {
 	sloP99         time.Duration
 	resume         string
 	// gates are the --fail-on thresholds, as written.
-	gates   []string
+	gates []string
+	// gateList is gates parsed.
+	gateList []analyze.Gate
+	// json prints the summary as JSON on stdout (--json), everything else
+	// on stderr.
+	json    bool
 	startup bool
 	// short replaces the scenario's rounds, warm-up, window and restart
 	// policy (--rounds, --warmup, --duration, --restart): its short
@@ -128,6 +134,7 @@ appended to it as Markdown.
 	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the headlines and the tables (the files written are whole)")
+	fl.BoolVar(&f.json, "json", false, "print the summary (what summary.json holds) as JSON on stdout, and the table and progress on stderr: toll run --json FILE | jq")
 	addRenderFlags(fl, &f.render)
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
@@ -146,6 +153,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if err != nil {
 		return err
 	}
+	f.gateList = gates
 	if f.findMax && len(gates) > 0 {
 		return &exitError{ExitUsage, errors.New("--fail-on judges rounds against the baseline; a --find-max search has none")}
 	}
@@ -238,14 +246,31 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		}
 		return &exitError{ExitFailure, runErr}
 	}
+	return finishRun(ctx, stdout, stderr, dir, s.Baseline, runErr, f)
+}
+
+// finishRun reports the run carried out into dir (runErr is how it
+// ended): it writes the reports into dir, prints the table, judges the
+// gates and returns the exit error. With --json the summary (what
+// summary.json holds; a --find-max search's findmax.json) is all that goes
+// to stdout, and the table, the gates and the results line go to stderr,
+// so that `toll run --json FILE | jq` reads a JSON document.
+func finishRun(ctx context.Context, stdout, stderr io.Writer, dir *record.Dir, baseline string, runErr error, f runFlags) error {
+	text := stdout
+	if f.json {
+		text = stderr
+	}
 	if f.findMax {
 		fm, err := dir.ReadFindMax()
 		if err == nil && fm != nil {
-			err = report.FindMaxText(stdout, fm, s.Baseline)
+			err = report.FindMaxText(text, fm, baseline)
 		}
 		var written []string
 		if fm != nil {
 			written = append(written, "findmax.json")
+			if f.json && err == nil {
+				err = writeJSON(stdout, fm)
+			}
 		}
 		fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 		switch {
@@ -258,13 +283,20 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		}
 		return nil
 	}
-	sum, written, repErr := renderDir(ctx, stdout, dir, f.render)
+	sum, written, repErr := renderDir(ctx, text, dir, f.render)
 	if repErr == nil && f.aa {
-		writeNoiseFloor(stdout, sum)
+		writeNoiseFloor(text, sum)
+	}
+	if repErr == nil && f.json && sum != nil {
+		js, err := report.JSON(sum)
+		if err == nil {
+			_, err = stdout.Write(js)
+		}
+		repErr = err
 	}
 	var judged error
 	if repErr == nil && runErr == nil {
-		judged = judge(stdout, sum, gates)
+		judged = judge(text, sum, f.gateList)
 	}
 	fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 	switch {
@@ -486,6 +518,16 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		return sum, written, report.Brief(w, sum)
 	}
 	return sum, written, report.Text(w, sum)
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // writeNoiseFloor explains what an A/A run says about this machine.

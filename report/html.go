@@ -44,6 +44,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		d.Rounds = roundsText(s)
 	}
 	d.Warmups = warmupsLine(s)
+	d.Multiplicity = runMultiplicity(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -206,6 +207,9 @@ type htmlData struct {
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
+	// Multiplicity says, per comparison, how many costs were tested at
+	// once and which changes chance likely gave (runMultiplicity).
+	Multiplicity []string
 }
 
 // chartedCosts are the costs the Δ% chart shows, when measured: what a
@@ -548,7 +552,8 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
-{{if .Load}}<h2>Overhead against load</h2>
+{{range .Multiplicity}}<p class="note">{{.}}</p>
+{{end}}{{if .Load}}<h2>Overhead against load</h2>
 <div class="charts">{{range .Load}}{{.}}
 {{end}}</div>{{end}}
 {{range .Steps}}

@@ -229,7 +229,7 @@ func (v *validator) scenario(s *Scenario) {
 	}
 	v.kubernetes(s)
 	if s.Report.Layout != "" && !slices.Contains(ReportLayouts(), s.Report.Layout) {
-		v.fail("report.layout", "%q is not one of %s", s.Report.Layout, strings.Join(ReportLayouts(), ", "))
+		v.fail("report.layout", "%q is not a layout%s", s.Report.Layout, DidYouMean(s.Report.Layout, ReportLayouts()))
 	}
 	if !v.present("sample") {
 		s.Sample = Duration(DefaultSample)
@@ -613,7 +613,7 @@ func (v *validator) variants(s *Scenario) {
 			o := vr.Services[name]
 			op := p + ".services." + name
 			if _, ok := s.Service(name); !ok {
-				v.fail(op, "no service named %q", name)
+				v.fail(op, "no service named %q%s", name, DidYouMean(name, serviceNames(s)))
 			}
 			for j, a := range o.Command {
 				v.noNUL(fmt.Sprintf("%s.command[%d]", op, j), a)
@@ -639,12 +639,12 @@ func (v *validator) variants(s *Scenario) {
 		}
 		for j, name := range vr.Skip {
 			if _, ok := s.Service(name); !ok {
-				v.fail(fmt.Sprintf("%s.skip[%d]", p, j), "no service named %q", name)
+				v.fail(fmt.Sprintf("%s.skip[%d]", p, j), "no service named %q%s", name, DidYouMean(name, serviceNames(s)))
 			}
 		}
 	}
 	if !seen[s.Baseline] {
-		v.fail("variants", "no variant is named %q (the baseline)", s.Baseline)
+		v.fail("variants", "no variant is named %q (the baseline)%s", s.Baseline, DidYouMean(s.Baseline, variantNames(s)))
 	}
 	if s.Control {
 		if seen[ControlVariant] {
@@ -1018,4 +1018,22 @@ func Expand(s string, lookup func(string) string) string {
 	return rePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
 		return lookup(m[2 : len(m)-1])
 	})
+}
+
+// serviceNames returns the names of s's services, in order.
+func serviceNames(s *Scenario) []string {
+	var names []string
+	for _, sv := range s.Services {
+		names = append(names, sv.Name)
+	}
+	return names
+}
+
+// variantNames returns the names of s's variants, in order.
+func variantNames(s *Scenario) []string {
+	var names []string
+	for _, vr := range s.Variants {
+		names = append(names, vr.Name)
+	}
+	return names
 }

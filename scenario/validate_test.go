@@ -58,7 +58,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"users zero in a list", rate, "  users: [10, 0]\n", 20, "load.users[1]", "must be a positive number of users, not 0"},
 		{"users not whole", rate, "  users: 2.5\n", 20, "load.users", `"2.5" is not a whole number`},
 		// Report: a layout toll has no renderer for.
-		{"report.layout unknown", duration, duration + "report:\n  layout: vendor\n", 23, "report.layout", `"vendor" is not one of sermant, kindling, jetty, skywalking-go, easeagent`},
+		{"report.layout unknown", duration, duration + "report:\n  layout: vendor\n", 23, "report.layout", `"vendor" is not a layout (known: sermant, kindling, jetty, skywalking-go, easeagent)`},
 		{"max_conns 0", duration, duration + "  max_conns: 0\n", 22, "load.max_conns", "must be at least 1, not 0"},
 		{"max_conns beyond ports", duration, duration + "  max_conns: 100000\n", 22, "load.max_conns", "more than the 28232 local ports"},
 		{"max_conns beyond RLIMIT_NOFILE", duration, duration + "  max_conns: 25000\n", 22, "load.max_conns", "25000 connections need 25256 file descriptors (a connection each"},
