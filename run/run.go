@@ -615,9 +615,17 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		case plan.Start:
 			err = r.backend.Start(ctx, a.Variant, a.CPULimit)
 		case plan.Run:
-			err = r.runTrial(ctx, a.Trial)
+			if err = r.runTrial(ctx, a.Trial); err == nil {
+				err = r.sinksAlive(a.Trial.Variant)
+			}
 		case plan.RunAtOnce:
-			err = r.duet(ctx, a.Sides)
+			if err = r.duet(ctx, a.Sides); err == nil {
+				var vs []string
+				for _, pt := range a.Sides {
+					vs = append(vs, pt.Variant)
+				}
+				err = r.sinksAlive(vs...)
+			}
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
 			if sr, ok := r.backend.(SinkReader); ok && err == nil {
