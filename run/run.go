@@ -147,6 +147,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err != nil {
 		return dir, err
 	}
+	// One run writes a directory at a time: toll run --resume of a run
+	// still going is refused, naming the run that owns it.
+	release, err := dir.Lock(fmt.Sprintf("toll run %s (pid %d)", id, id.Pid))
+	if err != nil {
+		if res != nil {
+			err = &ResumeError{err}
+		}
+		return nil, err
+	}
+	defer release()
 	kill, cancelKill := context.WithCancel(context.Background())
 	defer cancelKill()
 	if opt.StopNow != nil {
