@@ -52,9 +52,12 @@ appended to it as Markdown.
 			if err != nil {
 				return &exitError{ExitUsage, fmt.Errorf("compare %s and %s: %w", args[0], args[1], err)}
 			}
+			partial := sums[0].Partial != nil || sums[1].Partial != nil
 			var results []analyze.GateResult
-			for _, g := range gs {
-				results = append(results, g.Check(rc))
+			if !partial {
+				for _, g := range gs {
+					results = append(results, g.Check(rc))
+				}
 			}
 			out, msgs := cmd.OutOrStdout(), cmd.OutOrStdout()
 			if asJSON {
@@ -70,6 +73,21 @@ appended to it as Markdown.
 			gh := githubFromEnv(msgs)
 			if err := gh.summary(func(w io.Writer) error { return report.CompareMarkdown(w, rc, args[0], args[1], results) }); err != nil {
 				return &exitError{ExitFailure, err}
+			}
+			// A partial run is said whether or not gates were given; with
+			// gates, they are not judged and the comparison fails.
+			var unjudged error
+			for i, s := range sums {
+				if s.Partial == nil {
+					continue
+				}
+				fmt.Fprintf(msgs, "  ! %s: %s\n", args[i], s.Partial.Text)
+				if err := partialGates(msgs, gh, args[i], s, gs); err != nil && unjudged == nil {
+					unjudged = err
+				}
+			}
+			if unjudged != nil {
+				return unjudged
 			}
 			gh.gates(results)
 			if err := report.GatesText(msgs, results); err != nil {
@@ -94,11 +112,11 @@ func summarizeDir(path string, excludeFlagged bool) (*analyze.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	trials, err := dir.ReadTrials()
+	trials, unreadable, err := dir.ReadTrials()
 	if err != nil {
 		return nil, err
 	}
-	return analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
+	return analyze.Summarize(m, trials, analyze.Options{Unreadable: unreadable, Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
 }
 
 // appendFile appends what write produces to the file at path.

@@ -56,7 +56,7 @@ rounds: 2`)
 	if m.Load.Model != "closed" || len(m.Load.Users) != 2 {
 		t.Errorf("manifest load: %+v", m.Load)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}

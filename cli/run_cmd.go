@@ -288,7 +288,7 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 	}
 	gh := githubFromEnv(w)
 	var results []analyze.GateResult
-	if sum.Valid() {
+	if sum.Valid() && sum.Partial == nil {
 		for _, g := range gates {
 			results = append(results, g.CheckRun(sum))
 		}
@@ -309,6 +309,9 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 			fmt.Fprintln(w, "  gates not judged: the run is not valid")
 		}
 		return invalid(sum)
+	}
+	if err := partialGates(w, gh, "the run", sum, gates); err != nil {
+		return err
 	}
 	gh.gates(results)
 	if err := report.GatesText(w, results); err != nil {
@@ -437,11 +440,12 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		// A search's trials are one per rate, not rounds to compare.
 		return nil, nil, report.FindMaxText(w, fm, m.Baseline)
 	}
-	trials, err := dir.ReadTrials()
+	trials, unreadable, err := dir.ReadTrials()
 	if err != nil {
 		return nil, nil, err
 	}
 	sum, err := analyze.Summarize(m, trials, analyze.Options{
+		Unreadable:         unreadable,
 		Trim:               analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
 		ExcludeFlagged:     opt.excludeFlagged,
 		IncludeInterrupted: opt.includeInterrupted,
