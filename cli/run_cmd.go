@@ -230,7 +230,16 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote})
+		Resume: f.resume, AA: f.aa, Remote: remote, Finished: func(dir *record.Dir, err error) {
+			// A run cut short still has services to stop, which may take
+			// their grace period: its reports are written first, and again
+			// below once what they flushed as they stopped is counted.
+			if err != nil && !f.findMax {
+				early := f.render
+				early.push, early.benchmark = "", "" // sent once, below
+				renderDir(ctx, io.Discard, dir, early)
+			}
+		}})
 	if dir == nil {
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
 			return &exitError{ExitUsage, runErr}
