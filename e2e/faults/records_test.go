@@ -6,12 +6,10 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -19,49 +17,32 @@ import (
 	"github.com/tollperf/toll/e2e/tolltest"
 )
 
-// finished is one short run that finished whole, shared by the tests that
-// damage a copy of its results directory.
-var finished struct {
-	once sync.Once
-	dir  string
-	err  string
-}
-
-// finishedRun returns a copy of a short run's results directory (two
-// rounds of a baseline and a heavier variant), for the test to damage.
-func finishedRun(t *testing.T) string {
-	t.Helper()
-	finished.once.Do(func() {
-		root, err := os.MkdirTemp("", "toll-records-")
-		if err != nil {
-			finished.err = err.Error()
-			return
-		}
-		// The scenario is copied out of this test's temporary directory,
-		// which goes with it, for the tests after it.
-		path := filepath.Join(root, "s.yaml")
-		s := must(os.ReadFile(tolltest.WriteScenario(t, "records", tolltest.HeavyVariants, `  rate: 20
+// TestDamagedRecords runs a short run once (two rounds of a baseline
+// and a heavier variant) and, in each subtest, damages a copy of its
+// results directory as a failing disk, an editor or an attacker could.
+func TestDamagedRecords(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := tolltest.WriteScenario(t, "records", tolltest.HeavyVariants, `  rate: 20
   warmup: 1s
   duration: 2s
-rounds: 2`)))
-		if err := os.WriteFile(path, s, 0o644); err != nil {
-			finished.err = err.Error()
-			return
-		}
-		finished.dir = filepath.Join(root, "out")
-		code, stdout, stderr := tolltest.Run(t, "run", path, "--out", finished.dir, "-q")
-		if code != 0 && code != cli.ExitInvalid {
-			finished.err = fmt.Sprintf("toll run: exit %d\n%s%s", code, stdout, stderr)
-		}
-	})
-	if finished.err != "" {
-		t.Fatal(finished.err)
+rounds: 2`)
+	whole := filepath.Join(t.TempDir(), "out")
+	if code, stdout, stderr := tolltest.Run(t, "run", path, "--out", whole, "-q"); code != 0 && code != cli.ExitInvalid {
+		t.Fatalf("toll run: exit %d\n%s%s", code, stdout, stderr)
 	}
-	dst := filepath.Join(t.TempDir(), "run")
-	if out, err := exec.Command("cp", "-r", finished.dir, dst).CombinedOutput(); err != nil {
-		t.Fatalf("copy %s: %v %s", finished.dir, err, out)
+	copyRun := func(t *testing.T) string {
+		t.Helper()
+		dst := filepath.Join(t.TempDir(), "run")
+		if out, err := exec.Command("cp", "-r", whole, dst).CombinedOutput(); err != nil {
+			t.Fatalf("copy %s: %v %s", whole, err, out)
+		}
+		return dst
 	}
-	return dst
+	t.Run("latency histogram", func(t *testing.T) { badLatencyHistogram(t, copyRun(t)) })
+	t.Run("unreadable trial file", func(t *testing.T) { unreadableTrialFile(t, whole, copyRun(t), copyRun(t)) })
+	t.Run("gates of a partial run", func(t *testing.T) { partialRunGates(t, whole, copyRun(t)) })
 }
 
 func must[T any](v T, err error) T {
@@ -115,16 +96,12 @@ func craftedHistogram() string {
 	return base64.StdEncoding.EncodeToString(b.Bytes())
 }
 
-// TestBadLatencyHistogramIsSaid damages the latency histograms of two
+// badLatencyHistogram damages the latency histograms of two
 // trials, one with garbage and one with a crafted header claiming 2^62 µs:
 // toll report keeps both trials, leaves their latency out with a
 // latency-unreadable flag that says why, and refuses the crafted one
 // before it allocates.
-func TestBadLatencyHistogramIsSaid(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real services")
-	}
-	dir := finishedRun(t)
+func badLatencyHistogram(t *testing.T, dir string) {
 	files := trialFiles(t, dir)
 	for i, h := range []string{"bm90IGEgaGlzdG9ncmFt", craftedHistogram()} {
 		editTrial(t, files[i], func(m map[string]any) {
@@ -164,16 +141,10 @@ func TestBadLatencyHistogramIsSaid(t *testing.T) {
 	}
 }
 
-// TestUnreadableTrialFileIsLeftOut damages three trial files of a run
-// (truncated, empty, a newer schema), and one of another copy with a field
-// of the wrong type: toll report and toll compare still report the run, name each file and why it was left
+// unreadableTrialFile damages three trial files of dir (truncated, empty,
+// a newer schema), and one of other with a field of the wrong type: toll report and toll compare still report the run, name each file and why it was left
 // out, and call the run partial, as they do for missing trials.
-func TestUnreadableTrialFileIsLeftOut(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real services")
-	}
-	whole := finishedRun(t)
-	dir := finishedRun(t)
+func unreadableTrialFile(t *testing.T, whole, dir, other string) {
 	files := trialFiles(t, dir)
 	b := must(os.ReadFile(files[0]))
 	os.WriteFile(files[0], b[:len(b)/2], 0o644)
@@ -194,10 +165,9 @@ func TestUnreadableTrialFileIsLeftOut(t *testing.T) {
 		t.Errorf("no summary written: %v", err)
 	}
 
-	dir = finishedRun(t)
-	files = trialFiles(t, dir)
+	files = trialFiles(t, other)
 	editTrial(t, files[3], func(m map[string]any) { m["intervals"] = "not a list" })
-	code, stdout, stderr = tolltest.Run(t, "compare", whole, dir)
+	code, stdout, stderr = tolltest.Run(t, "compare", whole, other)
 	out = stdout + stderr
 	if code != 0 {
 		t.Errorf("toll compare: exit %d, want 0\n%s", code, out)
@@ -209,15 +179,10 @@ func TestUnreadableTrialFileIsLeftOut(t *testing.T) {
 	}
 }
 
-// TestPartialRunGatesAreNotPassed gates on a run that lost trials: toll
+// partialRunGates gates on a run that lost trials: toll
 // compare and toll report say the run is partial and exit ExitUnjudged
 // rather than 0, while a whole run's gates are judged.
-func TestPartialRunGatesAreNotPassed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real services")
-	}
-	whole := finishedRun(t)
-	dir := finishedRun(t)
+func partialRunGates(t *testing.T, whole, dir string) {
 	files := trialFiles(t, dir)
 	os.Remove(files[len(files)-1])
 	gate := "cpu_per_request > +1000%"
