@@ -23,7 +23,8 @@ func newCompareCmd() *cobra.Command {
 		Long: `Compares each variant's overhead against the baseline between two runs of the
 same scenario, e.g. two releases of an agent. With --fail-on, exits with 4 when
 a change's whole 95% interval lies beyond the threshold; an interval that only
-reaches it passes. With --json, the comparison and the gates' outcome are
+reaches it passes. A partial run (interrupted, killed, trials missing or
+unreadable) is said; with --fail-on its gates are not judged, and toll exits 5. With --json, the comparison and the gates' outcome are
 written to stdout as JSON (docs/results-schema.md) instead of the table.
 
 In GitHub Actions (GITHUB_ACTIONS=true) every failed gate is also an ::error::
