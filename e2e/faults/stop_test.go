@@ -16,8 +16,9 @@ import (
 // ignore SIGTERM as docker stop does: SIGTERM, then SIGKILL 10 s later.
 // Stopped one variant after another, the services' 5 s grace periods
 // added up past the SIGKILL and toll died before writing any report; now
-// the report of the trials that finished is written before the services
-// are stopped, and the variants are stopped at once.
+// the report of the trials that finished is there 10 s after SIGTERM
+// (written before the services are stopped), and the variants, stopped at
+// once, are down well before four grace periods.
 func TestStopOnTermThenKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -55,16 +56,22 @@ func TestStopOnTermThenKill(t *testing.T) {
 	}
 	run.Signal(syscall.SIGTERM)
 	start := time.Now()
-	exited := tolltest.Eventually(10*time.Second, func() bool { return syscall.Kill(run.Pid(), 0) != nil })
+	gone := func() bool { return syscall.Kill(run.Pid(), 0) != nil }
+	// What docker stop leaves: 10 s after SIGTERM, the summary is there
+	// whether or not toll has exited.
+	tolltest.Eventually(10*time.Second, gone)
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Errorf("no summary 10 s after SIGTERM: %v\n%s", err, run.Output())
+	}
+	// Stopped one after another, four variants take at least 4 × 5 s of
+	// grace (20 s); stopped at once, one grace period and the reports.
+	exited := tolltest.Eventually(8*time.Second, gone)
 	if !exited {
 		run.Signal(syscall.SIGKILL)
 	}
 	run.Wait(t, 30*time.Second)
 	t.Logf("toll exited %.1fs after SIGTERM (killed: %v)", time.Since(start).Seconds(), !exited)
-	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
-		t.Errorf("no summary after SIGTERM and SIGKILL 10 s later: %v\n%s", err, run.Output())
-	}
 	if !exited {
-		t.Errorf("toll, stopping 4 variants that ignore SIGTERM, had not exited 10 s after SIGTERM: it stops them one after another")
+		t.Errorf("toll, stopping 4 variants that ignore SIGTERM, had not exited 18 s after SIGTERM: it stops them one after another")
 	}
 }
