@@ -217,6 +217,9 @@ type Options struct {
 	// SeriesEvery, when positive, adds to each step a table of its
 	// variants' figures over spans of this many seconds (Step.Binned).
 	SeriesEvery float64
+	// Unreadable lists the run's trial files that could not be read: the
+	// run is partial, and says which and why.
+	Unreadable []record.Unreadable
 }
 
 // Summarize analyses the trials of a run.
@@ -482,7 +485,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
-	s.Partial = partialRun(m, trials)
+	s.Partial = partialRun(m, trials, opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")
 	}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/tollperf/toll/record"
 )
 
@@ -67,7 +65,7 @@ func requestCosts(tc *TrialCosts, reqs []record.RequestTotals, secs float64) err
 		if rq.Histogram == "" {
 			continue
 		}
-		h, err := hdr.Decode([]byte(rq.Histogram))
+		h, err := decodeLatency(rq.Histogram)
 		if err != nil {
 			return fmt.Errorf("decode latency histogram of request %s: %w", rq.Name, err)
 		}
@@ -131,11 +129,10 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	if completed > 0 {
 		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
 	}
-	h, err := mergeHistograms(t.Intervals, w)
-	if err != nil {
-		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
-	}
-	if h != nil && h.TotalCount() > 0 {
+	// A histogram that cannot be read leaves the trial's latency out, and
+	// says so in a flag; its other costs stand.
+	h, latErr := mergeHistograms(t.Intervals, w)
+	if latErr == nil && h != nil && h.TotalCount() > 0 {
 		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
 		tc.Costs[LatencyMin] = float64(h.Min()) / 1000
 		tc.Costs[LatencyMean] = h.Mean() / 1000
@@ -252,6 +249,10 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	machineCosts(t, w, tc)
 	tc.Seconds = trialSeconds(t)
 	tc.Flags = flagTrial(t, tc, sched, sent)
+	if latErr != nil {
+		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
+			Message: "latency left out: " + latErr.Error()})
+	}
 	return tc, nil
 }
 

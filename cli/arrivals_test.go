@@ -202,7 +202,7 @@ seed: 9`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}

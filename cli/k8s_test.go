@@ -387,7 +387,7 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	if left := f.left(t); len(left) > 0 {
 		t.Errorf("left in the cluster after the run: %v", left)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestKubernetesRunLoadPods(t *testing.T) {
 	if n := f.createdKinds(); n["jobs"] != 4 || n["pods"] != 2+2+8 {
 		t.Errorf("created %v; want 4 Jobs of 2 load pods each", n)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}

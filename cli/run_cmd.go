@@ -239,7 +239,16 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote})
+		Resume: f.resume, AA: f.aa, Remote: remote, Finished: func(dir *record.Dir, err error) {
+			// A run cut short still has services to stop, which may take
+			// their grace period: its reports are written first, and again
+			// below once what they flushed as they stopped is counted.
+			if err != nil && !f.findMax {
+				early := f.render
+				early.push, early.benchmark = "", "" // sent once, below
+				renderDir(ctx, io.Discard, dir, early)
+			}
+		}})
 	if dir == nil {
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
 			return &exitError{ExitUsage, runErr}
@@ -321,7 +330,7 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 	}
 	gh := githubFromEnv(w)
 	var results []analyze.GateResult
-	if sum.Valid() {
+	if sum.Valid() && sum.Partial == nil {
 		for _, g := range gates {
 			results = append(results, g.CheckRun(sum))
 		}
@@ -342,6 +351,9 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 			fmt.Fprintln(w, "  gates not judged: the run is not valid")
 		}
 		return invalid(sum)
+	}
+	if err := partialGates(w, gh, "the run", sum, gates); err != nil {
+		return err
 	}
 	gh.gates(results)
 	if err := report.GatesText(w, results); err != nil {
@@ -473,11 +485,12 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		// A search's trials are one per rate, not rounds to compare.
 		return nil, nil, report.FindMaxText(w, fm, m.Baseline)
 	}
-	trials, err := dir.ReadTrials()
+	trials, unreadable, err := dir.ReadTrials()
 	if err != nil {
 		return nil, nil, err
 	}
 	sum, err := analyze.Summarize(m, trials, analyze.Options{
+		Unreadable:         unreadable,
 		Trim:               analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
 		ExcludeFlagged:     opt.excludeFlagged,
 		IncludeInterrupted: opt.includeInterrupted,

@@ -118,7 +118,8 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 	case m.Starts != startsOf(s):
 		return nil, fmt.Errorf("resume %s: the run started its services %d times, the scenario %d", path, max(m.Starts, 1), s.Starts)
 	}
-	trials, err := dir.ReadTrials()
+	// A trial file that cannot be read is not kept: its trial runs again.
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -80,6 +81,12 @@ type Options struct {
 	// cluster, package kube) instead of on this machine; the plan, the
 	// results directory and the trial records are the same.
 	Remote Remote
+	// Finished, when set, is called once the plan has ended, however it
+	// ended (err is Run's error), with the manifest written and before the
+	// services still running are stopped: stopping may take the grace
+	// period, and a supervisor that kills toll soon after SIGTERM (docker
+	// stop) must find the report of what finished written already.
+	Finished func(dir *record.Dir, err error)
 }
 
 // remoteCloseTimeout bounds the removal of what a remote backend created.
@@ -147,6 +154,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err != nil {
 		return dir, err
 	}
+	// One run writes a directory at a time: toll run --resume of a run
+	// still going is refused, naming the run that owns it.
+	release, err := dir.Lock(fmt.Sprintf("toll run %s (pid %d)", id, id.Pid))
+	if err != nil {
+		if res != nil {
+			err = &ResumeError{err}
+		}
+		return nil, err
+	}
+	defer release()
 	kill, cancelKill := context.WithCancel(context.Background())
 	defer cancelKill()
 	if opt.StopNow != nil {
@@ -295,6 +312,9 @@ func (r *runner) finish(m *record.Manifest, runErr error) error {
 	if err := r.dir.WriteManifest(m); err != nil && runErr == nil {
 		runErr = err
 	}
+	if r.opt.Finished != nil {
+		r.opt.Finished(r.dir, runErr)
+	}
 	return runErr
 }
 
@@ -325,7 +345,7 @@ type runner struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
-	mu         sync.Mutex // guards done and progress output during a duet
+	mu         sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.
@@ -617,9 +637,17 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 		case plan.Start:
 			err = r.backend.Start(ctx, a.Variant, a.CPULimit)
 		case plan.Run:
-			err = r.runTrial(ctx, a.Trial)
+			if err = r.runTrial(ctx, a.Trial); err == nil {
+				err = r.sinksAlive(a.Trial.Variant)
+			}
 		case plan.RunAtOnce:
-			err = r.duet(ctx, a.Sides)
+			if err = r.duet(ctx, a.Sides); err == nil {
+				var vs []string
+				for _, pt := range a.Sides {
+					vs = append(vs, pt.Variant)
+				}
+				err = r.sinksAlive(vs...)
+			}
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
 			if sr, ok := r.backend.(SinkReader); ok && err == nil {
@@ -648,9 +676,17 @@ func (r *runner) closeAll() {
 		}
 		return
 	}
-	for name := range r.running {
-		r.stop(name)
+	// Every variant's services are stopped at once: services that ignore
+	// SIGTERM cost the grace period once, not once per variant.
+	var wg sync.WaitGroup
+	for _, name := range slices.Collect(maps.Keys(r.running)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.stop(name)
+		}()
 	}
+	wg.Wait()
 	for _, sk := range r.sinks {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		sk.Close(ctx)

@@ -538,7 +538,7 @@ restart: per-round`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}

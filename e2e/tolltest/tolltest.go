@@ -223,9 +223,12 @@ func ReadTrials(t *testing.T, dir string) []*record.Trial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := d.ReadTrials()
+	trials, bad, err := d.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("unreadable trial files: %+v", bad)
 	}
 	return trials
 }
