@@ -537,10 +537,6 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64, launches []
 // differed between starts more than JVMStartNoisePct allows (startSpread),
 // what the starts showed; raised reports the latter.
 func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
-	v = fixedVariance(c, starts)
-	if starts < 2 || JVMStartNoisePct(c) == 0 {
-		return v, false
-	}
 	var xs []float64
 	var ls []int
 	for i := range base {
@@ -548,6 +544,16 @@ func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v floa
 			xs = append(xs, math.Log(vari[i]/base[i]))
 			ls = append(ls, launches[i])
 		}
+	}
+	return sideFixedLog(c, starts, xs, ls)
+}
+
+// sideFixedLog is sideFixed from the paired rounds' log ratios xs, each
+// run under the start in launches.
+func sideFixedLog(c Cost, starts int, xs []float64, ls []int) (v float64, raised bool) {
+	v = fixedVariance(c, starts)
+	if starts < 2 || JVMStartNoisePct(c) == 0 {
+		return v, false
 	}
 	tau, ok := startSpread(xs, ls)
 	if !ok {
