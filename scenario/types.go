@@ -22,8 +22,13 @@ type Scenario struct {
 	Baseline string `yaml:"baseline"`
 	// Load is the traffic sent to each variant.
 	Load Load `yaml:"load"`
-	// Rounds is how many times every variant runs every load step (default 10).
+	// Rounds is how many times every variant runs every load step: a
+	// fixed design. A load test that leaves it out runs in precision mode
+	// (Precision) instead; DefaultRounds for any other experiment.
 	Rounds int `yaml:"rounds"`
+	// Precision asks for intervals of a given width within a time budget
+	// instead of a fixed number of rounds (docs/precision.md).
+	Precision Precision `yaml:"precision"`
 	// Seed fixes the random order of variants within rounds, and Poisson
 	// arrivals (load.arrival); 0 picks one
 	// (recorded in the manifest so a run can be repeated).

@@ -245,6 +245,7 @@ func (v *validator) scenario(s *Scenario) {
 		return
 	}
 	v.load(&s.Load, s.Sides())
+	v.precision(s)
 	if v.present("load.slice") {
 		v.slice(&s.Load, s.Mode, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
 	}
