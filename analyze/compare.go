@@ -44,6 +44,9 @@ type Delta struct {
 	// change in percent (log-ratio) or the difference (difference), in
 	// round order. They are the evidence behind the interval.
 	Rounds []float64 `json:"rounds,omitempty"`
+	// launches are the starts the paired rounds ran under, for the
+	// stopping rule (PrecisionSeries); nil for a controlled change.
+	launches []int
 	// Controlled is set when the change is corrected by the run's A/A
 	// control (scenario's control: true): each round's change is the
 	// variant's against the baseline less the control's against the

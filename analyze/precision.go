@@ -302,3 +302,38 @@ func tQuantile(n int) float64 {
 	z3, z5 := z*z*z, z*z*z*z*z
 	return z + (z3+z)/(4*nu) + (5*z5+16*z3+3*z)/(96*nu*nu) + (3*z5*z*z+19*z5+17*z3-15*z)/(384*nu*nu*nu)
 }
+
+// PrecisionSeries returns, for the stopping rule, the paired series of
+// every variant's change at step index step of sum in each targeted cost:
+// the log ratios of its rounds, as the report's intervals read them.
+func PrecisionSeries(sum *Summary, step int, targets []Target) []PairedSeries {
+	var out []PairedSeries
+	for _, st := range sum.Steps {
+		if st.Index != step {
+			continue
+		}
+		for _, v := range st.Variants {
+			for _, t := range targets {
+				for _, c := range v.Costs {
+					if c.Cost != t.Cost || c.Delta == nil || c.Delta.Method != "log-ratio" {
+						continue
+					}
+					xs := make([]float64, len(c.Delta.Rounds))
+					for i, r := range c.Delta.Rounds {
+						xs[i] = math.Log1p(r / 100)
+					}
+					ls := c.Delta.launches
+					if len(ls) != len(xs) {
+						ls = nil
+					}
+					out = append(out, PairedSeries{Variant: v.Name, Step: step, Cost: c.Cost, LogRatios: xs, Launches: ls})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// JVMStartTerm reports whether sum's CPU intervals carry the JVM
+// start-to-start term (JVMs started once), which more starts divide.
+func JVMStartTerm(sum *Summary) bool { return len(sum.StartNoisePct) > 0 }

@@ -320,10 +320,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 						spread = append(spread, info.Label)
 					}
 					d := Compare(info, b, x, fixed)
+					d.launches = launches
 					if m.Control != "" && v != m.Control {
 						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
 							d = Compare(info, cb, cx, fixed)
 							d.Controlled = true
+							d.launches = nil
 						} else {
 							uncontrolled = append(uncontrolled, info.Label)
 						}

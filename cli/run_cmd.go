@@ -244,7 +244,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote})
+		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s)})
 	if dir == nil {
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
 			return &exitError{ExitUsage, runErr}

@@ -28,6 +28,9 @@ const (
 	MaxPrecisionPct = 50.0
 	// MaxBudget bounds a budget.
 	MaxBudget = 24 * time.Hour
+	// PrecisionMaxRounds is the most rounds a run in precision mode plans
+	// per load step (Rounds); the stopping rule ends it sooner.
+	PrecisionMaxRounds = 300
 )
 
 // PrecisionCosts maps the names a scenario may give a primary cost to
@@ -138,6 +141,7 @@ func (v *validator) precision(s *Scenario) {
 		return
 	}
 	p.On = true
+	s.Rounds = min(PrecisionMaxRounds, MaxTrials/max(len(s.Steps())*len(s.Variants), 1))
 	p.Why = "the scenario's precision"
 	if !has {
 		p.Why = "the scenario fixes no rounds"
