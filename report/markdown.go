@@ -19,6 +19,9 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "\n%s.\n", escape(line))
 	}
+	for _, line := range precisionLines(s) {
+		fmt.Fprintf(ew, "\n%s.\n", escape(line))
+	}
 	for _, h := range Headlines(s) {
 		fmt.Fprintf(ew, "\n**%s**\n", escape(h))
 	}

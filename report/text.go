@@ -95,6 +95,9 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
+	for _, line := range precisionLines(s) {
+		fmt.Fprintf(ew, "  %s\n", line)
+	}
 	for _, line := range headlineLines(s) {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}

@@ -140,6 +140,11 @@ func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Man
 	} else {
 		m.Precision.Steps = append(steps, rec)
 	}
+	// The manifest's rounds are those run, not the plan's ceiling.
+	m.Rounds = 0
+	for _, p := range m.Precision.Steps {
+		m.Rounds = max(m.Rounds, p.Rounds)
+	}
 	switch {
 	case d.Stop:
 		// The step's rounds still to run are dropped, with the starts
