@@ -336,6 +336,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if concurrent(m) && isMachine(info.Cost) {
 						d = notComparable(d, m.Mode+": every side reads the one machine at once")
 					}
+					if pr := m.Precision; pr != nil {
+						if margin, ok := pr.Targets[string(info.Cost)]; ok {
+							d.JudgeEquivalence(margin)
+						}
+					}
 					cr.Delta = &d
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
 						disagree = append(disagree, info.Label)

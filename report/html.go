@@ -124,8 +124,11 @@ func htmlCellOf(c Cell) htmlCell {
 			} else {
 				hc.Text = c.Text
 			}
-			if c.Verdict == VerdictSame {
+			switch c.Verdict {
+			case VerdictSame:
 				hc.Text = "~ " + hc.Text
+			case VerdictEquivalent:
+				hc.Text = "= " + hc.Text
 			}
 			hc.Sub = c.Bounds
 		}

@@ -38,3 +38,19 @@ func TestPrecisionLines(t *testing.T) {
 		t.Errorf("terminal report lacks the line (%v):\n%s", err, b.String())
 	}
 }
+
+// TestEquivalentCell checks that an equivalent change gets its own verdict
+// and text, distinct from "~".
+func TestEquivalentCell(t *testing.T) {
+	pct, lo, hi := 0.2, -1.0, 1.4
+	d := &analyze.Delta{Pct: &pct, CILow: &lo, CIHigh: &hi, CIUnit: "%"}
+	info := analyze.Info(analyze.CPUPerRequest)
+	if c := ChangeCell(info, d); c.Verdict != VerdictSame || !strings.HasPrefix(c.Text, "~") {
+		t.Errorf("without a margin: %+v", c)
+	}
+	d.JudgeEquivalence(3)
+	c := ChangeCell(info, d)
+	if c.Verdict != VerdictEquivalent || c.Text != "= within ±3% (+0.2% ± 1.2%)" {
+		t.Errorf("within ±3%%: verdict %q text %q", c.Verdict, c.Text)
+	}
+}

@@ -112,6 +112,9 @@ func Text(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios ± half-width of its 95%% CI; ~ means the CI contains 0.\n", s.Baseline)
+	if s.Manifest.Precision != nil {
+		fmt.Fprintf(ew, "  = means the whole CI lies within the precision target: no change beyond it.\n")
+	}
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "  Corrected by the A/A control (%s, a copy of %s): each round's ratio divided by the control's; its own row shows the bias.\n", c, s.Baseline)
 	}
