@@ -207,6 +207,10 @@ type KubernetesLayout struct {
 type WarmupUntil struct {
 	JITBelowMs float64 `json:"jit_below_ms"`
 	OverS      float64 `json:"over_s"`
+	// Auto is set when toll chose the warm-up (the scenario named none):
+	// a JVM until it settles, other runtimes for NoJVMS.
+	Auto   bool    `json:"auto,omitempty"`
+	NoJVMS float64 `json:"no_jvm_s,omitempty"`
 }
 
 // Precision is a run in precision mode: its rounds ran until every primary

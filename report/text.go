@@ -81,6 +81,10 @@ func warmupsLine(s *analyze.Summary) string {
 			parts = append(parts, fmt.Sprintf("%s %s, %d of %d settled", w.Variant, lasted, w.Settled, w.Count))
 		}
 	}
+	if u.Auto {
+		return fmt.Sprintf("variant warm-ups chosen by toll, once per start: a JVM until its JIT settles (below %g ms/s over %g s, at most %s), other runtimes %g s: %s", u.JITBelowMs, u.OverS,
+			time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), u.NoJVMS, strings.Join(parts, "; "))
+	}
 	return fmt.Sprintf("variant warm-ups until the JIT settles (below %g ms/s over %g s, at most %s): %s", u.JITBelowMs, u.OverS,
 		time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), strings.Join(parts, "; "))
 }

@@ -104,3 +104,21 @@ precision: {target: 3%, budget: 5m}
 		t.Errorf("round 4's state %+v: want the second start, its first round, the step's budget", st)
 	}
 }
+
+// TestChosenWarmupEndsWithoutJVM checks the warm-up toll chooses: among
+// services that run no JVM it ends after the short default, where a
+// warm-up the scenario set to wait for the JIT waits for its maximum.
+func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
+	r := &runner{running: map[string]*started{}}
+	for _, tt := range []struct {
+		noJVM   time.Duration
+		settled bool
+	}{{100 * time.Millisecond, true}, {0, false}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+		v := r.watchJIT(ctx, jitRule{below: 5 * time.Millisecond, over: 10 * time.Second, noJVM: tt.noJVM}, nil, time.Now())
+		cancel()
+		if v.settled != tt.settled {
+			t.Errorf("noJVM %s: settled %v, want %v", tt.noJVM, v.settled, tt.settled)
+		}
+	}
+}

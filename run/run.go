@@ -401,6 +401,9 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	}
 	if u := s.Load.VariantWarmupUntil; u != nil {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
+		if s.Load.VariantWarmupAuto {
+			m.Load.VariantWarmupUntil.Auto, m.Load.VariantWarmupUntil.NoJVMS = true, scenario.DefaultNoJVMWarmup.Seconds()
+		}
 	}
 	if s.Workload() != scenario.WorkloadLoad {
 		m.Load = record.LoadSettings{Model: "none", SampleS: s.Sample.D().Seconds()}

@@ -28,6 +28,15 @@ const (
 	MaxPrecisionPct = 50.0
 	// MaxBudget bounds a budget.
 	MaxBudget = 24 * time.Hour
+	// DefaultJITBelow, DefaultJITOver and DefaultJVMWarmupMax are the
+	// variant warm-up toll chooses for a JVM: until its compilation falls
+	// below 5 ms per second over 10 s, at most 5 minutes.
+	DefaultJITBelow     = 5 * time.Millisecond
+	DefaultJITOver      = 10 * time.Second
+	DefaultJVMWarmupMax = 5 * time.Minute
+	// DefaultNoJVMWarmup is the variant warm-up toll chooses for services
+	// that run no JVM: long enough for caches and connection pools.
+	DefaultNoJVMWarmup = 10 * time.Second
 	// PrecisionMaxRounds is the most rounds a run in precision mode plans
 	// per load step (Rounds); the stopping rule ends it sooner.
 	PrecisionMaxRounds = 300
@@ -145,6 +154,12 @@ func (v *validator) precision(s *Scenario) {
 	p.Why = "the scenario's precision"
 	if !has {
 		p.Why = "the scenario fixes no rounds"
+	}
+	// The variant warm-up, unless the scenario names one.
+	if !v.present("load.variant_warmup") && !v.present("load.variant_warmup_until") && !v.present("load.variant_warmup_rate") && !v.present("load.variant_warmup_users") {
+		s.Load.VariantWarmup = Duration(DefaultJVMWarmupMax)
+		s.Load.VariantWarmupUntil = &WarmupUntil{JITBelow: Duration(DefaultJITBelow), Over: Duration(DefaultJITOver)}
+		s.Load.VariantWarmupAuto = true
 	}
 	if !v.present("precision.target") {
 		p.Target = DefaultPrecisionPct

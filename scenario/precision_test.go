@@ -131,3 +131,38 @@ func TestPrecisionOverrides(t *testing.T) {
 		t.Errorf("--precision 0%%: %v", err)
 	}
 }
+
+// TestWarmupChosenInPrecisionMode checks that a run in precision mode
+// that names no variant warm-up gets toll's (a JVM until it settles, other
+// runtimes briefly), and that one it names, or a fixed design, keeps its
+// own.
+func TestWarmupChosenInPrecisionMode(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		add  string
+		auto bool
+	}{
+		{"precision, no warm-up named", "", true},
+		{"precision, a warm-up named", "", false},
+		{"fixed rounds", "rounds: 5\n", false},
+	} {
+		src := good + tt.add
+		if tt.name == "precision, a warm-up named" {
+			src = strings.Replace(src, "  rate: 100\n", "  rate: 100\n  variant_warmup: 20s\n", 1)
+		}
+		s, err := parse("demo.yaml", []byte(src), testMachine)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := s.Load
+		if l.VariantWarmupAuto != tt.auto {
+			t.Errorf("%s: chosen by toll %v, want %v", tt.name, l.VariantWarmupAuto, tt.auto)
+		}
+		if tt.auto && (l.VariantWarmupUntil == nil || l.VariantWarmupUntil.JITBelow.D() != DefaultJITBelow || l.VariantWarmup.D() != DefaultJVMWarmupMax) {
+			t.Errorf("%s: warm-up %s until %+v", tt.name, l.VariantWarmup, l.VariantWarmupUntil)
+		}
+		if tt.name == "precision, a warm-up named" && (l.VariantWarmup.D() != 20*time.Second || l.VariantWarmupUntil != nil) {
+			t.Errorf("%s: warm-up %s until %+v, want the scenario's 20s", tt.name, l.VariantWarmup, l.VariantWarmupUntil)
+		}
+	}
+}

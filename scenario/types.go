@@ -506,6 +506,11 @@ type Load struct {
 	// variant's measured JVMs have settled: VariantWarmup is then the most
 	// it may last.
 	VariantWarmupUntil *WarmupUntil `yaml:"variant_warmup_until"`
+	// VariantWarmupAuto is set by validation when toll chose the variant
+	// warm-up: a run in precision mode that names neither variant_warmup
+	// nor variant_warmup_until. A JVM is then warmed until it settles, and
+	// services with no JVM for DefaultNoJVMWarmup.
+	VariantWarmupAuto bool `yaml:"-"`
 	// VariantWarmupRate, when set, is the open-model rate of the variant
 	// warm-up in requests per second, in place of the trial's: a JVM
 	// compiles a method once it has run some thousands of times, so a
