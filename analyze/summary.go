@@ -365,8 +365,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					v, st.Label(), strings.Join(spread, ", "), starts))
 			}
 			if len(disagree) > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
-					v, st.Label(), strings.Join(disagree, ", ")))
+				more := " (more rounds help)"
+				if m.Precision != nil {
+					more = ""
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care%s",
+					v, st.Label(), strings.Join(disagree, ", "), more))
 			}
 			byRound := map[int]float64{}
 			for r, tc := range rounds {
@@ -374,7 +378,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
-			if w := jitWarning(v, st.Label(), rounds); w != "" && st.Workload == "" {
+			if w := jitWarning(v, st.Label(), rounds, m.Precision != nil); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
 			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
@@ -390,7 +394,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline}
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, chosen: m.Precision != nil}
 				if v != m.Baseline {
 					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
 						d.RatioChangePct, d.RatioTrend = &rc, trend
@@ -457,7 +461,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	if w := restartOnceWarning(m, trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := jvmStartWarning(s.StartNoisePct, starts); w != "" {
+	if w := jvmStartWarning(s.StartNoisePct, starts, m.Precision != nil); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
