@@ -264,10 +264,10 @@ func warmupLine(variant string, w *variantWarmup) string {
 	line := fmt.Sprintf("variant warm-up of %s: %s", variant, w.lasted.Round(100*time.Millisecond))
 	switch rec := w.rec; {
 	case rec == nil:
-	case rec.Settled:
-		line += ", JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	case rec.NoJVM:
 		line += ", no JVM to wait for"
+	case rec.Settled:
+		line += ", JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	default:
 		line += ", at its maximum without settling (" + describeRates(rec.JITMsPerS) + ")"
 	}
