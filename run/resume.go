@@ -113,6 +113,13 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 		return nil, fmt.Errorf("resume %s: the run was of scenario %q, not %q", path, m.Scenario, s.Name)
 	case !slices.Equal(m.Variants, names):
 		return nil, fmt.Errorf("resume %s: the run's variants were %s, the scenario's are %s", path, strings.Join(m.Variants, ", "), strings.Join(names, ", "))
+	case (m.Precision == nil) != !s.Precision.On:
+		return nil, fmt.Errorf("resume %s: the run and the scenario differ in whether rounds run until a precision (precision mode) or a fixed number", path)
+	case s.Precision.On && (m.Restart != s.Restart || m.Mode != s.Mode):
+		// In precision mode the manifest's rounds and starts are those
+		// the stopping rule ran so far.
+		return nil, fmt.Errorf("resume %s: the run had restart %s, mode %s; the scenario has %s, %s", path, m.Restart, m.Mode, s.Restart, s.Mode)
+	case s.Precision.On:
 	case m.Rounds != s.Rounds || m.Restart != s.Restart || m.Mode != s.Mode:
 		return nil, fmt.Errorf("resume %s: the run had %d rounds, restart %s, mode %s; the scenario has %d, %s, %s", path, m.Rounds, m.Restart, m.Mode, s.Rounds, s.Restart, s.Mode)
 	case m.Starts != startsOf(s):

@@ -155,8 +155,11 @@ func (v *validator) precision(s *Scenario) {
 	if !has {
 		p.Why = "the scenario fixes no rounds"
 	}
-	// The variant warm-up, unless the scenario names one.
-	if !v.present("load.variant_warmup") && !v.present("load.variant_warmup_until") && !v.present("load.variant_warmup_rate") && !v.present("load.variant_warmup_users") {
+	if v.present("starts") {
+		v.fail("starts", "toll chooses how many times to start the services in precision mode (at least precision.min_starts); leave starts out, or fix rounds instead")
+		return
+	}
+	if v.warmupChosen(s) {
 		s.Load.VariantWarmup = Duration(DefaultJVMWarmupMax)
 		s.Load.VariantWarmupUntil = &WarmupUntil{JITBelow: Duration(DefaultJITBelow), Over: Duration(DefaultJITOver)}
 		s.Load.VariantWarmupAuto = true
@@ -200,6 +203,14 @@ func (v *validator) precision(s *Scenario) {
 	case p.MinStarts < 1 || p.MinStarts > MaxRounds:
 		v.fail("precision.min_starts", "must be between 1 and %d, not %d", MaxRounds, p.MinStarts)
 	}
+}
+
+// warmupChosen reports whether toll chooses the variant warm-up of s: a
+// load test in precision mode that names none.
+func (v *validator) warmupChosen(s *Scenario) bool {
+	return !v.present("rounds") && s.Workload() == WorkloadLoad && !v.asStartup &&
+		!v.present("load.variant_warmup") && !v.present("load.variant_warmup_until") &&
+		!v.present("load.variant_warmup_rate") && !v.present("load.variant_warmup_users")
 }
 
 // percent checks a precision target against its bounds.

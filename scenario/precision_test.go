@@ -70,6 +70,7 @@ func TestPrecisionRefusesBadValues(t *testing.T) {
 		{"precision:\n  costs: [cpu_cores, cpu_cores]\n", "precision.costs[1]", "named twice"},
 		{"precision:\n  costs: [{cost: cpu_cores, target: 90%}]\n", "precision.costs[0].target", "not between"},
 		{"precision: {min_rounds: 1}\n", "precision.min_rounds", "two rounds"},
+		{"starts: 3\n", "starts", "toll chooses how many times"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field+" "+tt.reason, func(t *testing.T) {
