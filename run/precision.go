@@ -186,6 +186,20 @@ func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Man
 	return rest, r.dir.WriteManifest(m)
 }
 
+// resumeLaunches numbers the trials still to run of a resumed run in
+// precision mode under a start of their own: the services start again
+// (remaining), after the starts the kept trials ran under (next, by
+// step), which the rule counts.
+func resumeLaunches(actions []plan.Action, next map[int]int) {
+	for _, a := range actions {
+		for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
+			if x != nil {
+				x.Launch = next[x.Step]
+			}
+		}
+	}
+}
+
 // targetsText says what a run in precision mode aims at: "±3% on
 // cpu_per_request_ms".
 func targetsText(s *scenario.Scenario) string {

@@ -122,3 +122,14 @@ func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
 		}
 	}
 }
+
+// TestResumeLaunches checks that a resumed run in precision mode runs its
+// remaining trials under a start after those its kept trials ran under.
+func TestResumeLaunches(t *testing.T) {
+	a, b, c := &plan.Trial{Step: 0}, &plan.Trial{Step: 1}, &plan.Trial{Step: 0}
+	actions := []plan.Action{{Kind: plan.Start}, {Kind: plan.Run, Trial: a}, {Kind: plan.RunAtOnce, Sides: []*plan.Trial{c}}, {Kind: plan.Run, Trial: b}}
+	resumeLaunches(actions, map[int]int{0: 3})
+	if a.Launch != 3 || c.Launch != 3 || b.Launch != 0 {
+		t.Errorf("launches %d %d %d, want 3 3 0", a.Launch, c.Launch, b.Launch)
+	}
+}

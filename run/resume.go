@@ -28,6 +28,9 @@ type resumption struct {
 	// kept holds the indices of the trials that finished whole; a trial
 	// cut short (interrupted, or ended by a service's exit) is run again.
 	kept map[int]bool
+	// nextLaunch is, by step, the start after the latest a kept trial ran
+	// under: a resumed run starts its services again.
+	nextLaunch map[int]int
 }
 
 // ReadResumable reads the scenario of the results directory path as its run
@@ -134,7 +137,9 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 		planned[t.Index] = t
 	}
 	kept := map[int]bool{}
+	next := map[int]int{}
 	for _, t := range trials {
+		next[t.Step] = max(next[t.Step], t.Launch+1)
 		p := planned[t.Index]
 		if p == nil || p.Variant != t.Variant || p.Round != t.Round || p.Step != t.Step {
 			return nil, fmt.Errorf("resume %s: %s does not match the run's plan (seed %d): the scenario or toll changed since", path, record.TrialFile(t), m.Seed)
@@ -146,7 +151,7 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 	if len(kept) == len(planned) {
 		return nil, fmt.Errorf("resume %s: all %d trials finished; nothing to resume (toll report renders it)", path, len(planned))
 	}
-	return &resumption{dir: dir, manifest: m, kept: kept}, nil
+	return &resumption{dir: dir, manifest: m, kept: kept, nextLaunch: next}, nil
 }
 
 // remaining returns the actions of a plan still to do once the trials in

@@ -243,9 +243,17 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		m.Planned = planned(p)
 		if res != nil {
 			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
+			if s.Precision.On && s.Restart == scenario.RestartOnce {
+				resumeLaunches(p.Actions, res.nextLaunch)
+			}
 			all := r.total
 			r.total = countTrials(p.Actions)
 			m = res.resumed(r.total)
+			if s.Precision.On && s.Restart == scenario.RestartOnce {
+				for _, n := range res.nextLaunch {
+					m.Starts = max(m.Starts, n+1)
+				}
+			}
 			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
 				s.Name, dir.Path, len(res.kept), all, r.total, seed)
 		} else if w := s.Workload(); w != scenario.WorkloadLoad {
