@@ -41,6 +41,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	d.VariantWarmup = strings.TrimPrefix(variantWarmup(m), ", ")
 	d.Mode = modeOf(m)
 	d.Warmups = warmupsLine(s)
+	d.Precision = precisionLines(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -186,6 +187,8 @@ type htmlData struct {
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
+	// Precision is how a run in precision mode ended, a line per step.
+	Precision []string
 }
 
 // chartedCosts are the costs the Δ% chart shows, when measured: what a
@@ -517,6 +520,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
 against baseline <b>{{.Baseline}}</b> — {{.M.Rounds}} round(s), {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
+{{range .Precision}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">

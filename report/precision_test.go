@@ -54,3 +54,17 @@ func TestEquivalentCell(t *testing.T) {
 		t.Errorf("within ±3%%: verdict %q text %q", c.Verdict, c.Text)
 	}
 }
+
+// TestPrecisionLineInHTML checks that report.html states how a run in
+// precision mode ended.
+func TestPrecisionLineInHTML(t *testing.T) {
+	st := record.PrecisionStep{Stop: "reached", Rounds: 14, Starts: 3, ElapsedS: 660, TargetPct: 3}
+	s := &analyze.Summary{Scenario: "p", Baseline: "baseline", Manifest: &record.Manifest{Precision: &record.Precision{Steps: []record.PrecisionStep{st}}}}
+	var b strings.Builder
+	if err := HTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "reached ±3% after 14 rounds over 3 starts, 11 min") {
+		t.Errorf("report.html lacks the precision line")
+	}
+}
