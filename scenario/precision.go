@@ -206,9 +206,12 @@ func (v *validator) precision(s *Scenario) {
 }
 
 // warmupChosen reports whether toll chooses the variant warm-up of s: a
-// load test in precision mode that names none.
+// load test in precision mode that starts its services once (per start)
+// and names none. A scenario that restarts them every round or trial
+// measures services that fresh on purpose, and a warm-up until a JVM
+// settles would take minutes each time.
 func (v *validator) warmupChosen(s *Scenario) bool {
-	return !v.present("rounds") && s.Workload() == WorkloadLoad && !v.asStartup &&
+	return !v.present("rounds") && s.Workload() == WorkloadLoad && !v.asStartup && s.Restart == RestartOnce &&
 		!v.present("load.variant_warmup") && !v.present("load.variant_warmup_until") &&
 		!v.present("load.variant_warmup_rate") && !v.present("load.variant_warmup_users")
 }

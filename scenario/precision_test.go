@@ -146,6 +146,7 @@ func TestWarmupChosenInPrecisionMode(t *testing.T) {
 		{"precision, no warm-up named", "", true},
 		{"precision, a warm-up named", "", false},
 		{"fixed rounds", "rounds: 5\n", false},
+		{"precision, restarted every round", "restart: per-round\n", false},
 	} {
 		src := good + tt.add
 		if tt.name == "precision, a warm-up named" {
