@@ -50,6 +50,15 @@ type Delta struct {
 	// change in percent (log-ratio) or the difference (difference), in
 	// round order. They are the evidence behind the interval.
 	Rounds []float64 `json:"rounds,omitempty"`
+	// Equivalent is set when the whole 95% interval of a relative change
+	// lies within ±MarginPct: no change beyond the margin, which is
+	// distinct from an interval too wide to tell ("~"). MarginPct is the
+	// cost's precision target; absent for a cost that has none.
+	Equivalent bool     `json:"equivalent,omitempty"`
+	MarginPct  *float64 `json:"margin_pct,omitempty"`
+	// launches are the starts the paired rounds ran under, for the
+	// stopping rule (PrecisionSeries); nil for a controlled change.
+	launches []int
 	// Controlled is set when the change is corrected by the run's A/A
 	// control (scenario's control: true): each round's change is the
 	// variant's against the baseline less the control's against the
@@ -100,10 +109,10 @@ func SizeOf(pct float64) Size {
 	return SizeLarge
 }
 
-// calibrationOf returns the calibration m's run was analysed with: the
+// CalibrationOf returns the calibration m's run was analysed with: the
 // one its manifest records, or record.DefaultCalibration for a run
 // recorded before manifests carried it.
-func calibrationOf(m *record.Manifest) record.Calibration {
+func CalibrationOf(m *record.Manifest) record.Calibration {
 	if m != nil && m.Calibration != nil {
 		return *m.Calibration
 	}
@@ -283,4 +292,19 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// JudgeEquivalence records whether d's whole interval lies within
+// ±marginPct (a relative change only). When it does and the interval
+// holds 0, the verdict says so in place of "~".
+func (d *Delta) JudgeEquivalence(marginPct float64) {
+	if d.Pct == nil || d.CILow == nil || d.CIHigh == nil || !(marginPct > 0) {
+		return
+	}
+	m := marginPct
+	d.MarginPct = &m
+	d.Equivalent = -m <= *d.CILow && *d.CIHigh <= m
+	if d.Equivalent && !d.Significant {
+		d.Verdict = fmt.Sprintf("equivalent: no change beyond ±%g%%", m)
+	}
 }

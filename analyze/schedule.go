@@ -133,13 +133,19 @@ func jvmStarts(m *record.Manifest, trials []*TrialCosts) int {
 
 // jvmStartWarning says what a run whose JVMs started starts times carries
 // in its CPU intervals, and why.
-func jvmStartWarning(pct map[Cost]float64, starts int) string {
+//
+// With chosen (precision mode), toll chose the starts, and the warning says
+// so instead of asking for more.
+func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
 	if len(pct) == 0 {
 		return ""
 	}
 	each, more := "each variant's JVMs ran as one process for the whole run", "run the scenario again to see another draw, or start them several times in one run (starts:, toll run --starts N)"
 	if starts > 1 {
 		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
+	}
+	if chosen {
+		more = fmt.Sprintf("toll started them %d times, as many as the precision target needed within the budget", starts)
 	}
 	per := math.Sqrt(float64(starts))
 	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+

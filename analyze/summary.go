@@ -284,7 +284,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	starts := jvmStarts(m, s.Trials)
-	cal := calibrationOf(m)
+	cal := CalibrationOf(m)
 	if starts > 0 {
 		s.StartNoisePct = jvmStartNoise(cal)
 	}
@@ -332,10 +332,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 						spread = append(spread, info.Label)
 					}
 					d := Compare(info, b, x, fixed)
+					d.launches = launches
 					if m.Control != "" && v != m.Control {
 						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
 							d = Compare(info, cb, cx, fixed)
 							d.Controlled = true
+							d.launches = nil
 						} else {
 							uncontrolled = append(uncontrolled, info.Label)
 						}
@@ -345,6 +347,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 					if concurrent(m) && isMachine(info.Cost) {
 						d = notComparable(d, m.Mode+": every side reads the one machine at once")
+					}
+					if pr := m.Precision; pr != nil {
+						if margin, ok := pr.Targets[string(info.Cost)]; ok {
+							d.JudgeEquivalence(margin)
+						}
 					}
 					cr.Delta = &d
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
@@ -370,8 +377,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					v, st.Label(), strings.Join(spread, ", "), starts))
 			}
 			if len(disagree) > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
-					v, st.Label(), strings.Join(disagree, ", ")))
+				more := " (more rounds help)"
+				if m.Precision != nil {
+					more = ""
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care%s",
+					v, st.Label(), strings.Join(disagree, ", "), more))
 			}
 			byRound := map[int]float64{}
 			for r, tc := range rounds {
@@ -379,7 +390,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
-			if w := jitWarning(v, st.Label(), rounds); w != "" && st.Workload == "" {
+			if w := jitWarning(v, st.Label(), rounds, m.Precision != nil); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
 			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
@@ -395,7 +406,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline}
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, chosen: m.Precision != nil}
 				if v != m.Baseline {
 					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
 						d.RatioChangePct, d.RatioTrend = &rc, trend
@@ -462,7 +473,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	if w := restartOnceWarning(m, trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := jvmStartWarning(s.StartNoisePct, starts); w != "" {
+	if w := jvmStartWarning(s.StartNoisePct, starts, m.Precision != nil); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
@@ -566,10 +577,6 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64, launches []
 // differed between starts more than cal's JVMStartNoisePct allows
 // (startSpread), what the starts showed; raised reports the latter.
 func sideFixed(cal record.Calibration, c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
-	v = fixedVariance(cal, c, starts)
-	if starts < 2 || cal.JVMStartNoisePct[string(c)] == 0 {
-		return v, false
-	}
 	var xs []float64
 	var ls []int
 	for i := range base {
@@ -577,6 +584,16 @@ func sideFixed(cal record.Calibration, c Cost, starts int, base, vari []float64,
 			xs = append(xs, math.Log(vari[i]/base[i]))
 			ls = append(ls, launches[i])
 		}
+	}
+	return sideFixedLog(cal, c, starts, xs, ls)
+}
+
+// sideFixedLog is sideFixed from the paired rounds' log ratios xs, each
+// run under the start in launches.
+func sideFixedLog(cal record.Calibration, c Cost, starts int, xs []float64, ls []int) (v float64, raised bool) {
+	v = fixedVariance(cal, c, starts)
+	if starts < 2 || cal.JVMStartNoisePct[string(c)] == 0 {
+		return v, false
 	}
 	tau, ok := startSpread(xs, ls)
 	if !ok {

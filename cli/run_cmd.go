@@ -63,6 +63,8 @@ func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
 	var warmup, duration time.Duration
 	var restart string
 	var starts int
+	var precision string
+	var budget time.Duration
 	cmd := &cobra.Command{
 		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
@@ -116,6 +118,16 @@ appended to it as Markdown.
 			if fl.Changed("starts") {
 				f.short.Starts = &starts
 			}
+			if fl.Changed("precision") {
+				pct, err := scenario.ParsePercent(precision)
+				if err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--precision: %w", err)}
+				}
+				f.short.Precision = &pct
+			}
+			if fl.Changed("budget") {
+				f.short.Budget = &budget
+			}
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
 		},
 	}
@@ -125,6 +137,8 @@ appended to it as Markdown.
 	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
 	fl.StringVar(&restart, "restart", "", "use this restart policy (once, per-round, per-trial) instead of the scenario's restart")
 	fl.IntVar(&starts, "starts", 0, "start the services this many times over the run instead of the scenario's starts (restart: once): its rounds split among the starts")
+	fl.StringVar(&precision, "precision", "", "run rounds until every primary cost's 95% interval is this precise, e.g. 3% (precision mode, in place of the scenario's rounds)")
+	fl.DurationVar(&budget, "budget", 0, "the longest a run in precision mode may take (default: the scenario's precision.budget, or 10m)")
 	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
@@ -162,7 +176,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.resume != "" {
 		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts and --sequential do not apply")}
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -172,7 +186,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
 	} else if f.startup {
 		if !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts and --sequential do not apply")}
+			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
 		}
 		if s, err = scenario.ReadStartup(file); err != nil {
 			return &exitError{ExitUsage, err}
@@ -239,7 +253,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote, Finished: func(dir *record.Dir, err error) {
+		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take
 			// their grace period: its reports are written first, and again
 			// below once what they flushed as they stopped is counted.

@@ -45,6 +45,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	}
 	d.Warmups = warmupsLine(s)
 	d.Multiplicity = runMultiplicity(s)
+	d.Precision = precisionLines(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -138,8 +139,11 @@ func htmlCellOf(c Cell) htmlCell {
 			} else {
 				hc.Text = c.Text
 			}
-			if c.Verdict == VerdictSame {
+			switch c.Verdict {
+			case VerdictSame:
 				hc.Text = "~ " + hc.Text
+			case VerdictEquivalent:
+				hc.Text = "= " + hc.Text
 			}
 			hc.Sub = c.Bounds
 		}
@@ -210,6 +214,8 @@ type htmlData struct {
 	// Multiplicity says, per comparison, how many costs were tested at
 	// once and which changes chance likely gave (runMultiplicity).
 	Multiplicity []string
+	// Precision is how a run in precision mode ended, a line per step.
+	Precision []string
 }
 
 // chartedCosts are the costs the Δ% chart shows, when measured: what a
@@ -544,6 +550,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
 against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Baseline}}</b>{{end}} — {{.Rounds}}, {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
+{{range .Precision}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">

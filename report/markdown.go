@@ -19,6 +19,9 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "\n%s.\n", escape(line))
 	}
+	for _, line := range precisionLines(s) {
+		fmt.Fprintf(ew, "\n%s.\n", escape(line))
+	}
 	for _, h := range Headlines(s) {
 		fmt.Fprintf(ew, "\n**%s**\n", escape(h))
 	}
@@ -39,6 +42,9 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		writeMarkdownTable(ew, t)
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios, with its 95%% confidence interval as [low, high]; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)
+	if s.Manifest.Precision != nil {
+		fmt.Fprintf(ew, "\n= means the whole interval lies within the cost's precision target: no change beyond it.\n")
+	}
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "\nEvery variant's change is corrected by the A/A control (%s, a copy of %s run beside the variants): each round's ratio is divided by the control's, so a bias of the method cancels; the control's own row shows that bias.\n", c, s.Baseline)
 	}

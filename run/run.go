@@ -77,6 +77,10 @@ type Options struct {
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
+	// Precision decides, after each round of a run in precision mode
+	// (the scenario's Precision.On), whether its load step goes on; such a
+	// run needs one.
+	Precision PrecisionRule
 	// Remote, when set, runs the services elsewhere (a Kubernetes
 	// cluster, package kube) instead of on this machine; the plan, the
 	// results directory and the trial records are the same.
@@ -248,20 +252,34 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, dir.Path)
 		runErr = r.findMax(ctx, seed)
 	} else {
+		if s.Precision.On && opt.Precision == nil {
+			return dir, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)")
+		}
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
 		m.Planned = planned(p)
 		if res != nil {
 			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
+			if s.Precision.On && s.Restart == scenario.RestartOnce {
+				resumeLaunches(p.Actions, res.nextLaunch)
+			}
 			all := r.total
 			r.total = countTrials(p.Actions)
 			m = res.resumed(r.total)
+			if s.Precision.On && s.Restart == scenario.RestartOnce {
+				for _, n := range res.nextLaunch {
+					m.Starts = max(m.Starts, n+1)
+				}
+			}
 			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
 				s.Name, dir.Path, len(res.kept), all, r.total, seed)
 		} else if w := s.Workload(); w != scenario.WorkloadLoad {
 			what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
 			fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps), results in %s\n",
 				s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), dir.Path)
+		} else if s.Precision.On {
+			fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s), results in %s\n",
+				s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, dir.Path)
 		} else {
 			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
 				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), dir.Path)
@@ -270,7 +288,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			return dir, err
 		}
 		if runErr = r.prepare(ctx); runErr == nil {
-			runErr = r.execute(ctx, p)
+			runErr = r.execute(ctx, p, m)
 		}
 	}
 	return dir, r.finish(m, runErr)
@@ -281,6 +299,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) (*record.Dir, error) {
 	s, dir := r.s, r.dir
 	r.backend = r.opt.Remote
+	if s.Precision.On && r.opt.Precision == nil {
+		return dir, r.finish(m, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
+	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
 	m.Planned = planned(p)
@@ -292,7 +313,7 @@ func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) 
 	if err := dir.WriteManifest(m); err != nil {
 		return dir, r.finish(m, err)
 	}
-	return dir, r.finish(m, r.execute(ctx, p))
+	return dir, r.finish(m, r.execute(ctx, p, m))
 }
 
 // finish records how the run ended in its manifest and returns runErr, or
@@ -410,6 +431,9 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	m.Calibration = &cal
 	if u := s.Load.VariantWarmupUntil; u != nil {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
+		if s.Load.VariantWarmupAuto {
+			m.Load.VariantWarmupUntil.Auto, m.Load.VariantWarmupUntil.NoJVMS = true, scenario.DefaultNoJVMWarmup.Seconds()
+		}
 	}
 	if s.Workload() != scenario.WorkloadLoad {
 		m.Load = record.LoadSettings{Model: "none", SampleS: s.Sample.D().Seconds()}
@@ -627,10 +651,23 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 }
 
 // execute carries out the plan's actions in order.
-func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
-	for _, a := range p.Actions {
+func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) error {
+	actions := p.Actions
+	var pr *precisionRun
+	if r.s.Precision.On && r.opt.Precision != nil {
+		pr = newPrecisionRun(r.s, r.opt.Precision)
+		if m.Precision == nil {
+			m.Precision = precisionRecord(r.s)
+		}
+	}
+	for i := 0; i < len(actions); i++ {
+		a := actions[i]
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w after %d of %d trials", ErrInterrupted, r.done, r.total)
+		}
+		began := time.Now()
+		if t := trialOf(a); pr != nil && t != nil && t.Step != pr.step {
+			pr.enterStep(t.Step)
 		}
 		var err error
 		switch a.Kind {
@@ -661,6 +698,23 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 				return fmt.Errorf("%w after %d of %d trials: %v", ErrInterrupted, r.done, r.total, err)
 			}
 			return err
+		}
+		if pr == nil {
+			continue
+		}
+		if a.Kind == plan.Start || a.Kind == plan.Stop {
+			pr.startTime += time.Since(began)
+			if a.Kind == plan.Start && a.Variant == r.s.Variants[0].Name {
+				pr.startCount++
+			}
+		}
+		if t, ok := roundEnds(actions, i); ok {
+			pr.thisStart++
+			rest, err := r.afterRound(ctx, pr, m, t, actions[i+1:])
+			if err != nil {
+				return err
+			}
+			actions = append(actions[:i+1:i+1], rest...)
 		}
 	}
 	return nil

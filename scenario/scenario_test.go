@@ -37,7 +37,7 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Rounds != DefaultRounds || s.Restart != RestartOnce || s.Baseline != "baseline" || s.Network != NetworkHost {
+	if s.Rounds != PrecisionMaxRounds || !s.Precision.On || s.Restart != RestartOnce || s.Baseline != "baseline" || s.Network != NetworkHost {
 		t.Errorf("defaults: rounds=%d restart=%q baseline=%q network=%q", s.Rounds, s.Restart, s.Baseline, s.Network)
 	}
 	if s.Load.Warmup.D() != DefaultWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {

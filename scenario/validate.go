@@ -245,6 +245,7 @@ func (v *validator) scenario(s *Scenario) {
 		return
 	}
 	v.load(&s.Load, s.Sides())
+	v.precision(s)
 	if v.present("load.slice") {
 		v.slice(&s.Load, s.Mode, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
 	}
@@ -300,7 +301,7 @@ func (v *validator) pinning(s *Scenario) {
 		v.fail(f, "%q is not all (leave it out to keep services on their own CPUs during the warm-up)", p.Warmup)
 	case p.Off:
 		v.fail(f, "places services on CPUs, and pinning.off leaves them unpinned")
-	case s.Load.VariantWarmup <= 0:
+	case s.Load.VariantWarmup <= 0 && !v.warmupChosen(s):
 		v.fail(f, "places services during load.variant_warmup, and there is none: set load.variant_warmup (e.g. 2m)")
 	default:
 		for i, svc := range s.Services {

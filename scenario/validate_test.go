@@ -112,7 +112,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"pinning.load offline", "name: demo\n", "name: demo\npinning: {load: \"5\"}\n", 2, "pinning.load", "CPU 5 is not one toll may use"},
 		{"pinning.services offline", "name: demo\n", "name: demo\npinning:\n  services: 0,7\n", 3, "pinning.services", "CPU 7 is not one toll may use"},
 		{"pinning.warmup unknown", duration, duration + "  variant_warmup: 1m\npinning: {warmup: load}\n", 23, "pinning.warmup", `"load" is not all`},
-		{"pinning.warmup without a warm-up", duration, duration + "pinning: {warmup: all}\n", 22, "pinning.warmup", "set load.variant_warmup"},
+		{"pinning.warmup without a warm-up", duration, duration + "pinning: {warmup: all}\nrounds: 10\n", 22, "pinning.warmup", "set load.variant_warmup"},
 		{"pinning.warmup unpinned", duration, duration + "  variant_warmup: 1m\npinning: {off: true, warmup: all}\n", 23, "pinning.warmup", "pinning.off leaves them unpinned"},
 		{"pinning.warmup with a container", measure, measure + "    image: localhost/app:1\n", 24, "pinning.warmup", "service consumer runs in a container"},
 		// Durations: bounded, and an explicit 0 is not a default.
