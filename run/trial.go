@@ -489,12 +489,22 @@ func encodeHist(h *hdr.Histogram) string {
 	return string(b)
 }
 
+// position writes trial n's place in the run for the progress lines:
+// "[4/8]", or "[4]" in precision mode, whose plan holds a ceiling of
+// rounds that the stopping rule ends long before.
+func (r *runner) position(n int) string {
+	if r.s.Precision.On {
+		return fmt.Sprintf("[%d]", n)
+	}
+	return fmt.Sprintf("[%d/%d]", n, r.total)
+}
+
 // finished counts a written trial and prints one line about it.
 func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant, trialStep(tr))
+	line := fmt.Sprintf("%s round %d %-10s %10s", r.position(r.done), tr.Round, tr.Variant, trialStep(tr))
 	if tr.Window() > 0 {
 		secs := tr.Window().Seconds() * tr.Share() // per second of the trial's own load
 		if !tr.Idle {
@@ -546,14 +556,19 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler, share flo
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	loaded, rate, cores := liveFigures(sec, share, smp.cpuNow())
-	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ss/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit},
+	line := fmt.Sprintf("%s round %d %s at %s: %ss/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
+		r.position(r.done+1), pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit},
 		strconv.FormatFloat(loaded, 'f', -1, 64), int(r.s.Load.Duration.D().Seconds()),
 		rate, float64(sec.P99.Microseconds())/1000, cores)
 	if sec.Errors > 0 {
 		line += fmt.Sprintf("  errors %d", sec.Errors)
 	}
-	if r.done > 0 {
+	switch {
+	case r.s.Precision.On:
+		// The stopping rule, not the plan's ceiling of rounds, ends the run.
+		left := max(r.s.Precision.Budget.D()-time.Since(r.began), 0)
+		line += fmt.Sprintf("  budget left %s", left.Round(time.Second))
+	case r.done > 0:
 		per := time.Since(r.began) / time.Duration(r.done)
 		line += fmt.Sprintf("  ETA %s", (per * time.Duration(r.total-r.done)).Round(time.Second))
 	}
