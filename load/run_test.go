@@ -542,3 +542,55 @@ func TestRunSlowTargetGetsConnections(t *testing.T) {
 		t.Errorf("p50 = %d µs, want about 50 ms: requests waited for connections", p50)
 	}
 }
+
+// TestAbortedAtOnce checks that a request failed by the run's cancellation
+// is abandoned, not counted as an error, even when it fails before anything
+// else has run since the cancellation; and that a request failed by the run
+// being over is still counted, even if the caller cancels it afterwards.
+func TestAbortedAtOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name      string
+		start     time.Time // the run's; an hour ago, it is over
+		cancel    bool      // whether the caller cancels it
+		abandoned bool
+	}{
+		{name: "cancelled", start: time.Now(), cancel: true, abandoned: true},
+		{name: "over", start: time.Now().Add(-time.Hour), abandoned: false},
+		{name: "over then cancelled", start: time.Now().Add(-time.Hour), cancel: true, abandoned: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := newRunner(Config{
+				Requests: []Request{{URL: srv.URL}},
+				Pacer:    ConstantPacer{Rate: 1},
+				Start:    tc.start,
+				Duration: time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			defer r.bind(parent)()
+			if tc.cancel {
+				cancel()
+			}
+			c := r.newClient()
+			defer c.close()
+			i := r.rec.begin(0, 0)
+			status, err := c.send(&r.targets[0], 1)
+			if err == nil {
+				t.Fatalf("a request sent once the run's context was done succeeded (status %d)", status)
+			}
+			r.account(i, 0, time.Millisecond, status, err)
+			completed, _, errs := r.rec.intervals[0].outcomes.totals()
+			if pending := r.rec.intervals[0].pending.Load(); pending != 0 {
+				t.Errorf("%d requests still pending after the failed one was accounted", pending)
+			}
+			if abandoned := completed == 0; abandoned != tc.abandoned {
+				t.Errorf("request failed by %v: abandoned %t (errors %+v), want %t", err, abandoned, errs, tc.abandoned)
+			}
+		})
+	}
+}
