@@ -218,7 +218,7 @@ func TestSharedDuet(t *testing.T) {
 mode: duet
 restart: per-round
 pinning: {duet: shared}`)
-			out, stdout, trials := runForTrials(t, path, 4)
+			out, stdout, trials := tolltest.RunForTrials(t, path, 4)
 			for _, want := range tt.report {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("the report lacks %q:\n%s", want, stdout)
@@ -269,7 +269,7 @@ func TestTogether(t *testing.T) {
 rounds: 3
 mode: together
 restart: per-round`)
-	out, stdout, _ := runForTrials(t, path, 9)
+	out, stdout, _ := tolltest.RunForTrials(t, path, 9)
 	for _, want := range []string{"every variant at once sharing CPU", "their latencies do not", "together"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
