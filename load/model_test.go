@@ -79,7 +79,7 @@ func TestStalledTargetShows(t *testing.T) {
 	})
 	res, err := runLoad(t, context.Background(), Config{
 		Requests: []Request{{URL: "http://" + addr + "/"}},
-		Pacer:    ConstantPacer{Rate: 5000},
+		Pacer:    ConstantPacer{Rate: 1000}, // what a busy 2-core machine sustains (5000/s did not at load 20)
 		Quantum:  time.Millisecond,
 		Start:    start,
 		Warmup:   500 * time.Millisecond,
@@ -89,10 +89,10 @@ func TestStalledTargetShows(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInvariants(t, res)
-	if res.Scheduled != 15000 {
-		t.Errorf("Scheduled = %d, want exactly 15000 (5000/s for 3 s)", res.Scheduled)
+	if res.Scheduled != 3000 {
+		t.Errorf("Scheduled = %d, want exactly 3000 (1000/s for 3 s)", res.Scheduled)
 	}
-	// 2,500 of the 15,000 requests were due during the stall, waiting up to
+	// 500 of the 3,000 requests were due during the stall, waiting up to
 	// 500 ms: more than 1% waited longer than 250 ms.
 	if p99 := res.Latency.ValueAtQuantile(99); p99 < 250_000 {
 		t.Errorf("p99 = %.1f ms, want >= 250 ms: the stall is hidden", float64(p99)/1000)
