@@ -24,10 +24,8 @@ import (
 // TestRunDetectsFourTimesTheWork runs a small scenario end to end: a variant
 // whose provider does 4× the work must show clearly more CPU per request,
 // and the table must have one row per cost with baseline / variant / Δ / Δ%.
+// It is the end-to-end run that go test -short keeps (about 30 s).
 func TestRunDetectsFourTimesTheWork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real services under load")
-	}
 	path := tolltest.WriteScenario(t, "e2e", tolltest.HeavyVariants, `  rate: 50
   warmup: 1s
   duration: 3s
