@@ -116,7 +116,9 @@ func TestRunIsolatedNetwork(t *testing.T) {
 			cmd := tolltest.Command(t, append([]string{"run", path, "--out", out}, tt.flags...)...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
+			// A run a busy machine made invalid (exit 3: late arrivals,
+			// steal) still shows what isolation does.
+			if err := cmd.Run(); err != nil && tolltest.ExitCode(err) != cli.ExitInvalid {
 				t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 			}
 			if got := interfaces(t, filepath.Join(dir, "netdev")); !slices.Equal(got, []string{"lo"}) {
