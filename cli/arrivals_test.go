@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -299,14 +300,19 @@ pinning: {load: "%d"}`, load))
 				// toll reads just before the load's origin (its warm-up's
 				// start) and after the window's end: at least what the
 				// spinner got between the two, at most what it got from
-				// a little before to a little after (a busy machine
-				// makes the reading after take up to 0.3 s).
+				// a little before (newOrigin's lead, and some) to when
+				// toll wrote the trial, after its reading, however long
+				// a busy machine made that.
 				least, _ := spin.Between(tr.Start, tr.MeasureEnd)
-				most, _ := spin.Between(tr.Start.Add(-300*time.Millisecond), tr.MeasureEnd.Add(time.Second))
+				written := tr.MeasureEnd.Add(time.Second)
+				if fi, err := os.Stat(filepath.Join(out, "trials", fmt.Sprintf("%04d-%s.json", tr.Index, tr.Variant))); err == nil {
+					written = fi.ModTime()
+				}
+				most, _ := spin.Between(tr.Start.Add(-300*time.Millisecond), written)
 				t.Logf("trial %d: the spinner read %.1f ms; the kernel counted %.1f-%.1f ms", tr.Index, h.MS, least.Seconds()*1e3, most.Seconds()*1e3)
 				if ms := time.Duration(h.MS * float64(time.Millisecond)); ms < least-slack || ms > most+slack {
-					t.Errorf("trial %d: the spinner read %.1f ms; the kernel counted it %.1f ms over the load and %.1f ms with 0.3 s before and 1 s after",
-						tr.Index, h.MS, least.Seconds()*1e3, most.Seconds()*1e3)
+					t.Errorf("trial %d: the spinner read %.1f ms; the kernel counted it %.1f ms over the load and %.1f ms from 0.3 s before to the trial's writing %v after",
+						tr.Index, h.MS, least.Seconds()*1e3, most.Seconds()*1e3, written.Sub(tr.MeasureEnd))
 				}
 			}
 			own := h.PID == self
