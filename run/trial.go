@@ -334,7 +334,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	// The neighbours are read around the whole load, warm-up included, so
 	// that reading them never competes with the load generator.
 	nb.begin()
-	held.begin()
+	held.begin(origin)
 	waitFrom, fromErr := probe.RunDelay(os.Getpid())
 	if pt.Idle {
 		tr.MeasureEnd = idle(tctx, measureStart, duration)
