@@ -2,6 +2,7 @@ package leftover
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/runid"
@@ -201,5 +204,72 @@ func TestDescribe(t *testing.T) {
 		if got := Describe(tt.in); got != tt.want {
 			t.Errorf("Describe(%v) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestSinkCountsRemovesOnlyDeadRuns checks that the counts files of the
+// sinks of runs that are gone are removed, named by the pattern toll run
+// creates them with, and that those of a live run, an older toll's file a
+// process still maps, and other files are left.
+func TestSinkCountsRemovesOnlyDeadRuns(t *testing.T) {
+	self, err := runid.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	create := func(pattern string) string {
+		t.Helper()
+		f, err := os.CreateTemp(dir, pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(64); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return f.Name()
+	}
+	dead := create(SinkCountsPattern(deadRun(t)))
+	live := create(SinkCountsPattern(self))
+	legacy := create("toll-sink-*.counts")
+	legacyMapped := create("toll-sink-*.counts")
+	other := create("toll-sink-*.log")
+	f, err := os.OpenFile(legacyMapped, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := unix.Mmap(int(f.Fd()), 0, 64, unix.PROT_READ, unix.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+
+	removed, err := SinkCounts{Dir: dir}.Clean(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range removed {
+		got = append(got, r.What)
+		if r.Kind != "sink counts file" {
+			t.Errorf("removed %q: want a sink counts file", r)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("removed %q, want %s and %s", got, dead, legacy)
+	}
+	for _, p := range []string{dead, legacy} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left: %v", p, err)
+		}
+	}
+	for _, p := range []string{live, legacyMapped, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s, not of a dead run, was removed: %v", p, err)
+		}
+	}
+	if !slices.Contains(Cleaners(), Cleaner(SinkCounts{Dir: os.TempDir()})) {
+		t.Errorf("Cleaners() = %v: toll cleanup does not remove sink counts files", Cleaners())
 	}
 }
