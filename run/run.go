@@ -224,6 +224,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		}
 		m.Mode = "find-max"
 		r.total = len(s.Variants) * s.FindMax.MaxTrials
+		r.planned = r.total
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
 		}
@@ -233,6 +234,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	} else {
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
+		r.planned = r.total
 		m.Planned = planned(p)
 		if res != nil {
 			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
@@ -266,6 +268,7 @@ func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) 
 	r.backend = r.opt.Remote
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
+	r.planned = r.total
 	m.Planned = planned(p)
 	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
 		return dir, r.finish(m, err)
@@ -342,7 +345,8 @@ type runner struct {
 	// whose telemetry cycle ends when they stop (guarded by mu).
 	lastTrial map[string]*record.Trial
 	starts    map[string]int // starts per variant, to name log files
-	total     int
+	total     int            // trials this invocation runs
+	planned   int            // trials of the whole plan, numbered 1 to planned (Index)
 	done      int
 	began     time.Time // when the first trial started, for the ETA
 	notes     []string

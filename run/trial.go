@@ -493,11 +493,15 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", r.done, r.total, tr.Round, tr.Variant, trialStep(tr))
+	// The trial's own number, as its flags and files name it: in a duet,
+	// or a resumed run, trials do not finish in the order they are numbered.
+	line := fmt.Sprintf("[%d/%d] round %d %-10s %10s", tr.Index, r.planned, tr.Round, tr.Variant, trialStep(tr))
 	if tr.Window() > 0 {
-		secs := tr.Window().Seconds() * tr.Share() // per second of the trial's own load
 		if !tr.Idle {
-			line += fmt.Sprintf("  achieved %7.1f req/s", float64(tr.Load.Completed)/secs)
+			// Over the analysis window, as the report and the rate-missed
+			// flag read it.
+			rate, _ := tr.Achieved(r.s.Trim.Start.D().Seconds(), tr.Window().Seconds()-r.s.Trim.End.D().Seconds())
+			line += fmt.Sprintf("  achieved %7.1f req/s", rate)
 			if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
 				line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
 			}
@@ -530,7 +534,7 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	line := fmt.Sprintf("[%d/%d] round %d %s at %s: %ds/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.done+1, r.total, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
+		pt.Index, r.planned, pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit}, sec.Index+1, int(r.s.Load.Duration.D().Seconds()),
 		float64(sec.Completed), float64(sec.P99.Microseconds())/1000, smp.cpuNow())
 	if sec.Errors > 0 {
 		line += fmt.Sprintf("  errors %d", sec.Errors)

@@ -456,7 +456,7 @@ func (r *runner) finishedOther(tr *record.Trial, figures string, failed bool, wh
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] repetition %d %-10s", r.done, r.total, tr.Round, tr.Variant)
+	line := fmt.Sprintf("[%d/%d] repetition %d %-10s", tr.Index, r.planned, tr.Round, tr.Variant)
 	if tr.Startup != nil && tr.Startup.CPULimit > 0 {
 		line += fmt.Sprintf(" %5s", scenario.Step{CPULimit: tr.Startup.CPULimit})
 	}
