@@ -273,3 +273,25 @@ func TestSinkCountsRemovesOnlyDeadRuns(t *testing.T) {
 		t.Errorf("Cleaners() = %v: toll cleanup does not remove sink counts files", Cleaners())
 	}
 }
+
+// FuzzSinkCountsOwner feeds the counts file cleaner arbitrary file names:
+// one it takes for a labelled run's has a run that parses, and a name
+// made by SinkCountsPattern is always read back as its run.
+func FuzzSinkCountsOwner(f *testing.F) {
+	for _, s := range []string{"toll-sink-999@8812-123.counts", "toll-sink-123.counts", "toll-sink-.counts", "toll-sink-1@2-.counts", "toll-sink-x@y-1.counts", "other.counts"} {
+		f.Add(s, 999, uint64(8812))
+	}
+	f.Fuzz(func(t *testing.T, name string, pid int, start uint64) {
+		if id, labelled, ok := sinkCountsOwner(name); ok && labelled && id.Pid <= 0 {
+			t.Fatalf("%q read as run %+v", name, id)
+		}
+		if pid <= 0 {
+			return
+		}
+		id := runid.ID{Pid: pid, Start: start}
+		made := strings.Replace(SinkCountsPattern(id), "*", "2718281828", 1)
+		if got, labelled, ok := sinkCountsOwner(made); !ok || !labelled || got != id {
+			t.Fatalf("%q read as %+v (labelled %v, ok %v), want %+v", made, got, labelled, ok, id)
+		}
+	})
+}
