@@ -117,6 +117,12 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		ok += iv.OK
 		errs = errs.Add(iv.Errors)
 	}
+	// A window cut short ends inside its last interval, whose requests
+	// are not counted: every rate is over the whole intervals counted.
+	if _, end := t.Achieved(w.From, w.To); end < w.To {
+		w.To = end
+		tc.Window = w
+	}
 	// Rates are per second of the trial's own load: in a sliced duet it
 	// ran in half of the window.
 	secs := w.Length() * t.Share()

@@ -383,6 +383,10 @@ func deltaCharts(s *analyze.Summary, steps []analyze.Step, colors map[string]str
 	return out
 }
 
+// seriesChartPoints is the most points a per-second chart draws per
+// series: about one per pixel of its plot (lineChart's default width).
+const seriesChartPoints = 480
+
 // stepSeriesCharts draws each per-second metric of a step as every
 // variant's median line with its quartile band, all charts on one x
 // range: the step's seconds, warm-up shaded and the trimmed seconds
@@ -404,12 +408,17 @@ func stepSeriesCharts(s *analyze.Summary, st analyze.Step, colors map[string]str
 				used[m.Metric] = map[string]bool{}
 			}
 			sr := chartSeries{Color: colors[set.Variant], Width: 2}
+			// A chart is a few hundred pixels wide: a day's seconds
+			// would only weigh down the page (series.csv keeps them).
+			for _, t := range m.T {
+				xmin, xmax = math.Min(xmin, t), math.Max(xmax, t+1)
+			}
+			m := m.Downsample(seriesChartPoints)
 			for i, t := range m.T {
 				// A value stands for the second [t, t+1): drawn at its middle.
 				x := t + 0.5
 				sr.Points = append(sr.Points, [2]float64{x, m.Median[i]})
 				sr.Band = append(sr.Band, [3]float64{x, m.Low[i], m.High[i]})
-				xmin, xmax = math.Min(xmin, t), math.Max(xmax, t+1)
 			}
 			byMetric[m.Metric] = append(byMetric[m.Metric], sr)
 			used[m.Metric][set.Variant] = true

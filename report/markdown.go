@@ -96,10 +96,13 @@ func escapeAll(xs []string) []string {
 
 // mdEscaper makes text safe in a line of Markdown and in a table cell: a
 // backslash or backtick is escaped (a backslash before an escaped pipe
-// would otherwise unescape it), a pipe cannot end the cell, HTML is shown as
-// text, and a line break cannot end the line or the table's row.
+// would otherwise unescape it), a pipe cannot end the cell, emphasis
+// (* _) and links ([text](url), ![image](url)) are shown as text, HTML
+// is shown as text, and a line break cannot end the line or the table's
+// row.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "|", `\|`, "`", "\\`",
+	"*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"&", "&amp;", "<", "&lt;", ">", "&gt;",
 	"\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ",
 )
@@ -109,9 +112,10 @@ var mdEscaper = strings.NewReplacer(
 func escape(s string) string { return mdEscaper.Replace(oneLine(s)) }
 
 // oneLine puts a text of several lines (an error followed by the end of a
-// service's log) on one line, its line breaks shown as ↵.
+// service's log) on one line, its line breaks shown as ↵, and its other
+// control characters (terminal escapes) as \xNN.
 func oneLine(s string) string {
-	s = strings.TrimRight(s, "\n")
+	s = printable(strings.TrimRight(s, "\n"))
 	return strings.NewReplacer("\r\n\t", " ↵ ", "\n\t", " ↵ ", "\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ").Replace(s)
 }
 

@@ -91,7 +91,7 @@ func warmupsLine(s *analyze.Summary) string {
 // Text writes the terminal summary of s: the tables, the flags, the
 // warnings and where the run happened.
 func Text(w io.Writer, s *analyze.Summary) error {
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: printableWriter{w}}
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
 		strings.Join(nonBaseline(s), ", "), roundsText(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)

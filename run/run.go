@@ -245,6 +245,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		}
 		m.Mode = "find-max"
 		r.total = len(s.Variants) * s.FindMax.MaxTrials
+		r.planned = r.total
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
 		}
@@ -257,6 +258,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		}
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
+		r.planned = r.total
 		m.Planned = planned(p)
 		if res != nil {
 			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
@@ -304,6 +306,7 @@ func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) 
 	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
+	r.planned = r.total
 	m.Planned = planned(p)
 	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
 		return dir, r.finish(m, err)
@@ -383,7 +386,8 @@ type runner struct {
 	// whose telemetry cycle ends when they stop (guarded by mu).
 	lastTrial map[string]*record.Trial
 	starts    map[string]int // starts per variant, to name log files
-	total     int
+	total     int            // trials this invocation runs
+	planned   int            // trials of the whole plan, numbered 1 to planned (Index)
 	done      int
 	began     time.Time // when the first trial started, for the ETA
 	notes     []string

@@ -200,7 +200,7 @@ func TestPosition(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &scenario.Scenario{}
 			s.Precision.On = tt.precision
-			r := &runner{s: s, total: 600}
+			r := &runner{s: s, planned: 600}
 			if got := r.position(4); got != tt.want {
 				t.Errorf("position(4) = %q, want %q", got, tt.want)
 			}

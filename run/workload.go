@@ -459,7 +459,7 @@ func (r *runner) finishedOther(tr *record.Trial, figures string, failed bool, wh
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("%s repetition %d %-10s", r.position(r.done), tr.Round, tr.Variant)
+	line := fmt.Sprintf("%s repetition %d %-10s", r.position(tr.Index), tr.Round, tr.Variant)
 	if tr.Startup != nil && tr.Startup.CPULimit > 0 {
 		line += fmt.Sprintf(" %5s", scenario.Step{CPULimit: tr.Startup.CPULimit})
 	}

@@ -964,8 +964,13 @@ func (v *validator) url(field, raw string) {
 	}
 }
 
-// placeholders checks that every ${...} in s is one toll knows.
+// placeholders checks that every ${...} in s is one toll knows, and that
+// every ${ is closed.
 func (v *validator) placeholders(field, s string) {
+	if err := unterminated(s); err != nil {
+		v.fail(field, "%s", err)
+		return
+	}
 	for _, m := range rePlaceholder.FindAllStringSubmatch(s, -1) {
 		if err := checkPlaceholder(m[1]); err != nil {
 			v.fail(field, "%s", err)
@@ -976,6 +981,10 @@ func (v *validator) placeholders(field, s string) {
 // requestPlaceholders checks the placeholders of a load request, which may
 // also hold ${id}, the request's number.
 func (v *validator) requestPlaceholders(field, s string) {
+	if err := unterminated(s); err != nil {
+		v.fail(field, "%s", err)
+		return
+	}
 	for _, m := range rePlaceholder.FindAllStringSubmatch(s, -1) {
 		if m[1] == "id" {
 			continue
@@ -984,6 +993,21 @@ func (v *validator) requestPlaceholders(field, s string) {
 			v.fail(field, "%s (and in requests ${id})", err)
 		}
 	}
+}
+
+// unterminated reports a ${ in s that no } closes, such as
+// "${port:provider": left as it is, it would reach the service literally.
+func unterminated(s string) error {
+	rest := rePlaceholder.ReplaceAllString(s, "")
+	i := strings.Index(rest, "${")
+	if i < 0 {
+		return nil
+	}
+	open := rest[i:]
+	if len(open) > 40 {
+		open = open[:40] + "…"
+	}
+	return fmt.Errorf("unterminated placeholder %q: a placeholder ends with } (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant})", open)
 }
 
 func checkPlaceholder(p string) error {
