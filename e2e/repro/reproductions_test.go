@@ -167,7 +167,7 @@ func TestReportLayoutUnknown(t *testing.T) {
 	if code := tolltest.ExitCode(cmd.Run()); code != cli.ExitUsage {
 		t.Fatalf("exit %d, want %d (usage)\n%s", code, cli.ExitUsage, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), `--layout "vendor" is not one of sermant, kindling, jetty, skywalking-go, easeagent`) {
+	if !strings.Contains(stderr.String(), `--layout "vendor" is not a layout (known: sermant, kindling, jetty, skywalking-go, easeagent)`) {
 		t.Errorf("stderr %q does not name the layouts", stderr.String())
 	}
 }
