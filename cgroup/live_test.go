@@ -315,7 +315,10 @@ func testLimitsAndStat(t *testing.T, tree *Tree) {
 	// The quota throttles a helper that wants more than it; on a machine so
 	// busy that the helper got less than 0.4 cores, it may never have
 	// reached the quota.
-	if s1.NrThrottled == 0 || s1.Throttled == 0 {
+	// The kernel adds a throttled period's time when the period ends, so a
+	// group read while its first throttling lasts counts one throttling
+	// and no time yet: from the second on, the first's time is in.
+	if s1.NrThrottled == 0 || (s1.NrThrottled > 1 && s1.Throttled == 0) {
 		if used >= wall*4/10 {
 			t.Errorf("NrThrottled = %d, Throttled = %v; want > 0 with CPULimit 0.5", s1.NrThrottled, s1.Throttled)
 		} else {
