@@ -79,6 +79,15 @@ func TestHoldersSharedBySides(t *testing.T) {
 		got[2], ended[2] = m.end(), time.Now()
 	})
 	wg.Wait()
+	// What the burner ran, by its own clock: on a busy machine its 100 ms
+	// of wall time buy it less CPU, and the holders must show that much.
+	ownMS := -1.0
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", burner.Process.Pid)); err == nil {
+		var ns int64
+		if _, err := fmt.Sscan(string(b), &ns); err == nil {
+			ownMS = float64(ns) / 1e6
+		}
+	}
 	burner.Process.Kill()
 	burner.Wait()
 	if r.holdersSlow > 0 {
@@ -98,8 +107,12 @@ func TestHoldersSharedBySides(t *testing.T) {
 			burnt = h.MS
 		}
 	}
-	if burnt < 50 {
-		t.Errorf("holders %+v: want the process that took 100 ms of CPU %d (pid %d)", got[2], cpu, burner.Process.Pid)
+	want := 50.0 // half the burn, where its clock cannot be read
+	if ownMS >= 0 {
+		want = min(want, ownMS/2)
+	}
+	if burnt < want || burnt == 0 {
+		t.Errorf("holders %+v: want the process that took %.0f ms of CPU %d (pid %d) with at least %.0f ms", got[2], ownMS, cpu, burner.Process.Pid, want)
 	}
 }
 
