@@ -43,6 +43,8 @@ type runFlags struct {
 	// gates are the --fail-on thresholds, as written.
 	gates   []string
 	startup bool
+	// profile samples every measured service's stacks (--profile).
+	profile bool
 	// short replaces the scenario's rounds, warm-up, window and restart
 	// policy (--rounds, --warmup, --duration, --restart): its short
 	// version.
@@ -114,6 +116,7 @@ appended to it as Markdown.
 		},
 	}
 	fl := cmd.Flags()
+	fl.BoolVar(&f.profile, "profile", false, "sample every measured service's on-CPU stacks in each window (Linux perf) and report where each variant's added CPU per request goes, function by function (profiles/<variant>.pb.gz per request)")
 	fl.IntVar(&rounds, "rounds", 0, "run this many rounds instead of the scenario's rounds (a short version, e.g. for CI)")
 	fl.DurationVar(&warmup, "warmup", 0, "use this warm-up per trial instead of the scenario's load.warmup")
 	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
@@ -229,7 +232,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 		f.render.brief = true
 	}
-	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
+	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile,
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
 		Resume: f.resume, AA: f.aa, Remote: remote})
 	if dir == nil {

@@ -245,6 +245,12 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	if err := r.warmUp(ctx, pt); err != nil {
 		return nil, nil, err
 	}
+	// The profiler starts before the load's timeline is fixed: perf takes
+	// a while to start sampling on a busy machine. It stops, at the
+	// latest, when measure returns.
+	pctx, stopProfiling := context.WithCancel(ctx)
+	defer stopProfiling()
+	prof := r.startProfiling(pctx, st)
 	if origin.Before(time.Now()) {
 		origin = newOrigin()
 	}
@@ -368,6 +374,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		}
 		tr.Load.LoadCPUsHeldBy = heldBy
 	}
+	prof.stop(r.dir, tr, measureStart, tr.MeasureEnd)
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
 	if w != nil {
