@@ -462,6 +462,11 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 	case err != nil && (sum == nil || len(sum.Trials) > 0):
 		return nil, nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
 	}
+	if sum != nil {
+		if err := analyze.AddProfiles(sum, trials, dir.ReadProfile); err != nil {
+			return nil, nil, fmt.Errorf("analyse %s: profiles: %w", dir.Path, err)
+		}
+	}
 	// With trial files none of which could be analysed (all cut short
 	// before their window, say) the reports are still written: they say
 	// why, and what the run is missing.

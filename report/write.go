@@ -26,6 +26,12 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 // not written.
 func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 	var written []string
+	for _, pf := range s.ProfileFiles {
+		if err := d.WriteProfile(pf.Name, pf.Profile); err != nil {
+			return written, err
+		}
+		written = append(written, pf.Name)
+	}
 	js, err := JSON(s)
 	if err != nil {
 		return written, err
