@@ -35,6 +35,11 @@ type ProfileDiff struct {
 	Functions []ProfileRow `json:"functions"`
 	Packages  []ProfileRow `json:"packages"`
 	Origins   []ProfileRow `json:"origins"`
+	// Inclusive are the rows by every function on the sampled stacks:
+	// the CPU spent in a function and in what it calls (pprof's cum), so
+	// that a cost injected in a function that calls others is found under
+	// its name. Their shares overlap, and do not add up.
+	Inclusive []ProfileRow `json:"inclusive"`
 }
 
 // ProfileRow is one function's (package's, origin's) own CPU per request,
@@ -163,6 +168,7 @@ func packageOf(name, module string) string {
 type trialProfile struct {
 	total                       float64
 	functions, packages, origin map[string]float64
+	inclusive                   map[string]float64
 	origins                     map[string]string // function → origin
 	perRequest                  *pprof.Profile
 }
@@ -278,7 +284,7 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 		return nil, fmt.Errorf("profile has no %s/nanoseconds values", profile.CPUType)
 	}
 	perMS := 1 / (float64(completed) * 1e6)
-	tp := &trialProfile{functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
+	tp := &trialProfile{inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
 	q := p.Copy()
 	q.Sample = q.Sample[:0]
 	for _, smp := range p.Sample {
@@ -307,6 +313,15 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 			tp.origins["\x00"+pkg] = origin
 		}
 		tp.origin[origin] += ms
+		seen := map[string]bool{}
+		for _, l := range smp.Location {
+			for _, ln := range l.Line {
+				if n := ln.Function.Name; !seen[n] {
+					seen[n] = true
+					tp.inclusive[n] += ms
+				}
+			}
+		}
 		c := *smp
 		c.NumLabel, c.NumUnit = nil, nil
 		c.Value = []int64{smp.Value[cpu]}
@@ -392,6 +407,7 @@ func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialP
 	d.Functions = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.functions }, func(n string) string { return n }))
 	d.Packages = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.packages }, func(n string) string { return "\x00" + n }))
 	d.Origins = rows(func(tp *trialProfile) map[string]float64 { return tp.origin }, nil)
+	d.Inclusive = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n }))
 	return d
 }
 

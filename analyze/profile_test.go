@@ -146,6 +146,12 @@ func TestProfileAttributesInjectedCost(t *testing.T) {
 	if p := rowOf(t, d.Packages, "go.opentelemetry.io/otel/sdk/trace"); math.Abs(p.Delta-0.040) > 0.002 {
 		t.Errorf("package row = %+v", p)
 	}
+	if m := rowOf(t, d.Inclusive, "main.main"); math.Abs(m.Delta-d.Total.Delta) > 1e-9 {
+		t.Errorf("main.main, on every stack, reads %+v inclusive; want the total change %.4f", m, d.Total.Delta)
+	}
+	if sp := rowOf(t, d.Inclusive, span); math.Abs(sp.Delta-top.Delta) > 1e-9 {
+		t.Errorf("a leaf's inclusive change %+v differs from its own %+v", sp, top)
+	}
 	names := map[string]bool{}
 	for _, f := range s.ProfileFiles {
 		names[f.Name] = true
