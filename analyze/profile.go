@@ -40,6 +40,13 @@ type ProfileDiff struct {
 	// that a cost injected in a function that calls others is found under
 	// its name. Their shares overlap, and do not add up.
 	Inclusive []ProfileRow `json:"inclusive"`
+	// Causes are the rows by origin with the runtime's and the kernel's
+	// work charged to the code that asked for it: a sample whose leaf is
+	// in the runtime or the kernel counts under the agent when the first
+	// frame above it that is neither is the agent's (its allocations,
+	// its GC assists, its system calls), and under its leaf's origin
+	// otherwise. They add up to Total.
+	Causes []ProfileRow `json:"causes"`
 }
 
 // ProfileRow is one function's (package's, origin's) own CPU per request,
@@ -132,6 +139,32 @@ func originOf(locs []*pprof.Location, thread string) string {
 	return OriginApplication
 }
 
+// causeOf returns the origin a sample with stack locs (leaf first) and
+// origin (originOf) is charged to in ProfileDiff.Causes: the agent's, when
+// its leaf is the runtime's or the kernel's and the first frame above that
+// is neither is the agent's; origin otherwise.
+func causeOf(locs []*pprof.Location, origin string) string {
+	if origin != OriginRuntime && origin != OriginGC && origin != OriginKernel {
+		return origin
+	}
+	for _, l := range locs {
+		for _, ln := range l.Line {
+			fn := ln.Function
+			if strings.HasPrefix(fn.Name, "runtime.") || strings.HasPrefix(fn.Name, "internal/runtime/") ||
+				strings.HasPrefix(fn.Name, "[") || (profile.Frame{Module: fn.Filename}).Kernel() || strings.HasPrefix(fn.Filename, "libjvm") {
+				continue
+			}
+			for _, p := range agentPrefixes {
+				if strings.HasPrefix(fn.Name, p) {
+					return OriginAgent + strings.TrimRight(p, "./")
+				}
+			}
+			return origin
+		}
+	}
+	return origin
+}
+
 // packageOf returns the package of the function named name in module: a
 // Go function's import path (go.opentelemetry.io/otel/sdk/trace), a Java
 // method's package (io.opentelemetry.sdk.trace), "kernel", or the module
@@ -168,7 +201,7 @@ func packageOf(name, module string) string {
 type trialProfile struct {
 	total                       float64
 	functions, packages, origin map[string]float64
-	inclusive                   map[string]float64
+	inclusive, cause            map[string]float64
 	origins                     map[string]string // function → origin
 	perRequest                  *pprof.Profile
 }
@@ -284,7 +317,7 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 		return nil, fmt.Errorf("profile has no %s/nanoseconds values", profile.CPUType)
 	}
 	perMS := 1 / (float64(completed) * 1e6)
-	tp := &trialProfile{inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
+	tp := &trialProfile{cause: map[string]float64{}, inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
 	q := p.Copy()
 	q.Sample = q.Sample[:0]
 	for _, smp := range p.Sample {
@@ -313,6 +346,7 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 			tp.origins["\x00"+pkg] = origin
 		}
 		tp.origin[origin] += ms
+		tp.cause[causeOf(smp.Location, origin)] += ms
 		seen := map[string]bool{}
 		for _, l := range smp.Location {
 			for _, ln := range l.Line {
@@ -407,6 +441,7 @@ func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialP
 	d.Functions = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.functions }, func(n string) string { return n }))
 	d.Packages = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.packages }, func(n string) string { return "\x00" + n }))
 	d.Origins = rows(func(tp *trialProfile) map[string]float64 { return tp.origin }, nil)
+	d.Causes = rows(func(tp *trialProfile) map[string]float64 { return tp.cause }, nil)
 	d.Inclusive = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n }))
 	return d
 }

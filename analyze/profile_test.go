@@ -143,6 +143,9 @@ func TestProfileAttributesInjectedCost(t *testing.T) {
 	if gc := rowOf(t, d.Origins, OriginRuntime); math.Abs(gc.Delta-0.010) > 0.001 {
 		t.Errorf("runtime origin = %+v, want +0.010 ms", gc)
 	}
+	if c := rowOf(t, d.Causes, OriginApplication); math.Abs(c.Delta) > 0.002 {
+		t.Errorf("application cause = %+v, want no change", c)
+	}
 	if p := rowOf(t, d.Packages, "go.opentelemetry.io/otel/sdk/trace"); math.Abs(p.Delta-0.040) > 0.002 {
 		t.Errorf("package row = %+v", p)
 	}
@@ -240,5 +243,29 @@ func TestProfileUnprofiledRunIsLeftAlone(t *testing.T) {
 	}
 	if err := AddProfiles(s, trials, readFrom(nil)); err != nil || len(s.Profiles) != 0 {
 		t.Errorf("AddProfiles on a run without profiles: %v, %d differences", err, len(s.Profiles))
+	}
+}
+
+func TestCauseOf(t *testing.T) {
+	loc := func(name, module string) *pprof.Location {
+		return &pprof.Location{Line: []pprof.Line{{Function: &pprof.Function{Name: name, Filename: module}}}}
+	}
+	const span = "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start"
+	for _, tc := range []struct {
+		name  string
+		stack []*pprof.Location
+		want  string
+	}{
+		{"an allocation of the agent's", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc(span, "svc"), loc("main.handle", "svc")}, "agent: go.opentelemetry.io"},
+		{"a system call of the agent's", []*pprof.Location{loc("do_syscall_64", "[kernel.kallsyms]"), loc("runtime.write", "svc"), loc(span, "svc")}, "agent: go.opentelemetry.io"},
+		{"an allocation of the application's, under the agent's middleware", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc("main.handle", "svc"), loc(span, "svc")}, OriginRuntime},
+		{"the agent's own code", []*pprof.Location{loc(span, "svc"), loc("main.handle", "svc")}, "agent: go.opentelemetry.io"},
+		{"the application's own code", []*pprof.Location{loc("main.handle", "svc"), loc(span, "svc")}, OriginApplication},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := causeOf(tc.stack, originOf(tc.stack, "svc")); got != tc.want {
+				t.Errorf("causeOf = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -43,6 +43,12 @@ func profileTables(s *analyze.Summary) []Table {
 			o.Rows = append(o.Rows, append([]Cell{TextCell(r.Name)}, profileCells(r)...))
 		}
 		ts = append(ts, o)
+		c := Table{Title: fmt.Sprintf("By cause: %s%s (the runtime's and the kernel's work charged to the agent when it asked for it)", d.Variant, at),
+			Header: append([]string{"cause"}, header[1:]...)}
+		for _, r := range d.Causes {
+			c.Rows = append(c.Rows, append([]Cell{TextCell(r.Name)}, profileCells(r)...))
+		}
+		ts = append(ts, c)
 	}
 	return ts
 }
