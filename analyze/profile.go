@@ -47,7 +47,25 @@ type ProfileDiff struct {
 	// its GC assists, its system calls), and under its leaf's origin
 	// otherwise. They add up to Total.
 	Causes []ProfileRow `json:"causes"`
+	// Flame is the variant's stacks, from the root down, each node with
+	// both sides' CPU per request in it and what it calls (the mean over
+	// the paired rounds), for a differential flame graph; nodes under
+	// FlameMinShare of the variant's total are left out.
+	Flame *FlameNode `json:"flame,omitempty"`
 }
+
+// FlameNode is one frame of a differential flame graph: the CPU per
+// request, in ms, of the stacks through it on each side.
+type FlameNode struct {
+	Name     string       `json:"name"`
+	Baseline float64      `json:"baseline_ms"`
+	Variant  float64      `json:"variant_ms"`
+	Children []*FlameNode `json:"children,omitempty"`
+}
+
+// FlameMinShare is the share of the variant's profiled total below which
+// a flame graph's node is left out.
+const FlameMinShare = 0.005
 
 // ProfileRow is one function's (package's, origin's) own CPU per request,
 // in ms: the CPU spent in it, not in what it calls.
@@ -202,7 +220,8 @@ type trialProfile struct {
 	total                       float64
 	functions, packages, origin map[string]float64
 	inclusive, cause            map[string]float64
-	origins                     map[string]string // function → origin
+	paths                       map[string]float64 // root-first frames joined by NUL → ms
+	origins                     map[string]string  // function → origin
 	perRequest                  *pprof.Profile
 }
 
@@ -317,7 +336,7 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 		return nil, fmt.Errorf("profile has no %s/nanoseconds values", profile.CPUType)
 	}
 	perMS := 1 / (float64(completed) * 1e6)
-	tp := &trialProfile{cause: map[string]float64{}, inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
+	tp := &trialProfile{paths: map[string]float64{}, cause: map[string]float64{}, inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
 	q := p.Copy()
 	q.Sample = q.Sample[:0]
 	for _, smp := range p.Sample {
@@ -347,6 +366,14 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 		}
 		tp.origin[origin] += ms
 		tp.cause[causeOf(smp.Location, origin)] += ms
+		path := "all"
+		tp.paths[path] += ms
+		for i := len(smp.Location) - 1; i >= 0; i-- {
+			for j := len(smp.Location[i].Line) - 1; j >= 0; j-- {
+				path += "\x00" + smp.Location[i].Line[j].Function.Name
+				tp.paths[path] += ms
+			}
+		}
 		seen := map[string]bool{}
 		for _, l := range smp.Location {
 			for _, ln := range l.Line {
@@ -441,6 +468,7 @@ func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialP
 	d.Functions = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.functions }, func(n string) string { return n }))
 	d.Packages = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.packages }, func(n string) string { return "\x00" + n }))
 	d.Origins = rows(func(tp *trialProfile) map[string]float64 { return tp.origin }, nil)
+	d.Flame = flameOf(base, vari, paired)
 	d.Causes = rows(func(tp *trialProfile) map[string]float64 { return tp.cause }, nil)
 	d.Inclusive = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n }))
 	return d
@@ -483,4 +511,45 @@ func profileRow(name, origin string, rounds []int, at func(r int) (base, vari fl
 		row.CILow, row.CIHigh = &lo, &hi
 	}
 	return row
+}
+
+// flameOf builds the differential flame graph of vari against base over
+// the paired rounds.
+func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
+	b, v := map[string]float64{}, map[string]float64{}
+	for _, r := range paired {
+		for p, ms := range base[r].paths {
+			b[p] += ms / float64(len(paired))
+		}
+		for p, ms := range vari[r].paths {
+			v[p] += ms / float64(len(paired))
+		}
+	}
+	min := FlameMinShare * max(v["all"], b["all"])
+	root := &FlameNode{Name: "all", Baseline: b["all"], Variant: v["all"]}
+	nodes := map[string]*FlameNode{"all": root}
+	var paths []string
+	for p := range v {
+		paths = append(paths, p)
+	}
+	for p := range b {
+		if _, ok := v[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths) // a parent's path sorts before its children's
+	for _, p := range paths {
+		if p == "all" || max(v[p], b[p]) < min {
+			continue
+		}
+		i := strings.LastIndexByte(p, 0)
+		parent, ok := nodes[p[:i]]
+		if !ok {
+			continue
+		}
+		n := &FlameNode{Name: p[i+1:], Baseline: b[p], Variant: v[p]}
+		parent.Children = append(parent.Children, n)
+		nodes[p] = n
+	}
+	return root
 }

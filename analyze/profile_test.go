@@ -155,6 +155,18 @@ func TestProfileAttributesInjectedCost(t *testing.T) {
 	if sp := rowOf(t, d.Inclusive, span); math.Abs(sp.Delta-top.Delta) > 1e-9 {
 		t.Errorf("a leaf's inclusive change %+v differs from its own %+v", sp, top)
 	}
+	if d.Flame == nil || len(d.Flame.Children) != 1 || d.Flame.Children[0].Name != "main.main" {
+		t.Fatalf("flame graph = %+v, want main.main under its root", d.Flame)
+	}
+	var inSpan *FlameNode
+	for _, c := range d.Flame.Children[0].Children {
+		if c.Name == span {
+			inSpan = c
+		}
+	}
+	if inSpan == nil || inSpan.Baseline != 0 || math.Abs(inSpan.Variant-0.040) > 0.002 {
+		t.Errorf("the span's node = %+v, want 0 and 0.040 ms", inSpan)
+	}
 	names := map[string]bool{}
 	for _, f := range s.ProfileFiles {
 		names[f.Name] = true
