@@ -39,18 +39,21 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 // profiling is the sampling of a trial's profiled services, started before
 // its load and stopped after it, around the window like the samplers.
 type profiling struct {
+	cancel   context.CancelFunc // ends perf once measure is done with it
 	sessions []profile.Session
 	services []string
 	errs     []string
 }
 
 // startProfiling starts the profiler on each of st's profiled services;
-// nil when none is.
+// nil when none is. Its sampling ends when it is stopped or closed, or
+// when ctx is done.
 func (r *runner) startProfiling(ctx context.Context, st *started) *profiling {
 	if r.profiler == nil {
 		return nil
 	}
-	var p profiling
+	ctx, cancel := context.WithCancel(ctx)
+	p := profiling{cancel: cancel}
 	for i, svc := range st.group.Services() {
 		run := st.runs[i]
 		if !r.profiled(st.v, i, run.Measured) {
@@ -73,9 +76,17 @@ func (r *runner) startProfiling(ctx context.Context, st *started) *profiling {
 		p.sessions = append(p.sessions, s)
 	}
 	if len(p.services) == 0 {
+		cancel()
 		return nil
 	}
 	return &p
+}
+
+// close ends what p has not stopped.
+func (p *profiling) close() {
+	if p != nil {
+		p.cancel()
+	}
 }
 
 // stop stops the sampling, keeps the stacks of the window [from, to) and
