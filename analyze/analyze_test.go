@@ -45,7 +45,7 @@ func TestCompareVerdicts(t *testing.T) {
 			for i := range base {
 				v = append(v, base[i]*tt.factor[i])
 			}
-			d := Compare(info, base, v, fixedVariance(info.Cost, 0))
+			d := Compare(info, base, v, fixedVariance(record.DefaultCalibration(), info.Cost, 0))
 			if d.Significant != tt.wantSig {
 				t.Errorf("significant=%v, want %v (%+v)", d.Significant, tt.wantSig, d)
 			}
@@ -71,7 +71,7 @@ func TestCompareAdditiveAndZeros(t *testing.T) {
 	if d.Significant || d.Verdict != "~" {
 		t.Errorf("zero errors: %+v", d)
 	}
-	d = Compare(Info(CPUPerRequest), []float64{1}, []float64{1.2}, fixedVariance(CPUPerRequest, 0))
+	d = Compare(Info(CPUPerRequest), []float64{1}, []float64{1.2}, fixedVariance(record.DefaultCalibration(), CPUPerRequest, 0))
 	if d.CILow != nil || !strings.Contains(d.Verdict, "no interval") {
 		t.Errorf("one round: %+v", d)
 	}
@@ -695,20 +695,20 @@ func TestLoadShareRates(t *testing.T) {
 func TestCompareAbsInterval(t *testing.T) {
 	base := []float64{1.00, 1.10, 0.95, 1.05, 1.02}
 	vari := []float64{1.31, 1.38, 1.27, 1.36, 1.30}
-	d := Compare(Info(LatencyP50), base, vari, fixedVariance(LatencyP50, 0))
+	d := Compare(Info(LatencyP50), base, vari, fixedVariance(record.DefaultCalibration(), LatencyP50, 0))
 	if d.AbsCILow == nil || d.AbsCIHigh == nil {
 		t.Fatalf("no interval in ms: %+v", d)
 	}
 	if !(*d.AbsCILow > 0.2 && *d.AbsCIHigh < 0.4 && *d.AbsCILow < d.Abs && d.Abs < *d.AbsCIHigh) {
 		t.Errorf("interval [%.3f, %.3f] around %.3f, want it inside (0.2, 0.4) around the mean", *d.AbsCILow, *d.AbsCIHigh, d.Abs)
 	}
-	if one := Compare(Info(LatencyP50), base[:1], vari[:1], fixedVariance(LatencyP50, 0)); one.AbsCILow != nil {
+	if one := Compare(Info(LatencyP50), base[:1], vari[:1], fixedVariance(record.DefaultCalibration(), LatencyP50, 0)); one.AbsCILow != nil {
 		t.Errorf("one round gave an interval: %+v", one)
 	}
 }
 
 // TestRunNoiseFloor: a run cannot resolve a change finer than its
-// variants' run-level effect (RunNoisePct). A variant 0.3% dearer than the
+// variants' run-level effect (the calibration's RunNoisePct). A variant 0.3% dearer than the
 // baseline in every one of 10 rounds, with next to no round-to-round noise,
 // reads ~ where the rounds alone would call it significant at ±0.01%; a
 // +3% change still reads as one; an additive cost is left as it was.
@@ -737,7 +737,7 @@ func TestRunNoiseFloor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Compare(info, base, scaled(tt.factor), fixedVariance(info.Cost, 0))
+			d := Compare(info, base, scaled(tt.factor), fixedVariance(record.DefaultCalibration(), info.Cost, 0))
 			if d.Significant != tt.signif {
 				t.Errorf("significant %v, want %v (%s)", d.Significant, tt.signif, d.Verdict)
 			}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+
+	"github.com/tollperf/toll/record"
 )
 
 // Delta is a variant's difference from the baseline for one cost, from the
@@ -33,6 +35,10 @@ type Delta struct {
 	PValue *float64 `json:"p_value,omitempty"`
 	// Significant is true when the interval excludes zero.
 	Significant bool `json:"significant"`
+	// SignificantCorrected is Significant once the variant's costs at
+	// the step are corrected for their number (VariantResult's
+	// Multiplicity): the primary cost's own verdict, the others' by Holm.
+	SignificantCorrected bool `json:"significant_corrected"`
 	// BootstrapAgrees is false when a bootstrap interval disagrees with the
 	// t interval about excluding zero (few rounds, skewed ratios).
 	BootstrapAgrees bool `json:"bootstrap_agrees"`
@@ -44,6 +50,15 @@ type Delta struct {
 	// change in percent (log-ratio) or the difference (difference), in
 	// round order. They are the evidence behind the interval.
 	Rounds []float64 `json:"rounds,omitempty"`
+	// Equivalent is set when the whole 95% interval of a relative change
+	// lies within ±MarginPct: no change beyond the margin, which is
+	// distinct from an interval too wide to tell ("~"). MarginPct is the
+	// cost's precision target; absent for a cost that has none.
+	Equivalent bool     `json:"equivalent,omitempty"`
+	MarginPct  *float64 `json:"margin_pct,omitempty"`
+	// launches are the starts the paired rounds ran under, for the
+	// stopping rule (PrecisionSeries); nil for a controlled change.
+	launches []int
 	// Controlled is set when the change is corrected by the run's A/A
 	// control (scenario's control: true): each round's change is the
 	// variant's against the baseline less the control's against the
@@ -54,8 +69,8 @@ type Delta struct {
 	// FixedPct is the standard deviation, in percent, of what the run held
 	// the same in every round of the change and its interval carries
 	// beside the rounds' spread: effects fixed for the run on both sides
-	// (RunNoisePct) and, for JVMs started once, what differs between two
-	// starts of one (JVMStartNoisePct), divided among the run's starts
+	// (record.Calibration's RunNoisePct) and, for JVMs started once, what
+	// differs between two starts of one (its JVMStartNoisePct), divided among the run's starts
 	// (starts:), or as much as its starts differed when that is more.
 	// Absent for a difference.
 	FixedPct float64 `json:"fixed_pct,omitempty"`
@@ -94,60 +109,45 @@ func SizeOf(pct float64) Size {
 	return SizeLarge
 }
 
-// RunNoisePct is the standard deviation, in percent, of an effect on a
-// variant's level that stays the same in every round of one run and
-// differs between runs: a variant's place in the run's fixed settings
-// (its ports, its cgroups, its place in the list), whatever it is, which
-// no number of rounds averages away. bench/aa.sh measured it on this
-// project's 2-core VM (2026-11-24, 20 A/A runs of two service shapes,
-// shared duet, restart per round): the spread of the A/A estimates between
-// runs was 1.25 times what the runs' own intervals claimed, an effect of
-// 0.16% (lighter service) to 0.26% (heavier) per variant, and the A/A
-// control's correction, which removes the round-to-round noise the
-// variants share, left it alone: 4 false positives in 20. Every ratio's
-// interval therefore carries it (for the two variants of a comparison),
-// which makes about ±0.8% (10 rounds) the finest change a run resolves.
-// docs/method.md has the runs; `bench/aa.sh` measures it on another
-// machine.
-const RunNoisePct = 0.25
+// CalibrationOf returns the calibration m's run was analysed with: the
+// one its manifest records, or record.DefaultCalibration for a run
+// recorded before manifests carried it.
+func CalibrationOf(m *record.Manifest) record.Calibration {
+	if m != nil && m.Calibration != nil {
+		return *m.Calibration
+	}
+	return record.DefaultCalibration()
+}
 
-// jvmStartNoise returns, per CPU cost, the standard deviation in percent of
-// what differs in a JVM's cost between two starts of the same program. The
-// JIT compiles the same code differently from one start to the next (what
-// it inlines, when it deoptimizes and compiles again), and a start's
-// compiled code stays for minutes: a JVM started once for the whole run
-// (restart: once) carries its start's draw into every round, which no
-// number of rounds averages away. Measured on this project's 2-core VM
-// (2026-11-26, examples/java/aa-together.yaml: the Java example's baseline
-// and four identical twins, each started once and loaded at once, 20
-// rounds, six runs): the 24 twins' CPU per request spread 2.4% against the
-// 1.25% their intervals claimed, and 4 of them read a change (7 of 24
-// without the JIT's CPU, 1.6% against 0.7%), an effect of 1.0–1.5% per side
-// (1.0% without the JIT). These values are the least, in half points, at
-// or above those estimates that left at most one false positive in the 24;
-// a fresh batch of three runs with them read none in 12 (2 and 3 of 12
-// without).
-// docs/method.md ("Two starts of one JVM") has the runs; the scenario
-// measures it on another machine.
-func jvmStartNoise() map[Cost]float64 {
-	return map[Cost]float64{CPUPerRequest: 2.0, CPUCores: 2.0, CPUNoJIT: 1.0}
+// jvmStartNoise returns cal's start-to-start term per cost: the standard
+// deviation in percent of what differs in a JVM's cost between two starts
+// of the same program (its JIT's compiled code), which a JVM started once
+// for a whole run (restart: once) carries into every round.
+func jvmStartNoise(cal record.Calibration) map[Cost]float64 {
+	out := make(map[Cost]float64, len(cal.JVMStartNoisePct))
+	for c, pct := range cal.JVMStartNoisePct {
+		out[Cost(c)] = pct
+	}
+	return out
 }
 
 // JVMStartNoisePct returns cost c's start-to-start term for JVMs started
-// once (jvmStartNoise), 0 for a cost it was not measured for.
-func JVMStartNoisePct(c Cost) float64 { return jvmStartNoise()[c] }
+// once in toll's default calibration, 0 for a cost it was not measured for.
+func JVMStartNoisePct(c Cost) float64 {
+	return record.DefaultCalibration().JVMStartNoisePct[string(c)]
+}
 
 // fixedVariance returns the variance, in squared log units, that effects
-// fixed for a whole run add to one variant's level of cost c: RunNoisePct
-// for every cost, and, when the run's JVMs were started once, starts
-// times (0 when they were not), JVMStartNoisePct for each start: the
-// rounds of one start share its draw, and the run's level averages the
-// starts'.
-func fixedVariance(c Cost, starts int) float64 {
-	sigma := math.Log1p(RunNoisePct / 100)
+// fixed for a whole run add to one variant's level of cost c: cal's
+// RunNoisePct for every cost, and, when the run's JVMs were started once,
+// starts times (0 when they were not), cal's JVMStartNoisePct for each
+// start: the rounds of one start share its draw, and the run's level
+// averages the starts'.
+func fixedVariance(cal record.Calibration, c Cost, starts int) float64 {
+	sigma := math.Log1p(cal.RunNoisePct / 100)
 	v := sigma * sigma
 	if starts > 0 {
-		s := math.Log1p(JVMStartNoisePct(c) / 100)
+		s := math.Log1p(cal.JVMStartNoisePct[string(c)] / 100)
 		v += s * s / float64(starts)
 	}
 	return v
@@ -292,4 +292,19 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// JudgeEquivalence records whether d's whole interval lies within
+// ±marginPct (a relative change only). When it does and the interval
+// holds 0, the verdict says so in place of "~".
+func (d *Delta) JudgeEquivalence(marginPct float64) {
+	if d.Pct == nil || d.CILow == nil || d.CIHigh == nil || !(marginPct > 0) {
+		return
+	}
+	m := marginPct
+	d.MarginPct = &m
+	d.Equivalent = -m <= *d.CILow && *d.CIHigh <= m
+	if d.Equivalent && !d.Significant {
+		d.Verdict = fmt.Sprintf("equivalent: no change beyond ±%g%%", m)
+	}
 }

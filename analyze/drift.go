@@ -37,6 +37,7 @@ type Drift struct {
 	RatioTrend bool `json:"ratio_trend,omitempty"`
 
 	baseline bool // the drift is the baseline's own
+	chosen   bool // a run in precision mode: toll chose its warm-up
 }
 
 // ratioDrift looks for a trend in the per-round ratio of x's cost c to
@@ -62,9 +63,9 @@ func ratioDrift(x, base map[int]*TrialCosts, c Cost) (change float64, trend, ok 
 
 // Drift thresholds: a trend is reported when the fit over 5 or more rounds
 // has a slope significant at 1% and changes the cost by at least 10% over
-// the run, or when 3 or 4 rounds move one way only by at least 20% (the
-// JIT's warm-up on this project's VM: 5.16, 3.83, 2.35 ms per request
-// over a first load step's three rounds).
+// the run, or when 3 or 4 rounds move one way only by at least 20% (as a
+// JVM's CPU per request does over the first rounds while its JIT warms up:
+// docs/method.md, "A JVM still compiling").
 const (
 	driftMinFitRounds = 5
 	driftPValue       = 0.01
@@ -139,6 +140,10 @@ func (d Drift) message(stepLabel string) string {
 		return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s, but %s (%+.1f%% over the run): the sides moved alike (the machine changed speed, or every side warmed up together), so the comparisons, paired within each round, hold; the levels are the run's average",
 			d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, whose, *d.RatioChangePct)
 	}
-	return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s: it was still warming up (a JIT compiling, caches filling) or the machine drifted, so its comparison measures a moving target; warm each variant up once after it starts (load.variant_warmup) or every trial longer (load.warmup), restart less often, or leave the first rounds out",
-		d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel)
+	advice := "warm each variant up once after it starts (load.variant_warmup) or every trial longer (load.warmup), restart less often, or leave the first rounds out"
+	if d.chosen {
+		advice = "toll warmed each start once until a JVM's JIT settled, and the interval carries the spread these rounds show"
+	}
+	return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s: it was still warming up (a JIT compiling, caches filling) or the machine drifted, so its comparison measures a moving target; %s",
+		d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, advice)
 }

@@ -38,6 +38,10 @@ const (
 	FlagScrape      = "scrape"        // a service's own metrics could not be read
 	FlagNMT         = "nmt"           // a JVM's Native Memory Tracking could not be read
 	FlagLateArrival = "late-arrivals" // the load generator sent requests late (p99 above LateArrivalLimit)
+	// FlagLatencyUnreadable marks a trial whose latency histogram could
+	// not be read (corrupt, missing, or beyond toll's bounds): its latency
+	// is left out, its other costs stand.
+	FlagLatencyUnreadable = "latency-unreadable"
 )
 
 // LateArrivalLimit is the p99 of the load generator's send lateness (how

@@ -2,8 +2,12 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tollperf/toll/scenario"
 )
 
 // Gate is a CI threshold: fail when a cost's change lies beyond Pct.
@@ -78,7 +82,28 @@ func costNamed(name string) (Cost, error) {
 		}
 		names = append(names, string(ci.Cost))
 	}
+	if near := nearestCost(name, names, slices.Collect(maps.Keys(alias))); near != "" {
+		return "", fmt.Errorf("no cost %q (did you mean %q?)", name, near)
+	}
 	return "", fmt.Errorf("no cost %q (costs: %s; log_NAME for a log_metrics figure; or min, mean, p50, p90, p95, p99, p999, max)", name, strings.Join(names, ", "))
+}
+
+// nearestCost returns the name a gate most likely meant by name, a cost
+// toll does not know: the closest, within a few edits, of the costs'
+// names (written as gates write them, without their unit:
+// cpu_per_request), their full names and the aliases; "" when none is
+// close.
+func nearestCost(name string, costs, aliases []string) string {
+	var known []string
+	for _, c := range costs {
+		if i := strings.LastIndexByte(c, '_'); i > 0 {
+			known = append(known, c[:i])
+		}
+	}
+	known = append(known, costs...)
+	slices.Sort(aliases)
+	known = append(known, aliases...)
+	return scenario.Suggest(name, known)
 }
 
 // beyond says whether the interval [lo, hi] lies wholly beyond the

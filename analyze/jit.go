@@ -19,9 +19,11 @@ const jitBusy = 20
 // jitWarning says which of a variant's measured JVMs were still compiling
 // in which rounds of a load step, or is empty. Their CPU and latency there
 // include the JIT's own work and code not yet compiled: the comparison
-// measures a moving target (issue #18: the baseline's CPU per request fell
-// from 2.0 to 0.7 ms over 20 rounds while the JIT compiled).
-func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
+// measures a moving target (docs/method.md, "A JVM still compiling").
+//
+// With chosen (a run in precision mode, whose warm-up and starts toll
+// chose), it says what toll did instead of which setting to change.
+func jitWarning(variant, step string, rounds map[int]*TrialCosts, chosen bool) string {
 	busy := map[string][]int{}
 	peak := map[string]float64{}
 	compilersRead := false
@@ -45,8 +47,12 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts) string {
 		sort.Ints(rs)
 		parts = append(parts, fmt.Sprintf("%s in %s (up to %.0f ms/s)", svc, roundList(rs), peak[svc]))
 	}
-	w := fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up, so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often",
-		variant, step, strings.Join(parts, ", "))
+	advice := "so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often"
+	if chosen {
+		advice = "toll warmed each start until its JIT settled, and the interval carries the spread these rounds show"
+	}
+	w := fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up; %s",
+		variant, step, strings.Join(parts, ", "), advice)
 	if compilersRead {
 		w += `; "CPU per request without JIT" leaves the compiler threads' own CPU out`
 	}
@@ -132,6 +138,10 @@ func warmupWarning(t *record.Trial, until *record.WarmupUntil) string {
 	if t.VariantWarmupS < t.VariantWarmup.MaxS-0.5 {
 		ended = fmt.Sprintf("was cut short after %.0f s", t.VariantWarmupS)
 	}
-	return fmt.Sprintf("%s's variant warm-up before trial %d (round %d) %s without its JIT settling%s, last compiling %s: that trial measures a JVM still warming up; raise load.variant_warmup",
-		t.Variant, t.Index, t.Round, ended, rule, strings.Join(rates, ", "))
+	advice := "raise load.variant_warmup"
+	if until != nil && until.Auto {
+		advice = "toll's warm-up stops there, and the interval carries what it left"
+	}
+	return fmt.Sprintf("%s's variant warm-up before trial %d (round %d) %s without its JIT settling%s, last compiling %s: that trial measures a JVM still warming up; %s",
+		t.Variant, t.Index, t.Round, ended, rule, strings.Join(rates, ", "), advice)
 }

@@ -20,8 +20,9 @@ func TestJVMStartNoise(t *testing.T) {
 		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
 	// summarize runs the twin beside the baseline, its JVM drawing code
 	// draws[i] times as dear in the i-th of len(draws) starts.
+	var cal *record.Calibration // the manifest's; nil: a run recorded before manifests carried it
 	summarize := func(restart string, jvm bool, draws ...float64) *Summary {
-		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: restart, Rounds: len(noise), Workload: "load"}
+		m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: restart, Rounds: len(noise), Workload: "load", Calibration: cal}
 		if len(draws) > 1 {
 			m.Starts = len(draws)
 		}
@@ -91,6 +92,21 @@ func TestJVMStartNoise(t *testing.T) {
 		t.Errorf("a 15%% change with JVMs started once read %s, want it resolved", d.Verdict)
 	}
 
+	// The calibration the manifest records is the one applied: the default
+	// recorded there reads as above, and one that measured no
+	// start-to-start term leaves the 3% draw resolved and unwarned.
+	def := record.DefaultCalibration()
+	cal = &def
+	if d := deltaOf(t, summarize("once", true, 1.03), "twin", CPUPerRequest); d.Significant {
+		t.Errorf("with the default calibration recorded, a 3%% draw read %s, want it carried", d.Verdict)
+	}
+	cal = &record.Calibration{RunNoisePct: def.RunNoisePct}
+	if s := summarize("once", true, 1.03); !deltaOf(t, s, "twin", CPUPerRequest).Significant || len(s.StartNoisePct) > 0 || warned(s) {
+		t.Errorf("with no start-to-start term recorded, a 3%% draw read %s (start_noise_pct %v, warned %v), want it resolved and no term",
+			deltaOf(t, s, "twin", CPUPerRequest).Verdict, s.StartNoisePct, warned(s))
+	}
+	cal = nil
+
 	// Several starts in one run: a 4% change resolved over four starts
 	// that agree, not over one; four starts that disagree more than two
 	// starts usually do widen the interval to their spread, and say so.
@@ -109,7 +125,7 @@ func TestJVMStartNoise(t *testing.T) {
 		if d.Significant != tt.significant {
 			t.Errorf("%s: read %s, want significant: %v", tt.name, d.Verdict, tt.significant)
 		}
-		prior := 100 * math.Expm1(math.Sqrt(2*fixedVariance(CPUPerRequest, len(tt.draws))))
+		prior := 100 * math.Expm1(math.Sqrt(2*fixedVariance(record.DefaultCalibration(), CPUPerRequest, len(tt.draws))))
 		if math.Abs(d.FixedPct-prior) > 1e-9 == !tt.spread || d.FixedPct < prior {
 			t.Errorf("%s: fixed_pct %.2f, the term for %d starts %.2f; want it raised by the starts' spread: %v", tt.name, d.FixedPct, len(tt.draws), prior, tt.spread)
 		}

@@ -30,6 +30,9 @@ type Partial struct {
 	// Missing lists the planned trials that did not run, or were cut
 	// short, in plan order.
 	Missing []record.PlannedTrial `json:"missing,omitempty"`
+	// Unreadable lists the trial files that could not be read, and why:
+	// their trials are left out, as missing ones are.
+	Unreadable []record.Unreadable `json:"unreadable,omitempty"`
 	// Text says it in one line: "partial run (interrupted): 7 of 20 trials
 	// complete; missing: round 4 otel, rounds 5-10".
 	Text string `json:"text"`
@@ -37,8 +40,8 @@ type Partial struct {
 
 // partialRun compares the trials found with the manifest's plan, and
 // returns nil for a run that carried out all of it.
-func partialRun(m *record.Manifest, trials []*record.Trial) *Partial {
-	p := &Partial{Interrupted: m.Interrupted, Unfinished: m.Finished.IsZero(), Error: m.Error, Planned: len(m.Planned)}
+func partialRun(m *record.Manifest, trials []*record.Trial, unreadable []record.Unreadable) *Partial {
+	p := &Partial{Interrupted: m.Interrupted, Unfinished: m.Finished.IsZero(), Error: m.Error, Planned: len(m.Planned), Unreadable: unreadable}
 	done := map[int]*record.Trial{}
 	for _, t := range trials {
 		if !t.Interrupted {
@@ -52,7 +55,7 @@ func partialRun(m *record.Manifest, trials []*record.Trial) *Partial {
 			p.Missing = append(p.Missing, pt)
 		}
 	}
-	if !p.Interrupted && !p.Unfinished && len(p.Missing) == 0 {
+	if !p.Interrupted && !p.Unfinished && len(p.Missing) == 0 && len(p.Unreadable) == 0 {
 		return nil
 	}
 	var why []string
@@ -79,6 +82,9 @@ func partialRun(m *record.Manifest, trials []*record.Trial) *Partial {
 		if len(p.Missing) > 0 {
 			fmt.Fprintf(&b, "; missing: %s", describeMissing(m, p.Missing))
 		}
+	}
+	for _, u := range p.Unreadable {
+		fmt.Fprintf(&b, "; left out, unreadable: %s", oneLine(u.Reason))
 	}
 	p.Text = b.String()
 	return p

@@ -44,6 +44,10 @@ func (st StepChange) Label() string {
 type VariantChange struct {
 	Name  string       `json:"name"`
 	Costs []CostChange `json:"costs"`
+	// Multiplicity is how many changes were tested at once, how many
+	// would read significant by chance, and how many stay significant
+	// once corrected for their number; nil when none had an interval.
+	Multiplicity *Multiplicity `json:"multiplicity,omitempty"`
 }
 
 // CostChange is one cost of one variant: its overhead in run A and run B
@@ -58,7 +62,13 @@ type CostChange struct {
 	CILow       *float64 `json:"ci_low,omitempty"`
 	CIHigh      *float64 `json:"ci_high,omitempty"`
 	Significant bool     `json:"significant"`
-	Verdict     string   `json:"verdict"`
+	// PValue is the Welch test's two-sided p-value of no change; absent
+	// without an interval.
+	PValue *float64 `json:"p_value,omitempty"`
+	// SignificantCorrected is Significant once the variant's changes are
+	// corrected for their number (VariantChange's Multiplicity).
+	SignificantCorrected bool   `json:"significant_corrected"`
+	Verdict              string `json:"verdict"`
 }
 
 // CompareRuns compares the overheads of every variant run in both a and b.
@@ -95,6 +105,7 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 				fixed := fa*fa + fb*fb
 				vc.Costs = append(vc.Costs, costChange(ca, cb, xa, xb, fixed))
 			}
+			vc.Multiplicity = correctChanges(vc.Costs)
 			st.Variants = append(st.Variants, vc)
 		}
 		rc.Steps = append(rc.Steps, st)
@@ -122,6 +133,8 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	}
 	lo, hi := pct(iv.Low), pct(iv.High)
 	cc.CILow, cc.CIHigh = &lo, &hi
+	p := iv.PValue
+	cc.PValue = &p
 	cc.Significant = iv.Excludes
 	if cc.Significant {
 		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, (hi-lo)/2)

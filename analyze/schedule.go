@@ -46,7 +46,7 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round of a start", m.Starts)
 	}
 	return fmt.Sprintf("restart: once: each variant's services %s and not in the intervals; "+
-		"they were ready within %.2f s here, so restart: per-round would measure it too (the quickstart started once missed a slow gold standard in 2 of 6 runs, restarted every round in 1 of 9: docs/method.md, \"A gold standard\")", ran, slowest)
+		"they were ready within %.2f s here, so restart: per-round would measure it too (docs/method.md, \"A gold standard\")", ran, slowest)
 }
 
 // SliceTailShare is the most of a sliced duet's turn (load.slice) that a
@@ -133,7 +133,10 @@ func jvmStarts(m *record.Manifest, trials []*TrialCosts) int {
 
 // jvmStartWarning says what a run whose JVMs started starts times carries
 // in its CPU intervals, and why.
-func jvmStartWarning(pct map[Cost]float64, starts int) string {
+//
+// With chosen (precision mode), toll chose the starts, and the warning says
+// so instead of asking for more.
+func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
 	if len(pct) == 0 {
 		return ""
 	}
@@ -141,8 +144,11 @@ func jvmStartWarning(pct map[Cost]float64, starts int) string {
 	if starts > 1 {
 		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
 	}
+	if chosen {
+		more = fmt.Sprintf("toll started them %d times, as many as the precision target needed within the budget", starts)
+	}
 	per := math.Sqrt(float64(starts))
-	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (on this project's VM, identical twins of one JVM started once read up to 7.6%% apart for a whole run: docs/method.md, \"Two starts of one JVM\"); "+
+	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+
 		"the CPU intervals carry it, %.1f%% per side and start (%.1f%% without the JIT's CPU), so changes smaller than about %.1f%% (%.1f%%) stay unresolved: %s",
 		each, pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per, more)
 }

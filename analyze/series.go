@@ -77,7 +77,7 @@ func (t *secondsOf) histograms() map[int]*hdr.Histogram {
 		if !wholeInterval(t.Trial, iv) || iv.Histogram == "" {
 			continue
 		}
-		h, err := hdr.Decode([]byte(iv.Histogram))
+		h, err := decodeLatency(iv.Histogram)
 		if err != nil || h.TotalCount() == 0 {
 			continue
 		}

@@ -124,7 +124,7 @@ func TestSizeOfChange(t *testing.T) {
 		{"noise", []float64{10, 11, 9, 10}, []float64{10.5, 10, 10, 9.5}, SizeNone},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Compare(info, tt.base, tt.vari, fixedVariance(info.Cost, 0))
+			d := Compare(info, tt.base, tt.vari, fixedVariance(record.DefaultCalibration(), info.Cost, 0))
 			if d.Size != tt.want {
 				t.Errorf("size %q, want %q (%+v)", d.Size, tt.want, d)
 			}

@@ -157,9 +157,14 @@ type VariantResult struct {
 	// NeighbourCores is the mean CPU, in cores, that other variants' idle
 	// services used during this variant's windows (restart: once keeps
 	// them running); absent when none ran beside it.
-	NeighbourCores *float64        `json:"neighbour_cores,omitempty"`
-	Costs          []CostResult    `json:"costs"`
-	Services       []ServiceResult `json:"services,omitempty"`
+	NeighbourCores *float64     `json:"neighbour_cores,omitempty"`
+	Costs          []CostResult `json:"costs"`
+	// Multiplicity is how many of Costs were tested against the baseline
+	// at once, how many would read significant by chance, and how many
+	// stay significant once corrected for their number; nil for the
+	// baseline and wherever no cost had an interval.
+	Multiplicity *Multiplicity   `json:"multiplicity,omitempty"`
+	Services     []ServiceResult `json:"services,omitempty"`
 }
 
 // ServiceResult is one measured service's own costs within a variant: an
@@ -218,6 +223,9 @@ type Options struct {
 	// SeriesEvery, when positive, adds to each step a table of its
 	// variants' figures over spans of this many seconds (Step.Binned).
 	SeriesEvery float64
+	// Unreadable lists the run's trial files that could not be read: the
+	// run is partial, and says which and why.
+	Unreadable []record.Unreadable
 }
 
 // Summarize analyses the trials of a run.
@@ -282,8 +290,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	starts := jvmStarts(m, s.Trials)
+	cal := CalibrationOf(m)
 	if starts > 0 {
-		s.StartNoisePct = jvmStartNoise()
+		s.StartNoisePct = jvmStartNoise(cal)
 	}
 	roles := map[string]string{}
 	for _, t := range trials {
@@ -324,15 +333,17 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
 						b, x, launches = paired(duet, rounds, info.Cost)
 					}
-					fixed, raised := sideFixed(info.Cost, starts, b, x, launches)
+					fixed, raised := sideFixed(cal, info.Cost, starts, b, x, launches)
 					if raised {
 						spread = append(spread, info.Label)
 					}
 					d := Compare(info, b, x, fixed)
+					d.launches = launches
 					if m.Control != "" && v != m.Control {
 						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
 							d = Compare(info, cb, cx, fixed)
 							d.Controlled = true
+							d.launches = nil
 						} else {
 							uncontrolled = append(uncontrolled, info.Label)
 						}
@@ -342,6 +353,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 					if concurrent(m) && isMachine(info.Cost) {
 						d = notComparable(d, m.Mode+": every side reads the one machine at once")
+					}
+					if pr := m.Precision; pr != nil {
+						if margin, ok := pr.Targets[string(info.Cost)]; ok {
+							d.JudgeEquivalence(margin)
+						}
 					}
 					cr.Delta = &d
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
@@ -367,8 +383,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					v, st.Label(), strings.Join(spread, ", "), starts))
 			}
 			if len(disagree) > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care (more rounds help)",
-					v, st.Label(), strings.Join(disagree, ", ")))
+				more := " (more rounds help)"
+				if m.Precision != nil {
+					more = ""
+				}
+				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care%s",
+					v, st.Label(), strings.Join(disagree, ", "), more))
 			}
 			byRound := map[int]float64{}
 			for r, tc := range rounds {
@@ -376,7 +396,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
-			if w := jitWarning(v, st.Label(), rounds); w != "" && st.Workload == "" {
+			if w := jitWarning(v, st.Label(), rounds, m.Precision != nil); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
 			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
@@ -392,7 +412,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline}
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, chosen: m.Precision != nil}
 				if v != m.Baseline {
 					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
 						d.RatioChangePct, d.RatioTrend = &rc, trend
@@ -430,7 +450,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 			}
-			vr.Services = serviceResults(m.Baseline, v, base, rounds, roles, starts)
+			vr.Services = serviceResults(cal, m.Baseline, v, base, rounds, roles, starts)
 			st.Variants = append(st.Variants, vr)
 		}
 		var compared []*record.Trial
@@ -459,7 +479,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	if w := restartOnceWarning(m, trials); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := jvmStartWarning(s.StartNoisePct, starts); w != "" {
+	if w := jvmStartWarning(s.StartNoisePct, starts, m.Precision != nil); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
@@ -473,10 +493,16 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 		return false
 	})
+	for si := range s.Steps {
+		for vi := range s.Steps[si].Variants {
+			vr := &s.Steps[si].Variants[vi]
+			vr.Multiplicity = correctDeltas(vr.Costs)
+		}
+	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
 	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
-	s.Partial = partialRun(m, trials)
+	s.Partial = partialRun(m, trials, opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")
 	}
@@ -554,13 +580,9 @@ func paired(base, vari map[int]*TrialCosts, c Cost) (b, v []float64, launches []
 // rounds are base and vari, each run under its start of the services in
 // launches: fixedVariance for JVMs started starts times (0: none started
 // once), or, when they started several times and the change's rounds
-// differed between starts more than JVMStartNoisePct allows (startSpread),
-// what the starts showed; raised reports the latter.
-func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
-	v = fixedVariance(c, starts)
-	if starts < 2 || JVMStartNoisePct(c) == 0 {
-		return v, false
-	}
+// differed between starts more than cal's JVMStartNoisePct allows
+// (startSpread), what the starts showed; raised reports the latter.
+func sideFixed(cal record.Calibration, c Cost, starts int, base, vari []float64, launches []int) (v float64, raised bool) {
 	var xs []float64
 	var ls []int
 	for i := range base {
@@ -569,13 +591,23 @@ func sideFixed(c Cost, starts int, base, vari []float64, launches []int) (v floa
 			ls = append(ls, launches[i])
 		}
 	}
+	return sideFixedLog(cal, c, starts, xs, ls)
+}
+
+// sideFixedLog is sideFixed from the paired rounds' log ratios xs, each
+// run under the start in launches.
+func sideFixedLog(cal record.Calibration, c Cost, starts int, xs []float64, ls []int) (v float64, raised bool) {
+	v = fixedVariance(cal, c, starts)
+	if starts < 2 || cal.JVMStartNoisePct[string(c)] == 0 {
+		return v, false
+	}
 	tau, ok := startSpread(xs, ls)
 	if !ok {
 		return v, false
 	}
 	// tau is a change's, both sides'; each side's level averages the
 	// run's starts.
-	if w := fixedVariance(c, 0) + tau/2/float64(starts); w > v {
+	if w := fixedVariance(cal, c, 0) + tau/2/float64(starts); w > v {
 		return w, true
 	}
 	return v, false
@@ -719,8 +751,8 @@ func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 // v, compared with the same service in the baseline where it runs there too.
 // It returns nothing when v has a single measured service (its costs are
 // the totals already). starts is jvmStarts' count, which sets the
-// start-to-start term (fixedVariance).
-func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
+// start-to-start term of cal (fixedVariance).
+func serviceResults(cal record.Calibration, baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
 	var names []string
 	for _, tc := range rounds {
 		for n := range tc.Services {
@@ -758,7 +790,7 @@ func serviceResults(baseline, v string, base, rounds map[int]*TrialCosts, roles 
 			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
 				b, x, launches := paired(theirs, mine, c)
-				fixed, _ := sideFixed(c, starts, b, x, launches)
+				fixed, _ := sideFixed(cal, c, starts, b, x, launches)
 				d := Compare(info, b, x, fixed)
 				cr.Delta = &d
 			}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/tollperf/toll/record"
 )
 
@@ -67,7 +65,7 @@ func requestCosts(tc *TrialCosts, reqs []record.RequestTotals, secs float64) err
 		if rq.Histogram == "" {
 			continue
 		}
-		h, err := hdr.Decode([]byte(rq.Histogram))
+		h, err := decodeLatency(rq.Histogram)
 		if err != nil {
 			return fmt.Errorf("decode latency histogram of request %s: %w", rq.Name, err)
 		}
@@ -119,6 +117,12 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		ok += iv.OK
 		errs = errs.Add(iv.Errors)
 	}
+	// A window cut short ends inside its last interval, whose requests
+	// are not counted: every rate is over the whole intervals counted.
+	if _, end := t.Achieved(w.From, w.To); end < w.To {
+		w.To = end
+		tc.Window = w
+	}
 	// Rates are per second of the trial's own load: in a sliced duet it
 	// ran in half of the window.
 	secs := w.Length() * t.Share()
@@ -131,11 +135,10 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	if completed > 0 {
 		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
 	}
-	h, err := mergeHistograms(t.Intervals, w)
-	if err != nil {
-		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
-	}
-	if h != nil && h.TotalCount() > 0 {
+	// A histogram that cannot be read leaves the trial's latency out, and
+	// says so in a flag; its other costs stand.
+	h, latErr := mergeHistograms(t.Intervals, w)
+	if latErr == nil && h != nil && h.TotalCount() > 0 {
 		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
 		tc.Costs[LatencyMin] = float64(h.Min()) / 1000
 		tc.Costs[LatencyMean] = h.Mean() / 1000
@@ -252,6 +255,10 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	machineCosts(t, w, tc)
 	tc.Seconds = trialSeconds(t)
 	tc.Flags = flagTrial(t, tc, sched, sent)
+	if latErr != nil {
+		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
+			Message: "latency left out: " + latErr.Error()})
+	}
 	return tc, nil
 }
 
@@ -408,8 +415,9 @@ func machineCosts(t *record.Trial, w Window, tc *TrialCosts) {
 	// a tickless kernel measures idle time exactly but charges busy time
 	// by the timer tick, and work that wakes in step with the tick (a load
 	// released on a 2 ms grid, a service answering in 300 µs) falls between
-	// ticks. On this project's VM, services using 0.17 cores of CPU 1 by
-	// their cgroups showed as 0.9% busy in /proc/stat's ticks.
+	// ticks, so that a CPU can read nearly idle by its ticks while its
+	// cgroups charge it a good share of a core (docs/method.md, "What is
+	// measured").
 	elapsed := w.To - w.From
 	if elapsed <= 0 || len(ms[0].PerCPUTotal) == 0 {
 		return

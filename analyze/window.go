@@ -60,12 +60,18 @@ func (w Window) holdsInterval(t float64) bool { return t >= w.From-1e-9 && t+1 <
 func mergeHistograms(ivs []record.Interval, w Window) (*hdr.Histogram, error) {
 	var total *hdr.Histogram
 	for _, iv := range ivs {
-		if !w.holdsInterval(iv.T) || iv.Histogram == "" {
+		if !w.holdsInterval(iv.T) {
 			continue
 		}
-		h, err := hdr.Decode([]byte(iv.Histogram))
+		if iv.Histogram == "" {
+			if iv.Completed > 0 {
+				return nil, fmt.Errorf("the second at t=%gs has %d completed requests and no latency histogram", iv.T, iv.Completed)
+			}
+			continue
+		}
+		h, err := decodeLatency(iv.Histogram)
 		if err != nil {
-			return nil, fmt.Errorf("decode latency histogram at t=%gs: %w", iv.T, err)
+			return nil, fmt.Errorf("the second at t=%gs: %w", iv.T, err)
 		}
 		if total == nil {
 			total = h

@@ -27,7 +27,7 @@
 #   SHAPES="light heavy"  which shapes to run (see shape() below)
 #   PLUS2=1           also run the +2% check (default 1; 0 to skip)
 #   THIRD=1           add a third variant, +10% (--extra-cpu), beside the twin
-#                     (default 1): the runs of issue #18's finding had three
+#                     (default 1): the runs that found the run-level effect had three
 #                     variants, so a duet's baseline ran twice per round and
 #                     the twin once; THIRD=0 runs baseline and twin alone
 #   CONTROL=1         run with an A/A control (control: true): the twin's and
@@ -60,7 +60,7 @@ echo "mode $mode${slice:+ in turns of $slice}, $rounds rounds of $warmup + $wind
 # shape NAME: prints "RATE WORK" for the consumer (--work math.Log calls per
 # request, about 12 ns each on this VM, plus about 60 µs of HTTP handling).
 #   light: ~280 µs of CPU per request at 400 req/s per side (~0.11 cores each),
-#          the service of issue #18's finding 1
+#          the first Java findings' service
 #   heavy: ~1.2 ms per request at 150 req/s per side (~0.18 cores each), fewer
 #          and longer requests, more of the CPU busy
 shape() {
@@ -203,7 +203,7 @@ def report(name, rs):
         line += f"; mean A/A estimate {m:+.2f}% ± {h:.2f}% ({'biased' if abs(m) > h else 'no bias shown'})"
         # The runs' own standard errors, from their intervals, against the
         # spread of their estimates between runs: a ratio above 1 is an
-        # effect the intervals do not carry (analyze.RunNoisePct).
+        # effect the intervals do not carry (the calibration's run_noise_pct, record.DefaultCalibration).
         rounds = int(sys.argv[2])
         se = [(float(r[4]) - float(r[3])) / 2 / t975(rounds - 1) for r in rs]
         claimed = math.sqrt(sum(x * x for x in se) / n)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/loadgen.sh: toll's load generator side by side with wrk, vegeta and
-# fortio, in one run, against one nginx worker (issue #4, part 6).
+# fortio, in one run, against one nginx worker.
 #
 #   bench/loadgen.sh              # 3 alternating repetitions, 10 s windows (~15 minutes)
 #   REPS=5 bench/loadgen.sh       # more repetitions
@@ -35,7 +35,7 @@
 # --warmup 0; fortio opens its connections with one request each, not counted).
 # Repetitions alternate the order of the tools. At the end it prints the
 # medians, the ratios toll/peer of CPU µs per request, and PASS/FAIL for each of
-# issue #4's criteria, computed from this run. Loopback only; every loop is
+# the load generator's criteria (docs/benchmarks.md), computed from this run. Loopback only; every loop is
 # bounded; everything it starts (nginx included) is stopped on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -324,7 +324,7 @@ print(f"   {r['completed']} requests completed ({r['throughput']:.0f} req/s), {r
 
 def verdict(ok, text):
     print(("  PASS  " if ok else "  FAIL  ") + text)
-print("\n== issue #4 criteria (medians of this run)")
+print("\n== criteria (medians of this run)")
 t = med["saturation", "toll"]["us"]; w = med["saturation", "wrk"]["us"]
 verdict(t <= 1.2 * w, f"saturation: toll {t:.1f} µs/req <= 1.2 × wrk's {w:.1f} = {1.2 * w:.1f} (ratio {t / w:.2f})")
 t = med["fixed5k", "toll"]["us"]; f = med["fixed5k", "fortio"]["us"]

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,6 +81,20 @@ func parseGates(texts []string) ([]analyze.Gate, error) {
 		gs = append(gs, g)
 	}
 	return gs, nil
+}
+
+// partialGates returns the exit error of gates that cannot be judged
+// because the run sum (named by what) is partial, after saying so and
+// annotating it for GitHub Actions; nil when there are no gates or the run
+// is whole.
+func partialGates(w io.Writer, gh githubActions, what string, sum *analyze.Summary, gates []analyze.Gate) error {
+	if len(gates) == 0 || sum.Partial == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("gates not judged: %s is a %s", what, sum.Partial.Text)
+	fmt.Fprintln(w, "  "+msg)
+	gh.annotation("error", "toll: gates not judged", msg)
+	return &exitError{ExitUnjudged, errors.New(msg)}
 }
 
 // gatesFailed returns the exit error of failed gates, or nil.

@@ -13,13 +13,14 @@ import (
 func newCleanupCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "cleanup",
-		Short: "Kill the processes and remove the containers and cgroups that killed runs of toll left behind",
+		Short: "Kill the processes and remove the containers, cgroups and files that killed runs of toll left behind",
 		Long: `toll cleanup removes what runs of toll that are gone left on this machine:
 processes labelled with such a run (TOLL_RUN=<pid>@<start> in their
 environment) are killed with SIGKILL, containers labelled with such a run
 (toll.run=<pid>@<start>, in Podman and in Docker, whichever is installed) are
 removed, and the cgroup trees of such runs (toll/<scenario>-<pid>@<start>)
-are removed. A run is gone when no process
+are removed, and so are the counts files of such runs' telemetry sinks
+($TMPDIR/toll-sink-<pid>@<start>-*.counts). A run is gone when no process
 with its pid and start time runs any more; runs still going are left alone.
 Every toll run does the same when it starts. Reading other users' processes
 and removing cgroups needs root.`,

@@ -23,7 +23,8 @@ func newCompareCmd() *cobra.Command {
 		Long: `Compares each variant's overhead against the baseline between two runs of the
 same scenario, e.g. two releases of an agent. With --fail-on, exits with 4 when
 a change's whole 95% interval lies beyond the threshold; an interval that only
-reaches it passes. With --json, the comparison and the gates' outcome are
+reaches it passes. A partial run (interrupted, killed, trials missing or
+unreadable) is said; with --fail-on its gates are not judged, and toll exits 5. With --json, the comparison and the gates' outcome are
 written to stdout as JSON (docs/results-schema.md) instead of the table.
 
 In GitHub Actions (GITHUB_ACTIONS=true) every failed gate is also an ::error::
@@ -52,9 +53,12 @@ appended to it as Markdown.
 			if err != nil {
 				return &exitError{ExitUsage, fmt.Errorf("compare %s and %s: %w", args[0], args[1], err)}
 			}
+			partial := sums[0].Partial != nil || sums[1].Partial != nil
 			var results []analyze.GateResult
-			for _, g := range gs {
-				results = append(results, g.Check(rc))
+			if !partial {
+				for _, g := range gs {
+					results = append(results, g.Check(rc))
+				}
 			}
 			out, msgs := cmd.OutOrStdout(), cmd.OutOrStdout()
 			if asJSON {
@@ -70,6 +74,21 @@ appended to it as Markdown.
 			gh := githubFromEnv(msgs)
 			if err := gh.summary(func(w io.Writer) error { return report.CompareMarkdown(w, rc, args[0], args[1], results) }); err != nil {
 				return &exitError{ExitFailure, err}
+			}
+			// A partial run is said whether or not gates were given; with
+			// gates, they are not judged and the comparison fails.
+			var unjudged error
+			for i, s := range sums {
+				if s.Partial == nil {
+					continue
+				}
+				fmt.Fprintf(msgs, "  ! %s: %s\n", args[i], s.Partial.Text)
+				if err := partialGates(msgs, gh, args[i], s, gs); err != nil && unjudged == nil {
+					unjudged = err
+				}
+			}
+			if unjudged != nil {
+				return unjudged
 			}
 			gh.gates(results)
 			if err := report.GatesText(msgs, results); err != nil {
@@ -94,11 +113,11 @@ func summarizeDir(path string, excludeFlagged bool) (*analyze.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	trials, err := dir.ReadTrials()
+	trials, unreadable, err := dir.ReadTrials()
 	if err != nil {
 		return nil, err
 	}
-	return analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
+	return analyze.Summarize(m, trials, analyze.Options{Unreadable: unreadable, Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
 }
 
 // appendFile appends what write produces to the file at path.

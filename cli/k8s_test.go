@@ -184,17 +184,17 @@ func (f *fakeCluster) step(ctx context.Context) {
 		f.mu.Lock()
 		f.jobs++
 		f.mu.Unlock()
-		if f.onJob != nil {
-			f.onJob()
-		}
 		// The Job controller's part: its pods from the template, which
 		// run toll's load command, for real and at once, against the
-		// stand-in Service.
+		// stand-in Service. The pods exist before onJob is called: a
+		// cancellation there must find them, as a real cluster's garbage
+		// collector deletes a deleted Job's pods, which the fake does not
+		// (created after the run's cleanup, they were left behind).
 		n := 1
 		if j.Spec.Parallelism != nil {
 			n = int(*j.Spec.Parallelism)
 		}
-		var wg sync.WaitGroup
+		var created []*corev1.Pod
 		for i := range n {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", j.Name, i), Namespace: fakeNamespace, Labels: j.Spec.Template.Labels},
 				Spec: j.Spec.Template.Spec, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
@@ -205,6 +205,13 @@ func (f *fakeCluster) step(ctx context.Context) {
 			f.mu.Lock()
 			f.started[pod.Name] = time.Now()
 			f.mu.Unlock()
+			created = append(created, pod)
+		}
+		if f.onJob != nil {
+			f.onJob()
+		}
+		var wg sync.WaitGroup
+		for _, pod := range created {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -358,7 +365,10 @@ func runInFakeCluster(t *testing.T, ctx context.Context, f *fakeCluster, path st
 	defer func() { stop(); <-done }()
 	return run.Run(ctx, s, run.Options{Out: filepath.Join(t.TempDir(), "results"), Version: "test",
 		Progress: testProgress(t), Remote: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second,
-			LoadStartDelay: 300 * time.Millisecond}})
+			// Time for the fake to start a Job's pods, in this process: 300
+			// ms was too short at load 20, a pod then starting after the
+			// others' --not-before.
+			LoadStartDelay: time.Second}})
 }
 
 // TestKubernetesRunFakeCluster drives a whole two-variant, two-round run
@@ -387,7 +397,7 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	if left := f.left(t); len(left) > 0 {
 		t.Errorf("left in the cluster after the run: %v", left)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +458,7 @@ func TestKubernetesRunLoadPods(t *testing.T) {
 	if n := f.createdKinds(); n["jobs"] != 4 || n["pods"] != 2+2+8 {
 		t.Errorf("created %v; want 4 Jobs of 2 load pods each", n)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -286,6 +286,11 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 		}
 		return &exitError{code: code, err: err}
 	}
+	// A window in which no request succeeded measured nothing: a script
+	// reading the exit status must not take it for a load test that ran.
+	if res.Sent > 0 && res.OK == 0 {
+		return &exitError{code: ExitFailure, err: fmt.Errorf("load: every one of the %d requests sent failed (%d errors); the summary above says how", res.Sent, sum.Errors)}
+	}
 	return nil
 }
 

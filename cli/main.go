@@ -17,8 +17,9 @@
 // Exit codes: 0 success; 1 failure (toll could not do its job); 2 bad usage
 // or scenario; 3 invalid run (toll did its job, but some variant has no
 // sound trial: every one failed or was flagged); 4 a --fail-on gate failed;
-// 130 interrupted. When several apply, the first of 130, 1, 3, 4 wins: a
-// gate is only judged on a run that finished and is valid.
+// 130 interrupted, 5 gates not judged. When several apply, the first of
+// 130, 1, 3, 5, 4 wins: a gate is only judged on a run that finished whole
+// and is valid.
 package cli
 
 import (
@@ -52,6 +53,10 @@ const (
 	// baseline in toll run, between runs in toll compare) lies, with its
 	// whole 95% interval, beyond the threshold.
 	ExitGate = 4
+	// ExitUnjudged means --fail-on gates were given but could not be judged:
+	// a run behind them is partial (interrupted, killed, stopped by an
+	// error, trials missing or unreadable), so a pass would mean nothing.
+	ExitUnjudged = 5
 	// ExitInterrupted means toll was interrupted by SIGINT or SIGTERM.
 	ExitInterrupted = 130
 )
@@ -70,9 +75,12 @@ const exitCodesHelp = `Exit codes:
   4    gate failed: with --fail-on, some variant's change lies, with its whole
        95% interval, beyond the threshold (against the baseline of the same
        run in toll run and toll report; between the two runs in toll compare)
+  5    gates not judged: --fail-on was given, but a run behind it is partial
+       (interrupted, killed, stopped by an error, trials missing or
+       unreadable): the gates are not judged rather than passed
   130  interrupted (the trials finished are kept and reported)
-When several apply, the first of 130, 1, 3, 4 is the exit code: a gate is
-judged only on a run that finished and is valid.`
+When several apply, the first of 130, 1, 3, 5, 4 is the exit code: a gate
+is judged only on a run that finished whole and is valid.`
 
 // exitError carries an exit code out of a command.
 type exitError struct {
@@ -148,6 +156,6 @@ interval and a verdict.`,
 		Version:       tollVersion(),
 	}
 	root.SetVersionTemplate(versionLine() + "\n")
-	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newAppCmd(), newCleanupCmd(), newExecCmd(), newSinkCmd(), newK8sCmd())
+	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newCheckCmd(), newAppCmd(), newCleanupCmd(), newExecCmd(), newSinkCmd(), newK8sCmd())
 	return root
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -46,7 +47,7 @@ as Markdown, instead of the terminal table (docs/reproductions.md).
 				return &exitError{ExitUsage, errors.New("--series-every needs the trials analysed again; it does not apply with --from-summary")}
 			}
 			if layout != "" && !slices.Contains(scenario.ReportLayouts(), layout) {
-				return &exitError{ExitUsage, fmt.Errorf("--layout %q is not one of %s", layout, strings.Join(scenario.ReportLayouts(), ", "))}
+				return &exitError{ExitUsage, fmt.Errorf("--layout %q is not a layout%s", layout, scenario.DidYouMean(layout, scenario.ReportLayouts()))}
 			}
 			// The terminal table, or the layout instead of it.
 			out := cmd.OutOrStdout()
@@ -58,6 +59,7 @@ as Markdown, instead of the terminal table (docs/reproductions.md).
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
+			softMemoryLimit()
 			if fromSummary {
 				sum, err := renderSummary(dir)
 				if err != nil {
@@ -103,18 +105,31 @@ func printLayout(w io.Writer, sum *analyze.Summary, layout string) error {
 
 // renderSummary rewrites a results directory's reports from its
 // summary.json alone.
+// reportMemoryLimit is the heap toll report asks the Go collector to stay
+// under (a soft limit: it collects more often near it, never fails). A
+// day's per-second series make summary.json hundreds of MB, which the
+// collector's default pace would let the heap double before collecting.
+const reportMemoryLimit = 200 << 20
+
+// softMemoryLimit sets reportMemoryLimit, unless GOMEMLIMIT sets one.
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(reportMemoryLimit)
+	}
+}
+
 func renderSummary(dir *record.Dir) (*analyze.Summary, error) {
 	path := filepath.Join(dir.Path, "summary.json")
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	sum, err := report.ReadSummary(f)
+	sum, err := report.DecodeSummary(b)
+	b = nil // the decoded summary holds all it needs
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if _, err := report.WriteAll(dir, sum); err != nil {
+	if _, err := report.WriteRendered(dir, sum); err != nil {
 		return sum, err
 	}
 	return sum, nil

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,12 @@ type runFlags struct {
 	sloP99         time.Duration
 	resume         string
 	// gates are the --fail-on thresholds, as written.
-	gates   []string
+	gates []string
+	// gateList is gates parsed.
+	gateList []analyze.Gate
+	// json prints the summary as JSON on stdout (--json), everything else
+	// on stderr.
+	json    bool
 	startup bool
 	// profile samples every measured service's stacks (--profile).
 	profile bool
@@ -59,6 +65,8 @@ func newRunCmd(stopNow <-chan struct{}) *cobra.Command {
 	var warmup, duration time.Duration
 	var restart string
 	var starts int
+	var precision string
+	var budget time.Duration
 	cmd := &cobra.Command{
 		Use:   "run FILE | run --resume DIR",
 		Short: "Run a scenario: baseline and variants under identical load, then report",
@@ -112,6 +120,16 @@ appended to it as Markdown.
 			if fl.Changed("starts") {
 				f.short.Starts = &starts
 			}
+			if fl.Changed("precision") {
+				pct, err := scenario.ParsePercent(precision)
+				if err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--precision: %w", err)}
+				}
+				f.short.Precision = &pct
+			}
+			if fl.Changed("budget") {
+				f.short.Budget = &budget
+			}
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
 		},
 	}
@@ -122,6 +140,8 @@ appended to it as Markdown.
 	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
 	fl.StringVar(&restart, "restart", "", "use this restart policy (once, per-round, per-trial) instead of the scenario's restart")
 	fl.IntVar(&starts, "starts", 0, "start the services this many times over the run instead of the scenario's starts (restart: once): its rounds split among the starts")
+	fl.StringVar(&precision, "precision", "", "run rounds until every primary cost's 95% interval is this precise, e.g. 3% (precision mode, in place of the scenario's rounds)")
+	fl.DurationVar(&budget, "budget", 0, "the longest a run in precision mode may take (default: the scenario's precision.budget, or 10m)")
 	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
@@ -131,6 +151,7 @@ appended to it as Markdown.
 	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the headlines and the tables (the files written are whole)")
+	fl.BoolVar(&f.json, "json", false, "print the summary (what summary.json holds) as JSON on stdout, and the table and progress on stderr: toll run --json FILE | jq")
 	addRenderFlags(fl, &f.render)
 	fl.BoolVar(&f.findMax, "find-max", false, "search each variant's highest open-model rate with p99 within the SLO and no errors (doubling, then bisecting), instead of running rounds")
 	fl.DurationVar(&f.sloP99, "slo-p99", 0, "with --find-max: the p99 latency a sustainable rate must keep (default: the scenario's find_max.slo_p99, or 100ms)")
@@ -149,6 +170,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if err != nil {
 		return err
 	}
+	f.gateList = gates
 	if f.findMax && len(gates) > 0 {
 		return &exitError{ExitUsage, errors.New("--fail-on judges rounds against the baseline; a --find-max search has none")}
 	}
@@ -157,7 +179,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.resume != "" {
 		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts and --sequential do not apply")}
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -167,7 +189,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
 	} else if f.startup {
 		if !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts and --sequential do not apply")}
+			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
 		}
 		if s, err = scenario.ReadStartup(file); err != nil {
 			return &exitError{ExitUsage, err}
@@ -234,21 +256,47 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile,
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote})
+		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
+			// A run cut short still has services to stop, which may take
+			// their grace period: its reports are written first, and again
+			// below once what they flushed as they stopped is counted.
+			if err != nil && !f.findMax {
+				early := f.render
+				early.push, early.benchmark = "", "" // sent once, below
+				renderDir(ctx, io.Discard, dir, early)
+			}
+		}})
 	if dir == nil {
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
 			return &exitError{ExitUsage, runErr}
 		}
 		return &exitError{ExitFailure, runErr}
 	}
+	return finishRun(ctx, stdout, stderr, dir, s.Baseline, runErr, f)
+}
+
+// finishRun reports the run carried out into dir (runErr is how it
+// ended): it writes the reports into dir, prints the table, judges the
+// gates and returns the exit error. With --json the summary (what
+// summary.json holds; a --find-max search's findmax.json) is all that goes
+// to stdout, and the table, the gates and the results line go to stderr,
+// so that `toll run --json FILE | jq` reads a JSON document.
+func finishRun(ctx context.Context, stdout, stderr io.Writer, dir *record.Dir, baseline string, runErr error, f runFlags) error {
+	text := stdout
+	if f.json {
+		text = stderr
+	}
 	if f.findMax {
 		fm, err := dir.ReadFindMax()
 		if err == nil && fm != nil {
-			err = report.FindMaxText(stdout, fm, s.Baseline)
+			err = report.FindMaxText(text, fm, baseline)
 		}
 		var written []string
 		if fm != nil {
 			written = append(written, "findmax.json")
+			if f.json && err == nil {
+				err = writeJSON(stdout, fm)
+			}
 		}
 		fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 		switch {
@@ -261,13 +309,20 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		}
 		return nil
 	}
-	sum, written, repErr := renderDir(ctx, stdout, dir, f.render)
+	sum, written, repErr := renderDir(ctx, text, dir, f.render)
 	if repErr == nil && f.aa {
-		writeNoiseFloor(stdout, sum)
+		writeNoiseFloor(text, sum)
+	}
+	if repErr == nil && f.json && sum != nil {
+		js, err := report.JSON(sum)
+		if err == nil {
+			_, err = stdout.Write(js)
+		}
+		repErr = err
 	}
 	var judged error
 	if repErr == nil && runErr == nil {
-		judged = judge(stdout, sum, gates)
+		judged = judge(text, sum, f.gateList)
 	}
 	fmt.Fprintf(stderr, "\n%s\n", resultsLine(dir.Path, written))
 	switch {
@@ -292,7 +347,7 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 	}
 	gh := githubFromEnv(w)
 	var results []analyze.GateResult
-	if sum.Valid() {
+	if sum.Valid() && sum.Partial == nil {
 		for _, g := range gates {
 			results = append(results, g.CheckRun(sum))
 		}
@@ -313,6 +368,9 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 			fmt.Fprintln(w, "  gates not judged: the run is not valid")
 		}
 		return invalid(sum)
+	}
+	if err := partialGates(w, gh, "the run", sum, gates); err != nil {
+		return err
 	}
 	gh.gates(results)
 	if err := report.GatesText(w, results); err != nil {
@@ -444,11 +502,12 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		// A search's trials are one per rate, not rounds to compare.
 		return nil, nil, report.FindMaxText(w, fm, m.Baseline)
 	}
-	trials, err := dir.ReadTrials()
+	trials, unreadable, err := dir.ReadTrials()
 	if err != nil {
 		return nil, nil, err
 	}
 	sum, err := analyze.Summarize(m, trials, analyze.Options{
+		Unreadable:         unreadable,
 		Trim:               analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS},
 		ExcludeFlagged:     opt.excludeFlagged,
 		IncludeInterrupted: opt.includeInterrupted,
@@ -494,6 +553,16 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		return sum, written, report.Brief(w, sum)
 	}
 	return sum, written, report.Text(w, sum)
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }
 
 // writeNoiseFloor explains what an A/A run says about this machine.

@@ -1,13 +1,17 @@
 package launch
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
+// TestTailLines checks which lines of a log an error quotes and how: the
+// last n, made safe to print, a line cut by the window kept and marked.
 func TestTailLines(t *testing.T) {
 	long := strings.Repeat("x", maxTailBytes)
 	tests := []struct {
@@ -24,7 +28,9 @@ func TestTailLines(t *testing.T) {
 		{"after start", "old\nnew\n", 4, 5, []string{"new"}},
 		{"start past end", "a\n", 100, 5, []string{"a"}},
 		{"zero", "a\n", 0, 0, nil},
-		{"long log keeps whole lines", "first\n" + long + "\nlast\n", 0, 5, []string{"last"}},
+		{"long log keeps whole lines", "first\n" + long + "\nlast\n", 0, 1, []string{"last"}},
+		{"a line longer than the window keeps its end", "first\n" + long + "\nlast\n", 0, 5, []string{truncatedMark + long[:maxLineBytes], "last"}},
+		{"escapes are neutralised", "ok\n\x1b[2J\x1b]0;PWNED\x07 \x9b1m \u009b2m \xff tab\there\n", 0, 5, []string{"ok", `\x1b[2J\x1b]0;PWNED\x07 \x9b1m \xc2\x9b2m \xff tab` + "\there"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,5 +46,114 @@ func TestTailLines(t *testing.T) {
 				t.Errorf("tailLines = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTailLinesLongLine checks that a log holding one line far longer
+// than the window read (a service writing megabytes without a newline) is
+// not reported as empty, and that any line an error quotes is bounded.
+func TestTailLinesLongLine(t *testing.T) {
+	tests := []struct {
+		name, content string
+		partial       bool
+	}{
+		{"one 8 MiB line", strings.Repeat("y", 8<<20) + "END", true},
+		{"one 8 MiB line and a newline", strings.Repeat("y", 8<<20) + "END\n", true},
+		{"a 40 KiB line within the window", "start " + strings.Repeat("z", 40<<10) + " END\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log")
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := tailLines(path, 0, 15)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 1 {
+				t.Fatalf("tailLines = %d lines, want the one line", len(got))
+			}
+			l := got[0]
+			if len(l) > maxLineBytes+100 || !strings.HasSuffix(l, "END") {
+				t.Errorf("line of %d bytes ending %q: want at most about %d, ending as the log does", len(l), l[max(0, len(l)-10):], maxLineBytes)
+			}
+			if strings.HasPrefix(l, truncatedMark) != tt.partial {
+				t.Errorf("line %.40q…: marked truncated %v, want %v", l, !tt.partial, tt.partial)
+			}
+			if !tt.partial && (!strings.HasPrefix(l, "start ") || !strings.Contains(l, "bytes left out")) {
+				t.Errorf("line %.40q…: want its start, and a note of what was left out", l)
+			}
+			msg := (&ExitError{Name: "svc", Log: got}).Error()
+			if strings.Contains(msg, "log is empty") {
+				t.Errorf("error %.80q… says the log is empty", msg)
+			}
+		})
+	}
+}
+
+// TestCapLog checks that a log over its limit keeps its end behind a note
+// of what was dropped, and that one under it is left alone.
+func TestCapLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	var b strings.Builder
+	for i := 0; b.Len() < 3<<20; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	content := b.String()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if dropped, err := capLog(path, 4<<20); err != nil || dropped != 0 {
+		t.Fatalf("under the limit: dropped %d, %v", dropped, err)
+	}
+	dropped, err := capLog(path, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(data)) > 1<<20 || dropped != int64(len(content)-maxTailBytes) {
+		t.Errorf("log is %d bytes, dropped %d: want under the limit, all but the last %d dropped", len(data), dropped, maxTailBytes)
+	}
+	first, rest, _ := strings.Cut(string(data), "\n")
+	if !strings.Contains(first, fmt.Sprintf("its first %d bytes were dropped", dropped)) {
+		t.Errorf("first line %q: want a note of what was dropped", first)
+	}
+	if !strings.HasSuffix(content, rest) || len(rest) != maxTailBytes {
+		t.Errorf("kept %d bytes, want the log's last %d", len(rest), maxTailBytes)
+	}
+}
+
+// TestServiceLogCapped checks that a running service's log is kept under
+// Spec.LogLimit, and that its last lines are still those an error quotes.
+func TestServiceLogCapped(t *testing.T) {
+	spec := shSpec(t, "chatty", `i=0; while [ $i -lt 40000 ]; do echo "request $i done, all well, nothing to see here"; i=$((i+1)); done; echo last words; exec sleep 100`)
+	spec.LogLimit = 256 << 10
+	s, err := Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(0)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tail := s.LogTail(1)
+		info, err := os.Stat(spec.LogPath)
+		if err == nil && info.Size() <= spec.LogLimit && len(tail) == 1 && tail[0] == "last words" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log %d bytes (limit %d), last line %q after 20 s", info.Size(), spec.LogLimit, tail)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	data, err := os.ReadFile(spec.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "[toll: this log passed its limit") {
+		t.Errorf("log begins %.60q: want the note of what was dropped", data)
 	}
 }

@@ -35,7 +35,7 @@ type Service struct {
 
 	pid      int
 	proc     procfs.FS
-	logStart int64 // size of the log file before the service started
+	logStart atomic.Int64 // size of the log file before the service started; 0 once capped
 
 	done       chan struct{} // closed once the leader is reaped
 	waitErr    error         // what cmd.Wait returned; written before done is closed
@@ -85,13 +85,17 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: cmp.Or(spec.DeathSignal, syscall.SIGKILL)}
 
-	s := &Service{Spec: spec, proc: proc, logStart: logStart, done: make(chan struct{})}
+	s := &Service{Spec: spec, proc: proc, done: make(chan struct{})}
+	s.logStart.Store(logStart)
 	started := make(chan error, 1)
 	go s.supervise(cmd, started)
 	err = <-started
 	logFile.Close() // the child holds its own copy
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
+	}
+	if limit := cmp.Or(spec.LogLimit, DefaultLogLimit); limit > 0 {
+		go s.capLog(limit)
 	}
 
 	err = waitReady(ctx, spec.Ready, spec.LogPath, logStart, s.done)
@@ -210,10 +214,27 @@ func (s *Service) ExitErr() error {
 	}
 }
 
+// capLog keeps the service's log under limit bytes until the service
+// exits (see capLog).
+func (s *Service) capLog(limit int64) {
+	tick := time.NewTicker(logCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-tick.C:
+		}
+		if dropped, _ := capLog(s.Spec.LogPath, limit); dropped > 0 {
+			s.logStart.Store(0) // what was before this start is gone too
+		}
+	}
+}
+
 // LogTail returns up to the last n lines that the service wrote to its log
 // since it started, or nil if the log cannot be read.
 func (s *Service) LogTail(n int) []string {
-	lines, err := tailLines(s.Spec.LogPath, s.logStart, n)
+	lines, err := tailLines(s.Spec.LogPath, s.logStart.Load(), n)
 	if err != nil {
 		return nil
 	}

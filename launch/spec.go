@@ -68,6 +68,11 @@ type Spec struct {
 	// LogPath is the file that receives the service's stdout and stderr. It
 	// is created if needed and appended to.
 	LogPath string
+	// LogLimit is the size the log may reach while the service runs,
+	// checked every second: past it, all but the log's last 64 KiB is
+	// dropped, behind a line that says so. Zero means DefaultLogLimit;
+	// a negative limit, none.
+	LogLimit int64
 	// Ready says when the service is ready.
 	Ready Readiness
 	// DeathSignal is the signal the process gets when toll dies (its

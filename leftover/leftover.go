@@ -16,7 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,7 +39,8 @@ const (
 
 // Removed is one thing a cleaner removed.
 type Removed struct {
-	// Kind is what it was: "process", "container" or "cgroup".
+	// Kind is what it was: "process", "container", "cgroup" or "sink
+	// counts file".
 	Kind string
 	// What names it, e.g. "1234 (sleep) of run 999@8812" or a cgroup
 	// tree's name.
@@ -59,7 +62,11 @@ type Cleaner interface {
 // Cleaners returns every cleaner, in the order they run: processes first,
 // then containers (whose processes are labelled too, so they have stopped),
 // so that the cgroups they were in are empty when they are removed.
-func Cleaners() []Cleaner { return []Cleaner{Processes{}, Containers{}, Cgroups{}} }
+// The sinks' counts files go last: a file a sink of a dead run still has
+// mapped is gone from /tmp once that sink is killed.
+func Cleaners() []Cleaner {
+	return []Cleaner{Processes{}, Containers{}, Cgroups{}, SinkCounts{Dir: os.TempDir()}}
+}
 
 // Clean runs each cleaner in turn and returns everything removed, with their
 // errors joined.
@@ -216,6 +223,125 @@ func (Containers) Clean(ctx context.Context) ([]Removed, error) {
 		}
 	}
 	return removed, errors.Join(errs...)
+}
+
+// sinkCountsPrefix and sinkCountsSuffix frame the name of a sink's counts
+// file: toll-sink-<run>-<random>.counts (toll-sink-<random>.counts from
+// tolls before the run was in the name).
+const (
+	sinkCountsPrefix = "toll-sink-"
+	sinkCountsSuffix = ".counts"
+)
+
+// SinkCountsPattern is the os.CreateTemp pattern of the counts file of a
+// sink of run id, which names the run so that SinkCounts can tell whether
+// it still lives.
+func SinkCountsPattern(id runid.ID) string {
+	return sinkCountsPrefix + id.String() + "-*" + sinkCountsSuffix
+}
+
+// sinkCountsOwner returns the run a counts file's name carries; labelled is
+// false for the unlabelled names of older tolls, ok false for a name that
+// is not a counts file's.
+func sinkCountsOwner(name string) (id runid.ID, labelled, ok bool) {
+	mid, found := strings.CutPrefix(name, sinkCountsPrefix)
+	if !found {
+		return runid.ID{}, false, false
+	}
+	if mid, found = strings.CutSuffix(mid, sinkCountsSuffix); !found || mid == "" {
+		return runid.ID{}, false, false
+	}
+	i := strings.LastIndexByte(mid, '-')
+	if i < 0 {
+		return runid.ID{}, false, !strings.Contains(mid, "@")
+	}
+	id, err := runid.Parse(mid[:i])
+	if err != nil {
+		return runid.ID{}, false, false
+	}
+	return id, true, true
+}
+
+// SinkCounts removes the counts files (toll-sink-*.counts) that the sinks
+// of runs that are gone left in Dir: a run removes its own as each sink
+// stops, a killed one cannot. A file named with its run is removed when
+// that run no longer lives; one from an older toll, whose name carries no
+// run, when no process has it mapped (a sink and its toll both map it).
+type SinkCounts struct {
+	// Dir is where the files are, os.TempDir() for toll run's sinks.
+	Dir string
+}
+
+// Kind returns "sink counts files".
+func (SinkCounts) Kind() string { return "sink counts files" }
+
+// Clean removes the counts files of runs that are gone.
+func (c SinkCounts) Clean(ctx context.Context) ([]Removed, error) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", c.Dir, err)
+	}
+	var removed []Removed
+	var errs []error
+	var mapped map[string]bool // read once, for the first unlabelled file
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
+		id, labelled, ok := sinkCountsOwner(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(c.Dir, e.Name())
+		what := path
+		if labelled {
+			if id.Alive() {
+				continue
+			}
+			what += " of run " + id.String()
+		} else {
+			if mapped == nil {
+				mapped = mappedFiles()
+			}
+			if mapped[path] {
+				continue
+			}
+		}
+		if err := os.Remove(path); err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		removed = append(removed, Removed{Kind: "sink counts file", What: what})
+	}
+	return removed, errors.Join(errs...)
+}
+
+// mappedFiles returns the paths of every file some process has mapped, as
+// far as /proc/PID/maps can be read (another user's need root; their
+// files in a sticky /tmp are not ours to remove either).
+func mappedFiles() map[string]bool {
+	files := map[string]bool{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/maps")
+		if err != nil {
+			continue
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			// address perms offset dev inode path; the path may hold spaces.
+			f := strings.Fields(line)
+			if len(f) < 6 {
+				continue
+			}
+			files[strings.Join(f[5:], " ")] = true
+		}
+	}
+	return files
 }
 
 // Describe summarises removed in one line for a note or a progress line,

@@ -2,6 +2,7 @@ package leftover
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/runid"
@@ -202,4 +205,93 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("Describe(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestSinkCountsRemovesOnlyDeadRuns checks that the counts files of the
+// sinks of runs that are gone are removed, named by the pattern toll run
+// creates them with, and that those of a live run, an older toll's file a
+// process still maps, and other files are left.
+func TestSinkCountsRemovesOnlyDeadRuns(t *testing.T) {
+	self, err := runid.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	create := func(pattern string) string {
+		t.Helper()
+		f, err := os.CreateTemp(dir, pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(64); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return f.Name()
+	}
+	dead := create(SinkCountsPattern(deadRun(t)))
+	live := create(SinkCountsPattern(self))
+	legacy := create("toll-sink-*.counts")
+	legacyMapped := create("toll-sink-*.counts")
+	other := create("toll-sink-*.log")
+	f, err := os.OpenFile(legacyMapped, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := unix.Mmap(int(f.Fd()), 0, 64, unix.PROT_READ, unix.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+
+	removed, err := SinkCounts{Dir: dir}.Clean(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range removed {
+		got = append(got, r.What)
+		if r.Kind != "sink counts file" {
+			t.Errorf("removed %q: want a sink counts file", r)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("removed %q, want %s and %s", got, dead, legacy)
+	}
+	for _, p := range []string{dead, legacy} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is left: %v", p, err)
+		}
+	}
+	for _, p := range []string{live, legacyMapped, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s, not of a dead run, was removed: %v", p, err)
+		}
+	}
+	if !slices.Contains(Cleaners(), Cleaner(SinkCounts{Dir: os.TempDir()})) {
+		t.Errorf("Cleaners() = %v: toll cleanup does not remove sink counts files", Cleaners())
+	}
+}
+
+// FuzzSinkCountsOwner feeds the counts file cleaner arbitrary file names:
+// one it takes for a labelled run's has a run that parses, and a name
+// made by SinkCountsPattern is always read back as its run.
+func FuzzSinkCountsOwner(f *testing.F) {
+	for _, s := range []string{"toll-sink-999@8812-123.counts", "toll-sink-123.counts", "toll-sink-.counts", "toll-sink-1@2-.counts", "toll-sink-x@y-1.counts", "other.counts"} {
+		f.Add(s, 999, uint64(8812))
+	}
+	f.Fuzz(func(t *testing.T, name string, pid int, start uint64) {
+		if id, labelled, ok := sinkCountsOwner(name); ok && labelled && id.Pid <= 0 {
+			t.Fatalf("%q read as run %+v", name, id)
+		}
+		if pid <= 0 {
+			return
+		}
+		id := runid.ID{Pid: pid, Start: start}
+		made := strings.Replace(SinkCountsPattern(id), "*", "2718281828", 1)
+		if got, labelled, ok := sinkCountsOwner(made); !ok || !labelled || got != id {
+			t.Fatalf("%q read as %+v (labelled %v, ok %v), want %+v", made, got, labelled, ok, id)
+		}
+	})
 }

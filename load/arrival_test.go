@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -220,12 +221,25 @@ func TestPoissonArrivalsReachTheServer(t *testing.T) {
 		}
 		return float64(n) / float64(len(gaps))
 	}
-	res, gaps := arrivals(t, NewPoissonPacer(400, 11), 0)
-	if res.Sent < 300 || res.Sent > 500 {
-		t.Errorf("Poisson at 400/s sent %d in 1s", res.Sent)
+	// At 100/s, the gaps (10 ms on average) are long beside a busy
+	// machine's wake-up delays, which at 400/s made uniform arrivals look
+	// as bunched as Poisson ones at load 20. A burst of such delays can
+	// still do so in one run; a pacer whose arrivals are not exponential
+	// (or uniform ones that are not) fails every run, so one run of three
+	// must hold.
+	var msg string
+	for range 3 {
+		res, gaps := arrivals(t, NewPoissonPacer(100, 11), 0)
+		if res.Sent < 60 || res.Sent > 140 {
+			t.Errorf("Poisson at 100/s sent %d in 1s", res.Sent)
+		}
+		_, uniform := arrivals(t, ConstantPacer{Rate: 100}, 0)
+		p, u := short(gaps), short(uniform)
+		if p >= 0.25 && p <= 0.55 && u <= p/2 {
+			return
+		}
+		msg = fmt.Sprintf("gaps at the server below half their mean: Poisson %.2f (want about 0.39), uniform %.2f (want far fewer)", p, u)
+		t.Log(msg)
 	}
-	_, uniform := arrivals(t, ConstantPacer{Rate: 400}, 0)
-	if p, u := short(gaps), short(uniform); p < 0.25 || p > 0.55 || u > p/2 {
-		t.Errorf("gaps at the server below half their mean: Poisson %.2f (want about 0.39), uniform %.2f (want far fewer)", p, u)
-	}
+	t.Error(msg)
 }

@@ -199,8 +199,8 @@ type runner struct {
 	onSecond func(Second)
 	lull     time.Duration // Config.Lull
 
+	parent  context.Context       // the caller's: its cancellation aborts the run
 	ctx     context.Context       // the run's; done when it is cancelled or over
-	aborted atomic.Bool           // the run was cancelled: requests in flight are not recorded
 	pool    *pool                 // the open model's idle workers
 	wg      sync.WaitGroup        // workers or users running
 	userErr atomic.Pointer[error] // why a user could not run, if one could not
@@ -282,19 +282,38 @@ func newRunner(cfg Config) (*runner, error) {
 	return r, nil
 }
 
+// errRunOver is the cause of a run's context once the last moment a
+// request may end has passed.
+var errRunOver = errors.New("load: the run is over")
+
+// aborted reports whether the run was cancelled by its caller before its
+// last moment: a request that fails from then on was abandoned, not failed.
+// It reads the run's context, which is done before any dial or read that
+// its cancellation interrupts can return, and not a flag set by a callback
+// of that cancellation, which runs when the scheduler gets to it: under load,
+// a cancelled dial returned first and was counted as an error.
+func (r *runner) aborted() bool {
+	return r.parent != nil && r.parent.Err() != nil && r.ctx.Err() != nil && context.Cause(r.ctx) != errRunOver
+}
+
+// bind makes ctx the run's caller's context and derives the run's own from
+// it, done at the last moment a request may end. It returns the function
+// that releases the run's context.
+func (r *runner) bind(ctx context.Context) context.CancelFunc {
+	runCtx, cancel := context.WithDeadlineCause(ctx, r.origin.Add(r.end+r.timeout), errRunOver)
+	r.parent, r.ctx = ctx, runCtx
+	return cancel
+}
+
 // elapsed returns the time since Start.
 func (r *runner) elapsed() time.Duration { return time.Since(r.origin) }
 
 // run carries out the run.
 func (r *runner) run(ctx context.Context) (*Result, error) {
-	runCtx, cancel := context.WithDeadline(ctx, r.origin.Add(r.end+r.timeout))
-	defer cancel()
-	r.ctx = runCtx
+	defer r.bind(ctx)()
+	runCtx := r.ctx
 	// Closing the connections is how requests in flight are aborted.
 	stop := context.AfterFunc(runCtx, func() {
-		if ctx.Err() != nil {
-			r.aborted.Store(true)
-		}
 		for _, d := range r.dialers {
 			d.closeAll()
 		}
@@ -709,7 +728,7 @@ func (c *client) send(t *target, id uint64) (int, error) {
 			cn.close()
 			c.conns[t.dialer] = nil
 		}
-		if err != nil && reused && attempt == 0 && !resp.started && retryable(err) && !c.r.aborted.Load() {
+		if err != nil && reused && attempt == 0 && !resp.started && retryable(err) && !c.r.aborted() {
 			continue // the server closed the idle connection: try a fresh one
 		}
 		return resp.status, err
@@ -750,7 +769,7 @@ func (r *runner) do(c *client, j job) time.Duration {
 // request if i < 0.
 func (r *runner) account(i, target int, lat time.Duration, status int, err error) {
 	switch {
-	case r.aborted.Load() && err != nil:
+	case err != nil && r.aborted():
 		if i >= 0 {
 			r.rec.abandon(i) // abandoned: the run was cancelled
 		}

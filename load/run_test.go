@@ -490,10 +490,11 @@ func TestRunLateSchedulerCatchesUp(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 
-	// 1,000 requests are already due when Run starts.
+	// 200 requests are already due when Run starts, at a rate a busy 2-core
+	// machine sustains (5000/s, with 1,000 due, did not at load 20).
 	res, err := runLoad(t, context.Background(), Config{
 		Requests: []Request{{URL: srv.URL}},
-		Pacer:    ConstantPacer{Rate: 5000},
+		Pacer:    ConstantPacer{Rate: 1000},
 		Start:    time.Now().Add(-200 * time.Millisecond),
 		Duration: time.Second,
 	})
@@ -504,8 +505,8 @@ func TestRunLateSchedulerCatchesUp(t *testing.T) {
 	// On a loaded machine the generator may still be behind when the
 	// window ends, and what it has not sent by then is missed; the
 	// backlog itself must be sent.
-	if res.Scheduled != 5000 || res.OK < 4500 || res.OK+res.Missed > 5000 {
-		t.Errorf("Scheduled %d, Missed %d, OK %d: want 5000 scheduled, at least 4500 sent and OK", res.Scheduled, res.Missed, res.OK)
+	if res.Scheduled != 1000 || res.OK < 900 || res.OK+res.Missed > 1000 {
+		t.Errorf("Scheduled %d, Missed %d, OK %d: want 1000 scheduled, at least 900 sent and OK", res.Scheduled, res.Missed, res.OK)
 	}
 	if res.Connections > 100 {
 		t.Errorf("%d connections opened to catch up a 200 ms backlog; want the backlog sent through a few", res.Connections)
@@ -540,5 +541,57 @@ func TestRunSlowTargetGetsConnections(t *testing.T) {
 	// Requests do not queue in the generator: the median is the server's 50 ms.
 	if p50 := res.Latency.ValueAtQuantile(50); p50 > 80_000 {
 		t.Errorf("p50 = %d µs, want about 50 ms: requests waited for connections", p50)
+	}
+}
+
+// TestAbortedAtOnce checks that a request failed by the run's cancellation
+// is abandoned, not counted as an error, even when it fails before anything
+// else has run since the cancellation; and that a request failed by the run
+// being over is still counted, even if the caller cancels it afterwards.
+func TestAbortedAtOnce(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name      string
+		start     time.Time // the run's; an hour ago, it is over
+		cancel    bool      // whether the caller cancels it
+		abandoned bool
+	}{
+		{name: "cancelled", start: time.Now(), cancel: true, abandoned: true},
+		{name: "over", start: time.Now().Add(-time.Hour), abandoned: false},
+		{name: "over then cancelled", start: time.Now().Add(-time.Hour), cancel: true, abandoned: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := newRunner(Config{
+				Requests: []Request{{URL: srv.URL}},
+				Pacer:    ConstantPacer{Rate: 1},
+				Start:    tc.start,
+				Duration: time.Second,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			defer r.bind(parent)()
+			if tc.cancel {
+				cancel()
+			}
+			c := r.newClient()
+			defer c.close()
+			i := r.rec.begin(0, 0)
+			status, err := c.send(&r.targets[0], 1)
+			if err == nil {
+				t.Fatalf("a request sent once the run's context was done succeeded (status %d)", status)
+			}
+			r.account(i, 0, time.Millisecond, status, err)
+			completed, _, errs := r.rec.intervals[0].outcomes.totals()
+			if pending := r.rec.intervals[0].pending.Load(); pending != 0 {
+				t.Errorf("%d requests still pending after the failed one was accounted", pending)
+			}
+			if abandoned := completed == 0; abandoned != tc.abandoned {
+				t.Errorf("request failed by %v: abandoned %t (errors %+v), want %t", err, abandoned, errs, tc.abandoned)
+			}
+		})
 	}
 }

@@ -81,7 +81,19 @@ func TestReadTaskTimes(t *testing.T) {
 			return
 		}
 		defer unix.SchedSetaffinity(0, &cpus)
-		for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); {
+		// Spin until this thread has run 100 ms, however long a busy
+		// machine takes to give it that (a wall-clock 100 ms gave it 44
+		// ms at load 20), within a bound.
+		ran := func() time.Duration {
+			var ts unix.Timespec
+			unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts) // zero if it fails: the test then fails below
+			return time.Duration(ts.Nano())
+		}
+		for from, end := ran(), time.Now().Add(20*time.Second); ran()-from < 100*time.Millisecond; {
+			if time.Now().After(end) {
+				t.Errorf("this thread ran only %v in 20 s", ran()-from)
+				return
+			}
 		}
 		// Read while pinned, so that this thread's last CPU is cpu.
 		after, err := probe.ReadTaskTimes(context.Background(), nil)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -44,33 +45,53 @@ func TestRunAligned(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now := time.Now()
-			at := now.Add(tt.atShift)
-			ctx, cancel := context.WithDeadline(context.Background(), now.Add(730*time.Millisecond))
-			defer cancel()
-			var got []probe.Sample
-			probe.Run(ctx, &fakeSampler{cost: tt.cost}, interval, at, func(s probe.Sample) { got = append(got, s) })
-			if len(got) < 5 {
-				t.Fatalf("%d samples in 730ms at %v, want at least 5", len(got), interval)
+			// A busy machine may wake the sampler half an interval late
+			// (53 ms at load 20); a sampler that drifts or ignores at is
+			// off in every attempt, so one attempt of three must be clean.
+			var errs []string
+			for range 3 {
+				if errs = alignedRun(interval, tt.atShift, tt.cost); len(errs) == 0 {
+					return
+				}
+				t.Logf("attempt: %s", strings.Join(errs, "; "))
 			}
-			prevK := int64(-1)
-			for i, s := range got {
-				if s.Time.Before(now) {
-					t.Errorf("sample %d at %v, before Run started", i, s.Time.Sub(now))
-				}
-				off := s.Time.Sub(at)
-				k := int64(off / interval)
-				late := off - time.Duration(k)*interval
-				if off < 0 || late > interval/2 {
-					t.Errorf("sample %d at at%+v: %v after tick %d, want aligned to a tick", i, off, late, k)
-				}
-				if k <= prevK {
-					t.Errorf("sample %d on tick %d after tick %d", i, k, prevK)
-				}
-				prevK = k
-			}
+			t.Error(strings.Join(errs, "\n"))
 		})
 	}
+}
+
+// alignedRun runs probe.Run for 730 ms from at = now + atShift with
+// samples that take cost, and returns what is wrong with the samples'
+// times: each must fall in the first half of its own tick of interval
+// from at, none before Run started.
+func alignedRun(interval, atShift, cost time.Duration) []string {
+	now := time.Now()
+	at := now.Add(atShift)
+	ctx, cancel := context.WithDeadline(context.Background(), now.Add(730*time.Millisecond))
+	defer cancel()
+	var got []probe.Sample
+	probe.Run(ctx, &fakeSampler{cost: cost}, interval, at, func(s probe.Sample) { got = append(got, s) })
+	if len(got) < 5 {
+		return []string{fmt.Sprintf("%d samples in 730ms at %v, want at least 5", len(got), interval)}
+	}
+	var errs []string
+	prevK := int64(-1)
+	for i, s := range got {
+		if s.Time.Before(now) {
+			errs = append(errs, fmt.Sprintf("sample %d at %v, before Run started", i, s.Time.Sub(now)))
+		}
+		off := s.Time.Sub(at)
+		k := int64(off / interval)
+		late := off - time.Duration(k)*interval
+		if off < 0 || late > interval/2 {
+			errs = append(errs, fmt.Sprintf("sample %d at at%+v: %v after tick %d, want aligned to a tick", i, off, late, k))
+		}
+		if k <= prevK {
+			errs = append(errs, fmt.Sprintf("sample %d on tick %d after tick %d", i, k, prevK))
+		}
+		prevK = k
+	}
+	return errs
 }
 
 func TestRunErrors(t *testing.T) {

@@ -167,23 +167,41 @@ func (d *Dir) WriteTrial(t *Trial) error {
 	return d.writeJSON(TrialFile(t), t)
 }
 
-// ReadTrials reads every trial file, in the order the trials ran.
-func (d *Dir) ReadTrials() ([]*Trial, error) {
+// Unreadable is a trial file that could not be read back: truncated,
+// empty, not a trial, or of a newer schema than this toll reads.
+type Unreadable struct {
+	// File is the file's path, relative to the results directory.
+	File string `json:"file"`
+	// Reason says why it could not be read.
+	Reason string `json:"reason"`
+}
+
+// ReadTrials reads every trial file, in the order the trials ran. A file
+// that cannot be read does not hide the others: it is returned in
+// unreadable, with why, for the caller to say and leave out as it does a
+// missing trial. err is an error reading the directory itself.
+func (d *Dir) ReadTrials() (trials []*Trial, unreadable []Unreadable, err error) {
 	entries, err := os.ReadDir(filepath.Join(d.Path, trialsDir))
 	if err != nil {
-		return nil, fmt.Errorf("read trials of %s: %w", d.Path, err)
+		return nil, nil, fmt.Errorf("read trials of %s: %w", d.Path, err)
 	}
-	var out []*Trial
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
+		name := filepath.Join(trialsDir, e.Name())
 		var t Trial
-		if err := d.readJSON(filepath.Join(trialsDir, e.Name()), &t); err != nil {
-			return nil, err
+		if err := d.readJSON(name, &t); err != nil {
+			unreadable = append(unreadable, Unreadable{File: name, Reason: err.Error()})
+			continue
 		}
-		out = append(out, &t)
+		if t.SchemaVersion > SchemaVersion {
+			unreadable = append(unreadable, Unreadable{File: name,
+				Reason: fmt.Sprintf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", filepath.Join(d.Path, name), t.SchemaVersion, SchemaVersion)})
+			continue
+		}
+		trials = append(trials, &t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Index < out[j].Index })
-	return out, nil
+	sort.Slice(trials, func(i, j int) bool { return trials[i].Index < trials[j].Index })
+	return trials, unreadable, nil
 }

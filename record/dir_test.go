@@ -70,9 +70,9 @@ func TestRoundTrip(t *testing.T) {
 	if gm.Seed != 7 || gm.SchemaVersion != SchemaVersion || !reflect.DeepEqual(gm.Variants, m.Variants) {
 		t.Errorf("manifest %+v", gm)
 	}
-	got, err := o.ReadTrials()
-	if err != nil {
-		t.Fatal(err)
+	got, bad, err := o.ReadTrials()
+	if err != nil || len(bad) > 0 {
+		t.Fatal(err, bad)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("trials differ:\n got %+v\nwant %+v", got, want)

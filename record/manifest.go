@@ -30,6 +30,9 @@ type Manifest struct {
 	// started them over its rounds (the scenario's starts); absent for
 	// one.
 	Starts int `json:"starts,omitempty"`
+	// Precision is set for a run in precision mode: what it asked and
+	// how each load step ended.
+	Precision *Precision `json:"precision,omitempty"`
 	// Mode is "sequential", "duet", "together" or "find-max".
 	Mode string `json:"mode"`
 	// Workload is what each trial did: "load" (absent in runs before it
@@ -68,6 +71,10 @@ type Manifest struct {
 	// Notes are facts about the run a reader should know (a fallback taken,
 	// a setting not applied).
 	Notes []string `json:"notes,omitempty"`
+	// Calibration is the calibration the run's intervals take their fixed
+	// terms from (DefaultCalibration when it ran); absent in runs recorded
+	// before it was, which are analysed with DefaultCalibration.
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // Resume is one continuation of an interrupted run.
@@ -204,4 +211,45 @@ type KubernetesLayout struct {
 type WarmupUntil struct {
 	JITBelowMs float64 `json:"jit_below_ms"`
 	OverS      float64 `json:"over_s"`
+	// Auto is set when toll chose the warm-up (the scenario named none):
+	// a JVM until it settles, other runtimes for NoJVMS.
+	Auto   bool    `json:"auto,omitempty"`
+	NoJVMS float64 `json:"no_jvm_s,omitempty"`
+}
+
+// Precision is a run in precision mode: its rounds ran until every primary
+// cost of every variant was within its target, or the budget was spent.
+type Precision struct {
+	// Targets maps each primary cost to its 95% half-width in percent.
+	Targets map[string]float64 `json:"targets"`
+	// BudgetS is the longest the run could take, in seconds.
+	BudgetS   float64 `json:"budget_s"`
+	MinRounds int     `json:"min_rounds"`
+	MinStarts int     `json:"min_starts"`
+	// Why says how precision mode was chosen.
+	Why string `json:"why"`
+	// Steps holds how each load step ended, by step index.
+	Steps []PrecisionStep `json:"steps,omitempty"`
+}
+
+// PrecisionStep is where the stopping rule left one load step.
+type PrecisionStep struct {
+	Step int `json:"step"`
+	// Stop is "reached", "budget", or "continue" for a run that ended
+	// otherwise (interrupted, or out of planned rounds).
+	Stop     string  `json:"stop"`
+	Rounds   int     `json:"rounds"`
+	Starts   int     `json:"starts,omitempty"`
+	ElapsedS float64 `json:"elapsed_s"`
+	// Variant and Cost name the series furthest from its target, HalfPct
+	// its half-width and TargetPct its target (HalfPct 0 with no interval).
+	Variant   string  `json:"variant,omitempty"`
+	Cost      string  `json:"cost,omitempty"`
+	HalfPct   float64 `json:"half_pct"`
+	TargetPct float64 `json:"target_pct"`
+	// MoreRounds, MoreStarts and MoreS estimate what would have reached
+	// every target (MoreRounds −1: not within the bounds estimated).
+	MoreRounds int     `json:"more_rounds,omitempty"`
+	MoreStarts int     `json:"more_starts,omitempty"`
+	MoreS      float64 `json:"more_s,omitempty"`
 }

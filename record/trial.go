@@ -108,6 +108,28 @@ type NeighbourCPU struct {
 // Window is the length of the measured window.
 func (t *Trial) Window() time.Duration { return t.MeasureEnd.Sub(t.MeasureStart) }
 
+// Achieved returns the requests the trial completed per second of its own
+// load over the whole load intervals (a second each) that lie within from
+// to to seconds of its window, and where the last of them ends (to when
+// none lies there, and the rate 0). A window cut short ends inside an
+// interval, which is left out of the count and so of the span too.
+// analyze reads a trial's throughput over this span and toll run's
+// progress line prints this rate, so the two say the same.
+func (t *Trial) Achieved(from, to float64) (rate, end float64) {
+	var completed uint64
+	end = from
+	for _, iv := range t.Intervals {
+		if iv.T >= from-1e-9 && iv.T+1 <= to+1e-9 {
+			completed += iv.Completed
+			end = max(end, iv.T+1)
+		}
+	}
+	if end <= from {
+		return 0, to
+	}
+	return float64(completed) / ((end - from) * t.Share()), end
+}
+
 // Share is the share of the window in which the trial's load ran:
 // LoadShare, or 1 when it ran throughout.
 func (t *Trial) Share() float64 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -197,9 +198,11 @@ func (c lineChart) svg() template.HTML {
 				continue
 			}
 			up = append(up, fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[2])))
-			down = append([]string{fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[1]))}, down...)
+			down = append(down, fmt.Sprintf("%.1f,%.1f", X(p[0]), Y(p[1])))
 		}
 		if len(up) > 0 {
+			// The polygon runs along the top and back along the bottom.
+			slices.Reverse(down)
 			fmt.Fprintf(&b, `<polygon fill="%s" fill-opacity="0.18" stroke="none" points="%s"/>`, esc(s.Color), strings.Join(append(up, down...), " "))
 		}
 	}

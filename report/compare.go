@@ -41,6 +41,9 @@ func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 		writeAligned(ew, t)
 	}
 	fmt.Fprintf(ew, "\n  %s\n", compareNote)
+	for _, line := range compareMultiplicity(rc) {
+		fmt.Fprintf(ew, "  %s\n", line)
+	}
 	return ew.err
 }
 
@@ -56,6 +59,9 @@ func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, gates 
 		}
 	}
 	fmt.Fprintf(ew, "\n%s\n", compareNote)
+	for _, line := range compareMultiplicity(rc) {
+		fmt.Fprintf(ew, "\n%s\n", escape(line))
+	}
 	if ew.err != nil {
 		return ew.err
 	}

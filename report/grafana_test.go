@@ -58,7 +58,7 @@ var labelValuesQuery = regexp.MustCompile(`^label_values\((.*),\s*([a-zA-Z_][a-z
 // labels toll puts on them.
 func TestDashboardNamesTollSeries(t *testing.T) {
 	families := FamilyNames()
-	labels := []string{"scenario", "run", "variant", "target_rate", "target_users", "cost", "quantile", "request", "cpu",
+	labels := []string{"scenario", "run", "variant", "target_rate", "target_users", "cost", "percentile", "request", "cpu",
 		"version", "seed", "baseline", "job", "instance", "__name__"}
 	metricRe := regexp.MustCompile(`\b[a-zA-Z_:][a-zA-Z0-9_:]*\b`)
 	matcherRe := regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)\s*"`)

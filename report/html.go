@@ -44,6 +44,8 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		d.Rounds = roundsText(s)
 	}
 	d.Warmups = warmupsLine(s)
+	d.Multiplicity = runMultiplicity(s)
+	d.Precision = precisionLines(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -145,8 +147,11 @@ func htmlCellOf(c Cell) htmlCell {
 			} else {
 				hc.Text = c.Text
 			}
-			if c.Verdict == VerdictSame {
+			switch c.Verdict {
+			case VerdictSame:
 				hc.Text = "~ " + hc.Text
+			case VerdictEquivalent:
+				hc.Text = "= " + hc.Text
 			}
 			hc.Sub = c.Bounds
 		}
@@ -214,6 +219,11 @@ type htmlData struct {
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
+	// Multiplicity says, per comparison, how many costs were tested at
+	// once and which changes chance likely gave (runMultiplicity).
+	Multiplicity []string
+	// Precision is how a run in precision mode ended, a line per step.
+	Precision []string
 }
 
 // chartedCosts are the costs the Δ% chart shows, when measured: what a
@@ -381,6 +391,10 @@ func deltaCharts(s *analyze.Summary, steps []analyze.Step, colors map[string]str
 	return out
 }
 
+// seriesChartPoints is the most points a per-second chart draws per
+// series: about one per pixel of its plot (lineChart's default width).
+const seriesChartPoints = 480
+
 // stepSeriesCharts draws each per-second metric of a step as every
 // variant's median line with its quartile band, all charts on one x
 // range: the step's seconds, warm-up shaded and the trimmed seconds
@@ -402,12 +416,17 @@ func stepSeriesCharts(s *analyze.Summary, st analyze.Step, colors map[string]str
 				used[m.Metric] = map[string]bool{}
 			}
 			sr := chartSeries{Color: colors[set.Variant], Width: 2}
+			// A chart is a few hundred pixels wide: a day's seconds
+			// would only weigh down the page (series.csv keeps them).
+			for _, t := range m.T {
+				xmin, xmax = math.Min(xmin, t), math.Max(xmax, t+1)
+			}
+			m := m.Downsample(seriesChartPoints)
 			for i, t := range m.T {
 				// A value stands for the second [t, t+1): drawn at its middle.
 				x := t + 0.5
 				sr.Points = append(sr.Points, [2]float64{x, m.Median[i]})
 				sr.Band = append(sr.Band, [3]float64{x, m.Low[i], m.High[i]})
-				xmin, xmax = math.Min(xmin, t), math.Max(xmax, t+1)
 			}
 			byMetric[m.Metric] = append(byMetric[m.Metric], sr)
 			used[m.Metric][set.Variant] = true
@@ -548,6 +567,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
 against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Baseline}}</b>{{end}} — {{.Rounds}}, {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
+{{range .Precision}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}
 {{if .Headlines}}<div class="headline">
@@ -556,7 +576,8 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{range .Bars}}{{.}}
 {{end}}
 <p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
-{{if .Load}}<h2>Overhead against load</h2>
+{{range .Multiplicity}}<p class="note">{{.}}</p>
+{{end}}{{if .Load}}<h2>Overhead against load</h2>
 <div class="charts">{{range .Load}}{{.}}
 {{end}}</div>{{end}}
 {{range .Steps}}

@@ -43,7 +43,7 @@ func Layout(s *analyze.Summary, name string) (*View, error) {
 	case scenario.LayoutEaseAgent:
 		v = easeagentView(s)
 	default:
-		return nil, fmt.Errorf("no report layout %q: the layouts are %s", name, strings.Join(scenario.ReportLayouts(), ", "))
+		return nil, fmt.Errorf("no report layout %q%s", name, scenario.DidYouMean(name, scenario.ReportLayouts()))
 	}
 	v.Layout = name
 	return v, nil

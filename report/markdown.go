@@ -19,6 +19,9 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if line := warmupsLine(s); line != "" {
 		fmt.Fprintf(ew, "\n%s.\n", escape(line))
 	}
+	for _, line := range precisionLines(s) {
+		fmt.Fprintf(ew, "\n%s.\n", escape(line))
+	}
 	for _, h := range Headlines(s) {
 		fmt.Fprintf(ew, "\n**%s**\n", escape(h))
 	}
@@ -39,8 +42,14 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		writeMarkdownTable(ew, t)
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios, with its 95%% confidence interval as [low, high]; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)
+	if s.Manifest.Precision != nil {
+		fmt.Fprintf(ew, "\n= means the whole interval lies within the cost's precision target: no change beyond it.\n")
+	}
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "\nEvery variant's change is corrected by the A/A control (%s, a copy of %s run beside the variants): each round's ratio is divided by the control's, so a bias of the method cancels; the control's own row shows that bias.\n", c, s.Baseline)
+	}
+	for _, line := range runMultiplicity(s) {
+		fmt.Fprintf(ew, "\n%s\n", escape(line))
 	}
 	if len(s.FlagGroups) > 0 {
 		fmt.Fprintf(ew, "\n%s\n\n", escape(flagsHeading(s)))
@@ -87,10 +96,13 @@ func escapeAll(xs []string) []string {
 
 // mdEscaper makes text safe in a line of Markdown and in a table cell: a
 // backslash or backtick is escaped (a backslash before an escaped pipe
-// would otherwise unescape it), a pipe cannot end the cell, HTML is shown as
-// text, and a line break cannot end the line or the table's row.
+// would otherwise unescape it), a pipe cannot end the cell, emphasis
+// (* _) and links ([text](url), ![image](url)) are shown as text, HTML
+// is shown as text, and a line break cannot end the line or the table's
+// row.
 var mdEscaper = strings.NewReplacer(
 	`\`, `\\`, "|", `\|`, "`", "\\`",
+	"*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
 	"&", "&amp;", "<", "&lt;", ">", "&gt;",
 	"\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ",
 )
@@ -100,9 +112,10 @@ var mdEscaper = strings.NewReplacer(
 func escape(s string) string { return mdEscaper.Replace(oneLine(s)) }
 
 // oneLine puts a text of several lines (an error followed by the end of a
-// service's log) on one line, its line breaks shown as ↵.
+// service's log) on one line, its line breaks shown as ↵, and its other
+// control characters (terminal escapes) as \xNN.
 func oneLine(s string) string {
-	s = strings.TrimRight(s, "\n")
+	s = printable(strings.TrimRight(s, "\n"))
 	return strings.NewReplacer("\r\n\t", " ↵ ", "\n\t", " ↵ ", "\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ").Replace(s)
 }
 

@@ -27,6 +27,14 @@ const (
 // message has several lines.
 func hostileSummary(t *testing.T) *analyze.Summary {
 	t.Helper()
+	return hostileSummaryOf(t, hostileBase, hostileVariant, hostileService, hostileRequest,
+		"service "+hostileService+" exited during the trial: exit status 1; last 2 log lines:\n\tpanic: | boom\n\t<stack>")
+}
+
+// hostileSummaryOf is hostileSummary with the names and the flagged
+// trial's error given.
+func hostileSummaryOf(t *testing.T, hostileBase, hostileVariant, hostileService, hostileRequest, errText string) *analyze.Summary {
+	t.Helper()
 	m := &record.Manifest{Scenario: "s|c\n<n>", Baseline: hostileBase, Variants: []string{hostileBase, hostileVariant}, Rounds: 3,
 		Restart: "once", Mode: "sequential", Started: time.Unix(0, 0)}
 	var trials []*record.Trial
@@ -46,7 +54,7 @@ func hostileSummary(t *testing.T) *analyze.Summary {
 			tr.Load.Requests = []record.RequestTotals{{Name: hostileRequest, Sent: 10, Completed: 10, OK: 10}, {Name: "plain", Sent: 10, Completed: 10, OK: 10}}
 			if r == 3 && i == 1 {
 				tr.Interrupted = true
-				tr.Error = "service " + hostileService + " exited during the trial: exit status 1; last 2 log lines:\n\tpanic: | boom\n\t<stack>"
+				tr.Error = errText
 			}
 			trials = append(trials, tr)
 		}
@@ -123,6 +131,48 @@ func TestMarkdownHostileNames(t *testing.T) {
 	for _, l := range lines {
 		if strings.Contains(l, "boom") && !strings.HasPrefix(l, "- ✗ interrupted in 1 of 6 trials (6): ") {
 			t.Errorf("flag message spills out of its list item: %q", l)
+		}
+	}
+}
+
+// TestHostileMarkupAndEscapes checks that Markdown's emphasis and links
+// in names are shown as text in report.md, and that terminal escapes in a
+// service's log (a flag's message) reach neither report.md nor the
+// terminal as they are.
+func TestHostileMarkupAndEscapes(t *testing.T) {
+	const (
+		variant = "*bold*_it_[l](javascript:alert(1))"
+		escapes = "\x1b[2J\x1b]0;PWNED\x07\u009b1m"
+	)
+	s := hostileSummaryOf(t, "base", variant, "svc_a*", "get_[x](javascript:y)",
+		"service svc exited: exit status 1; last 1 log lines:\n\t"+escapes+"boom")
+	var md, text bytes.Buffer
+	if err := Markdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`\*bold\*\_it\_\[l\](javascript:alert(1))`, `svc\_a\*`, `get\_\[x\](javascript:y)`} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "[l](") || strings.Contains(md.String(), "*bold*") {
+		t.Errorf("report.md holds a name's link or emphasis as Markdown:\n%s", md.String())
+	}
+	// report.md escapes the backslashes and brackets of what the terminal
+	// shows as \x1b[2J…: both render the same text.
+	for name, c := range map[string]struct{ out, shown string }{
+		"report.md":          {md.String(), `\\x1b\[2J\\x1b\]0;PWNED\\x07\\xc2\\x9b1mboom`},
+		"the terminal table": {text.String(), `\x1b[2J\x1b]0;PWNED\x07\xc2\x9b1mboom`},
+	} {
+		out := c.out
+		if strings.ContainsAny(out, "\x1b\x07\u009b") {
+			t.Errorf("%s holds a terminal escape: %q", name, out)
+		}
+		if !strings.Contains(out, c.shown) {
+			t.Errorf("%s does not show the escapes as text:\n%s", name, out)
 		}
 	}
 }

@@ -18,7 +18,7 @@ import (
 // OpenMetrics writes the summary in the OpenMetrics text format, so that
 // the figures can be scraped or pushed into Prometheus. Every cost is a
 // family of its own in base units (toll_cpu_per_request_seconds,
-// toll_rss_bytes, toll_latency_seconds{quantile}, …) with # UNIT where the
+// toll_rss_bytes, toll_latency_percentile_seconds{percentile}, …) with # UNIT where the
 // name ends in one; each variant's overhead against the baseline is
 // toll_overhead_ratio{cost} with its 95% interval in
 // toll_overhead_low_ratio and toll_overhead_high_ratio; toll_run_info
@@ -46,7 +46,7 @@ type metric struct {
 	scale float64
 	help  string
 	// labels are extra labels that tell costs of one family apart
-	// (quantile="0.99").
+	// (percentile="99").
 	labels []string
 }
 
@@ -58,8 +58,18 @@ const (
 	perMinS = 1.0 / 60
 )
 
+// latencyHelp describes toll_latency_percentile_seconds. Its percentiles
+// are gauges read from the load generator's histogram, not a Prometheus
+// summary (no count, no sum), so they carry a percentile label, not the
+// quantile label that promtool and the text parsers reserve for summaries.
+const latencyHelp = "Request latency at a percentile, from the load generator's histogram (percentile 0 is the minimum, 100 the maximum)."
+
 // costMetrics maps each cost to its family. Latency percentiles share
-// toll_latency_seconds, told apart by quantile (max is quantile 1).
+// toll_latency_percentile_seconds, told apart by percentile (the maximum
+// is percentile 100). No help text holds a quote or a backslash: the
+// OpenMetrics encoder escapes a quote in # HELP, which the classic text
+// parser (promtool check metrics, node_exporter's textfile collector)
+// refuses.
 func costMetrics() map[analyze.Cost]metric {
 	return map[analyze.Cost]metric{
 		analyze.CPUPerRequest:  {"toll_cpu_per_request_seconds", "seconds", msToS, "CPU time per completed request, of the measured services.", nil},
@@ -85,13 +95,13 @@ func costMetrics() map[analyze.Cost]metric {
 		analyze.JITCompiles:    {"toll_jvm_jit_compiles_per_second", "", perMinS, "Methods the JVM's JIT compiled per second.", nil},
 		analyze.JITCPU:         {"toll_jvm_jit_cpu_ratio", "ratio", msToS, "CPU the JVM's JIT compiler threads used, in cores (CPU seconds per second of load).", nil},
 		analyze.JVMInit:        {"toll_jvm_init_seconds", "seconds", msToS, "JVM start-up time until the application's main.", nil},
-		analyze.LatencyMin:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0"}},
-		analyze.LatencyP50:     {"toll_latency_seconds", "seconds", msToS, "Request latency at a quantile, from the load generator's histogram (quantile 0 is the minimum, 1 the maximum).", []string{"quantile", "0.5"}},
-		analyze.LatencyP90:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.9"}},
-		analyze.LatencyP95:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.95"}},
-		analyze.LatencyP99:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.99"}},
-		analyze.LatencyP999:    {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "0.999"}},
-		analyze.LatencyMax:     {"toll_latency_seconds", "seconds", msToS, "", []string{"quantile", "1"}},
+		analyze.LatencyMin:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "0"}},
+		analyze.LatencyP50:     {"toll_latency_percentile_seconds", "seconds", msToS, latencyHelp, []string{"percentile", "50"}},
+		analyze.LatencyP90:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "90"}},
+		analyze.LatencyP95:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "95"}},
+		analyze.LatencyP99:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "99"}},
+		analyze.LatencyP999:    {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "99.9"}},
+		analyze.LatencyMax:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "100"}},
 		analyze.LatencyMean:    {"toll_latency_mean_seconds", "seconds", msToS, "Mean request latency, from the load generator's histogram.", nil},
 		analyze.Throughput:     {"toll_throughput_requests_per_second", "", 1, "Completed requests per second.", nil},
 		analyze.PeakThroughput: {"toll_peak_throughput_requests_per_second", "", 1, "Completed requests in the window's best whole second.", nil},
@@ -103,7 +113,7 @@ func costMetrics() map[analyze.Cost]metric {
 		analyze.Rejected:       {"toll_exports_rejected_per_second", "", 1, "Exports toll's sink rejected per second.", nil},
 		analyze.RejectedBytes:  {"toll_telemetry_rejected_bytes_per_second", "", kibToB, "Telemetry bytes toll's sink rejected per second.", nil},
 		analyze.Startup:        {"toll_startup_seconds", "seconds", msToS, "Time from start until the services were ready.", nil},
-		analyze.MachineCPU:     {"toll_machine_cpu_ratio", "ratio", pctToR, "Busy share of the machine's CPUs (cpu=\"all\") or of one CPU.", []string{"cpu", "all"}},
+		analyze.MachineCPU:     {"toll_machine_cpu_ratio", "ratio", pctToR, "Busy share of the machine's CPUs (label cpu all) or of one CPU (its number).", []string{"cpu", "all"}},
 		analyze.Steal:          {"toll_machine_steal_ratio", "ratio", pctToR, "Share of CPU time the hypervisor stole.", nil},
 		analyze.MachineMem:     {"toll_machine_memory_ratio", "ratio", pctToR, "Share of the machine's memory in use.", nil},
 	}

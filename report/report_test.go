@@ -40,13 +40,13 @@ func TestDeltaPct(t *testing.T) {
 }
 
 // summary builds a small analysed run: baseline and one variant, 3 rounds.
-func summary(t *testing.T) *analyze.Summary {
+func summary(t testing.TB) *analyze.Summary {
 	t.Helper()
 	return summaryWithLoad(t, record.LoadSettings{})
 }
 
 // summaryWithLoad is summary with the manifest's load settings.
-func summaryWithLoad(t *testing.T, load record.LoadSettings) *analyze.Summary {
+func summaryWithLoad(t testing.TB, load record.LoadSettings) *analyze.Summary {
 	t.Helper()
 	m := &record.Manifest{Scenario: "s<x>", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Rounds: 3,
 		Restart: "once", Mode: "sequential", Started: time.Unix(0, 0), Load: load}

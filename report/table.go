@@ -60,6 +60,9 @@ const (
 	VerdictDown Verdict = "down" // the interval lies below 0
 	VerdictSame Verdict = "same" // the interval holds 0
 	VerdictNA   Verdict = "na"   // no interval
+	// VerdictEquivalent: the interval holds 0 and lies within the cost's
+	// margin (its precision target): no change beyond it.
+	VerdictEquivalent Verdict = "equivalent"
 )
 
 // TextCell is a cell of text.
@@ -120,6 +123,8 @@ func ChangeCell(info analyze.CostInfo, d *analyze.Delta) Cell {
 	if d.CILow != nil {
 		c.Bounds = Bounds(info, d)
 		switch {
+		case !d.Significant && d.Equivalent:
+			c.Verdict = VerdictEquivalent
 		case !d.Significant:
 			c.Verdict = VerdictSame
 		case *d.CILow > 0:
@@ -481,6 +486,9 @@ func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
 		return fmt.Sprintf("%+.1f%% (no CI, n=%d)", *d.Pct, d.N)
 	}
 	s := pctBound(*d.Pct, 1) + " " + Bounds(info, d)
+	if !d.Significant && d.Equivalent && d.MarginPct != nil {
+		return fmt.Sprintf("= within ±%g%% (%s)", *d.MarginPct, s)
+	}
 	if !d.Significant {
 		return "~ " + s
 	}

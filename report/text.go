@@ -80,6 +80,10 @@ func warmupsLine(s *analyze.Summary) string {
 			parts = append(parts, fmt.Sprintf("%s %s, %d of %d settled", w.Variant, lasted, w.Settled, w.Count))
 		}
 	}
+	if u.Auto {
+		return fmt.Sprintf("variant warm-ups chosen by toll, once per start: a JVM until its JIT settles (below %g ms/s over %g s, at most %s), other runtimes %g s: %s", u.JITBelowMs, u.OverS,
+			time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), u.NoJVMS, strings.Join(parts, "; "))
+	}
 	return fmt.Sprintf("variant warm-ups until the JIT settles (below %g ms/s over %g s, at most %s): %s", u.JITBelowMs, u.OverS,
 		time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), strings.Join(parts, "; "))
 }
@@ -87,11 +91,14 @@ func warmupsLine(s *analyze.Summary) string {
 // Text writes the terminal summary of s: the tables, the flags, the
 // warnings and where the run happened.
 func Text(w io.Writer, s *analyze.Summary) error {
-	ew := &errWriter{w: w}
+	ew := &errWriter{w: printableWriter{w}}
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
 		strings.Join(nonBaseline(s), ", "), roundsText(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)
 	if line := warmupsLine(s); line != "" {
+		fmt.Fprintf(ew, "  %s\n", line)
+	}
+	for _, line := range precisionLines(s) {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
 	for _, line := range headlineLines(s) {
@@ -108,8 +115,14 @@ func Text(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios [95%% interval]; ~ means the interval contains 0.\n", s.Baseline)
+	if s.Manifest.Precision != nil {
+		fmt.Fprintf(ew, "  = means the whole CI lies within the precision target: no change beyond it.\n")
+	}
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "  Corrected by the A/A control (%s, a copy of %s): each round's ratio divided by the control's; its own row shows the bias.\n", c, s.Baseline)
+	}
+	for _, line := range runMultiplicity(s) {
+		fmt.Fprintf(ew, "  %s\n", line)
 	}
 	writeFlags(ew, s, "  ")
 	writeNotes(ew, s, "  ")

@@ -19,27 +19,37 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// WriteAll writes summary.json, report.md, trials.csv (long format),
+// WriteAll writes each variant's profile (profiles/*.pb.gz), summary.json, report.md, trials.csv (long format),
 // series.csv (per second), metrics.txt (OpenMetrics) and report.html into d, in that order, all
 // from s alone. It returns the names of the files it
 // wrote, also when it stops at an error, so that no file is named that was
 // not written.
 func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
-	var written []string
+	var profiles []string
 	for _, pf := range s.ProfileFiles {
 		if err := d.WriteProfile(pf.Name, pf.Profile); err != nil {
-			return written, err
+			return profiles, err
 		}
-		written = append(written, pf.Name)
+		profiles = append(profiles, pf.Name)
 	}
 	js, err := JSON(s)
 	if err != nil {
-		return written, err
+		return profiles, err
 	}
 	if err := d.WriteFile("summary.json", js); err != nil {
-		return written, err
+		return profiles, err
 	}
-	written = append(written, "summary.json")
+	js = nil // a day's per-second series make it hundreds of MB
+	written, err := WriteRendered(d, s)
+	return append(append(profiles, "summary.json"), written...), err
+}
+
+// WriteRendered writes the files WriteAll writes but summary.json, from s:
+// what `toll report --from-summary` writes, summary.json being its input.
+// It returns the names of the files it wrote, also when it stops at an
+// error.
+func WriteRendered(d *record.Dir, s *analyze.Summary) ([]string, error) {
+	var written []string
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
@@ -59,9 +69,20 @@ func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 // ReadSummary decodes summary.json's content, the input every renderer
 // needs: `toll report --from-summary` renders from it alone.
 func ReadSummary(r io.Reader) (*analyze.Summary, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read summary: %w", err)
+	}
+	return DecodeSummary(b)
+}
+
+// DecodeSummary decodes summary.json's content, as ReadSummary. A file
+// read whole (os.ReadFile sizes its buffer once) costs less memory than a
+// stream: json.Decoder's buffer doubles as it reads, and a day's
+// per-second series make summary.json hundreds of MB.
+func DecodeSummary(b []byte) (*analyze.Summary, error) {
 	var s analyze.Summary
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&s); err != nil {
+	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("decode summary: %w", err)
 	}
 	if s.SchemaVersion != analyze.SummarySchemaVersion {

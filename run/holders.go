@@ -16,13 +16,24 @@ import (
 // holderLeast is the least CPU time on the load CPUs that names a holder.
 const holderLeast = time.Millisecond
 
-// holderBudget bounds a reading of the machine's tasks, which comes just
-// before a trial's load is due to start (newOrigin's 100 ms ahead, less
-// the trial's own preparations): a trial whose reading takes longer names
-// no holders, and on a machine of many thousands of threads, where every
-// reading does (holderStrikes in a row), the run reads no more and says so
-// once. A busy moment of a 2-core machine can make one reading slow.
+// holderBudget is the least time a reading of the machine's tasks may
+// take: a trial whose reading takes longer names no holders, and on a
+// machine of many thousands of threads, where every reading does
+// (holderStrikes in a row), the run reads no more and says so once. The
+// reading before a load may take until holderLead before the load is due
+// to start (newOrigin's 100 ms ahead, less the trial's own preparations),
+// and the one after it holderAfter times the budget, since nothing waits
+// for it but the trial's record: on a busy 2-core machine (load 20) toll
+// gets a tenth of a CPU, and a reading of a few milliseconds of CPU takes
+// tens of milliseconds.
 const holderBudget = 30 * time.Millisecond
+
+// holderLead is how long before its load is due the reading before it
+// gives up.
+const holderLead = 10 * time.Millisecond
+
+// holderAfter is how many budgets the reading after a load may take.
+const holderAfter = 10
 
 // holderStrikes is how many readings in a row past holderBudget end the
 // readings for the run.
@@ -90,12 +101,12 @@ func (r *runner) holders(sides int) *holderMeter {
 	return m
 }
 
-// begin reads the tasks' CPU before the load: the first side to call it
-// reads, and the others wait for that reading.
-func (m *holderMeter) begin() {
+// begin reads the tasks' CPU before the load, which is due at origin: the
+// first side to call it reads, and the others wait for that reading.
+func (m *holderMeter) begin(origin time.Time) {
 	m.began.Do(func() {
 		if m.cpus != nil {
-			m.before = m.read()
+			m.before = m.read(max(m.budget, time.Until(origin.Add(-holderLead))))
 		}
 	})
 }
@@ -103,10 +114,10 @@ func (m *holderMeter) begin() {
 // leave tells the meter that one side's load has ended.
 func (m *holderMeter) leave() { m.loading.Done() }
 
-// read reads the tasks within holderBudget; nil past it, and no more
-// readings in the run after holderStrikes such readings in a row.
-func (m *holderMeter) read() probe.TaskTimes {
-	ctx, cancel := context.WithTimeout(context.Background(), m.budget)
+// read reads the tasks within budget; nil past it, and no more readings
+// in the run after holderStrikes such readings in a row.
+func (m *holderMeter) read(budget time.Duration) probe.TaskTimes {
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
 	tt, err := probe.ReadTaskTimes(ctx, m.skip)
 	slow := errors.Is(err, context.DeadlineExceeded)
@@ -122,7 +133,7 @@ func (m *holderMeter) read() probe.TaskTimes {
 	}
 	m.r.mu.Unlock()
 	if off {
-		m.r.note(fmt.Sprintf("the machine's tasks took more than %s to read %d times in a row, so later trials do not name what ran on the load CPUs (load.load_cpus_held_by)", m.budget, holderStrikes))
+		m.r.note(fmt.Sprintf("the machine's tasks took more than %s to read %d times in a row, so later trials do not name what ran on the load CPUs (load.load_cpus_held_by)", budget, holderStrikes))
 	}
 	return tt
 }
@@ -136,7 +147,7 @@ func (m *holderMeter) end() []record.CPUHolder {
 		if m.before == nil {
 			return
 		}
-		after := m.read()
+		after := m.read(holderAfter * m.budget)
 		if after == nil {
 			return
 		}

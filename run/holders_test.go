@@ -66,13 +66,13 @@ func TestHoldersSharedBySides(t *testing.T) {
 	})
 	// Side 1's load ends at once.
 	wg.Go(func() {
-		m.begin()
+		m.begin(time.Time{})
 		m.leave()
 		got[1], ended[1] = m.end(), time.Now()
 	})
 	// Side 2's load lasts while the other process burns.
 	wg.Go(func() {
-		m.begin()
+		m.begin(time.Time{})
 		time.Sleep(500 * time.Millisecond)
 		lastOut = time.Now()
 		m.leave()
@@ -114,7 +114,7 @@ func TestHoldersSlowReadings(t *testing.T) {
 			return nil // readings ended
 		}
 		m.budget = budget
-		m.begin()
+		m.begin(time.Time{})
 		m.leave()
 		return m.end()
 	}
@@ -138,5 +138,29 @@ func TestHoldersSlowReadings(t *testing.T) {
 	}
 	if m := r.holders(1); m.cpus != nil {
 		t.Errorf("a meter after the readings ended still reads")
+	}
+}
+
+// TestHoldersReadUntilTheLoad checks that the reading before a load may
+// take the time left before the load is due, however short the budget of
+// a reading (a busy machine makes readings slow), and no more.
+func TestHoldersReadUntilTheLoad(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		ahead time.Duration // how far ahead the load is due
+		read  bool
+	}{
+		{name: "a second ahead", ahead: time.Second, read: true},
+		{name: "due now", ahead: 0, read: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &runner{loadCPUs: "0"}
+			m := r.holders(1)
+			m.budget = time.Nanosecond
+			m.begin(time.Now().Add(tc.ahead))
+			if read := m.before != nil; read != tc.read {
+				t.Errorf("read %t with the load due in %v and a budget of %v, want %t", read, tc.ahead, m.budget, tc.read)
+			}
+		})
 	}
 }

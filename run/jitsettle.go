@@ -12,6 +12,10 @@ import (
 type jitRule struct {
 	below time.Duration // JIT time per second of wall time
 	over  time.Duration
+	// noJVM, when set, ends the warm-up of services among which none is
+	// a JVM after that long (a warm-up toll chose: a short one for other
+	// runtimes).
+	noJVM time.Duration
 }
 
 // jitPoint is one reading of a JVM's cumulative JIT compile time

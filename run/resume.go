@@ -28,6 +28,9 @@ type resumption struct {
 	// kept holds the indices of the trials that finished whole; a trial
 	// cut short (interrupted, or ended by a service's exit) is run again.
 	kept map[int]bool
+	// nextLaunch is, by step, the start after the latest a kept trial ran
+	// under: a resumed run starts its services again.
+	nextLaunch map[int]int
 }
 
 // ReadResumable reads the scenario of the results directory path as its run
@@ -113,12 +116,20 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 		return nil, fmt.Errorf("resume %s: the run was of scenario %q, not %q", path, m.Scenario, s.Name)
 	case !slices.Equal(m.Variants, names):
 		return nil, fmt.Errorf("resume %s: the run's variants were %s, the scenario's are %s", path, strings.Join(m.Variants, ", "), strings.Join(names, ", "))
+	case (m.Precision == nil) != !s.Precision.On:
+		return nil, fmt.Errorf("resume %s: the run and the scenario differ in whether rounds run until a precision (precision mode) or a fixed number", path)
+	case s.Precision.On && (m.Restart != s.Restart || m.Mode != s.Mode):
+		// In precision mode the manifest's rounds and starts are those
+		// the stopping rule ran so far.
+		return nil, fmt.Errorf("resume %s: the run had restart %s, mode %s; the scenario has %s, %s", path, m.Restart, m.Mode, s.Restart, s.Mode)
+	case s.Precision.On:
 	case m.Rounds != s.Rounds || m.Restart != s.Restart || m.Mode != s.Mode:
 		return nil, fmt.Errorf("resume %s: the run had %d rounds, restart %s, mode %s; the scenario has %d, %s, %s", path, m.Rounds, m.Restart, m.Mode, s.Rounds, s.Restart, s.Mode)
 	case m.Starts != startsOf(s):
 		return nil, fmt.Errorf("resume %s: the run started its services %d times, the scenario %d", path, max(m.Starts, 1), s.Starts)
 	}
-	trials, err := dir.ReadTrials()
+	// A trial file that cannot be read is not kept: its trial runs again.
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +138,9 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 		planned[t.Index] = t
 	}
 	kept := map[int]bool{}
+	next := map[int]int{}
 	for _, t := range trials {
+		next[t.Step] = max(next[t.Step], t.Launch+1)
 		p := planned[t.Index]
 		if p == nil || p.Variant != t.Variant || p.Round != t.Round || p.Step != t.Step {
 			return nil, fmt.Errorf("resume %s: %s does not match the run's plan (seed %d): the scenario or toll changed since", path, record.TrialFile(t), m.Seed)
@@ -139,7 +152,7 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 	if len(kept) == len(planned) {
 		return nil, fmt.Errorf("resume %s: all %d trials finished; nothing to resume (toll report renders it)", path, len(planned))
 	}
-	return &resumption{dir: dir, manifest: m, kept: kept}, nil
+	return &resumption{dir: dir, manifest: m, kept: kept, nextLaunch: next}, nil
 }
 
 // remaining returns the actions of a plan still to do once the trials in

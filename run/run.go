@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -80,10 +81,20 @@ type Options struct {
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
+	// Precision decides, after each round of a run in precision mode
+	// (the scenario's Precision.On), whether its load step goes on; such a
+	// run needs one.
+	Precision PrecisionRule
 	// Remote, when set, runs the services elsewhere (a Kubernetes
 	// cluster, package kube) instead of on this machine; the plan, the
 	// results directory and the trial records are the same.
 	Remote Remote
+	// Finished, when set, is called once the plan has ended, however it
+	// ended (err is Run's error), with the manifest written and before the
+	// services still running are stopped: stopping may take the grace
+	// period, and a supervisor that kills toll soon after SIGTERM (docker
+	// stop) must find the report of what finished written already.
+	Finished func(dir *record.Dir, err error)
 }
 
 // remoteCloseTimeout bounds the removal of what a remote backend created.
@@ -151,6 +162,16 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err != nil {
 		return dir, err
 	}
+	// One run writes a directory at a time: toll run --resume of a run
+	// still going is refused, naming the run that owns it.
+	release, err := dir.Lock(fmt.Sprintf("toll run %s (pid %d)", id, id.Pid))
+	if err != nil {
+		if res != nil {
+			err = &ResumeError{err}
+		}
+		return nil, err
+	}
+	defer release()
 	kill, cancelKill := context.WithCancel(context.Background())
 	defer cancelKill()
 	if opt.StopNow != nil {
@@ -231,6 +252,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		}
 		m.Mode = "find-max"
 		r.total = len(s.Variants) * s.FindMax.MaxTrials
+		r.planned = r.total
 		if err := dir.WriteManifest(m); err != nil {
 			return dir, err
 		}
@@ -238,20 +260,35 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, dir.Path)
 		runErr = r.findMax(ctx, seed)
 	} else {
+		if s.Precision.On && opt.Precision == nil {
+			return dir, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)")
+		}
 		p := plan.New(s, seed)
 		r.total = len(p.Trials())
+		r.planned = r.total
 		m.Planned = planned(p)
 		if res != nil {
 			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
+			if s.Precision.On && s.Restart == scenario.RestartOnce {
+				resumeLaunches(p.Actions, res.nextLaunch)
+			}
 			all := r.total
 			r.total = countTrials(p.Actions)
 			m = res.resumed(r.total)
+			if s.Precision.On && s.Restart == scenario.RestartOnce {
+				for _, n := range res.nextLaunch {
+					m.Starts = max(m.Starts, n+1)
+				}
+			}
 			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
 				s.Name, dir.Path, len(res.kept), all, r.total, seed)
 		} else if w := s.Workload(); w != scenario.WorkloadLoad {
 			what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
 			fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps), results in %s\n",
 				s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), dir.Path)
+		} else if s.Precision.On {
+			fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s), results in %s\n",
+				s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, dir.Path)
 		} else {
 			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
 				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), dir.Path)
@@ -260,7 +297,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			return dir, err
 		}
 		if runErr = r.prepare(ctx); runErr == nil {
-			runErr = r.execute(ctx, p)
+			runErr = r.execute(ctx, p, m)
 		}
 	}
 	return dir, r.finish(m, runErr)
@@ -271,8 +308,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) (*record.Dir, error) {
 	s, dir := r.s, r.dir
 	r.backend = r.opt.Remote
+	if s.Precision.On && r.opt.Precision == nil {
+		return dir, r.finish(m, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
+	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
+	r.planned = r.total
 	m.Planned = planned(p)
 	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
 		return dir, r.finish(m, err)
@@ -282,7 +323,7 @@ func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) 
 	if err := dir.WriteManifest(m); err != nil {
 		return dir, r.finish(m, err)
 	}
-	return dir, r.finish(m, r.execute(ctx, p))
+	return dir, r.finish(m, r.execute(ctx, p, m))
 }
 
 // finish records how the run ended in its manifest and returns runErr, or
@@ -301,6 +342,9 @@ func (r *runner) finish(m *record.Manifest, runErr error) error {
 	}
 	if err := r.dir.WriteManifest(m); err != nil && runErr == nil {
 		runErr = err
+	}
+	if r.opt.Finished != nil {
+		r.opt.Finished(r.dir, runErr)
 	}
 	return runErr
 }
@@ -333,7 +377,7 @@ type runner struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
-	mu         sync.Mutex // guards done and progress output during a duet
+	mu         sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.
@@ -350,7 +394,8 @@ type runner struct {
 	// whose telemetry cycle ends when they stop (guarded by mu).
 	lastTrial map[string]*record.Trial
 	starts    map[string]int // starts per variant, to name log files
-	total     int
+	total     int            // trials this invocation runs
+	planned   int            // trials of the whole plan, numbered 1 to planned (Index)
 	done      int
 	began     time.Time // when the first trial started, for the ETA
 	notes     []string
@@ -394,8 +439,13 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 			DurationS: s.Load.Duration.D().Seconds(), TimeoutS: s.Load.Timeout.D().Seconds(),
 			MaxConns: s.Load.MaxConns, Target: s.Load.Target, SampleS: s.Sample.D().Seconds()},
 	}
+	cal := record.DefaultCalibration()
+	m.Calibration = &cal
 	if u := s.Load.VariantWarmupUntil; u != nil {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
+		if s.Load.VariantWarmupAuto {
+			m.Load.VariantWarmupUntil.Auto, m.Load.VariantWarmupUntil.NoJVMS = true, scenario.DefaultNoJVMWarmup.Seconds()
+		}
 	}
 	if s.Workload() != scenario.WorkloadLoad {
 		m.Load = record.LoadSettings{Model: "none", SampleS: s.Sample.D().Seconds()}
@@ -586,7 +636,7 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 			if r.s.Mode == scenario.ModeTogether {
 				r.note(fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(r.s.Variants), svc))
 			} else if sl := r.s.Load.Slice.D(); sl > 0 {
-				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: each side is loaded alone, so their latencies compare as well as their CPU and memory costs; every window lasts twice its duration, and a side's costs per second are per second of its own load. Work a side's services do of their own, beside the requests (timers, exporters' threads, a JVM's GC and JIT), is charged over the whole window, twice the time its load ran: for a JVM agent, CPU per request reads high in turns (docs/method.md, \"Taking turns\"), and a duet loaded at once measures it", svc, sl))
+				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: latencies compare too; windows last twice their duration, and work beside the requests (GC, JIT, timers) is charged over all of it (docs/method.md, \"Taking turns\")", svc, sl))
 			} else {
 				r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
 			}
@@ -613,19 +663,40 @@ func (r *runner) setupPinning(m *record.Manifest) error {
 }
 
 // execute carries out the plan's actions in order.
-func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
-	for _, a := range p.Actions {
+func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) error {
+	actions := p.Actions
+	var pr *precisionRun
+	if r.s.Precision.On && r.opt.Precision != nil {
+		pr = newPrecisionRun(r.s, r.opt.Precision)
+		if m.Precision == nil {
+			m.Precision = precisionRecord(r.s)
+		}
+	}
+	for i := 0; i < len(actions); i++ {
+		a := actions[i]
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w after %d of %d trials", ErrInterrupted, r.done, r.total)
+		}
+		began := time.Now()
+		if t := trialOf(a); pr != nil && t != nil && t.Step != pr.step {
+			pr.enterStep(t.Step)
 		}
 		var err error
 		switch a.Kind {
 		case plan.Start:
 			err = r.backend.Start(ctx, a.Variant, a.CPULimit)
 		case plan.Run:
-			err = r.runTrial(ctx, a.Trial)
+			if err = r.runTrial(ctx, a.Trial); err == nil {
+				err = r.sinksAlive(a.Trial.Variant)
+			}
 		case plan.RunAtOnce:
-			err = r.duet(ctx, a.Sides)
+			if err = r.duet(ctx, a.Sides); err == nil {
+				var vs []string
+				for _, pt := range a.Sides {
+					vs = append(vs, pt.Variant)
+				}
+				err = r.sinksAlive(vs...)
+			}
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
 			if sr, ok := r.backend.(SinkReader); ok && err == nil {
@@ -639,6 +710,23 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan) error {
 				return fmt.Errorf("%w after %d of %d trials: %v", ErrInterrupted, r.done, r.total, err)
 			}
 			return err
+		}
+		if pr == nil {
+			continue
+		}
+		if a.Kind == plan.Start || a.Kind == plan.Stop {
+			pr.startTime += time.Since(began)
+			if a.Kind == plan.Start && a.Variant == r.s.Variants[0].Name {
+				pr.startCount++
+			}
+		}
+		if t, ok := roundEnds(actions, i); ok {
+			pr.thisStart++
+			rest, err := r.afterRound(ctx, pr, m, t, actions[i+1:])
+			if err != nil {
+				return err
+			}
+			actions = append(actions[:i+1:i+1], rest...)
 		}
 	}
 	return nil
@@ -654,9 +742,17 @@ func (r *runner) closeAll() {
 		}
 		return
 	}
-	for name := range r.running {
-		r.stop(name)
+	// Every variant's services are stopped at once: services that ignore
+	// SIGTERM cost the grace period once, not once per variant.
+	var wg sync.WaitGroup
+	for _, name := range slices.Collect(maps.Keys(r.running)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.stop(name)
+		}()
 	}
+	wg.Wait()
 	for _, sk := range r.sinks {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		sk.Close(ctx)

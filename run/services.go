@@ -140,11 +140,13 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 
 // stop stops variant name's services and removes their cgroups.
 func (r *runner) stop(name string) error {
+	r.mu.Lock()
 	st, ok := r.running[name]
+	delete(r.running, name)
+	r.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	delete(r.running, name)
 	r.noteIdleExits(st)
 	err := st.group.StopContext(r.kill, r.opt.StopGrace)
 	r.dropCgroups(st)

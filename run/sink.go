@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/launch"
+	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/sink"
 )
@@ -44,7 +45,7 @@ type sinkProcess struct {
 // startSinkProcess starts self's _sink for variant on addr (host:port),
 // its log at logPath, labelled with run id, and returns once it listens.
 func startSinkProcess(ctx context.Context, self, variant, addr, logPath string, id runid.ID) (*sinkProcess, error) {
-	f, err := os.CreateTemp("", "toll-sink-*.counts")
+	f, err := os.CreateTemp("", leftover.SinkCountsPattern(id))
 	if err != nil {
 		return nil, fmt.Errorf("telemetry sink for %s: %w", variant, err)
 	}

@@ -183,3 +183,27 @@ func TestLiveFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestPosition checks that the progress lines count trials against the
+// plan's total in a fixed run, and not against the ceiling of rounds a
+// run in precision mode plans.
+func TestPosition(t *testing.T) {
+	tests := []struct {
+		name      string
+		precision bool
+		want      string
+	}{
+		{"fixed rounds", false, "[4/600]"},
+		{"precision mode", true, "[4]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scenario.Scenario{}
+			s.Precision.On = tt.precision
+			r := &runner{s: s, planned: 600}
+			if got := r.position(4); got != tt.want {
+				t.Errorf("position(4) = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

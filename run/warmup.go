@@ -122,7 +122,7 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 					w.rec.PhasesS = append(w.rec.PhasesS, max(ph.ends[i].Sub(ph.origin), 0).Seconds())
 				}
 			}
-			if w.rec.NoJVM {
+			if w.rec.NoJVM && !r.s.Load.VariantWarmupAuto {
 				r.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
 					pt.Variant, r.s.Load.VariantWarmup))
 			}
@@ -186,7 +186,11 @@ func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxCo
 		}
 	}
 	if u := r.s.Load.VariantWarmupUntil; u != nil {
-		ph.verdict = r.watchJIT(wctx, jitRule{below: u.JITBelow.D(), over: u.Over.D()}, owed, ph.origin)
+		rule := jitRule{below: u.JITBelow.D(), over: u.Over.D()}
+		if r.s.Load.VariantWarmupAuto {
+			rule.noJVM = scenario.DefaultNoJVMWarmup
+		}
+		ph.verdict = r.watchJIT(wctx, rule, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
@@ -260,10 +264,10 @@ func warmupLine(variant string, w *variantWarmup) string {
 	line := fmt.Sprintf("variant warm-up of %s: %s", variant, w.lasted.Round(100*time.Millisecond))
 	switch rec := w.rec; {
 	case rec == nil:
-	case rec.Settled:
-		line += ", JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	case rec.NoJVM:
 		line += ", no JVM to wait for"
+	case rec.Settled:
+		line += ", JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	default:
 		line += ", at its maximum without settling (" + describeRates(rec.JITMsPerS) + ")"
 	}
@@ -371,6 +375,9 @@ func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial,
 		}
 		if ok, _ := rule.settled(h); ok {
 			return verdict(true)
+		}
+		if rule.noJVM > 0 && len(h) == 0 && now.Sub(origin) >= rule.noJVM {
+			return verdict(true) // no JVM: nothing to settle
 		}
 		timer.Reset(time.Until(origin.Add(time.Duration(k) * warmupRead)))
 	}

@@ -3,6 +3,7 @@ package run
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -45,20 +46,22 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 		}
 		err = r.keep(tr, res)
 	}
-	if err == nil {
-		err = r.sinksAlive(pt.Variant)
-	}
 	return err
 }
 
-// sinksAlive returns an error when variant's telemetry sink process has
-// exited: its agents' exports would go nowhere and read as none, so the
-// run stops, keeping the trials it finished, instead of measuring on.
-func (r *runner) sinksAlive(variant string) error {
-	if sp := r.sinks[variant]; sp != nil {
-		return sp.exited()
+// sinksAlive returns an error when the telemetry sink of any of variants
+// has exited: its agents' exports would go nowhere and read as none, so
+// the run stops, keeping the trials it finished, instead of measuring on.
+// execute checks it after every trial, whichever way the trial ran (alone,
+// in a duet, or with every variant together).
+func (r *runner) sinksAlive(variants ...string) error {
+	var errs []error
+	for _, v := range variants {
+		if sp := r.sinks[v]; sp != nil {
+			errs = append(errs, sp.exited())
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // prepare runs every variant's prepare command once, before the first
@@ -456,7 +459,7 @@ func (r *runner) finishedOther(tr *record.Trial, figures string, failed bool, wh
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.done++
-	line := fmt.Sprintf("[%d/%d] repetition %d %-10s", r.done, r.total, tr.Round, tr.Variant)
+	line := fmt.Sprintf("%s repetition %d %-10s", r.position(tr.Index), tr.Round, tr.Variant)
 	if tr.Startup != nil && tr.Startup.CPULimit > 0 {
 		line += fmt.Sprintf(" %5s", scenario.Step{CPULimit: tr.Startup.CPULimit})
 	}

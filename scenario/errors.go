@@ -176,7 +176,7 @@ func (ix *index) decodeError(file string, err error) error {
 	if u := reUnknown.FindStringSubmatch(msg); u != nil {
 		out.Field = ix.at(line, u[1], "")
 		out.Msg = fmt.Sprintf("unknown field %q in %s", u[1], strings.ToLower(u[2]))
-		if s := suggest(u[1], knownFields(u[2])); s != "" {
+		if s := Suggest(u[1], knownFields(u[2])); s != "" {
 			out.Msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 	} else if c := reCannot.FindStringSubmatch(msg); c != nil {
@@ -230,22 +230,38 @@ func kindName(goType string) string {
 	return "a " + strings.ToLower(strings.TrimPrefix(goType, "scenario."))
 }
 
-// suggest returns the known name closest to s, if it is close enough.
-func suggest(s string, known []string) string {
+// DidYouMean returns what an error about the unknown name s adds: the
+// closest of the known names, ` (did you mean "x"?)`, when one is within
+// a few edits of s; otherwise the known names, ` (known: a, b)`, or ""
+// when there are none.
+func DidYouMean(s string, known []string) string {
+	if k := Suggest(s, known); k != "" {
+		return fmt.Sprintf(" (did you mean %q?)", k)
+	}
+	if len(known) == 0 {
+		return ""
+	}
+	return " (known: " + strings.Join(known, ", ") + ")"
+}
+
+// Suggest returns the known name closest to s, if one is within a few
+// edits of it (two, or three for a name longer than six), else "". Of
+// names equally close, the first known wins.
+func Suggest(s string, known []string) string {
 	type cand struct {
 		name string
 		d    int
 	}
 	var cs []cand
 	for _, k := range known {
-		if d := editDistance(strings.ToLower(s), k); d <= 2 || (d <= 3 && len(s) > 6) {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(k)); d <= 2 || (d <= 3 && len(s) > 6) {
 			cs = append(cs, cand{k, d})
 		}
 	}
 	if len(cs) == 0 {
 		return ""
 	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
 	return cs[0].name
 }
 

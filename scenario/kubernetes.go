@@ -108,7 +108,7 @@ func (v *validator) kubernetes(s *Scenario) {
 	}
 	for name, img := range k.Images {
 		if !slices.ContainsFunc(s.Services, func(svc Service) bool { return svc.Name == name }) {
-			v.fail("kubernetes.images."+name, "names no service of the scenario")
+			v.fail("kubernetes.images."+name, "names no service of the scenario%s", DidYouMean(name, serviceNames(s)))
 		} else if img == "" {
 			v.fail("kubernetes.images."+name, "is empty")
 		}

@@ -30,11 +30,16 @@ type Overrides struct {
 	// left out): the check of a duet's result against the schedule without
 	// its shortcuts.
 	Sequential bool
+	// Precision and Budget run the scenario in precision mode with this
+	// target (percent) and budget, in place of the file's rounds or
+	// precision settings.
+	Precision *float64
+	Budget    *time.Duration
 }
 
 // Empty reports whether o overrides nothing.
 func (o Overrides) Empty() bool {
-	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil
 }
 
 // ReadWith reads the scenario file at path as Read does, with o's settings
@@ -58,6 +63,9 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 	}
 	if o.Starts != nil && (*o.Starts < 1 || *o.Starts > MaxRounds) {
 		return nil, fmt.Errorf("--starts %d: must be between 1 and %d", *o.Starts, MaxRounds)
+	}
+	if o.Rounds != nil && (o.Precision != nil || o.Budget != nil) {
+		return nil, errors.New("--rounds fixes the rounds; --precision and --budget stop on the intervals' width: give one or the other")
 	}
 	for _, d := range []struct {
 		flag, field string
@@ -105,6 +113,12 @@ func (o Overrides) byFlag(err error) error {
 	if o.Duration != nil {
 		flags["load.duration"] = "--duration " + o.Duration.String()
 	}
+	if o.Precision != nil {
+		flags["precision.target"] = fmt.Sprintf("--precision %g%%", *o.Precision)
+	}
+	if o.Budget != nil {
+		flags["precision.budget"] = "--budget " + o.Budget.String()
+	}
 	if f, ok := flags[se.Field]; ok {
 		return fmt.Errorf("%s: %s: %s", se.File, f, se.Msg)
 	}
@@ -134,7 +148,25 @@ func (o Overrides) apply(data []byte) ([]byte, error) {
 		}
 	}
 	if o.Rounds != nil {
+		// A fixed number of rounds replaces the file's precision.
+		remove(top, "precision")
 		setScalar(top, "rounds", strconv.Itoa(*o.Rounds))
+	}
+	if o.Precision != nil || o.Budget != nil {
+		// Precision mode replaces the file's fixed rounds.
+		remove(top, "rounds")
+		p := child(top, "precision")
+		if p == nil || p.Kind != yaml.MappingNode {
+			remove(top, "precision")
+			p = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "precision"}, p)
+		}
+		if o.Precision != nil {
+			setScalar(p, "target", fmt.Sprintf("%g%%", *o.Precision))
+		}
+		if o.Budget != nil {
+			setScalar(p, "budget", o.Budget.String())
+		}
 	}
 	if o.Restart != nil {
 		setScalar(top, "restart", *o.Restart)
@@ -212,8 +244,8 @@ func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
 		node  *yaml.Node
 		value string
 	}
-	if o.Sequential {
-		return nil, false // keys to remove: the document is written anew
+	if o.Sequential || o.Precision != nil || o.Budget != nil || (o.Rounds != nil && child(top, "precision") != nil) {
+		return nil, false // keys to remove or add: the document is written anew
 	}
 	var edits []edit
 	if o.Rounds != nil {

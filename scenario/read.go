@@ -82,6 +82,9 @@ func parseWith(file string, data []byte, m machine, asStartup bool) (*Scenario, 
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, ix.decodeError(file, err)
 	}
+	if line, more := secondDocument(data); more {
+		return nil, &Error{File: file, Line: line, Msg: "a second YAML document: a scenario is one document; remove the --- and what follows it, or put it in a file of its own"}
+	}
 	if e := checkNumbers(file, root.Content[0], reflect.TypeFor[Scenario](), ""); e != nil {
 		return nil, e
 	}
@@ -97,6 +100,18 @@ func parseWith(file string, data []byte, m machine, asStartup bool) (*Scenario, 
 		return nil, v.err
 	}
 	return &s, nil
+}
+
+// secondDocument reports whether data holds a YAML document after its first,
+// and the line where it starts (its --- marker). The decoder reads only the
+// first, so toll would otherwise ignore the rest without a word.
+func secondDocument(data []byte) (line int, ok bool) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var first, second yaml.Node
+	if dec.Decode(&first) != nil || dec.Decode(&second) != nil {
+		return 0, false
+	}
+	return second.Line, true
 }
 
 // tooBig is the error for a scenario file of size bytes, above MaxFileSize.

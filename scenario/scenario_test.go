@@ -37,7 +37,7 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Rounds != DefaultRounds || s.Restart != RestartOnce || s.Baseline != "baseline" || s.Network != NetworkHost {
+	if s.Rounds != PrecisionMaxRounds || !s.Precision.On || s.Restart != RestartOnce || s.Baseline != "baseline" || s.Network != NetworkHost {
 		t.Errorf("defaults: rounds=%d restart=%q baseline=%q network=%q", s.Rounds, s.Restart, s.Baseline, s.Network)
 	}
 	if s.Load.Warmup.D() != DefaultWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {
@@ -69,7 +69,10 @@ func TestParseErrors(t *testing.T) {
 		{"missing command", "    command: [toll, app, consumer]\n", "", `demo.yaml:6: services[1]: command is required (service "consumer")`},
 		{"bad duration", "duration: 10s", "duration: ten", `demo.yaml:21: load.duration: "ten" is not a duration`},
 		{"bad size", "256MiB", "lots", `demo.yaml:9: services[1].memory_limit: "lots" is not a size`},
-		{"unknown service in variant", "      consumer: {args", "      consumr: {args", `demo.yaml:15: variants[1].services.consumr: no service named "consumr"`},
+		{"unknown service in variant", "      consumer: {args", "      consumr: {args", `demo.yaml:15: variants[1].services.consumr: no service named "consumr" (did you mean "consumer"?)`},
+		{"far service in variant", "      consumer: {args", "      zzz: {args", `variants[1].services.zzz: no service named "zzz" (known: provider, consumer)`},
+		{"misspelt baseline", "name: demo\n", "name: demo\nbaseline: baselin\n", `variants: no variant is named "baselin" (the baseline) (did you mean "baseline"?)`},
+		{"misspelt layout", "name: demo\n", "name: demo\nreport: {layout: sermnt}\n", `report.layout: "sermnt" is not a layout (did you mean "sermant"?)`},
 		{"no baseline", "  - name: baseline\n", "", `variants: no variant is named "baseline"`},
 		{"bad placeholder", "${port:consumer}", "${prot:consumer}", `load.target: unknown placeholder ${prot:consumer}`},
 		{"rounds wrong type", "  duration: 10s\n", "  duration: 10s\nrounds: [1]\n", `demo.yaml:22: rounds: a list is not a whole number`},

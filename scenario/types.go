@@ -22,8 +22,13 @@ type Scenario struct {
 	Baseline string `yaml:"baseline"`
 	// Load is the traffic sent to each variant.
 	Load Load `yaml:"load"`
-	// Rounds is how many times every variant runs every load step (default 10).
+	// Rounds is how many times every variant runs every load step: a
+	// fixed design. A load test that leaves it out runs in precision mode
+	// (Precision) instead; DefaultRounds for any other experiment.
 	Rounds int `yaml:"rounds"`
+	// Precision asks for intervals of a given width within a time budget
+	// instead of a fixed number of rounds (docs/precision.md).
+	Precision Precision `yaml:"precision"`
 	// Seed fixes the random order of variants within rounds, and Poisson
 	// arrivals (load.arrival); 0 picks one
 	// (recorded in the manifest so a run can be repeated).
@@ -506,6 +511,11 @@ type Load struct {
 	// variant's measured JVMs have settled: VariantWarmup is then the most
 	// it may last.
 	VariantWarmupUntil *WarmupUntil `yaml:"variant_warmup_until"`
+	// VariantWarmupAuto is set by validation when toll chose the variant
+	// warm-up: a run in precision mode that names neither variant_warmup
+	// nor variant_warmup_until. A JVM is then warmed until it settles, and
+	// services with no JVM for DefaultNoJVMWarmup.
+	VariantWarmupAuto bool `yaml:"-"`
 	// VariantWarmupRate, when set, is the open-model rate of the variant
 	// warm-up in requests per second, in place of the trial's: a JVM
 	// compiles a method once it has run some thousands of times, so a

@@ -229,7 +229,7 @@ func (v *validator) scenario(s *Scenario) {
 	}
 	v.kubernetes(s)
 	if s.Report.Layout != "" && !slices.Contains(ReportLayouts(), s.Report.Layout) {
-		v.fail("report.layout", "%q is not one of %s", s.Report.Layout, strings.Join(ReportLayouts(), ", "))
+		v.fail("report.layout", "%q is not a layout%s", s.Report.Layout, DidYouMean(s.Report.Layout, ReportLayouts()))
 	}
 	if !v.present("sample") {
 		s.Sample = Duration(DefaultSample)
@@ -245,6 +245,7 @@ func (v *validator) scenario(s *Scenario) {
 		return
 	}
 	v.load(&s.Load, s.Sides())
+	v.precision(s)
 	if v.present("load.slice") {
 		v.slice(&s.Load, s.Mode, s.Mode == ModeDuet && s.Pinning.Duet == DuetShared)
 	}
@@ -300,7 +301,7 @@ func (v *validator) pinning(s *Scenario) {
 		v.fail(f, "%q is not all (leave it out to keep services on their own CPUs during the warm-up)", p.Warmup)
 	case p.Off:
 		v.fail(f, "places services on CPUs, and pinning.off leaves them unpinned")
-	case s.Load.VariantWarmup <= 0:
+	case s.Load.VariantWarmup <= 0 && !v.warmupChosen(s):
 		v.fail(f, "places services during load.variant_warmup, and there is none: set load.variant_warmup (e.g. 2m)")
 	default:
 		for i, svc := range s.Services {
@@ -613,7 +614,7 @@ func (v *validator) variants(s *Scenario) {
 			o := vr.Services[name]
 			op := p + ".services." + name
 			if _, ok := s.Service(name); !ok {
-				v.fail(op, "no service named %q", name)
+				v.fail(op, "no service named %q%s", name, DidYouMean(name, serviceNames(s)))
 			}
 			for j, a := range o.Command {
 				v.noNUL(fmt.Sprintf("%s.command[%d]", op, j), a)
@@ -639,12 +640,12 @@ func (v *validator) variants(s *Scenario) {
 		}
 		for j, name := range vr.Skip {
 			if _, ok := s.Service(name); !ok {
-				v.fail(fmt.Sprintf("%s.skip[%d]", p, j), "no service named %q", name)
+				v.fail(fmt.Sprintf("%s.skip[%d]", p, j), "no service named %q%s", name, DidYouMean(name, serviceNames(s)))
 			}
 		}
 	}
 	if !seen[s.Baseline] {
-		v.fail("variants", "no variant is named %q (the baseline)", s.Baseline)
+		v.fail("variants", "no variant is named %q (the baseline)%s", s.Baseline, DidYouMean(s.Baseline, variantNames(s)))
 	}
 	if s.Control {
 		if seen[ControlVariant] {
@@ -963,8 +964,13 @@ func (v *validator) url(field, raw string) {
 	}
 }
 
-// placeholders checks that every ${...} in s is one toll knows.
+// placeholders checks that every ${...} in s is one toll knows, and that
+// every ${ is closed.
 func (v *validator) placeholders(field, s string) {
+	if err := unterminated(s); err != nil {
+		v.fail(field, "%s", err)
+		return
+	}
 	for _, m := range rePlaceholder.FindAllStringSubmatch(s, -1) {
 		if err := checkPlaceholder(m[1]); err != nil {
 			v.fail(field, "%s", err)
@@ -975,6 +981,10 @@ func (v *validator) placeholders(field, s string) {
 // requestPlaceholders checks the placeholders of a load request, which may
 // also hold ${id}, the request's number.
 func (v *validator) requestPlaceholders(field, s string) {
+	if err := unterminated(s); err != nil {
+		v.fail(field, "%s", err)
+		return
+	}
 	for _, m := range rePlaceholder.FindAllStringSubmatch(s, -1) {
 		if m[1] == "id" {
 			continue
@@ -983,6 +993,21 @@ func (v *validator) requestPlaceholders(field, s string) {
 			v.fail(field, "%s (and in requests ${id})", err)
 		}
 	}
+}
+
+// unterminated reports a ${ in s that no } closes, such as
+// "${port:provider": left as it is, it would reach the service literally.
+func unterminated(s string) error {
+	rest := rePlaceholder.ReplaceAllString(s, "")
+	i := strings.Index(rest, "${")
+	if i < 0 {
+		return nil
+	}
+	open := rest[i:]
+	if len(open) > 40 {
+		open = open[:40] + "…"
+	}
+	return fmt.Errorf("unterminated placeholder %q: a placeholder ends with } (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant})", open)
 }
 
 func checkPlaceholder(p string) error {
@@ -1018,4 +1043,22 @@ func Expand(s string, lookup func(string) string) string {
 	return rePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
 		return lookup(m[2 : len(m)-1])
 	})
+}
+
+// serviceNames returns the names of s's services, in order.
+func serviceNames(s *Scenario) []string {
+	var names []string
+	for _, sv := range s.Services {
+		names = append(names, sv.Name)
+	}
+	return names
+}
+
+// variantNames returns the names of s's variants, in order.
+func variantNames(s *Scenario) []string {
+	var names []string
+	for _, vr := range s.Variants {
+		names = append(names, vr.Name)
+	}
+	return names
 }

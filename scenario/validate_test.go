@@ -58,7 +58,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"users zero in a list", rate, "  users: [10, 0]\n", 20, "load.users[1]", "must be a positive number of users, not 0"},
 		{"users not whole", rate, "  users: 2.5\n", 20, "load.users", `"2.5" is not a whole number`},
 		// Report: a layout toll has no renderer for.
-		{"report.layout unknown", duration, duration + "report:\n  layout: vendor\n", 23, "report.layout", `"vendor" is not one of sermant, kindling, jetty, skywalking-go, easeagent`},
+		{"report.layout unknown", duration, duration + "report:\n  layout: vendor\n", 23, "report.layout", `"vendor" is not a layout (known: sermant, kindling, jetty, skywalking-go, easeagent)`},
 		{"max_conns 0", duration, duration + "  max_conns: 0\n", 22, "load.max_conns", "must be at least 1, not 0"},
 		{"max_conns beyond ports", duration, duration + "  max_conns: 100000\n", 22, "load.max_conns", "more than the 28232 local ports"},
 		{"max_conns beyond RLIMIT_NOFILE", duration, duration + "  max_conns: 25000\n", 22, "load.max_conns", "25000 connections need 25256 file descriptors (a connection each"},
@@ -112,7 +112,7 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"pinning.load offline", "name: demo\n", "name: demo\npinning: {load: \"5\"}\n", 2, "pinning.load", "CPU 5 is not one toll may use"},
 		{"pinning.services offline", "name: demo\n", "name: demo\npinning:\n  services: 0,7\n", 3, "pinning.services", "CPU 7 is not one toll may use"},
 		{"pinning.warmup unknown", duration, duration + "  variant_warmup: 1m\npinning: {warmup: load}\n", 23, "pinning.warmup", `"load" is not all`},
-		{"pinning.warmup without a warm-up", duration, duration + "pinning: {warmup: all}\n", 22, "pinning.warmup", "set load.variant_warmup"},
+		{"pinning.warmup without a warm-up", duration, duration + "pinning: {warmup: all}\nrounds: 10\n", 22, "pinning.warmup", "set load.variant_warmup"},
 		{"pinning.warmup unpinned", duration, duration + "  variant_warmup: 1m\npinning: {off: true, warmup: all}\n", 23, "pinning.warmup", "pinning.off leaves them unpinned"},
 		{"pinning.warmup with a container", measure, measure + "    image: localhost/app:1\n", 24, "pinning.warmup", "service consumer runs in a container"},
 		// Durations: bounded, and an explicit 0 is not a default.
@@ -224,6 +224,10 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"variant load.target with a query", "    exports: true\n", "    exports: true\n    load: {target: \"http://127.0.0.1:${port:proxy}/?a\"}\n", 14, "variants[1].load.target", "has a query or fragment"},
 		{"variant load.target empty", "    exports: true\n", "    exports: true\n    load: {target: \"\"}\n", 14, "variants[1].load.target", "is empty; leave it out"},
 		{"variant load.target bad placeholder", "    exports: true\n", "    exports: true\n    load: {target: \"http://127.0.0.1:${prot:proxy}\"}\n", 14, "variants[1].load.target", "${prot:proxy}"},
+		// Placeholders: an unterminated one is refused like an unknown one.
+		{"command unterminated placeholder", `"127.0.0.1:${port:provider}"]`, `"127.0.0.1:${port:provider"]`, 4, "services[0].command[4]", `unterminated placeholder "${port:provider"`},
+		{"env unterminated placeholder", "env: {A: b}", "env: {A: \"${sink\"}", 15, "variants[1].services.consumer.env.A", `unterminated placeholder "${sink"`},
+		{"request unterminated placeholder", request, "    - {path: \"/c/${id\"}\n", 19, "load.requests[0].path", `unterminated placeholder "${id"`},
 		{"too many variants", "", "", 0, "", ""}, // built below
 	}
 	// Cases whose text is built rather than written out.
@@ -278,6 +282,36 @@ func TestParseRefusesBadValues(t *testing.T) {
 				t.Errorf("error spans lines: %q", err)
 			}
 		})
+	}
+}
+
+// TestParseRefusesSecondDocument checks that a file holding a second YAML
+// document after a --- is refused at the marker's line: the decoder reads
+// only the first, and the rest would be ignored without a word.
+func TestParseRefusesSecondDocument(t *testing.T) {
+	tests := []struct {
+		name, src string
+		line      int
+	}{
+		{"second scenario", good + "---\n" + good, 22},
+		{"leading marker, then a second", "---\n" + good + "---\nname: other\n", 23},
+		{"empty second document", good + "---\n", 22},
+		{"after an end marker", good + "...\n---\nrounds: 3\n", 23},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse("demo.yaml", []byte(tt.src), testMachine)
+			if err == nil {
+				t.Fatalf("accepted:\n%s", tt.src)
+			}
+			want := fmt.Sprintf("demo.yaml:%d: a second YAML document", tt.line)
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error\n  %s\nwant it to start with\n  %s", err, want)
+			}
+		})
+	}
+	if _, err := parse("demo.yaml", []byte("---\n"+good), testMachine); err != nil {
+		t.Errorf("one document after a leading ---: %v", err)
 	}
 }
 

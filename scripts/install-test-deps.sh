@@ -3,7 +3,8 @@
 # need a missing one skip with the reason, so `go test ./...` works without
 # this; CI runs it so that every test runs.
 #   prometheus-pushgateway  report: a push lands in a real Pushgateway
-#   prometheus              report: Prometheus scrapes metrics.txt and runs the Grafana dashboard's queries
+#   prometheus              report: Prometheus scrapes metrics.txt and runs the Grafana dashboard's queries;
+#                           its promtool checks metrics.txt (`promtool check metrics`)
 #   chromium                report: report.html renders in a real browser
 #   default-jdk-headless    JVM tests (javac, jstat), when no JDK is present
 #   maven                   builds examples/java and fetches its agents, when missing
@@ -29,3 +30,13 @@ done
 SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The tests start their own Prometheus and Pushgateway on free ports; the
+# packages' services, which a systemd host starts on install, would hold
+# the default ports and run after the tests, so they are stopped and disabled.
+if command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+  for unit in prometheus prometheus-pushgateway prometheus-node-exporter; do
+    if systemctl list-unit-files "$unit.service" >/dev/null 2>&1; then
+      $SUDO systemctl disable --now "$unit.service" >/dev/null 2>&1 || true
+    fi
+  done
+fi

@@ -350,3 +350,72 @@ func FuzzSkyWalking(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDatadogStats feeds the Datadog v0.6 stats endpoint arbitrary bodies,
+// plain and gzipped: never a panic, and stats count no spans.
+func FuzzDatadogStats(f *testing.F) {
+	stats := msgpackOf(f, map[string]any{"Env": "test", "Lang": "java", "Sequence": uint64(1),
+		"Stats": []any{map[string]any{"Start": uint64(1), "Duration": uint64(10), "Stats": []any{map[string]any{"Service": "s", "Hits": uint64(2), "OkSummary": []byte{0x0a}}}}}})
+	f.Add(stats, "")
+	f.Add(gz(f, stats), "gzip")
+	f.Add(msgpackOf(f, map[string]any{}), "")
+	f.Add(msgpackOf(f, []any{1}), "")
+	f.Fuzz(func(t *testing.T, body []byte, encoding string) {
+		status, c := fuzzRequest(t, "/v0.6/stats", "application/msgpack", encoding, body)
+		if status == http.StatusOK && c.Spans != 0 {
+			t.Fatalf("stats counted %d spans", c.Spans)
+		}
+	})
+}
+
+// FuzzGRPC feeds the OTLP/gRPC path arbitrary messages behind a frame
+// header (compressed or not, with gzip named or not) and arbitrary
+// framing: never a panic, one request counted, and every byte of memory
+// and every decode slot given back.
+func FuzzGRPC(f *testing.F) {
+	pb := must(f)(ptraceotlp.NewExportRequestFromTraces(testTraces(3)).MarshalProto())
+	frame := func(flag byte, msg []byte) []byte {
+		b := make([]byte, 5, 5+len(msg))
+		b[0] = flag
+		binary.BigEndian.PutUint32(b[1:], uint32(len(msg)))
+		return append(b, msg...)
+	}
+	f.Add(frame(0, pb), "", "/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+	f.Add(frame(1, gz(f, pb)), "gzip", "/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+	f.Add(frame(1, pb), "", "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export")
+	f.Add(frame(0, nil), "", "/opentelemetry.proto.collector.logs.v1.LogsService/Export")
+	f.Add([]byte{0, 0xff, 0xff, 0xff, 0xff}, "", "/opentelemetry.proto.collector.trace.v1.TraceService/Export")
+	f.Add([]byte{0, 0, 0}, "gzip", "/x")
+	f.Fuzz(func(t *testing.T, body []byte, grpcEncoding, path string) {
+		if !strings.HasPrefix(path, "/") {
+			path = "/" + path
+		}
+		s := fuzzSink(t)
+		s.grpc = s.newGRPCServer()
+		req := httptest.NewRequestWithContext(context.Background(), http.MethodPost, "http://sink"+fuzzPath(path), bytes.NewReader(body))
+		req.ProtoMajor, req.ProtoMinor, req.Proto = 2, 0, "HTTP/2.0"
+		req.Header.Set("Content-Type", "application/grpc")
+		req.Header.Set("Te", "trailers")
+		if grpcEncoding != "" {
+			req.Header.Set("Grpc-Encoding", grpcEncoding)
+		}
+		rec := httptest.NewRecorder()
+		s.serveHTTP(rec, req)
+		if c := s.Counts(); c.Requests != 1 || c.Bytes+c.RejectedBytes > uint64(len(body)) {
+			t.Fatalf("counts %+v for a %d-byte body", c, len(body))
+		}
+		if !s.mem.TryAcquire(s.lim.memory) || !s.slots.TryAcquire(int64(s.lim.decodes)) {
+			t.Fatal("the request kept memory or a decode slot of the sink's budget")
+		}
+	})
+}
+
+// fuzzPath makes a fuzzed path one a request line can carry.
+func fuzzPath(p string) string {
+	return strings.Map(func(r rune) rune {
+		if r <= ' ' || r >= 0x7f || r == '?' || r == '#' || r == '%' {
+			return 'x'
+		}
+		return r
+	}, p)
+}

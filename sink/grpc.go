@@ -116,7 +116,7 @@ func (s *Sink) serveGRPC(w http.ResponseWriter, r *http.Request) {
 	s.c.requests.Add(1)
 	l := s.newLease(r.Context())
 	defer l.release()
-	body := &stallReader{r: r.Body, rc: http.NewResponseController(w), stall: s.lim.stall}
+	body := &stallReader{r: r.Body, rc: http.NewResponseController(w), lim: s.lim, start: time.Now()}
 	tally := &rpcTally{}
 	defer func() {
 		if tally.accepted {
@@ -216,18 +216,19 @@ func grpcError(w http.ResponseWriter, c codes.Code, msg string) {
 }
 
 // stallReader reads a request body, counting its bytes, and gives each
-// read at most stall to return before the connection's read deadline
-// fails it.
+// read until limits.bodyDeadline to return before the connection's read
+// deadline fails it.
 type stallReader struct {
 	r     io.Reader
 	rc    *http.ResponseController
-	stall time.Duration
+	lim   limits
+	start time.Time
 	n     int64
 }
 
-// Read reads from the body under a fresh deadline.
+// Read reads from the body under a fresh deadline (limits.bodyDeadline).
 func (sr *stallReader) Read(p []byte) (int, error) {
-	_ = sr.rc.SetReadDeadline(time.Now().Add(sr.stall))
+	_ = sr.rc.SetReadDeadline(sr.lim.bodyDeadline(sr.start, time.Now(), sr.n))
 	n, err := sr.r.Read(p)
 	sr.n += int64(n)
 	return n, err

@@ -86,6 +86,16 @@ const (
 	// longer than that. A stalled body holds only what it sent.
 	StallTimeout = 15 * time.Second
 
+	// MinBodyRate is the least rate, in bytes a second, at which a body
+	// must arrive once it has taken StallTimeout: a body that trickles a
+	// byte every few seconds never stalls for StallTimeout, and would
+	// hold a connection (of MaxConns) until the server's ReadTimeout. A
+	// body of n bytes may take StallTimeout + n/MinBodyRate in all: an
+	// Elastic agent's stream of a few KiB over its 10 s, or an upload of
+	// MaxBodyBytes at this rate, each fits, on the loopback a sink
+	// listens on.
+	MinBodyRate = 64 << 10
+
 	// MaxConns is the number of connections the sink serves at once:
 	// each holds buffers and a goroutine, and an agent opens a few.
 	MaxConns = 256
@@ -110,18 +120,30 @@ type limits struct {
 	memory              int64
 	decodes, conns      int
 	wait, stall         time.Duration
+	minRate             int64 // bytes a second
+}
+
+// bodyDeadline returns when the next read of a body that began at start
+// and has sent n bytes must end: within the stall timeout of now, and
+// within StallTimeout + n/MinBodyRate of start.
+func (l limits) bodyDeadline(start, now time.Time, n int64) time.Time {
+	d := now.Add(l.stall)
+	if byRate := start.Add(l.stall + time.Duration(float64(n)/float64(l.minRate)*float64(time.Second))); byRate.Before(d) {
+		d = byRate
+	}
+	return d
 }
 
 // defaultLimits returns the limits documented by the constants above.
 func defaultLimits() limits {
 	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxGRPC: MaxGRPCMessageBytes,
-		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, wait: DecodeWait, stall: StallTimeout}
+		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, wait: DecodeWait, stall: StallTimeout, minRate: MinBodyRate}
 }
 
 // check reports limits under which some acceptable request could never be
 // served.
 func (l limits) check() error {
-	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 {
+	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 {
 		return fmt.Errorf("limits must be positive: %+v", l)
 	}
 	if need := max(l.maxBody+l.maxDecoded*(1+pdataPerByte), int64(l.maxGRPC)*(2+pdataPerByte)); l.memory < need {
@@ -238,7 +260,8 @@ func (s *Sink) putBuffer(b []byte) {
 // also returned when reading fails). The buffer starts small and doubles as
 // the body arrives, so a Content-Length that is claimed and never sent
 // costs nothing; one above the limit is refused before anything is read.
-// A body that sends nothing for the stall timeout is dropped.
+// A body that sends nothing for the stall timeout, or arrives slower than
+// the least rate (bodyDeadline), is dropped.
 func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byte, int64, *requestError) {
 	tooLarge := &requestError{status: http.StatusRequestEntityTooLarge,
 		msg: fmt.Sprintf("request body exceeds %d bytes", s.lim.maxBody)}
@@ -253,6 +276,7 @@ func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byt
 		return nil, 0, rerr
 	}
 	rc := http.NewResponseController(w)
+	start := time.Now()
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > s.lim.maxBody {
@@ -269,7 +293,8 @@ func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byt
 			s.putBuffer(buf)
 			buf = nb
 		}
-		_ = rc.SetReadDeadline(time.Now().Add(s.lim.stall)) // not every writer can (tests' recorders)
+		// Not every writer can (tests' recorders).
+		_ = rc.SetReadDeadline(s.lim.bodyDeadline(start, time.Now(), int64(len(buf))))
 		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {

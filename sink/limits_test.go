@@ -319,3 +319,69 @@ func TestConnectionLimit(t *testing.T) {
 		t.Errorf("Counts() = %+v, want the span of the request served", c)
 	}
 }
+
+// TestTrickledUploadDropped checks that a body that never stalls for the
+// stall timeout but arrives a byte at a time (300 such uploads held the
+// connection cap for the server's whole ReadTimeout) is dropped once it
+// falls behind the least body rate.
+func TestTrickledUploadDropped(t *testing.T) {
+	s := New()
+	s.lim.stall = 300 * time.Millisecond
+	s.lim.minRate = 1 << 10
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	conn := stalledUpload(t, s.URL(), 1<<20, "0")
+	start := time.Now()
+	done := make(chan int, 1)
+	go func() {
+		// A byte every 100 ms: never a stall, 10 bytes/s.
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for range tick.C {
+			if _, err := conn.Write([]byte("x")); err != nil || time.Since(start) > 20*time.Second {
+				return
+			}
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	got := answer(t, conn, 30*time.Second)
+	close(done)
+	if got != 0 && got != http.StatusRequestTimeout {
+		t.Errorf("trickled upload: status %d, want 408 or the connection closed", got)
+	}
+	// Its deadline is 0.3 s + a few bytes at 1 KiB/s; without the rate,
+	// only the server's ReadTimeout (a minute) would end it.
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("trickled upload dropped after %v, want about the 0.3 s stall timeout", d)
+	}
+}
+
+// TestBodyDeadline checks the deadline of a body's next read: the stall
+// timeout from now, and no later than the stall timeout plus what the
+// bytes so far allow at the least rate, from the body's start.
+func TestBodyDeadline(t *testing.T) {
+	l := defaultLimits()
+	start := time.Unix(1000, 0)
+	tests := []struct {
+		name string
+		at   time.Duration // since start
+		n    int64
+		want time.Duration // since start
+	}{
+		{"first read", 0, 0, StallTimeout},
+		{"fast body", time.Second, 4 << 20, time.Second + StallTimeout},
+		{"trickle", 14 * time.Second, 16, StallTimeout + 16*time.Second/MinBodyRate},
+		{"an Elastic stream of 8 KiB over 10 s", 10 * time.Second, 8 << 10, StallTimeout + 125*time.Millisecond},
+	}
+	for _, tt := range tests {
+		if got := l.bodyDeadline(start, start.Add(tt.at), tt.n).Sub(start); got != tt.want {
+			t.Errorf("%s: deadline %v after the start, want %v", tt.name, got, tt.want)
+		}
+	}
+}

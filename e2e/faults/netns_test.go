@@ -116,7 +116,9 @@ func TestRunIsolatedNetwork(t *testing.T) {
 			cmd := tolltest.Command(t, append([]string{"run", path, "--out", out}, tt.flags...)...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Run(); err != nil {
+			// A run a busy machine made invalid (exit 3: late arrivals,
+			// steal) still shows what isolation does.
+			if err := cmd.Run(); err != nil && tolltest.ExitCode(err) != cli.ExitInvalid {
 				t.Fatalf("toll run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
 			}
 			if got := interfaces(t, filepath.Join(dir, "netdev")); !slices.Equal(got, []string{"lo"}) {
@@ -171,13 +173,16 @@ func TestRunIsolatedNetworkInterrupt(t *testing.T) {
 			run := tolltest.Start(t, "run", path, "--out", out)
 
 			var pids []int
-			if !tolltest.Eventually(20*time.Second, func() bool {
+			if !tolltest.Eventually(tolltest.Patience(t, 20*time.Second), func() bool {
 				pids = run.Children(t) // toll in the namespace and its services
 				return len(pids) >= 3
 			}) {
 				t.Fatalf("services did not start: pids %v\n%s", pids, run.Output())
 			}
-			time.Sleep(1500 * time.Millisecond) // into the measured window
+			// Into the first trial's 30 s window: its services may still be
+			// starting once three processes run (the other variant's sink,
+			// at load 20), and an interrupt then measured nothing to report.
+			time.Sleep(tolltest.Patience(t, 1500*time.Millisecond))
 			for i, sig := range sigs {
 				if i > 0 {
 					time.Sleep(50 * time.Millisecond)

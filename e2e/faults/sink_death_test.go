@@ -11,24 +11,39 @@ import (
 )
 
 // TestSinkDeathStopsTheRun kills a variant's telemetry sink (toll _sink)
-// after the first trial: the run stops with an error that names the sink,
-// keeps the trials it finished, and leaves no process behind, instead of
-// measuring on while the variant's exports go nowhere.
+// after the first trial, in each way trials run (one variant at a time, a
+// duet, every variant together): the run stops with an error that names
+// the sink, keeps the trials it finished, and leaves no process behind,
+// instead of measuring on while the variant's exports go nowhere.
 func TestSinkDeathStopsTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
 	}
-	path := tolltest.WriteScenario(t, "sinkdeath", `  - name: baseline
+	for _, tt := range []struct{ name, mode string }{
+		{"sequential", ""},
+		{"duet", "mode: duet\npinning: {duet: shared}"},
+		{"together", "mode: together\npinning: {duet: shared}"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tolltest.WriteScenario(t, "sinkdeath", `  - name: baseline
   - name: otel
     exports: true
     services:
       consumer: {args: [--trace, otel]}`, `  rate: 20
   warmup: 500ms
   duration: 2s
-rounds: 4`)
+rounds: 4
+`+tt.mode)
+			sinkDeath(t, path)
+		})
+	}
+}
+
+// sinkDeath runs the scenario at path, kills a sink once the first trial
+// is written, and checks that the run stopped as it should.
+func sinkDeath(t *testing.T, path string) {
 	out := filepath.Join(t.TempDir(), "out")
 	run := tolltest.Start(t, "run", path, "--out", out)
-
 	var all []int
 	killed := false
 	for deadline := time.Now().Add(30 * time.Second); !killed && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {

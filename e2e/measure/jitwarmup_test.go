@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,7 +39,7 @@ restart: per-round
   variant_warmup_until: {jit_below: 10ms, over: 3s}
 rounds: 2
 `, maxS))
-	out, stdout, trials := runForTrials(t, path, 4) // 2 rounds × 2 variants
+	out, stdout, trials := tolltest.RunForTrials(t, path, 4) // 2 rounds × 2 variants
 
 	type trial struct {
 		Index          int     `json:"index"`
@@ -137,7 +136,7 @@ func TestVariantWarmupUntilWithoutJVM(t *testing.T) {
   variant_warmup_rate: 200
 rounds: 2
 restart: per-round`)
-	out, stdout, trials := runForTrials(t, path, 4)
+	out, stdout, trials := tolltest.RunForTrials(t, path, 4)
 	for f, b := range trials {
 		tr := readWarmedTrial(t, b)
 		if w := tr.VariantWarmup; w == nil || !w.NoJVM || w.Settled || tr.VariantWarmupS < 2.9 || tr.VariantWarmupS > 3.5 {
@@ -190,7 +189,7 @@ func TestVariantWarmupUsers(t *testing.T) {
   variant_warmup_users: 2
 rounds: 1
 restart: per-round`)
-	_, stdout, trials := runForTrials(t, path, 2)
+	_, stdout, trials := tolltest.RunForTrials(t, path, 2)
 	for f, b := range trials {
 		tr := readWarmedTrial(t, b)
 		// The trial's own 1.2 s at 50 req/s, on a service answering in
@@ -248,7 +247,7 @@ rounds: 1
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stdout, trials := runForTrials(t, path, 1)
+	_, stdout, trials := tolltest.RunForTrials(t, path, 1)
 	for f, b := range trials {
 		tr := readWarmedTrial(t, b)
 		w := tr.VariantWarmup
@@ -312,32 +311,6 @@ func readWarmedTrial(t *testing.T, b []byte) warmedTrial {
 	return tr
 }
 
-// runForTrials runs the scenario at path (skipping the test where toll
-// cannot run it here), checks that it wrote want trial files and returns
-// its results directory, its standard output and each trial file's
-// contents by name.
-func runForTrials(t *testing.T, path string, want int) (out, stdout string, trials map[string][]byte) {
-	t.Helper()
-	out = filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
-	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
-	if err != nil || len(files) != want {
-		t.Fatalf("trial files %v (%v), want %d", files, err, want)
-	}
-	trials = make(map[string][]byte, len(files))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		trials[filepath.Base(f)] = b
-	}
-	return out, so.String(), trials
-}
-
 // TestWarmupOnAllCPUs checks pinning.warmup: all end to end: a service on
 // CPU 1 runs on every CPU at idle priority during its variant warm-up, and
 // on CPU 1 at normal priority again before its trial's load begins. The
@@ -380,7 +353,7 @@ pinning: {warmup: all}
 	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, stdout, trials := runForTrials(t, path, 1)
+	out, stdout, trials := tolltest.RunForTrials(t, path, 1)
 	var tr struct {
 		MeasureStart time.Time `json:"measure_start"`
 		Start        time.Time `json:"start"`

@@ -24,10 +24,8 @@ import (
 // TestRunDetectsFourTimesTheWork runs a small scenario end to end: a variant
 // whose provider does 4× the work must show clearly more CPU per request,
 // and the table must have one row per cost with baseline / variant / Δ / Δ%.
+// It is the end-to-end run that go test -short keeps (about 30 s).
 func TestRunDetectsFourTimesTheWork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs real services under load")
-	}
 	path := tolltest.WriteScenario(t, "e2e", tolltest.HeavyVariants, `  rate: 50
   warmup: 1s
   duration: 3s
@@ -218,7 +216,7 @@ func TestSharedDuet(t *testing.T) {
 mode: duet
 restart: per-round
 pinning: {duet: shared}`)
-			out, stdout, trials := runForTrials(t, path, 4)
+			out, stdout, trials := tolltest.RunForTrials(t, path, 4)
 			for _, want := range tt.report {
 				if !strings.Contains(stdout, want) {
 					t.Errorf("the report lacks %q:\n%s", want, stdout)
@@ -269,7 +267,7 @@ func TestTogether(t *testing.T) {
 rounds: 3
 mode: together
 restart: per-round`)
-	out, stdout, _ := runForTrials(t, path, 9)
+	out, stdout, _ := tolltest.RunForTrials(t, path, 9)
 	for _, want := range []string{"every variant at once sharing CPU", "their latencies do not", "together"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
@@ -538,7 +536,7 @@ restart: per-round`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := dir.ReadTrials()
+	trials, _, err := dir.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
 	}

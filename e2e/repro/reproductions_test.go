@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,6 +27,8 @@ type reproduction struct {
 	// java says it runs the Spring Boot example with the OpenTelemetry
 	// agent; root that it needs root (network: isolated, bpftrace).
 	java, root bool
+	// programs are what its services run that may not be installed.
+	programs []string
 	// rows are texts the layout must print: its rows and columns.
 	rows []string
 }
@@ -58,6 +61,11 @@ func runReproduction(t *testing.T, r reproduction) {
 	}
 	if r.root && os.Geteuid() != 0 {
 		t.Skip("needs root (network: isolated, bpftrace)")
+	}
+	for _, p := range r.programs {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Skipf("needs %s: %v", p, err)
+		}
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	args := append([]string{"run", filepath.Join(reproductions, r.file), "--out", out, "-q"}, r.short...)
@@ -112,7 +120,7 @@ func TestReproductionSkyWalkingGo(t *testing.T) {
 // both load steps side by side, the machine's, the application's and the
 // bpftrace agent's own rows.
 func TestReproductionKindling(t *testing.T) {
-	runReproduction(t, reproduction{file: "kindling.yaml", layout: "kindling", root: true,
+	runReproduction(t, reproduction{file: "kindling.yaml", layout: "kindling", root: true, programs: []string{"bpftrace"},
 		short: []string{"--rounds", "2", "--warmup", "1s", "--duration", "2s"},
 		rows: []string{"400 req/s: baseline", "400 req/s: ebpf-agent", "2000 req/s: Δ", "| machine-cpu (%) |", "| machine-mem (%) |",
 			"| application-cpu (cores) |", "| application-latency (mean, ms) |", "| application-tps (req/s) |",
@@ -159,7 +167,7 @@ func TestReportLayoutUnknown(t *testing.T) {
 	if code := tolltest.ExitCode(cmd.Run()); code != cli.ExitUsage {
 		t.Fatalf("exit %d, want %d (usage)\n%s", code, cli.ExitUsage, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), `--layout "vendor" is not one of sermant, kindling, jetty, skywalking-go, easeagent`) {
+	if !strings.Contains(stderr.String(), `--layout "vendor" is not a layout (known: sermant, kindling, jetty, skywalking-go, easeagent)`) {
 		t.Errorf("stderr %q does not name the layouts", stderr.String())
 	}
 }

@@ -2,8 +2,10 @@ package tolltest
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -49,14 +51,16 @@ func (b *Background) Children(t *testing.T) []int {
 	return Descendants(t, b.Pid())
 }
 
-// Wait waits up to d for toll to exit and returns its exit error (nil for
-// exit 0; ExitCode reads it). The test fails, with toll's output and the
-// goroutines it printed on SIGQUIT, if toll is still running after d.
+// Wait waits up to Patience(t, d) for toll to exit and returns its exit
+// error (nil for exit 0; ExitCode reads it). The test fails, with toll's
+// output and the goroutines it printed on SIGQUIT, if toll is still
+// running then.
 func (b *Background) Wait(t *testing.T, d time.Duration) error {
 	t.Helper()
 	if b.exit {
 		return b.err
 	}
+	d = Patience(t, d)
 	select {
 	case b.err = <-b.done:
 		b.exit = true
@@ -121,4 +125,26 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Patience returns how long a test should wait for what takes up to d on
+// an idle machine: d times the machine's load per CPU (its 1-minute load
+// average over its CPUs) where that is above 1, as a busy machine gives
+// each process that much less of a CPU; never past the test binary's
+// deadline less DeadlineMargin, when Command's toll is stopped anyway.
+func Patience(t *testing.T, d time.Duration) time.Duration {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		var load float64
+		if _, err := fmt.Sscan(string(b), &load); err == nil {
+			if per := load / float64(runtime.NumCPU()); per > 1 {
+				d = time.Duration(float64(d) * per)
+			}
+		}
+	}
+	if end, ok := t.Deadline(); ok {
+		if left := time.Until(end.Add(-DeadlineMargin)); left > 0 && left < d {
+			d = left
+		}
+	}
+	return d
 }

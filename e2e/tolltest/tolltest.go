@@ -223,9 +223,12 @@ func ReadTrials(t *testing.T, dir string) []*record.Trial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trials, err := d.ReadTrials()
+	trials, bad, err := d.ReadTrials()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("unreadable trial files: %+v", bad)
 	}
 	return trials
 }
@@ -370,4 +373,30 @@ func SkipIfInvalid(t *testing.T, err error, out ...string) {
 func IsSink(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return err == nil && slices.Contains(strings.Split(string(b), "\x00"), "_sink")
+}
+
+// RunForTrials runs the scenario at path (skipping the test where toll
+// cannot run it here), checks that it wrote want trial files and returns
+// its results directory, its standard output and each trial file's
+// contents by name.
+func RunForTrials(t *testing.T, path string, want int) (out, stdout string, trials map[string][]byte) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "out")
+	cmd := Command(t, "run", path, "--out", out)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
+	files, err := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+	if err != nil || len(files) != want {
+		t.Fatalf("trial files %v (%v), want %d", files, err, want)
+	}
+	trials = make(map[string][]byte, len(files))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trials[filepath.Base(f)] = b
+	}
+	return out, so.String(), trials
 }

@@ -1,4 +1,4 @@
-package measure
+package sampling
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tollperf/toll/e2e/tolltest"
 )
 
 // TestSeveralStarts runs real JVMs, every variant at once (mode:
@@ -31,7 +33,7 @@ starts: 2
   variant_warmup: 2s
 rounds: 4
 `)
-	out, stdout, trials := runForTrials(t, path, 8) // 4 rounds × 2 variants
+	out, stdout, trials := tolltest.RunForTrials(t, path, 8) // 4 rounds × 2 variants
 
 	warmed := map[[2]int]int{} // {launch, round} → trials that began a warm-up
 	for name, b := range trials {

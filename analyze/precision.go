@@ -1,0 +1,354 @@
+package analyze
+
+import (
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tollperf/toll/record"
+)
+
+// Defaults of a run in precision mode: the rounds and starts every run
+// takes before the stopping rule may stop it, so that an interval is never
+// read from a spread of two or three values, and a JVM's start-to-start term
+// is estimated from more than one start.
+const (
+	DefaultMinRounds = 5
+	DefaultMinStarts = 2
+	// maxMoreStarts bounds the starts an estimate considers.
+	maxMoreStarts = 30
+	// maxRounds bounds the rounds an estimate considers.
+	maxRounds = 100000
+)
+
+// Target is the precision asked of one primary cost: the half-width, in
+// percent, of its 95% interval of every variant's change.
+type Target struct {
+	Cost Cost    `json:"cost"`
+	Pct  float64 `json:"pct"`
+}
+
+// Goal is what a run in precision mode asks: each target met by every
+// variant's change, within the budget, after at least MinRounds rounds and,
+// for JVMs started once, MinStarts starts.
+type Goal struct {
+	Targets   []Target
+	MinRounds int
+	MinStarts int
+	Budget    time.Duration
+}
+
+// PairedSeries is one primary cost of one variant at one load step: the log
+// ratios of its paired rounds (variant over baseline), each run under the
+// start of the services in Launches (nil when they were not started once).
+type PairedSeries struct {
+	Variant   string
+	Step      int
+	Cost      Cost
+	LogRatios []float64
+	Launches  []int
+}
+
+// Progress is where a run stands when the stopping rule is asked.
+type Progress struct {
+	// Rounds is the number of rounds finished.
+	Rounds int
+	// Starts is the number of starts of JVMs started once (restart: once)
+	// so far, the one the analysis divides the start-to-start term among;
+	// 0 when the services carry no such term.
+	Starts int
+	// RoundsThisStart is the rounds finished under the current start.
+	RoundsThisStart int
+	// Elapsed is the run's time so far.
+	Elapsed time.Duration
+	// RoundTime is what one more round takes (Elapsed/Rounds when 0).
+	RoundTime time.Duration
+	// StartTime is what a new start of the services takes beyond its
+	// rounds: stopping, starting and warming them.
+	StartTime time.Duration
+	// Calibration is the run's (its manifest's): the run-level and
+	// start-to-start terms the intervals carry. A zero value stands for
+	// record.DefaultCalibration.
+	Calibration record.Calibration
+}
+
+// calibration returns p's calibration, or toll's default when p names none.
+func (p Progress) calibration() record.Calibration {
+	if p.Calibration.RunNoisePct == 0 && len(p.Calibration.JVMStartNoisePct) == 0 {
+		return record.DefaultCalibration()
+	}
+	return p.Calibration
+}
+
+// StopReason says why a run in precision mode stopped, or that it goes on.
+type StopReason string
+
+// The stopping rule's answers.
+const (
+	Continue    StopReason = "continue"
+	Reached     StopReason = "reached"
+	BudgetSpent StopReason = "budget"
+)
+
+// Width is one series' interval against its target.
+type Width struct {
+	Variant string `json:"variant"`
+	Step    int    `json:"step"`
+	Cost    Cost   `json:"cost"`
+	// HalfPct is the 95% interval's half-width in percent, as the report
+	// computes it, when HasCI (two rounds or more).
+	HalfPct   float64 `json:"half_pct"`
+	HasCI     bool    `json:"has_ci"`
+	TargetPct float64 `json:"target_pct"`
+	Reached   bool    `json:"reached"`
+	// MoreRounds and MoreStarts are the further rounds and starts estimated
+	// to reach the target at the least time (MoreRounds −1: not within the
+	// bounds the estimate considers).
+	MoreRounds int `json:"more_rounds"`
+	MoreStarts int `json:"more_starts"`
+}
+
+// Decision is the stopping rule's answer after a round.
+type Decision struct {
+	Reason StopReason `json:"reason"`
+	Widths []Width    `json:"widths"`
+	// Worst indexes the width furthest from its target (−1: none).
+	Worst int `json:"worst"`
+	// MoreRounds, MoreStarts and MoreTime estimate what would bring every
+	// series to its target: the most any series needs.
+	MoreRounds int           `json:"more_rounds"`
+	MoreStarts int           `json:"more_starts"`
+	MoreTime   time.Duration `json:"more_time_ns"`
+	// NewStart is set when the start-to-start term dominates the width:
+	// the next round should run under a new start of the services.
+	NewStart bool `json:"new_start"`
+}
+
+// Decide is the stopping rule of a run in precision mode. It computes each
+// series' 95% half-width exactly as Compare does (a t interval of the log
+// ratios, widened by the run's fixed terms: sideFixedLog), and stops when
+// every series is within its target after the minimum rounds and starts
+// (Reached), or when one more round would pass the budget (BudgetSpent).
+// It reads the widths only, never whether an interval excludes zero: a
+// rule that stopped on a verdict would stop on the rounds that happen to
+// look significant, and inflate false positives.
+func Decide(g Goal, series []PairedSeries, p Progress) Decision {
+	minRounds := max(g.MinRounds, 2)
+	minStarts := g.MinStarts
+	if p.Starts == 0 {
+		minStarts = 0
+	}
+	roundTime := p.RoundTime
+	if roundTime <= 0 && p.Rounds > 0 {
+		roundTime = p.Elapsed / time.Duration(p.Rounds)
+	}
+	d := Decision{Reason: Continue, Worst: -1}
+	all := len(series) > 0
+	worst := 0.0
+	perStart := 0
+	for _, s := range series {
+		target := targetOf(g, s.Cost)
+		if target <= 0 {
+			continue
+		}
+		w := widthOf(s, target, p, minRounds, minStarts)
+		d.Widths = append(d.Widths, w)
+		if !w.Reached {
+			all = false
+		}
+		r := math.Inf(1)
+		if w.HasCI {
+			r = w.HalfPct / target
+		}
+		if d.Worst < 0 || r > worst {
+			d.Worst, worst = len(d.Widths)-1, r
+		}
+		if w.MoreRounds < 0 {
+			d.MoreRounds = -1
+		} else if d.MoreRounds >= 0 {
+			d.MoreRounds = max(d.MoreRounds, w.MoreRounds)
+		}
+		d.MoreStarts = max(d.MoreStarts, w.MoreStarts)
+		if w.MoreStarts > 0 && w.MoreRounds >= 0 {
+			n := p.Rounds + w.MoreRounds
+			perStart = max(perStart, (n+p.Starts+w.MoreStarts-1)/(p.Starts+w.MoreStarts))
+		}
+	}
+	if len(d.Widths) == 0 {
+		all = false
+	}
+	if d.MoreRounds >= 0 {
+		d.MoreTime = time.Duration(d.MoreRounds)*roundTime + time.Duration(d.MoreStarts)*p.StartTime
+	}
+	enough := p.Rounds >= minRounds && p.Starts >= minStarts
+	switch {
+	case enough && all:
+		d.Reason = Reached
+	case g.Budget > 0 && p.Elapsed+roundTime > g.Budget:
+		d.Reason = BudgetSpent
+	}
+	// A new start when more are needed and this one has had its share of
+	// the rounds, or to reach the minimum number of starts.
+	if p.Starts > 0 && d.Reason == Continue {
+		share := max(perStart, minRounds/max(minStarts, 1), 2)
+		if p.RoundsThisStart >= share && (d.MoreStarts > 0 || p.Starts < minStarts) {
+			d.NewStart = true
+		}
+	}
+	return d
+}
+
+// targetOf returns g's target for cost c, 0 when it has none.
+func targetOf(g Goal, c Cost) float64 {
+	for _, t := range g.Targets {
+		if t.Cost == c {
+			return t.Pct
+		}
+	}
+	return 0
+}
+
+// widthOf measures one series against its target and estimates what would
+// reach it.
+func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts int) Width {
+	w := Width{Variant: s.Variant, Step: s.Step, Cost: s.Cost, TargetPct: target}
+	xs := s.LogRatios
+	cal := p.calibration()
+	fixed, _ := sideFixedLog(cal, s.Cost, p.Starts, xs, s.Launches)
+	iv := TInterval(xs).Widened(2 * fixed)
+	if iv.HasCI {
+		lo, hi := 100*math.Expm1(iv.Low), 100*math.Expm1(iv.High)
+		w.HalfPct, w.HasCI = (hi-lo)/2, true
+	}
+	w.Reached = w.HasCI && w.HalfPct <= target
+	n := len(xs)
+	if n < 2 {
+		// No spread yet: the minimum rounds come first.
+		w.MoreRounds = max(minRounds-n, 0)
+		w.MoreStarts = max(minStarts-p.Starts, 0)
+		return w
+	}
+	// The half-width of a change of mean m in percent is
+	// e^m·sinh(q·se); the target holds while q·se ≤ asinh(T/e^m).
+	limit := math.Asinh(target / 100 / math.Exp(iv.Mean))
+	sd2 := iv.StdDev * iv.StdDev
+	// The run-level term, and what the starts so far hold fixed beyond
+	// it, which more starts divide (fixed = r² + J/S).
+	r2 := fixedVariance(cal, s.Cost, 0)
+	var jTotal float64
+	if p.Starts > 0 {
+		jTotal = max(fixed-r2, 0) * float64(p.Starts)
+	}
+	best := time.Duration(math.MaxInt64)
+	w.MoreRounds = -1
+	roundTime := max(p.RoundTime, time.Nanosecond)
+	for extra := 0; extra <= maxMoreStarts; extra++ {
+		if p.Starts == 0 && extra > 0 {
+			break
+		}
+		starts := p.Starts + extra
+		if starts < minStarts {
+			continue
+		}
+		f := r2
+		if starts > 0 {
+			f += jTotal / float64(starts)
+		}
+		// The least rounds, at least two per new start, within the target.
+		nMin := max(n, minRounds, n+2*extra)
+		if q := tQuantile(maxRounds); q*math.Sqrt(2*f) >= limit {
+			continue // rounds alone cannot reach it at these starts
+		}
+		need := roundsFor(sd2, 2*f, limit, nMin)
+		if need < 0 {
+			continue
+		}
+		cost := time.Duration(need-n)*roundTime + time.Duration(extra)*p.StartTime
+		if cost < best {
+			best, w.MoreRounds, w.MoreStarts = cost, need-n, extra
+		}
+	}
+	if w.Reached && n >= minRounds && p.Starts >= minStarts {
+		w.MoreRounds, w.MoreStarts = 0, 0
+	}
+	return w
+}
+
+// roundsFor returns the least n ≥ nMin with t(n−1)·√(sd2/n + fixed2) ≤
+// limit, or −1 past maxRounds. The first guess is n ≈ (t·s/limit')², the
+// classic estimate, refined by the t quantile of its own degrees of freedom.
+func roundsFor(sd2, fixed2, limit float64, nMin int) int {
+	ok := func(n int) bool {
+		return tQuantile(n)*math.Sqrt(sd2/float64(n)+fixed2) <= limit
+	}
+	if ok(nMin) {
+		return nMin
+	}
+	lo, hi := nMin, nMin*2
+	for !ok(hi) {
+		if hi >= maxRounds {
+			return -1
+		}
+		lo, hi = hi, min(hi*2, maxRounds)
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if ok(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// tQuantile returns the two-sided 95% Student t quantile for n values.
+// Past 30 degrees of freedom it is the Cornish–Fisher expansion about the
+// normal quantile (within 1e-5 there), which the estimate's searches call
+// thousands of times.
+func tQuantile(n int) float64 {
+	nu := float64(max(n-1, 1))
+	if nu < 30 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}
+		return t.Quantile(1 - (1-Confidence)/2)
+	}
+	const z = 1.959963984540054
+	z3, z5 := z*z*z, z*z*z*z*z
+	return z + (z3+z)/(4*nu) + (5*z5+16*z3+3*z)/(96*nu*nu) + (3*z5*z*z+19*z5+17*z3-15*z)/(384*nu*nu*nu)
+}
+
+// PrecisionSeries returns, for the stopping rule, the paired series of
+// every variant's change at step index step of sum in each targeted cost:
+// the log ratios of its rounds, as the report's intervals read them.
+func PrecisionSeries(sum *Summary, step int, targets []Target) []PairedSeries {
+	var out []PairedSeries
+	for _, st := range sum.Steps {
+		if st.Index != step {
+			continue
+		}
+		for _, v := range st.Variants {
+			for _, t := range targets {
+				for _, c := range v.Costs {
+					if c.Cost != t.Cost || c.Delta == nil || c.Delta.Method != "log-ratio" {
+						continue
+					}
+					xs := make([]float64, len(c.Delta.Rounds))
+					for i, r := range c.Delta.Rounds {
+						xs[i] = math.Log1p(r / 100)
+					}
+					ls := c.Delta.launches
+					if len(ls) != len(xs) {
+						ls = nil
+					}
+					out = append(out, PairedSeries{Variant: v.Name, Step: step, Cost: c.Cost, LogRatios: xs, Launches: ls})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// JVMStartTerm reports whether sum's CPU intervals carry the JVM
+// start-to-start term (JVMs started once), which more starts divide.
+func JVMStartTerm(sum *Summary) bool { return len(sum.StartNoisePct) > 0 }

@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/run"
+	"github.com/tollperf/toll/scenario"
+)
+
+func newCheckCmd() *cobra.Command {
+	var startup bool
+	cmd := &cobra.Command{
+		Use:   "check FILE",
+		Short: "Validate a scenario and print its plan and expected duration, starting nothing",
+		Long: `Validate a scenario as toll run does before it starts anything (every field
+against toll's bounds and this machine, and the programs it would start), then
+print the plan: variants, load steps, rounds, the order of the actions and how
+long the run is expected to take. Nothing is started. An invalid scenario exits
+2 with file:line: field: what is wrong.`,
+		Example: `  toll check examples/quickstart.yaml`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := checkScenario(args[0], startup)
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			return describePlan(cmd.OutOrStdout(), s, plan.New(s, s.Seed))
+		},
+	}
+	cmd.Flags().BoolVar(&startup, "startup", false, "check the scenario as toll run --startup reads it (its start-up experiment)")
+	return cmd
+}
+
+// checkScenario reads and validates the scenario in file as toll run does
+// before it starts anything, programs included, and returns it with the
+// variants run adds (an A/A control).
+func checkScenario(file string, startup bool) (*scenario.Scenario, error) {
+	read := scenario.Read
+	if startup {
+		read = scenario.ReadStartup
+	}
+	s, err := read(file)
+	if err != nil {
+		return nil, err
+	}
+	s = run.ControlScenario(s)
+	if s.Kubernetes == nil {
+		if err := s.CheckPrograms(); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// planSize counts what a plan does.
+type planSize struct {
+	starts, stops, trials, atOnce int
+	// loaded is the load the plan sends, warm-ups included, for a load
+	// test; 0 for other workloads.
+	loaded time.Duration
+}
+
+// sizeOf counts the actions of p, a plan of s, and the load they send: a
+// trial's warm-up and window (each side's in turn for a sliced duet), and
+// the variant warm-up after each start.
+func sizeOf(s *scenario.Scenario, p *plan.Plan) planSize {
+	var n planSize
+	trial := time.Duration(s.Load.Warmup) + time.Duration(s.Load.Duration)
+	for _, a := range p.Actions {
+		switch a.Kind {
+		case plan.Start:
+			n.starts++
+			n.loaded += time.Duration(s.Load.VariantWarmup)
+		case plan.Stop:
+			n.stops++
+		case plan.Run:
+			n.trials++
+			n.loaded += trial
+		case plan.RunAtOnce:
+			n.atOnce++
+			n.trials += len(a.Sides)
+			if s.Load.Slice > 0 {
+				n.loaded += trial * time.Duration(len(a.Sides))
+			} else {
+				n.loaded += trial
+			}
+		}
+	}
+	if s.Workload() != scenario.WorkloadLoad {
+		n.loaded = 0
+	}
+	return n
+}
+
+// describePlan prints what a run of s would do (p, its plan).
+func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
+	var variants []string
+	for _, v := range s.Variants {
+		variants = append(variants, v.Name)
+	}
+	var steps []string
+	for _, st := range s.Steps() {
+		steps = append(steps, st.String())
+	}
+	n := sizeOf(s, p)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: valid\n", s.Path)
+	fmt.Fprintf(&b, "  scenario   %s (workload %s)\n", s.Name, s.Workload())
+	fmt.Fprintf(&b, "  variants   %s (baseline %s)\n", strings.Join(variants, ", "), s.Baseline)
+	fmt.Fprintf(&b, "  steps      %s\n", strings.Join(steps, "; "))
+	unit := "rounds"
+	if s.Workload() != scenario.WorkloadLoad {
+		unit = "repetitions"
+	}
+	fmt.Fprintf(&b, "  %-10s %d, restart %s", unit, s.Repetitions(), s.Restart)
+	if s.Mode != "" {
+		fmt.Fprintf(&b, ", mode %s", s.Mode)
+	}
+	b.WriteString("\n")
+	if s.Workload() == scenario.WorkloadLoad {
+		fmt.Fprintf(&b, "  each trial %s warm-up + %s measured", time.Duration(s.Load.Warmup), time.Duration(s.Load.Duration))
+		if s.Load.VariantWarmup > 0 {
+			fmt.Fprintf(&b, "; %s variant warm-up after each start", time.Duration(s.Load.VariantWarmup))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "  actions    %d trials", n.trials)
+	if n.atOnce > 0 {
+		fmt.Fprintf(&b, " (in %d runs side by side)", n.atOnce)
+	}
+	fmt.Fprintf(&b, ", %d starts, %d stops; variants in a random order each round", n.starts, n.stops)
+	if s.Seed != 0 {
+		fmt.Fprintf(&b, " (seed %d)", s.Seed)
+	} else {
+		b.WriteString(" (seed drawn at run time)")
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "  first      %s\n", firstActions(p, 8))
+	switch {
+	case n.loaded > 0:
+		fmt.Fprintf(&b, "  expected   at least %s of load, plus the time %d starts of the services take\n", n.loaded.Round(time.Second), n.starts)
+	case s.Workload() == scenario.WorkloadStartup:
+		fmt.Fprintf(&b, "  expected   %d cold starts, each as long as the services take to be ready\n", n.trials)
+	default:
+		fmt.Fprintf(&b, "  expected   %d runs of the job, each as long as it takes\n", n.trials)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// firstActions summarises the first max actions of p: "start baseline,
+// start otel, run otel 300 req/s, …".
+func firstActions(p *plan.Plan, max int) string {
+	var out []string
+	for i, a := range p.Actions {
+		if i == max {
+			out = append(out, fmt.Sprintf("… (%d more)", len(p.Actions)-max))
+			break
+		}
+		switch a.Kind {
+		case plan.Run:
+			out = append(out, fmt.Sprintf("run %s r%d", a.Variant, a.Trial.Round))
+		case plan.RunAtOnce:
+			var vs []string
+			for _, t := range a.Sides {
+				vs = append(vs, t.Variant)
+			}
+			out = append(out, fmt.Sprintf("run %s at once r%d", strings.Join(vs, "+"), a.Sides[0].Round))
+		default:
+			out = append(out, fmt.Sprintf("%s %s", a.Kind, a.Variant))
+		}
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,77 @@
+package faults
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/e2e/tolltest"
+	"github.com/tollperf/toll/runid"
+)
+
+// TestStopOnTermThenKill stops a run of four variants whose services
+// ignore SIGTERM as docker stop does: SIGTERM, then SIGKILL 10 s later.
+// Stopped one variant after another, the services' 5 s grace periods
+// added up past the SIGKILL and toll died before writing any report; now
+// the report of the trials that finished is there 10 s after SIGTERM
+// (written before the services are stopped), and the variants, stopped at
+// once, are down well before four grace periods.
+func TestStopOnTermThenKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	path := writeStubbornScenario(t, "termkill")
+	s, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	four := strings.Replace(string(s), "  - name: baseline\n", `  - name: baseline
+  - name: b
+    services: {provider: {env: {V: b}}}
+  - name: c
+    services: {provider: {env: {V: c}}}
+  - name: d
+    services: {provider: {env: {V: d}}}
+`, 1)
+	four = strings.Replace(four, "duration: 30s", "duration: 2s", 1) + "restart: once\nrounds: 3\n"
+	four = strings.Replace(four, "rounds: 2\n", "", 1)
+	if err := os.WriteFile(path, []byte(four), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	run := tolltest.Start(t, "run", path, "--out", out, "-q")
+	id, err := runid.Of(run.Pid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { killLabelled(t, id) })
+	if !tolltest.Eventually(90*time.Second, func() bool {
+		trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
+		return len(trials) >= 2
+	}) {
+		t.Fatalf("no two trials written\n%s", run.Output())
+	}
+	run.Signal(syscall.SIGTERM)
+	start := time.Now()
+	gone := func() bool { return syscall.Kill(run.Pid(), 0) != nil }
+	// What docker stop leaves: 10 s after SIGTERM, the summary is there
+	// whether or not toll has exited.
+	tolltest.Eventually(10*time.Second, gone)
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err != nil {
+		t.Errorf("no summary 10 s after SIGTERM: %v\n%s", err, run.Output())
+	}
+	// Stopped one after another, four variants take at least 4 × 5 s of
+	// grace (20 s); stopped at once, one grace period and the reports.
+	exited := tolltest.Eventually(8*time.Second, gone)
+	if !exited {
+		run.Signal(syscall.SIGKILL)
+	}
+	run.Wait(t, 30*time.Second)
+	t.Logf("toll exited %.1fs after SIGTERM (killed: %v)", time.Since(start).Seconds(), !exited)
+	if !exited {
+		t.Errorf("toll, stopping 4 variants that ignore SIGTERM, had not exited 18 s after SIGTERM: it stops them one after another")
+	}
+}

@@ -1,0 +1,49 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// lockFile is the file whose lock marks a results directory as owned by a
+// run; it holds a line naming the run that owns it.
+const lockFile = ".lock"
+
+// ErrInUse is returned by Lock when another process holds the directory.
+var ErrInUse = errors.New("results directory in use")
+
+// Lock makes the calling process the owner of the directory for as long
+// as it lives or until release is called: a second run writing trials into
+// the same directory (toll run --resume of a run still going) would have
+// two writers of the same files. owner, written into the lock file, names
+// the owner in the error of whoever tries next. The lock is the kernel's
+// (flock), so it ends with the process however it ends, SIGKILL included,
+// and a directory left by a killed run can be resumed at once.
+func (d *Dir) Lock(owner string) (release func(), err error) {
+	path := filepath.Join(d.Path, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", d.Path, err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			held, _ := os.ReadFile(path)
+			who := strings.TrimSpace(string(held))
+			if who == "" {
+				who = "another process"
+			}
+			return nil, fmt.Errorf("%w: %s is being written by %s: wait for it to end, or stop it first", ErrInUse, d.Path, who)
+		}
+		return nil, fmt.Errorf("lock %s: %w", d.Path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(owner+"\n"), 0)
+	}
+	return func() { f.Close() }, nil
+}

@@ -1,0 +1,73 @@
+package record
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLockRefusesASecondOwner locks a directory twice: the second is
+// refused naming the first owner, and succeeds once the first releases.
+func TestLockRefusesASecondOwner(t *testing.T) {
+	d, err := CreateExact(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := d.Lock("toll run 1@2 (pid 1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Lock("toll run 3@4 (pid 3)"); !errors.Is(err, ErrInUse) || !strings.Contains(err.Error(), "pid 1") {
+		t.Errorf("second lock: %v, want ErrInUse naming pid 1", err)
+	}
+	release()
+	again, err := d.Lock("toll run 3@4 (pid 3)")
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	again()
+}
+
+// TestReadTrialsLeavesOutUnreadable reads a directory holding one good
+// trial file and several that cannot be read: the good one is returned,
+// each bad one named with why.
+func TestReadTrialsLeavesOutUnreadable(t *testing.T) {
+	d, err := CreateExact(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteTrial(&Trial{Index: 1, Variant: "baseline"}); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]string{
+		"0002-a.json": `{"index": 2, "vari`,
+		"0003-a.json": ``,
+		"0004-a.json": `{"index": "four"}`,
+		"0005-a.json": `{"index": 5, "schema_version": 999}`,
+	}
+	for name, body := range bad {
+		if err := os.WriteFile(filepath.Join(d.Path, trialsDir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	trials, unreadable, err := d.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 1 || trials[0].Index != 1 {
+		t.Errorf("trials %+v, want trial 1 alone", trials)
+	}
+	if len(unreadable) != len(bad) {
+		t.Fatalf("unreadable %+v, want the %d bad files", unreadable, len(bad))
+	}
+	for _, u := range unreadable {
+		if _, ok := bad[filepath.Base(u.File)]; !ok || u.Reason == "" {
+			t.Errorf("unreadable %+v", u)
+		}
+		if filepath.Base(u.File) == "0005-a.json" && !strings.Contains(u.Reason, "schema version 999") {
+			t.Errorf("%s: %s, want the schema version said", u.File, u.Reason)
+		}
+	}
+}

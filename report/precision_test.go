@@ -1,0 +1,70 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+)
+
+// TestPrecisionLines checks the one line a run in precision mode ends
+// with, for a target reached and for a budget spent, and that a run with
+// fixed rounds has none.
+func TestPrecisionLines(t *testing.T) {
+	tests := []struct {
+		st   record.PrecisionStep
+		want string
+	}{
+		{record.PrecisionStep{Stop: "reached", Rounds: 14, Starts: 3, ElapsedS: 660, TargetPct: 3, HalfPct: 2.8, Variant: "otel", Cost: "cpu_per_request_ms"},
+			"reached ±3% after 14 rounds over 3 starts, 11 min"},
+		{record.PrecisionStep{Stop: "budget", Rounds: 30, Starts: 4, ElapsedS: 1500, TargetPct: 3, HalfPct: 4.2, Variant: "otel", Cost: "cpu_per_request_ms", MoreStarts: 2, MoreS: 480},
+			"budget spent after 30 rounds over 4 starts, 25 min: otel CPU per request at ±4.2%; about 2 more starts (≈ 8 min) would reach ±3%"},
+	}
+	for _, tt := range tests {
+		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Steps: []record.PrecisionStep{tt.st}}}}
+		got := precisionLines(s)
+		if len(got) != 1 || got[0] != tt.want {
+			t.Errorf("lines %q, want %q", got, tt.want)
+		}
+	}
+	s := &analyze.Summary{Manifest: &record.Manifest{Rounds: 10}}
+	if got := precisionLines(s); len(got) != 0 {
+		t.Errorf("a fixed run: %q", got)
+	}
+	var b strings.Builder
+	s = &analyze.Summary{Scenario: "p", Baseline: "baseline", Manifest: &record.Manifest{Precision: &record.Precision{Steps: []record.PrecisionStep{tests[0].st}}}}
+	if err := Text(&b, s); err != nil || !strings.Contains(b.String(), tests[0].want) {
+		t.Errorf("terminal report lacks the line (%v):\n%s", err, b.String())
+	}
+}
+
+// TestEquivalentCell checks that an equivalent change gets its own verdict
+// and text, distinct from "~".
+func TestEquivalentCell(t *testing.T) {
+	pct, lo, hi := 0.2, -1.0, 1.4
+	d := &analyze.Delta{Pct: &pct, CILow: &lo, CIHigh: &hi, CIUnit: "%"}
+	info := analyze.Info(analyze.CPUPerRequest)
+	if c := ChangeCell(info, d); c.Verdict != VerdictSame || !strings.HasPrefix(c.Text, "~") {
+		t.Errorf("without a margin: %+v", c)
+	}
+	d.JudgeEquivalence(3)
+	c := ChangeCell(info, d)
+	if c.Verdict != VerdictEquivalent || c.Text != "= within ±3% (+0.2% [-1.0%, +1.4%])" {
+		t.Errorf("within ±3%%: verdict %q text %q", c.Verdict, c.Text)
+	}
+}
+
+// TestPrecisionLineInHTML checks that report.html states how a run in
+// precision mode ended.
+func TestPrecisionLineInHTML(t *testing.T) {
+	st := record.PrecisionStep{Stop: "reached", Rounds: 14, Starts: 3, ElapsedS: 660, TargetPct: 3}
+	s := &analyze.Summary{Scenario: "p", Baseline: "baseline", Manifest: &record.Manifest{Precision: &record.Precision{Steps: []record.PrecisionStep{st}}}}
+	var b strings.Builder
+	if err := HTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "reached ±3% after 14 rounds over 3 starts, 11 min") {
+		t.Errorf("report.html lacks the precision line")
+	}
+}

@@ -1,0 +1,211 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+)
+
+// PrecisionRule decides, after each round of a run in precision mode,
+// whether its load step goes on, and whether the next round runs under a
+// new start of the services. It reads the finished trials from the
+// results directory, as the report does (toll's lives in cli, over
+// analyze).
+type PrecisionRule interface {
+	AfterRound(ctx context.Context, dir *record.Dir, st RoundState) (RoundDecision, error)
+}
+
+// RoundState is where a load step of a run in precision mode stands after
+// a round.
+type RoundState struct {
+	Step int
+	// Rounds is the step's rounds finished.
+	Rounds int
+	// Starts is how many times the services started for the step with
+	// restart: once (0 for other restart policies); RoundsThisStart the
+	// rounds run under the latest.
+	Starts          int
+	RoundsThisStart int
+	// Elapsed is the time the step has taken, Budget its share of the
+	// run's budget.
+	Elapsed time.Duration
+	Budget  time.Duration
+	// RoundTime is the step's mean time per round, StartTime what a new
+	// start of every variant's services took (stopping and starting them;
+	// the warm-up falls in the next round).
+	RoundTime time.Duration
+	StartTime time.Duration
+}
+
+// RoundDecision is a PrecisionRule's answer.
+type RoundDecision struct {
+	// Stop ends the step: its remaining rounds are not run.
+	Stop bool
+	// NewStart stops and starts every variant's services before the next
+	// round (restart: once).
+	NewStart bool
+	// Record is written to the manifest as the step's state.
+	Record record.PrecisionStep
+}
+
+// precisionRun tracks a run in precision mode across execute's actions.
+type precisionRun struct {
+	rule       PrecisionRule
+	budget     time.Duration
+	began      time.Time
+	steps      int
+	step       int // the step under way, −1 before the first
+	stepBegan  time.Time
+	stepBudget time.Duration
+	launch     int // the current start's number, in the step
+	thisStart  int // rounds under it
+	startTime  time.Duration
+	startCount int
+}
+
+func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule) *precisionRun {
+	return &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now(), steps: len(s.Steps()), step: -1}
+}
+
+// enterStep begins load step step, with its share of what is left of
+// the budget.
+func (pr *precisionRun) enterStep(step int) {
+	pr.step, pr.stepBegan, pr.thisStart = step, time.Now(), 0
+	left := pr.budget - time.Since(pr.began)
+	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), 0)
+}
+
+// precisionRecord is the manifest's record of s's precision mode.
+func precisionRecord(s *scenario.Scenario) *record.Precision {
+	return &record.Precision{Targets: s.Precision.Targets(), BudgetS: s.Precision.Budget.D().Seconds(),
+		MinRounds: s.Precision.MinRounds, MinStarts: s.Precision.MinStarts, Why: s.Precision.Why}
+}
+
+// trialOf returns the last trial action a runs (nil for a start or stop).
+func trialOf(a plan.Action) *plan.Trial {
+	switch a.Kind {
+	case plan.Run:
+		return a.Trial
+	case plan.RunAtOnce:
+		return a.Sides[len(a.Sides)-1]
+	}
+	return nil
+}
+
+// roundEnds reports whether actions[i] runs the last trial of its round.
+func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
+	t := trialOf(actions[i])
+	if t == nil {
+		return nil, false
+	}
+	for _, a := range actions[i+1:] {
+		if n := trialOf(a); n != nil {
+			return t, n.Step != t.Step || n.Round != t.Round
+		}
+	}
+	return t, true
+}
+
+// afterRound asks the rule about the round that t ended, records its
+// answer in m, and returns the actions still to run: those left, less the
+// step's remaining rounds when it stops, with a new start of every
+// variant's services before the next round when the rule asks for one.
+func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
+	once := r.s.Restart == scenario.RestartOnce
+	st := RoundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget}
+	st.RoundTime = st.Elapsed / time.Duration(max(st.Rounds, 1))
+	if once {
+		st.Starts, st.RoundsThisStart = t.Launch+1, pr.thisStart
+		st.StartTime = pr.startTime / time.Duration(max(pr.startCount, 1))
+	}
+	d, err := pr.rule.AfterRound(ctx, r.dir, st)
+	if err != nil {
+		return rest, fmt.Errorf("precision: after round %d: %w", t.Round, err)
+	}
+	rec := d.Record
+	rec.Step, rec.Rounds, rec.ElapsedS = t.Step, t.Round, st.Elapsed.Seconds()
+	if once {
+		rec.Starts = st.Starts
+	}
+	steps := m.Precision.Steps
+	if i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == t.Step }); i >= 0 {
+		steps[i] = rec
+	} else {
+		m.Precision.Steps = append(steps, rec)
+	}
+	// The manifest's rounds are those run, not the plan's ceiling.
+	m.Rounds = 0
+	for _, p := range m.Precision.Steps {
+		m.Rounds = max(m.Rounds, p.Rounds)
+	}
+	switch {
+	case d.Stop:
+		// The step's rounds still to run are dropped, with the starts
+		// and stops that would run no trial.
+		skip := map[int]bool{}
+		for _, a := range rest {
+			for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
+				if x != nil && x.Step == t.Step {
+					skip[x.Index] = true
+				}
+			}
+		}
+		rest = remaining(rest, skip, once)
+		m.Planned = slices.DeleteFunc(m.Planned, func(p record.PlannedTrial) bool { return skip[p.Index] })
+		r.total -= len(skip)
+	case d.NewStart && once:
+		var restart []plan.Action
+		for i := len(r.s.Variants) - 1; i >= 0; i-- {
+			restart = append(restart, plan.Action{Kind: plan.Stop, Variant: r.s.Variants[i].Name})
+		}
+		limit := t.CPULimit
+		if r.s.Workload() != scenario.WorkloadLoad {
+			limit = 0
+		}
+		for _, v := range r.s.Variants {
+			restart = append(restart, plan.Action{Kind: plan.Start, Variant: v.Name, CPULimit: limit})
+		}
+		for _, a := range rest {
+			for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
+				if x != nil && x.Step == t.Step {
+					x.Launch = t.Launch + 1
+				}
+			}
+		}
+		rest = append(restart, rest...)
+		pr.thisStart = 0
+		m.Starts = max(m.Starts, t.Launch+2)
+	}
+	return rest, r.dir.WriteManifest(m)
+}
+
+// resumeLaunches numbers the trials still to run of a resumed run in
+// precision mode under a start of their own: the services start again
+// (remaining), after the starts the kept trials ran under (next, by
+// step), which the rule counts.
+func resumeLaunches(actions []plan.Action, next map[int]int) {
+	for _, a := range actions {
+		for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
+			if x != nil {
+				x.Launch = next[x.Step]
+			}
+		}
+	}
+}
+
+// targetsText says what a run in precision mode aims at: "±3% on
+// cpu_per_request_ms".
+func targetsText(s *scenario.Scenario) string {
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(s.Precision.Targets())) {
+		parts = append(parts, fmt.Sprintf("±%g%% on %s", s.Precision.Targets()[c], c))
+	}
+	return strings.Join(parts, ", ")
+}

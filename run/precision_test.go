@@ -1,0 +1,135 @@
+package run
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+)
+
+// scriptedRule answers the rounds of a test: stop after stopAt rounds,
+// and ask for a new start after each round in newStartAfter.
+type scriptedRule struct {
+	stopAt        int
+	newStartAfter map[int]bool
+	seen          []RoundState
+}
+
+func (s *scriptedRule) AfterRound(_ context.Context, _ *record.Dir, st RoundState) (RoundDecision, error) {
+	s.seen = append(s.seen, st)
+	stop := st.Rounds >= s.stopAt
+	return RoundDecision{Stop: stop, NewStart: s.newStartAfter[st.Rounds], Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
+}
+
+// TestPrecisionExtendsAndStopsThePlan drives a plan through afterRound as
+// execute does: the rule's new starts put a stop and a start of every
+// variant before the next round and number the later trials' start anew,
+// and its stop drops the step's rounds still planned but keeps the final
+// stops.
+func TestPrecisionExtendsAndStopsThePlan(t *testing.T) {
+	src := `name: p
+services:
+  - name: app
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}"]
+    ready: {tcp: "127.0.0.1:${port:app}"}
+    measure: true
+variants:
+  - name: baseline
+  - name: otel
+load: {rate: 10, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
+precision: {target: 3%, budget: 5m}
+`
+	s, err := scenario.Parse("p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Precision.On || s.Rounds < 10 {
+		t.Fatalf("precision %v, rounds %d", s.Precision.On, s.Rounds)
+	}
+	dir, err := record.CreateExact(t.TempDir() + "/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := &scriptedRule{stopAt: 6, newStartAfter: map[int]bool{3: true}}
+	r := &runner{s: s, dir: dir, opt: Options{Precision: rule}}
+	p := plan.New(s, 1)
+	m := &record.Manifest{Planned: planned(p)}
+	r.total = len(p.Trials())
+	pr := newPrecisionRun(s, rule)
+	m.Precision = precisionRecord(s)
+	actions := p.Actions
+	var ran []plan.Action
+	for i := 0; i < len(actions); i++ {
+		a := actions[i]
+		ran = append(ran, a)
+		if tr := trialOf(a); tr != nil && tr.Step != pr.step {
+			pr.enterStep(tr.Step)
+		}
+		if tr, ok := roundEnds(actions, i); ok {
+			pr.thisStart++
+			rest, err := r.afterRound(context.Background(), pr, m, tr, actions[i+1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			actions = append(actions[:i+1:i+1], rest...)
+		}
+	}
+	var trials, starts, stops int
+	for _, a := range ran {
+		switch a.Kind {
+		case plan.Run:
+			trials++
+			if want := map[bool]int{true: 0, false: 1}[a.Trial.Round <= 3]; a.Trial.Launch != want {
+				t.Errorf("round %d ran under start %d, want %d", a.Trial.Round, a.Trial.Launch, want)
+			}
+		case plan.Start:
+			starts++
+		case plan.Stop:
+			stops++
+		}
+	}
+	if trials != 12 || starts != 4 || stops != 4 {
+		t.Errorf("ran %d trials, %d starts, %d stops; want 12 (6 rounds × 2), 4 and 4", trials, starts, stops)
+	}
+	if ran[len(ran)-1].Kind != plan.Stop {
+		t.Errorf("the run ends with %v, not a stop", ran[len(ran)-1].Kind)
+	}
+	if len(m.Planned) != 12 || m.Starts != 2 || len(m.Precision.Steps) != 1 || m.Precision.Steps[0].Stop != "reached" || m.Precision.Steps[0].Rounds != 6 {
+		t.Errorf("manifest: %d planned, %d starts, precision %+v", len(m.Planned), m.Starts, m.Precision)
+	}
+	if st := rule.seen[3]; st.Starts != 2 || st.RoundsThisStart != 1 || st.Budget <= 0 || st.Budget > 5*time.Minute {
+		t.Errorf("round 4's state %+v: want the second start, its first round, the step's budget", st)
+	}
+}
+
+// TestChosenWarmupEndsWithoutJVM checks the warm-up toll chooses: among
+// services that run no JVM it ends after the short default, where a
+// warm-up the scenario set to wait for the JIT waits for its maximum.
+func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
+	r := &runner{running: map[string]*started{}}
+	for _, tt := range []struct {
+		noJVM   time.Duration
+		settled bool
+	}{{100 * time.Millisecond, true}, {0, false}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+		v := r.watchJIT(ctx, jitRule{below: 5 * time.Millisecond, over: 10 * time.Second, noJVM: tt.noJVM}, nil, time.Now())
+		cancel()
+		if v.settled != tt.settled {
+			t.Errorf("noJVM %s: settled %v, want %v", tt.noJVM, v.settled, tt.settled)
+		}
+	}
+}
+
+// TestResumeLaunches checks that a resumed run in precision mode runs its
+// remaining trials under a start after those its kept trials ran under.
+func TestResumeLaunches(t *testing.T) {
+	a, b, c := &plan.Trial{Step: 0}, &plan.Trial{Step: 1}, &plan.Trial{Step: 0}
+	actions := []plan.Action{{Kind: plan.Start}, {Kind: plan.Run, Trial: a}, {Kind: plan.RunAtOnce, Sides: []*plan.Trial{c}}, {Kind: plan.Run, Trial: b}}
+	resumeLaunches(actions, map[int]int{0: 3})
+	if a.Launch != 3 || c.Launch != 3 || b.Launch != 0 {
+		t.Errorf("launches %d %d %d, want 3 3 0", a.Launch, c.Launch, b.Launch)
+	}
+}

@@ -1,0 +1,61 @@
+package run
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+)
+
+// TestProgressLineReadsAsTheAnalysis checks that a trial's progress line
+// numbers it as its flags do (its Index over the plan's trials, whatever
+// order trials finish in) and gives the achieved rate the analysis gives,
+// for a trial cut short inside a second and for one with trims.
+func TestProgressLineReadsAsTheAnalysis(t *testing.T) {
+	start := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		window    time.Duration
+		trimStart time.Duration
+		completed []uint64
+		rate      float64 // over the whole seconds in the window
+	}{
+		{"interrupted inside a second", 2460 * time.Millisecond, 0, []uint64{51, 52, 21}, 51.5},
+		{"whole window", 3 * time.Second, 0, []uint64{50, 50, 50}, 50},
+		{"trimmed, interrupted", 4300 * time.Millisecond, time.Second, []uint64{10, 50, 52, 49, 9}, 151.0 / 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := &record.Trial{Index: 3, Round: 2, Variant: "otel", TargetRate: 50,
+				MeasureStart: start, MeasureEnd: start.Add(tt.window), Interrupted: tt.window%time.Second != 0, Error: "interrupted"}
+			for i, c := range tt.completed {
+				tr.Intervals = append(tr.Intervals, record.Interval{T: float64(i), Scheduled: c, Sent: c, Completed: c, OK: c})
+				tr.Load.Completed += c
+			}
+			var out strings.Builder
+			r := &runner{s: &scenario.Scenario{Trim: scenario.Trim{Start: scenario.Duration(tt.trimStart)}},
+				opt: Options{Progress: &out}, total: 6, planned: 8, done: 0}
+			r.finished(tr, nil)
+			line := out.String()
+			if !strings.HasPrefix(line, "[3/8] ") {
+				t.Errorf("progress line %q: want it to number the trial [3/8], as its flags say trial 3", line)
+			}
+			tc, err := analyze.SummarizeTrial(tr, analyze.Trim{Start: tt.trimStart.Seconds()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.Costs[analyze.Throughput]; math.Abs(got-tt.rate) > 1e-9 {
+				t.Errorf("analysis: achieved %g req/s, want %g: the requests of the whole seconds over those seconds", got, tt.rate)
+			}
+			want := fmt.Sprintf("achieved %7.1f req/s", tc.Costs[analyze.Throughput])
+			if !strings.Contains(line, want) {
+				t.Errorf("progress line %q: want %q, the analysis's rate (its rate-missed flag's)", line, want)
+			}
+		})
+	}
+}
