@@ -64,6 +64,12 @@ type Summary struct {
 	// starts), or the starts' own spread when larger, as each change's
 	// FixedPct says. Absent otherwise.
 	StartNoisePct map[Cost]float64 `json:"start_noise_pct,omitempty"`
+	// Profiles say, for each variant at each load step whose services
+	// were profiled, where its added CPU per request goes (AddProfiles).
+	Profiles []ProfileDiff `json:"profiles,omitempty"`
+	// ProfileFiles are the variants' profiles per request, for the reports
+	// to write (record.VariantProfileFile); not in summary.json.
+	ProfileFiles []ProfileFile `json:"-"`
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any

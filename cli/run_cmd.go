@@ -49,6 +49,8 @@ type runFlags struct {
 	// on stderr.
 	json    bool
 	startup bool
+	// profile samples every measured service's stacks (--profile).
+	profile bool
 	// short replaces the scenario's rounds, warm-up, window and restart
 	// policy (--rounds, --warmup, --duration, --restart): its short
 	// version.
@@ -132,6 +134,7 @@ appended to it as Markdown.
 		},
 	}
 	fl := cmd.Flags()
+	fl.BoolVar(&f.profile, "profile", false, "sample every measured service's on-CPU stacks in each window (Linux perf) and report where each variant's added CPU per request goes, function by function (profiles/<variant>.pb.gz per request)")
 	fl.IntVar(&rounds, "rounds", 0, "run this many rounds instead of the scenario's rounds (a short version, e.g. for CI)")
 	fl.DurationVar(&warmup, "warmup", 0, "use this warm-up per trial instead of the scenario's load.warmup")
 	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
@@ -251,7 +254,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 		f.render.brief = true
 	}
-	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(),
+	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile,
 		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
 		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take
@@ -517,6 +520,11 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 		return nil, nil, fmt.Errorf("%s holds no finished trial", dir.Path)
 	case err != nil && (sum == nil || len(sum.Trials) > 0):
 		return nil, nil, fmt.Errorf("analyse %s: %w", dir.Path, err)
+	}
+	if sum != nil {
+		if err := analyze.AddProfiles(sum, trials, dir.ReadProfile); err != nil {
+			return nil, nil, fmt.Errorf("analyse %s: profiles: %w", dir.Path, err)
+		}
 	}
 	// With trial files none of which could be analysed (all cut short
 	// before their window, say) the reports are still written: they say

@@ -59,6 +59,9 @@ type Trial struct {
 	// Target is the load's target as the variant's load was sent to it,
 	// with the scenario's placeholders (${port:NAME}) expanded.
 	Target string `json:"target,omitempty"`
+	// Profile is where the stacks sampled in the window are, when the
+	// trial's services were profiled (profile: true, toll run --profile).
+	Profile *TrialProfile `json:"profile,omitempty"`
 	// Exports says the variant's services are meant to export telemetry.
 	Exports  bool         `json:"exports,omitempty"`
 	Services []ServiceRun `json:"services"`
@@ -462,4 +465,20 @@ type VariantWarmup struct {
 	// (those set) and the trial's own load, each until the JIT settled or
 	// MaxS; those that ran, and nil for a warm-up of one phase.
 	PhasesS []float64 `json:"phases_s,omitempty"`
+}
+
+// TrialProfile says where a trial's profile is: the on-CPU stacks of its
+// profiled services in its measured window, one pprof file for them all,
+// each sample labelled with its service and the second of the window it
+// fell in (package probe/profile).
+type TrialProfile struct {
+	// File is the profile's path relative to the results directory;
+	// empty when there is none, and Error says why.
+	File string `json:"file,omitempty"`
+	// Services are the services profiled.
+	Services []string `json:"services"`
+	// Profiler names what sampled them: "perf".
+	Profiler string `json:"profiler"`
+	// Error says why the trial has no profile, or lacks some service's.
+	Error string `json:"error,omitempty"`
 }

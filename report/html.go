@@ -93,6 +93,9 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		d.Load = loadCharts(s, colors)
 	}
 	tables := Tables(s)
+	// The profile tables come last, three per difference: its flame graph
+	// goes with the first of them.
+	firstProfile := len(tables) - 3*len(s.Profiles)
 	for i, t := range tables {
 		ht := htmlTable{Title: t.Title, Header: t.Header}
 		for _, r := range t.Rows {
@@ -108,6 +111,11 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 			hs.Dots = append(stepDotPlots(st, colors), stepDots(s, st, colors)...)
 			hs.Series = stepSeriesCharts(s, st, colors)
 			hs.Spectrum = spectrum(s, st, colors)
+		}
+		if k := i - firstProfile; k >= 0 && k%3 == 0 {
+			if svg := flameSVG(s.Profiles[k/3]); svg != "" {
+				hs.Series = append(hs.Series, svg)
+			}
 		}
 		hs.Table = ht
 		d.Steps = append(d.Steps, hs)

@@ -170,7 +170,7 @@ func Tables(s *analyze.Summary) []Table {
 			ts = append(ts, binnedTable(st))
 		}
 	}
-	return ts
+	return append(ts, profileTables(s)...)
 }
 
 // seconds writes a number of seconds as short as it is exact.

@@ -19,22 +19,29 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// WriteAll writes summary.json, report.md, trials.csv (long format),
+// WriteAll writes each variant's profile (profiles/*.pb.gz), summary.json, report.md, trials.csv (long format),
 // series.csv (per second), metrics.txt (OpenMetrics) and report.html into d, in that order, all
 // from s alone. It returns the names of the files it
 // wrote, also when it stops at an error, so that no file is named that was
 // not written.
 func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
+	var profiles []string
+	for _, pf := range s.ProfileFiles {
+		if err := d.WriteProfile(pf.Name, pf.Profile); err != nil {
+			return profiles, err
+		}
+		profiles = append(profiles, pf.Name)
+	}
 	js, err := JSON(s)
 	if err != nil {
-		return nil, err
+		return profiles, err
 	}
 	if err := d.WriteFile("summary.json", js); err != nil {
-		return nil, err
+		return profiles, err
 	}
 	js = nil // a day's per-second series make it hundreds of MB
 	written, err := WriteRendered(d, s)
-	return append([]string{"summary.json"}, written...), err
+	return append(append(profiles, "summary.json"), written...), err
 }
 
 // WriteRendered writes the files WriteAll writes but summary.json, from s:

@@ -32,6 +32,7 @@ import (
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/machine"
 	"github.com/tollperf/toll/probe/perfcount"
+	"github.com/tollperf/toll/probe/profile"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
@@ -74,6 +75,9 @@ type Options struct {
 	// the rest of its plan, rebuilt from its seed, is carried out. Out and
 	// Seed are ignored.
 	Resume string
+	// Profile samples the on-CPU stacks of every measured service during
+	// each measured window, as a service's profile: true does for it.
+	Profile bool
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
@@ -204,6 +208,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		return dir, err
 	}
 	r.setupHardwareCounters()
+	if err := r.setupProfiling(ctx); err != nil {
+		return dir, err
+	}
 	pool := &portPool{}
 	sinkAddrs := map[string]string{}
 	for _, v := range s.Variants {
@@ -365,6 +372,7 @@ type runner struct {
 	loadCPUs string
 	machine  *machine.Sampler // nil where /proc/stat can't be read
 	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
+	profiler *profile.Perf    // samples the profiled services' stacks; nil when none is
 	duetCPUs [2]string        // baseline's, others' (mode: duet)
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.

@@ -36,6 +36,9 @@ type started struct {
 	// exitReported is set once a trial has reported one of the services'
 	// exit (it ended that trial).
 	exitReported bool
+	// profiling is the sampling a duet started for the side's trial
+	// before the sides' origin, which the trial takes over.
+	profiling *profiling
 }
 
 // start starts variant name's services in order and waits until each is ready.

@@ -47,6 +47,10 @@ func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
 	if err := r.warmUp(ctx, sides...); err != nil {
 		return err
 	}
+	// Every side's profiler samples before the sides' origin is fixed.
+	for _, st := range sts {
+		st.profiling = r.startProfiling(ctx, st)
+	}
 	origin := newOrigin()
 	origins := make([]time.Time, len(sides))
 	turns := make([]turn, len(sides))
@@ -245,6 +249,16 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	if err := r.warmUp(ctx, pt); err != nil {
 		return nil, nil, err
 	}
+	// The profiler starts before the load's timeline is fixed, since perf
+	// takes a while to start sampling on a busy machine (duet started the
+	// sides' before their shared origin). It stops, at the latest, when
+	// measure returns.
+	prof := st.profiling
+	st.profiling = nil
+	if prof == nil {
+		prof = r.startProfiling(ctx, st)
+	}
+	defer prof.close()
 	if origin.Before(time.Now()) {
 		origin = newOrigin()
 	}
@@ -368,6 +382,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		}
 		tr.Load.LoadCPUsHeldBy = heldBy
 	}
+	prof.stop(r.dir, tr, measureStart, tr.MeasureEnd)
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
 	if w != nil {

@@ -345,6 +345,11 @@ type Service struct {
 	// or detail: its total committed memory and off-heap. jcmd attaches to
 	// the JVM (a thread of the JVM answers it), so this is opt-in.
 	NMT bool `yaml:"nmt"`
+	// Profile samples the service's on-CPU stacks during every measured
+	// window (Linux perf, on its cgroup or its processes), so that the
+	// analysis says which functions a variant's added CPU per request
+	// goes to. toll run --profile sets it on every measured service.
+	Profile bool `yaml:"profile"`
 	// Scrape pulls the service's own metrics (Prometheus text format) at
 	// the start and the end of each trial's window into the trial, as costs
 	// of this service.

@@ -16,8 +16,10 @@
 #   nginx                   examples/sidecar.yaml: the other sidecar proxy
 #   bpftrace                examples/ebpf.yaml: the eBPF agent (e2e/shapes TestEBPFAgent), and
 #                           examples/reproductions/kindling.yaml (TestReproductionKindling)
+#   linux-perf              profile: true and toll run --profile sample stacks with perf
+#                           (probe/profile TestPerfSamplesKnownFunction)
 set -euo pipefail
-pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace)
+pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()

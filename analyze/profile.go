@@ -1,0 +1,555 @@
+package analyze
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	pprof "github.com/google/pprof/profile"
+	"github.com/tollperf/toll/probe/profile"
+	"github.com/tollperf/toll/record"
+)
+
+// ProfileDiff is where one variant's added CPU per request goes at one
+// load step: the difference between its profiles and the baseline's, round
+// by round, per function, per package and per origin, each in ms of CPU per
+// request with its 95% interval over the paired rounds.
+type ProfileDiff struct {
+	Step    int    `json:"step"`
+	Variant string `json:"variant"`
+	// Rounds is the number of rounds with a profile on both sides.
+	Rounds int `json:"rounds"`
+	// File and BaselineFile are the variant's and the baseline's profiles
+	// per request, relative to the results directory (pprof -diff_base).
+	File         string `json:"file"`
+	BaselineFile string `json:"baseline_file"`
+	// Total is the profiled CPU per request: the baseline's and the
+	// variant's means, and the change with its interval. Every row's
+	// share is of Total.Delta.
+	Total ProfileRow `json:"total"`
+	// Functions, Packages and Origins are the rows by the sampled leaf's
+	// function, its package, and its origin (OriginAgent and the others),
+	// largest added CPU first. Functions and Packages keep the
+	// MaxProfileRows largest changes either way.
+	Functions []ProfileRow `json:"functions"`
+	Packages  []ProfileRow `json:"packages"`
+	Origins   []ProfileRow `json:"origins"`
+	// Inclusive are the rows by every function on the sampled stacks:
+	// the CPU spent in a function and in what it calls (pprof's cum), so
+	// that a cost injected in a function that calls others is found under
+	// its name. Their shares overlap, and do not add up.
+	Inclusive []ProfileRow `json:"inclusive"`
+	// Causes are the rows by origin with the runtime's and the kernel's
+	// work charged to the code that asked for it: a sample whose leaf is
+	// in the runtime or the kernel counts under the agent when the first
+	// frame above it that is neither is the agent's (its allocations,
+	// its GC assists, its system calls), and under its leaf's origin
+	// otherwise. They add up to Total.
+	Causes []ProfileRow `json:"causes"`
+	// Flame is the variant's stacks, from the root down, each node with
+	// both sides' CPU per request in it and what it calls (the mean over
+	// the paired rounds), for a differential flame graph; nodes under
+	// FlameMinShare of the variant's total are left out.
+	Flame *FlameNode `json:"flame,omitempty"`
+}
+
+// FlameNode is one frame of a differential flame graph: the CPU per
+// request, in ms, of the stacks through it on each side.
+type FlameNode struct {
+	Name     string       `json:"name"`
+	Baseline float64      `json:"baseline_ms"`
+	Variant  float64      `json:"variant_ms"`
+	Children []*FlameNode `json:"children,omitempty"`
+}
+
+// FlameMinShare is the share of the variant's profiled total below which
+// a flame graph's node is left out.
+const FlameMinShare = 0.005
+
+// ProfileRow is one function's (package's, origin's) own CPU per request,
+// in ms: the CPU spent in it, not in what it calls.
+type ProfileRow struct {
+	Name string `json:"name"`
+	// Origin is the row's origin (OriginApplication and the others);
+	// for an origin's row, itself.
+	Origin   string  `json:"origin"`
+	Baseline float64 `json:"baseline_ms"`
+	Variant  float64 `json:"variant_ms"`
+	// Delta is the mean over rounds of the variant's minus the
+	// baseline's, with its 95% t interval (absent with one round).
+	Delta  float64  `json:"delta_ms"`
+	CILow  *float64 `json:"ci_low_ms,omitempty"`
+	CIHigh *float64 `json:"ci_high_ms,omitempty"`
+	// Significant is set when the interval excludes zero.
+	Significant bool `json:"significant"`
+	// SharePct is Delta as a percentage of the total profiled change.
+	SharePct float64 `json:"share_pct"`
+}
+
+// MaxProfileRows is how many functions and packages a ProfileDiff keeps.
+const MaxProfileRows = 50
+
+// The origins of sampled CPU: whose code a sample's leaf is.
+const (
+	// OriginAgent prefixes an agent's own code: "agent: go.opentelemetry.io".
+	OriginAgent = "agent: "
+	// OriginGC is a garbage collector's work (a Go GC worker or assist, a
+	// JVM's GC threads).
+	OriginGC = "runtime: GC"
+	// OriginJIT is a JVM's JIT compiler threads.
+	OriginJIT = "runtime: JIT"
+	// OriginRuntime is the rest of a language runtime (Go's runtime
+	// package, libjvm).
+	OriginRuntime = "runtime: other"
+	// OriginKernel is the kernel's code.
+	OriginKernel = "kernel"
+	// OriginApplication is everything else.
+	OriginApplication = "application"
+)
+
+// agentPrefixes name the agents' code, as Go, Java and Python name it.
+var agentPrefixes = []string{"go.opentelemetry.io/", "io.opentelemetry.", "co.elastic.apm.", "datadog.",
+	"net.bytebuddy.", "io/opentelemetry/", "co/elastic/apm/", "datadog/", "net/bytebuddy/", "opentelemetry.", "ddtrace.", "elasticapm."}
+
+// gcFunctions are Go runtime functions whose callees are garbage
+// collection.
+var gcFunctions = []string{"runtime.gcBgMarkWorker", "runtime.gcAssistAlloc", "runtime.gcDrain", "runtime.bgsweep",
+	"runtime.bgscavenge", "runtime.markroot", "runtime.gcStart", "runtime.GC"}
+
+// originOf returns the origin of a sample whose stack is locs (leaf
+// first), on the thread named thread.
+func originOf(locs []*pprof.Location, thread string) string {
+	for _, p := range []string{"GC Thread", "G1 ", "GC task", "ZWorker", "Shenandoah"} {
+		if strings.HasPrefix(thread, p) {
+			return OriginGC
+		}
+	}
+	for _, p := range []string{"C1 CompilerThre", "C2 CompilerThre", "C1 Compiler", "C2 Compiler"} {
+		if strings.HasPrefix(thread, p) {
+			return OriginJIT
+		}
+	}
+	for _, l := range locs {
+		for _, ln := range l.Line {
+			for _, g := range gcFunctions {
+				if ln.Function.Name == g || strings.HasPrefix(ln.Function.Name, g+".") {
+					return OriginGC
+				}
+			}
+		}
+	}
+	if len(locs) == 0 || len(locs[0].Line) == 0 {
+		return OriginApplication
+	}
+	fn := locs[0].Line[0].Function
+	for _, p := range agentPrefixes {
+		if strings.HasPrefix(fn.Name, p) {
+			return OriginAgent + strings.TrimRight(p, "./")
+		}
+	}
+	if (profile.Frame{Module: fn.Filename}).Kernel() {
+		return OriginKernel
+	}
+	if strings.HasPrefix(fn.Name, "runtime.") || strings.HasPrefix(fn.Filename, "libjvm") {
+		return OriginRuntime
+	}
+	return OriginApplication
+}
+
+// causeOf returns the origin a sample with stack locs (leaf first) and
+// origin (originOf) is charged to in ProfileDiff.Causes: the agent's, when
+// its leaf is the runtime's or the kernel's and the first frame above that
+// is neither is the agent's; origin otherwise.
+func causeOf(locs []*pprof.Location, origin string) string {
+	if origin != OriginRuntime && origin != OriginGC && origin != OriginKernel {
+		return origin
+	}
+	for _, l := range locs {
+		for _, ln := range l.Line {
+			fn := ln.Function
+			if strings.HasPrefix(fn.Name, "runtime.") || strings.HasPrefix(fn.Name, "internal/runtime/") ||
+				strings.HasPrefix(fn.Name, "[") || (profile.Frame{Module: fn.Filename}).Kernel() || strings.HasPrefix(fn.Filename, "libjvm") {
+				continue
+			}
+			for _, p := range agentPrefixes {
+				if strings.HasPrefix(fn.Name, p) {
+					return OriginAgent + strings.TrimRight(p, "./")
+				}
+			}
+			return origin
+		}
+	}
+	return origin
+}
+
+// packageOf returns the package of the function named name in module: a
+// Go function's import path (go.opentelemetry.io/otel/sdk/trace), a Java
+// method's package (io.opentelemetry.sdk.trace), "kernel", or the module
+// for code with neither.
+func packageOf(name, module string) string {
+	if (profile.Frame{Module: module}).Kernel() {
+		return "kernel"
+	}
+	if strings.HasPrefix(name, "[") {
+		return module
+	}
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		if j := strings.Index(name[i:], "."); j >= 0 {
+			return name[:i+j]
+		}
+		return name
+	}
+	if strings.Contains(name, "::") || strings.Contains(name, "(") && !strings.Contains(name, ".") {
+		return module // C++ or C
+	}
+	parts := strings.Split(name, ".")
+	if len(parts) >= 4 && !strings.Contains(name, "(") {
+		return strings.Join(parts[:len(parts)-2], ".") // Java: drop Class.method
+	}
+	if len(parts) >= 2 {
+		return parts[0] // Go's standard library: runtime.mallocgc
+	}
+	return module
+}
+
+// trialProfile is one trial's profile held to its analysis window: own CPU
+// per request in ms by function, package and origin, and its samples per
+// request.
+type trialProfile struct {
+	total                       float64
+	functions, packages, origin map[string]float64
+	inclusive, cause            map[string]float64
+	paths                       map[string]float64 // root-first frames joined by NUL → ms
+	origins                     map[string]string  // function → origin
+	perRequest                  *pprof.Profile
+}
+
+// AddProfiles adds to s, for every variant at every load step whose trials
+// were profiled, where its added CPU per request goes (Summary.Profiles),
+// read from trials' profiles through read (record.Dir.ReadProfile), and
+// the variants' profiles per request to write (Summary.ProfileFiles). A
+// profile missing on either side of a round is an error that names it; a
+// trial whose record says why it has none is left out, with a warning.
+func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pprof.Profile, error)) error {
+	byIndex := map[int]*record.Trial{}
+	profiled := false
+	for _, t := range trials {
+		byIndex[t.Index] = t
+		profiled = profiled || t.Profile != nil
+	}
+	if !profiled {
+		return nil
+	}
+	type key struct {
+		step    int
+		variant string
+	}
+	rounds := map[key]map[int]*trialProfile{}
+	for _, tc := range s.Trials {
+		t := byIndex[tc.Index]
+		if tc.Excluded || t == nil || t.Idle {
+			continue
+		}
+		what := fmt.Sprintf("trial %d (%s, round %d)", t.Index, t.Variant, t.Round)
+		switch {
+		case t.Profile == nil:
+			return fmt.Errorf("%s has no profile, while other trials of the run have: profile every variant's services alike", what)
+		case t.Profile.File == "":
+			s.Warnings = append(s.Warnings, fmt.Sprintf("%s has no profile (%s): its round is left out of where the CPU goes", what, oneLine(t.Profile.Error)))
+			continue
+		}
+		p, err := read(t.Profile.File)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		tp, err := profileOf(p, t, tc.Window)
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		if tp == nil {
+			continue // no request completed in the window
+		}
+		k := key{t.Step, t.Variant}
+		if rounds[k] == nil {
+			rounds[k] = map[int]*trialProfile{}
+		}
+		rounds[k][t.Round] = tp
+	}
+	for _, st := range s.Steps {
+		base := rounds[key{st.Index, s.Baseline}]
+		baseFile := record.VariantProfileFile(s.Baseline, st.Index, len(s.Steps))
+		if len(base) > 0 {
+			s.ProfileFiles = append(s.ProfileFiles, ProfileFile{Name: baseFile, Profile: mergeRounds(base)})
+		}
+		for _, v := range s.Variants {
+			if v == s.Baseline {
+				continue
+			}
+			vr := rounds[key{st.Index, v}]
+			if len(vr) == 0 && len(base) == 0 {
+				continue
+			}
+			var paired []int
+			for r := range vr {
+				if _, ok := base[r]; ok {
+					paired = append(paired, r)
+				}
+			}
+			sort.Ints(paired)
+			if len(paired) == 0 {
+				return fmt.Errorf("%s at %s: no round with a profile of both it and the baseline %s", v, st.Label(), s.Baseline)
+			}
+			file := record.VariantProfileFile(v, st.Index, len(s.Steps))
+			s.ProfileFiles = append(s.ProfileFiles, ProfileFile{Name: file, Profile: mergeRounds(vr)})
+			s.Profiles = append(s.Profiles, diffProfiles(st.Index, v, file, baseFile, base, vr, paired))
+		}
+	}
+	return nil
+}
+
+// ProfileFile is a profile per request for the reports to write.
+type ProfileFile struct {
+	Name    string
+	Profile *pprof.Profile
+}
+
+// profileOf holds p, the profile of trial t, to the analysis window w and
+// divides it by the requests completed there; nil when none did.
+func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, error) {
+	var completed uint64
+	for _, iv := range t.Intervals {
+		if w.holdsInterval(iv.T) {
+			completed += iv.Completed
+		}
+	}
+	if completed == 0 {
+		return nil, nil
+	}
+	cpu := -1
+	for i, st := range p.SampleType {
+		if st.Type == profile.CPUType && st.Unit == "nanoseconds" {
+			cpu = i
+		}
+	}
+	if cpu < 0 {
+		return nil, fmt.Errorf("profile has no %s/nanoseconds values", profile.CPUType)
+	}
+	perMS := 1 / (float64(completed) * 1e6)
+	tp := &trialProfile{paths: map[string]float64{}, cause: map[string]float64{}, inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
+	q := p.Copy()
+	q.Sample = q.Sample[:0]
+	for _, smp := range p.Sample {
+		secs := smp.NumLabel[profile.LabelSecond]
+		if len(secs) != 1 || !w.holdsInterval(float64(secs[0])) {
+			continue
+		}
+		ms := float64(smp.Value[cpu]) * perMS
+		tp.total += ms
+		thread := ""
+		if th := smp.Label[profile.LabelThread]; len(th) == 1 {
+			thread = th[0]
+		}
+		origin := originOf(smp.Location, thread)
+		fn, module := "[no stack]", ""
+		if len(smp.Location) > 0 && len(smp.Location[0].Line) > 0 {
+			fn, module = smp.Location[0].Line[0].Function.Name, smp.Location[0].Line[0].Function.Filename
+		}
+		tp.functions[fn] += ms
+		if _, ok := tp.origins[fn]; !ok {
+			tp.origins[fn] = origin
+		}
+		pkg := packageOf(fn, module)
+		tp.packages[pkg] += ms
+		if _, ok := tp.origins["\x00"+pkg]; !ok {
+			tp.origins["\x00"+pkg] = origin
+		}
+		tp.origin[origin] += ms
+		tp.cause[causeOf(smp.Location, origin)] += ms
+		path := "all"
+		tp.paths[path] += ms
+		for i := len(smp.Location) - 1; i >= 0; i-- {
+			for j := len(smp.Location[i].Line) - 1; j >= 0; j-- {
+				path += "\x00" + smp.Location[i].Line[j].Function.Name
+				tp.paths[path] += ms
+			}
+		}
+		seen := map[string]bool{}
+		for _, l := range smp.Location {
+			for _, ln := range l.Line {
+				if n := ln.Function.Name; !seen[n] {
+					seen[n] = true
+					tp.inclusive[n] += ms
+				}
+			}
+		}
+		c := *smp
+		c.NumLabel, c.NumUnit = nil, nil
+		c.Value = []int64{smp.Value[cpu]}
+		q.Sample = append(q.Sample, &c)
+	}
+	q.SampleType = []*pprof.ValueType{p.SampleType[cpu]}
+	q.DefaultSampleType = ""
+	merged, err := pprof.Merge([]*pprof.Profile{q})
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	merged.Scale(1 / float64(completed))
+	merged.Comments = append(merged.Comments, "CPU per request: each trial's samples divided by the requests it completed")
+	tp.perRequest = merged
+	return tp, nil
+}
+
+// mergeRounds is the mean of rounds' profiles per request.
+func mergeRounds(rounds map[int]*trialProfile) *pprof.Profile {
+	var ps []*pprof.Profile
+	for _, tp := range rounds {
+		p := tp.perRequest.Copy()
+		p.Scale(1 / float64(len(rounds)))
+		ps = append(ps, p)
+	}
+	m, err := pprof.Merge(ps)
+	if err != nil {
+		return ps[0]
+	}
+	m.DurationNanos = 0 // the profile is per request, not of a span of time
+	return m
+}
+
+// diffProfiles is variant v's ProfileDiff against base over the paired
+// rounds.
+func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialProfile, paired []int) ProfileDiff {
+	d := ProfileDiff{Step: step, Variant: v, Rounds: len(paired), File: file, BaselineFile: baseFile}
+	d.Total = profileRow("total", "", paired, func(r int) (float64, float64) { return base[r].total, vari[r].total })
+	d.Total.SharePct = 100
+	rows := func(of func(*trialProfile) map[string]float64, originKey func(string) string) []ProfileRow {
+		names := map[string]bool{}
+		for _, r := range paired {
+			for n := range of(base[r]) {
+				names[n] = true
+			}
+			for n := range of(vari[r]) {
+				names[n] = true
+			}
+		}
+		var out []ProfileRow
+		for n := range names {
+			origin := ""
+			if originKey != nil {
+				for _, r := range paired {
+					if o, ok := vari[r].origins[originKey(n)]; ok {
+						origin = o
+						break
+					}
+					if o, ok := base[r].origins[originKey(n)]; ok {
+						origin = o
+					}
+				}
+			} else {
+				origin = n
+			}
+			row := profileRow(n, origin, paired, func(r int) (float64, float64) { return of(base[r])[n], of(vari[r])[n] })
+			if d.Total.Delta != 0 {
+				row.SharePct = 100 * row.Delta / d.Total.Delta
+			}
+			out = append(out, row)
+		}
+		slices.SortFunc(out, func(a, b ProfileRow) int {
+			if a.Delta != b.Delta {
+				if a.Delta > b.Delta {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.Name, b.Name)
+		})
+		return out
+	}
+	d.Functions = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.functions }, func(n string) string { return n }))
+	d.Packages = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.packages }, func(n string) string { return "\x00" + n }))
+	d.Origins = rows(func(tp *trialProfile) map[string]float64 { return tp.origin }, nil)
+	d.Flame = flameOf(base, vari, paired)
+	d.Causes = rows(func(tp *trialProfile) map[string]float64 { return tp.cause }, nil)
+	d.Inclusive = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n }))
+	return d
+}
+
+// largest keeps the MaxProfileRows rows of rows (sorted by Delta, largest
+// first) whose Delta is largest either way, in their order.
+func largest(rows []ProfileRow) []ProfileRow {
+	if len(rows) <= MaxProfileRows {
+		return rows
+	}
+	mags := make([]float64, len(rows))
+	for i, r := range rows {
+		mags[i] = max(r.Delta, -r.Delta)
+	}
+	sorted := slices.Clone(mags)
+	slices.Sort(sorted)
+	cut := sorted[len(sorted)-MaxProfileRows]
+	var out []ProfileRow
+	for i, r := range rows {
+		if mags[i] >= cut && len(out) < MaxProfileRows {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// profileRow is the row of name over the paired rounds, at returning the
+// baseline's and the variant's value in each.
+func profileRow(name, origin string, rounds []int, at func(r int) (base, vari float64)) ProfileRow {
+	var bs, vs, ds []float64
+	for _, r := range rounds {
+		b, v := at(r)
+		bs, vs, ds = append(bs, b), append(vs, v), append(ds, v-b)
+	}
+	iv := TInterval(ds)
+	row := ProfileRow{Name: name, Origin: origin, Baseline: mean(bs), Variant: mean(vs), Delta: iv.Mean, Significant: iv.HasCI && iv.Excludes}
+	if iv.HasCI {
+		lo, hi := iv.Low, iv.High
+		row.CILow, row.CIHigh = &lo, &hi
+	}
+	return row
+}
+
+// flameOf builds the differential flame graph of vari against base over
+// the paired rounds.
+func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
+	b, v := map[string]float64{}, map[string]float64{}
+	for _, r := range paired {
+		for p, ms := range base[r].paths {
+			b[p] += ms / float64(len(paired))
+		}
+		for p, ms := range vari[r].paths {
+			v[p] += ms / float64(len(paired))
+		}
+	}
+	min := FlameMinShare * max(v["all"], b["all"])
+	root := &FlameNode{Name: "all", Baseline: b["all"], Variant: v["all"]}
+	nodes := map[string]*FlameNode{"all": root}
+	var paths []string
+	for p := range v {
+		paths = append(paths, p)
+	}
+	for p := range b {
+		if _, ok := v[p]; !ok {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths) // a parent's path sorts before its children's
+	for _, p := range paths {
+		if p == "all" || max(v[p], b[p]) < min {
+			continue
+		}
+		i := strings.LastIndexByte(p, 0)
+		parent, ok := nodes[p[:i]]
+		if !ok {
+			continue
+		}
+		n := &FlameNode{Name: p[i+1:], Baseline: b[p], Variant: v[p]}
+		parent.Children = append(parent.Children, n)
+		nodes[p] = n
+	}
+	return root
+}

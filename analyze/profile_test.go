@@ -1,0 +1,283 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+	"testing"
+
+	pprof "github.com/google/pprof/profile"
+	"github.com/tollperf/toll/probe/profile"
+	"github.com/tollperf/toll/record"
+)
+
+// stackProfile is a profile of seconds whole seconds in which each function
+// of nsPerSecond, a leaf called from main.main, ran that many nanoseconds
+// a second, as probe/profile writes one.
+func stackProfile(seconds int, nsPerSecond map[string]int64) *pprof.Profile {
+	p := &pprof.Profile{
+		SampleType: []*pprof.ValueType{{Type: profile.SamplesType, Unit: "count"}, {Type: profile.CPUType, Unit: "nanoseconds"}},
+		PeriodType: &pprof.ValueType{Type: profile.CPUType, Unit: "nanoseconds"},
+		Period:     1_000_000,
+	}
+	m := &pprof.Mapping{ID: 1, File: "svc", HasFunctions: true}
+	p.Mapping = []*pprof.Mapping{m}
+	loc := func(name string) *pprof.Location {
+		for _, l := range p.Location {
+			if l.Line[0].Function.Name == name {
+				return l
+			}
+		}
+		fn := &pprof.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: "svc"}
+		p.Function = append(p.Function, fn)
+		l := &pprof.Location{ID: uint64(len(p.Location) + 1), Mapping: m, Line: []pprof.Line{{Function: fn}}}
+		p.Location = append(p.Location, l)
+		return l
+	}
+	root := loc("main.main")
+	for s := range seconds {
+		for name, ns := range nsPerSecond {
+			p.Sample = append(p.Sample, &pprof.Sample{
+				Location: []*pprof.Location{loc(name), root},
+				Value:    []int64{ns / 1_000_000, ns},
+				Label:    map[string][]string{profile.LabelService: {"svc"}, profile.LabelThread: {"svc"}},
+				NumLabel: map[string][]int64{profile.LabelSecond: {int64(s)}},
+			})
+		}
+	}
+	return p
+}
+
+// profiledRun is a run of five rounds of 5 s in which the baseline serves
+// 100 req/s spending handle µs of CPU in app.handle per request, and each
+// variant of vs serves its rate spending, per request, the µs its
+// functions say; the profiles are kept in files.
+type profiledVariant struct {
+	name  string
+	rate  float64
+	perUS map[string]float64 // function → µs per request
+}
+
+func profiledRun(t *testing.T, handleUS float64, vs ...profiledVariant) (*Summary, []*record.Trial, map[string]*pprof.Profile) {
+	t.Helper()
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline"}}
+	all := append([]profiledVariant{{name: "baseline", rate: 100, perUS: map[string]float64{"app.handle": handleUS}}}, vs...)
+	for _, v := range vs {
+		m.Variants = append(m.Variants, v.name)
+	}
+	files := map[string]*pprof.Profile{}
+	var trials []*record.Trial
+	noise := []float64{1.0, 1.03, 0.97, 1.01, 0.99}
+	for r := 1; r <= 5; r++ {
+		for _, v := range all {
+			total := 0.0
+			ns := map[string]int64{}
+			for fn, us := range v.perUS {
+				ns[fn] = int64(us * noise[r-1] * v.rate * 1000)
+				total += us * noise[r-1]
+			}
+			tr := synthetic(t, len(trials)+1, r, v.name, 5, v.rate, total/1e6, 1000)
+			tr.Profile = &record.TrialProfile{File: record.TrialProfileFile(tr), Services: []string{"svc"}, Profiler: "perf"}
+			files[tr.Profile.File] = stackProfile(5, ns)
+			trials = append(trials, tr)
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, trials, files
+}
+
+func readFrom(files map[string]*pprof.Profile) func(string) (*pprof.Profile, error) {
+	return func(name string) (*pprof.Profile, error) {
+		p, ok := files[name]
+		if !ok {
+			return nil, fmt.Errorf("read profile: open %s: %w", name, fs.ErrNotExist)
+		}
+		return p, nil
+	}
+}
+
+// rowOf returns the row named name among rows.
+func rowOf(t *testing.T, rows []ProfileRow, name string) ProfileRow {
+	t.Helper()
+	for _, r := range rows {
+		if r.Name == name {
+			return r
+		}
+	}
+	t.Fatalf("no row %s among %d", name, len(rows))
+	return ProfileRow{}
+}
+
+func TestProfileAttributesInjectedCost(t *testing.T) {
+	const span = "go.opentelemetry.io/otel/sdk/trace.(*recordingSpan).End"
+	s, trials, files := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100,
+		perUS: map[string]float64{"app.handle": 100, span: 40, "runtime.mallocgc": 10}})
+	if err := AddProfiles(s, trials, readFrom(files)); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Profiles) != 1 {
+		t.Fatalf("%d profile differences, want 1", len(s.Profiles))
+	}
+	d := s.Profiles[0]
+	if d.Variant != "otel" || d.Rounds != 5 || d.File != "profiles/otel.pb.gz" || d.BaselineFile != "profiles/baseline.pb.gz" {
+		t.Errorf("difference = %+v", d)
+	}
+	if math.Abs(d.Total.Delta-0.050) > 0.002 {
+		t.Errorf("total Δ %.4f ms per request, want 0.050", d.Total.Delta)
+	}
+	top := d.Functions[0]
+	if top.Name != span || math.Abs(top.Delta-0.040) > 0.002 || !top.Significant || top.Origin != "agent: go.opentelemetry.io" {
+		t.Errorf("top function = %+v, want %s at +0.040 ms, significant, the agent's", top, span)
+	}
+	if math.Abs(top.SharePct-80) > 3 {
+		t.Errorf("the span's share %.1f%%, want 80%%", top.SharePct)
+	}
+	if h := rowOf(t, d.Functions, "app.handle"); h.Significant || math.Abs(h.Delta) > 0.002 {
+		t.Errorf("app.handle, unchanged, reads %+v", h)
+	}
+	if gc := rowOf(t, d.Origins, OriginRuntime); math.Abs(gc.Delta-0.010) > 0.001 {
+		t.Errorf("runtime origin = %+v, want +0.010 ms", gc)
+	}
+	if c := rowOf(t, d.Causes, OriginApplication); math.Abs(c.Delta) > 0.002 {
+		t.Errorf("application cause = %+v, want no change", c)
+	}
+	if p := rowOf(t, d.Packages, "go.opentelemetry.io/otel/sdk/trace"); math.Abs(p.Delta-0.040) > 0.002 {
+		t.Errorf("package row = %+v", p)
+	}
+	if m := rowOf(t, d.Inclusive, "main.main"); math.Abs(m.Delta-d.Total.Delta) > 1e-9 {
+		t.Errorf("main.main, on every stack, reads %+v inclusive; want the total change %.4f", m, d.Total.Delta)
+	}
+	if sp := rowOf(t, d.Inclusive, span); math.Abs(sp.Delta-top.Delta) > 1e-9 {
+		t.Errorf("a leaf's inclusive change %+v differs from its own %+v", sp, top)
+	}
+	if d.Flame == nil || len(d.Flame.Children) != 1 || d.Flame.Children[0].Name != "main.main" {
+		t.Fatalf("flame graph = %+v, want main.main under its root", d.Flame)
+	}
+	var inSpan *FlameNode
+	for _, c := range d.Flame.Children[0].Children {
+		if c.Name == span {
+			inSpan = c
+		}
+	}
+	if inSpan == nil || inSpan.Baseline != 0 || math.Abs(inSpan.Variant-0.040) > 0.002 {
+		t.Errorf("the span's node = %+v, want 0 and 0.040 ms", inSpan)
+	}
+	names := map[string]bool{}
+	for _, f := range s.ProfileFiles {
+		names[f.Name] = true
+		if err := f.Profile.CheckValid(); err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+	if !names["profiles/otel.pb.gz"] || !names["profiles/baseline.pb.gz"] {
+		t.Errorf("profile files %v", names)
+	}
+}
+
+// TestProfilePerRequest checks that a profile reads CPU per request: a
+// service doing twice the work per request reads twice, one doing the same
+// work per request at twice the rate reads the same, and the profiles
+// written say so.
+func TestProfilePerRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rate  float64
+		us    float64
+		ratio float64
+	}{
+		{"twice the work per request", 100, 200, 2},
+		{"the same work at twice the rate", 200, 100, 1},
+		{"half the work per request", 100, 50, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, trials, files := profiledRun(t, 100, profiledVariant{name: "v", rate: tc.rate, perUS: map[string]float64{"app.handle": tc.us}})
+			if err := AddProfiles(s, trials, readFrom(files)); err != nil {
+				t.Fatal(err)
+			}
+			h := rowOf(t, s.Profiles[0].Functions, "app.handle")
+			if math.Abs(h.Variant/h.Baseline-tc.ratio) > 0.01 || math.Abs(h.Baseline-0.1) > 0.005 {
+				t.Errorf("app.handle: baseline %.4f ms, variant %.4f ms per request; want 0.1 and %.2f times it", h.Baseline, h.Variant, tc.ratio)
+			}
+			var total = map[string]float64{}
+			for _, f := range s.ProfileFiles {
+				for _, smp := range f.Profile.Sample {
+					total[f.Name] += float64(smp.Value[0]) / 1e6
+				}
+			}
+			if got := total["profiles/v.pb.gz"] / total["profiles/baseline.pb.gz"]; math.Abs(got-tc.ratio) > 0.01 {
+				t.Errorf("the written profiles' ratio %.3f, want %.2f", got, tc.ratio)
+			}
+		})
+	}
+}
+
+func TestProfileMissingOnOneSide(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		break_ func(trials []*record.Trial, files map[string]*pprof.Profile)
+		want   []string
+	}{
+		{"the file is gone", func(trials []*record.Trial, files map[string]*pprof.Profile) {
+			delete(files, trials[2].Profile.File) // round 2's baseline
+		}, []string{"trial 3 (baseline, round 2)", "does not exist"}},
+		{"the trial was not profiled", func(trials []*record.Trial, files map[string]*pprof.Profile) {
+			trials[3].Profile = nil // round 2's variant
+		}, []string{"trial 4 (otel, round 2) has no profile"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, trials, files := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100, perUS: map[string]float64{"app.handle": 120}})
+			tc.break_(trials, files)
+			err := AddProfiles(s, trials, readFrom(files))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if tc.name == "the file is gone" && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("error %v does not wrap the read's", err)
+			}
+		})
+	}
+}
+
+func TestProfileUnprofiledRunIsLeftAlone(t *testing.T) {
+	s, trials, _ := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100, perUS: map[string]float64{"app.handle": 120}})
+	for _, tr := range trials {
+		tr.Profile = nil
+	}
+	if err := AddProfiles(s, trials, readFrom(nil)); err != nil || len(s.Profiles) != 0 {
+		t.Errorf("AddProfiles on a run without profiles: %v, %d differences", err, len(s.Profiles))
+	}
+}
+
+func TestCauseOf(t *testing.T) {
+	loc := func(name, module string) *pprof.Location {
+		return &pprof.Location{Line: []pprof.Line{{Function: &pprof.Function{Name: name, Filename: module}}}}
+	}
+	const span = "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start"
+	for _, tc := range []struct {
+		name  string
+		stack []*pprof.Location
+		want  string
+	}{
+		{"an allocation of the agent's", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc(span, "svc"), loc("main.handle", "svc")}, "agent: go.opentelemetry.io"},
+		{"a system call of the agent's", []*pprof.Location{loc("do_syscall_64", "[kernel.kallsyms]"), loc("runtime.write", "svc"), loc(span, "svc")}, "agent: go.opentelemetry.io"},
+		{"an allocation of the application's, under the agent's middleware", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc("main.handle", "svc"), loc(span, "svc")}, OriginRuntime},
+		{"the agent's own code", []*pprof.Location{loc(span, "svc"), loc("main.handle", "svc")}, "agent: go.opentelemetry.io"},
+		{"the application's own code", []*pprof.Location{loc("main.handle", "svc"), loc(span, "svc")}, OriginApplication},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := causeOf(tc.stack, originOf(tc.stack, "svc")); got != tc.want {
+				t.Errorf("causeOf = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"html/template"
+	"math"
+	"strings"
+
+	"github.com/tollperf/toll/analyze"
+)
+
+// flameWidth and flameRow are a flame graph's width and row height in px.
+const (
+	flameWidth = 1100.0
+	flameRow   = 16.0
+)
+
+// flameSVG draws d's differential flame graph: the variant's stacks from the
+// root down, each frame as wide as the variant's CPU per request in it, red
+// where it grew against the baseline and blue where it shrank, deeper for
+// the larger change; a frame's title gives both sides' figures.
+func flameSVG(d analyze.ProfileDiff) template.HTML {
+	root := d.Flame
+	if root == nil || root.Variant <= 0 {
+		return ""
+	}
+	maxDelta := 0.0
+	depth := 0
+	var walk func(n *analyze.FlameNode, level int)
+	walk = func(n *analyze.FlameNode, level int) {
+		maxDelta = max(maxDelta, math.Abs(n.Variant-n.Baseline))
+		depth = max(depth, level+1)
+		for _, c := range n.Children {
+			walk(c, level+1)
+		}
+	}
+	for _, c := range root.Children {
+		walk(c, 1)
+	}
+	depth = max(depth, 1)
+	height := float64(depth)*flameRow + 20
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="monospace" font-size="11">`,
+		flameWidth, height, flameWidth, height)
+	fmt.Fprintf(&b, `<text x="0" y="12">%s: %.4f ms per request profiled (baseline %.4f); red grew, blue shrank</text>`,
+		html.EscapeString(d.Variant), root.Variant, root.Baseline)
+	scale := flameWidth / root.Variant
+	var draw func(n *analyze.FlameNode, x float64, level int)
+	draw = func(n *analyze.FlameNode, x float64, level int) {
+		w := n.Variant * scale
+		if w < 0.5 {
+			return
+		}
+		y := 20 + float64(level)*flameRow
+		fmt.Fprintf(&b, `<g><title>%s&#10;%s %.4f ms, %s %.4f ms, Δ %s ms per request</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" fill="%s" stroke="#fff" stroke-width="0.5"/>`,
+			html.EscapeString(n.Name), "baseline", n.Baseline, html.EscapeString(d.Variant), n.Variant, signed(n.Variant-n.Baseline, 4),
+			x, y, w, flameRow-1, flameColor(n.Variant-n.Baseline, maxDelta))
+		if chars := int(w / 7); chars >= 3 {
+			label := n.Name
+			if len(label) > chars {
+				label = label[:chars-1] + "…"
+			}
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%s</text>`, x+2, y+flameRow-4, html.EscapeString(label))
+		}
+		b.WriteString("</g>")
+		cx := x
+		for _, c := range n.Children {
+			draw(c, cx, level+1)
+			cx += c.Variant * scale
+		}
+	}
+	x := 0.0
+	for _, c := range root.Children {
+		draw(c, x, 0)
+		x += c.Variant * scale
+	}
+	b.WriteString("</svg>")
+	return template.HTML(b.String())
+}
+
+// flameColor is a frame's fill: white for no change, to red for the
+// largest growth and to blue for the largest shrinkage.
+func flameColor(delta, maxDelta float64) string {
+	if maxDelta <= 0 {
+		return "rgb(235,235,235)"
+	}
+	f := math.Min(1, math.Abs(delta)/maxDelta)
+	fade := int(235 - 175*f)
+	if delta >= 0 {
+		return fmt.Sprintf("rgb(235,%d,%d)", fade, fade)
+	}
+	return fmt.Sprintf("rgb(%d,%d,235)", fade, fade)
+}
