@@ -109,7 +109,12 @@ const (
 
 	// firstRead is the size of the buffer a body is first read into. It
 	// grows as the body arrives; a claimed Content-Length never grows it.
-	firstRead = 32 << 10
+	// It is small because a body that trickles, or an HTTP/2 stream whose
+	// client sent a little and holds it, keeps its buffer for up to
+	// StallTimeout: 1,000 such requests (250 connections of 4 streams)
+	// each held 32 KiB, most of the memory budget, and took the sink past
+	// 100 MB. A typical batch (0.1–0.5 MiB) costs a few more doublings.
+	firstRead = 4 << 10
 )
 
 // limits are a sink's bounds; fields, so that tests can lower them
