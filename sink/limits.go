@@ -69,6 +69,18 @@ const (
 	// wants it.
 	MemoryBudget = 48 << 20
 
+	// ProcessMemoryLimit is the soft memory limit (debug.SetMemoryLimit)
+	// of a sink in a process of its own (toll _sink), unless GOMEMLIMIT
+	// sets one. Go's collector otherwise lets the heap grow to twice what
+	// is live: with MemoryBudget held by requests under attack, and the
+	// buffers of MaxConns connections, a standalone sink peaked at
+	// 94–122 MB. The collector works harder only near the limit (at most
+	// half the process's CPU time, Go's cap, when requests hold the whole
+	// budget), and in that process it runs at idle priority, off the load
+	// generator's time; toll's own process keeps no limit (see
+	// MemoryBudget).
+	ProcessMemoryLimit = 48 << 20
+
 	// MaxDecodes is the number of requests that may be decoded at once;
 	// the rest wait for up to DecodeWait and are then answered 503 with
 	// Retry-After. toll and its sinks run on one CPU by default, so more
