@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,9 @@ func newSinkCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := pin.Idle(os.Getpid()); err != nil {
 				return &exitError{ExitFailure, err}
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				debug.SetMemoryLimit(sink.ProcessMemoryLimit)
 			}
 			f, err := sink.OpenCountsFile(counts)
 			if err != nil {

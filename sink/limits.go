@@ -69,6 +69,18 @@ const (
 	// wants it.
 	MemoryBudget = 48 << 20
 
+	// ProcessMemoryLimit is the soft memory limit (debug.SetMemoryLimit)
+	// of a sink in a process of its own (toll _sink), unless GOMEMLIMIT
+	// sets one. Go's collector otherwise lets the heap grow to twice what
+	// is live: with MemoryBudget held by requests under attack, and the
+	// buffers of MaxConns connections, a standalone sink peaked at
+	// 94–122 MB. The collector works harder only near the limit (at most
+	// half the process's CPU time, Go's cap, when requests hold the whole
+	// budget), and in that process it runs at idle priority, off the load
+	// generator's time; toll's own process keeps no limit (see
+	// MemoryBudget).
+	ProcessMemoryLimit = 48 << 20
+
 	// MaxDecodes is the number of requests that may be decoded at once;
 	// the rest wait for up to DecodeWait and are then answered 503 with
 	// Retry-After. toll and its sinks run on one CPU by default, so more
@@ -109,7 +121,12 @@ const (
 
 	// firstRead is the size of the buffer a body is first read into. It
 	// grows as the body arrives; a claimed Content-Length never grows it.
-	firstRead = 32 << 10
+	// It is small because a body that trickles, or an HTTP/2 stream whose
+	// client sent a little and holds it, keeps its buffer for up to
+	// StallTimeout: 1,000 such requests (250 connections of 4 streams)
+	// each held 32 KiB, most of the memory budget, and took the sink past
+	// 100 MB. A typical batch (0.1–0.5 MiB) costs a few more doublings.
+	firstRead = 4 << 10
 )
 
 // limits are a sink's bounds; fields, so that tests can lower them
