@@ -753,11 +753,15 @@ func (r *runner) closeAll() {
 		}()
 	}
 	wg.Wait()
+	// So are the sinks: each may take its 2 s to shut down.
 	for _, sk := range r.sinks {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		sk.Close(ctx)
-		cancel()
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			sk.Close(ctx)
+		})
 	}
+	wg.Wait()
 	if r.tree != nil {
 		r.tree.Close()
 	}
