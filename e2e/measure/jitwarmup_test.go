@@ -25,7 +25,7 @@ func TestVariantWarmupUntilJITSettles(t *testing.T) {
 		t.Skip("runs JVMs")
 	}
 	const maxS = 50
-	path := helloScenario(t, `name: jitwarmup
+	path := tolltest.HelloScenario(t, `name: jitwarmup
 mode: duet
 pinning: {duet: shared}
 restart: per-round
@@ -221,7 +221,7 @@ func TestVariantWarmupInPhases(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	classes := helloClasses(t)
+	classes := tolltest.HelloClasses(t)
 	const maxS, warmRate, rate = 40, 300, 100
 	s := fmt.Sprintf(`name: phases
 services:

@@ -424,7 +424,7 @@ func TestJVMCounters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a JVM")
 	}
-	classes := helloClasses(t)
+	classes := tolltest.HelloClasses(t)
 	s := fmt.Sprintf(`name: jvm
 services:
   - name: hello

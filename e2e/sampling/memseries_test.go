@@ -144,7 +144,7 @@ func TestNMTCommittedAndOffHeap(t *testing.T) {
 	if _, err := exec.LookPath("jcmd"); err != nil {
 		t.Skip("no jcmd: ", err)
 	}
-	classes := helloClasses(t)
+	classes := tolltest.HelloClasses(t)
 	s := fmt.Sprintf(`name: nmt
 services:
   - name: hello

@@ -21,7 +21,7 @@ func TestSeveralStarts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	path := helloScenario(t, `name: starts
+	path := tolltest.HelloScenario(t, `name: starts
 mode: together
 starts: 2
 `, `load:
