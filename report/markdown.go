@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/tollperf/toll/analyze"
 )
@@ -94,22 +95,52 @@ func escapeAll(xs []string) []string {
 	return out
 }
 
-// mdEscaper makes text safe in a line of Markdown and in a table cell: a
-// backslash or backtick is escaped (a backslash before an escaped pipe
-// would otherwise unescape it), a pipe cannot end the cell, emphasis
-// (* _) and links ([text](url), ![image](url)) are shown as text, HTML
-// is shown as text, and a line break cannot end the line or the table's
-// row.
-var mdEscaper = strings.NewReplacer(
-	`\`, `\\`, "|", `\|`, "`", "\\`",
-	"*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"&", "&amp;", "<", "&lt;", ">", "&gt;",
-	"\r\n", " ↵ ", "\n", " ↵ ", "\r", " ↵ ",
-)
-
 // escape makes s safe to write into report.md, in a table cell or a line of
-// text (names come from the scenario and may hold anything).
-func escape(s string) string { return mdEscaper.Replace(oneLine(s)) }
+// text (names come from the scenario and may hold anything), and leaves
+// it as readable as it was: only what could change its meaning is
+// escaped. A backslash or backtick is escaped (a backslash before an
+// escaped pipe would otherwise unescape it), a pipe cannot end the cell,
+// an asterisk cannot start emphasis, and an underscore cannot either
+// unless it stands inside a word ("http_req_duration"), where CommonMark
+// gives it no meaning. A bracket is escaped only where it could close a
+// link, its reference or its definition (before "(", "[" or ":"), so an
+// interval reads "[+5.6%, +36.2%]". HTML is shown as text, and a line
+// break cannot end the line or the table's row.
+func escape(s string) string {
+	rs := []rune(oneLine(s))
+	var b strings.Builder
+	b.Grow(len(rs) + 8)
+	for i, r := range rs {
+		switch r {
+		case '\\', '|', '`', '*':
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case '_':
+			if !(i > 0 && i+1 < len(rs) && isWordRune(rs[i-1]) && isWordRune(rs[i+1])) {
+				b.WriteRune('\\')
+			}
+			b.WriteRune(r)
+		case ']':
+			if i+1 < len(rs) && (rs[i+1] == '(' || rs[i+1] == '[' || rs[i+1] == ':') {
+				b.WriteRune('\\')
+			}
+			b.WriteRune(r)
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// isWordRune reports whether r is a letter or a digit, around which an
+// underscore is part of a word.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // oneLine puts a text of several lines (an error followed by the end of a
 // service's log) on one line, its line breaks shown as ↵, and its other

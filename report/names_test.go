@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
 	"golang.org/x/net/html"
 
 	"github.com/tollperf/toll/analyze"
@@ -135,13 +137,15 @@ func TestMarkdownHostileNames(t *testing.T) {
 	}
 }
 
-// TestHostileMarkupAndEscapes checks that Markdown's emphasis and links
-// in names are shown as text in report.md, and that terminal escapes in a
-// service's log (a flag's message) reach neither report.md nor the
-// terminal as they are.
+// TestHostileMarkupAndEscapes renders report.md with a CommonMark (GFM)
+// renderer and checks that Markdown's emphasis, links and images in names
+// are shown as text, that terminal escapes in a service's log (a flag's
+// message) reach neither report.md nor the terminal as they are, and
+// that what toll writes itself (an interval, a name with an underscore
+// inside a word) is left as it reads.
 func TestHostileMarkupAndEscapes(t *testing.T) {
 	const (
-		variant = "*bold*_it_[l](javascript:alert(1))"
+		variant = "*bold*_it_[l](javascript:alert(1))![i](x.png)"
 		escapes = "\x1b[2J\x1b]0;PWNED\x07\u009b1m"
 	)
 	s := hostileSummaryOf(t, "base", variant, "svc_a*", "get_[x](javascript:y)",
@@ -153,27 +157,49 @@ func TestHostileMarkupAndEscapes(t *testing.T) {
 	if err := Text(&text, s); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`\*bold\*\_it\_\[l\](javascript:alert(1))`, `svc\_a\*`, `get\_\[x\](javascript:y)`} {
+	var page bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert(md.Bytes(), &page); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown strings.Builder
+	walk(doc, func(n *html.Node) {
+		switch n.Data {
+		case "em", "a", "img", "b", "i", "script":
+			t.Errorf("a name became an element <%s>", n.Data)
+		case "strong": // toll's own bold lines, never a name's
+			if n.FirstChild != nil && n.FirstChild.Data == "bold" {
+				t.Errorf("a name became an element <strong>bold</strong>")
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode {
+				shown.WriteString(c.Data)
+			}
+		}
+	})
+	for _, want := range []string{variant, "svc_a*", "get_[x](javascript:y)",
+		`\x1b[2J\x1b]0;PWNED\x07\xc2\x9b1mboom`, "[-1.5%, +1.5%]"} {
+		if !strings.Contains(shown.String(), want) {
+			t.Errorf("rendered report.md lacks %q:\n%s", want, shown.String())
+		}
+	}
+	// Left as it reads in report.md itself.
+	for _, want := range []string{"[-1.5%, +1.5%]", "svc_a\\*"} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md.String())
 		}
 	}
-	if strings.Contains(md.String(), "[l](") || strings.Contains(md.String(), "*bold*") {
-		t.Errorf("report.md holds a name's link or emphasis as Markdown:\n%s", md.String())
-	}
-	// report.md escapes the backslashes and brackets of what the terminal
-	// shows as \x1b[2J…: both render the same text.
-	for name, c := range map[string]struct{ out, shown string }{
-		"report.md":          {md.String(), `\\x1b\[2J\\x1b\]0;PWNED\\x07\\xc2\\x9b1mboom`},
-		"the terminal table": {text.String(), `\x1b[2J\x1b]0;PWNED\x07\xc2\x9b1mboom`},
-	} {
-		out := c.out
+	for name, out := range map[string]string{"report.md": md.String(), "the terminal table": text.String()} {
 		if strings.ContainsAny(out, "\x1b\x07\u009b") {
 			t.Errorf("%s holds a terminal escape: %q", name, out)
 		}
-		if !strings.Contains(out, c.shown) {
-			t.Errorf("%s does not show the escapes as text:\n%s", name, out)
-		}
+	}
+	if !strings.Contains(text.String(), `\x1b[2J\x1b]0;PWNED\x07\xc2\x9b1mboom`) {
+		t.Errorf("the terminal does not show the escapes as text:\n%s", text.String())
 	}
 }
 

@@ -115,7 +115,7 @@ func TestBinnedTable(t *testing.T) {
 	}
 	for _, want := range []string{"## at 10 req/s, every 2 s (median over trials)",
 		"| seconds | baseline: CPU (cores) | baseline: CPU quartiles | baseline: throughput (req/s) | otel: CPU (cores) |",
-		`| 0–2 | 0.200 | \[0.200, 0.200\] | 10.0 | 0.400 |`, "| 2–4 | 0.200 |"} {
+		"| 0–2 | 0.200 | [0.200, 0.200] | 10.0 | 0.400 |", "| 2–4 | 0.200 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
