@@ -326,6 +326,13 @@ pinning: {load: "%d"}`, load))
 		if found {
 			continue
 		}
+		if tr.Load.LoadCPUsUnread {
+			// toll could not read the machine's tasks in time around
+			// this trial's load (a busy machine), and says so.
+			t.Logf("trial %d: toll read no holders, a reading of the machine's tasks took too long", tr.Index)
+			starved++
+			continue
+		}
 		// Not named: right only if the spinner got too little of the load
 		// CPU over the load to be named.
 		if least, _ := spin.Between(tr.Start, tr.MeasureEnd); least >= named+slack {

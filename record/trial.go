@@ -223,6 +223,11 @@ type LoadTotals struct {
 	// sides, together's) share the load CPUs and hold one reading, from
 	// before the first side's load to after the last side's.
 	LoadCPUsHeldBy []CPUHolder `json:"load_cpus_held_by,omitempty"`
+	// LoadCPUsUnread says that the load CPUs' other tasks were not read
+	// for this trial: a reading of the machine's tasks, before or after
+	// the load, took longer than toll allows it (a busy machine), so
+	// LoadCPUsHeldBy names nothing rather than nobody.
+	LoadCPUsUnread bool `json:"load_cpus_unread,omitempty"`
 	// ArrivalSeed is the seed of the trial's Poisson arrivals (load.arrival:
 	// poisson), drawn from the run's seed, its round and its load step.
 	ArrivalSeed uint64 `json:"arrival_seed,omitempty"`

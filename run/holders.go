@@ -60,6 +60,7 @@ type holderMeter struct {
 	began   sync.Once
 	ended   sync.Once
 	held    []record.CPUHolder
+	unread  bool // a reading took past its budget: no holders named
 }
 
 // holders returns the meter of the load CPUs' other tasks during the loads
@@ -140,15 +141,22 @@ func (m *holderMeter) read(budget time.Duration) probe.TaskTimes {
 
 // end waits until every side has left, and returns the processes that
 // ran on the load CPUs since begin, most CPU first (the same for every
-// side); nil when begin read nothing.
-func (m *holderMeter) end() []record.CPUHolder {
+// side), and whether the meter read them: false when the load CPUs are
+// meant to be read but a reading, before or after the load, took past its
+// budget, so that no holder named means "not read", not "none".
+func (m *holderMeter) end() ([]record.CPUHolder, bool) {
 	m.loading.Wait()
 	m.ended.Do(func() {
+		if m.cpus == nil {
+			return
+		}
 		if m.before == nil {
+			m.unread = true
 			return
 		}
 		after := m.read(holderAfter * m.budget)
 		if after == nil {
+			m.unread = true
 			return
 		}
 		for _, h := range probe.Holders(m.before, after, m.cpus, holderLeast) {
@@ -158,5 +166,5 @@ func (m *holderMeter) end() []record.CPUHolder {
 			m.held = append(m.held, record.CPUHolder{Name: h.Name, PID: h.PID, Kernel: h.Kernel, MS: float64(h.CPU) / float64(time.Millisecond)})
 		}
 	})
-	return m.held
+	return m.held, !m.unread
 }

@@ -365,7 +365,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	edge.Wait()
 	// After the closing sample: in trials run at once, the reading waits
 	// for the last side's load to end.
-	heldBy := held.end()
+	heldBy, heldRead := held.end()
 	if smp.pulls() && ctx.Err() == nil {
 		smp.pull(ctx, time.Now(), true)
 	}
@@ -381,6 +381,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 			tr.Load.CPUWaitMS = float64(waitTo-waitFrom) / float64(time.Millisecond)
 		}
 		tr.Load.LoadCPUsHeldBy = heldBy
+		tr.Load.LoadCPUsUnread = !heldRead
 	}
 	prof.stop(r.dir, tr, measureStart, tr.MeasureEnd)
 	tr.Samples = smp.series()
