@@ -9,8 +9,8 @@ import (
 	"github.com/tollperf/toll/e2e/tolltest"
 )
 
-// TestPrecisionFlagsRefused checks that --precision and --budget are
-// read and checked before anything starts.
+// TestPrecisionFlagsRefused checks that --precision, --budget and
+// --stop-grace are read and checked before anything starts.
 func TestPrecisionFlagsRefused(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "p.yaml")
@@ -37,6 +37,7 @@ load:
 		{[]string{"--precision", "90%"}, "--precision 90%: 90% is not between 0.1% and 50%"},
 		{[]string{"--budget", "48h"}, "--budget 48h0m0s"},
 		{[]string{"--rounds", "2", "--budget", "1m"}, "give one or the other"},
+		{[]string{"--stop-grace", "0s"}, "--stop-grace 0s: want a positive duration"},
 	} {
 		args := append([]string{"run", path, "--out", filepath.Join(dir, "out")}, tt.args...)
 		code, _, stderr := tolltest.Run(t, args...)

@@ -34,6 +34,7 @@ type runFlags struct {
 	control        bool
 	render         renderOptions
 	noCgroup       bool
+	stopGrace      time.Duration
 	quiet          bool
 	stopNow        <-chan struct{} // not a flag: closed on a second interrupt
 	isolateNetwork bool
@@ -150,6 +151,7 @@ appended to it as Markdown.
 	fl.BoolVar(&f.render.excludeFlagged, "exclude-flagged", false, "leave flagged trials out of the comparison (they are still shown)")
 	fl.BoolVar(&f.render.includeInterrupted, "include-interrupted", false, "keep trials cut short (interrupted) in the comparison (by default they are left out, and still shown)")
 	fl.BoolVar(&f.noCgroup, "no-cgroup", false, "read costs from /proc even where cgroups are usable")
+	fl.DurationVar(&f.stopGrace, "stop-grace", 5*time.Second, "how long services get between SIGTERM and SIGKILL when they stop (a service whose agent flushes its telemetry at exit may need longer); a second interrupt cuts it short")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the headlines and the tables (the files written are whole)")
 	fl.BoolVar(&f.json, "json", false, "print the summary (what summary.json holds) as JSON on stdout, and the table and progress on stderr: toll run --json FILE | jq")
 	addRenderFlags(fl, &f.render)
@@ -176,6 +178,9 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if err := f.render.check(); err != nil {
 		return &exitError{ExitUsage, err}
+	}
+	if f.stopGrace <= 0 {
+		return &exitError{ExitUsage, fmt.Errorf("--stop-grace %v: want a positive duration, e.g. 5s", f.stopGrace)}
 	}
 	if f.resume != "" {
 		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
@@ -255,7 +260,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.render.brief = true
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile,
-		Progress: progress, NoCgroup: f.noCgroup, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
+		Progress: progress, NoCgroup: f.noCgroup, StopGrace: f.stopGrace, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
 		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take
 			// their grace period: its reports are written first, and again
