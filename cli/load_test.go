@@ -101,7 +101,7 @@ load:
   rate: 100
   warmup: 300ms
   duration: 1s
-find_max: {max_trials: 6, precision: 0.2}
+find_max: {max_trials: 8, precision: 0.2}
 `), 0o644)
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := tolltest.Command(t, "run", "--find-max", "--slo-p99", "50ms", path, "--out", out)
@@ -124,8 +124,8 @@ find_max: {max_trials: 6, precision: 0.2}
 	got := map[string]record.FindMaxVariant{}
 	for _, v := range fm.Variants {
 		got[v.Name] = v
-		if len(v.Trials) == 0 || len(v.Trials) > 6 {
-			t.Errorf("%s: %d trials, want 1..6", v.Name, len(v.Trials))
+		if len(v.Trials) == 0 || len(v.Trials) > 8 {
+			t.Errorf("%s: %d trials, want 1..8", v.Name, len(v.Trials))
 		}
 	}
 	base, heavy := got["baseline"], got["heavy"]

@@ -15,16 +15,29 @@ import (
 
 // search is one variant's search for its highest sustainable rate: the
 // rate doubles until a trial fails, then the bracket [pass, fail] is
-// bisected until it is narrower than the precision asked.
+// bisected until it is narrower than the precision asked. A rate fails on
+// two failed trials in a row: a failed trial is run again at its rate
+// before the search believes it, since one stall of a busy machine (a GC
+// pause, a neighbour's burst) fails a trial at any rate, and a search
+// that took it for the maximum would end far below it.
 type search struct {
-	res  record.FindMaxVariant
-	next float64 // the rate to try next
-	done bool
+	res     record.FindMaxVariant
+	next    float64 // the rate to try next
+	pending float64 // a rate whose one failed trial is being tried again
+	done    bool
 }
 
 // advance takes a trial's outcome and picks the next rate.
 func (s *search) advance(t record.FindMaxTrial, precision float64, maxTrials int) {
 	s.res.Trials = append(s.res.Trials, t)
+	if len(s.res.Trials) >= maxTrials {
+		s.done = true
+	}
+	if !t.Pass && s.pending != t.Rate {
+		s.pending, s.next = t.Rate, t.Rate // try it again
+		return
+	}
+	s.pending = 0
 	if t.Pass {
 		s.res.MaxRate = max(s.res.MaxRate, t.Rate)
 	} else if s.res.FailedRate == 0 || t.Rate < s.res.FailedRate {
@@ -43,7 +56,7 @@ func (s *search) advance(t record.FindMaxTrial, precision float64, maxTrials int
 		s.res.Converged = true
 		s.done = true
 	}
-	if len(s.res.Trials) >= maxTrials || (hi > 0 && hi < 1) {
+	if hi > 0 && hi < 1 {
 		s.done = true
 	}
 }
