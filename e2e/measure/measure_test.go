@@ -58,12 +58,25 @@ rounds: 2`)
 	if !strings.Contains(string(md), "| cost | baseline (n=2) | heavy (n=2) | Δ | Δ% |") {
 		t.Errorf("report.md lacks the table header:\n%s", md)
 	}
+	tolltest.SkipIfRequestsFailed(t, out, table)
 	s := tolltest.ReadSummary(t, out)
 	base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms")
-	// The provider's work is most of a request's CPU, so 4× its work is
-	// well over twice the total; "clearly more" is asserted with a margin.
-	if !(heavy > 1.8*base) || base <= 0 {
-		t.Errorf("CPU per request: baseline %.3f ms, heavy %.3f ms: want heavy > 1.8× baseline", base, heavy)
+	// The heavy provider's extra work costs what it costs this machine's
+	// CPU; the difference must show most of it.
+	checkExtraWork(t, base, heavy, table)
+}
+
+// checkExtraWork checks that the heavy variant's CPU per request exceeds
+// the baseline's by at least half of what its extra work costs on this
+// machine (tolltest.WorkCPU): a difference, which holds on a busy machine,
+// where a ratio does not (a starved service's overhead per request grows
+// on both sides alike and dilutes it).
+func checkExtraWork(t *testing.T, base, heavy float64, shown string) {
+	t.Helper()
+	extra := float64(tolltest.WorkCPU(t, tolltest.HeavyExtraWork)) / float64(time.Millisecond)
+	if d := heavy - base; !(d > extra/2) || base <= 0 {
+		t.Errorf("CPU per request: baseline %.3f ms, heavy %.3f ms (+%.3f ms); want at least half the %.3f ms its extra work costs here\n%s",
+			base, heavy, d, extra, shown)
 	}
 }
 
@@ -180,10 +193,9 @@ mode: duet`)
 	if !strings.Contains(stdout.String(), "duet:") {
 		t.Errorf("the report does not show the duet layout:\n%s", stdout.String())
 	}
+	tolltest.SkipIfRequestsFailed(t, out, stdout.String())
 	s := tolltest.ReadSummary(t, out)
-	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) { // 4× the provider's work: about 3× in all when idle, less on a busy machine
-		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
-	}
+	checkExtraWork(t, s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"), stdout.String())
 }
 
 // TestSharedDuet runs real duets whose two sides share the services' CPU,
@@ -222,10 +234,9 @@ pinning: {duet: shared}`)
 					t.Errorf("the report lacks %q:\n%s", want, stdout)
 				}
 			}
+			tolltest.SkipIfRequestsFailed(t, out, stdout)
 			s := tolltest.ReadSummary(t, out)
-			if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) { // 4× the provider's work: about 3× in all when idle, less on a busy machine
-				t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
-			}
+			checkExtraWork(t, s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"), stdout)
 			var m struct {
 				Layout struct {
 					DuetCPUs []string `json:"duet_cpus"`
@@ -273,10 +284,9 @@ restart: per-round`)
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
 		}
 	}
+	tolltest.SkipIfRequestsFailed(t, out, stdout)
 	s := tolltest.ReadSummary(t, out)
-	if base, heavy := s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"); !(heavy > 1.4*base) {
-		t.Errorf("CPU per request: baseline %.3f, heavy %.3f", base, heavy)
-	}
+	checkExtraWork(t, s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"), stdout)
 	if d := s.Delta(t, "copy", "cpu_per_request_ms"); d.Pct == nil || *d.Pct < -25 || *d.Pct > 25 {
 		t.Errorf("a copy of the baseline read %+v in CPU per request", d)
 	}

@@ -133,13 +133,8 @@ func (s *syncBuffer) String() string {
 // each process that much less of a CPU; never past the test binary's
 // deadline less DeadlineMargin, when Command's toll is stopped anyway.
 func Patience(t *testing.T, d time.Duration) time.Duration {
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		var load float64
-		if _, err := fmt.Sscan(string(b), &load); err == nil {
-			if per := load / float64(runtime.NumCPU()); per > 1 {
-				d = time.Duration(float64(d) * per)
-			}
-		}
+	if per := LoadPerCPU(); per > 1 {
+		d = time.Duration(float64(d) * per)
 	}
 	if end, ok := t.Deadline(); ok {
 		if left := time.Until(end.Add(-DeadlineMargin)); left > 0 && left < d {
@@ -147,4 +142,18 @@ func Patience(t *testing.T, d time.Duration) time.Duration {
 		}
 	}
 	return d
+}
+
+// LoadPerCPU returns the machine's 1-minute load average over its CPUs
+// (0 where it cannot be read): above 1, processes wait for a CPU.
+func LoadPerCPU() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var load float64
+	if _, err := fmt.Sscan(string(b), &load); err != nil {
+		return 0
+	}
+	return load / float64(runtime.NumCPU())
 }

@@ -368,6 +368,21 @@ func SkipIfInvalid(t *testing.T, err error, out ...string) {
 	t.Fatalf("toll run: %v\n%s", err, strings.Join(out, "\n"))
 }
 
+// SkipIfRequestsFailed skips the test when requests failed in a trial of
+// the run in out: a machine so busy that the services, starved of CPU,
+// time out their requests measures what it left them, not what they cost,
+// so no comparison of their costs can be checked. On a machine that is not
+// that busy no request fails, and the test goes on.
+func SkipIfRequestsFailed(t *testing.T, out string, shown ...string) {
+	t.Helper()
+	for _, tr := range ReadTrials(t, out) {
+		if n := tr.Load.Errors.Total(); n > 0 {
+			t.Skipf("the machine was too busy for the services to answer: %d of %d requests failed in trial %d (%s)\n%s",
+				n, tr.Load.Completed, tr.Index, tr.Variant, strings.Join(shown, "\n"))
+		}
+	}
+}
+
 // IsSink reports whether process pid is toll's telemetry sink (toll
 // _sink), which runs beside the services, one per variant.
 func IsSink(pid int) bool {
