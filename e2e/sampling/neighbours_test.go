@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/e2e/tolltest"
 )
@@ -33,9 +34,16 @@ func TestIdleNeighbours(t *testing.T) {
 rounds: 2
 restart: `+restart)
 			out := filepath.Join(t.TempDir(), "out")
-			if code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out); code != 0 {
+			code, stdout, stderr := tolltest.Run(t, "run", path, "--out", out)
+			if code == 3 {
+				t.Skipf("the machine was too busy for a valid run (exit 3):\n%s", stdout)
+			}
+			if code != 0 {
 				t.Fatalf("toll run: exit %d\n%s%s", code, stdout, stderr)
 			}
+			// The reading spans the trial's load and what toll does
+			// around it, which a busy machine stretches.
+			most := tolltest.Patience(t, 5*time.Second).Seconds()
 			files, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
 			if len(files) != 4 {
 				t.Fatalf("%d trial files, want 4", len(files))
@@ -67,8 +75,8 @@ restart: `+restart)
 					continue
 				}
 				n := tr.Neighbours[0]
-				if n.S < 2.5 || n.S > 5 {
-					t.Errorf("%s: neighbours read over %.2f s, want the trial's load (0.5 s + 2 s)", filepath.Base(f), n.S)
+				if n.S < 2.5 || n.S > most {
+					t.Errorf("%s: neighbours read over %.2f s, want the trial's load (0.5 s + 2 s) and at most %.1f s", filepath.Base(f), n.S, most)
 					continue
 				}
 				cores := n.CPUS / n.S
