@@ -275,6 +275,9 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		if _, ok := errors.AsType[*run.ResumeError](runErr); ok {
 			return &exitError{ExitUsage, runErr}
 		}
+		if errors.Is(runErr, run.ErrInterrupted) {
+			return &exitError{ExitInterrupted, runErr}
+		}
 		return &exitError{ExitFailure, runErr}
 	}
 	return finishRun(ctx, stdout, stderr, dir, s.Baseline, runErr, f)

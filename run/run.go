@@ -107,6 +107,23 @@ var ErrInterrupted = errors.New("run interrupted")
 // Run carries out s and returns its results directory. The directory is
 // returned even with an error when any trial was written.
 func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, error) {
+	dir, err := run(ctx, s, opt)
+	return dir, asInterrupted(ctx, err)
+}
+
+// asInterrupted returns err wrapped as ErrInterrupted when ctx was
+// cancelled: whatever failed then (a service's readiness wait, a hook, a
+// sink's start) failed because the run was interrupted, and the run ends
+// as one (exit 130, its finished trials kept), not as a failure.
+func asInterrupted(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil || errors.Is(err, ErrInterrupted) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrInterrupted, err)
+}
+
+// run is Run, its error not yet read against ctx.
+func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, error) {
 	if opt.Root == "" {
 		opt.Root = "results"
 	}
@@ -300,7 +317,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			runErr = r.execute(ctx, p, m)
 		}
 	}
-	return dir, r.finish(m, runErr)
+	return dir, r.finish(ctx, m, runErr)
 }
 
 // runRemote carries out s's plan through a remote backend: the same plan,
@@ -309,27 +326,29 @@ func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) 
 	s, dir := r.s, r.dir
 	r.backend = r.opt.Remote
 	if s.Precision.On && r.opt.Precision == nil {
-		return dir, r.finish(m, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
+		return dir, r.finish(ctx, m, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
 	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
 	r.planned = r.total
 	m.Planned = planned(p)
 	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
-		return dir, r.finish(m, err)
+		return dir, r.finish(ctx, m, err)
 	}
 	fmt.Fprintf(r.opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps) in %s, results in %s\n",
 		s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), cmp.Or(m.Layout.Place, "a remote backend"), dir.Path)
 	if err := dir.WriteManifest(m); err != nil {
-		return dir, r.finish(m, err)
+		return dir, r.finish(ctx, m, err)
 	}
-	return dir, r.finish(m, r.execute(ctx, p, m))
+	return dir, r.finish(ctx, m, r.execute(ctx, p, m))
 }
 
-// finish records how the run ended in its manifest and returns runErr, or
-// the manifest's own write error.
-func (r *runner) finish(m *record.Manifest, runErr error) error {
+// finish records how the run ended in its manifest and returns runErr (as
+// an interruption when ctx was cancelled), or the manifest's own write
+// error.
+func (r *runner) finish(ctx context.Context, m *record.Manifest, runErr error) error {
 	m.Finished = time.Now().UTC()
+	runErr = asInterrupted(ctx, runErr)
 	if runErr != nil && errors.Is(runErr, ErrInterrupted) {
 		m.Interrupted = true
 	} else if runErr != nil {

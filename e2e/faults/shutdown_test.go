@@ -222,3 +222,75 @@ func TestKilledTollLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptWhileStarting interrupts a run while it is still getting
+// ready (a service whose readiness check never passes; a start-up
+// experiment's prepare command): the run ends as interrupted (exit 130),
+// not as failed, says so, and leaves no process.
+func TestInterruptWhileStarting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	for _, tt := range []struct {
+		name, scenario string
+		args           []string
+	}{
+		{"readiness", `name: starting
+services:
+  - name: provider
+    command: [sh, -c, "touch MARK; exec sleep 300"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 5m}
+    measure: true
+variants:
+  - name: baseline
+load:
+  target: "http://127.0.0.1:${port:provider}"
+  requests: [{path: /}]
+  rate: 20
+  duration: 2s
+rounds: 1
+`, nil},
+		{"prepare", `name: preparing
+startup: {repetitions: 1}
+services:
+  - name: provider
+    command: [sleep, "300"]
+    ready: {tcp: "127.0.0.1:${port:provider}"}
+    measure: true
+variants:
+  - name: baseline
+    prepare: [sh, -c, "touch MARK; exec sleep 300"]
+`, []string{"--startup"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			mark := filepath.Join(dir, "started")
+			path := filepath.Join(dir, tt.name+".yaml")
+			if err := os.WriteFile(path, []byte(strings.ReplaceAll(tt.scenario, "MARK", mark)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(dir, "out")
+			run := tolltest.Start(t, append([]string{"run", path, "--out", out}, tt.args...)...)
+			id, err := runid.Of(run.Pid())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { killLabelled(t, id) })
+			started := func() bool { _, err := os.Stat(mark); return err == nil }
+			tolltest.Eventually(tolltest.Patience(t, 20*time.Second), func() bool {
+				return started() || syscall.Kill(run.Pid(), 0) != nil
+			})
+			if !started() {
+				t.Fatalf("nothing started\n%s", run.Output())
+			}
+			run.Signal(syscall.SIGINT)
+			if code := tolltest.ExitCode(run.Wait(t, tolltest.Patience(t, 30*time.Second))); code != cli.ExitInterrupted {
+				t.Errorf("exit %d after an interrupt while the run got ready, want %d\n%s", code, cli.ExitInterrupted, run.Output())
+			}
+			if !strings.Contains(run.Output(), "interrupted") {
+				t.Errorf("toll does not say the run was interrupted:\n%s", run.Output())
+			}
+			waitNoneLabelled(t, id, "toll exited")
+		})
+	}
+}
