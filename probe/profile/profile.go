@@ -9,9 +9,26 @@ import (
 
 // Profiler samples on-CPU stacks.
 type Profiler interface {
+	// Name names the profiler in a trial's record: "perf",
+	// "async-profiler", "py-spy".
+	Name() string
+	// Available reports why the profiler cannot sample on this machine,
+	// or nil.
+	Available(ctx context.Context) error
 	// Start begins sampling t's processes. The sampling goes on until the
 	// session is stopped or ctx is done.
 	Start(ctx context.Context, t Target) (Session, error)
+}
+
+// Preparer is a Profiler for one runtime that has a say in how its
+// services start: a JVM's profiler is loaded into it at its start.
+type Preparer interface {
+	Profiler
+	// Prepare returns the command that starts argv's process ready to be
+	// sampled by this profiler, which keeps what it needs in dir (the
+	// Target's Dir of every session on that process), and true; or argv
+	// and false when argv does not start the runtime it profiles.
+	Prepare(argv []string, dir string) ([]string, bool)
 }
 
 // Session is one sampling started by a Profiler.
@@ -35,6 +52,9 @@ type Target struct {
 	// they start later are sampled too; processes they start later are
 	// not.
 	Pids []int
+	// Dir is the directory a Preparer was given for the service's
+	// start; empty for other profilers.
+	Dir string
 }
 
 // Window is the span of time whose samples a session keeps.
