@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,8 +29,8 @@ const asyncChunk = time.Second
 // (https://github.com/async-profiler/async-profiler), which names Java
 // frames (interpreted, compiled and inlined alike) where perf sees only
 // the JIT's anonymous code. The profiler is loaded at the JVM's start
-// (Prepare adds -agentpath to its command; nothing attaches to the JVM
-// later) and samples on-CPU time (event=cpu, which falls back to a timer
+// (Prepare adds -agentpath to its JAVA_TOOL_OPTIONS; nothing attaches to
+// the JVM later) and samples on-CPU time (event=cpu, which falls back to a timer
 // where the kernel offers no perf events) from then until the JVM exits,
 // dumping its samples every second as a numbered file in collapsed form,
 // one line per stack and thread. A session keeps the dumps whose second
@@ -67,12 +68,13 @@ func (a AsyncProfiler) Available(context.Context) error {
 	return nil
 }
 
-// Prepare returns argv with async-profiler loaded, when argv starts a JVM
-// (its program is named java), writing its dumps into dir; false when it
-// does not.
-func (a AsyncProfiler) Prepare(argv []string, dir string) ([]string, bool) {
-	if len(argv) == 0 || filepath.Base(argv[0]) != "java" {
-		return argv, false
+// Prepare returns env with async-profiler loaded by JAVA_TOOL_OPTIONS
+// (added to the value env has), so that the JVM argv starts, even through
+// a shell, loads it at its start, writing its dumps into dir; false when
+// argv starts no JVM (none of its words is a program named java).
+func (a AsyncProfiler) Prepare(argv, env []string, dir string) ([]string, []string, bool) {
+	if !startsJava(argv) {
+		return argv, env, false
 	}
 	lib, err := filepath.Abs(a.Lib)
 	if err != nil {
@@ -80,11 +82,34 @@ func (a AsyncProfiler) Prepare(argv []string, dir string) ([]string, bool) {
 	}
 	// threads: each stack under its thread's name, for GC and JIT
 	// threads; ann: each frame marked Java, inlined or kernel; dot:
-	// io.opentelemetry.sdk..., as the JVM names classes.
+	// io.opentelemetry.sdk..., as the JVM names classes. Each JVM's
+	// dumps are numbered under its process ID.
 	opt := fmt.Sprintf("-agentpath:%s=start,event=cpu,interval=%d,loop=%ds,threads,ann,dot,collapsed,file=%s",
-		lib, a.interval().Nanoseconds(), int(asyncChunk/time.Second), filepath.Join(dir, "%n{1000000000}.collapsed"))
-	out := append([]string{argv[0], opt}, argv[1:]...)
-	return out, true
+		lib, a.interval().Nanoseconds(), int(asyncChunk/time.Second), filepath.Join(dir, "%p.%n{1000000000}.collapsed"))
+	const key = "JAVA_TOOL_OPTIONS="
+	val := opt
+	for i := len(env) - 1; i >= 0; i-- {
+		if old, ok := strings.CutPrefix(env[i], key); ok {
+			if old != "" {
+				val = old + " " + opt
+			}
+			break
+		}
+	}
+	return argv, append(slices.Clone(env), key+val), true
+}
+
+// startsJava reports whether one of argv's words, or of the words of a
+// shell command among them, is a program named java.
+func startsJava(argv []string) bool {
+	for _, a := range argv {
+		for _, w := range strings.Fields(a) {
+			if filepath.Base(w) == "java" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Start begins a session on t, whose Dir is the directory its JVM was
@@ -109,14 +134,14 @@ const asyncWait = 30 * time.Second
 
 // asyncDump is one of async-profiler's dumps.
 type asyncDump struct {
-	path string
-	seq  int
-	at   time.Time // when it was written: the end of its chunk
+	path     string
+	pid, seq int
+	at       time.Time // when it was written: the end of its chunk
 }
 
-// Stop waits for the dump written after w ends, then returns the samples
+// Stop waits for a dump written after w ends, then returns the samples
 // of the dumps whose chunk has its middle in w. It removes the dumps it
-// has read, but the last, whose time starts the next chunk.
+// has read, but each JVM's last, whose time starts its next chunk.
 func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 	deadline := time.Now().Add(asyncWait)
 	var dumps []asyncDump
@@ -126,7 +151,7 @@ func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %w", s.target.Service, err)
 		}
-		if n := len(dumps); n > 0 && !dumps[n-1].at.Before(w.End.Add(asyncChunk/2)) {
+		if slices.ContainsFunc(dumps, func(d asyncDump) bool { return !d.at.Before(w.End.Add(asyncChunk / 2)) }) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -141,7 +166,7 @@ func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 	b := newBuilder(s.a.interval().Nanoseconds())
 	for i, d := range dumps {
 		from := d.at.Add(-asyncChunk)
-		if i > 0 {
+		if i > 0 && dumps[i-1].pid == d.pid {
 			from = dumps[i-1].at
 		}
 		mid := from.Add(d.at.Sub(from) / 2)
@@ -162,8 +187,10 @@ func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 			return nil, fmt.Errorf("profile %s: %s: %w", s.target.Service, d.path, err)
 		}
 	}
-	for _, d := range dumps[:len(dumps)-1] {
-		os.Remove(d.path)
+	for i, d := range dumps {
+		if i+1 < len(dumps) && dumps[i+1].pid == d.pid {
+			os.Remove(d.path) // the last of each JVM's stays
+		}
 	}
 	p := b.profile()
 	p.TimeNanos = w.Start.UnixNano()
@@ -183,17 +210,24 @@ func listDumps(dir string) ([]asyncDump, error) {
 		if !ok {
 			continue
 		}
-		seq, err := strconv.Atoi(name)
-		if err != nil {
+		p, n, ok := strings.Cut(name, ".")
+		pid, err1 := strconv.Atoi(p)
+		seq, err2 := strconv.Atoi(n)
+		if !ok || err1 != nil || err2 != nil {
 			continue
 		}
 		info, err := e.Info()
 		if err != nil {
 			continue // removed meanwhile
 		}
-		dumps = append(dumps, asyncDump{path: filepath.Join(dir, e.Name()), seq: seq, at: info.ModTime()})
+		dumps = append(dumps, asyncDump{path: filepath.Join(dir, e.Name()), pid: pid, seq: seq, at: info.ModTime()})
 	}
-	sort.Slice(dumps, func(i, j int) bool { return dumps[i].seq < dumps[j].seq })
+	sort.Slice(dumps, func(i, j int) bool {
+		if dumps[i].pid != dumps[j].pid {
+			return dumps[i].pid < dumps[j].pid
+		}
+		return dumps[i].seq < dumps[j].seq
+	})
 	return dumps, nil
 }
 

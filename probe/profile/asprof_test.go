@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,7 +61,7 @@ func TestAsyncProfilerWindow(t *testing.T) {
 	t0 := time.Now().Add(-time.Minute).Truncate(time.Second)
 	// Dumps end at t0+1s ... t0+6s, each with one more sample than the last.
 	for i := 0; i < 6; i++ {
-		name := filepath.Join(dir, strconv.Itoa(i)+".collapsed")
+		name := filepath.Join(dir, "42."+strconv.Itoa(i)+".collapsed")
 		if err := os.WriteFile(name, []byte("[main tid=1];Work.run_[j] "+strconv.Itoa(i+1)+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -70,11 +71,16 @@ func TestAsyncProfilerWindow(t *testing.T) {
 		}
 	}
 	a := AsyncProfiler{Lib: "unused", Interval: time.Millisecond}
-	argv, ok := a.Prepare([]string{"/usr/bin/java", "-jar", "app.jar"}, dir)
-	if !ok || len(argv) != 4 || !strings.HasPrefix(argv[1], "-agentpath:") || !strings.Contains(argv[1], "file="+dir+"/") || argv[2] != "-jar" {
-		t.Errorf("Prepare = %q, %v", argv, ok)
+	env := []string{"PATH=/bin", "JAVA_TOOL_OPTIONS=-javaagent:otel.jar"}
+	for _, argv := range [][]string{{"/usr/bin/java", "-jar", "app.jar"}, {"sh", "-c", "exec java -cp x Hello"}} {
+		gotArgv, gotEnv, ok := a.Prepare(argv, env, dir)
+		last := gotEnv[len(gotEnv)-1]
+		if !ok || !slices.Equal(gotArgv, argv) || len(gotEnv) != 3 || !strings.HasPrefix(last, "JAVA_TOOL_OPTIONS=-javaagent:otel.jar -agentpath:") ||
+			!strings.Contains(last, "file="+dir+"/") {
+			t.Errorf("Prepare(%q) = %q, %q, %v: want the agent added to JAVA_TOOL_OPTIONS", argv, gotArgv, gotEnv, ok)
+		}
 	}
-	if _, ok := a.Prepare([]string{"python3", "app.py"}, dir); ok {
+	if _, _, ok := a.Prepare([]string{"python3", "app.py"}, env, dir); ok {
 		t.Error("Prepare took a Python command for a JVM")
 	}
 	s, err := a.Start(context.Background(), Target{Service: "consumer", Dir: dir})
