@@ -185,8 +185,8 @@ func causeOf(locs []*pprof.Location, origin string) string {
 
 // packageOf returns the package of the function named name in module: a
 // Go function's import path (go.opentelemetry.io/otel/sdk/trace), a Java
-// method's package (io.opentelemetry.sdk.trace), "kernel", or the module
-// for code with neither.
+// method's package (io.opentelemetry.sdk.trace), a Python function's
+// module (flask.app), "kernel", or the module for code with neither.
 func packageOf(name, module string) string {
 	if (profile.Frame{Module: module}).Kernel() {
 		return "kernel"
@@ -202,6 +202,9 @@ func packageOf(name, module string) string {
 	}
 	if strings.Contains(name, "::") || strings.Contains(name, "(") && !strings.Contains(name, ".") {
 		return module // C++ or C
+	}
+	if mod, _, ok := strings.Cut(name, ":"); ok && mod != "" {
+		return mod // Python: flask.app:wsgi_app
 	}
 	parts := strings.Split(name, ".")
 	if len(parts) >= 4 && !strings.Contains(name, "(") {

@@ -281,3 +281,18 @@ func TestCauseOf(t *testing.T) {
 		})
 	}
 }
+
+func TestPackageOf(t *testing.T) {
+	for _, c := range []struct{ name, module, want string }{
+		{"go.opentelemetry.io/otel/sdk/trace.(*recordingSpan).End", "consumer", "go.opentelemetry.io/otel/sdk/trace"},
+		{"io.opentelemetry.sdk.trace.SdkSpan.end", "[java]", "io.opentelemetry.sdk.trace"},
+		{"opentelemetry.instrumentation.flask:_before_request", "/v/site-packages/opentelemetry/instrumentation/flask/__init__.py", "opentelemetry.instrumentation.flask"},
+		{"flask.app:wsgi_app", "/v/site-packages/flask/app.py", "flask.app"},
+		{"Compile::Optimize", "libjvm.so", "libjvm.so"},
+		{"runtime.mallocgc", "consumer", "runtime"},
+	} {
+		if got := packageOf(c.name, c.module); got != c.want {
+			t.Errorf("packageOf(%q, %q) = %q, want %q", c.name, c.module, got, c.want)
+		}
+	}
+}

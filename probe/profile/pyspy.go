@@ -293,6 +293,9 @@ func parseChromeTrace(r io.Reader, start time.Time, w Window, period int64, add 
 // pythonFrame names a Python function module:function, its module from
 // its file's path: flask.app for .../site-packages/flask/app.py.
 func pythonFrame(function, file string) Frame {
+	if file == "" {
+		return Frame{Function: function, Module: "[python]"}
+	}
 	mod := strings.TrimSuffix(file, ".py")
 	if i := strings.LastIndex(mod, "-packages/"); i >= 0 {
 		mod = mod[i+len("-packages/"):]
@@ -306,8 +309,5 @@ func pythonFrame(function, file string) Frame {
 		mod = filepath.Base(mod)
 	}
 	mod = strings.TrimSuffix(strings.ReplaceAll(mod, "/", "."), ".__init__")
-	if mod == "" {
-		return Frame{Function: function, Module: "[python]"}
-	}
 	return Frame{Function: mod + ":" + function, Module: file}
 }
