@@ -130,6 +130,9 @@ func originOf(locs []*pprof.Location, thread string) string {
 			return OriginJIT
 		}
 	}
+	if thread == "VM Thread" && vmCollects(locs) {
+		return OriginGC
+	}
 	for _, l := range locs {
 		for _, ln := range l.Line {
 			for _, g := range gcFunctions {
@@ -155,6 +158,21 @@ func originOf(locs []*pprof.Location, thread string) string {
 		return OriginRuntime
 	}
 	return OriginApplication
+}
+
+// vmCollects reports whether a JVM's VM Thread, whose stack is locs, is
+// running a garbage collection (VM_G1CollectForAllocation,
+// VM_GenCollectForAllocation, ...): G1's and the serial collector's pauses
+// run there, beside the GC threads.
+func vmCollects(locs []*pprof.Location) bool {
+	for _, l := range locs {
+		for _, ln := range l.Line {
+			if n := ln.Function.Name; strings.HasPrefix(n, "VM_") && (strings.Contains(n, "Collect") || strings.Contains(n, "GC")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // causeOf returns the origin a sample with stack locs (leaf first) and

@@ -296,3 +296,28 @@ func TestPackageOf(t *testing.T) {
 		}
 	}
 }
+
+func TestOriginOfJVMThreads(t *testing.T) {
+	loc := func(name, module string) *pprof.Location {
+		return &pprof.Location{Line: []pprof.Line{{Function: &pprof.Function{Name: name, Filename: module}}}}
+	}
+	pause := []*pprof.Location{loc("G1ParEvacuateFollowersClosure::do_void", "libjvm.so"), loc("VM_G1CollectForAllocation::doit", "libjvm.so"),
+		loc("VMThread::evaluate_operation", "libjvm.so")}
+	safepoint := []*pprof.Location{loc("SafepointSynchronize::begin", "libjvm.so"), loc("VMThread::inner_execute", "libjvm.so")}
+	for _, tc := range []struct {
+		name, thread string
+		stack        []*pprof.Location
+		want         string
+	}{
+		{"a GC worker", "GC Thread#0", safepoint, OriginGC},
+		{"a G1 concurrent thread", "G1 Conc#0", safepoint, OriginGC},
+		{"a compiler", "C2 CompilerThre", safepoint, OriginJIT},
+		{"the VM Thread in a collection", "VM Thread", pause, OriginGC},
+		{"the VM Thread at another safepoint", "VM Thread", safepoint, OriginRuntime},
+		{"the agent's Java code", "http-worker", []*pprof.Location{loc("io.opentelemetry.sdk.trace.SdkSpan.end", "[java]")}, "agent: io.opentelemetry"},
+	} {
+		if got := originOf(tc.stack, tc.thread); got != tc.want {
+			t.Errorf("%s: originOf = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
