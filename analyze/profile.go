@@ -267,6 +267,7 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		variant string
 	}
 	rounds := map[key]map[int]*trialProfile{}
+	why := map[string]string{} // by variant: why a trial of it has no profile
 	for _, tc := range s.Trials {
 		t := byIndex[tc.Index]
 		if tc.Excluded || t == nil || t.Idle {
@@ -277,6 +278,9 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		case t.Profile == nil:
 			return fmt.Errorf("%s has no profile, while other trials of the run have: profile every variant's services alike", what)
 		case t.Profile.File == "":
+			if why[t.Variant] == "" {
+				why[t.Variant] = fmt.Sprintf("%s: %s", what, oneLine(t.Profile.Error))
+			}
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s has no profile (%s): its round is left out of where the CPU goes", what, oneLine(t.Profile.Error)))
 			continue
 		}
@@ -319,7 +323,13 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 			}
 			sort.Ints(paired)
 			if len(paired) == 0 {
-				return fmt.Errorf("%s at %s: no round with a profile of both it and the baseline %s", v, st.Label(), s.Baseline)
+				err := fmt.Errorf("%s at %s: no round with a profile of both it and the baseline %s", v, st.Label(), s.Baseline)
+				for _, n := range []string{v, s.Baseline} {
+					if why[n] != "" {
+						err = fmt.Errorf("%w (%s)", err, why[n])
+					}
+				}
+				return err
 			}
 			file := record.VariantProfileFile(v, st.Index, len(s.Steps))
 			s.ProfileFiles = append(s.ProfileFiles, ProfileFile{Name: file, Profile: mergeRounds(vr)})

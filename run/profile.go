@@ -35,7 +35,11 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 	}
 	r.profilers = []profile.Profiler{profile.AsyncProfiler{Lib: r.opt.AsyncProfiler}, profile.PySpy{Path: r.opt.PySpy, Dir: r.dir.Path},
 		profile.Perf{Dir: r.dir.Path}}
-	checked := map[string]bool{}
+	// A service is sampled by one profiler in every variant: samples of
+	// two profilers would compare their naming, not the variants.
+	first := map[string]string{} // service → "profiler (variant)"
+	var use []profile.Profiler
+	var where []string
 	for _, name := range slices.Sorted(maps.Keys(r.variants)) {
 		v := r.variants[name]
 		for i, svc := range v.Services {
@@ -43,13 +47,21 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 				continue
 			}
 			p := r.profilerFor(svc)
-			if checked[p.Name()] {
-				continue
+			here := fmt.Sprintf("%s (variant %s)", p.Name(), name)
+			if f, ok := first[svc.Name]; !ok {
+				first[svc.Name] = here
+			} else if !strings.HasPrefix(f, p.Name()+" ") {
+				return fmt.Errorf("%s: profiling %s: sampled by %s but by %s: its commands must start the same runtime in every variant, else its profiles cannot be compared", r.s.Path, svc.Name, f, here)
 			}
-			checked[p.Name()] = true
-			if err := p.Available(ctx); err != nil {
-				return fmt.Errorf("%s: profiling %s (variant %s): %w", r.s.Path, svc.Name, name, err)
+			if !slices.ContainsFunc(use, func(u profile.Profiler) bool { return u.Name() == p.Name() }) {
+				use = append(use, p)
+				where = append(where, fmt.Sprintf("%s (variant %s)", svc.Name, name))
 			}
+		}
+	}
+	for i, p := range use {
+		if err := p.Available(ctx); err != nil {
+			return fmt.Errorf("%s: profiling %s: %w", r.s.Path, where[i], err)
 		}
 	}
 	return nil

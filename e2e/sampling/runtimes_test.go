@@ -196,3 +196,65 @@ rounds: 2
 		t.Errorf("no opentelemetry module:function that grew and the baseline lacks (%+v)\n%s", r, stdout)
 	}
 }
+
+// jvmScenario writes a scenario of one profiled Hello JVM whose variant
+// "other" runs variantCommand, and returns its path.
+func jvmScenario(t *testing.T, variantCommand string) string {
+	t.Helper()
+	classes := tolltest.HelloClasses(t)
+	s := fmt.Sprintf(`name: jvm-sides
+services:
+  - name: hello
+    command: [sh, -c, "exec java -Xmx64m -cp %[1]s Hello ${port:hello} 600"]
+    ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 300s}
+    measure: true
+variants:
+  - name: baseline
+  - name: other
+    services:
+      hello:
+        command: [sh, -c, "%[2]s"]
+load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests:
+    - {name: hello, method: GET, path: /}
+  rate: 20
+  warmup: 1s
+  duration: 3s
+rounds: 1
+`, classes, strings.ReplaceAll(variantCommand, "CLASSES", classes))
+	path := filepath.Join(t.TempDir(), "jvm.yaml")
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestProfileOneSideMissing runs a JVM whose variant drops the
+// JAVA_TOOL_OPTIONS that load async-profiler: that side has no samples,
+// and the run must say so, and why, rather than compare a profile with
+// nothing.
+func TestProfileOneSideMissing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real JVMs under load")
+	}
+	lib := repoFile(t, "examples/java/agents/libasyncProfiler.so", "examples/java/fetch-agents.sh fetches it")
+	path := jvmScenario(t, "unset JAVA_TOOL_OPTIONS; exec java -Xmx64m -cp CLASSES Hello ${port:hello} 600")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--profile", "--async-profiler", lib, "--out", filepath.Join(t.TempDir(), "out"))
+	if code == 0 || !strings.Contains(stderr, "other at 20 req/s: no round with a profile of both it and the baseline") ||
+		!strings.Contains(stderr, "async-profiler wrote no dump") {
+		t.Errorf("exit %d, want an error saying variant other has no profile, and why\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestProfileSidesNeedOneProfiler checks that a service a variant starts
+// with another runtime's command is refused before anything starts: the
+// two profilers' samples could not be compared.
+func TestProfileSidesNeedOneProfiler(t *testing.T) {
+	path := jvmScenario(t, "exec sleep 600")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--profile", "--async-profiler", "/nonexistent/libasyncProfiler.so",
+		"--out", filepath.Join(t.TempDir(), "out"))
+	if code == 0 || !strings.Contains(stderr, "sampled by async-profiler (variant baseline) but by perf (variant other)") {
+		t.Errorf("exit %d, want a refusal naming both profilers\n%s\n%s", code, stdout, stderr)
+	}
+}
