@@ -159,6 +159,13 @@ func (r *runner) stop(name string) error {
 	r.noteIdleExits(st)
 	err := st.group.StopContext(r.kill, r.opt.StopGrace)
 	r.dropCgroups(st)
+	// What a profiler loaded at the services' start kept is of no use
+	// once they have stopped: each trial's profile is written.
+	for _, d := range st.profileDirs {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
 	var endErr error
 	if sk := r.sinks[name]; sk != nil {
 		endErr = r.endTelemetryCycle(name, func(context.Context) (record.Telemetry, time.Time, error) {
