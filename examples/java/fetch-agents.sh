@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches the Java agents, and async-profiler, from Maven Central into
-# examples/java/agents/
-# (git-ignored), under version-free names the scenarios use. The versions
+# examples/java/agents/ (git-ignored), under version-free names the
+# scenarios use. The versions
 # are pinned here and only here. Maven checks each jar against Central's
 # checksums (-C fails on a mismatch). Idempotent: a jar already fetched at
 # its pinned version is kept.
@@ -42,6 +42,8 @@ done
 if [[ agents/async-profiler.jar -nt agents/libasyncProfiler.so ]]; then
   rm -rf "$tmp/ap" && mkdir "$tmp/ap"
   unzip -q -o agents/async-profiler.jar linux-x64/libasyncProfiler.so -d "$tmp/ap"
+  # unzip keeps the jar's date; the library is as new as its extraction.
+  touch "$tmp/ap/linux-x64/libasyncProfiler.so"
   mv "$tmp/ap/linux-x64/libasyncProfiler.so" agents/libasyncProfiler.so
   echo "extracted examples/java/agents/libasyncProfiler.so"
 fi
