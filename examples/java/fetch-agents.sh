@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Fetches the Java agents, and async-profiler, from Maven Central into
 # examples/java/agents/ (git-ignored), under version-free names the
-# scenarios use. The versions
-# are pinned here and only here. Maven checks each jar against Central's
-# checksums (-C fails on a mismatch). Idempotent: a jar already fetched at
-# its pinned version is kept.
+# scenarios use. The versions are pinned here and only here. Maven checks
+# each jar against Central's checksums (-C fails on a mismatch).
+# Idempotent: a jar already fetched at its pinned version is kept.
 set -euo pipefail
 cd "$(dirname "$0")"
 
