@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,9 +29,13 @@ const DefaultPySpyRate = 97
 // (process_vm_readv, no code in the service) and names Python frames
 // module:function, where perf sees only the interpreter's C loop. It
 // samples the service's first Python process and those it starts, each
-// thread that is not idle, Rate times a second of wall-clock time, and
-// writes its samples as a Chrome trace, whose timestamps hold the samples
-// to the window.
+// thread that is not idle, Rate times a second of wall-clock time, from
+// the session's start to its stop. py-spy's counts carry no timestamps
+// (its Chrome trace has them, but merges a thread's samples across the
+// time it was idle): the session's samples are scaled to the window, the
+// share of the sampled time the window is, and spread evenly over its
+// seconds, on the premise that the service works at one pace through the
+// load's warm-up and window.
 type PySpy struct {
 	// Path is py-spy's path; empty: py-spy beside the service's Python,
 	// else from PATH.
@@ -149,7 +152,7 @@ func (p PySpy) Start(ctx context.Context, t Target) (Session, error) {
 	f.Close()
 	s := &pySpySession{p: p, target: t, out: f.Name()}
 	s.cmd = exec.Command(path, "record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(p.rate()),
-		"--format", "chrometrace", "--output", f.Name(), "--nonblocking", "--threads", "--subprocesses")
+		"--format", "raw", "--full-filenames", "--output", f.Name(), "--nonblocking", "--threads", "--subprocesses")
 	s.cmd.Stdout = &s.stderr
 	s.cmd.Stderr = &s.stderr
 	s.start = time.Now()
@@ -178,11 +181,31 @@ type pySpySession struct {
 	target  Target
 	out     string
 	cmd     *exec.Cmd
-	stderr  bytes.Buffer
+	stderr  stampedBuffer
 	done    chan struct{}
 	waitErr error
-	start   time.Time // py-spy's time 0, within its own start-up
+	start   time.Time // when py-spy was started
 }
+
+// stampedBuffer is a program's output and when it first wrote: py-spy
+// says it samples once it has attached.
+// (Not an embedded bytes.Buffer: io.Copy would write through its
+// ReadFrom.)
+type stampedBuffer struct {
+	buf   bytes.Buffer
+	first time.Time
+}
+
+// Write implements io.Writer.
+func (b *stampedBuffer) Write(p []byte) (int, error) {
+	if b.first.IsZero() {
+		b.first = time.Now()
+	}
+	return b.buf.Write(p)
+}
+
+// String returns what was written.
+func (b *stampedBuffer) String() string { return b.buf.String() }
 
 // Stop stops py-spy and reads the samples of w.
 func (s *pySpySession) Stop(w Window) (*profile.Profile, error) {
@@ -203,13 +226,32 @@ func (s *pySpySession) Stop(w Window) (*profile.Profile, error) {
 	if err != nil || len(data) == 0 {
 		return nil, fmt.Errorf("profile %s: py-spy wrote no samples: %v: %s", s.target.Service, err, lastLines(s.stderr.String()))
 	}
+	stopped, started := time.Now(), s.start
+	if strings.Contains(s.stderr.String(), "Sampling process") && !s.stderr.first.IsZero() {
+		started = s.stderr.first // its first words, once attached
+	}
 	period := int64(time.Second) / int64(s.p.rate())
 	b := newBuilder(period)
-	if err := parseChromeTrace(bytes.NewReader(data), s.start, w, period, func(st Stack) {
+	span, win := stopped.Sub(started), w.End.Sub(w.Start)
+	if span <= 0 || win <= 0 {
+		return nil, fmt.Errorf("profile %s: py-spy sampled for %s, the window is %s", s.target.Service, span, win)
+	}
+	// The window's share of the sampled time, spread over its seconds,
+	// the last one possibly partial.
+	seconds := int64((win + time.Second - 1) / time.Second)
+	share := func(sec int64) float64 {
+		return float64(min(win-time.Duration(sec)*time.Second, time.Second)) / float64(span)
+	}
+	if err := parseRaw(bytes.NewReader(data), func(st Stack) {
 		st.Service = s.target.Service
-		b.add(st)
+		n := st.Count
+		for sec := int64(0); sec < seconds; sec++ {
+			c := float64(n) * share(sec)
+			st.Second, st.Count, st.CPU = sec, int64(math.Round(c)), int64(c*float64(period))
+			b.add(st)
+		}
 	}); err != nil {
-		return nil, fmt.Errorf("profile %s: py-spy's trace: %w", s.target.Service, err)
+		return nil, fmt.Errorf("profile %s: py-spy's output: %w", s.target.Service, err)
 	}
 	p := b.profile()
 	p.TimeNanos = w.Start.UnixNano()
@@ -217,81 +259,53 @@ func (s *pySpySession) Stop(w Window) (*profile.Profile, error) {
 	return p, nil
 }
 
-// traceEvent is one event of py-spy's Chrome trace: a frame that begins
-// (ph B) or ends (E) on a thread, at ts microseconds from py-spy's start.
-type traceEvent struct {
-	Name string  `json:"name"`
-	Ph   string  `json:"ph"`
-	Tid  int64   `json:"tid"`
-	Ts   float64 `json:"ts"`
-	Args struct {
-		Filename string `json:"filename"`
-	} `json:"args"`
-}
-
-// parseChromeTrace reads py-spy's Chrome trace, whose timestamps count
-// from start, and adds the stacks it held within w: each span in which a
-// thread's stack stayed the same, cut at w's ends and at its whole
-// seconds, as the CPU time it lasted (py-spy samples only threads that
-// are not idle) and the samples taken every period in it.
-func parseChromeTrace(r io.Reader, start time.Time, w Window, period int64, add func(Stack)) error {
-	var events []traceEvent
-	if err := json.NewDecoder(r).Decode(&events); err != nil {
-		return err
-	}
-	from := w.Start.Sub(start).Nanoseconds()
-	to := w.End.Sub(start).Nanoseconds()
-	type thread struct {
-		frames []Frame // root first
-		name   string
-		since  int64
-	}
-	threads := map[int64]*thread{}
-	flush := func(th *thread, now int64) {
-		a, z := max(th.since, from), min(now, to)
-		for a < z {
-			second := (a - from) / int64(time.Second)
-			end := min(z, from+(second+1)*int64(time.Second))
-			var st Stack
-			for i := len(th.frames) - 1; i >= 0; i-- {
-				st.Frames = append(st.Frames, th.frames[i])
-			}
-			if len(st.Frames) > 0 {
-				st.Thread, st.Second, st.CPU = th.name, second, end-a
-				st.Count = int64(math.Round(float64(end-a) / float64(period)))
-				add(st)
-			}
-			a = end
+// parseRaw reads py-spy's raw output (--threads --subprocesses): one
+// line per stack, root first, frames "function (file:line)" separated by
+// semicolons after its process and its thread, and its sample count last.
+func parseRaw(r io.Reader, add func(Stack)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
 		}
-	}
-	for _, e := range events {
-		now := int64(e.Ts * 1000)
-		th := threads[e.Tid]
-		if th == nil {
-			th = &thread{since: now}
-			threads[e.Tid] = th
+		sp := strings.LastIndexByte(text, ' ')
+		if sp < 0 {
+			return fmt.Errorf("line %d: no sample count", line)
 		}
-		flush(th, now)
-		th.since = now
-		switch {
-		case strings.HasPrefix(e.Name, "process ") && e.Args.Filename == "":
-		case strings.HasPrefix(e.Name, "thread ") && e.Args.Filename == "":
-			if e.Ph == "B" {
-				th.name = e.Name
-			}
-		case e.Ph == "B":
-			th.frames = append(th.frames, pythonFrame(e.Name, e.Args.Filename))
-		case e.Ph == "E":
-			if n := len(th.frames); n > 0 {
-				th.frames = th.frames[:n-1]
-			}
+		count, err := strconv.ParseInt(text[sp+1:], 10, 64)
+		if err != nil {
+			return fmt.Errorf("line %d: sample count: %w", line, err)
 		}
+		st := Stack{Count: count}
+		names := strings.Split(text[:sp], ";")
+		for len(names) > 0 && (strings.HasPrefix(names[0], "process ") || strings.HasPrefix(names[0], "thread (")) {
+			if strings.HasPrefix(names[0], "thread (") {
+				st.Thread = names[0]
+			}
+			names = names[1:]
+		}
+		for i := len(names) - 1; i >= 0; i-- {
+			fn, file := names[i], ""
+			if j := strings.LastIndex(fn, " ("); j > 0 && strings.HasSuffix(fn, ")") {
+				fn, file = fn[:j], fn[j+2:len(fn)-1]
+				if k := strings.LastIndexByte(file, ':'); k > 0 {
+					file = file[:k]
+				}
+			}
+			st.Frames = append(st.Frames, pythonFrame(fn, file))
+		}
+		add(st)
 	}
-	return nil
+	return sc.Err()
 }
 
 // pythonFrame names a Python function module:function, its module from
-// its file's path: flask.app for .../site-packages/flask/app.py.
+// its file's path: flask.app for .../site-packages/flask/app.py, or for
+// flask/app.py, as py-spy shortens a package's path.
 func pythonFrame(function, file string) Frame {
 	if file == "" {
 		return Frame{Function: function, Module: "[python]"}
@@ -305,7 +319,7 @@ func pythonFrame(function, file string) Frame {
 		if j := strings.IndexByte(rest, '/'); j >= 0 {
 			mod = rest[j+1:]
 		}
-	} else {
+	} else if filepath.IsAbs(mod) {
 		mod = filepath.Base(mod)
 	}
 	mod = strings.TrimSuffix(strings.ReplaceAll(mod, "/", "."), ".__init__")

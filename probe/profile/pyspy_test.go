@@ -3,47 +3,37 @@ package profile
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
-// trace is py-spy's Chrome trace (--threads --subprocesses) of one thread
-// in flask's dispatch, then in opentelemetry's span end, then idle.
-const trace = `[
-{"args":{"filename":"","line":0},"cat":"py-spy","name":"process 7:\"python app.py\"","ph":"B","pid":7,"tid":1,"ts":0},
-{"args":{"filename":"","line":0},"cat":"py-spy","name":"thread (7)","ph":"B","pid":7,"tid":1,"ts":0},
-{"args":{"filename":"/v/lib/python3.12/site-packages/flask/app.py","line":9},"cat":"py-spy","name":"wsgi_app","ph":"B","pid":7,"tid":1,"ts":0},
-{"args":{"filename":"/v/lib/python3.12/site-packages/flask/app.py","line":9},"cat":"py-spy","name":"wsgi_app","ph":"E","pid":7,"tid":1,"ts":1500000},
-{"args":{"filename":"/v/lib/python3.12/site-packages/opentelemetry/sdk/trace/__init__.py","line":3},"cat":"py-spy","name":"end","ph":"B","pid":7,"tid":1,"ts":1500000},
-{"args":{"filename":"/v/lib/python3.12/site-packages/opentelemetry/sdk/trace/__init__.py","line":3},"cat":"py-spy","name":"end","ph":"E","pid":7,"tid":1,"ts":2500000},
-{"args":{"filename":"","line":0},"cat":"py-spy","name":"thread (7)","ph":"E","pid":7,"tid":1,"ts":2500000},
-{"args":{"filename":"","line":0},"cat":"py-spy","name":"process 7:\"python app.py\"","ph":"E","pid":7,"tid":1,"ts":2500000}
-]`
+// raw is py-spy's raw output (--threads --subprocesses, and
+// --full-filenames but for the third frame's, as py-spy shortens) of a Flask
+// service without and with OpenTelemetry's middleware.
+const raw = `process 7:"/v/bin/python /v/bin/waitress-serve app:app";thread (7);<module> (waitress-serve:8);wsgi_app (/v/lib/python3.12/site-packages/flask/app.py:1511);consumer (/work/examples/python/app.py:30) 40
+process 7:"/v/bin/python /v/bin/waitress-serve app:app";thread (9);__call__ (/v/lib/python3.12/site-packages/opentelemetry/instrumentation/wsgi/__init__.py:560);end (/v/lib/python3.12/site-packages/opentelemetry/sdk/trace/__init__.py:950) 3
+`
 
-// TestParseChromeTrace checks that each span of py-spy's trace counts as
-// the CPU time it lasted within the window, under its frames named
-// module:function and the second it fell in.
-func TestParseChromeTrace(t *testing.T) {
-	start := time.Unix(1000, 0)
-	// The window [0.5 s, 2.25 s): 1 s of wsgi_app, 0.75 s of end.
-	w := Window{Start: start.Add(500 * time.Millisecond), End: start.Add(2250 * time.Millisecond)}
-	cpu := map[string]int64{}
-	seconds := map[int64]int64{}
-	err := parseChromeTrace(strings.NewReader(trace), start, w, int64(10*time.Millisecond), func(s Stack) {
-		if s.Thread != "thread (7)" || len(s.Frames) != 1 {
-			t.Errorf("stack %+v, want one frame on thread (7)", s)
-		}
-		cpu[s.Frames[0].Function] += s.CPU
-		seconds[s.Second] += s.CPU
-	})
-	if err != nil {
+func TestParseRaw(t *testing.T) {
+	var got []Stack
+	if err := parseRaw(strings.NewReader(raw), func(s Stack) { got = append(got, s) }); err != nil {
 		t.Fatal(err)
 	}
-	ms := int64(time.Millisecond)
-	if cpu["flask.app:wsgi_app"] != 1000*ms || cpu["opentelemetry.sdk.trace:end"] != 750*ms || len(cpu) != 2 {
-		t.Errorf("CPU by function = %v, want flask.app:wsgi_app 1 s and opentelemetry.sdk.trace:end 0.75 s", cpu)
+	if len(got) != 2 {
+		t.Fatalf("%d stacks, want 2", len(got))
 	}
-	if seconds[0] != 1000*ms || seconds[1] != 750*ms {
-		t.Errorf("CPU by second = %v, want 0: 1 s, 1: 0.75 s", seconds)
+	want := []string{"app:consumer", "flask.app:wsgi_app", "waitress-serve:<module>"}
+	if s := got[0]; s.Thread != "thread (7)" || s.Count != 40 || len(s.Frames) != 3 {
+		t.Fatalf("first stack = %+v", s)
+	}
+	for i, w := range want {
+		if f := got[0].Frames[i]; f.Function != w {
+			t.Errorf("frame %d = %q, want %q (leaf first)", i, f.Function, w)
+		}
+	}
+	if f := got[1].Frames[0]; f.Function != "opentelemetry.sdk.trace:end" || got[1].Thread != "thread (9)" {
+		t.Errorf("the agent's leaf = %+v on %q", f, got[1].Thread)
+	}
+	if err := parseRaw(strings.NewReader("thread (7);main (app.py:1)\n"), func(Stack) {}); err == nil {
+		t.Error("a line without its count parsed")
 	}
 }
 
@@ -52,6 +42,7 @@ func TestPythonFrame(t *testing.T) {
 		{"wsgi_app", "/v/lib/python3.12/site-packages/flask/app.py", "flask.app:wsgi_app"},
 		{"decode", "/usr/lib/python3.12/json/decoder.py", "json.decoder:decode"},
 		{"consumer", "/work/examples/python/app.py", "app:consumer"},
+		{"full_dispatch_request", "flask/app.py", "flask.app:full_dispatch_request"},
 		{"<module>", "", "<module>"},
 	} {
 		if got := pythonFrame(c.fn, c.file).Function; got != c.want {
