@@ -130,6 +130,9 @@ func originOf(locs []*pprof.Location, thread string) string {
 			return OriginJIT
 		}
 	}
+	if thread == "VM Thread" && vmCollects(locs) {
+		return OriginGC
+	}
 	for _, l := range locs {
 		for _, ln := range l.Line {
 			for _, g := range gcFunctions {
@@ -155,6 +158,21 @@ func originOf(locs []*pprof.Location, thread string) string {
 		return OriginRuntime
 	}
 	return OriginApplication
+}
+
+// vmCollects reports whether a JVM's VM Thread, whose stack is locs, is
+// running a garbage collection (VM_G1CollectForAllocation,
+// VM_GenCollectForAllocation, ...): G1's and the serial collector's pauses
+// run there, beside the GC threads.
+func vmCollects(locs []*pprof.Location) bool {
+	for _, l := range locs {
+		for _, ln := range l.Line {
+			if n := ln.Function.Name; strings.HasPrefix(n, "VM_") && (strings.Contains(n, "Collect") || strings.Contains(n, "GC")) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // causeOf returns the origin a sample with stack locs (leaf first) and
@@ -185,8 +203,8 @@ func causeOf(locs []*pprof.Location, origin string) string {
 
 // packageOf returns the package of the function named name in module: a
 // Go function's import path (go.opentelemetry.io/otel/sdk/trace), a Java
-// method's package (io.opentelemetry.sdk.trace), "kernel", or the module
-// for code with neither.
+// method's package (io.opentelemetry.sdk.trace), a Python function's
+// module (flask.app), "kernel", or the module for code with neither.
 func packageOf(name, module string) string {
 	if (profile.Frame{Module: module}).Kernel() {
 		return "kernel"
@@ -202,6 +220,9 @@ func packageOf(name, module string) string {
 	}
 	if strings.Contains(name, "::") || strings.Contains(name, "(") && !strings.Contains(name, ".") {
 		return module // C++ or C
+	}
+	if mod, _, ok := strings.Cut(name, ":"); ok && mod != "" {
+		return mod // Python: flask.app:wsgi_app
 	}
 	parts := strings.Split(name, ".")
 	if len(parts) >= 4 && !strings.Contains(name, "(") {
@@ -246,6 +267,7 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		variant string
 	}
 	rounds := map[key]map[int]*trialProfile{}
+	why := map[string]string{} // by variant: why a trial of it has no profile
 	for _, tc := range s.Trials {
 		t := byIndex[tc.Index]
 		if tc.Excluded || t == nil || t.Idle {
@@ -256,6 +278,9 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		case t.Profile == nil:
 			return fmt.Errorf("%s has no profile, while other trials of the run have: profile every variant's services alike", what)
 		case t.Profile.File == "":
+			if why[t.Variant] == "" {
+				why[t.Variant] = fmt.Sprintf("%s: %s", what, oneLine(t.Profile.Error))
+			}
 			s.Warnings = append(s.Warnings, fmt.Sprintf("%s has no profile (%s): its round is left out of where the CPU goes", what, oneLine(t.Profile.Error)))
 			continue
 		}
@@ -298,7 +323,13 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 			}
 			sort.Ints(paired)
 			if len(paired) == 0 {
-				return fmt.Errorf("%s at %s: no round with a profile of both it and the baseline %s", v, st.Label(), s.Baseline)
+				err := fmt.Errorf("%s at %s: no round with a profile of both it and the baseline %s", v, st.Label(), s.Baseline)
+				for _, n := range []string{v, s.Baseline} {
+					if why[n] != "" {
+						err = fmt.Errorf("%w (%s)", err, why[n])
+					}
+				}
+				return err
 			}
 			file := record.VariantProfileFile(v, st.Index, len(s.Steps))
 			s.ProfileFiles = append(s.ProfileFiles, ProfileFile{Name: file, Profile: mergeRounds(vr)})

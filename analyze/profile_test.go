@@ -281,3 +281,43 @@ func TestCauseOf(t *testing.T) {
 		})
 	}
 }
+
+func TestPackageOf(t *testing.T) {
+	for _, c := range []struct{ name, module, want string }{
+		{"go.opentelemetry.io/otel/sdk/trace.(*recordingSpan).End", "consumer", "go.opentelemetry.io/otel/sdk/trace"},
+		{"io.opentelemetry.sdk.trace.SdkSpan.end", "[java]", "io.opentelemetry.sdk.trace"},
+		{"opentelemetry.instrumentation.flask:_before_request", "/v/site-packages/opentelemetry/instrumentation/flask/__init__.py", "opentelemetry.instrumentation.flask"},
+		{"flask.app:wsgi_app", "/v/site-packages/flask/app.py", "flask.app"},
+		{"Compile::Optimize", "libjvm.so", "libjvm.so"},
+		{"runtime.mallocgc", "consumer", "runtime"},
+	} {
+		if got := packageOf(c.name, c.module); got != c.want {
+			t.Errorf("packageOf(%q, %q) = %q, want %q", c.name, c.module, got, c.want)
+		}
+	}
+}
+
+func TestOriginOfJVMThreads(t *testing.T) {
+	loc := func(name, module string) *pprof.Location {
+		return &pprof.Location{Line: []pprof.Line{{Function: &pprof.Function{Name: name, Filename: module}}}}
+	}
+	pause := []*pprof.Location{loc("G1ParEvacuateFollowersClosure::do_void", "libjvm.so"), loc("VM_G1CollectForAllocation::doit", "libjvm.so"),
+		loc("VMThread::evaluate_operation", "libjvm.so")}
+	safepoint := []*pprof.Location{loc("SafepointSynchronize::begin", "libjvm.so"), loc("VMThread::inner_execute", "libjvm.so")}
+	for _, tc := range []struct {
+		name, thread string
+		stack        []*pprof.Location
+		want         string
+	}{
+		{"a GC worker", "GC Thread#0", safepoint, OriginGC},
+		{"a G1 concurrent thread", "G1 Conc#0", safepoint, OriginGC},
+		{"a compiler", "C2 CompilerThre", safepoint, OriginJIT},
+		{"the VM Thread in a collection", "VM Thread", pause, OriginGC},
+		{"the VM Thread at another safepoint", "VM Thread", safepoint, OriginRuntime},
+		{"the agent's Java code", "http-worker", []*pprof.Location{loc("io.opentelemetry.sdk.trace.SdkSpan.end", "[java]")}, "agent: io.opentelemetry"},
+	} {
+		if got := originOf(tc.stack, tc.thread); got != tc.want {
+			t.Errorf("%s: originOf = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -52,6 +52,9 @@ type runFlags struct {
 	startup bool
 	// profile samples every measured service's stacks (--profile).
 	profile bool
+	// asyncProfiler is libasyncProfiler.so's path (--async-profiler),
+	// pySpy py-spy's (--py-spy).
+	asyncProfiler, pySpy string
 	// short replaces the scenario's rounds, warm-up, window and restart
 	// policy (--rounds, --warmup, --duration, --restart): its short
 	// version.
@@ -135,7 +138,9 @@ appended to it as Markdown.
 		},
 	}
 	fl := cmd.Flags()
-	fl.BoolVar(&f.profile, "profile", false, "sample every measured service's on-CPU stacks in each window (Linux perf) and report where each variant's added CPU per request goes, function by function (profiles/<variant>.pb.gz per request)")
+	fl.BoolVar(&f.profile, "profile", false, "sample every measured service's on-CPU stacks in each window (a JVM with async-profiler, Python with py-spy, the rest with Linux perf) and report where each variant's added CPU per request goes, function by function (profiles/<variant>.pb.gz per request)")
+	fl.StringVar(&f.asyncProfiler, "async-profiler", os.Getenv("TOLL_ASYNC_PROFILER"), "`path` of async-profiler's libasyncProfiler.so, loaded into each profiled JVM at its start (default $TOLL_ASYNC_PROFILER; examples/java/fetch-agents.sh fetches it)")
+	fl.StringVar(&f.pySpy, "py-spy", "", "`path` of py-spy, which samples each profiled Python service (default: py-spy beside the service's Python, else from PATH)")
 	fl.IntVar(&rounds, "rounds", 0, "run this many rounds instead of the scenario's rounds (a short version, e.g. for CI)")
 	fl.DurationVar(&warmup, "warmup", 0, "use this warm-up per trial instead of the scenario's load.warmup")
 	fl.DurationVar(&duration, "duration", 0, "use this measured window per trial instead of the scenario's load.duration")
@@ -259,7 +264,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 		f.render.brief = true
 	}
-	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile,
+	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile, AsyncProfiler: f.asyncProfiler, PySpy: f.pySpy,
 		Progress: progress, NoCgroup: f.noCgroup, StopGrace: f.stopGrace, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
 		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take

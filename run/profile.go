@@ -3,6 +3,10 @@ package run
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,9 +22,9 @@ func (r *runner) profiled(v *Variant, i int, measured bool) bool {
 	return v.Services[i].Profile || (r.opt.Profile && measured)
 }
 
-// setupProfiling checks, before anything starts, that the services to be
-// profiled can be: a run asked to profile fails here rather than after
-// its first window.
+// setupProfiling chooses, before anything starts, each profiled service's
+// profiler and checks that it can sample here: a run asked to profile
+// fails here rather than after its first window.
 func (r *runner) setupProfiling(ctx context.Context) error {
 	want := r.opt.Profile
 	for _, v := range r.s.Services {
@@ -29,11 +33,79 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 	if !want {
 		return nil
 	}
-	r.profiler = &profile.Perf{Dir: r.dir.Path}
-	if err := r.profiler.Available(ctx); err != nil {
-		return fmt.Errorf("%s: profiling: %w", r.s.Path, err)
+	r.profilers = []profile.Profiler{profile.AsyncProfiler{Lib: r.opt.AsyncProfiler}, profile.PySpy{Path: r.opt.PySpy, Dir: r.dir.Path},
+		profile.Perf{Dir: r.dir.Path}}
+	// A service is sampled by one profiler in every variant: samples of
+	// two profilers would compare their naming, not the variants.
+	first := map[string]string{} // service → "profiler (variant)"
+	var use []profile.Profiler
+	var where []string
+	for _, name := range slices.Sorted(maps.Keys(r.variants)) {
+		v := r.variants[name]
+		for i, svc := range v.Services {
+			if !r.profiled(v, i, svc.Measure || svc.Role == "agent") {
+				continue
+			}
+			p := r.profilerFor(svc)
+			here := fmt.Sprintf("%s (variant %s)", p.Name(), name)
+			if f, ok := first[svc.Name]; !ok {
+				first[svc.Name] = here
+			} else if !strings.HasPrefix(f, p.Name()+" ") {
+				return fmt.Errorf("%s: profiling %s: sampled by %s but by %s: its commands must start the same runtime in every variant, else its profiles cannot be compared", r.s.Path, svc.Name, f, here)
+			}
+			if !slices.ContainsFunc(use, func(u profile.Profiler) bool { return u.Name() == p.Name() }) {
+				use = append(use, p)
+				where = append(where, fmt.Sprintf("%s (variant %s)", svc.Name, name))
+			}
+		}
+	}
+	for i, p := range use {
+		if err := p.Available(ctx); err != nil {
+			return fmt.Errorf("%s: profiling %s: %w", r.s.Path, where[i], err)
+		}
 	}
 	return nil
+}
+
+// profilerFor returns the profiler that samples svc: the first runtime's
+// profiler that takes its command, else perf.
+func (r *runner) profilerFor(svc Service) profile.Profiler {
+	if svc.Image == "" {
+		// A program named by a relative path is the service directory's.
+		argv := slices.Clone(svc.Argv)
+		if len(argv) > 0 && strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
+			argv[0] = filepath.Join(svc.Dir, argv[0])
+		}
+		for _, p := range r.profilers {
+			if pp, ok := p.(profile.Preparer); ok {
+				if _, _, ok := pp.Prepare(argv, nil, ""); ok {
+					return p
+				}
+			}
+		}
+	}
+	return r.profilers[len(r.profilers)-1]
+}
+
+// prepareProfiling returns the command and environment that start
+// service i of variant v (its start-th start) ready for its profiler, and
+// the directory the profiler keeps its data in; the service's own and ""
+// when it is not profiled or its profiler need not be prepared.
+func (r *runner) prepareProfiling(v *Variant, i, start int) ([]string, []string, string, error) {
+	svc := v.Services[i]
+	if r.profilers == nil || !r.profiled(v, i, svc.Measure || svc.Role == "agent") {
+		return svc.Argv, svc.Env, "", nil
+	}
+	pp, ok := r.profilerFor(svc).(profile.Preparer)
+	if !ok {
+		return svc.Argv, svc.Env, "", nil
+	}
+	dir := filepath.Join(r.dir.Path, "profiles", "data", fmt.Sprintf("%s.%s.%d", v.Name, svc.Name, start))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, "", fmt.Errorf("profiling %s: %w", svc.Name, err)
+	}
+	argv, env, _ := pp.Prepare(svc.Argv, svc.Env, dir)
+	return argv, env, dir, nil
 }
 
 // profiling is the sampling of a trial's profiled services, started before
@@ -41,6 +113,7 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 type profiling struct {
 	cancel   context.CancelFunc // ends perf once measure is done with it
 	sessions []profile.Session
+	names    []string // the profilers', in the order they were first used
 	services []string
 	errs     []string
 }
@@ -49,7 +122,7 @@ type profiling struct {
 // nil when none is. Its sampling ends when it is stopped or closed, or
 // when ctx is done.
 func (r *runner) startProfiling(ctx context.Context, st *started) *profiling {
-	if r.profiler == nil {
+	if r.profilers == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -60,15 +133,20 @@ func (r *runner) startProfiling(ctx context.Context, st *started) *profiling {
 			continue
 		}
 		p.services = append(p.services, run.Name)
-		t := profile.Target{Service: run.Name}
+		prof := r.profilerFor(st.v.Services[i])
+		if !slices.Contains(p.names, prof.Name()) {
+			p.names = append(p.names, prof.Name())
+		}
+		t := profile.Target{Service: run.Name, Dir: st.profileDirs[run.Name]}
 		if cg := st.cgs[run.Name]; cg != nil && cg.PerfEventDir() != "" {
 			t.Cgroup = cg.Rel()
-		} else if procs := serviceProcesses(st, i, svc.Pid()); procs != nil {
+		}
+		if procs := serviceProcesses(st, i, svc.Pid()); procs != nil {
 			if _, err := procs.Sample(); err == nil {
 				t.Pids = procs.Pids()
 			}
 		}
-		s, err := r.profiler.Start(ctx, t)
+		s, err := prof.Start(ctx, t)
 		if err != nil {
 			p.errs = append(p.errs, err.Error())
 			continue
@@ -95,7 +173,7 @@ func (p *profiling) stop(dir *record.Dir, tr *record.Trial, from, to time.Time) 
 	if p == nil {
 		return
 	}
-	tp := &record.TrialProfile{Services: p.services, Profiler: "perf"}
+	tp := &record.TrialProfile{Services: p.services, Profiler: strings.Join(p.names, ",")}
 	tr.Profile = tp
 	var profs []*pprof.Profile
 	for _, s := range p.sessions {

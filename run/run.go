@@ -78,6 +78,13 @@ type Options struct {
 	// Profile samples the on-CPU stacks of every measured service during
 	// each measured window, as a service's profile: true does for it.
 	Profile bool
+	// AsyncProfiler is the path of async-profiler's libasyncProfiler.so,
+	// with which a profiled JVM is sampled.
+	AsyncProfiler string
+	// PySpy is the path of py-spy, with which a profiled Python service
+	// is sampled; empty: py-spy beside the service's Python, else from
+	// PATH.
+	PySpy string
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
@@ -225,9 +232,6 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		return dir, err
 	}
 	r.setupHardwareCounters()
-	if err := r.setupProfiling(ctx); err != nil {
-		return dir, err
-	}
 	pool := &portPool{}
 	sinkAddrs := map[string]string{}
 	for _, v := range s.Variants {
@@ -248,6 +252,9 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		r.variants[v.Name] = rv
 	}
 	pool.release()
+	if err := r.setupProfiling(ctx); err != nil {
+		return dir, err
+	}
 	for _, v := range s.Variants {
 		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], dir.LogPath(v.Name+".sink.log"), id)
 		if err != nil {
@@ -391,8 +398,11 @@ type runner struct {
 	loadCPUs string
 	machine  *machine.Sampler // nil where /proc/stat can't be read
 	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
-	profiler *profile.Perf    // samples the profiled services' stacks; nil when none is
-	duetCPUs [2]string        // baseline's, others' (mode: duet)
+	// profilers sample the profiled services' stacks: a runtime's own
+	// (profile.Preparer) for the services it takes, else perf, the last;
+	// nil when no service is profiled.
+	profilers []profile.Profiler
+	duetCPUs  [2]string // baseline's, others' (mode: duet)
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string

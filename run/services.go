@@ -39,6 +39,9 @@ type started struct {
 	// profiling is the sampling a duet started for the side's trial
 	// before the sides' origin, which the trial takes over.
 	profiling *profiling
+	// profileDirs are where the profilers loaded at the services' start
+	// keep their data, by service name.
+	profileDirs map[string]string
 }
 
 // start starts variant name's services in order and waits until each is ready.
@@ -51,10 +54,16 @@ func (r *runner) start(ctx context.Context, name string) error {
 // start-up step's limit, or a load test's matrix step's.
 func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
 	v := r.variants[name]
-	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true}
+	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}}
 	r.starts[name]++
 	var specs []launch.Spec
-	for _, svc := range v.Services {
+	for i, svc := range v.Services {
+		svcArgv, svcEnv, profDir, err := r.prepareProfiling(v, i, r.starts[name])
+		if err != nil {
+			r.dropCgroups(st)
+			return fmt.Errorf("variant %s: %w", name, err)
+		}
+		st.profileDirs[svc.Name] = profDir
 		cpus := svc.CPUs
 		if cpus == "" {
 			cpus = r.svcCPUs
@@ -87,7 +96,7 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 			pl = &r.containers
 		}
 		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: r.starts[name], Run: r.id,
-			Argv: svc.Argv, Env: svc.Own, HostEnv: svc.Env, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
+			Argv: svcArgv, Env: svc.Own, HostEnv: svcEnv, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
 			Cgroup: cg, CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 		if err != nil {
 			r.dropCgroups(st)
@@ -150,6 +159,13 @@ func (r *runner) stop(name string) error {
 	r.noteIdleExits(st)
 	err := st.group.StopContext(r.kill, r.opt.StopGrace)
 	r.dropCgroups(st)
+	// What a profiler loaded at the services' start kept is of no use
+	// once they have stopped: each trial's profile is written.
+	for _, d := range st.profileDirs {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
 	var endErr error
 	if sk := r.sinks[name]; sk != nil {
 		endErr = r.endTelemetryCycle(name, func(context.Context) (record.Telemetry, time.Time, error) {

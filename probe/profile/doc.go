@@ -12,5 +12,10 @@
 //
 // Perf is the implementation for any process: Linux perf with the
 // cpu-clock software event (which needs no hardware counters) and frame
-// pointers for call stacks (-g), read back with perf script.
+// pointers for call stacks (-g), read back with perf script. A runtime
+// whose frames perf cannot name has its own, a Preparer, which also says
+// which commands start that runtime and how to start them ready to be
+// sampled: AsyncProfiler for JVMs (async-profiler loaded at the JVM's
+// start, Java methods by name) and PySpy for Python (py-spy, Python
+// functions as module:function).
 package profile

@@ -51,6 +51,9 @@ func (p Perf) frequency() int {
 	return DefaultFrequency
 }
 
+// Name returns "perf".
+func (Perf) Name() string { return "perf" }
+
 // Available reports why p cannot sample on this machine, or nil: perf is
 // missing, or the kernel refuses it the cpu-clock event.
 func (p Perf) Available(ctx context.Context) error {

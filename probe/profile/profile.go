@@ -9,9 +9,27 @@ import (
 
 // Profiler samples on-CPU stacks.
 type Profiler interface {
+	// Name names the profiler in a trial's record: "perf",
+	// "async-profiler", "py-spy".
+	Name() string
+	// Available reports why the profiler cannot sample on this machine,
+	// or nil.
+	Available(ctx context.Context) error
 	// Start begins sampling t's processes. The sampling goes on until the
 	// session is stopped or ctx is done.
 	Start(ctx context.Context, t Target) (Session, error)
+}
+
+// Preparer is a Profiler for one runtime that has a say in how its
+// services start: a JVM's profiler is loaded into it at its start.
+type Preparer interface {
+	Profiler
+	// Prepare returns the command and environment that start argv's
+	// process (with environment env) ready to be sampled by this
+	// profiler, which keeps what it needs in dir (the Target's Dir of
+	// every session on that process), and true; or argv, env and false
+	// when argv does not start the runtime it profiles.
+	Prepare(argv, env []string, dir string) ([]string, []string, bool)
 }
 
 // Session is one sampling started by a Profiler.
@@ -31,10 +49,13 @@ type Target struct {
 	// root of the perf_event hierarchy (on cgroup v2, the unified one),
 	// e.g. /toll/run-1/baseline.consumer. Empty: Pids.
 	Cgroup string
-	// Pids are the service's processes, when Cgroup is empty. Threads
-	// they start later are sampled too; processes they start later are
-	// not.
+	// Pids are the service's processes: perf samples them when Cgroup is
+	// empty (threads they start later too, processes they start later
+	// not), py-spy the first that runs Python.
 	Pids []int
+	// Dir is the directory a Preparer was given for the service's
+	// start; empty for other profilers.
+	Dir string
 }
 
 // Window is the span of time whose samples a session keeps.
