@@ -360,7 +360,7 @@ restore_iptables() {
 			case "$chain" in KUBE-*) continue ;; esac # goes with its chain below
 			grep -qxF -- "$line" "$before" && continue
 			eval "$ipt -t $t -D ${line#-A }" 2>/dev/null || true
-		done
+		done || true
 		for chain in $("$ipt-save" -t "$t" 2>/dev/null | awk '/^:KUBE-/{print substr($1, 2)}'); do
 			grep -q "^:$chain " "$before" || "$ipt" -t "$t" -F "$chain" 2>/dev/null || true
 		done
