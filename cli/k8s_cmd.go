@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +28,38 @@ type kubeFlags struct {
 func (k *kubeFlags) addFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&k.kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG or ~/.kube/config)")
 	fl.StringVar(&k.context, "kube-context", "", "kubeconfig context (default the current one)")
+}
+
+// kubeImages set, for one run or render, the images a scenario's
+// kubernetes block names: toll's image and the pull policy, for a cluster
+// whose images are not where the file says (a test cluster without a
+// registry).
+type kubeImages struct {
+	tollImage  string
+	pullPolicy string
+}
+
+func (k *kubeImages) addFlags(fl *pflag.FlagSet) {
+	fl.StringVar(&k.tollImage, "toll-image", "", "toll's image in the cluster, in place of kubernetes.toll_image")
+	fl.StringVar(&k.pullPolicy, "image-pull-policy", "", "every container's imagePullPolicy (Always, IfNotPresent, Never), in place of kubernetes.image_pull_policy")
+}
+
+// apply puts the flags' images in s's kubernetes block.
+func (k *kubeImages) apply(s *scenario.Scenario) error {
+	if k.pullPolicy != "" && !slices.Contains(scenario.PullPolicies, k.pullPolicy) {
+		return fmt.Errorf("--image-pull-policy %q: want one of %s", k.pullPolicy, strings.Join(scenario.PullPolicies, ", "))
+	}
+	if k.tollImage == "" && k.pullPolicy == "" {
+		return nil
+	}
+	kb := scenario.Kubernetes{Namespace: "default", TollImage: scenario.DefaultTollImage, Placement: scenario.PlacementSameNode, LoadPods: 1}
+	if s.Kubernetes != nil {
+		kb = *s.Kubernetes
+	}
+	kb.TollImage = cmp.Or(k.tollImage, kb.TollImage)
+	kb.ImagePullPolicy = cmp.Or(k.pullPolicy, kb.ImagePullPolicy)
+	s.Kubernetes = &kb
+	return nil
 }
 
 // client connects to the cluster the kubeconfig names, as kubectl does.
@@ -63,6 +97,7 @@ the cluster. See docs/distributed.md.`,
 func newK8sRenderCmd() *cobra.Command {
 	var opt kube.RenderOptions
 	var sequential bool
+	var images kubeImages
 	cmd := &cobra.Command{
 		Use:   "render FILE",
 		Short: "Print the Kubernetes objects a run of the scenario creates, per variant and per round",
@@ -79,6 +114,9 @@ RoleBinding that toll's CLI needs in the namespace.`,
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
+			if err := images.apply(s); err != nil {
+				return &exitError{ExitUsage, err}
+			}
 			if err := kube.Render(cmd.OutOrStdout(), s, opt); err != nil {
 				return &exitError{ExitUsage, err}
 			}
@@ -88,6 +126,7 @@ RoleBinding that toll's CLI needs in the namespace.`,
 	cmd.Flags().BoolVar(&opt.RBAC, "rbac", false, "also print the ServiceAccount, Role and RoleBinding toll needs")
 	cmd.Flags().BoolVar(&sequential, "sequential", false, "render a duet scenario as run one variant at a time (toll run --kubernetes --sequential): a cluster runs no duet")
 	cmd.Flags().Int64Var(&opt.Seed, "seed", 0, "order the trials as a run with this seed (default the scenario's)")
+	images.addFlags(cmd.Flags())
 	return cmd
 }
 

@@ -250,8 +250,8 @@ func (f *fakeCluster) runLoad(ctx context.Context, argv []string) []byte {
 			}
 			for k := range rs {
 				u, _ := url.Parse(rs[k].URL)
-				if !strings.HasSuffix(u.Hostname(), "."+fakeNamespace+".svc") {
-					f.t.Errorf("load URL %s is not the variant's Service", rs[k].URL)
+				if !strings.HasPrefix(u.Hostname(), "$(TOLL_") || !strings.HasSuffix(u.Hostname(), "_SERVICE_HOST)") {
+					f.t.Errorf("load URL %s is not the variant's Service's address", rs[k].URL)
 				}
 				rs[k].URL = f.target.URL + u.Path
 			}
@@ -552,6 +552,45 @@ func TestKubernetesRender(t *testing.T) {
 	}
 	if pods != 22 { // two sinks, and one pod per variant per round (the quickstart restarts per round: 10 × 2)
 		t.Errorf("%d pods, want 22", pods)
+	}
+}
+
+// TestKubernetesRenderImages checks that --toll-image and
+// --image-pull-policy reach every container toll runs, for a cluster
+// without a registry, and that a bad policy is refused.
+func TestKubernetesRenderImages(t *testing.T) {
+	out, err := tolltest.Command(t, "k8s", "render", "--sequential", "--toll-image", "toll:dev", "--image-pull-policy", "Never", "../examples/quickstart.yaml").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var containers int
+	for _, d := range strings.Split(string(out), "\n---\n") {
+		var o struct {
+			Kind string
+			Spec struct {
+				corev1.PodSpec `json:",inline"`
+				Template       *corev1.PodTemplateSpec `json:"template"`
+			}
+		}
+		if err := yaml.Unmarshal([]byte(strings.TrimPrefix(d, "---\n")), &o); err != nil {
+			t.Fatal(err)
+		}
+		cs := o.Spec.Containers
+		if o.Spec.Template != nil {
+			cs = o.Spec.Template.Spec.Containers
+		}
+		for _, c := range cs {
+			containers++
+			if c.Image != "toll:dev" || c.ImagePullPolicy != corev1.PullNever {
+				t.Errorf("%s %s: image %s, pull policy %q; want toll:dev, Never", o.Kind, c.Name, c.Image, c.ImagePullPolicy)
+			}
+		}
+	}
+	if containers == 0 {
+		t.Fatal("no container rendered")
+	}
+	if err := tolltest.Command(t, "k8s", "render", "--sequential", "--image-pull-policy", "Sometimes", "../examples/quickstart.yaml").Run(); err == nil {
+		t.Error("--image-pull-policy Sometimes was accepted")
 	}
 }
 

@@ -39,6 +39,7 @@ type runFlags struct {
 	stopNow        <-chan struct{} // not a flag: closed on a second interrupt
 	isolateNetwork bool
 	kube           kubeFlags
+	kubeImages     kubeImages
 	findMax        bool
 	sloP99         time.Duration
 	resume         string
@@ -167,6 +168,7 @@ appended to it as Markdown.
 	fl.StringArrayVar(&f.gates, "fail-on", nil, "exit 4 when a variant's change against the baseline lies beyond a threshold, e.g. 'cpu_per_request > +10%' (repeatable)")
 	fl.BoolVar(&f.kube.on, "kubernetes", false, "run the services in a Kubernetes cluster (the scenario's kubernetes: block, the current kubeconfig context) instead of on this machine; see docs/distributed.md")
 	f.kube.addFlags(fl)
+	f.kubeImages.addFlags(fl)
 	fl.BoolVar(&f.isolateNetwork, "isolate-network", false, "run everything (services, load generator, telemetry sinks) in a new network namespace with only loopback, so no traffic leaves the machine; needs root (same as the scenario's network: isolated)")
 	return cmd
 }
@@ -232,6 +234,9 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if f.kube.on {
 		if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
 			return &exitError{ExitUsage, fmt.Errorf("%s: network: isolated (--isolate-network) isolates one machine; in a cluster, use a NetworkPolicy", s.Path)}
+		}
+		if err := f.kubeImages.apply(s); err != nil {
+			return &exitError{ExitUsage, err}
 		}
 		client, err := f.kube.client()
 		if err != nil {

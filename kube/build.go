@@ -98,6 +98,10 @@ func (b *Builder) image(svc run.Service) string {
 	return ""
 }
 
+// pull is every container's image pull policy: the scenario's, else
+// Kubernetes' default.
+func (b *Builder) pull() corev1.PullPolicy { return corev1.PullPolicy(b.k.ImagePullPolicy) }
+
 // Labels are the labels of every object of the run that serves variant
 // ("" for none) as component.
 func (b *Builder) Labels(variant, component string) map[string]string {
@@ -138,12 +142,29 @@ func (b *Builder) JobName(index int) string {
 	return objectName("toll-load", b.s.Name, b.run, "t"+strconv.Itoa(index))
 }
 
-func (b *Builder) host1(name string) string {
-	return name + "." + b.k.Namespace + ".svc"
+// serviceHost is the address of Service name in a pod's command and
+// environment: the kubelet's $(NAME_SERVICE_HOST) variable, which it
+// expands to the Service's cluster IP in every container created after
+// the Service (toll creates each Service before the pods that use it). A
+// cluster without DNS (no CoreDNS, a node's own resolver) reaches a
+// Service so too, and no request waits for a name lookup.
+func serviceHost(name string) string {
+	return "$(" + ServiceEnv(name) + ")"
 }
 
+// ServiceEnv is the environment variable that holds the cluster IP of
+// Service name in the pods of its namespace (enableServiceLinks, on by
+// default).
+func ServiceEnv(name string) string {
+	return strings.ToUpper(strings.ReplaceAll(name, "-", "_")) + "_SERVICE_HOST"
+}
+
+// escapeExpansion keeps s as it is through the kubelet's expansion of
+// $(VAR) in commands and environment values ($$ is a literal $).
+func escapeExpansion(s string) string { return strings.ReplaceAll(s, "$", "$$") }
+
 func (b *Builder) sinkURL(variant string) string {
-	return "http://" + b.host1(b.SinkName(variant)) + ":" + strconv.Itoa(SinkPort)
+	return "http://" + serviceHost(b.SinkName(variant)) + ":" + strconv.Itoa(SinkPort)
 }
 
 // StopGrace is how long a pod's containers get between SIGTERM and SIGKILL
@@ -181,7 +202,7 @@ func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 	var ready []string
 	for _, svc := range v.Services {
 		c := corev1.Container{Name: objectName(svc.Name), Image: b.image(svc), Command: svc.Argv,
-			Resources: resources(svc.CPULimit, int64(svc.MemoryLimit))}
+			Resources: resources(svc.CPULimit, int64(svc.MemoryLimit)), ImagePullPolicy: b.pull()}
 		if svc.Image != "" {
 			c.WorkingDir = svc.Dir
 		}
@@ -198,7 +219,7 @@ func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 			ready = append(ready, "--tcp", svc.Ready.TCP)
 		}
 	}
-	probe := corev1.Container{Name: ProbeContainer, Image: b.k.TollImage,
+	probe := corev1.Container{Name: ProbeContainer, Image: b.k.TollImage, ImagePullPolicy: b.pull(),
 		Command: []string{TollPath, "k8s", "probe", "--interval", b.s.Sample.D().String()},
 		Env:     []corev1.EnvVar{{Name: "TOLL_RUN", Value: b.run}},
 		// Reading another container's /proc/PID/environ and fds needs
@@ -272,7 +293,7 @@ func (b *Builder) Service(variant string) *corev1.Service {
 // prints its counts every scenario.sample.
 func (b *Builder) SinkPod(variant string) *corev1.Pod {
 	spec := b.podSpec()
-	spec.Containers = []corev1.Container{{Name: SinkContainer, Image: b.k.TollImage,
+	spec.Containers = []corev1.Container{{Name: SinkContainer, Image: b.k.TollImage, ImagePullPolicy: b.pull(),
 		Command:   []string{TollPath, "k8s", "sink", "--addr", ":" + strconv.Itoa(SinkPort), "--interval", b.s.Sample.D().String()},
 		Ports:     []corev1.ContainerPort{{Name: "sink", ContainerPort: SinkPort}},
 		Resources: resources(0.25, 128<<20),
@@ -300,27 +321,36 @@ type LoadRequest struct {
 	Weight  int               `json:"weight"`
 }
 
-// Target is the base URL the variant's load goes to: its target with the
-// host replaced by the variant's Service.
+// Target is the base URL the variant's load goes to, as the trial
+// records it: its target with the host replaced by the variant's Service's
+// name in the namespace.
 func (b *Builder) Target(variant string) string {
 	u := *b.targets[variant]
-	u.Host = b.host1(b.ServiceName(variant)) + ":" + u.Port()
+	u.Host = b.ServiceName(variant) + "." + b.k.Namespace + ".svc:" + u.Port()
 	return u.String()
+}
+
+// jobTarget is Target as the load Job's command gives it: the Service's
+// address expanded by the kubelet, the rest kept as it is.
+func (b *Builder) jobTarget(variant string) string {
+	u := *b.targets[variant]
+	return "http://" + serviceHost(b.ServiceName(variant)) + ":" + u.Port() + escapeExpansion(strings.TrimPrefix(u.String(), u.Scheme+"://"+u.Host))
 }
 
 // Requests is variant's request mix with its target's host replaced by
 // the variant's Service.
 func (b *Builder) Requests(variant string) []LoadRequest {
 	v := b.variants[variant]
-	target := b.Target(variant)
+	target := b.jobTarget(variant)
 	var out []LoadRequest
 	for _, q := range v.Requests {
-		r := LoadRequest{Name: q.Name, Method: q.Method, URL: target + strings.TrimPrefix(q.URL, v.Target), Body: string(q.Body), Weight: q.Weight}
+		r := LoadRequest{Name: escapeExpansion(q.Name), Method: q.Method, URL: target + escapeExpansion(strings.TrimPrefix(q.URL, v.Target)),
+			Body: escapeExpansion(string(q.Body)), Weight: q.Weight}
 		for k := range q.Header {
 			if r.Headers == nil {
 				r.Headers = map[string]string{}
 			}
-			r.Headers[k] = q.Header.Get(k)
+			r.Headers[escapeExpansion(k)] = escapeExpansion(q.Header.Get(k))
 		}
 		out = append(out, r)
 	}
@@ -362,7 +392,7 @@ func (b *Builder) Job(t *plan.Trial, notBefore time.Time) *batchv1.Job {
 		Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
 			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.run, LabelComponent: ComponentServices}},
 			TopologyKey:   "kubernetes.io/hostname"}}}}}
-	spec.Containers = []corev1.Container{{Name: LoadContainer, Image: b.k.TollImage, Command: args, Resources: resources(1, 256<<20)}}
+	spec.Containers = []corev1.Container{{Name: LoadContainer, Image: b.k.TollImage, ImagePullPolicy: b.pull(), Command: args, Resources: resources(1, 256<<20)}}
 	meta := b.meta(b.JobName(t.Index), t.Variant, ComponentLoad)
 	meta.Labels[LabelTrial] = strconv.Itoa(t.Index)
 	backoff, pods := int32(0), int32(n)

@@ -145,6 +145,21 @@ func TestRenderFollowsScenario(t *testing.T) {
 	if fmt.Sprint(d.other) != "[ServiceAccount Role RoleBinding]" {
 		t.Errorf("RBAC objects %v", d.other)
 	}
+	// image_pull_policy: every container, toll's own too.
+	specs := []corev1.PodSpec{}
+	for _, p := range d.pods {
+		specs = append(specs, p.Spec)
+	}
+	for _, j := range d.jobs {
+		specs = append(specs, j.Spec.Template.Spec)
+	}
+	for _, spec := range specs {
+		for _, c := range spec.Containers {
+			if c.ImagePullPolicy != corev1.PullNever {
+				t.Errorf("container %s: imagePullPolicy %q, want Never", c.Name, c.ImagePullPolicy)
+			}
+		}
+	}
 	var objs []metav1.Object
 	for _, p := range d.pods {
 		objs = append(objs, p)
@@ -221,8 +236,12 @@ func TestRenderFollowsScenario(t *testing.T) {
 			for _, e := range c.Env {
 				env[e.Name] = e.Value
 			}
-			if env["OTEL_EXPORTER_OTLP_ENDPOINT"] != "http://toll-sink-limits-test-with-agent-42-7.perf.svc:4318" || env[EnvService] != "app" {
-				t.Errorf("app env %v", env)
+			// The sink is reached through the cluster IP the kubelet puts
+			// in the Service's variable: no cluster DNS is needed.
+			sinkSvc := d.service(t, "with-agent", ComponentSink)
+			if ServiceEnv(sinkSvc) != "TOLL_SINK_LIMITS_TEST_WITH_AGENT_42_7_SERVICE_HOST" ||
+				env["OTEL_EXPORTER_OTLP_ENDPOINT"] != "http://$("+ServiceEnv(sinkSvc)+"):4318" || env[EnvService] != "app" {
+				t.Errorf("app env %v, want the address of the sink Service %s", env, sinkSvc)
 			}
 		}
 	}
@@ -230,9 +249,11 @@ func TestRenderFollowsScenario(t *testing.T) {
 		if *j.Spec.BackoffLimit != 0 || j.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyNever {
 			t.Errorf("%s: a failed load must fail its trial, not be retried", j.Name)
 		}
-		cmd := strings.Join(j.Spec.Template.Spec.Containers[0].Command, " ")
-		if !strings.Contains(cmd, ".perf.svc:8080/") || !strings.Contains(cmd, "--rate") {
-			t.Errorf("%s: load command %s", j.Name, cmd)
+		argv := j.Spec.Template.Spec.Containers[0].Command
+		svc := d.service(t, j.Labels[LabelVariant], ComponentServices)
+		cmd := expandLikeKubelet(strings.Join(argv, " "), map[string]string{ServiceEnv(svc): "10.0.0.9"})
+		if !strings.Contains(cmd, `"url":"http://10.0.0.9:8080/"`) || !strings.Contains(cmd, `"X-Id":"${id}"`) || !strings.Contains(cmd, "--rate") {
+			t.Errorf("%s: load command, as the kubelet runs it: %s", j.Name, cmd)
 		}
 	}
 }
@@ -275,4 +296,40 @@ func TestStrictDecodeRefusesUnknownFields(t *testing.T) {
 	if err := yaml.UnmarshalStrict(doc, &corev1.Pod{}); err == nil {
 		t.Fatal("a container's unknown field cpuLimit decoded without error")
 	}
+}
+
+// expandLikeKubelet expands a container's command as the kubelet does:
+// $(VAR) of a known variable is its value, $$ is $, the rest stays.
+func expandLikeKubelet(s string, vars map[string]string) string {
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case strings.HasPrefix(s[i:], "$$"):
+			out.WriteByte('$')
+			i++
+		case strings.HasPrefix(s[i:], "$("):
+			end := strings.IndexByte(s[i:], ')')
+			if v, ok := vars[s[i+2:i+max(end, 2)]]; end > 0 && ok {
+				out.WriteString(v)
+				i += end
+				continue
+			}
+			out.WriteByte('$')
+		default:
+			out.WriteByte(s[i])
+		}
+	}
+	return out.String()
+}
+
+// service is the name of the Service of variant's component.
+func (d decoded) service(t *testing.T, variant, component string) string {
+	t.Helper()
+	for _, s := range d.services {
+		if s.Labels[LabelVariant] == variant && s.Labels[LabelComponent] == component {
+			return s.Name
+		}
+	}
+	t.Fatalf("no Service of variant %s's %s", variant, component)
+	return ""
 }

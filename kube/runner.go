@@ -188,7 +188,7 @@ func podFailed(p *corev1.Pod) error {
 		if t := cs.State.Terminated; t != nil {
 			why = append(why, fmt.Sprintf("container %s exited (%s, code %d) %s", cs.Name, t.Reason, t.ExitCode, strings.TrimSpace(t.Message)))
 		}
-		if w := cs.State.Waiting; w != nil && slices.Contains([]string{"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "CrashLoopBackOff"}, w.Reason) {
+		if w := cs.State.Waiting; w != nil && slices.Contains([]string{"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "CrashLoopBackOff"}, w.Reason) {
 			why = append(why, fmt.Sprintf("container %s: %s: %s", cs.Name, w.Reason, w.Message))
 		}
 	}

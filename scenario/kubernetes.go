@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Kubernetes sets how `toll run --kubernetes` and `toll k8s render` run the
@@ -36,7 +37,15 @@ type Kubernetes struct {
 	// each sending an equal share of the rate or of the users, from the
 	// same instant; their HdrHistograms are merged.
 	LoadPods int `yaml:"load_pods"`
+	// ImagePullPolicy is every container's imagePullPolicy: Always,
+	// IfNotPresent or Never (default: Kubernetes' own, Always for a
+	// :latest tag or none, else IfNotPresent). Never runs only images
+	// already on the nodes, as on a cluster without a registry.
+	ImagePullPolicy string `yaml:"image_pull_policy"`
 }
+
+// PullPolicies are the values of kubernetes.image_pull_policy.
+var PullPolicies = []string{"Always", "IfNotPresent", "Never"}
 
 // MaxLoadPods bounds kubernetes.load_pods: one generator sends 100k req/s
 // and more, so 64 pods are far beyond any load a scenario needs, while
@@ -98,6 +107,9 @@ func (v *validator) kubernetes(s *Scenario) {
 			v.fail("kubernetes.load_pods", "%d pods cannot share %d users evenly", k.LoadPods, st.Users)
 			break
 		}
+	}
+	if k.ImagePullPolicy != "" && !slices.Contains(PullPolicies, k.ImagePullPolicy) {
+		v.fail("kubernetes.image_pull_policy", "%q is not one of %s", k.ImagePullPolicy, strings.Join(PullPolicies, ", "))
 	}
 	switch k.Placement {
 	case "":

@@ -26,6 +26,7 @@ func TestParseKubernetes(t *testing.T) {
 		{"kubernetes:\n  tolerations: [{key: k, operator: Maybe}]\n", "kubernetes.tolerations[0].operator", `"Maybe" is not one of Equal, Exists`},
 		{"kubernetes:\n  namespaces: perf\n", "", "namespaces"},
 		{"kubernetes:\n  load_pods: 0\n", "kubernetes.load_pods", "0 is not between 1 and 64"},
+		{"kubernetes:\n  image_pull_policy: Sometimes\n", "kubernetes.image_pull_policy", `"Sometimes" is not one of Always, IfNotPresent, Never`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {

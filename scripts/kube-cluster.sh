@@ -1,0 +1,396 @@
+#!/usr/bin/env bash
+# Builds and starts a one-node Kubernetes cluster on this machine for toll's
+# Kubernetes runner and its tests (docs/distributed.md), as root:
+#
+#   scripts/kube-cluster.sh build   # Kubernetes v1.34.4 from the Go module proxy (cached)
+#   scripts/kube-cluster.sh up      # build, then etcd, containerd, control plane, node
+#   scripts/kube-cluster.sh env     # prints export TOLL_KUBECONFIG=... KUBECONFIG=...
+#   scripts/kube-cluster.sh images  # (re)imports toll's image, toll:dev, from this tree
+#   scripts/kube-cluster.sh down    # stops everything, leaves the machine as it was
+#
+# Everything (certificates, data, sockets, logs, the built binary, the
+# kubeconfig) lives under one work folder, $TOLL_KUBE_DIR (default
+# /var/tmp/toll-kube); down keeps only the built binary there (bin/), so the
+# next up starts in seconds. All traffic stays on this machine: the node's
+# address is on a bridge with no ports, pods are on a local bridge, nothing
+# is masqueraded out, no image is pulled (imagePullPolicy Never, or a tag
+# that is present).
+#
+# containerd, runc, the CNI plugins, etcd and conntrack come from Debian
+# (installed here when missing). The machine may be cgroup v1 with a PID 1
+# that is not systemd (cgroupfs driver) and without CAP_SYS_RESOURCE
+# (containerd's restrict_oom_score_adj).
+set -euo pipefail
+
+K8S_VERSION=v1.34.4
+W=${TOLL_KUBE_DIR:-/var/tmp/toll-kube}
+NODE=toll-kube-node
+NODE_BRIDGE=tollk-node0       # holds the node's address, no ports
+NODE_IP=10.213.0.1
+POD_BRIDGE=tollk-cni0         # the pods' bridge (CNI bridge plugin)
+POD_CIDR=10.213.64.0/20
+SERVICE_CIDR=10.213.16.0/20
+ETCD_PORT=23790
+TOLL_IMAGE=toll:dev
+PAUSE_IMAGE=toll.local/pause:1
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(dirname "$here")
+
+log() { echo "kube-cluster: $*" >&2; }
+die() { log "$*"; exit 1; }
+
+# Paths outside $W that the components create whatever their flags say;
+# up records which of them exist already, down removes the others. (The
+# CNI plugins' shared folders, /var/lib/cni and /etc/cni, are podman's too:
+# down removes only the cluster's files there.)
+OUTSIDE=(/var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /usr/libexec/kubernetes /root/.kube/cache)
+
+need_root() { [ "$(id -u)" = 0 ] || die "run as root (it starts containerd and a kubelet)"; }
+
+install_deps() {
+	local missing=()
+	for p in containerd runc containernetworking-plugins etcd-server conntrack iptables openssl iproute2; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		log "installing ${missing[*]} from apt"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" >&2
+	fi
+}
+
+build() {
+	mkdir -p "$W/bin"
+	local bin=$W/bin/k8s stamp
+	stamp="$K8S_VERSION $(sha256sum "$here/kube/k8s/go.mod" "$here/kube/k8s/go.sum" "$here/kube/k8s/main.go" | sha256sum | cut -c1-16)"
+	if [ -x "$bin" ] && [ "$(cat "$W/bin/k8s.stamp" 2>/dev/null)" = "$stamp" ]; then
+		log "using the cached $bin ($K8S_VERSION)"
+	else
+		log "building Kubernetes $K8S_VERSION (cold: ~10 min of 2 cores, 2.5 GB of memory)"
+		local ld="" p start=$SECONDS
+		for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+			ld="$ld -X $p.gitVersion=$K8S_VERSION -X $p.gitMajor=1 -X $p.gitMinor=34 -X $p.gitTreeState=clean"
+		done
+		(cd "$here/kube/k8s" && go build -ldflags "-s -w $ld" -o "$bin.tmp" .)
+		mv "$bin.tmp" "$bin"
+		echo "$stamp" > "$W/bin/k8s.stamp"
+		log "built $bin in $((SECONDS - start)) s"
+	fi
+	ln -sf k8s "$W/bin/kubectl"
+	if [ ! -x "$W/bin/pause" ]; then
+		(cd "$here/kube/pause" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -ldflags "-s -w" -o "$W/bin/pause" .)
+	fi
+}
+
+# oci_archive NAME FILE... writes an OCI image archive holding FILEs at / and
+# running the first, for `ctr images import`: no image builder needed.
+oci_archive() {
+	local name=$1 out=$2; shift 2
+	local d; d=$(mktemp -d)
+	mkdir -p "$d/oci/blobs/sha256" "$d/root"
+	cp "$@" "$d/root/"
+	local entry; entry=/$(basename "$1")
+	tar -C "$d/root" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$d/layer.tar" .
+	local ld ls; ld=$(sha256sum "$d/layer.tar" | cut -d' ' -f1); ls=$(stat -c %s "$d/layer.tar")
+	mv "$d/layer.tar" "$d/oci/blobs/sha256/$ld"
+	printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["%s"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$entry" "$ld" > "$d/config"
+	local cd cs; cd=$(sha256sum "$d/config" | cut -d' ' -f1); cs=$(stat -c %s "$d/config")
+	mv "$d/config" "$d/oci/blobs/sha256/$cd"
+	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' "$cd" "$cs" "$ld" "$ls" > "$d/manifest"
+	local md ms; md=$(sha256sum "$d/manifest" | cut -d' ' -f1); ms=$(stat -c %s "$d/manifest")
+	mv "$d/manifest" "$d/oci/blobs/sha256/$md"
+	printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s,"annotations":{"io.containerd.image.name":"%s"}}]}' "$md" "$ms" "$name" > "$d/oci/index.json"
+	echo '{"imageLayoutVersion":"1.0.0"}' > "$d/oci/oci-layout"
+	tar -C "$d/oci" -cf "$out" .
+	rm -rf "$d"
+}
+
+ctr_() { ctr --address "$W/containerd/containerd.sock" -n k8s.io "$@"; }
+
+# normalized turns an image reference into containerd's full name.
+normalized() {
+	local r=$1
+	case "$r" in
+	*/*) case "${r%%/*}" in *.*|*:*|localhost) ;; *) r=docker.io/$r ;; esac ;;
+	*) r=docker.io/library/$r ;;
+	esac
+	echo "$r"
+}
+
+images() {
+	mkdir -p "$W/images"
+	oci_archive "$PAUSE_IMAGE" "$W/images/pause.tar" "$W/bin/pause"
+	ctr_ images import --no-unpack "$W/images/pause.tar" >/dev/null
+	log "building toll's image $TOLL_IMAGE from $repo"
+	(cd "$repo" && CGO_ENABLED=0 go build -o "$W/images/toll" ./cmd/toll)
+	oci_archive "$(normalized "$TOLL_IMAGE")" "$W/images/toll.tar" "$W/images/toll"
+	ctr_ images import --no-unpack "$W/images/toll.tar" >/dev/null
+	rm -f "$W/images/toll"
+	ctr_ images ls -q | grep -E 'pause|toll' >&2
+}
+
+certs() {
+	local p=$W/pki
+	[ -f "$p/admin.crt" ] && return
+	mkdir -p "$p"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=toll-kube-ca" -keyout "$p/ca.key" -out "$p/ca.crt" 2>/dev/null
+	openssl genrsa -out "$p/sa.key" 2048 2>/dev/null
+	openssl rsa -in "$p/sa.key" -pubout -out "$p/sa.pub" 2>/dev/null
+	local svc_ip; svc_ip=$(echo "$SERVICE_CIDR" | awk -F'[./]' '{print $1"."$2"."$3"."$4+1}')
+	printf 'subjectAltName=IP:%s,IP:127.0.0.1,IP:%s,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:localhost\n' "$NODE_IP" "$svc_ip" > "$p/apiserver.ext"
+	cert apiserver "/CN=kube-apiserver" "$p/apiserver.ext"
+	# One client identity in system:masters for the control plane, the
+	# node and the user: a test cluster on one machine.
+	cert admin "/O=system:masters/CN=toll-kube-admin" ""
+}
+
+cert() {
+	local p=$W/pki name=$1 subj=$2 ext=$3
+	openssl req -newkey rsa:2048 -nodes -subj "$subj" -keyout "$p/$name.key" -out "$p/$name.csr" 2>/dev/null
+	openssl x509 -req -in "$p/$name.csr" -CA "$p/ca.crt" -CAkey "$p/ca.key" -CAcreateserial -days 30 ${ext:+-extfile "$ext"} -out "$p/$name.crt" 2>/dev/null
+}
+
+kubeconfig() {
+	cat > "$W/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: toll-kube
+  cluster: {server: "https://$NODE_IP:6443", certificate-authority: "$W/pki/ca.crt"}
+users:
+- name: admin
+  user: {client-certificate: "$W/pki/admin.crt", client-key: "$W/pki/admin.key"}
+contexts:
+- name: toll-kube
+  context: {cluster: toll-kube, user: admin}
+current-context: toll-kube
+EOF
+}
+
+configs() {
+	mkdir -p "$W/containerd" "$W/cni/net.d" "$W/kubelet" "$W/logs"
+	cat > "$W/containerd/config.toml" <<EOF
+version = 2
+root = "$W/containerd/root"
+state = "$W/containerd/state"
+[grpc]
+  address = "$W/containerd/containerd.sock"
+[ttrpc]
+  address = "$W/containerd/containerd.sock.ttrpc"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "$W/containerd/opt"
+[plugins."io.containerd.grpc.v1.cri"]
+  sandbox_image = "$PAUSE_IMAGE"
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  enable_cdi = false
+  [plugins."io.containerd.grpc.v1.cri".containerd]
+    snapshotter = "overlayfs"
+    default_runtime_name = "runc"
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
+        SystemdCgroup = false
+        Root = "$W/containerd/runc"
+  [plugins."io.containerd.grpc.v1.cri".cni]
+    bin_dir = "/usr/lib/cni"
+    conf_dir = "$W/cni/net.d"
+EOF
+	cat > "$W/cni/net.d/10-toll-kube.conflist" <<EOF
+{"cniVersion": "0.4.0", "name": "toll-kube", "plugins": [
+  {"type": "bridge", "bridge": "$POD_BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$W/cni/ipam"}}]}
+EOF
+	cat > "$W/kubelet/config.yaml" <<EOF
+apiVersion: kubelet.config.k8s.io/v1beta1
+kind: KubeletConfiguration
+cgroupDriver: cgroupfs
+failCgroupV1: false
+failSwapOn: false
+address: $NODE_IP
+readOnlyPort: 0
+healthzBindAddress: 127.0.0.1
+authentication:
+  anonymous: {enabled: false}
+  webhook: {enabled: false}
+  x509: {clientCAFile: "$W/pki/ca.crt"}
+authorization: {mode: AlwaysAllow}
+containerRuntimeEndpoint: "unix://$W/containerd/containerd.sock"
+podLogsRootDirectory: "$W/logs/pods"
+volumePluginDir: "$W/kubelet/volume-plugins"
+resolvConf: /etc/resolv.conf
+evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
+maxPods: 60
+EOF
+}
+
+# start NAME CMD... runs CMD in the background with its log and pid in $W.
+start() {
+	local name=$1; shift
+	setsid "$@" > "$W/logs/$name.log" 2>&1 < /dev/null &
+	echo $! > "$W/run/$name.pid"
+}
+
+wait_for() {
+	local what=$1 tries=$2; shift 2
+	for _ in $(seq "$tries"); do
+		if "$@" >/dev/null 2>&1; then return 0; fi
+		sleep 1
+	done
+	die "$what did not come up in ${tries}s; see $W/logs"
+}
+
+up() {
+	need_root
+	install_deps
+	build
+	if [ -f "$W/run/up" ]; then
+		log "already up ($W); down first to restart"
+		env_
+		return
+	fi
+	local start=$SECONDS
+	mkdir -p "$W/run" "$W/logs"
+	: > "$W/run/outside"
+	for p in "${OUTSIDE[@]}" /var/lib/cni/results /var/lib/cni; do
+		if [ -e "$p" ]; then echo "$p" >> "$W/run/outside"; fi
+	done
+	iptables-save > "$W/run/iptables.before"
+	ip6tables-save > "$W/run/ip6tables.before" 2>/dev/null || true
+	touch "$W/run/up"
+	certs
+	kubeconfig
+	configs
+	ip link add "$NODE_BRIDGE" type bridge
+	ip addr add "$NODE_IP/32" dev "$NODE_BRIDGE"
+	ip link set "$NODE_BRIDGE" up
+	start etcd etcd --name toll-kube --data-dir "$W/etcd" \
+		--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+		--listen-peer-urls http://127.0.0.1:23800 --initial-advertise-peer-urls http://127.0.0.1:23800 \
+		--initial-cluster toll-kube=http://127.0.0.1:23800
+	start containerd containerd --config "$W/containerd/config.toml"
+	local k=$W/bin/k8s
+	start kube-apiserver "$k" kube-apiserver --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+		--bind-address "$NODE_IP" --advertise-address "$NODE_IP" --secure-port 6443 \
+		--service-cluster-ip-range "$SERVICE_CIDR" --allow-privileged \
+		--client-ca-file "$W/pki/ca.crt" --tls-cert-file "$W/pki/apiserver.crt" --tls-private-key-file "$W/pki/apiserver.key" \
+		--service-account-key-file "$W/pki/sa.pub" --service-account-signing-key-file "$W/pki/sa.key" \
+		--service-account-issuer https://kubernetes.default.svc --authorization-mode Node,RBAC \
+		--kubelet-client-certificate "$W/pki/admin.crt" --kubelet-client-key "$W/pki/admin.key" \
+		--kubelet-preferred-address-types InternalIP,Hostname --cert-dir "$W/pki/apiserver-serving"
+	wait_for containerd 30 test -S "$W/containerd/containerd.sock"
+	wait_for kube-apiserver 90 "$k" kubectl --kubeconfig "$W/kubeconfig" get --raw /readyz
+	start kube-controller-manager "$k" kube-controller-manager --kubeconfig "$W/kubeconfig" \
+		--leader-elect=false --bind-address 127.0.0.1 --service-account-private-key-file "$W/pki/sa.key" \
+		--root-ca-file "$W/pki/ca.crt" --use-service-account-credentials=false \
+		--flex-volume-plugin-dir "$W/kubelet/volume-plugins" --service-cluster-ip-range "$SERVICE_CIDR"
+	start kube-scheduler "$k" kube-scheduler --kubeconfig "$W/kubeconfig" --leader-elect=false --bind-address 127.0.0.1
+	images
+	start kubelet env K8S_CONTAINER_LOGS_DIR="$W/logs/containers" "$k" kubelet --config "$W/kubelet/config.yaml" \
+		--kubeconfig "$W/kubeconfig" --root-dir "$W/kubelet/root" --cert-dir "$W/kubelet/pki" \
+		--hostname-override "$NODE" --node-ip "$NODE_IP"
+	start kube-proxy "$k" kube-proxy --kubeconfig "$W/kubeconfig" --hostname-override "$NODE" \
+		--cluster-cidr "$POD_CIDR" --proxy-mode iptables --conntrack-max-per-core 0 \
+		--bind-address "$NODE_IP" --metrics-bind-address 127.0.0.1:10249 --healthz-bind-address 127.0.0.1:10256
+	wait_for "node $NODE" 120 "$k" kubectl --kubeconfig "$W/kubeconfig" wait --for=condition=Ready "node/$NODE" --timeout=1s
+	wait_for "the default service account" 60 "$k" kubectl --kubeconfig "$W/kubeconfig" get serviceaccount default
+	log "up in $((SECONDS - start)) s: node $NODE ($NODE_IP), pods $POD_CIDR, services $SERVICE_CIDR"
+	env_
+}
+
+down() {
+	need_root
+	[ -d "$W/run" ] || { log "not up ($W)"; return 0; }
+	local k=$W/bin/k8s
+	if [ -f "$W/run/kube-apiserver.pid" ] && [ -x "$k" ]; then
+		# Delete the pods first, so that the kubelet stops their containers
+		# and tears down their networks through CNI.
+		"$k" kubectl --kubeconfig "$W/kubeconfig" delete jobs,pods,services -A --all --grace-period=1 --timeout=30s --request-timeout=40s >/dev/null 2>&1 || true
+	fi
+	for name in kube-proxy kubelet kube-scheduler kube-controller-manager; do stop "$name"; done
+	if [ -S "$W/containerd/containerd.sock" ]; then
+		# Whatever the kubelet left: every container and sandbox.
+		local t
+		for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -a -s SIGKILL "$t" >/dev/null 2>&1 || true; done
+		sleep 1
+		for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks delete -f "$t" >/dev/null 2>&1 || true; done
+		for t in $(ctr_ containers ls -q 2>/dev/null); do ctr_ containers delete "$t" >/dev/null 2>&1 || true; done
+	fi
+	for name in kube-apiserver containerd etcd; do stop "$name"; done
+	# Shims and containers outlive containerd: kill what runs from $W.
+	for pid in $(pgrep -f "containerd-shim.*$W" || true); do kill -9 "$pid" 2>/dev/null || true; done
+	# Mounts under the work folder (volumes, rootfs, netns, shm), deepest first.
+	awk -v w="$W/" 'index($5, w) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+	for dev in "$POD_BRIDGE" "$NODE_BRIDGE"; do ip link delete "$dev" 2>/dev/null || true; done
+	# veths whose other end was in a pod's netns are gone with it; any left
+	# on the pods' bridge went with the bridge.
+	[ -f "$W/run/iptables.before" ] && restore_iptables iptables "$W/run/iptables.before"
+	[ -f "$W/run/ip6tables.before" ] && restore_iptables ip6tables "$W/run/ip6tables.before"
+	conntrack -D -s "$POD_CIDR" >/dev/null 2>&1 || true
+	for p in "${OUTSIDE[@]}"; do
+		if [ -e "$p" ] && ! grep -qxF "$p" "$W/run/outside" 2>/dev/null; then
+			awk -v w="$p/" 'index($5, w) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+			rm -rf "$p"
+		fi
+	done
+	# The kubelet's cgroups (cgroupfs driver), emptied with its pods.
+	local cg
+	for cg in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
+		[ -d "$cg" ] && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
+	done
+	rm -f /var/lib/cni/results/toll-kube-* 2>/dev/null || true
+	for p in /var/lib/cni/results /var/lib/cni; do
+		grep -qxF "$p" "$W/run/outside" 2>/dev/null || rmdir "$p" 2>/dev/null || true
+	done
+	# Keep only the built binaries (bin/).
+	find "$W" -mindepth 1 -maxdepth 1 ! -name bin -exec rm -rf {} +
+	log "down: $W holds only bin/"
+}
+
+# restore_iptables removes what the kubelet and kube-proxy added: their
+# KUBE-* chains and the rules that jump to them, and rules naming the
+# cluster's addresses, except those that were there before up ($1).
+# Others' rules (podman's, docker's) stay, added since up or not.
+restore_iptables() {
+	local ipt=$1 before=$2 t line chain
+	for t in filter nat mangle raw; do
+		"$ipt-save" -t "$t" 2>/dev/null | grep '^-A ' | grep -E -- '-j KUBE-|^-A KUBE-|10\.213\.' | while read -r line; do
+			chain=$(echo "$line" | awk '{print $2}')
+			case "$chain" in KUBE-*) continue ;; esac # goes with its chain below
+			grep -qxF -- "$line" "$before" && continue
+			eval "$ipt -t $t -D ${line#-A }" 2>/dev/null || true
+		done || true
+		for chain in $("$ipt-save" -t "$t" 2>/dev/null | awk '/^:KUBE-/{print substr($1, 2)}'); do
+			grep -q "^:$chain " "$before" || "$ipt" -t "$t" -F "$chain" 2>/dev/null || true
+		done
+		for chain in $("$ipt-save" -t "$t" 2>/dev/null | awk '/^:KUBE-/{print substr($1, 2)}'); do
+			grep -q "^:$chain " "$before" || "$ipt" -t "$t" -X "$chain" 2>/dev/null || true
+		done
+	done
+}
+
+stop() {
+	local f=$W/run/$1.pid pid
+	[ -f "$f" ] || return 0
+	pid=$(cat "$f")
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+		for _ in $(seq 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+		kill -KILL -- "-$pid" 2>/dev/null || true
+	fi
+	rm -f "$f"
+}
+
+env_() {
+	echo "export TOLL_KUBECONFIG=$W/kubeconfig KUBECONFIG=$W/kubeconfig PATH=$W/bin:\$PATH"
+}
+
+case "${1:-}" in
+build) install_deps; build ;;
+up) up ;;
+down) down ;;
+env) [ -f "$W/kubeconfig" ] || die "not up: $0 up"; env_ ;;
+images) images ;;
+*) echo "usage: $0 build|up|down|env|images" >&2; exit 2 ;;
+esac

@@ -1,0 +1,3 @@
+module toll.local/pause
+
+go 1.24.0
