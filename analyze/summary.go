@@ -396,7 +396,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
-			if w := jitWarning(v, st.Label(), rounds, m.Precision != nil); w != "" && st.Workload == "" {
+			if w := jitWarning(v, st.Label(), rounds, warmupOwnerOf(m)); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
 			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
@@ -412,7 +412,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, chosen: m.Precision != nil}
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, by: warmupOwnerOf(m)}
 				if v != m.Baseline {
 					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
 						d.RatioChangePct, d.RatioTrend = &rc, trend
