@@ -67,3 +67,29 @@ func TestWarmupOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetCut checks when the warning about too few rounds says that the
+// budget, not a setting toll chose, ended the step: only in precision mode,
+// only when the budget stopped the step before its minimum of rounds.
+func TestBudgetCut(t *testing.T) {
+	prec := func(stop string, rounds int) *record.Precision {
+		return &record.Precision{MinRounds: 5, Steps: []record.PrecisionStep{{Step: 1, Stop: stop, Rounds: rounds}}}
+	}
+	for _, tt := range []struct {
+		name string
+		p    *record.Precision
+		step int
+		want bool
+	}{
+		{"fixed design", nil, 1, false},
+		{"budget before the minimum", prec("budget", 2), 1, true},
+		{"budget after the minimum", prec("budget", 5), 1, false},
+		{"reached", prec("reached", 5), 1, false},
+		{"interrupted", prec("continue", 2), 1, false},
+		{"another step", prec("budget", 2), 0, false},
+	} {
+		if got := budgetCut(&record.Manifest{Precision: tt.p}, tt.step); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
