@@ -106,9 +106,10 @@ func TestJavaAgentOTel(t *testing.T) {
 }
 
 // shortJavaScenario returns examples/java/agents.yaml cut down for CI:
-// baseline and otel only, started once, 3 rounds of 3 s + 3 s, each
-// variant warm-up phase at most 15 s, and the services run in example (the
-// scenario is written elsewhere).
+// baseline and otel only, a fixed design in place of its precision: started
+// once, 3 rounds of 3 s + 3 s, the variant warm-up until the JIT settles at
+// most 15 s, and the services run in example (the scenario is written
+// elsewhere).
 func shortJavaScenario(t *testing.T, example string) []byte {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(example, "agents.yaml"))
@@ -133,12 +134,16 @@ func shortJavaScenario(t *testing.T, example string) []byte {
 	}
 	variants.Content = keep
 
-	mapValue(t, root, "rounds").Value = "3"
-	mapValue(t, root, "starts").Value = "1"
+	deleteKey(t, root, "precision")
+	setKey(root, "rounds", "3")
 	load := mapValue(t, root, "load")
 	mapValue(t, load, "warmup").Value = "3s"
 	mapValue(t, load, "duration").Value = "3s"
-	mapValue(t, load, "variant_warmup").Value = "15s"
+	setKey(load, "variant_warmup", "15s")
+	until := &yaml.Node{Kind: yaml.MappingNode}
+	setKey(until, "jit_below", "5ms")
+	setKey(until, "over", "10s")
+	load.Content = append(load.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "variant_warmup_until"}, until)
 
 	for _, svc := range mapValue(t, root, "services").Content {
 		svc.Content = append(svc.Content,
@@ -164,6 +169,30 @@ func mapValue(t *testing.T, m *yaml.Node, key string) *yaml.Node {
 	}
 	t.Fatalf("agents.yaml: no %q at line %d", key, m.Line)
 	return nil
+}
+
+// setKey sets key to the scalar value in the YAML mapping m, adding it
+// when m has none.
+func setKey(m *yaml.Node, key, value string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: value}
+			return
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &yaml.Node{Kind: yaml.ScalarNode, Value: value})
+}
+
+// deleteKey removes key, which must be there, from the YAML mapping m.
+func deleteKey(t *testing.T, m *yaml.Node, key string) {
+	t.Helper()
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return
+		}
+	}
+	t.Fatalf("agents.yaml: no %q at line %d", key, m.Line)
 }
 
 // TestJavaScenarios checks the Java scenarios without running them: each
