@@ -123,7 +123,11 @@ for v in s["steps"][0]["variants"]:
     if v["name"] == sys.argv[2]:
         c = next(c for c in v["costs"] if c["cost"] == "cpu_per_request_ms")
         d = c["delta"]
-        print(d["pct"], d["ci_low"], d["ci_high"], 1 if d["significant"] else 0, len(d["rounds"]))
+        # No interval (fewer than 2 rounds, a budget spent first): "none".
+        if d.get("ci_low") is None:
+            print("none none none 0", len(d.get("rounds") or []))
+        else:
+            print(d["pct"], d["ci_low"], d["ci_high"], 1 if d["significant"] else 0, len(d["rounds"]))
 PY
 }
 
@@ -160,6 +164,9 @@ for sh in $shapes; do
     fi
     read -r pct lo hi sig n <<<"$(verdict "$out/summary.json" again)"
     stop=$(stopped "$out/manifest.json")
+    if [[ $pct == none ]]; then
+      echo "$sh run $i: no interval after $n rounds ($stop; see $out), left out"; continue
+    fi
     # The twin's per-round log ratio by its duet's place in the round (0 =
     # first), to see whether the baseline's history within a round biases it.
     byorder=$(python3 - "$out" <<'PY'
@@ -255,7 +262,8 @@ s, wall, sh, us, base = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv
 by = {}
 for t in s["trials"]:
     if t["variant"] == "plus2" or (t["variant"] == "baseline" and t.get("pair", "plus2") == "plus2"):
-        by.setdefault(t["round"], {})[t["variant"]] = t["costs"]["cpu_per_request_ms"]
+        if "cpu_per_request_ms" in t.get("costs", {}):  # a trial that served nothing has none
+            by.setdefault(t["round"], {})[t["variant"]] = t["costs"]["cpu_per_request_ms"]
 logs = [math.log(r["plus2"] / r["baseline"]) for _, r in sorted(by.items()) if len(r) == 2]
 rounds = len(logs)
 T = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
@@ -276,6 +284,9 @@ for k in range(3, rounds + 1):
 d = next(c for v in s["steps"][0]["variants"] if v["name"] == "plus2" for c in v["costs"] if c["cost"] == "cpu_per_request_ms")["delta"]
 want = 100 * us / 1000 / base
 when = f"from round {first} ({first * wall / rounds / 60:.1f} min)" if first else "never"
+if d.get("ci_low") is None:
+    print(f"{sh:6s} +{us}us = {want:+.1f}%: no interval after {rounds} rounds ({wall/60:.1f} min)")
+    sys.exit(0)
 print(f"{sh:6s} +{us}us = {want:+.1f}%: toll {d['pct']:+.2f}% [{d['ci_low']:+.2f}, {d['ci_high']:+.2f}] after {rounds} rounds ({wall/60:.1f} min), {'detected' if d['ci_low'] > 0 else 'NOT detected'}; interval excludes 0 {when}")
 PY
   done
