@@ -83,7 +83,9 @@ func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule) *precisionRun {
 func (pr *precisionRun) enterStep(step int) {
 	pr.step, pr.stepBegan, pr.thisStart, pr.warmedStep = step, time.Now(), 0, 0
 	left := pr.budget - time.Since(pr.began)
-	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), 0)
+	// A budget already spent leaves the step a share of 1 ns, not 0,
+	// which the rule reads as no budget at all.
+	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), time.Nanosecond)
 }
 
 // warmupCap returns the longest a variant warm-up may take in a run in

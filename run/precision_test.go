@@ -156,3 +156,25 @@ func TestWarmupCap(t *testing.T) {
 		}
 	}
 }
+
+// TestStepBudgetSpent checks that a load step begun after the run's budget
+// was spent gets a spent share, not the zero that means no budget.
+func TestStepBudgetSpent(t *testing.T) {
+	for _, tt := range []struct {
+		spent time.Duration
+		step  int
+		lo    time.Duration
+		hi    time.Duration
+	}{
+		{0, 0, 2*time.Minute - time.Second, 2 * time.Minute},
+		{time.Minute, 1, 3*time.Minute - time.Second, 3 * time.Minute},
+		{5 * time.Minute, 1, time.Nanosecond, time.Nanosecond},
+		{9 * time.Minute, 1, time.Nanosecond, time.Nanosecond},
+	} {
+		pr := &precisionRun{budget: 4 * time.Minute, steps: 2, began: time.Now().Add(-tt.spent)}
+		pr.enterStep(tt.step)
+		if pr.stepBudget < tt.lo || pr.stepBudget > tt.hi {
+			t.Errorf("step %d after %s of 4m: share %s, want within [%s, %s]", tt.step, tt.spent, pr.stepBudget, tt.lo, tt.hi)
+		}
+	}
+}
