@@ -51,7 +51,7 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts, by warmupOwner
 	advice := "so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often"
 	switch by {
 	case warmupByToll:
-		advice = "toll warmed each start until its JIT settled, and the interval carries the spread these rounds show"
+		advice = "toll warmed each start until its JIT settled or the budget allowed no longer, and the interval carries the spread these rounds show"
 	case warmupFresh:
 		advice = freshAdvice
 	}

@@ -92,7 +92,7 @@ func (pr *precisionRun) enterStep(step int) {
 // precision mode: what is left of the budget, and at least
 // scenario.DefaultNoJVMWarmup, so that a JVM started late still gets some.
 func (pr *precisionRun) warmupCap() time.Duration {
-	return max(pr.budget-time.Since(pr.began), scenario.DefaultNoJVMWarmup)
+	return max((pr.budget - time.Since(pr.began)).Round(time.Second), scenario.DefaultNoJVMWarmup)
 }
 
 // warmed counts d of variant warm-up.

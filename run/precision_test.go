@@ -141,7 +141,8 @@ func TestResumeLaunches(t *testing.T) {
 }
 
 // TestWarmupCap checks that in precision mode a variant warm-up lasts at
-// most what is left of the budget, and at least the short default.
+// most what is left of the budget, in whole seconds, and at least the
+// short default.
 func TestWarmupCap(t *testing.T) {
 	for _, tt := range []struct {
 		spent, want time.Duration
@@ -151,8 +152,12 @@ func TestWarmupCap(t *testing.T) {
 		{10 * time.Minute, scenario.DefaultNoJVMWarmup},
 	} {
 		pr := &precisionRun{budget: 5 * time.Minute, began: time.Now().Add(-tt.spent)}
-		if got := pr.warmupCap(); got > tt.want || got < tt.want-time.Second {
+		got := pr.warmupCap()
+		if got > tt.want || got < tt.want-time.Second {
 			t.Errorf("after %s of a 5m budget: cap %s, want %s", tt.spent, got, tt.want)
+		}
+		if got%time.Second != 0 {
+			t.Errorf("cap %s: want whole seconds, as the report writes a warm-up's maximum", got)
 		}
 	}
 }
