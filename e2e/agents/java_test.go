@@ -107,8 +107,8 @@ func TestJavaAgentOTel(t *testing.T) {
 
 // shortJavaScenario returns examples/java/agents.yaml cut down for CI:
 // baseline and otel only, a fixed design in place of its precision: started
-// once, 3 rounds of 3 s + 3 s, the variant warm-up until the JIT settles at
-// most 15 s, and the services run in example (the scenario is written
+// once, 3 rounds of 3 s + 3 s, each variant warm-up phase until the JIT
+// settles at most 15 s, and the services run in example (the scenario is written
 // elsewhere).
 func shortJavaScenario(t *testing.T, example string) []byte {
 	t.Helper()
@@ -140,6 +140,11 @@ func shortJavaScenario(t *testing.T, example string) []byte {
 	mapValue(t, load, "warmup").Value = "3s"
 	mapValue(t, load, "duration").Value = "3s"
 	setKey(load, "variant_warmup", "15s")
+	// In phases, as the run this test was measured with: 2 users, 200
+	// req/s, then the trials' rate, so that the agent's warm-up spans
+	// are exported before the first window.
+	setKey(load, "variant_warmup_users", "2")
+	setKey(load, "variant_warmup_rate", "200")
 	until := &yaml.Node{Kind: yaml.MappingNode}
 	setKey(until, "jit_below", "5ms")
 	setKey(until, "over", "10s")
