@@ -36,8 +36,8 @@ type Drift struct {
 	// paired within each round holds.
 	RatioTrend bool `json:"ratio_trend,omitempty"`
 
-	baseline bool // the drift is the baseline's own
-	chosen   bool // a run in precision mode: toll chose its warm-up
+	baseline bool        // the drift is the baseline's own
+	by       warmupOwner // who chose the warm-up
 }
 
 // ratioDrift looks for a trend in the per-round ratio of x's cost c to
@@ -141,8 +141,11 @@ func (d Drift) message(stepLabel string) string {
 			d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, whose, *d.RatioChangePct)
 	}
 	advice := "warm each variant up once after it starts (load.variant_warmup) or every trial longer (load.warmup), restart less often, or leave the first rounds out"
-	if d.chosen {
-		advice = "toll warmed each start once until a JVM's JIT settled, and the interval carries the spread these rounds show"
+	switch d.by {
+	case warmupByToll:
+		advice = "toll warmed each start once until a JVM's JIT settled or the budget allowed no longer, and the interval carries the spread these rounds show"
+	case warmupFresh:
+		advice = freshAdvice
 	}
 	return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s: it was still warming up (a JIT compiling, caches filling) or the machine drifted, so its comparison measures a moving target; %s",
 		d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, advice)

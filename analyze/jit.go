@@ -21,9 +21,10 @@ const jitBusy = 20
 // include the JIT's own work and code not yet compiled: the comparison
 // measures a moving target (docs/method.md, "A JVM still compiling").
 //
-// With chosen (a run in precision mode, whose warm-up and starts toll
-// chose), it says what toll did instead of which setting to change.
-func jitWarning(variant, step string, rounds map[int]*TrialCosts, chosen bool) string {
+// When toll chose the warm-up (a run in precision mode), it says what toll
+// did instead of which setting to change; when the scenario starts its
+// services afresh every round or trial, that warming is what it measures.
+func jitWarning(variant, step string, rounds map[int]*TrialCosts, by warmupOwner) string {
 	busy := map[string][]int{}
 	peak := map[string]float64{}
 	compilersRead := false
@@ -48,8 +49,11 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts, chosen bool) s
 		parts = append(parts, fmt.Sprintf("%s in %s (up to %.0f ms/s)", svc, roundList(rs), peak[svc]))
 	}
 	advice := "so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often"
-	if chosen {
-		advice = "toll warmed each start until its JIT settled, and the interval carries the spread these rounds show"
+	switch by {
+	case warmupByToll:
+		advice = "toll warmed each start until its JIT settled or the budget allowed no longer, and the interval carries the spread these rounds show"
+	case warmupFresh:
+		advice = freshAdvice
 	}
 	w := fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up; %s",
 		variant, step, strings.Join(parts, ", "), advice)
@@ -57,6 +61,38 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts, chosen bool) s
 		w += `; "CPU per request without JIT" leaves the compiler threads' own CPU out`
 	}
 	return w
+}
+
+// warmupOwner says who chose how a run's services were warmed, which
+// decides what a warning about a service still warming up advises.
+type warmupOwner int
+
+const (
+	// warmupByUser: the scenario's settings (a fixed design, or a
+	// warm-up it names); a warning names the setting to change.
+	warmupByUser warmupOwner = iota
+	// warmupByToll: toll chose the warm-up and the starts (precision mode).
+	warmupByToll
+	// warmupFresh: a run in precision mode whose scenario starts its
+	// services afresh every round or trial, to measure them so.
+	warmupFresh
+)
+
+// freshAdvice is what a warning says of a service still warming up in a
+// run that starts it afresh every round or trial on purpose.
+const freshAdvice = "the scenario starts its services afresh every round (or trial), so that warming up is part of what it measures, and the interval carries the spread these rounds show"
+
+// warmupOwnerOf returns who chose m's warm-up.
+func warmupOwnerOf(m *record.Manifest) warmupOwner {
+	switch {
+	case m.Precision == nil:
+		return warmupByUser
+	case m.Load.VariantWarmupUntil != nil && m.Load.VariantWarmupUntil.Auto:
+		return warmupByToll
+	case m.Restart == "per-round" || m.Restart == "per-trial":
+		return warmupFresh
+	}
+	return warmupByUser
 }
 
 // roundList writes rounds as "round 3" or "rounds 1, 2, 5".

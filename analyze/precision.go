@@ -65,7 +65,8 @@ type Progress struct {
 	// RoundTime is what one more round takes (Elapsed/Rounds when 0).
 	RoundTime time.Duration
 	// StartTime is what a new start of the services takes beyond its
-	// rounds: stopping, starting and warming them.
+	// rounds: stopping, starting and warming them. A new start is asked
+	// for only when it and two rounds fit in the budget.
 	StartTime time.Duration
 	// Calibration is the run's (its manifest's): the run-level and
 	// start-to-start terms the intervals carry. A zero value stands for
@@ -190,9 +191,12 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 	}
 	// A new start when more are needed and this one has had its share of
 	// the rounds, or to reach the minimum number of starts.
+	// Never a start whose warm-up and first two rounds the budget cannot
+	// hold: its rounds would not count for more than those of this start.
 	if p.Starts > 0 && d.Reason == Continue {
 		share := max(perStart, minRounds/max(minStarts, 1), 2)
-		if p.RoundsThisStart >= share && (d.MoreStarts > 0 || p.Starts < minStarts) {
+		fits := g.Budget <= 0 || p.Elapsed+p.StartTime+2*roundTime <= g.Budget
+		if p.RoundsThisStart >= share && (d.MoreStarts > 0 || p.Starts < minStarts) && fits {
 			d.NewStart = true
 		}
 	}

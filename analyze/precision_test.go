@@ -58,6 +58,8 @@ func TestDecide(t *testing.T) {
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 8, Elapsed: time.Minute, RoundTime: 6 * time.Second, StartTime: 30 * time.Second}, Continue, true},
 		{"the start-to-start term asks for more starts", one(ratios(20, 0.01, 0.001), launches(20, 2)),
 			Progress{Rounds: 20, Starts: 2, RoundsThisStart: 10, Elapsed: 3 * time.Minute, RoundTime: 6 * time.Second, StartTime: 30 * time.Second}, Continue, true},
+		{"no new start the budget cannot hold", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 8, Elapsed: 9 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute}, Continue, false},
 		{"no series cannot reach", nil, Progress{Rounds: 8, Elapsed: time.Minute}, Continue, false},
 	}
 	for _, tt := range tests {

@@ -145,7 +145,7 @@ func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
 		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
 	}
 	if chosen {
-		more = fmt.Sprintf("toll started them %d times, as many as the precision target needed within the budget", starts)
+		more = fmt.Sprintf("toll started them %s, as many as the precision target needed or the budget allowed", map[bool]string{true: "once", false: fmt.Sprintf("%d times", starts)}[starts == 1])
 	}
 	per := math.Sqrt(float64(starts))
 	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+

@@ -396,7 +396,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
-			if w := jitWarning(v, st.Label(), rounds, m.Precision != nil); w != "" && st.Workload == "" {
+			if w := jitWarning(v, st.Label(), rounds, warmupOwnerOf(m)); w != "" && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
 			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
@@ -412,7 +412,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				}
 			}
 			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, chosen: m.Precision != nil}
+				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, by: warmupOwnerOf(m)}
 				if v != m.Baseline {
 					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
 						d.RatioChangePct, d.RatioTrend = &rc, trend
@@ -516,7 +516,12 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				if vr.Rounds != 1 {
 					what += "s"
 				}
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap))
+				w := fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap)
+				if budgetCut(m, st.Index) {
+					// toll chose the rounds; only the budget is the user's.
+					w += fmt.Sprintf("; the run's budget ended this step before toll's least of %d rounds: a longer budget gives it those (precision.budget, toll run --budget)", m.Precision.MinRounds)
+				}
+				s.Warnings = append(s.Warnings, w)
 			}
 		}
 	}
@@ -799,4 +804,18 @@ func serviceResults(cal record.Calibration, baseline, v string, base, rounds map
 		out = append(out, sr)
 	}
 	return out
+}
+
+// budgetCut reports whether m, a run in precision mode, spent its budget
+// at step index step before the stopping rule's minimum of rounds.
+func budgetCut(m *record.Manifest, step int) bool {
+	if m.Precision == nil {
+		return false
+	}
+	for _, p := range m.Precision.Steps {
+		if p.Step == step {
+			return p.Stop == string(BudgetSpent) && p.Rounds < m.Precision.MinRounds
+		}
+	}
+	return false
 }

@@ -23,6 +23,11 @@
 #   SLICE=50ms        with MODE=shared, the two sides' loads take turns of this
 #                     long (load.slice; default none: loaded at once)
 #   ROUNDS=30         rounds per run; WINDOW=2s WARMUP=1s per trial
+#   PRECISION=1.5%    run in precision mode instead of a fixed number of
+#                     rounds: each run stops when the interval's half-width
+#                     is within this target, or after BUDGET (default 5m);
+#                     the rounds each run took are printed with it. A target
+#                     below 2% is what detecting the known +2% needs
 #   RESTART=per-round the restart policy
 #   SHAPES="light heavy"  which shapes to run (see shape() below)
 #   PLUS2=1           also run the +2% check (default 1; 0 to skip)
@@ -51,11 +56,15 @@ plus2=${PLUS2:-1}
 third=${THIRD:-1}
 control=${CONTROL:-0}
 slice=${SLICE:-}
+precision=${PRECISION:-}
+budget=${BUDGET:-5m}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/toll" ./cmd/toll
 echo "aa.sh: $(date -u +%FT%TZ), commit $(git rev-parse --short HEAD), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "mode $mode${slice:+ in turns of $slice}, $rounds rounds of $warmup + $window, restart $restart, $runs runs per shape, control $control"
+design="$rounds rounds"
+[[ -z $precision ]] || design="precision ±$precision within $budget, rounds"
+echo "mode $mode${slice:+ in turns of $slice}, $design of $warmup + $window, restart $restart, $runs runs per shape, control $control"
 
 # shape NAME: prints "RATE WORK" for the consumer (--work math.Log calls per
 # request, about 12 ns each on this VM, plus about 60 µs of HTTP handling).
@@ -99,7 +108,7 @@ load:
   warmup: $warmup
   duration: $window
 $([[ $mode == shared && -n $slice ]] && echo "  slice: $slice")
-rounds: $rounds
+$(if [[ -n $precision ]]; then echo "precision: {target: $precision, budget: $budget}"; else echo "rounds: $rounds"; fi)
 restart: $restart
 control: $([[ $control == 1 ]] && echo true || echo false)
 $layout
@@ -114,7 +123,19 @@ for v in s["steps"][0]["variants"]:
     if v["name"] == sys.argv[2]:
         c = next(c for c in v["costs"] if c["cost"] == "cpu_per_request_ms")
         d = c["delta"]
-        print(d["pct"], d["ci_low"], d["ci_high"], 1 if d["significant"] else 0)
+        # No interval (fewer than 2 rounds, a budget spent first): "none".
+        if d.get("ci_low") is None:
+            print("none none none 0", len(d.get("rounds") or []))
+        else:
+            print(d["pct"], d["ci_low"], d["ci_high"], 1 if d["significant"] else 0, len(d["rounds"]))
+PY
+}
+
+stopped() { # $1 = manifest.json: how a run in precision mode stopped, "fixed" otherwise
+  python3 - "$1" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])).get("precision") or {}
+print(",".join(s.get("stop") or "?" for s in p.get("steps") or []) or "fixed")
 PY
 }
 
@@ -141,7 +162,11 @@ for sh in $shapes; do
     if [[ ! -f $out/summary.json ]]; then
       echo "$sh run $i: no summary (see $out)"; continue
     fi
-    read -r pct lo hi sig <<<"$(verdict "$out/summary.json" again)"
+    read -r pct lo hi sig n <<<"$(verdict "$out/summary.json" again)"
+    stop=$(stopped "$out/manifest.json")
+    if [[ $pct == none ]]; then
+      echo "$sh run $i: no interval after $n rounds ($stop; see $out), left out"; continue
+    fi
     # The twin's per-round log ratio by its duet's place in the round (0 =
     # first), to see whether the baseline's history within a round biases it.
     byorder=$(python3 - "$out" <<'PY'
@@ -166,14 +191,14 @@ for (r, v, pair), (x, order) in cpu.items():
 print(" ".join(f"{o}:{100*(math.exp(sum(xs)/len(xs))-1):+.2f}%/{len(xs)}" for o, xs in sorted(out.items())))
 PY
 )
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sh" "$i" "$pct" "$lo" "$hi" "$sig" "$(($(date +%s) - start))" "$byorder" >> "$results"
-    printf '%-6s run %2d: %+.2f%% [%+.2f, %+.2f] %s (%d s, load %s; by place in round, whole-trial CPU: %s)\n' "$sh" "$i" "$pct" "$lo" "$hi" \
-      "$([[ $sig == 1 ]] && echo 'FALSE POSITIVE' || echo '~')" "$(($(date +%s) - start))" "$(cut -d' ' -f1 /proc/loadavg)" "$byorder"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$sh" "$i" "$pct" "$lo" "$hi" "$sig" "$(($(date +%s) - start))" "$byorder" "$n" >> "$results"
+    printf '%-6s run %2d: %+.2f%% [%+.2f, %+.2f] %s (%d rounds, %s; %d s, load %s; by place in round, whole-trial CPU: %s)\n' "$sh" "$i" "$pct" "$lo" "$hi" \
+      "$([[ $sig == 1 ]] && echo 'FALSE POSITIVE' || echo '~')" "$n" "$stop" "$(($(date +%s) - start))" "$(cut -d' ' -f1 /proc/loadavg)" "$byorder"
     [[ -z ${KEEP:-} ]] || cp -r "$out" "$KEEP/"
   done
 done
 
-python3 - "$results" "$rounds" <<'PY'
+python3 - "$results" <<'PY'
 import math, sys
 rows = [l.split("\t") for l in open(sys.argv[1]) if l.strip()]
 def wilson(k, n, z=1.96):
@@ -204,8 +229,7 @@ def report(name, rs):
         # The runs' own standard errors, from their intervals, against the
         # spread of their estimates between runs: a ratio above 1 is an
         # effect the intervals do not carry (the calibration's run_noise_pct, record.DefaultCalibration).
-        rounds = int(sys.argv[2])
-        se = [(float(r[4]) - float(r[3])) / 2 / t975(rounds - 1) for r in rs]
+        se = [(float(r[4]) - float(r[3])) / 2 / t975(int(r[8]) - 1) for r in rs]
         claimed = math.sqrt(sum(x * x for x in se) / n)
         line += f"; spread between runs {sd:.2f}% against {claimed:.2f}% claimed ({sd / claimed:.2f}×)"
     print(line)
@@ -238,7 +262,8 @@ s, wall, sh, us, base = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv
 by = {}
 for t in s["trials"]:
     if t["variant"] == "plus2" or (t["variant"] == "baseline" and t.get("pair", "plus2") == "plus2"):
-        by.setdefault(t["round"], {})[t["variant"]] = t["costs"]["cpu_per_request_ms"]
+        if "cpu_per_request_ms" in t.get("costs", {}):  # a trial that served nothing has none
+            by.setdefault(t["round"], {})[t["variant"]] = t["costs"]["cpu_per_request_ms"]
 logs = [math.log(r["plus2"] / r["baseline"]) for _, r in sorted(by.items()) if len(r) == 2]
 rounds = len(logs)
 T = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
@@ -259,7 +284,10 @@ for k in range(3, rounds + 1):
 d = next(c for v in s["steps"][0]["variants"] if v["name"] == "plus2" for c in v["costs"] if c["cost"] == "cpu_per_request_ms")["delta"]
 want = 100 * us / 1000 / base
 when = f"from round {first} ({first * wall / rounds / 60:.1f} min)" if first else "never"
-print(f"{sh:6s} +{us}us = {want:+.1f}%: toll {d['pct']:+.2f}% [{d['ci_low']:+.2f}, {d['ci_high']:+.2f}] after {rounds} rounds ({wall/60:.1f} min); interval excludes 0 {when}")
+if d.get("ci_low") is None:
+    print(f"{sh:6s} +{us}us = {want:+.1f}%: no interval after {rounds} rounds ({wall/60:.1f} min)")
+    sys.exit(0)
+print(f"{sh:6s} +{us}us = {want:+.1f}%: toll {d['pct']:+.2f}% [{d['ci_low']:+.2f}, {d['ci_high']:+.2f}] after {rounds} rounds ({wall/60:.1f} min), {'detected' if d['ci_low'] > 0 else 'NOT detected'}; interval excludes 0 {when}")
 PY
   done
 fi

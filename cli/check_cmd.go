@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,6 +100,17 @@ func sizeOf(s *scenario.Scenario, p *plan.Plan) planSize {
 	return n
 }
 
+// precisionTargets says what a run of s in precision mode aims at, within
+// what budget: "±3% on cpu_per_request_ms within 25m0s".
+func precisionTargets(s *scenario.Scenario) string {
+	t := s.Precision.Targets()
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(t)) {
+		parts = append(parts, fmt.Sprintf("±%g%% on %s", t[c], c))
+	}
+	return fmt.Sprintf("%s within %s", strings.Join(parts, ", "), s.Precision.Budget.D())
+}
+
 // describePlan prints what a run of s would do (p, its plan).
 func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 	var variants []string
@@ -118,19 +131,34 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 	if s.Workload() != scenario.WorkloadLoad {
 		unit = "repetitions"
 	}
-	fmt.Fprintf(&b, "  %-10s %d, restart %s", unit, s.Repetitions(), s.Restart)
+	if s.Precision.On {
+		// The plan holds a ceiling of rounds that the stopping rule ends
+		// long before: say what ends the run instead.
+		fmt.Fprintf(&b, "  %-10s until %s (at least %d), restart %s", unit, precisionTargets(s), s.Precision.MinRounds, s.Restart)
+	} else {
+		fmt.Fprintf(&b, "  %-10s %d, restart %s", unit, s.Repetitions(), s.Restart)
+	}
 	if s.Mode != "" {
 		fmt.Fprintf(&b, ", mode %s", s.Mode)
 	}
 	b.WriteString("\n")
 	if s.Workload() == scenario.WorkloadLoad {
 		fmt.Fprintf(&b, "  each trial %s warm-up + %s measured", time.Duration(s.Load.Warmup), time.Duration(s.Load.Duration))
-		if s.Load.VariantWarmup > 0 {
+		switch {
+		case s.Load.VariantWarmupAuto:
+			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM until its JIT settles (at most %s), other runtimes %s",
+				time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)
+		case s.Load.VariantWarmup > 0:
 			fmt.Fprintf(&b, "; %s variant warm-up after each start", time.Duration(s.Load.VariantWarmup))
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "  actions    %d trials", n.trials)
+	if s.Precision.On {
+		b.WriteString("  actions    up to ")
+	} else {
+		b.WriteString("  actions    ")
+	}
+	fmt.Fprintf(&b, "%d trials", n.trials)
 	if n.atOnce > 0 {
 		fmt.Fprintf(&b, " (in %d runs side by side)", n.atOnce)
 	}
@@ -143,6 +171,9 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  first      %s\n", firstActions(p, 8))
 	switch {
+	case s.Precision.On:
+		fmt.Fprintf(&b, "  expected   at most %s (the budget); toll stops sooner when every primary cost reaches its target, and starts the services again as the precision needs\n",
+			s.Precision.Budget.D())
 	case n.loaded > 0:
 		fmt.Fprintf(&b, "  expected   at least %s of load, plus the time %d starts of the services take\n", n.loaded.Round(time.Second), n.starts)
 	case s.Workload() == scenario.WorkloadStartup:

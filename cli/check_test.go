@@ -10,7 +10,8 @@ import (
 )
 
 // checkScenarioText is a scenario of one service run by sleep, with
-// placeholders for its command and its rate.
+// placeholders for its command, its rate and its design (rounds: 3 unless
+// a test names another).
 const checkScenarioText = `name: check
 services:
   - name: app
@@ -29,7 +30,7 @@ load:
   rate: %RATE%
   warmup: 1s
   duration: 4s
-rounds: 3
+%DESIGN%
 restart: once
 `
 
@@ -43,16 +44,24 @@ func TestCheck(t *testing.T) {
 		name    string
 		command string
 		rate    string
+		design  string
 		code    int
 		want    []string
 	}{
-		{"valid", "sleep", "50", ExitOK, []string{": valid", "baseline, agent", "50 req/s", "rounds     3, restart once",
+		{"valid", "sleep", "50", "", ExitOK, []string{": valid", "baseline, agent", "50 req/s", "rounds     3, restart once",
 			"6 trials", "2 starts, 2 stops", "start baseline", "at least 30s of load"}},
-		{"bad rate", "sleep", "-5", ExitUsage, []string{"check.yaml:", "load.rate"}},
-		{"missing program", "no-such-program-toll", "50", ExitUsage, []string{"no-such-program-toll"}},
+		{"precision mode: what ends the run, not the plan's ceiling", "sleep", "50", "precision: {target: 4%, budget: 7m}", ExitOK, []string{": valid",
+			"rounds     until ±4% on cpu_per_request_ms within 7m0s (at least 5), restart once", "up to ", "a variant warm-up chosen by toll",
+			"at most 7m0s (the budget)"}},
+		{"bad rate", "sleep", "-5", "", ExitUsage, []string{"check.yaml:", "load.rate"}},
+		{"missing program", "no-such-program-toll", "50", "", ExitUsage, []string{"no-such-program-toll"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			text := strings.NewReplacer("%COMMAND%", tt.command, "%RATE%", tt.rate).Replace(checkScenarioText)
+			design := tt.design
+			if design == "" {
+				design = "rounds: 3"
+			}
+			text := strings.NewReplacer("%COMMAND%", tt.command, "%RATE%", tt.rate, "%DESIGN%", design).Replace(checkScenarioText)
 			path := filepath.Join(t.TempDir(), "check.yaml")
 			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 				t.Fatal(err)

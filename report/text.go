@@ -60,7 +60,14 @@ func variantWarmup(m *record.Manifest) string {
 // (load.variant_warmup_until) went, in one line ("" without them):
 // "variant warm-ups until the JIT settles (below 5 ms/s over 10 s, at most
 // 2m0s): baseline 25–31 s, 2 of 2 settled; go 120 s, no JVM".
+//
+// A run in precision mode whose scenario starts its services afresh every
+// round or trial, and names no warm-up, gets a line that says why toll
+// warmed nothing.
 func warmupsLine(s *analyze.Summary) string {
+	if m := s.Manifest; m != nil && m.Precision != nil && m.Load.VariantWarmupS == 0 && (m.Restart == "per-round" || m.Restart == "per-trial") {
+		return fmt.Sprintf("no variant warm-up: the scenario starts its services afresh every %s (restart: %s), to measure them so", strings.TrimPrefix(m.Restart, "per-"), m.Restart)
+	}
 	if s.Manifest == nil || s.Manifest.Load.VariantWarmupUntil == nil || len(s.Warmups) == 0 {
 		return ""
 	}

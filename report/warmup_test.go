@@ -51,6 +51,27 @@ func TestWarmupsShown(t *testing.T) {
 	}
 }
 
+// TestWarmupsLineFresh checks that a run in precision mode that starts
+// its services afresh every round says why toll warmed nothing, and that
+// a fixed design does not.
+func TestWarmupsLineFresh(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		m    record.Manifest
+		want string
+	}{
+		{"precision, per-round", record.Manifest{Restart: "per-round", Precision: &record.Precision{}}, "no variant warm-up: the scenario starts its services afresh every round (restart: per-round)"},
+		{"precision, per-trial", record.Manifest{Restart: "per-trial", Precision: &record.Precision{}}, "every trial (restart: per-trial)"},
+		{"fixed design, per-round", record.Manifest{Restart: "per-round"}, ""},
+		{"precision, once", record.Manifest{Restart: "once", Precision: &record.Precision{}}, ""},
+	} {
+		got := warmupsLine(&analyze.Summary{Manifest: &tt.m})
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestVariantWarmup checks how a report's first line says the variants
 // were warmed.
 func TestVariantWarmup(t *testing.T) {

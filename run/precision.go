@@ -37,9 +37,9 @@ type RoundState struct {
 	// run's budget.
 	Elapsed time.Duration
 	Budget  time.Duration
-	// RoundTime is the step's mean time per round, StartTime what a new
-	// start of every variant's services took (stopping and starting them;
-	// the warm-up falls in the next round).
+	// RoundTime is the step's mean time per round, its variant warm-ups
+	// left out; StartTime what a new start of every variant's services
+	// took: stopping, starting and warming them.
 	RoundTime time.Duration
 	StartTime time.Duration
 }
@@ -68,6 +68,10 @@ type precisionRun struct {
 	thisStart  int // rounds under it
 	startTime  time.Duration
 	startCount int
+	// warmedRun and warmedStep are the variant warm-ups' time in the run
+	// and in the step under way: part of what a start costs, not of a
+	// round.
+	warmedRun, warmedStep time.Duration
 }
 
 func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule) *precisionRun {
@@ -77,9 +81,24 @@ func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule) *precisionRun {
 // enterStep begins load step step, with its share of what is left of
 // the budget.
 func (pr *precisionRun) enterStep(step int) {
-	pr.step, pr.stepBegan, pr.thisStart = step, time.Now(), 0
+	pr.step, pr.stepBegan, pr.thisStart, pr.warmedStep = step, time.Now(), 0, 0
 	left := pr.budget - time.Since(pr.began)
-	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), 0)
+	// A budget already spent leaves the step a share of 1 ns, not 0,
+	// which the rule reads as no budget at all.
+	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), time.Nanosecond)
+}
+
+// warmupCap returns the longest a variant warm-up may take in a run in
+// precision mode: what is left of the budget, and at least
+// scenario.DefaultNoJVMWarmup, so that a JVM started late still gets some.
+func (pr *precisionRun) warmupCap() time.Duration {
+	return max((pr.budget - time.Since(pr.began)).Round(time.Second), scenario.DefaultNoJVMWarmup)
+}
+
+// warmed counts d of variant warm-up.
+func (pr *precisionRun) warmed(d time.Duration) {
+	pr.warmedRun += d
+	pr.warmedStep += d
 }
 
 // precisionRecord is the manifest's record of s's precision mode.
@@ -120,10 +139,11 @@ func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
 func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
 	once := r.s.Restart == scenario.RestartOnce
 	st := RoundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget}
-	st.RoundTime = st.Elapsed / time.Duration(max(st.Rounds, 1))
+	// A round's time leaves the warm-ups out; a start's holds its own.
+	st.RoundTime = max(st.Elapsed-pr.warmedStep, 0) / time.Duration(max(st.Rounds, 1))
 	if once {
 		st.Starts, st.RoundsThisStart = t.Launch+1, pr.thisStart
-		st.StartTime = pr.startTime / time.Duration(max(pr.startCount, 1))
+		st.StartTime = (pr.startTime + pr.warmedRun) / time.Duration(max(pr.startCount, 1))
 	}
 	d, err := pr.rule.AfterRound(ctx, r.dir, st)
 	if err != nil {

@@ -61,12 +61,15 @@ precision: {target: 3%, budget: 5m}
 	pr := newPrecisionRun(s, rule)
 	m.Precision = precisionRecord(s)
 	actions := p.Actions
+	// The first start's variant warm-ups, as warmUp counts them.
+	pr.warmed(30 * time.Second)
 	var ran []plan.Action
 	for i := 0; i < len(actions); i++ {
 		a := actions[i]
 		ran = append(ran, a)
 		if tr := trialOf(a); tr != nil && tr.Step != pr.step {
 			pr.enterStep(tr.Step)
+			pr.warmed(30 * time.Second)
 		}
 		if tr, ok := roundEnds(actions, i); ok {
 			pr.thisStart++
@@ -100,6 +103,9 @@ precision: {target: 3%, budget: 5m}
 	if len(m.Planned) != 12 || m.Starts != 2 || len(m.Precision.Steps) != 1 || m.Precision.Steps[0].Stop != "reached" || m.Precision.Steps[0].Rounds != 6 {
 		t.Errorf("manifest: %d planned, %d starts, precision %+v", len(m.Planned), m.Starts, m.Precision)
 	}
+	if st := rule.seen[0]; st.StartTime < 30*time.Second || st.RoundTime >= 30*time.Second {
+		t.Errorf("round 1's state %+v: want the warm-up in the start's time, not the round's", st)
+	}
 	if st := rule.seen[3]; st.Starts != 2 || st.RoundsThisStart != 1 || st.Budget <= 0 || st.Budget > 5*time.Minute {
 		t.Errorf("round 4's state %+v: want the second start, its first round, the step's budget", st)
 	}
@@ -131,5 +137,49 @@ func TestResumeLaunches(t *testing.T) {
 	resumeLaunches(actions, map[int]int{0: 3})
 	if a.Launch != 3 || c.Launch != 3 || b.Launch != 0 {
 		t.Errorf("launches %d %d %d, want 3 3 0", a.Launch, c.Launch, b.Launch)
+	}
+}
+
+// TestWarmupCap checks that in precision mode a variant warm-up lasts at
+// most what is left of the budget, in whole seconds, and at least the
+// short default.
+func TestWarmupCap(t *testing.T) {
+	for _, tt := range []struct {
+		spent, want time.Duration
+	}{
+		{time.Minute, 4 * time.Minute},
+		{4*time.Minute + 55*time.Second, scenario.DefaultNoJVMWarmup},
+		{10 * time.Minute, scenario.DefaultNoJVMWarmup},
+	} {
+		pr := &precisionRun{budget: 5 * time.Minute, began: time.Now().Add(-tt.spent)}
+		got := pr.warmupCap()
+		if got > tt.want || got < tt.want-time.Second {
+			t.Errorf("after %s of a 5m budget: cap %s, want %s", tt.spent, got, tt.want)
+		}
+		if got%time.Second != 0 {
+			t.Errorf("cap %s: want whole seconds, as the report writes a warm-up's maximum", got)
+		}
+	}
+}
+
+// TestStepBudgetSpent checks that a load step begun after the run's budget
+// was spent gets a spent share, not the zero that means no budget.
+func TestStepBudgetSpent(t *testing.T) {
+	for _, tt := range []struct {
+		spent time.Duration
+		step  int
+		lo    time.Duration
+		hi    time.Duration
+	}{
+		{0, 0, 2*time.Minute - time.Second, 2 * time.Minute},
+		{time.Minute, 1, 3*time.Minute - time.Second, 3 * time.Minute},
+		{5 * time.Minute, 1, time.Nanosecond, time.Nanosecond},
+		{9 * time.Minute, 1, time.Nanosecond, time.Nanosecond},
+	} {
+		pr := &precisionRun{budget: 4 * time.Minute, steps: 2, began: time.Now().Add(-tt.spent)}
+		pr.enterStep(tt.step)
+		if pr.stepBudget < tt.lo || pr.stepBudget > tt.hi {
+			t.Errorf("step %d after %s of 4m: share %s, want within [%s, %s]", tt.step, tt.spent, pr.stepBudget, tt.lo, tt.hi)
+		}
 	}
 }

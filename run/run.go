@@ -427,7 +427,10 @@ type runner struct {
 	planned   int            // trials of the whole plan, numbered 1 to planned (Index)
 	done      int
 	began     time.Time // when the first trial started, for the ETA
-	notes     []string
+	// prec tracks a run in precision mode (nil otherwise); its warm-up
+	// figures are guarded by mu.
+	prec  *precisionRun
+	notes []string
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
@@ -697,6 +700,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 	var pr *precisionRun
 	if r.s.Precision.On && r.opt.Precision != nil {
 		pr = newPrecisionRun(r.s, r.opt.Precision)
+		r.prec = pr
 		if m.Precision == nil {
 			m.Precision = precisionRecord(r.s)
 		}

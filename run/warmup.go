@@ -49,6 +49,16 @@ type variantWarmup struct {
 // run, in every schedule.
 func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := r.s.Load.VariantWarmup.D()
+	if pr := r.prec; pr != nil && longest > 0 {
+		// A warm-up does not outlast the budget it is spent from.
+		longest = min(longest, pr.warmupCap())
+		began := time.Now()
+		defer func() {
+			r.mu.Lock()
+			pr.warmed(time.Since(began))
+			r.mu.Unlock()
+		}()
+	}
 	var owed []*plan.Trial
 	var rewarm []bool
 	for _, pt := range pts {

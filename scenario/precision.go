@@ -48,11 +48,15 @@ var precisionCosts = map[string]string{
 	"cpu_per_request":       "cpu_per_request_ms",
 	"cpu_per_request_nojit": "cpu_per_request_nojit_ms",
 	"cpu_cores":             "cpu_cores",
+	"latency_mean":          "latency_mean_ms",
+	"latency_p90":           "latency_p90_ms",
+	"latency_p99":           "latency_p99_ms",
+	"throughput":            "throughput_rps",
 }
 
 // PrecisionCostNames returns the names a precision cost may take.
 func PrecisionCostNames() []string {
-	return []string{"cpu_per_request", "cpu_per_request_nojit", "cpu_cores"}
+	return []string{"cpu_per_request", "cpu_per_request_nojit", "cpu_cores", "latency_mean", "latency_p90", "latency_p99", "throughput"}
 }
 
 // Percent is a percentage written "3%" or 3.
@@ -182,6 +186,9 @@ func (v *validator) precision(s *Scenario) {
 		f := fmt.Sprintf("precision.costs[%d]", i)
 		if _, ok := precisionCosts[c.Cost]; !ok {
 			v.fail(f, "%q is not a primary cost toll can aim at: one of %s", c.Cost, strings.Join(PrecisionCostNames(), ", "))
+		}
+		if strings.HasPrefix(c.Cost, "latency_") && s.Mode == ModeTogether {
+			v.fail(f, "%q: with mode: together every side waits for the others' CPU, so latencies do not compare; aim at a CPU cost, or load one variant at a time", c.Cost)
 		}
 		if seen[c.Cost] {
 			v.fail(f, "%q is named twice", c.Cost)

@@ -24,6 +24,9 @@ func TestPrecisionMode(t *testing.T) {
 		{"a block with a list of costs and targets",
 			"precision:\n  target: 2%\n  costs: [cpu_per_request, {cost: cpu_per_request_nojit, target: 4%}]\n  budget: 25m\n",
 			true, map[string]float64{"cpu_per_request_ms": 2, "cpu_per_request_nojit_ms": 4}, 25 * time.Minute},
+		{"latency and throughput as primary costs",
+			"precision:\n  costs: [cpu_per_request, {cost: latency_mean, target: 10%}, {cost: latency_p90, target: 15%}, latency_p99, {cost: throughput, target: 5%}]\n",
+			true, map[string]float64{"cpu_per_request_ms": 3, "latency_mean_ms": 10, "latency_p90_ms": 15, "latency_p99_ms": 3, "throughput_rps": 5}, DefaultBudget},
 		{"a flow block", "precision: {target: 5, budget: 2m}\n", true, map[string]float64{"cpu_per_request_ms": 5}, 2 * time.Minute},
 	}
 	for _, tt := range tests {
@@ -66,7 +69,8 @@ func TestPrecisionRefusesBadValues(t *testing.T) {
 		{"precision: {target: 80}\n", "precision.target", "not between"},
 		{"precision: {target: lots}\n", "precision.target", "not a percentage"},
 		{"precision: {budget: 48h}\n", "precision.budget", "toll's limit"},
-		{"precision:\n  costs: [latency_p99]\n", "precision.costs[0]", "not a primary cost"},
+		{"precision:\n  costs: [latency_p999]\n", "precision.costs[0]", "not a primary cost"},
+		{"mode: together\nprecision:\n  costs: [latency_mean]\n", "precision.costs[0]", "latencies do not compare"},
 		{"precision:\n  costs: [cpu_cores, cpu_cores]\n", "precision.costs[1]", "named twice"},
 		{"precision:\n  costs: [{cost: cpu_cores, target: 90%}]\n", "precision.costs[0].target", "not between"},
 		{"precision: {min_rounds: 1}\n", "precision.min_rounds", "two rounds"},
