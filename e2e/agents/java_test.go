@@ -148,6 +148,12 @@ func shortJavaScenario(t *testing.T, example string) []byte {
 	until := &yaml.Node{Kind: yaml.MappingNode}
 	setKey(until, "jit_below", "5ms")
 	setKey(until, "over", "10s")
+	for i := 0; i+1 < len(load.Content); i += 2 {
+		if load.Content[i].Value == "variant_warmup_until" {
+			load.Content = append(load.Content[:i], load.Content[i+2:]...)
+			break
+		}
+	}
 	load.Content = append(load.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "variant_warmup_until"}, until)
 
 	for _, svc := range mapValue(t, root, "services").Content {
