@@ -235,6 +235,28 @@ func listDumps(dir string) ([]asyncDump, error) {
 // and ann options: one line per stack, root first, frames separated by
 // semicolons, its thread "[name tid=N]" first and its sample count last.
 func parseCollapsed(r io.Reader, add func(Stack)) error {
+	return scanFolded(r, func(names []string, count int64) {
+		st := Stack{Count: count}
+		if t := names[0]; strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
+			t = strings.TrimSuffix(strings.TrimPrefix(t, "["), "]")
+			if i := strings.LastIndex(t, " tid="); i >= 0 {
+				t = t[:i]
+			}
+			st.Thread = t
+			names = names[1:]
+		}
+		for i := len(names) - 1; i >= 0; i-- {
+			st.Frames = append(st.Frames, asyncFrame(names[i]))
+		}
+		add(st)
+	})
+}
+
+// scanFolded reads folded stacks, the output of async-profiler's
+// collapsed and py-spy's raw formats: one stack a line, its names root
+// first separated by semicolons, then a space and its sample count. It
+// calls stack with each line's names and count, and skips blank lines.
+func scanFolded(r io.Reader, stack func(names []string, count int64)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
 	line := 0
@@ -252,20 +274,7 @@ func parseCollapsed(r io.Reader, add func(Stack)) error {
 		if err != nil {
 			return fmt.Errorf("line %d: sample count: %w", line, err)
 		}
-		names := strings.Split(text[:sp], ";")
-		st := Stack{Count: count}
-		if t := names[0]; strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
-			t = strings.TrimSuffix(strings.TrimPrefix(t, "["), "]")
-			if i := strings.LastIndex(t, " tid="); i >= 0 {
-				t = t[:i]
-			}
-			st.Thread = t
-			names = names[1:]
-		}
-		for i := len(names) - 1; i >= 0; i-- {
-			st.Frames = append(st.Frames, asyncFrame(names[i]))
-		}
-		add(st)
+		stack(strings.Split(text[:sp], ";"), count)
 	}
 	return sc.Err()
 }

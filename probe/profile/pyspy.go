@@ -263,25 +263,8 @@ func (s *pySpySession) Stop(w Window) (*profile.Profile, error) {
 // line per stack, root first, frames "function (file:line)" separated by
 // semicolons after its process and its thread, and its sample count last.
 func parseRaw(r io.Reader, add func(Stack)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		sp := strings.LastIndexByte(text, ' ')
-		if sp < 0 {
-			return fmt.Errorf("line %d: no sample count", line)
-		}
-		count, err := strconv.ParseInt(text[sp+1:], 10, 64)
-		if err != nil {
-			return fmt.Errorf("line %d: sample count: %w", line, err)
-		}
+	return scanFolded(r, func(names []string, count int64) {
 		st := Stack{Count: count}
-		names := strings.Split(text[:sp], ";")
 		for len(names) > 0 && (strings.HasPrefix(names[0], "process ") || strings.HasPrefix(names[0], "thread (")) {
 			if strings.HasPrefix(names[0], "thread (") {
 				st.Thread = names[0]
@@ -299,8 +282,7 @@ func parseRaw(r io.Reader, add func(Stack)) error {
 			st.Frames = append(st.Frames, pythonFrame(fn, file))
 		}
 		add(st)
-	}
-	return sc.Err()
+	})
 }
 
 // pythonFrame names a Python function module:function, its module from
