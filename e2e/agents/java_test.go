@@ -148,13 +148,7 @@ func shortJavaScenario(t *testing.T, example string) []byte {
 	until := &yaml.Node{Kind: yaml.MappingNode}
 	setKey(until, "jit_below", "5ms")
 	setKey(until, "over", "10s")
-	for i := 0; i+1 < len(load.Content); i += 2 {
-		if load.Content[i].Value == "variant_warmup_until" {
-			load.Content = append(load.Content[:i], load.Content[i+2:]...)
-			break
-		}
-	}
-	load.Content = append(load.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "variant_warmup_until"}, until)
+	setNode(load, "variant_warmup_until", until)
 
 	for _, svc := range mapValue(t, root, "services").Content {
 		svc.Content = append(svc.Content,
@@ -185,13 +179,19 @@ func mapValue(t *testing.T, m *yaml.Node, key string) *yaml.Node {
 // setKey sets key to the scalar value in the YAML mapping m, adding it
 // when m has none.
 func setKey(m *yaml.Node, key, value string) {
+	setNode(m, key, &yaml.Node{Kind: yaml.ScalarNode, Value: value})
+}
+
+// setNode sets key's value in the YAML mapping m to v, adding the key if
+// m has none.
+func setNode(m *yaml.Node, key string, v *yaml.Node) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
-			m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Value: value}
+			m.Content[i+1] = v
 			return
 		}
 	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, &yaml.Node{Kind: yaml.ScalarNode, Value: value})
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
 }
 
 // deleteKey removes key, which must be there, from the YAML mapping m.
