@@ -108,6 +108,11 @@ type Width struct {
 	// bounds the estimate considers).
 	MoreRounds int `json:"more_rounds"`
 	MoreStarts int `json:"more_starts"`
+	// FitStarts is, for JVMs started once under a budget, the further
+	// starts that leave the narrowest interval when the rounds the budget
+	// still holds are spread over them: what a run aims at when the
+	// estimate does not fit in its budget.
+	FitStarts int `json:"fit_starts"`
 }
 
 // Decision is the stopping rule's answer after a round.
@@ -153,7 +158,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		if target <= 0 {
 			continue
 		}
-		w := widthOf(s, target, p, minRounds, minStarts)
+		w := widthOf(s, target, p, minRounds, minStarts, g.Budget)
 		d.Widths = append(d.Widths, w)
 		if !w.Reached {
 			all = false
@@ -182,6 +187,14 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 	if d.MoreRounds >= 0 {
 		d.MoreTime = time.Duration(d.MoreRounds)*roundTime + time.Duration(d.MoreStarts)*p.StartTime
 	}
+	// The starts still to come: the estimate's when it fits in the
+	// budget, or else those that narrow the widest interval most within it.
+	planned := d.MoreStarts
+	overBudget := g.Budget > 0 && (d.MoreRounds < 0 || p.Elapsed+d.MoreTime > g.Budget) && d.Worst >= 0
+	if overBudget {
+		planned = d.Widths[d.Worst].FitStarts
+	}
+	planned = max(planned, minStarts-p.Starts)
 	enough := p.Rounds >= minRounds && p.Starts >= minStarts
 	switch {
 	case enough && all:
@@ -195,12 +208,39 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 	// hold: its rounds would not count for more than those of this start.
 	if p.Starts > 0 && d.Reason == Continue {
 		share := max(perStart, minRounds/max(minStarts, 1), 2)
+		// Over budget, the starts that fit share its rounds evenly.
+		switch fit := budgetShare(g.Budget, p, roundTime, planned); {
+		case fit > 0 && overBudget:
+			share = max(fit, 2)
+		case fit > 0:
+			share = max(min(share, fit), 2)
+		}
 		fits := g.Budget <= 0 || p.Elapsed+p.StartTime+2*roundTime <= g.Budget
-		if p.RoundsThisStart >= share && (d.MoreStarts > 0 || p.Starts < minStarts) && fits {
+		if p.RoundsThisStart >= share && planned > 0 && fits {
 			d.NewStart = true
 		}
 	}
 	return d
+}
+
+// budgetShare returns the rounds each start gets when what is left of
+// budget is spread over the starts so far and up to more starts still to
+// come (as many of them as the budget holds, with two rounds each), or 0
+// when no start is to come or nothing bounds the run. A start then waits
+// for its share of the rounds the budget will run, not for its share of
+// an estimate the budget cannot hold: otherwise a run whose estimate asks
+// for 300 rounds over 3 starts spends its whole budget under the first.
+func budgetShare(budget time.Duration, p Progress, roundTime time.Duration, more int) int {
+	if budget <= 0 || roundTime <= 0 {
+		return 0
+	}
+	for ; more > 0; more-- {
+		left := budget - p.Elapsed - time.Duration(more)*p.StartTime
+		if left >= time.Duration(2*more)*roundTime {
+			return (p.Rounds + int(left/roundTime)) / (p.Starts + more)
+		}
+	}
+	return 0
 }
 
 // targetOf returns g's target for cost c, 0 when it has none.
@@ -215,7 +255,7 @@ func targetOf(g Goal, c Cost) float64 {
 
 // widthOf measures one series against its target and estimates what would
 // reach it.
-func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts int) Width {
+func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts int, budget time.Duration) Width {
 	w := Width{Variant: s.Variant, Step: s.Step, Cost: s.Cost, TargetPct: target}
 	xs := s.LogRatios
 	cal := p.calibration()
@@ -275,6 +315,21 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 	}
 	if w.Reached && n >= minRounds && p.Starts >= minStarts {
 		w.MoreRounds, w.MoreStarts = 0, 0
+	}
+	if budget > 0 && p.Starts > 0 {
+		// The variance of the change's mean is sd²/n + 2·(r² + J/S).
+		left := budget - p.Elapsed
+		least := math.Inf(1)
+		for extra := 0; extra <= maxMoreStarts; extra++ {
+			more := int((left - time.Duration(extra)*p.StartTime) / roundTime)
+			if extra > 0 && more < 2*extra {
+				break
+			}
+			v := sd2/float64(n+max(more, 0)) + 2*(r2+jTotal/float64(p.Starts+extra))
+			if v < least {
+				least, w.FitStarts = v, extra
+			}
+		}
 	}
 	return w
 }

@@ -115,6 +115,64 @@ func TestDecideEstimateStarts(t *testing.T) {
 	}
 }
 
+// A start waits for its share of the rounds the budget will run, not for
+// its share of an estimate the budget cannot hold: JVMs that take 6
+// minutes to start and warm, in a 25-minute budget, start a second time
+// once the first start has had half the rounds that fit, even though
+// the estimate asks for hundreds.
+func TestDecideSpreadsStartsOverTheBudget(t *testing.T) {
+	goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, MinStarts: 2, Budget: 25 * time.Minute}
+	series := func(n int) []PairedSeries {
+		return []PairedSeries{{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(n, 0.2, 0.25), Launches: make([]int, n)}}
+	}
+	at := func(rounds int) Progress {
+		// Six minutes to start and warm, then ten seconds a round.
+		return Progress{Rounds: rounds, Starts: 1, RoundsThisStart: rounds, RoundTime: 10 * time.Second, StartTime: 6 * time.Minute,
+			Elapsed: 6*time.Minute + time.Duration(rounds)*10*time.Second}
+	}
+	// After 40 rounds (12:40), the rest of the budget less a start holds
+	// 38 rounds: 78 in all, 39 a start.
+	for _, tc := range []struct {
+		rounds   int
+		newStart bool
+	}{{30, false}, {40, true}} {
+		d := Decide(goal, series(tc.rounds), at(tc.rounds))
+		if d.Reason != Continue || d.MoreRounds < 100 {
+			t.Fatalf("after %d rounds: %+v, want an estimate of hundreds more rounds", tc.rounds, d)
+		}
+		if d.NewStart != tc.newStart {
+			t.Errorf("after %d rounds: new start %v, want %v (%+v)", tc.rounds, d.NewStart, tc.newStart, d)
+		}
+	}
+}
+
+// When the start-to-start term dominates and the estimate's starts do not
+// fit in the budget, a run aims at the starts that do: those that leave the
+// narrowest interval, each with its share of the rounds.
+func TestDecideAimsAtTheStartsTheBudgetHolds(t *testing.T) {
+	goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, MinStarts: 2, Budget: 25 * time.Minute}
+	at := func(rounds int) (PairedSeries, Progress) {
+		return PairedSeries{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(rounds, 0.2, 0.005), Launches: make([]int, rounds)},
+			Progress{Rounds: rounds, Starts: 1, RoundsThisStart: rounds, RoundTime: 10 * time.Second, StartTime: 6 * time.Minute,
+				Elapsed: 6*time.Minute + time.Duration(rounds)*10*time.Second}
+	}
+	// After 12 rounds (8:00) two more starts fit, with 30 rounds between
+	// them: 42 in all, 14 a start.
+	for _, tc := range []struct {
+		rounds   int
+		newStart bool
+	}{{12, false}, {14, true}} {
+		s, p := at(tc.rounds)
+		d := Decide(goal, []PairedSeries{s}, p)
+		if d.Worst < 0 || d.Widths[d.Worst].FitStarts != 2 || d.MoreStarts <= 2 {
+			t.Fatalf("after %d rounds: %+v, want an estimate of more than 2 starts, 2 within the budget", tc.rounds, d)
+		}
+		if d.NewStart != tc.newStart {
+			t.Errorf("after %d rounds: new start %v, want %v (%+v)", tc.rounds, d.NewStart, tc.newStart, d)
+		}
+	}
+}
+
 // TestStoppingRuleCoverage simulates runs stopped by Decide and counts how
 // often the final 95% interval holds the true change. Stopping on the width
 // of a t interval barely changes its coverage; stopping on its verdict
