@@ -18,9 +18,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"runtime"
 	"slices"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -137,15 +139,36 @@ func Reexec(ctx context.Context, stdio Stdio, sigs <-chan os.Signal) (int, error
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// SIGQUIT, Go's "print every goroutine and exit", asks the child for
+	// its goroutines first: the one that does the work is the child, and a
+	// dump of this one alone shows only that it waits.
+	quit := make(chan os.Signal, 1)
+	signal.Notify(quit, syscall.SIGQUIT)
+	defer signal.Stop(quit)
 	for {
 		select {
 		case sig := <-sigs:
 			cmd.Process.Signal(sig)
 		case err := <-done:
 			return exitCode(cmd, err)
+		case <-quit:
+			cmd.Process.Signal(syscall.SIGQUIT)
+			select {
+			case <-done:
+			case <-time.After(quitWait):
+			}
+			signal.Reset(syscall.SIGQUIT)
+			syscall.Kill(os.Getpid(), syscall.SIGQUIT)
+			// The runtime prints this process's goroutines and exits; the
+			// child, if still there, dies with it (parent-death signal).
+			select {}
 		}
 	}
 }
+
+// quitWait is how long Reexec waits, on SIGQUIT, for the child to print
+// its goroutines and exit before it prints its own.
+const quitWait = 3 * time.Second
 
 // startError explains why the namespace could not be created.
 func startError(err error) error {

@@ -208,6 +208,40 @@ func TestRunIsolatedNetworkInterrupt(t *testing.T) {
 	}
 }
 
+// TestIsolatedNetworkQuit sends SIGQUIT, Go's "print every goroutine and
+// exit", to an isolated toll: the dump must hold the goroutines of the
+// toll re-executed in the namespace, the one that runs the scenario, and
+// not only those of the toll that waits for it; and no process is left.
+func TestIsolatedNetworkQuit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("network isolation creates a network namespace, which needs root")
+	}
+	dir := t.TempDir()
+	path := writeIsolatedScenario(t, dir, "network: isolated", "30s", false)
+	run := tolltest.Start(t, "run", path, "--out", filepath.Join(dir, "out"))
+	var pids []int
+	if !tolltest.Eventually(tolltest.Patience(t, 20*time.Second), func() bool {
+		pids = run.Children(t)
+		return len(pids) >= 3
+	}) {
+		t.Fatalf("services did not start: pids %v\n%s", pids, run.Output())
+	}
+	run.Signal(syscall.SIGQUIT)
+	run.Wait(t, 20*time.Second)
+	out := run.Output()
+	for _, frame := range []string{"netns.Reexec(", "run.Run("} {
+		if !strings.Contains(out, frame) {
+			t.Errorf("the dump has no %s frame:\n%s", frame, out)
+		}
+	}
+	for _, p := range tolltest.Outlived(pids, 5*time.Second) {
+		t.Errorf("process %d is still running after SIGQUIT", p)
+	}
+}
+
 // TestIsolatedNetworkRefusals checks that toll never runs un-isolated when
 // isolation was asked and cannot be had, and that a bad network value is
 // reported at its line.
