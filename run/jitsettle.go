@@ -4,6 +4,8 @@ import (
 	"maps"
 	"strings"
 	"time"
+
+	"github.com/tollperf/toll/plan"
 )
 
 // jitRule is load.variant_warmup_until: a JVM has settled once it compiled
@@ -87,4 +89,24 @@ func (r jitRule) settled(h jitHistory) (ok bool, rates map[string]float64) {
 		}
 	}
 	return ok, rates
+}
+
+// sidesSettled marks in sides each of owed's variants whose JVMs in h have
+// settled together by r, and reports whether every variant with a JVM in h
+// is marked (false while h holds none). A mark stays: a variant that
+// settled once counts as settled for the rest of the phase.
+func (r jitRule) sidesSettled(h jitHistory, owed []*plan.Trial, sides map[string]bool) bool {
+	all, found := true, false
+	for _, pt := range owed {
+		hv := h.of(pt.Variant)
+		if len(hv) == 0 {
+			continue
+		}
+		found = true
+		if !sides[pt.Variant] {
+			sides[pt.Variant], _ = r.settled(hv)
+		}
+		all = all && sides[pt.Variant]
+	}
+	return found && all
 }

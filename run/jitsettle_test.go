@@ -3,6 +3,8 @@ package run
 import (
 	"testing"
 	"time"
+
+	"github.com/tollperf/toll/plan"
 )
 
 // readings returns one reading a second from the start, the JVM having
@@ -114,5 +116,41 @@ func TestJITSettledBySide(t *testing.T) {
 	}
 	if got := h.of("base"); len(got) != 0 {
 		t.Errorf("a variant named as a prefix of another's took its JVMs: %v", got)
+	}
+}
+
+// TestJITSidesSettleInTurn checks that each variant's JVMs count as
+// settled once they settled together, so that variants quiet at different
+// times end the phase: here otel settles over seconds 10–20 and then
+// compiles again, and nojit only settles over seconds 20–30. Without the
+// mark no ten seconds are quiet for both, and the warm-up would last its
+// maximum.
+func TestJITSidesSettleInTurn(t *testing.T) {
+	rule := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
+	ms := time.Millisecond
+	owed := []*plan.Trial{{Variant: "otel"}, {Variant: "nojit"}}
+	otel := append(append(repeat(50*ms, 10), repeat(1*ms, 10)...), repeat(40*ms, 10)...)
+	nojit := append(repeat(50*ms, 20), repeat(1*ms, 10)...)
+	sides := map[string]bool{}
+	settledAt := -1
+	for sec := 1; sec <= 30; sec++ {
+		h := jitHistory{"otel/app": readings(0, otel[:sec]...), "nojit/app": readings(0, nojit[:sec]...)}
+		if ok, _ := rule.settled(h); ok {
+			t.Fatalf("second %d: both JVMs quiet over one window, the test's histories are wrong", sec)
+		}
+		if rule.sidesSettled(h, owed, sides) && settledAt < 0 {
+			settledAt = sec
+		}
+	}
+	if settledAt != 30 {
+		t.Errorf("settled at second %d, want 30 (otel at 20, nojit at 30); sides %v", settledAt, sides)
+	}
+	if !sides["otel"] || !sides["nojit"] {
+		t.Errorf("sides %v, want both settled", sides)
+	}
+	// A variant with no JVM found does not hold the others back, and
+	// with none found nothing has settled.
+	if rule.sidesSettled(jitHistory{}, owed, map[string]bool{}) {
+		t.Error("no JVM found: settled")
 	}
 }
