@@ -146,8 +146,8 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 		fmt.Fprintf(&b, "  each trial %s warm-up + %s measured", time.Duration(s.Load.Warmup), time.Duration(s.Load.Duration))
 		switch {
 		case s.Load.VariantWarmupAuto:
-			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM until its JIT settles (at most %s), other runtimes %s",
-				time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)
+			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM by %d users, then at the trial's load, until its JIT settles (at most %s), other runtimes %s",
+				scenario.DefaultJVMWarmupUsers, time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)
 		case s.Load.VariantWarmup > 0:
 			fmt.Fprintf(&b, "; %s variant warm-up after each start", time.Duration(s.Load.VariantWarmup))
 		}

@@ -215,6 +215,10 @@ type WarmupUntil struct {
 	// a JVM until it settles, other runtimes for NoJVMS.
 	Auto   bool    `json:"auto,omitempty"`
 	NoJVMS float64 `json:"no_jvm_s,omitempty"`
+	// JVMUsers is, for a warm-up toll chose, the closed-model users that
+	// warm a JVM before the trials' own load (each phase until the JIT
+	// settles, both within the warm-up's maximum).
+	JVMUsers int `json:"jvm_users,omitempty"`
 }
 
 // Precision is a run in precision mode: its rounds ran until every primary

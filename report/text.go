@@ -88,7 +88,11 @@ func warmupsLine(s *analyze.Summary) string {
 		}
 	}
 	if u.Auto {
-		return fmt.Sprintf("variant warm-ups chosen by toll, once per start: a JVM until its JIT settles (below %g ms/s over %g s, at most %s), other runtimes %g s: %s", u.JITBelowMs, u.OverS,
+		jvm := "until its JIT settles (below %g ms/s over %g s, at most %s)"
+		if u.JVMUsers > 0 {
+			jvm = fmt.Sprintf("by %d users, then at each trial's load, each until its JIT settles (below %%g ms/s over %%g s, at most %%s in all)", u.JVMUsers)
+		}
+		return fmt.Sprintf("variant warm-ups chosen by toll, once per start: a JVM "+jvm+", other runtimes %g s: %s", u.JITBelowMs, u.OverS,
 			time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), u.NoJVMS, strings.Join(parts, "; "))
 	}
 	return fmt.Sprintf("variant warm-ups until the JIT settles (below %g ms/s over %g s, at most %s): %s", u.JITBelowMs, u.OverS,

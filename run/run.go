@@ -477,6 +477,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
 		if s.Load.VariantWarmupAuto {
 			m.Load.VariantWarmupUntil.Auto, m.Load.VariantWarmupUntil.NoJVMS = true, scenario.DefaultNoJVMWarmup.Seconds()
+			m.Load.VariantWarmupUntil.JVMUsers = scenario.DefaultJVMWarmupUsers
 		}
 	}
 	if s.Workload() != scenario.WorkloadLoad {

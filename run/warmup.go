@@ -94,12 +94,22 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		}
 	}
 	var phases []warmupPhase
-	for _, shape := range warmupPhases(r.s) {
+	// A warm-up toll chose lasts at most longest in all, its phases
+	// included; a scenario's phases each last at most longest.
+	deadline := time.Now().Add(longest)
+	auto := r.s.Load.VariantWarmupAuto
+	for _, shape := range warmupPhases(r.s, auto && r.anyJVM(owed)) {
 		loads := make([]*plan.Trial, len(owed))
 		for i, pt := range owed {
 			loads[i] = shape.trial(pt, rewarm[i])
 		}
-		ph := r.warmPhase(ctx, owed, loads, shape.maxConns, longest)
+		phaseLongest := longest
+		if auto && len(phases) > 0 {
+			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
+				break
+			}
+		}
+		ph := r.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -218,6 +228,31 @@ type warmupShape struct {
 	maxConns int
 }
 
+// anyJVM reports whether a measured service of one of owed's variants runs
+// a JVM now (one that publishes hsperfdata).
+func (r *runner) anyJVM(owed []*plan.Trial) bool {
+	for _, pt := range owed {
+		st := r.running[pt.Variant]
+		for i, svc := range st.group.Services() {
+			if !st.runs[i].Measured {
+				continue
+			}
+			tree := serviceProcesses(st, i, svc.Pid())
+			if tree == nil {
+				continue
+			}
+			if _, err := tree.Sample(); err != nil {
+				continue
+			}
+			if jr, _ := findJVM(tree); jr != nil {
+				jr.Close()
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // warmupPhases returns the load of each phase of a variant warm-up. With
 // load.variant_warmup_until and a warm-up load of its own (users, a rate or
 // both), the warm-up runs in phases, each until the JIT settles: the users,
@@ -236,21 +271,30 @@ type warmupShape struct {
 // on CPUs shared at idle priority grew Tomcat's request pool to 45 threads
 // that the baseline, loaded in every duet after, kept through the run.
 // Otherwise there is one phase: the users, the rate, or the trial's load.
-func warmupPhases(s *scenario.Scenario) []warmupShape {
+// A warm-up toll chose (jvm: it found a JVM among the services) runs in two
+// phases: scenario.DefaultJVMWarmupUsers users, then the trials' load. Ten
+// cold JVMs warmed at once at an open-model rate fall behind it, their
+// requests pile up and time out, and their compilers never settle; users
+// send as fast as each JVM answers, never faster.
+func warmupPhases(s *scenario.Scenario, jvm bool) []warmupShape {
 	l := s.Load
+	users := l.VariantWarmupUsers
+	if l.VariantWarmupAuto && jvm {
+		users = scenario.DefaultJVMWarmupUsers
+	}
 	var shapes []warmupShape
-	if l.VariantWarmupUsers > 0 {
+	if users > 0 {
 		shapes = append(shapes, warmupShape{trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm {
 				return pt
 			}
 			w := *pt
-			w.Rate, w.Users = 0, l.VariantWarmupUsers
+			w.Rate, w.Users = 0, users
 			return &w
 		}})
 	}
 	if l.VariantWarmupRate > 0 {
-		shapes = append(shapes, warmupShape{maxConns: l.VariantWarmupUsers, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
+		shapes = append(shapes, warmupShape{maxConns: users, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm || pt.Users > 0 {
 				return pt
 			}
@@ -310,10 +354,15 @@ func (v jitVerdict) anyJVM() bool {
 }
 
 // watchJIT reads the JIT counters of the measured JVMs of owed's variants
-// once a second from origin, and returns as soon as every one of them has
-// settled by rule (settled), or when ctx ends (the warm-up's maximum, a
-// service that exited, an interrupt). A service that is not yet a JVM is
-// looked at again every time, so that a JVM started late is waited for.
+// once a second from origin, and returns as soon as every variant's JVMs
+// have settled by rule (settled), or when ctx ends (the warm-up's maximum,
+// a service that exited, an interrupt). A variant counts as settled once
+// its own JVMs have settled together, even if one of them compiles again
+// later in the phase: ten JVMs warmed at once (five variants of two
+// services) seldom all stay quiet in the same ten seconds, and a
+// compilation that follows a settled window is spent in the warm-up, not
+// in a trial. A service that is not yet a JVM is looked at again every
+// time, so that a JVM started late is waited for.
 func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial, origin time.Time) jitVerdict {
 	type watched struct {
 		variant, key string // key: variant/service, in the history
@@ -342,11 +391,12 @@ func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial,
 		}
 	}()
 	h := jitHistory{}
+	sides := map[string]bool{} // the variants whose JVMs have settled
 	verdict := func(settled bool) jitVerdict {
 		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}}
 		_, rates := rule.settled(h)
 		for _, pt := range owed {
-			v.bySide[pt.Variant], _ = rule.settled(h.of(pt.Variant))
+			v.bySide[pt.Variant] = sides[pt.Variant]
 		}
 		for _, w := range ws {
 			if ms, ok := rates[w.key]; ok {
@@ -383,7 +433,7 @@ func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial,
 			}
 			h.add(w.key, jitPoint{at: now.Sub(origin), jit: c.JITTime})
 		}
-		if ok, _ := rule.settled(h); ok {
+		if rule.sidesSettled(h, owed, sides) {
 			return verdict(true)
 		}
 		if rule.noJVM > 0 && len(h) == 0 && now.Sub(origin) >= rule.noJVM {

@@ -29,19 +29,24 @@ func TestWarmupPhases(t *testing.T) {
 		pt     *plan.Trial
 		rewarm bool
 		want   []string
+		jvm    bool // a JVM found among the services
 	}{
-		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}},
-		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}},
-		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}},
-		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}},
-		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}},
-		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}},
-		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}},
-		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}},
-		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}},
+		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}, false},
+		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}, false},
+		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}, false},
+		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}, false},
+		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, false},
+		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}, false},
+		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}, false},
+		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}, false},
+		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}, false},
+		{"chosen by toll for a JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, true},
+		{"chosen by toll, no JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"100/s"}, false},
+		{"chosen by toll for a JVM rewarmed beside a partner", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s"}, true},
+		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true},
 	}
 	for _, tt := range tests {
-		shapes := warmupPhases(&scenario.Scenario{Load: tt.l})
+		shapes := warmupPhases(&scenario.Scenario{Load: tt.l}, tt.jvm)
 		var got []string
 		for _, shape := range shapes {
 			got = append(got, load(shape.trial(tt.pt, tt.rewarm)))

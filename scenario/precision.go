@@ -34,6 +34,10 @@ const (
 	DefaultJITBelow     = 5 * time.Millisecond
 	DefaultJITOver      = 10 * time.Second
 	DefaultJVMWarmupMax = 5 * time.Minute
+	// DefaultJVMWarmupUsers is the closed-model users that warm a JVM
+	// first, before the trials' own load (each phase until the JIT
+	// settles, both within DefaultJVMWarmupMax).
+	DefaultJVMWarmupUsers = 2
 	// DefaultNoJVMWarmup is the variant warm-up toll chooses for services
 	// that run no JVM: long enough for caches and connection pools.
 	DefaultNoJVMWarmup = 10 * time.Second
