@@ -199,6 +199,28 @@ func (s *Service) Exit() (time.Time, *os.ProcessState) {
 // reaped.
 func (s *Service) Done() <-chan struct{} { return s.done }
 
+// Ending reports whether the process has exited without having been
+// reaped yet: its main thread is a zombie, or it has left /proc. A process
+// killed with SIGKILL
+// is reaped only once every one of its threads has ended, which for a
+// process at idle priority on a busy machine can take a minute; until
+// then Done stays open, and Ending already says it will close.
+func (s *Service) Ending() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+	}
+	// A process whose threads are ending may already have left /proc
+	// although it has not been reaped: either way it is gone.
+	p, err := s.proc.Proc(s.pid)
+	if err != nil {
+		return true
+	}
+	st, err := p.Stat()
+	return err != nil || st.State == "Z" || st.State == "X"
+}
+
 // ExitErr returns an *ExitError, which carries the end of the service's
 // log, if the process exited on its own, before Stop was called, and nil
 // otherwise. It is meaningful once Done is closed.

@@ -391,6 +391,44 @@ func TestExitErr(t *testing.T) {
 	}
 }
 
+// TestEnding checks that Ending says a process has exited as soon as its
+// main thread has, while another of its threads still runs and keeps it
+// from being reaped (Done open): here a Python whose main thread calls
+// pthread_exit beside a thread that sleeps.
+func TestEnding(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("needs python3 to end a main thread before the others")
+	}
+	script := "import ctypes, threading, time\n" +
+		"threading.Thread(target=time.sleep, args=(60,)).start()\n" +
+		"ctypes.CDLL(None).pthread_exit(None)\n"
+	s, err := Start(context.Background(), Spec{Name: "ending", Argv: []string{py, "-c", script},
+		LogPath: filepath.Join(t.TempDir(), "ending.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop(0)
+	deadline := time.Now().Add(10 * time.Second)
+	for !s.Ending() && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !s.Ending() {
+		t.Fatal("Ending() false 10 s after the main thread exited")
+	}
+	select {
+	case <-s.Done():
+		t.Fatal("Done closed while a thread still runs: the test shows nothing")
+	default:
+	}
+	if err := s.Stop(time.Second); err != nil {
+		t.Errorf("Stop: %v", err)
+	}
+	if !s.Ending() {
+		t.Error("Ending() false after Stop")
+	}
+}
+
 func TestLog(t *testing.T) {
 	dir := t.TempDir()
 	logPath := filepath.Join(dir, "logs", "svc.log")

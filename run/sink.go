@@ -81,8 +81,13 @@ func (p *sinkProcess) exited() error {
 		}
 		return fmt.Errorf("telemetry sink %s exited", p.svc.Spec.Name)
 	default:
-		return nil
 	}
+	if p.svc.Ending() {
+		// Killed at idle priority on a busy machine, its threads may
+		// take a minute to end; it receives nothing meanwhile.
+		return fmt.Errorf("telemetry sink %s exited (killed or crashed; its process is still ending)", p.svc.Spec.Name)
+	}
+	return nil
 }
 
 // Counts returns what the sink has received so far. The counts stay
