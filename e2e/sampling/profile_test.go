@@ -65,7 +65,10 @@ rounds: 2`)
 	const spin = "github.com/tollperf/toll/app.spinCPU"
 	for _, r := range d.Inclusive {
 		if r.Name == spin {
-			if r.Delta < 0.75*d.Total.Delta || r.Delta > 1.05*d.Total.Delta {
+			// The rest of the profile changes by noise alone, either
+			// way: on a busy machine the baseline's other functions
+			// read up to a quarter of the change more than burn's.
+			if r.Delta < 0.75*d.Total.Delta || r.Delta > 1.3*d.Total.Delta {
 				t.Errorf("%s: %+.3f ms per request of a profiled change of %+.3f: want most of it\n%s", spin, r.Delta, d.Total.Delta, stdout.String())
 			}
 			return

@@ -12,19 +12,21 @@ import (
 
 // limitsScenario is toll's reference services under four closed-model
 // users, which keep them as busy as their CPU allows, so that a CPU limit
-// shows in throughput; extra is appended to the scenario.
+// shows in throughput; extra is appended to the scenario. A service held
+// to 0.05 CPU beside a busy machine's other work takes seconds to start:
+// readiness waits up to a minute.
 func limitsScenario(t *testing.T, name, variants, extra string) string {
 	t.Helper()
 	s := `name: ` + name + `
 services:
   - name: provider
     command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "40000"]
-    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 60s}
     measure: true
   - name: consumer
     command: [toll, app, consumer, --addr, "127.0.0.1:${port:consumer}",
               --provider, "http://127.0.0.1:${port:provider}/provider", --work, "2000"]
-    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 10s}
+    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 60s}
     measure: true
 variants:
 ` + variants + `
