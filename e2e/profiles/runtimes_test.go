@@ -1,4 +1,4 @@
-package sampling
+package profiles
 
 import (
 	"bytes"
