@@ -11,6 +11,7 @@
 package netns
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,8 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -112,8 +115,8 @@ type Stdio struct {
 //
 // The child runs in a process group of its own, so a terminal's Ctrl-C
 // reaches it once, through Reexec: every signal received on sigs is passed
-// on to it. It is killed if the calling thread dies (parent-death signal),
-// and when ctx is done.
+// on to it. It is killed if toll dies (parent-death signal), and when ctx
+// is done.
 //
 // Creating a network namespace needs CAP_SYS_ADMIN; without it the error
 // says so, and nothing runs.
@@ -131,22 +134,51 @@ func Reexec(ctx context.Context, stdio Stdio, sigs <-chan os.Signal) (int, error
 		Setpgid:    true,
 	}
 	// The parent-death signal fires when the thread that forked the child
-	// exits; keep this goroutine on that thread until the child is gone.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	if err := cmd.Start(); err != nil {
+	// exits: the goroutine that forks it stays on that thread, waiting
+	// for it, until it is gone. The rest runs on any thread.
+	started, done := make(chan error, 1), make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		done <- cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		return 0, startError(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	// SIGQUIT, Go's "print every goroutine and exit", asks the child for
 	// its goroutines first: the one that does the work is the child, and a
 	// dump of this one alone shows only that it waits.
 	quit := make(chan os.Signal, 1)
 	signal.Notify(quit, syscall.SIGQUIT)
 	defer signal.Stop(quit)
+	// A toll whose last thread is still reaping a child as it exits can
+	// stay a zombie for minutes on a busy machine (Linux invalidating the
+	// child's /proc entries), and waitid returns only then: once the
+	// child has been a zombie for zombieWait, its exit status is read
+	// from /proc, and init reaps it later.
+	poll := time.NewTicker(zombiePoll)
+	defer poll.Stop()
+	var zombieSince time.Time
 	for {
 		select {
+		case <-poll.C:
+			ws, ok := zombieStatus(cmd.Process.Pid)
+			switch {
+			case !ok:
+				zombieSince = time.Time{}
+			case zombieSince.IsZero():
+				zombieSince = time.Now()
+			case time.Since(zombieSince) >= zombieWait:
+				if ws.Signaled() {
+					return 128 + int(ws.Signal()), nil
+				}
+				return ws.ExitStatus(), nil
+			}
 		case sig := <-sigs:
 			cmd.Process.Signal(sig)
 		case err := <-done:
@@ -164,6 +196,38 @@ func Reexec(ctx context.Context, stdio Stdio, sigs <-chan os.Signal) (int, error
 			select {}
 		}
 	}
+}
+
+// zombiePoll is how often Reexec looks whether the child has become a
+// zombie, and zombieWait how long it then waits for waitid.
+const (
+	zombiePoll = 500 * time.Millisecond
+	zombieWait = 2 * time.Second
+)
+
+// zombieStatus returns the wait status of process pid when it is a zombie
+// (/proc/PID/stat, state Z and its 52nd field, exit_code), and ok false
+// otherwise.
+func zombieStatus(pid int) (ws syscall.WaitStatus, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name, in parentheses, may hold spaces: fields are
+	// counted after its closing parenthesis (field 3 is the state).
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 50 || fields[0] != "Z" {
+		return 0, false
+	}
+	code, err := strconv.Atoi(fields[49])
+	if err != nil {
+		return 0, false
+	}
+	return syscall.WaitStatus(code), true
 }
 
 // quitWait is how long Reexec waits, on SIGQUIT, for the child to print

@@ -172,3 +172,42 @@ func TestStartError(t *testing.T) {
 		}
 	}
 }
+
+// TestZombieStatus reads the exit status of children left unreaped (a
+// zombie), as Reexec does of a toll whose waitid does not return, and
+// nothing of a process that runs.
+func TestZombieStatus(t *testing.T) {
+	for _, tt := range []struct {
+		script string
+		code   int
+		signal syscall.Signal
+	}{
+		{"exit 7", 7, 0},
+		{"exit 0", 0, 0},
+		{"kill -TERM $$", 0, syscall.SIGTERM},
+	} {
+		pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", tt.script}, &syscall.ProcAttr{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ws syscall.WaitStatus
+		var ok bool
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if ws, ok = zombieStatus(pid); ok {
+				break
+			}
+		}
+		var reaped syscall.WaitStatus
+		syscall.Wait4(pid, &reaped, 0, nil)
+		if !ok {
+			t.Errorf("%q: not read as a zombie", tt.script)
+			continue
+		}
+		if ws != reaped || (tt.signal == 0 && ws.ExitStatus() != tt.code) || (tt.signal != 0 && ws.Signal() != tt.signal) {
+			t.Errorf("%q: status %#x (exit %d, signal %v), waitid said %#x", tt.script, int(ws), ws.ExitStatus(), ws.Signal(), int(reaped))
+		}
+	}
+	if _, ok := zombieStatus(os.Getpid()); ok {
+		t.Error("a running process read as a zombie")
+	}
+}

@@ -7,8 +7,11 @@ import (
 	"os"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/leftover"
+	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/sink"
 )
@@ -98,6 +101,13 @@ func (p *sinkProcess) Counts() sink.Counts { return p.counts.Counts() }
 // is done, and removes its counts file. The file stays mapped here, so
 // Counts goes on answering with the final counts.
 func (p *sinkProcess) Close(ctx context.Context) error {
+	// At idle priority on a busy machine the sink would get no CPU to
+	// finish in, nor to die in once killed: toll would exit while its
+	// thread that reaps the sink is still at work, which Linux can hold
+	// for minutes. It stops at normal priority.
+	if !p.svc.Ending() {
+		_ = pin.SetPolicies(p.svc.Pid(), nil, unix.SchedAttr{Policy: unix.SCHED_NORMAL})
+	}
 	err := p.svc.StopContext(ctx, sinkStopGrace)
 	if rerr := os.Remove(p.path); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
 		err = errors.Join(err, rerr)
