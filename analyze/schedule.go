@@ -45,6 +45,11 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 	if m.Starts > 1 {
 		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round of a start", m.Starts)
 	}
+	if m.Precision != nil {
+		// Precision mode starts again only services that run a JVM; the
+		// report says what toll chose, not a setting to change.
+		return fmt.Sprintf("each variant's services %s and not in the intervals; toll starts again only services that run a JVM, whose starts differ most (docs/method.md, \"A gold standard\")", ran)
+	}
 	return fmt.Sprintf("restart: once: each variant's services %s and not in the intervals; "+
 		"they were ready within %.2f s here, so restart: per-round would measure it too (docs/method.md, \"A gold standard\")", ran, slowest)
 }

@@ -44,6 +44,11 @@ func TestRestartOnceWarning(t *testing.T) {
 			}
 		})
 	}
+	// In precision mode toll chose the starts: the note names no setting.
+	m := record.Manifest{Restart: "once", Rounds: 10, Precision: &record.Precision{}}
+	if got := restartOnceWarning(&m, []*record.Trial{trial(0.05, "")}); got == "" || strings.Contains(got, "restart:") {
+		t.Errorf("precision mode: %q, want a note that names no setting", got)
+	}
 }
 
 // TestSliceWarning checks the warning on a sliced duet whose latency tail
