@@ -72,8 +72,11 @@ func TestImpossibleRateCancels(t *testing.T) {
 		t.Fatal("no error from a cancelled run")
 	}
 	checkInvariants(t, res)
-	if took > 1200*time.Millisecond {
-		t.Errorf("Run returned %s after it started, %s after it was cancelled; want within a second", took, took-200*time.Millisecond)
+	// Cancelled, the run ends with its requests in flight, not with its
+	// 30 s window: within a few seconds even beside a CPU hog (1.4 s was
+	// seen there).
+	if took > 5*time.Second {
+		t.Errorf("Run returned %s after it started, %s after it was cancelled; want within a few seconds, long before its 30 s window ends", took, took-200*time.Millisecond)
 	}
 	// The run was cut between 200 ms and when it returned.
 	if lo, hi := uint64(0.2*1e12*0.99), uint64(took.Seconds()*1e12); res.Scheduled < lo || res.Scheduled > hi {
@@ -144,7 +147,7 @@ func TestClosedModelBeyondFileLimit(t *testing.T) {
 	res, err := Run(ctx, Config{
 		Requests: []Request{{URL: srv.URL}},
 		Users:    &Users{N: 2000},
-		Duration: 10 * time.Second,
+		Duration: 30 * time.Second,
 		// Requests in flight when the run is cancelled end by their
 		// timeout (connections the server never accepted, for want of
 		// descriptors): a short one, so that a second after cancelling
@@ -156,8 +159,11 @@ func TestClosedModelBeyondFileLimit(t *testing.T) {
 		t.Fatal("no error from a cancelled run")
 	}
 	checkInvariants(t, res)
-	if took > 1200*time.Millisecond {
-		t.Errorf("Run returned %s after it started, %s after it was cancelled; want within a second", took, took-200*time.Millisecond)
+	// Cancelled, the run ends with its requests in flight, not with its
+	// 30 s window: within a few seconds even beside a CPU hog (1.4 s was
+	// seen there).
+	if took > 5*time.Second {
+		t.Errorf("Run returned %s after it started, %s after it was cancelled; want within a few seconds, long before its 30 s window ends", took, took-200*time.Millisecond)
 	}
 	// 2000 users cannot all have a connection with 64 descriptors to
 	// spare: the rest fail to connect, and say so.
