@@ -93,18 +93,29 @@ func (r jitRule) settled(h jitHistory) (ok bool, rates map[string]float64) {
 
 // sidesSettled marks in sides each of owed's variants whose JVMs in h have
 // settled together by r, and reports whether every variant with a JVM in h
-// is marked (false while h holds none). A mark stays: a variant that
-// settled once counts as settled for the rest of the phase.
+// is marked (false while h holds none). A mark stays while the variant's
+// JVMs compile less than twice the rule's threshold: a variant that
+// settled and then compiles a little counts as settled, one that compiles
+// hard again does not, until it settles again.
 func (r jitRule) sidesSettled(h jitHistory, owed []*plan.Trial, sides map[string]bool) bool {
 	all, found := true, false
+	hot := 2 * float64(r.below) / float64(time.Millisecond)
 	for _, pt := range owed {
 		hv := h.of(pt.Variant)
 		if len(hv) == 0 {
 			continue
 		}
 		found = true
-		if !sides[pt.Variant] {
-			sides[pt.Variant], _ = r.settled(hv)
+		ok, rates := r.settled(hv)
+		switch {
+		case ok:
+			sides[pt.Variant] = true
+		case sides[pt.Variant]:
+			for _, ms := range rates {
+				if ms >= hot {
+					sides[pt.Variant] = false
+				}
+			}
 		}
 		all = all && sides[pt.Variant]
 	}
