@@ -228,26 +228,40 @@ type warmupShape struct {
 	maxConns int
 }
 
-// anyJVM reports whether a measured service of one of owed's variants runs
-// a JVM now (one that publishes hsperfdata).
-func (r *runner) anyJVM(owed []*plan.Trial) bool {
+// measuredTree is the process tree of one measured service of a variant.
+type measuredTree struct {
+	variant, service string
+	tree             processes
+}
+
+// measuredTrees returns the process trees of the measured services of
+// owed's variants, the processes a warm-up looks at for a JVM.
+func (r *runner) measuredTrees(owed []*plan.Trial) []measuredTree {
+	var out []measuredTree
 	for _, pt := range owed {
 		st := r.running[pt.Variant]
 		for i, svc := range st.group.Services() {
 			if !st.runs[i].Measured {
 				continue
 			}
-			tree := serviceProcesses(st, i, svc.Pid())
-			if tree == nil {
-				continue
+			if tree := serviceProcesses(st, i, svc.Pid()); tree != nil {
+				out = append(out, measuredTree{variant: pt.Variant, service: st.runs[i].Name, tree: tree})
 			}
-			if _, err := tree.Sample(); err != nil {
-				continue
-			}
-			if jr, _ := findJVM(tree); jr != nil {
-				jr.Close()
-				return true
-			}
+		}
+	}
+	return out
+}
+
+// anyJVM reports whether a measured service of one of owed's variants runs
+// a JVM now (one that publishes hsperfdata).
+func (r *runner) anyJVM(owed []*plan.Trial) bool {
+	for _, m := range r.measuredTrees(owed) {
+		if _, err := m.tree.Sample(); err != nil {
+			continue
+		}
+		if jr, _ := findJVM(m.tree); jr != nil {
+			jr.Close()
+			return true
 		}
 	}
 	return false
@@ -371,17 +385,8 @@ func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial,
 		jvm          *jvm.Reader
 	}
 	var ws []*watched
-	for _, pt := range owed {
-		st := r.running[pt.Variant]
-		for i, svc := range st.group.Services() {
-			if !st.runs[i].Measured {
-				continue
-			}
-			if tree := serviceProcesses(st, i, svc.Pid()); tree != nil {
-				name := st.runs[i].Name
-				ws = append(ws, &watched{variant: pt.Variant, key: pt.Variant + "/" + name, svc: name, tree: tree})
-			}
-		}
+	for _, m := range r.measuredTrees(owed) {
+		ws = append(ws, &watched{variant: m.variant, key: m.variant + "/" + m.service, svc: m.service, tree: m.tree})
 	}
 	defer func() {
 		for _, w := range ws {
