@@ -191,16 +191,29 @@ const HeavyVariants = `  - name: baseline
 // Summary is the part of summary.json the tests read.
 type Summary struct {
 	Steps []struct {
-		Variants []struct {
-			Name   string
-			Rounds int
-			Costs  []struct {
-				Cost  string
-				Value float64
-				Delta *Delta
-			}
+		Variants []Variant
+	}
+}
+
+// Variant is one variant's result at a step.
+type Variant struct {
+	Name   string
+	Rounds int
+	Costs  []struct {
+		Cost  string
+		Value float64
+		Delta *Delta
+	}
+}
+
+// Value returns the variant's value of cost, and whether it has one.
+func (v Variant) Value(cost string) (float64, bool) {
+	for _, c := range v.Costs {
+		if c.Cost == cost {
+			return c.Value, true
 		}
 	}
+	return 0, false
 }
 
 // Delta is a variant's comparison with the baseline for one cost.
@@ -214,6 +227,21 @@ type Delta struct {
 	// Controlled is set when the change is corrected by the run's A/A
 	// control.
 	Controlled bool
+}
+
+// String writes d as "+12.0% [+3.1%, +20.9%] (verdict)" for a test's
+// failure message; "none" when d is nil.
+func (d *Delta) String() string {
+	if d == nil {
+		return "none"
+	}
+	f := func(p *float64) string {
+		if p == nil {
+			return "?"
+		}
+		return fmt.Sprintf("%+.1f%%", *p)
+	}
+	return fmt.Sprintf("%s [%s, %s] (%s)", f(d.Pct), f(d.CILow), f(d.CIHigh), d.Verdict)
 }
 
 // ReadTrials reads the trial records of the results directory dir.

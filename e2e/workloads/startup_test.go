@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +11,12 @@ import (
 )
 
 // TestStartupDetectsSlowerStart runs a start-up experiment end to end with
-// toll's reference service: a variant that waits 0.4 s before it starts the
+// toll's reference service: a variant that waits 1 s before it starts the
 // same service reads a later readiness, with an interval that excludes 0,
-// at each of two CPU limits, and every start is measured.
+// at each of two CPU limits, and every start is measured. The wait is long
+// beside the service's own start even at half a CPU on a machine whose
+// cores are busy, where a start takes from a tenth of a second to about
+// one, so that four starts a side tell it.
 func TestStartupDetectsSlowerStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real services")
@@ -33,7 +37,7 @@ variants:
   - name: slow
     services:
       provider:
-        command: [sh, -c, 'sleep 0.4; exec "$0" app provider --addr "$1" --work 0', "${toll}", "127.0.0.1:${port:provider}"]
+        command: [sh, -c, 'sleep 1; exec "$0" app provider --addr "$1" --work 0', "${toll}", "127.0.0.1:${port:provider}"]
 `
 	path := filepath.Join(t.TempDir(), "st.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
@@ -61,7 +65,7 @@ variants:
 					continue
 				}
 				if c.Delta == nil || c.Delta.Verdict == "~" {
-					t.Errorf("step %d: a start 0.4 s later reads %+v", i, c.Delta)
+					t.Errorf("step %d: a start 1 s later reads %s; baseline %s, slow %s", i, c.Delta, readyOf(st.Variants, "baseline"), readyOf(st.Variants, "slow"))
 				}
 			}
 		}
@@ -105,4 +109,15 @@ rounds: 2`)
 	if x := s.Value(t, "heavy", "startup_ready_s"); !(x > 0) {
 		t.Errorf("startup_ready_s = %v", x)
 	}
+}
+
+// readyOf writes the mean time to ready of the variant named name, for a
+// failure message.
+func readyOf(vs []tolltest.Variant, name string) string {
+	for _, v := range vs {
+		if ready, ok := v.Value("startup_ready_s"); ok && v.Name == name {
+			return fmt.Sprintf("%.2f s", ready)
+		}
+	}
+	return "?"
 }
