@@ -103,8 +103,6 @@ func printLayout(w io.Writer, sum *analyze.Summary, layout string) error {
 	return nil
 }
 
-// renderSummary rewrites a results directory's reports from its
-// summary.json alone.
 // reportMemoryLimit is the heap toll report asks the Go collector to stay
 // under (a soft limit: it collects more often near it, never fails). A
 // day's per-second series make summary.json hundreds of MB, which the
@@ -118,14 +116,16 @@ func softMemoryLimit() {
 	}
 }
 
+// renderSummary rewrites a results directory's reports from its
+// summary.json alone, decoded as a stream (a day's is hundreds of MB).
 func renderSummary(dir *record.Dir) (*analyze.Summary, error) {
 	path := filepath.Join(dir.Path, "summary.json")
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := report.DecodeSummary(b)
-	b = nil // the decoded summary holds all it needs
+	sum, err := report.ReadSummary(f)
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
