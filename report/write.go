@@ -57,11 +57,14 @@ func WriteRendered(d *record.Dir, s *analyze.Summary) ([]string, error) {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
 	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
-		var b bytes.Buffer
-		if err := out.render(&b, s); err != nil {
-			return written, fmt.Errorf("render %s: %w", out.name, err)
-		}
-		if err := d.WriteFile(out.name, b.Bytes()); err != nil {
+		// Straight to the file: a day's series.csv is hundreds of MB.
+		err := d.WriteFileWith(out.name, func(w io.Writer) error {
+			if err := out.render(w, s); err != nil {
+				return fmt.Errorf("render %s: %w", out.name, err)
+			}
+			return nil
+		})
+		if err != nil {
 			return written, err
 		}
 		written = append(written, out.name)
