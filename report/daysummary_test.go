@@ -36,9 +36,9 @@ func daySummary(t *testing.T, variants, seconds int) *analyze.Summary {
 //	/usr/bin/time -v toll report --from-summary /tmp/day
 //
 // It writes TOLL_DAY_SUMMARY/summary.json (and the manifest): 86,400
-// seconds of six per-second series for each of TOLL_DAY_VARIANTS
-// variants (default 3), some 75 MB of JSON per variant. Skipped unless
-// TOLL_DAY_SUMMARY is set.
+// seconds (or TOLL_DAY_SECONDS) of six per-second series for each of
+// TOLL_DAY_VARIANTS variants (default 3), some 75 MB of JSON per variant
+// and day. Skipped unless TOLL_DAY_SUMMARY is set.
 func TestWriteDaySummary(t *testing.T) {
 	path := os.Getenv("TOLL_DAY_SUMMARY")
 	if path == "" {
@@ -52,7 +52,15 @@ func TestWriteDaySummary(t *testing.T) {
 		}
 		variants = n
 	}
-	s := daySummary(t, variants, 86400)
+	seconds := 86400
+	if v := os.Getenv("TOLL_DAY_SECONDS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("TOLL_DAY_SECONDS=%q: want a number of seconds", v)
+		}
+		seconds = n
+	}
+	s := daySummary(t, variants, seconds)
 	d, err := record.CreateExact(path)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +75,7 @@ func TestWriteDaySummary(t *testing.T) {
 	if err := d.WriteFile("summary.json", js); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s/summary.json: %d variants' series of 86,400 s, %d bytes", path, variants, len(js))
+	t.Logf("%s/summary.json: %d variants' series of %d s, %d bytes", path, variants, seconds, len(js))
 }
 
 // readSizes is an io.Reader that records the largest read asked of it.
