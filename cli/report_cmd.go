@@ -104,9 +104,13 @@ func printLayout(w io.Writer, sum *analyze.Summary, layout string) error {
 }
 
 // reportMemoryLimit is the heap toll report asks the Go collector to stay
-// under (a soft limit: it collects more often near it, never fails). A
-// day's per-second series make summary.json hundreds of MB, which the
-// collector's default pace would let the heap double before collecting.
+// under (a soft limit: it collects more often near it, never fails), so
+// that the collector's default pace does not let a large report's heap
+// double before collecting. With --from-summary it hardly matters any
+// more: summary.json is decoded as a stream, the live heap is the decoded
+// series (some 60 MB for a day of three variants), and a day renders at
+// about the same peak with the limit off (GOMEMLIMIT=off) as with it
+// (docs/benchmarks.md, "A day's report").
 const reportMemoryLimit = 200 << 20
 
 // softMemoryLimit sets reportMemoryLimit, unless GOMEMLIMIT sets one.
