@@ -103,12 +103,14 @@ func printLayout(w io.Writer, sum *analyze.Summary, layout string) error {
 	return nil
 }
 
-// renderSummary rewrites a results directory's reports from its
-// summary.json alone.
 // reportMemoryLimit is the heap toll report asks the Go collector to stay
-// under (a soft limit: it collects more often near it, never fails). A
-// day's per-second series make summary.json hundreds of MB, which the
-// collector's default pace would let the heap double before collecting.
+// under (a soft limit: it collects more often near it, never fails), so
+// that the collector's default pace does not let a large report's heap
+// double before collecting. With --from-summary it hardly matters any
+// more: summary.json is decoded as a stream, the live heap is the decoded
+// series (some 60 MB for a day of three variants), and a day renders at
+// about the same peak with the limit off (GOMEMLIMIT=off) as with it
+// (docs/benchmarks.md, "A day's report").
 const reportMemoryLimit = 200 << 20
 
 // softMemoryLimit sets reportMemoryLimit, unless GOMEMLIMIT sets one.
@@ -118,14 +120,16 @@ func softMemoryLimit() {
 	}
 }
 
+// renderSummary rewrites a results directory's reports from its
+// summary.json alone, decoded as a stream (a day's is hundreds of MB).
 func renderSummary(dir *record.Dir) (*analyze.Summary, error) {
 	path := filepath.Join(dir.Path, "summary.json")
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	sum, err := report.DecodeSummary(b)
-	b = nil // the decoded summary holds all it needs
+	sum, err := report.ReadSummary(f)
+	f.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -1,9 +1,11 @@
 package record
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -89,13 +91,30 @@ func safeName(s string) string {
 // WriteFile writes name (relative to the directory) whole: a temporary file
 // is written, synced and renamed, so readers never see a partial file.
 func (d *Dir) WriteFile(name string, data []byte) error {
+	return d.WriteFileWith(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileWith writes name as WriteFile does, its content written by
+// write through a buffer of 64 KiB: a file too large to hold in memory (a
+// day's series.csv) is never held whole. An error of write's is returned
+// as it is (a failed write to the file names the file); a partial file is
+// removed.
+func (d *Dir) WriteFileWith(name string, write func(io.Writer) error) error {
 	path := filepath.Join(d.Path, name)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
+	bw := bufio.NewWriterSize(tmp, 64<<10)
+	if err := write(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -1,9 +1,13 @@
 package record
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -124,5 +128,57 @@ func TestErrorExamplesFirst(t *testing.T) {
 				t.Errorf("First() = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestWriteFileWithStreams checks that WriteFileWith passes what write
+// writes on to the file instead of holding it: 16 MiB written a KiB at a
+// time allocate a small fraction of that; that the file then holds all of
+// it; and that a write that fails leaves neither the file nor a
+// temporary one.
+func TestWriteFileWithStreams(t *testing.T) {
+	d, err := CreateExact(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 16 << 20
+	chunk := bytes.Repeat([]byte("0123456789abcdef"), 64)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = d.WriteFileWith("big.csv", func(w io.Writer) error {
+		for range size / len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > size/8 {
+		t.Errorf("writing %d bytes allocated %d: want them passed on to the file, not held", size, alloc)
+	}
+	if st, err := os.Stat(filepath.Join(d.Path, "big.csv")); err != nil || st.Size() != size {
+		t.Errorf("big.csv: %v, want %d bytes", err, size)
+	}
+
+	failed := errors.New("renderer failed")
+	if err := d.WriteFileWith("bad.csv", func(w io.Writer) error {
+		w.Write(chunk)
+		return failed
+	}); !errors.Is(err, failed) {
+		t.Errorf("error %v, want the write's own", err)
+	}
+	entries, err := os.ReadDir(d.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "bad.csv") {
+			t.Errorf("%s left behind by a failed write", e.Name())
+		}
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	jsonv1 "github.com/go-json-experiment/json/v1"
+
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
 )
@@ -54,11 +57,14 @@ func WriteRendered(d *record.Dir, s *analyze.Summary) ([]string, error) {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
 	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
-		var b bytes.Buffer
-		if err := out.render(&b, s); err != nil {
-			return written, fmt.Errorf("render %s: %w", out.name, err)
-		}
-		if err := d.WriteFile(out.name, b.Bytes()); err != nil {
+		// Straight to the file: a day's series.csv is hundreds of MB.
+		err := d.WriteFileWith(out.name, func(w io.Writer) error {
+			if err := out.render(w, s); err != nil {
+				return fmt.Errorf("render %s: %w", out.name, err)
+			}
+			return nil
+		})
+		if err != nil {
 			return written, err
 		}
 		written = append(written, out.name)
@@ -67,22 +73,19 @@ func WriteRendered(d *record.Dir, s *analyze.Summary) ([]string, error) {
 }
 
 // ReadSummary decodes summary.json's content, the input every renderer
-// needs: `toll report --from-summary` renders from it alone.
+// needs: `toll report --from-summary` renders from it alone. It decodes
+// from a stream, a token at a time, through a buffer of a few KiB: a
+// day's per-second series make summary.json hundreds of MB, several times
+// what the decoded series take (a number on a line of its own with its
+// indentation is some 30 bytes; decoded, 8). encoding/json's Decoder
+// could not: it buffers a whole top-level value, here the whole file.
+// The fields are matched and the values converted by encoding/json's
+// rules, which wrote the file; only an error is reported the streaming
+// way, at the first fault and naming where it lies, where encoding/json
+// would have checked the whole text before decoding any of it.
 func ReadSummary(r io.Reader) (*analyze.Summary, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read summary: %w", err)
-	}
-	return DecodeSummary(b)
-}
-
-// DecodeSummary decodes summary.json's content, as ReadSummary. A file
-// read whole (os.ReadFile sizes its buffer once) costs less memory than a
-// stream: json.Decoder's buffer doubles as it reads, and a day's
-// per-second series make summary.json hundreds of MB.
-func DecodeSummary(b []byte) (*analyze.Summary, error) {
 	var s analyze.Summary
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := jsonv2.UnmarshalRead(r, &s, jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false)); err != nil {
 		return nil, fmt.Errorf("decode summary: %w", err)
 	}
 	if s.SchemaVersion != analyze.SummarySchemaVersion {
@@ -92,4 +95,10 @@ func DecodeSummary(b []byte) (*analyze.Summary, error) {
 		return nil, fmt.Errorf("summary has no manifest")
 	}
 	return &s, nil
+}
+
+// DecodeSummary decodes summary.json's content held in memory, as
+// ReadSummary.
+func DecodeSummary(b []byte) (*analyze.Summary, error) {
+	return ReadSummary(bytes.NewReader(b))
 }
