@@ -74,8 +74,8 @@ func TestVictim(t *testing.T) {
 }
 
 // holdConns keeps n connections to addr open that send nothing, dialling
-// again (after a pause) each that the sink closes, until ctx is done. It
-// returns how many the sink closed.
+// again 100 ms after the sink closes one (as e2e/faults' attackers do),
+// until ctx is done. It returns how many the sink closed.
 func holdConns(ctx context.Context, t *testing.T, wg *sync.WaitGroup, addr string, n int) *atomic.Int64 {
 	t.Helper()
 	closed := new(atomic.Int64)
@@ -95,7 +95,7 @@ func holdConns(ctx context.Context, t *testing.T, wg *sync.WaitGroup, addr strin
 				c.Close()
 				select {
 				case <-ctx.Done():
-				case <-time.After(5 * time.Millisecond):
+				case <-time.After(100 * time.Millisecond):
 				}
 			}
 		})
@@ -126,7 +126,7 @@ func waitOpen(s *Sink, want int, d time.Duration) int {
 // the silent connections until its timeout.
 func TestEvictionServesNewConnections(t *testing.T) {
 	s := New()
-	s.lim.conns = 8
+	s.lim.conns = 16
 	if err := s.Start("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,10 @@ func TestEvictionServesNewConnections(t *testing.T) {
 	}()
 
 	body := must(t)(ptraceotlp.NewExportRequestFromTraces(testTraces(4)).MarshalProto())
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// Within 3 s: the server drops a connection that sends no request in
+	// 5 s (ReadHeaderTimeout), which would let an exporter that waited
+	// for that through.
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	defer client.CloseIdleConnections()
 	const exports = 20
 	for i := range exports {
