@@ -52,10 +52,7 @@
 // wait up to DecodeWait and then get 503 with Retry-After; an OTLP
 // payload is charged what pdata will hold of it before it is decoded; a
 // body that sends nothing for StallTimeout is dropped; and at most
-// MaxConns connections are kept open: every connection is accepted, and
-// one past MaxConns closes the one doing least (sink/conns.go): one that
-// has sent no request, else an idle one, else the one busy longest, so
-// that connections that send nothing cannot keep a client waiting.
+// MaxConns connections are served at once.
 //
 // Counts are cumulative since Start and kept in atomics, so reading them
 // (Sink.Counts) and counting on the request path take no locks. Requests

@@ -108,25 +108,9 @@ const (
 	// listens on.
 	MinBodyRate = 64 << 10
 
-	// MaxConns is the number of connections the sink keeps open at once:
-	// each holds buffers and a goroutine, and an agent opens a few. The
-	// sink accepts every connection, and one that makes more than MaxConns
-	// open closes another: of those whose state has not changed for
-	// ConnQuiet, the oldest that has not sent a request, else the oldest
-	// idle between requests, else the oldest busy with one; when every
-	// connection changed state within ConnQuiet (a flood of them), the one
-	// that changed longest ago. The newcomer itself is never closed, so a
-	// client that sends its request when it connects is served, also one
-	// that dials a connection for every export, while attackers hold the
-	// others; a client whose idle connection was closed dials again.
+	// MaxConns is the number of connections the sink serves at once:
+	// each holds buffers and a goroutine, and an agent opens a few.
 	MaxConns = 256
-
-	// ConnQuiet is how long a connection's state must have stayed the
-	// same (connected, idle or busy with a request: http.ConnState)
-	// before MaxConns closes it for what it does rather than for its age.
-	// A client on the loopback sends its request, and the sink answers an
-	// export, well within it.
-	ConnQuiet = time.Second
 
 	// retryAfter is the Retry-After, in seconds, of a 503.
 	retryAfter = 1
@@ -152,7 +136,7 @@ type limits struct {
 	maxGRPC             int
 	memory              int64
 	decodes, conns      int
-	wait, stall, quiet  time.Duration
+	wait, stall         time.Duration
 	minRate             int64 // bytes a second
 }
 
@@ -170,13 +154,13 @@ func (l limits) bodyDeadline(start, now time.Time, n int64) time.Time {
 // defaultLimits returns the limits documented by the constants above.
 func defaultLimits() limits {
 	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxGRPC: MaxGRPCMessageBytes,
-		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, quiet: ConnQuiet, wait: DecodeWait, stall: StallTimeout, minRate: MinBodyRate}
+		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, wait: DecodeWait, stall: StallTimeout, minRate: MinBodyRate}
 }
 
 // check reports limits under which some acceptable request could never be
 // served.
 func (l limits) check() error {
-	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.quiet <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 {
+	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 {
 		return fmt.Errorf("limits must be positive: %+v", l)
 	}
 	if need := max(l.maxBody+l.maxDecoded*(1+pdataPerByte), int64(l.maxGRPC)*(2+pdataPerByte)); l.memory < need {

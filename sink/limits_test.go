@@ -279,6 +279,47 @@ func TestLimitsCheck(t *testing.T) {
 	}
 }
 
+// TestConnectionLimit holds the sink's every connection with clients that
+// send nothing: another client waits until one of them goes.
+func TestConnectionLimit(t *testing.T) {
+	s := New()
+	s.lim.conns = 2
+	if err := s.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close(context.Background()) })
+	var idle []net.Conn
+	for range s.lim.conns {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL(), "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		idle = append(idle, c)
+	}
+	post := func(timeout time.Duration) error {
+		client := &http.Client{Timeout: timeout}
+		resp, err := client.Post(s.URL()+"/api/v2/spans", ctJSON, strings.NewReader(`[{}]`))
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		return nil
+	}
+	if err := post(300 * time.Millisecond); err == nil {
+		t.Error("a request was served while idle clients held every connection")
+	}
+	idle[0].Close()
+	if err := post(5 * time.Second); err != nil {
+		t.Errorf("once an idle client went: %v", err)
+	}
+	// The request that gave up waited in the backlog and may have been
+	// served too, once its turn came.
+	if c := s.Counts(); c.Spans < 1 || c.Rejected != 0 {
+		t.Errorf("Counts() = %+v, want the span of the request served", c)
+	}
+}
+
 // TestTrickledUploadDropped checks that a body that never stalls for the
 // stall timeout but arrives a byte at a time (300 such uploads held the
 // connection cap for the server's whole ReadTimeout) is dropped once it

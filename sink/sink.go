@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/net/netutil"
 	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc"
 )
@@ -87,10 +88,10 @@ type Sink struct {
 	zlibs  sync.Pool // io.ReadCloser from zlib.NewReader, a zlib.Resetter
 	flates sync.Pool // io.ReadCloser from flate.NewReader, a flate.Resetter
 
-	// conns tracks every open connection, to close one when there are
-	// too many and, at Close, those that have not sent a request yet
-	// (connState).
-	conns connTracker
+	// fresh holds the connections that have not sent a request yet (see
+	// connState); closing is set when Close begins.
+	fresh   sync.Map // net.Conn → struct{}
+	closing atomic.Bool
 
 	// observe, when set before Start, is told of every request once it
 	// is answered (tests use it to see what an agent called).
@@ -137,10 +138,9 @@ func (s *Sink) Start(addr string) error {
 	if err != nil {
 		return fmt.Errorf("sink: listen on %q: %w", addr, err)
 	}
-	// Every connection is accepted, and one that makes more than
-	// s.lim.conns open closes the one doing least (connState): connections
-	// that send nothing cannot keep a client that sends its request at
-	// once waiting in the kernel's backlog.
+	// Past this many connections, new ones wait in the kernel's backlog
+	// until one closes (a stalled one within the timeouts below).
+	ln = netutil.LimitListener(ln, s.lim.conns)
 	s.started = true
 	s.resp = resp
 	s.url = baseURL(ln.Addr())
@@ -235,6 +235,24 @@ func (c *counters) counts() Counts {
 	}
 }
 
+// connState tracks the connections that have not sent a request yet, so
+// that Close can close them at once: http.Server.Shutdown would otherwise
+// wait up to 5 s for each, and HTTP clients commonly leave such connections
+// behind (a connection dialled for a request that another one served).
+// Deleting a key that is absent takes no lock, so this costs requests on a
+// kept-alive connection next to nothing.
+func (s *Sink) connState(c net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		s.fresh.Store(c, struct{}{})
+		if s.closing.Load() {
+			_ = c.Close()
+		}
+	case http.StateActive, http.StateClosed, http.StateHijacked:
+		s.fresh.Delete(c)
+	}
+}
+
 // Close stops the listener and waits for in-flight requests to finish, or
 // until ctx is done, at which point remaining connections are closed
 // forcibly and ctx's error is returned. Idle connections, and connections
@@ -249,10 +267,12 @@ func (s *Sink) Close(ctx context.Context) error {
 		return nil
 	}
 	// A connection that reaches StateNew from now on is closed by
-	// connState; those that reached it before are closed here.
-	for _, c := range s.conns.closeNew() {
-		_ = c.Close()
-	}
+	// connState; those that reached it before are in fresh.
+	s.closing.Store(true)
+	s.fresh.Range(func(c, _ any) bool {
+		_ = c.(net.Conn).Close()
+		return true
+	})
 	var errs []error
 	if err := srv.Shutdown(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("sink: shut down: %w", err))
