@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -31,12 +32,15 @@ import (
 // sink is attacked from 1,000 connections at once: gzip bombs, uploads
 // announcing 10¹² bytes, bodies trickled a byte at a time, connections
 // that never send a request, and HTTP/2 connections whose streams send
-// DATA and never read their replies. The sink's peak RSS (VmHWM) must stay
-// under 100 MB, and the exporter must succeed under attack at least 80%
-// as often as alone.
+// DATA and never read their replies. It does so with two exporters in
+// turn: one that keeps its connection alive, as agents do, and one that
+// dials a new connection for every export, which finds every connection
+// the sink keeps taken by attackers. The sink's peak RSS (VmHWM) must stay
+// under 100 MB, and the kept-alive exporter must succeed under attack at
+// least 80% as often as alone; the other's share is reported.
 func TestSinkCombinedAttack(t *testing.T) {
 	if testing.Short() {
-		t.Skip("attacks a sink process for about 30 s")
+		t.Skip("attacks a sink process for about 40 s")
 	}
 	const (
 		exportFor = 8 * time.Second
@@ -73,13 +77,15 @@ func TestSinkCombinedAttack(t *testing.T) {
 	waitListening(t, addr, 10*time.Second)
 	url := "http://" + addr
 
-	alone := exportLoop(t, url, exportFor)
+	alone := exportLoop(t, url, exportFor, keptAlive)
+	aloneNew := exportLoop(t, url, exportFor, newConnEach)
 
-	ctx, cancel := context.WithTimeout(context.Background(), settle+exportFor+5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), settle+2*exportFor+5*time.Second)
 	var wg sync.WaitGroup
 	stats := startAttack(ctx, &wg, url)
 	time.Sleep(settle)
-	attacked := exportLoop(t, url, exportFor)
+	attacked := exportLoop(t, url, exportFor, keptAlive)
+	attackedNew := exportLoop(t, url, exportFor, newConnEach)
 	cancel()
 	wg.Wait()
 
@@ -88,10 +94,10 @@ func TestSinkCombinedAttack(t *testing.T) {
 		t.Fatal("never read the sink's VmHWM")
 	}
 	mb := float64(hwm) * 1024 / 1e6
-	t.Logf("OTLP exports in %v: %d alone, %d under attack; sink peak RSS (VmHWM) %.1f MB; attack: %s",
-		exportFor, alone.ok, attacked.ok, mb, stats)
-	if alone.ok == 0 {
-		t.Fatalf("no export succeeded without the attack: %v", alone.lastErr)
+	t.Logf("OTLP exports in %v: %d alone, %d under attack kept alive; %d alone, %d under attack on a new connection each; sink peak RSS (VmHWM) %.1f MB; attack: %s",
+		exportFor, alone.ok, attacked.ok, aloneNew.ok, attackedNew.ok, mb, stats)
+	if alone.ok == 0 || aloneNew.ok == 0 {
+		t.Fatalf("no export succeeded without the attack: %v, %v", alone.lastErr, aloneNew.lastErr)
 	}
 	if mb >= 100 {
 		t.Errorf("the sink's peak RSS was %.1f MB under attack, want under 100 MB", mb)
@@ -100,15 +106,19 @@ func TestSinkCombinedAttack(t *testing.T) {
 	// keeps busy it gets little CPU at all (a quiet machine serves about
 	// 16,000 exports in 8 s alone), and a comparison of two starved phases
 	// says nothing about the attack. The memory bound above holds anyway.
-	if alone.ok < minAlone {
-		t.Logf("the sink served only %d exports alone (fewer than %d): the machine starves its idle priority, so the attack's share is not judged", alone.ok, minAlone)
+	if min(alone.ok, aloneNew.ok) < minAlone {
+		t.Logf("the sink served only %d and %d exports alone (fewer than %d): the machine starves its idle priority, so the attack's share is not judged", alone.ok, aloneNew.ok, minAlone)
 		starved = true
 		return
 	}
 	if ratio := float64(attacked.ok) / float64(alone.ok); ratio < 0.8 {
-		t.Errorf("under attack the exporter succeeded %d times against %d alone (%.0f%%), want at least 80%%; last error: %v",
-			attacked.ok, alone.ok, 100*ratio, attacked.lastErr)
+		t.Errorf("under attack the exporter %s succeeded %d times against %d alone (%.0f%%), want at least 80%%; last error: %v",
+			keptAlive, attacked.ok, alone.ok, 100*ratio, attacked.lastErr)
 	}
+	// Not held yet, so measured and not judged: past MaxConns a new
+	// connection waits in the kernel's backlog behind the attackers'
+	// (docs/reliability.md).
+	t.Logf("the exporter %s succeeded under attack %.0f%% as often as alone", newConnEach, 100*float64(attackedNew.ok)/float64(aloneNew.ok))
 }
 
 // freeAddr returns a loopback address with a port free a moment ago.
@@ -145,18 +155,41 @@ type exports struct {
 	lastErr error
 }
 
+// connUse is how an exporter uses connections.
+type connUse bool
+
+const (
+	keptAlive   connUse = false // one connection, kept alive between exports
+	newConnEach connUse = true  // a new connection for every export
+)
+
+func (c connUse) String() string {
+	if c == newConnEach {
+		return "dialling a connection per export"
+	}
+	return "on a kept-alive connection"
+}
+
 // exportLoop exports batches of 64 spans to the sink at url with the
 // OpenTelemetry SDK's OTLP/HTTP exporter, one after another, for d, and
 // counts those that succeeded. Each export may take up to 5 s, and none is
-// retried. The exporter keeps its connection alive, as agents do.
-func exportLoop(t *testing.T, url string, d time.Duration) exports {
+// retried. The exporter keeps its connection alive, as agents do, or
+// dials a new one for every export (conns).
+func exportLoop(t *testing.T, url string, d time.Duration, conns connUse) exports {
 	t.Helper()
 	ctx := context.Background()
-	exp, err := otlptracehttp.New(ctx,
-		otlptracehttp.WithEndpointURL(url+"/v1/traces"),
-		otlptracehttp.WithTimeout(5*time.Second),
+	opts := []otlptracehttp.Option{
+		otlptracehttp.WithEndpointURL(url + "/v1/traces"),
+		otlptracehttp.WithTimeout(5 * time.Second),
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
-	)
+	}
+	if conns == newConnEach {
+		opts = append(opts, otlptracehttp.WithHTTPClient(&http.Client{
+			Timeout:   5 * time.Second,
+			Transport: &http.Transport{DisableKeepAlives: true},
+		}))
+	}
+	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		t.Fatalf("new exporter: %v", err)
 	}
