@@ -59,7 +59,7 @@ func profileSideCell(r *analyze.ProfileRow, bound float64) Cell {
 	if r == nil {
 		return Cell{Text: "within ±" + num(bound, 4), Kind: KindText}
 	}
-	c := changeCell(r.Delta, r.CILow, r.CIHigh)
+	c := msChangeCell(r.Delta, r.CILow, r.CIHigh)
 	if r.CILow != nil && r.CIHigh != nil {
 		c.Text += " ± " + num((*r.CIHigh-*r.CILow)/2, 4)
 	}
@@ -69,7 +69,7 @@ func profileSideCell(r *analyze.ProfileRow, bound float64) Cell {
 // profileChangeCell is a row's change B − A: "+0.0400 ± 0.0030" when its
 // interval excludes 0, "~ (+0.0001 ± 0.0030)" when it holds it.
 func profileChangeCell(r analyze.ProfileRowChange) Cell {
-	c := changeCell(r.Change, r.CILow, r.CIHigh)
+	c := msChangeCell(r.Change, r.CILow, r.CIHigh)
 	switch c.Verdict {
 	case VerdictNA:
 		c.Text += " (no interval)"
@@ -81,9 +81,9 @@ func profileChangeCell(r analyze.ProfileRowChange) Cell {
 	return c
 }
 
-// changeCell is a change of v ms per request with its interval [lo, hi],
+// msChangeCell is a change of v ms per request with its interval [lo, hi],
 // its verdict read from the interval.
-func changeCell(v float64, lo, hi *float64) Cell {
+func msChangeCell(v float64, lo, hi *float64) Cell {
 	c := Cell{Text: signed(v, 4), Kind: KindChange, Value: &v, Unit: "ms", Low: lo, High: hi, Verdict: VerdictNA}
 	if lo == nil || hi == nil {
 		return c
