@@ -62,6 +62,13 @@ type profiledVariant struct {
 
 func profiledRun(t *testing.T, handleUS float64, vs ...profiledVariant) (*Summary, []*record.Trial, map[string]*pprof.Profile) {
 	t.Helper()
+	return profiledRunNoise(t, []float64{1.0, 1.03, 0.97, 1.01, 0.99}, handleUS, vs...)
+}
+
+// profiledRunNoise is profiledRun with every function's CPU in round r
+// scaled by noise[r-1], on every side alike.
+func profiledRunNoise(t *testing.T, noise []float64, handleUS float64, vs ...profiledVariant) (*Summary, []*record.Trial, map[string]*pprof.Profile) {
+	t.Helper()
 	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline"}}
 	all := append([]profiledVariant{{name: "baseline", rate: 100, perUS: map[string]float64{"app.handle": handleUS}}}, vs...)
 	for _, v := range vs {
@@ -69,8 +76,7 @@ func profiledRun(t *testing.T, handleUS float64, vs ...profiledVariant) (*Summar
 	}
 	files := map[string]*pprof.Profile{}
 	var trials []*record.Trial
-	noise := []float64{1.0, 1.03, 0.97, 1.01, 0.99}
-	for r := 1; r <= 5; r++ {
+	for r := 1; r <= len(noise); r++ {
 		for _, v := range all {
 			total := 0.0
 			ns := map[string]int64{}

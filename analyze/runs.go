@@ -20,6 +20,10 @@ type RunComparison struct {
 	A, B     string       `json:"-"`
 	Baseline string       `json:"baseline"`
 	Steps    []StepChange `json:"steps"`
+	// ProfilesIn says which runs have differential profiles (profile:
+	// true): with both, each variant profiled in both at a step has its
+	// VariantChange's Profile.
+	ProfilesIn ProfileSides `json:"profiles_in,omitempty"`
 }
 
 // StepChange is one load step's comparison.
@@ -48,6 +52,9 @@ type VariantChange struct {
 	// would read significant by chance, and how many stay significant
 	// once corrected for their number; nil when none had an interval.
 	Multiplicity *Multiplicity `json:"multiplicity,omitempty"`
+	// Profile is where the variant's added CPU per request moved between
+	// the runs; nil unless both profiled it at this step.
+	Profile *ProfileChange `json:"profile,omitempty"`
 }
 
 // CostChange is one cost of one variant: its overhead in run A and run B
@@ -71,12 +78,14 @@ type CostChange struct {
 	Verdict              string `json:"verdict"`
 }
 
-// CompareRuns compares the overheads of every variant run in both a and b.
+// CompareRuns compares the overheads of every variant run in both a and b,
+// and, for each one both profiled at a step (Summary.Profiles), where its
+// added CPU per request moved (compareProfiles).
 func CompareRuns(a, b *Summary) (*RunComparison, error) {
 	if a.Baseline != b.Baseline {
 		return nil, fmt.Errorf("the runs have different baselines (%q and %q)", a.Baseline, b.Baseline)
 	}
-	rc := &RunComparison{Baseline: a.Baseline}
+	rc := &RunComparison{Baseline: a.Baseline, ProfilesIn: profileSides(a, b)}
 	for _, sa := range a.Steps {
 		sb, ok := stepAt(b, sa)
 		if !ok {
@@ -106,6 +115,11 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 				vc.Costs = append(vc.Costs, costChange(ca, cb, xa, xb, fixed))
 			}
 			vc.Multiplicity = correctChanges(vc.Costs)
+			if pa, ok := profileDiffOf(a, sa.Index, va.Name); ok {
+				if pb, ok := profileDiffOf(b, sb.Index, va.Name); ok {
+					vc.Profile = compareProfiles(pa, pb)
+				}
+			}
 			st.Variants = append(st.Variants, vc)
 		}
 		rc.Steps = append(rc.Steps, st)

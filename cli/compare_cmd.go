@@ -27,6 +27,10 @@ reaches it passes. A partial run (interrupted, killed, trials missing or
 unreadable) is said; with --fail-on its gates are not judged, and toll exits 5. With --json, the comparison and the gates' outcome are
 written to stdout as JSON (docs/results-schema.md) instead of the table.
 
+When both runs were profiled (profile: true, toll run --profile), it also shows,
+per variant, the functions, packages and origins whose added CPU per request
+moved most between the runs (docs/profiling.md).
+
 In GitHub Actions (GITHUB_ACTIONS=true) every failed gate is also an ::error::
 annotation; when $GITHUB_STEP_SUMMARY is set, the table and the gates are
 appended to it as Markdown.
@@ -103,7 +107,8 @@ appended to it as Markdown.
 	return cmd
 }
 
-// summarizeDir analyses a results directory without writing anything.
+// summarizeDir analyses a results directory, its profiles included,
+// without writing anything.
 func summarizeDir(path string, excludeFlagged bool) (*analyze.Summary, error) {
 	dir, err := record.Open(path)
 	if err != nil {
@@ -117,7 +122,16 @@ func summarizeDir(path string, excludeFlagged bool) (*analyze.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return analyze.Summarize(m, trials, analyze.Options{Unreadable: unreadable, Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
+	sum, err := analyze.Summarize(m, trials, analyze.Options{Unreadable: unreadable, Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, ExcludeFlagged: excludeFlagged})
+	if err != nil || sum == nil {
+		return sum, err
+	}
+	// As toll report does: where each variant's added CPU per request
+	// goes, for the comparison of the two runs' profiles.
+	if err := analyze.AddProfiles(sum, trials, dir.ReadProfile); err != nil {
+		return nil, fmt.Errorf("analyse %s: profiles: %w", path, err)
+	}
+	return sum, nil
 }
 
 // appendFile appends what write produces to the file at path.

@@ -32,7 +32,9 @@ func CompareTables(rc *analyze.RunComparison) []Table {
 	return ts
 }
 
-// CompareText writes the comparison of runs a and b for a terminal.
+// CompareText writes the comparison of runs a and b for a terminal: the
+// overheads' tables, then, for each variant both runs profiled, where its
+// added CPU per request moved.
 func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nA: %s\nB: %s\n", a, b)
@@ -44,6 +46,16 @@ func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 	for _, line := range compareMultiplicity(rc) {
 		fmt.Fprintf(ew, "  %s\n", line)
 	}
+	for _, t := range compareProfileTables(rc) {
+		fmt.Fprintf(ew, "\n  %s\n", t.Title)
+		writeAligned(ew, t)
+	}
+	if notes := compareProfileNotes(rc); len(notes) > 0 {
+		fmt.Fprintln(ew)
+		for _, line := range notes {
+			fmt.Fprintf(ew, "  %s\n", line)
+		}
+	}
 	return ew.err
 }
 
@@ -52,14 +64,21 @@ func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, gates []analyze.GateResult) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## toll compare\n\nA: %s  \nB: %s\n", codeSpan(a), codeSpan(b))
-	for _, t := range CompareTables(rc) {
-		fmt.Fprintf(ew, "\n### %s\n\n| %s |\n|%s\n", escape(t.Title), strings.Join(escapeAll(t.Header), " | "), strings.Repeat(" ---: |", len(t.Header)))
-		for _, r := range t.Rows {
-			fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(Texts(r)), " | "))
+	tables := func(ts []Table) {
+		for _, t := range ts {
+			fmt.Fprintf(ew, "\n### %s\n\n| %s |\n|%s\n", escape(t.Title), strings.Join(escapeAll(t.Header), " | "), strings.Repeat(" ---: |", len(t.Header)))
+			for _, r := range t.Rows {
+				fmt.Fprintf(ew, "| %s |\n", strings.Join(escapeAll(Texts(r)), " | "))
+			}
 		}
 	}
+	tables(CompareTables(rc))
 	fmt.Fprintf(ew, "\n%s\n", compareNote)
 	for _, line := range compareMultiplicity(rc) {
+		fmt.Fprintf(ew, "\n%s\n", escape(line))
+	}
+	tables(compareProfileTables(rc))
+	for _, line := range compareProfileNotes(rc) {
 		fmt.Fprintf(ew, "\n%s\n", escape(line))
 	}
 	if ew.err != nil {
