@@ -296,6 +296,15 @@ func (r *runner) aborted() bool {
 	return r.parent != nil && r.parent.Err() != nil && r.ctx.Err() != nil && context.Cause(r.ctx) != errRunOver
 }
 
+// over reports whether the run's last moment a request may end has
+// passed. A request still in flight then, cut by the run closing its
+// connection, was due before the run's end and so has waited longer than
+// the timeout since it was due: it timed out, though its own deadline,
+// counted from when a busy machine got to send it, had not yet come.
+func (r *runner) over() bool {
+	return r.ctx.Err() != nil && context.Cause(r.ctx) == errRunOver
+}
+
 // bind makes ctx the run's caller's context and derives the run's own from
 // it, done at the last moment a request may end. It returns the function
 // that releases the run's context.
@@ -777,6 +786,9 @@ func (r *runner) account(i, target int, lat time.Duration, status int, err error
 		r.rec.warmup.Add(1)
 	default:
 		o := classify(status, err)
+		if err != nil && r.over() {
+			o = outcomeTimeout
+		}
 		r.rec.record(i, target, lat, o)
 		if o != outcomeOK {
 			r.rec.example(o, status, err)

@@ -164,8 +164,8 @@ func TestRunErrorClasses(t *testing.T) {
 			}
 			checkInvariants(t, res)
 			if res.Scheduled != 20 || res.Completed != res.Scheduled || res.OK != 0 || tt.want(res.Errors) != res.Completed {
-				t.Errorf("Scheduled %d, Completed %d, OK %d, errors %+v; want 20 completed, all %s",
-					res.Scheduled, res.Completed, res.OK, res.Errors, tt.name)
+				t.Errorf("Scheduled %d, Completed %d, OK %d, errors %+v (%+v); want 20 completed, all %s",
+					res.Scheduled, res.Completed, res.OK, res.Errors, res.ErrorExamples, tt.name)
 			}
 		})
 	}
@@ -593,5 +593,51 @@ func TestAbortedAtOnce(t *testing.T) {
 				t.Errorf("request failed by %v: abandoned %t (errors %+v), want %t", err, abandoned, errs, tc.abandoned)
 			}
 		})
+	}
+}
+
+// TestRequestCutByRunEndTimesOut checks that a request a busy machine sent
+// after the measured window's end, still in flight at the last moment a
+// request may end, counts as a timeout: it was due before the end, so it
+// has waited past the timeout since it was due, though its own deadline,
+// counted from its late send, has not come when the run closes its
+// connection.
+func TestRequestCutByRunEndTimesOut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	r, err := newRunner(Config{
+		Requests: []Request{{URL: srv.URL + "/x"}},
+		Pacer:    ConstantPacer{Rate: 40},
+		Start:    time.Now(),
+		Duration: time.Second,
+		Timeout:  time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run's last moment is 200 ms away, and the request, due just
+	// before the window's end, is sent only now: its own deadline is a
+	// second away.
+	r.origin = time.Now().Add(-(r.end + r.timeout) + 200*time.Millisecond)
+	defer r.bind(context.Background())()
+	stop := context.AfterFunc(r.ctx, func() {
+		for _, d := range r.dialers {
+			d.closeAll()
+		}
+	})
+	defer stop()
+	c := r.newClient()
+	defer c.close()
+	due := r.end - time.Millisecond
+	i := r.rec.begin(int((due-r.warmup)/time.Second), 0)
+	r.do(c, job{due: due, id: 1, target: 0, interval: int32(i)})
+	res := r.rec.result(1, r.names, r.start.Add(r.end))
+	if res.Errors.Timeout != 1 || res.Errors.Total() != 1 {
+		t.Errorf("errors %+v (%+v), want the request cut by the run's end counted as a timeout", res.Errors, res.ErrorExamples)
 	}
 }
