@@ -150,29 +150,25 @@ func rowChanges(as, bs []ProfileRow, na, nb int, capped bool) []ProfileRowChange
 			names = append(names, r.Name)
 		}
 	}
+	// side is one run's row of a name: its own, a row of zeros when the
+	// run left nothing out, or none and the bound of what it left out.
+	side := func(r ProfileRow, ok bool, cut float64, other ProfileRow, n int) (*ProfileRow, float64) {
+		switch {
+		case ok:
+			return &r, 0
+		case cut < 0:
+			return zeroRow(other, n), 0
+		}
+		return nil, cut
+	}
 	var out []ProfileRowChange
 	for _, n := range names {
 		ra, oka := ma[n]
 		rb, okb := mb[n]
-		var a, b *ProfileRow
-		bound := 0.0
-		switch {
-		case oka:
-			a = &ra
-		case ca < 0:
-			a = zeroRow(rb, na)
-		default:
-			bound = ca
-		}
-		switch {
-		case okb:
-			b = &rb
-		case cb < 0:
-			b = zeroRow(ra, nb)
-		default:
-			bound = cb
-		}
-		out = append(out, rowChange(n, a, b, bound, na, nb))
+		a, boundA := side(ra, oka, ca, rb, na)
+		b, boundB := side(rb, okb, cb, ra, nb)
+		// A name is in at least one run, so at most one bound is set.
+		out = append(out, rowChange(n, a, b, max(boundA, boundB), na, nb))
 	}
 	return out
 }
