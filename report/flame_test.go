@@ -1,8 +1,14 @@
 package report
 
 import (
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
@@ -83,5 +89,80 @@ func TestFlameSection(t *testing.T) {
 				rest = rest[j:]
 			}
 		})
+	}
+}
+
+// TestScreenshotSection runs scripts/screenshot.sh with an element's id:
+// the PNG it saves must show that element at the top of the window, here
+// the flame graph's reddest frame, which the top of the whole page at the same
+// size does not reach.
+func TestScreenshotSection(t *testing.T) {
+	if _, err := exec.LookPath("chromium"); err != nil {
+		t.Skip("chromium is not on PATH (apt-get install -y chromium); skipping the browser test")
+	}
+	script, err := filepath.Abs("../scripts/screenshot.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := profiledSummary(map[string]float64{"main.main": 0.5}, 0.1)
+	s.Manifest = &record.Manifest{}
+	s.Profiles[0].Flame = &analyze.FlameNode{Name: "all", Baseline: 1, Variant: 1.5, Children: []*analyze.FlameNode{
+		{Name: "main.main", Baseline: 0.5, Variant: 1.5},
+	}}
+	dir := t.TempDir()
+	var b strings.Builder
+	if err := HTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.html"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shoot := func(args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "sh", append([]string{script, dir}, args...)...)
+		cmd.Env = append(os.Environ(), "WINDOW_SIZE=800,200")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("screenshot.sh %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	// reddest counts the pixels of the reddest frame's fill.
+	reddest := func(path string) int {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		n := 0
+		r := img.Bounds()
+		for y := r.Min.Y; y < r.Max.Y; y++ {
+			for x := r.Min.X; x < r.Max.X; x++ {
+				cr, cg, cb, _ := img.At(x, y).RGBA()
+				if cr>>8 == 235 && cg>>8 == 60 && cb>>8 == 60 { // flameColor of the largest growth
+					n++
+				}
+			}
+		}
+		return n
+	}
+	whole := shoot()
+	if got, want := whole, filepath.Join(dir, "report.png"); got != want {
+		t.Errorf("screenshot.sh DIR saved %q, want %q", got, want)
+	}
+	section := shoot("flame-otel")
+	if got, want := section, filepath.Join(dir, "report-flame-otel.png"); got != want {
+		t.Fatalf("screenshot.sh DIR flame-otel saved %q, want %q", got, want)
+	}
+	if n := reddest(section); n < 1000 {
+		t.Errorf("the flame graph's screenshot has %d red pixels: the graph is not on it", n)
+	}
+	if n := reddest(whole); n > 0 {
+		t.Errorf("the page's top has %d red pixels at 800×200: the test cannot tell the section from the page", n)
 	}
 }
