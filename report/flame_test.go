@@ -166,3 +166,26 @@ func TestScreenshotSection(t *testing.T) {
 		t.Errorf("the page's top has %d red pixels at 800×200: the test cannot tell the section from the page", n)
 	}
 }
+
+// TestProfileTableIntervalOnce checks that report.html's profile tables,
+// which have a column for the 95% interval, do not show it a second time
+// under the change.
+func TestProfileTableIntervalOnce(t *testing.T) {
+	s := profiledSummary(map[string]float64{"main.main": 0.5}, 0.1)
+	s.Manifest = &record.Manifest{}
+	var b strings.Builder
+	if err := HTML(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bounds := range []string{"[&#43;0.4000, &#43;0.6000]"} { // as html/template writes it
+		// Once in each row that has it: the function's, the total's and
+		// the origin's (the fixture has no causes).
+		if n, want := strings.Count(page, bounds), 3; n != want {
+			t.Errorf("%s is on the page %d times, want %d (once per row):\n%s", bounds, n, want, page)
+		}
+	}
+	if !strings.Contains(page, "<th>95% interval</th>") {
+		t.Error("the profile tables have no interval column")
+	}
+}

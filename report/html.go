@@ -100,8 +100,14 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		ht := htmlTable{Title: t.Title, Header: t.Header}
 		for _, r := range t.Rows {
 			var row []htmlCell
-			for _, c := range r {
-				row = append(row, htmlCellOf(c))
+			for j, c := range r {
+				hc := htmlCellOf(c)
+				// A change's interval goes under it, unless the next
+				// column shows it already (the profile tables).
+				if hc.Sub != "" && j+1 < len(r) && r[j+1].Text == c.Bounds {
+					hc.Sub = ""
+				}
+				row = append(row, hc)
 			}
 			ht.Rows = append(ht.Rows, row)
 		}
