@@ -79,6 +79,18 @@ func flameSVG(d analyze.ProfileDiff) template.HTML {
 	return template.HTML(b.String())
 }
 
+// flameID is the id of d's flame graph in report.html: flame-<variant>, and
+// flame-<variant>-step<N> when the run profiled the variant at several load
+// steps (as its profile file is named).
+func flameID(d analyze.ProfileDiff, all []analyze.ProfileDiff) string {
+	for _, o := range all {
+		if o.Variant == d.Variant && o.Step != d.Step {
+			return fmt.Sprintf("flame-%s-step%d", d.Variant, d.Step)
+		}
+	}
+	return "flame-" + d.Variant
+}
+
 // flameColor is a frame's fill: white for no change, to red for the
 // largest growth and to blue for the largest shrinkage.
 func flameColor(delta, maxDelta float64) string {

@@ -100,8 +100,14 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		ht := htmlTable{Title: t.Title, Header: t.Header}
 		for _, r := range t.Rows {
 			var row []htmlCell
-			for _, c := range r {
-				row = append(row, htmlCellOf(c))
+			for j, c := range r {
+				hc := htmlCellOf(c)
+				// A change's interval goes under it, unless the next
+				// column shows it already (the profile tables).
+				if hc.Sub != "" && j+1 < len(r) && r[j+1].Text == c.Bounds {
+					hc.Sub = ""
+				}
+				row = append(row, hc)
 			}
 			ht.Rows = append(ht.Rows, row)
 		}
@@ -113,8 +119,9 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 			hs.Spectrum = spectrum(s, st, colors)
 		}
 		if k := i - firstProfile; k >= 0 && k%3 == 0 {
-			if svg := flameSVG(s.Profiles[k/3]); svg != "" {
-				hs.Series = append(hs.Series, svg)
+			d := s.Profiles[k/3]
+			if svg := flameSVG(d); svg != "" {
+				hs.Flame = &htmlFlame{ID: flameID(d, s.Profiles), Variant: d.Variant, SVG: svg}
 			}
 		}
 		hs.Table = ht
@@ -184,6 +191,15 @@ type htmlStep struct {
 	Dots     []template.HTML
 	Series   []template.HTML
 	Spectrum template.HTML
+	Flame    *htmlFlame
+}
+
+// htmlFlame is a variant's differential flame graph under its own heading,
+// in an element with an id a link or a screenshot can name
+// (scripts/screenshot.sh's SECTION).
+type htmlFlame struct {
+	ID, Variant string
+	SVG         template.HTML
 }
 
 type htmlData struct {
@@ -595,6 +611,8 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{end}}</div>{{end}}
 {{if .Spectrum}}<h3>Latency spectrum</h3>
 {{.Spectrum}}{{end}}
+{{with .Flame}}<div class="flamegraph" id="{{.ID}}"><h3>Differential flame graph: {{.Variant}}'s stacks against {{$.Baseline}}, each frame as wide as its CPU per request</h3>
+{{.SVG}}</div>{{end}}
 {{end}}
 {{if .Warnings}}<h2>Warnings</h2><ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Flags}}<h2 id="flags">Flagged trials</h2><p class="note">{{.FlagsHeading}}</p><ul class="flags">{{range .Flags}}<li class="{{.Class}}">{{.Mark}}{{.Text}}</li>{{end}}</ul>{{end}}
