@@ -55,12 +55,23 @@ type ProfileDiff struct {
 }
 
 // FlameNode is one frame of a differential flame graph: the CPU per
-// request, in ms, of the stacks through it on each side.
+// request, in ms, of the stacks through it on each side, and of its
+// function through all its stacks.
 type FlameNode struct {
-	Name     string       `json:"name"`
-	Baseline float64      `json:"baseline_ms"`
-	Variant  float64      `json:"variant_ms"`
-	Children []*FlameNode `json:"children,omitempty"`
+	Name     string  `json:"name"`
+	Baseline float64 `json:"baseline_ms"`
+	Variant  float64 `json:"variant_ms"`
+	// FunctionBaseline and FunctionVariant are the CPU per request of the
+	// frame's function and what it calls, on every stack it is on (each
+	// sample counted once), on each side: its row of Inclusive. A frame is
+	// coloured by their change, not by its own stack's, because an agent
+	// that wraps a handler moves all the application's stacks under its
+	// frames: matched stack by stack, the application's unchanged work
+	// would read as entirely added on the wrapped stacks and entirely gone
+	// from the others.
+	FunctionBaseline float64      `json:"function_baseline_ms"`
+	FunctionVariant  float64      `json:"function_variant_ms"`
+	Children         []*FlameNode `json:"children,omitempty"`
 }
 
 // FlameMinShare is the share of the variant's profiled total below which
@@ -548,6 +559,7 @@ func profileRow(name, origin string, rounds []int, at func(r int) (base, vari fl
 // the paired rounds.
 func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
 	b, v := map[string]float64{}, map[string]float64{}
+	fb, fv := map[string]float64{}, map[string]float64{}
 	for _, r := range paired {
 		for p, ms := range base[r].paths {
 			b[p] += ms / float64(len(paired))
@@ -555,9 +567,15 @@ func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
 		for p, ms := range vari[r].paths {
 			v[p] += ms / float64(len(paired))
 		}
+		for f, ms := range base[r].inclusive {
+			fb[f] += ms / float64(len(paired))
+		}
+		for f, ms := range vari[r].inclusive {
+			fv[f] += ms / float64(len(paired))
+		}
 	}
 	min := FlameMinShare * max(v["all"], b["all"])
-	root := &FlameNode{Name: "all", Baseline: b["all"], Variant: v["all"]}
+	root := &FlameNode{Name: "all", Baseline: b["all"], Variant: v["all"], FunctionBaseline: b["all"], FunctionVariant: v["all"]}
 	nodes := map[string]*FlameNode{"all": root}
 	var paths []string
 	for p := range v {
@@ -578,7 +596,8 @@ func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
 		if !ok {
 			continue
 		}
-		n := &FlameNode{Name: p[i+1:], Baseline: b[p], Variant: v[p]}
+		name := p[i+1:]
+		n := &FlameNode{Name: name, Baseline: b[p], Variant: v[p], FunctionBaseline: fb[name], FunctionVariant: fv[name]}
 		parent.Children = append(parent.Children, n)
 		nodes[p] = n
 	}

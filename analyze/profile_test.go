@@ -14,8 +14,9 @@ import (
 )
 
 // stackProfile is a profile of seconds whole seconds in which each function
-// of nsPerSecond, a leaf called from main.main, ran that many nanoseconds
-// a second, as probe/profile writes one.
+// of nsPerSecond, a leaf called from main.main ("caller;leaf": called from
+// caller, called from main.main), ran that many nanoseconds a second, as
+// probe/profile writes one.
 func stackProfile(seconds int, nsPerSecond map[string]int64) *pprof.Profile {
 	p := &pprof.Profile{
 		SampleType: []*pprof.ValueType{{Type: profile.SamplesType, Unit: "count"}, {Type: profile.CPUType, Unit: "nanoseconds"}},
@@ -39,8 +40,14 @@ func stackProfile(seconds int, nsPerSecond map[string]int64) *pprof.Profile {
 	root := loc("main.main")
 	for s := range seconds {
 		for name, ns := range nsPerSecond {
+			// "a;b": b called by a, called by main.main.
+			frames := strings.Split(name, ";")
+			var stack []*pprof.Location
+			for i := len(frames) - 1; i >= 0; i-- {
+				stack = append(stack, loc(frames[i]))
+			}
 			p.Sample = append(p.Sample, &pprof.Sample{
-				Location: []*pprof.Location{loc(name), root},
+				Location: append(stack, root),
 				Value:    []int64{ns / 1_000_000, ns},
 				Label:    map[string][]string{profile.LabelService: {"svc"}, profile.LabelThread: {"svc"}},
 				NumLabel: map[string][]int64{profile.LabelSecond: {int64(s)}},
@@ -182,6 +189,46 @@ func TestProfileAttributesInjectedCost(t *testing.T) {
 	}
 	if !names["profiles/otel.pb.gz"] || !names["profiles/baseline.pb.gz"] {
 		t.Errorf("profile files %v", names)
+	}
+}
+
+// TestFlameColoursFunctions checks that a flame graph's frames carry their
+// function's change over all its stacks: an agent that wraps the handler
+// moves the application's unchanged work under its own frame, which must
+// not read as added, while the wrapper's own work does.
+func TestFlameColoursFunctions(t *testing.T) {
+	const mw = "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.(*middleware).serveHTTP"
+	s, trials, files := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100,
+		perUS: map[string]float64{mw + ";app.handle": 100, mw: 30}})
+	if err := AddProfiles(s, trials, readFrom(files)); err != nil {
+		t.Fatal(err)
+	}
+	node := func(path ...string) *FlameNode {
+		n := s.Profiles[0].Flame
+		for _, name := range path {
+			var next *FlameNode
+			for _, c := range n.Children {
+				if c.Name == name {
+					next = c
+				}
+			}
+			if next == nil {
+				t.Fatalf("no frame %q under %q in %+v", name, n.Name, n)
+			}
+			n = next
+		}
+		return n
+	}
+	handle := node("main.main", mw, "app.handle")
+	if handle.Baseline != 0 || math.Abs(handle.Variant-0.100) > 0.005 {
+		t.Errorf("the wrapped handler's stack = %+v, want 0 and 0.100 ms (the baseline never ran it there)", handle)
+	}
+	if math.Abs(handle.FunctionBaseline-0.100) > 0.005 || math.Abs(handle.FunctionVariant-handle.FunctionBaseline) > 0.005 {
+		t.Errorf("app.handle over all its stacks = %.4f → %.4f ms, want 0.100 on both sides", handle.FunctionBaseline, handle.FunctionVariant)
+	}
+	wrapper := node("main.main", mw)
+	if wrapper.FunctionBaseline != 0 || math.Abs(wrapper.FunctionVariant-0.130) > 0.005 {
+		t.Errorf("the wrapper over all its stacks = %.4f → %.4f ms, want 0 → 0.130", wrapper.FunctionBaseline, wrapper.FunctionVariant)
 	}
 }
 

@@ -18,8 +18,9 @@ const (
 
 // flameSVG draws d's differential flame graph: the variant's stacks from the
 // root down, each frame as wide as the variant's CPU per request in it, red
-// where it grew against the baseline and blue where it shrank, deeper for
-// the larger change; a frame's title gives both sides' figures.
+// where its function (with what it calls, over all its stacks) grew against
+// the baseline and blue where it shrank, deeper for the larger change; a
+// frame's title gives both sides' figures, for its stack and its function.
 func flameSVG(d analyze.ProfileDiff) template.HTML {
 	root := d.Flame
 	if root == nil || root.Variant <= 0 {
@@ -29,7 +30,7 @@ func flameSVG(d analyze.ProfileDiff) template.HTML {
 	depth := 0
 	var walk func(n *analyze.FlameNode, level int)
 	walk = func(n *analyze.FlameNode, level int) {
-		maxDelta = max(maxDelta, math.Abs(n.Variant-n.Baseline))
+		maxDelta = max(maxDelta, math.Abs(n.FunctionVariant-n.FunctionBaseline))
 		depth = max(depth, level+1)
 		for _, c := range n.Children {
 			walk(c, level+1)
@@ -43,7 +44,7 @@ func flameSVG(d analyze.ProfileDiff) template.HTML {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="flame" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="monospace" font-size="11">`,
 		flameWidth, height, flameWidth, height)
-	fmt.Fprintf(&b, `<text x="0" y="12">%s: %.4f ms per request profiled (baseline %.4f); red grew, blue shrank</text>`,
+	fmt.Fprintf(&b, `<text x="0" y="12">%s: %.4f ms per request profiled (baseline %.4f); a frame is red where its function, with what it calls, grew over all its stacks, blue where it shrank</text>`,
 		html.EscapeString(d.Variant), root.Variant, root.Baseline)
 	scale := flameWidth / root.Variant
 	var draw func(n *analyze.FlameNode, x float64, level int)
@@ -53,9 +54,10 @@ func flameSVG(d analyze.ProfileDiff) template.HTML {
 			return
 		}
 		y := 20 + float64(level)*flameRow
-		fmt.Fprintf(&b, `<g><title>%s&#10;%s %.4f ms, %s %.4f ms, Δ %s ms per request</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" fill="%s" stroke="#fff" stroke-width="0.5"/>`,
-			html.EscapeString(n.Name), "baseline", n.Baseline, html.EscapeString(d.Variant), n.Variant, signed(n.Variant-n.Baseline, 4),
-			x, y, w, flameRow-1, flameColor(n.Variant-n.Baseline, maxDelta))
+		fmt.Fprintf(&b, `<g><title>%s&#10;this stack: baseline %.4f ms, %s %.4f ms per request&#10;the function on all its stacks: baseline %.4f ms, %s %.4f ms, Δ %s ms per request</title><rect x="%.1f" y="%.1f" width="%.1f" height="%.0f" fill="%s" stroke="#fff" stroke-width="0.5"/>`,
+			html.EscapeString(n.Name), n.Baseline, html.EscapeString(d.Variant), n.Variant,
+			n.FunctionBaseline, html.EscapeString(d.Variant), n.FunctionVariant, signed(n.FunctionVariant-n.FunctionBaseline, 4),
+			x, y, w, flameRow-1, flameColor(n.FunctionVariant-n.FunctionBaseline, maxDelta))
 		if chars := int(w / 7); chars >= 3 {
 			label := n.Name
 			if len(label) > chars {

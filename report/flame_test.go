@@ -15,10 +15,16 @@ import (
 )
 
 func TestFlameSVG(t *testing.T) {
-	d := analyze.ProfileDiff{Variant: "otel", Flame: &analyze.FlameNode{Name: "all", Baseline: 1, Variant: 1.5, Children: []*analyze.FlameNode{
-		{Name: "main.main", Baseline: 1, Variant: 1.5, Children: []*analyze.FlameNode{
-			{Name: "main.handle", Baseline: 1, Variant: 0.9},
-			{Name: "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start", Baseline: 0, Variant: 0.6},
+	const start, mw = "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start", "otelhttp.(*middleware).serveHTTP"
+	d := analyze.ProfileDiff{Variant: "otel", Flame: &analyze.FlameNode{Name: "all", Baseline: 1.5, Variant: 2.1, Children: []*analyze.FlameNode{
+		{Name: "main.main", Baseline: 1.5, Variant: 2.1, FunctionBaseline: 1.5, FunctionVariant: 2.1, Children: []*analyze.FlameNode{
+			{Name: "main.handle", Baseline: 1, Variant: 0.9, FunctionBaseline: 1, FunctionVariant: 0.9},
+			{Name: start, Baseline: 0, Variant: 0.6, FunctionBaseline: 0, FunctionVariant: 0.6},
+			// The application's work, moved under the agent's wrapper: a
+			// new stack, an unchanged function.
+			{Name: mw, Baseline: 0, Variant: 0.6, FunctionBaseline: 0, FunctionVariant: 0.6, Children: []*analyze.FlameNode{
+				{Name: "app.work", Baseline: 0, Variant: 0.5, FunctionBaseline: 0.5, FunctionVariant: 0.5},
+			}},
 		}},
 	}}}
 	svg := string(flameSVG(d))
@@ -27,10 +33,25 @@ func TestFlameSVG(t *testing.T) {
 			t.Errorf("flame graph lacks %q:\n%s", want, svg)
 		}
 	}
+	fill := func(name string) string {
+		i := strings.Index(svg, "<title>"+name)
+		if i < 0 {
+			t.Fatalf("no frame %s:\n%s", name, svg)
+		}
+		f := strings.Index(svg[i:], `fill="`)
+		return svg[i+f+6 : i+f+strings.Index(svg[i+f+6:], `"`)+6]
+	}
 	// The span's frame, the largest growth, is the reddest; handle, which
-	// shrank, is blue.
-	if i := strings.Index(svg, "main.handle"); i < 0 || !strings.Contains(svg[i:], `,235)"`) {
-		t.Errorf("a frame that shrank is not blue:\n%s", svg)
+	// shrank, is blue; the application's work under the wrapper, unchanged
+	// over all its stacks, is neither.
+	if c := fill(start); c != "rgb(235,60,60)" {
+		t.Errorf("the largest growth is %s, want the reddest", c)
+	}
+	if c := fill("main.handle"); !strings.HasSuffix(c, ",235)") || strings.HasPrefix(c, "rgb(235,") {
+		t.Errorf("a frame that shrank is %s, want blue", c)
+	}
+	if c := fill("app.work"); c != "rgb(235,235,235)" {
+		t.Errorf("an unchanged function on a new stack is %s, want no colour", c)
 	}
 	if flameSVG(analyze.ProfileDiff{Variant: "x"}) != "" {
 		t.Error("a flame graph without stacks")
@@ -107,7 +128,7 @@ func TestScreenshotSection(t *testing.T) {
 	s := profiledSummary(map[string]float64{"main.main": 0.5}, 0.1)
 	s.Manifest = &record.Manifest{}
 	s.Profiles[0].Flame = &analyze.FlameNode{Name: "all", Baseline: 1, Variant: 1.5, Children: []*analyze.FlameNode{
-		{Name: "main.main", Baseline: 0.5, Variant: 1.5},
+		{Name: "main.main", Baseline: 0.5, Variant: 1.5, FunctionBaseline: 0.5, FunctionVariant: 1.5},
 	}}
 	dir := t.TempDir()
 	var b strings.Builder
