@@ -90,17 +90,54 @@ print(" ".join(out))
 PY
 }
 
-# sampled DIR: how many functions either side's profile sampled.
-sampled() {
-  local n
-  n=$( { go tool pprof -top -nodecount=1000000 -nodefraction=0 "$1/profiles/again.pb.gz" 2>/dev/null
-         go tool pprof -top -nodecount=1000000 -nodefraction=0 "$1/profiles/baseline.pb.gz" 2>/dev/null; } |
-       awk '$6 != "" && $1 ~ /[0-9]/ && $2 ~ /%$/ { $1=$2=$3=$4=$5=""; print }' | sort -u | wc -l)
-  echo "$n"
+# functions DIR: "significant sampled": of every function either side's
+# profile sampled (not only the 50 the summary keeps), how many the twin's
+# paired rounds read a change in at 95%: each trial's own CPU per function
+# (go tool pprof), divided by the requests it completed, differenced round
+# by round, with a t interval over the rounds, as the analysis does.
+functions() {
+  python3 - "$1" <<'PY'
+import glob, json, math, os, statistics, subprocess, sys
+from collections import defaultdict
+t95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+       10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 29: 2.045}
+per = defaultdict(dict)  # (round) -> variant -> {function: ms per request}
+for f in glob.glob(os.path.join(sys.argv[1], "trials", "*.json")):
+    t = json.load(open(f))
+    prof = (t.get("profile") or {}).get("file")
+    done = t["load"]["completed"]
+    if not prof or not done or t.get("excluded"):
+        continue
+    out = subprocess.run(["go", "tool", "pprof", "-top", "-nodecount=1000000", "-nodefraction=0",
+                          "-unit=ns", "-sample_index=cpu", os.path.join(sys.argv[1], prof)],
+                         capture_output=True, text=True).stdout
+    fn = {}
+    started = False
+    for line in out.splitlines():
+        if line.strip().startswith("flat"):
+            started = True
+            continue
+        if started and line.strip():
+            parts = line.split()
+            fn[" ".join(parts[5:])] = float(parts[0].rstrip("ns")) / 1e6 / done
+    per[t["round"]][t["variant"]] = fn
+rounds = [r for r in per if "baseline" in per[r] and "again" in per[r]]
+names = set()
+for r in rounds:
+    names |= set(per[r]["baseline"]) | set(per[r]["again"])
+sig = 0
+for n in names:
+    d = [per[r]["again"].get(n, 0) - per[r]["baseline"].get(n, 0) for r in rounds]
+    sd = statistics.stdev(d)
+    if sd > 0 and abs(statistics.mean(d)) > t95.get(len(d) - 1, 2.0) * sd / math.sqrt(len(d)):
+        sig += 1
+print(sig, len(names))
+PY
 }
 
 ratios="$work/ratios"
 : > "$ratios"
+: > "$work/aafns"
 for i in $(seq 1 "$pairs"); do
   for prof in off on; do
     out="$work/go-$i-$prof"
@@ -114,7 +151,9 @@ for i in $(seq 1 "$pairs"); do
     read -r b a pct lo hi sig fns <<<"$(levels "$out")"
     extra=""
     if [[ $prof == on ]]; then
-      extra=", twin's functions significant: ${fns%%/*} of $(sampled "$out") sampled (${fns#*/} kept)"
+      read -r fsig fall <<<"$(functions "$out")"
+      echo "$fsig $fall" >> "$work/aafns"
+      extra=", twin's functions that read a change: ${fsig} of ${fall} sampled (${fns%%/*} of the ${fns#*/} the summary kept)"
       [[ -z ${prev:-} ]] || python3 -c "import math; print(math.log($b/${prev% *}), math.log($a/${prev#* }))" >> "$ratios"
     else
       prev="$b $a"
@@ -139,6 +178,7 @@ m, h = statistics.mean(x), t * statistics.stdev(x) / math.sqrt(len(x))
 pct = lambda v: 100 * (math.exp(v) - 1)
 print(f"perf's cost to a Go service's CPU per request: {pct(m):+.2f}% [{pct(m - h):+.2f}%, {pct(m + h):+.2f}%] over {len(x)} pairs")
 PY
+awk '{s += $1; n += $2} END {if (n) printf "profiled A/A: %d of %d functions sampled read a change (%.1f%%; about 5%% by chance at 95%% each)\n", s, n, 100 * s / n}' "$work/aafns"
 
 if [[ $jvm == 1 ]]; then
   lib=examples/java/agents/libasyncProfiler.so
