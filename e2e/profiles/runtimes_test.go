@@ -150,7 +150,12 @@ rounds: 2
 // TestProfilePythonAgent runs the Flask example without and with
 // opentelemetry-instrument, profiled by py-spy: both sides' stacks must
 // name Flask's functions module:function, and the agent's difference
-// the OpenTelemetry packages'.
+// the OpenTelemetry packages'. The profile is CPU per request: the
+// baseline's profiled total must be of the order of the CPU per request
+// its cgroup measured, not the time its threads spent runnable. A hog on
+// the consumer's CPU makes its threads wait for it, as a busy machine
+// does: counting every runnable thread made the total eight times the
+// CPU; the thread holding the GIL waits too, hence the bound of three.
 func TestProfilePythonAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services under load")
@@ -162,8 +167,13 @@ services:
   - name: provider
     command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "2000"]
     ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 30s}
+  - name: hog
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:hog}", --background-cpu, 500ms]
+    ready: {http: "http://127.0.0.1:${port:hog}/health", timeout: 30s}
+    cpus: "1"
   - name: consumer
     dir: %[1]s
+    cpus: "1"
     command: [.venv/bin/waitress-serve, --host=127.0.0.1, "--port=${port:consumer}", --threads=4, app:app]
     env:
       PROVIDER_URL: "http://127.0.0.1:${port:provider}/provider"
@@ -211,6 +221,13 @@ rounds: 2
 	}
 	if r, ok := rowWith(d.Inclusive, "opentelemetry.", agentOnly); !ok {
 		t.Errorf("no opentelemetry module:function that grew and the baseline lacks (%+v)\n%s", r, stdout)
+	}
+	measured := tolltest.ReadSummary(t, out).Value(t, "baseline", "cpu_per_request_ms")
+	ratio := d.Total.Baseline / measured
+	t.Logf("baseline: profiled %.3f ms per request, measured %.3f ms: %.2f times", d.Total.Baseline, measured, ratio)
+	if !(ratio >= 0.5 && ratio <= 3) {
+		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 0.5 to 3\n%s",
+			d.Total.Baseline, ratio, measured, stdout)
 	}
 }
 
