@@ -152,10 +152,12 @@ rounds: 2
 // name Flask's functions module:function, and the agent's difference
 // the OpenTelemetry packages'. The profile is CPU per request: the
 // baseline's profiled total must be of the order of the CPU per request
-// its cgroup measured, not the time its threads spent runnable. A hog on
-// the consumer's CPU makes its threads wait for it, as a busy machine
-// does: counting every runnable thread made the total eight times the
-// CPU; the thread holding the GIL waits too, hence the bound of three.
+// its cgroup measured, not the time its threads spent runnable. Counting
+// every thread py-spy does not judge idle counts those waiting for a
+// CPU: on a busy machine, eight threads at 50 requests a second made the
+// total many times the CPU (on a quiet one it came out near it, and this
+// check cannot tell); the thread holding the GIL is counted when it
+// waits for a CPU too, hence the bound of twice.
 func TestProfilePythonAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services under load")
@@ -167,14 +169,9 @@ services:
   - name: provider
     command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "2000"]
     ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 30s}
-  - name: hog
-    command: [toll, app, provider, --addr, "127.0.0.1:${port:hog}", --background-cpu, 500ms]
-    ready: {http: "http://127.0.0.1:${port:hog}/health", timeout: 30s}
-    cpus: "1"
   - name: consumer
     dir: %[1]s
-    cpus: "1"
-    command: [.venv/bin/waitress-serve, --host=127.0.0.1, "--port=${port:consumer}", --threads=4, app:app]
+    command: [.venv/bin/waitress-serve, --host=127.0.0.1, "--port=${port:consumer}", --threads=8, app:app]
     env:
       PROVIDER_URL: "http://127.0.0.1:${port:provider}/provider"
       WORK: "20000"
@@ -187,7 +184,7 @@ variants:
     services:
       consumer:
         command: [.venv/bin/opentelemetry-instrument, .venv/bin/waitress-serve, --host=127.0.0.1,
-                  "--port=${port:consumer}", --threads=4, app:app]
+                  "--port=${port:consumer}", --threads=8, app:app]
         env:
           OTEL_SERVICE_NAME: flask-consumer
           OTEL_TRACES_EXPORTER: otlp
@@ -201,7 +198,7 @@ load:
   target: "http://127.0.0.1:${port:consumer}"
   requests:
     - {name: consumer, method: GET, path: /consumer}
-  rate: 20
+  rate: 50
   warmup: 2s
   duration: 4s
 rounds: 2
@@ -225,8 +222,8 @@ rounds: 2
 	measured := tolltest.ReadSummary(t, out).Value(t, "baseline", "cpu_per_request_ms")
 	ratio := d.Total.Baseline / measured
 	t.Logf("baseline: profiled %.3f ms per request, measured %.3f ms: %.2f times", d.Total.Baseline, measured, ratio)
-	if !(ratio >= 0.5 && ratio <= 3) {
-		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 0.5 to 3\n%s",
+	if !(ratio >= 0.5 && ratio <= 2) {
+		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 0.5 to 2\n%s",
 			d.Total.Baseline, ratio, measured, stdout)
 	}
 }
