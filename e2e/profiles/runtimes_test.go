@@ -150,7 +150,14 @@ rounds: 2
 // TestProfilePythonAgent runs the Flask example without and with
 // opentelemetry-instrument, profiled by py-spy: both sides' stacks must
 // name Flask's functions module:function, and the agent's difference
-// the OpenTelemetry packages'.
+// the OpenTelemetry packages'. The profile is CPU per request: the
+// baseline's profiled total must be of the order of the CPU per request
+// its cgroup measured, not the time its threads spent runnable. Counting
+// every thread py-spy does not judge idle counts those waiting for a
+// CPU: on a busy machine, eight threads at 50 requests a second made the
+// total many times the CPU (on a quiet one it came out near it, and this
+// check cannot tell); the thread holding the GIL is counted when it
+// waits for a CPU too, hence the bound of twice.
 func TestProfilePythonAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services under load")
@@ -164,7 +171,7 @@ services:
     ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 30s}
   - name: consumer
     dir: %[1]s
-    command: [.venv/bin/waitress-serve, --host=127.0.0.1, "--port=${port:consumer}", --threads=4, app:app]
+    command: [.venv/bin/waitress-serve, --host=127.0.0.1, "--port=${port:consumer}", --threads=8, app:app]
     env:
       PROVIDER_URL: "http://127.0.0.1:${port:provider}/provider"
       WORK: "20000"
@@ -177,7 +184,7 @@ variants:
     services:
       consumer:
         command: [.venv/bin/opentelemetry-instrument, .venv/bin/waitress-serve, --host=127.0.0.1,
-                  "--port=${port:consumer}", --threads=4, app:app]
+                  "--port=${port:consumer}", --threads=8, app:app]
         env:
           OTEL_SERVICE_NAME: flask-consumer
           OTEL_TRACES_EXPORTER: otlp
@@ -191,7 +198,7 @@ load:
   target: "http://127.0.0.1:${port:consumer}"
   requests:
     - {name: consumer, method: GET, path: /consumer}
-  rate: 20
+  rate: 50
   warmup: 2s
   duration: 4s
 rounds: 2
@@ -211,6 +218,13 @@ rounds: 2
 	}
 	if r, ok := rowWith(d.Inclusive, "opentelemetry.", agentOnly); !ok {
 		t.Errorf("no opentelemetry module:function that grew and the baseline lacks (%+v)\n%s", r, stdout)
+	}
+	measured := tolltest.ReadSummary(t, out).Value(t, "baseline", "cpu_per_request_ms")
+	ratio := d.Total.Baseline / measured
+	t.Logf("baseline: profiled %.3f ms per request, measured %.3f ms: %.2f times", d.Total.Baseline, measured, ratio)
+	if !(ratio >= 0.5 && ratio <= 2) {
+		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 0.5 to 2\n%s",
+			d.Total.Baseline, ratio, measured, stdout)
 	}
 }
 

@@ -28,9 +28,14 @@ const DefaultPySpyRate = 97
 // which reads the interpreter's own stacks from outside the process
 // (process_vm_readv, no code in the service) and names Python frames
 // module:function, where perf sees only the interpreter's C loop. It
-// samples the service's first Python process and those it starts, each
-// thread that is not idle, Rate times a second of wall-clock time, from
-// the session's start to its stop. py-spy's counts carry no timestamps
+// samples the service's first Python process and those it starts, in
+// each the thread that holds the GIL (--gil), Rate times a second of
+// wall-clock time, from the session's start to its stop: the time a
+// function held the GIL, the CPU spent running Python code. Counting
+// every thread py-spy does not judge idle would count those that wait
+// for a CPU, several times the CPU on a busy machine; what runs without
+// the GIL (C code that releases it, the kernel's side of system calls)
+// is not counted. py-spy's counts carry no timestamps
 // (its Chrome trace has them, but merges a thread's samples across the
 // time it was idle): the session's samples are scaled to the window, the
 // share of the sampled time the window is, and spread evenly over its
@@ -152,7 +157,7 @@ func (p PySpy) Start(ctx context.Context, t Target) (Session, error) {
 	f.Close()
 	s := &pySpySession{p: p, target: t, out: f.Name()}
 	s.cmd = exec.Command(path, "record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(p.rate()),
-		"--format", "raw", "--full-filenames", "--output", f.Name(), "--nonblocking", "--threads", "--subprocesses")
+		"--format", "raw", "--full-filenames", "--output", f.Name(), "--nonblocking", "--threads", "--subprocesses", "--gil")
 	s.cmd.Stdout = &s.stderr
 	s.cmd.Stderr = &s.stderr
 	s.start = time.Now()
