@@ -22,8 +22,16 @@ import (
 const DefaultFrequency = 997
 
 // Perf samples with Linux perf: perf record -e cpu-clock -F Frequency -g,
-// scoped to a cgroup (-a -G) or to processes (-p), on CLOCK_MONOTONIC so
-// that samples can be held to a window; perf script reads them back.
+// on CLOCK_MONOTONIC so that samples can be held to a window; perf script
+// reads them back. A service with a cgroup perf can watch is sampled
+// through it (-a -G); otherwise every CPU is sampled (-a) and only the
+// samples of the service's processes are kept. perf's per-process
+// sampling (-p) would do the same for less data, but it switches the
+// sampling on and off at each of the service's context switches, on the
+// service's CPU: on this project's machine that added about a tenth to a
+// Go service's CPU per request, where sampling every CPU added nothing
+// measurable (docs/benchmarks.md). -p is used only where perf may not
+// sample every CPU (kernel.perf_event_paranoid without CAP_PERFMON).
 type Perf struct {
 	// Path is perf's path; empty: "perf" from PATH.
 	Path string
@@ -81,6 +89,29 @@ func (p Perf) Start(ctx context.Context, t Target) (Session, error) {
 	if t.Cgroup == "" && len(t.Pids) == 0 {
 		return nil, fmt.Errorf("profile %s: neither a cgroup nor processes to sample", t.Service)
 	}
+	if t.Cgroup != "" {
+		return p.start(ctx, t, scopeCgroup)
+	}
+	s, err := p.start(ctx, t, scopeAll)
+	if err != nil && ctx.Err() == nil {
+		// Sampling every CPU needs CAP_PERFMON or a permissive
+		// kernel.perf_event_paranoid; the service's own processes do not.
+		s, err = p.start(ctx, t, scopeProcesses)
+	}
+	return s, err
+}
+
+// scope is what a perf record samples.
+type scope int
+
+const (
+	scopeCgroup    scope = iota // the target's cgroup: -a -G
+	scopeAll                    // every CPU, keeping the target's processes' samples: -a
+	scopeProcesses              // the target's processes: -p
+)
+
+// start begins perf record on t, sampling what sc says.
+func (p Perf) start(ctx context.Context, t Target, sc scope) (Session, error) {
 	f, err := os.CreateTemp(p.Dir, "toll-perf-*.data")
 	if err != nil {
 		return nil, fmt.Errorf("profile %s: %w", t.Service, err)
@@ -88,16 +119,23 @@ func (p Perf) Start(ctx context.Context, t Target) (Session, error) {
 	f.Close()
 	args := []string{"record", "-q", "-e", "cpu-clock", "-F", strconv.Itoa(p.frequency()), "-g",
 		"-k", "CLOCK_MONOTONIC", "-o", f.Name(), "-D", "-1", "--control", "fd:3,4"}
-	if t.Cgroup != "" {
+	s := &perfSession{p: p, target: t, data: f.Name()}
+	switch sc {
+	case scopeCgroup:
 		args = append(args, "-a", "-G", t.Cgroup)
-	} else {
+	case scopeAll:
+		args = append(args, "-a")
+		s.pids = map[int]bool{}
+		for _, pid := range t.Pids {
+			s.pids[pid] = true
+		}
+	default:
 		pids := make([]string, len(t.Pids))
 		for i, pid := range t.Pids {
 			pids[i] = strconv.Itoa(pid)
 		}
 		args = append(args, "-p", strings.Join(pids, ","))
 	}
-	s := &perfSession{p: p, target: t, data: f.Name()}
 	s.cmd = exec.Command(p.path(), args...)
 	s.cmd.Stdout = &s.stderr
 	s.cmd.Stderr = &s.stderr
@@ -202,6 +240,9 @@ type perfSession struct {
 	waitErr error
 	wall    time.Time
 	mono    int64 // CLOCK_MONOTONIC at wall, in nanoseconds
+	// pids, when perf sampled every CPU, are the processes whose samples
+	// are kept; nil keeps every sample.
+	pids map[int]bool
 }
 
 // monotonic reads CLOCK_MONOTONIC in nanoseconds.
@@ -237,7 +278,7 @@ func (s *perfSession) Stop(w Window) (*profile.Profile, error) {
 	from := s.mono + w.Start.Sub(s.wall).Nanoseconds()
 	to := s.mono + w.End.Sub(s.wall).Nanoseconds()
 	b := newBuilder(int64(time.Second) / int64(s.p.frequency()))
-	cmd := exec.Command(s.p.path(), "script", "-i", s.data, "-F", "comm,tid,time,period,ip,sym,dso", "--ns", "--no-inline")
+	cmd := exec.Command(s.p.path(), "script", "-i", s.data, "-F", "comm,pid,tid,time,period,ip,sym,dso", "--ns", "--no-inline")
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	out, err := cmd.StdoutPipe()
@@ -249,7 +290,7 @@ func (s *perfSession) Stop(w Window) (*profile.Profile, error) {
 	}
 	syms := goSymbols{}
 	perr := parseScript(out, func(smp scriptSample) {
-		if smp.ns < from || smp.ns >= to {
+		if smp.ns < from || smp.ns >= to || (s.pids != nil && !s.pids[smp.pid]) {
 			return
 		}
 		syms.name(smp.frames)

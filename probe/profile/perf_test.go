@@ -34,23 +34,48 @@ func burnCPU(deadline time.Time) {
 	}
 }
 
+// TestPerfSamplesKnownFunction samples a process burning CPU beside
+// another, in each way perf can be scoped to processes: the samples are
+// the target's, most in its hot function, and stand for no more CPU than
+// its one thread had.
 func TestPerfSamplesKnownFunction(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		sc   scope
+	}{
+		{"every CPU, the target's samples kept", scopeAll},
+		{"the target's processes", scopeProcesses},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testPerfSamples(t, tt.sc) })
+	}
+}
+
+func testPerfSamples(t *testing.T, sc scope) {
 	p := Perf{Dir: t.TempDir()}
 	ctx := context.Background()
 	if err := p.Available(ctx); err != nil {
 		t.Skip(err)
 	}
-	burner := exec.Command(os.Args[0], "-test.run=^$")
-	burner.Env = append(os.Environ(), "TOLL_PROFILE_TEST_BURN=1")
-	if err := burner.Start(); err != nil {
-		t.Fatal(err)
+	spin := func() *exec.Cmd {
+		c := exec.Command(os.Args[0], "-test.run=^$")
+		c.Env = append(os.Environ(), "TOLL_PROFILE_TEST_BURN=1")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			c.Process.Kill()
+			c.Wait()
+		})
+		return c
 	}
-	defer func() {
-		burner.Process.Kill()
-		burner.Wait()
-	}()
-	s, err := p.Start(ctx, Target{Service: "burner", Pids: []int{burner.Process.Pid}})
+	// The other burner takes the other CPU: sampled too, the window
+	// would hold two threads' CPU.
+	burner, _ := spin(), spin()
+	s, err := p.start(ctx, Target{Service: "burner", Pids: []int{burner.Process.Pid}}, sc)
 	if err != nil {
+		if sc == scopeAll {
+			t.Skipf("perf cannot sample every CPU here: %v", err)
+		}
 		t.Fatal(err)
 	}
 	from := time.Now()

@@ -11,13 +11,16 @@ import (
 )
 
 // scriptHeader matches the first line of a sample in perf script's output
-// with -F comm,tid,time,period --ns: the thread's name (which may hold
-// spaces), its ID, the time in seconds with nanoseconds, and the period.
-var scriptHeader = regexp.MustCompile(`^(.*\S)\s+(\d+)\s+(\d+)\.(\d{9}):\s+(\d+)\s*$`)
+// with -F comm,pid,tid,time,period --ns (or comm,tid,...): the thread's
+// name (which may hold spaces), its process's ID and a slash (absent
+// without pid), its ID, the time in seconds with nanoseconds, and the
+// period.
+var scriptHeader = regexp.MustCompile(`^(.*\S)\s+(?:(\d+)/)?(\d+)\s+(\d+)\.(\d{9}):\s+(\d+)\s*$`)
 
 // scriptSample is one sample as perf script prints it.
 type scriptSample struct {
 	thread string
+	pid    int   // the thread's process; 0 when perf script did not print it
 	ns     int64 // the sample's time on the clock perf recorded with
 	period int64
 	frames []Frame
@@ -51,10 +54,11 @@ func parseScript(r io.Reader, fn func(scriptSample)) error {
 			if m == nil {
 				return fmt.Errorf("perf script, line %d: not a sample's first line: %q", line, text)
 			}
-			sec, _ := strconv.ParseInt(m[3], 10, 64)
-			nsec, _ := strconv.ParseInt(m[4], 10, 64)
-			period, _ := strconv.ParseInt(m[5], 10, 64)
-			cur = &scriptSample{thread: m[1], ns: sec*1e9 + nsec, period: period}
+			pid, _ := strconv.Atoi(m[2])
+			sec, _ := strconv.ParseInt(m[4], 10, 64)
+			nsec, _ := strconv.ParseInt(m[5], 10, 64)
+			period, _ := strconv.ParseInt(m[6], 10, 64)
+			cur = &scriptSample{thread: m[1], pid: pid, ns: sec*1e9 + nsec, period: period}
 			continue
 		}
 		if cur == nil {

@@ -53,3 +53,34 @@ func TestParseScriptRejectsOtherOutput(t *testing.T) {
 		t.Errorf("err = %v, want one naming line 1", err)
 	}
 }
+
+// TestParseScriptProcess reads the process ID perf script prints before
+// the thread's with -F comm,pid,tid,...: what a recording of every CPU is
+// filtered by.
+func TestParseScriptProcess(t *testing.T) {
+	const out = "            java 4242/4250  3371.076238810:    1003009 \n" +
+		"\t           39904 Main.work (/tmp/perf-4242.map)\n\n" +
+		"C2 CompilerThre 4242/4251  3371.100000000:    1003009 \n" +
+		"\t           1a2b Compile::Optimize() (/usr/lib/jvm/lib/server/libjvm.so)\n\n" +
+		"         swapper     0/0  3371.100100000:    1003009 \n" +
+		"\t        ffffffff81000000 default_idle ([kernel.kallsyms])\n"
+	var got []scriptSample
+	if err := parseScript(strings.NewReader(out), func(s scriptSample) { got = append(got, s) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		thread string
+		pid    int
+	}{{"java", 4242}, {"C2 CompilerThre", 4242}, {"swapper", 0}}
+	if len(got) != len(want) {
+		t.Fatalf("%d samples, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].thread != w.thread || got[i].pid != w.pid {
+			t.Errorf("sample %d: thread %q of process %d, want %q of %d", i, got[i].thread, got[i].pid, w.thread, w.pid)
+		}
+	}
+	if got[1].ns != 3371100000000 {
+		t.Errorf("time %d, want 3371100000000", got[1].ns)
+	}
+}
