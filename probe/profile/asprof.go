@@ -30,8 +30,13 @@ const asyncChunk = time.Second
 // frames (interpreted, compiled and inlined alike) where perf sees only
 // the JIT's anonymous code. The profiler is loaded at the JVM's start
 // (Prepare adds -agentpath to its JAVA_TOOL_OPTIONS; nothing attaches to
-// the JVM later) and samples on-CPU time (event=cpu, which falls back to a timer
-// where the kernel offers no perf events) from then until the JVM exits,
+// the JVM later) and samples on-CPU time from then until the JVM exits
+// with the process's CPU timer (event=itimer: a SIGPROF per interval of
+// the JVM's CPU, user and system; no kernel frames). Its perf events
+// (event=cpu) name kernel frames too, but one per thread is switched on
+// and off at each of the thread's context switches: on this project's
+// machine they added about a third to a Spring Boot service's CPU per
+// request, the CPU timer about 7% (docs/benchmarks.md).
 // dumping its samples every second as a numbered file in collapsed form,
 // one line per stack and thread. A session keeps the dumps whose second
 // has its middle in the window: each window end is held to within half a
@@ -84,7 +89,7 @@ func (a AsyncProfiler) Prepare(argv, env []string, dir string) ([]string, []stri
 	// threads; ann: each frame marked Java, inlined or kernel; dot:
 	// io.opentelemetry.sdk..., as the JVM names classes. Each JVM's
 	// dumps are numbered under its process ID.
-	opt := fmt.Sprintf("-agentpath:%s=start,event=cpu,interval=%d,loop=%ds,threads,ann,dot,collapsed,file=%s",
+	opt := fmt.Sprintf("-agentpath:%s=start,event=itimer,interval=%d,loop=%ds,threads,ann,dot,collapsed,file=%s",
 		lib, a.interval().Nanoseconds(), int(asyncChunk/time.Second), filepath.Join(dir, "%p.%n{1000000000}.collapsed"))
 	const key = "JAVA_TOOL_OPTIONS="
 	val := opt
