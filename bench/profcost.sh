@@ -17,7 +17,7 @@
 # JVM, sampled by async-profiler (inside the JVM, so its CPU is the
 # service's): one run of the Java example's consumer without and with
 # async-profiler loaded exactly as `toll run --profile` loads it
-# (-agentpath:libasyncProfiler.so=start,event=cpu,interval=1003us,loop=1s,...),
+# (-agentpath:libasyncProfiler.so=start,event=itimer,interval=1003us,loop=1s,...),
 # as a shared duet in precision mode: the change is the profiler's cost.
 # Needs examples/java/build.sh and examples/java/fetch-agents.sh; skipped
 # without them.
@@ -208,7 +208,7 @@ variants:
     services:
       consumer:
         env:
-          JAVA_TOOL_OPTIONS: "-agentpath:$PWD/$lib=start,event=cpu,interval=1003000,loop=1s,threads,ann,dot,collapsed,file=$work/asprof/%p.%n{1000000000}.collapsed"
+          JAVA_TOOL_OPTIONS: "-agentpath:$PWD/$lib=start,event=itimer,interval=1003000,loop=1s,threads,ann,dot,collapsed,file=$work/asprof/%p.%n{1000000000}.collapsed"
 load:
   target: "http://127.0.0.1:\${port:consumer}"
   requests: [{name: consumer, method: GET, path: /consumer}]
