@@ -24,7 +24,11 @@
 #
 # Usage: bench/profcost.sh
 #   PAIRS=4        unprofiled/profiled pairs of Go runs (about 3 minutes a pair)
-#   JVM=1          also the JVM run (about 12 minutes; 0 to skip)
+#   JVM=1          also the JVM run (about 12 minutes; 0 to skip); JVM=ways
+#                  compares three ways of loading async-profiler beside the
+#                  baseline instead (toll's event=itimer with loop=1s,
+#                  event=cpu with loop=1s, event=cpu without loop), 8 rounds
+#                  after a warm-up until the JIT settles (about 10 minutes)
 #   KEEP=DIR       keep every results directory there
 # Measure alone: nothing else may build, test or send load meanwhile.
 # Loopback only.
@@ -180,7 +184,7 @@ print(f"perf's cost to a Go service's CPU per request: {pct(m):+.2f}% [{pct(m - 
 PY
 awk '{s += $1; n += $2} END {if (n) printf "profiled A/A: %d of %d functions sampled read a change (%.1f%%; about 5%% by chance at 95%% each)\n", s, n, 100 * s / n}' "$work/aafns"
 
-if [[ $jvm == 1 ]]; then
+if [[ $jvm != 0 ]]; then
   lib=examples/java/agents/libasyncProfiler.so
   jar=examples/java/target/toll-java-example.jar
   if [[ ! -f $lib || ! -f $jar ]]; then
@@ -188,6 +192,9 @@ if [[ $jvm == 1 ]]; then
     exit 0
   fi
   mkdir -p "$work/asprof"
+  asprof() { # $1 = variant, $2 = async-profiler's options
+    printf '  - name: %s\n    services:\n      consumer:\n        env:\n          JAVA_TOOL_OPTIONS: "-agentpath:%s=start,%s"\n' "$1" "$PWD/$lib" "$2"
+  }
   cat > "$work/jvm.yaml" <<YAML
 name: profcost-jvm
 network: isolated
@@ -204,20 +211,25 @@ services:
     measure: true
 variants:
   - name: baseline
-  - name: async-profiler
-    services:
-      consumer:
-        env:
-          JAVA_TOOL_OPTIONS: "-agentpath:$PWD/$lib=start,event=itimer,interval=1003000,loop=1s,threads,ann,dot,collapsed,file=$work/asprof/%p.%n{1000000000}.collapsed"
+$(asprof async-profiler "event=itimer,interval=1003000,loop=1s,threads,ann,dot,collapsed,file=$work/asprof/%p.%n{1000000000}.collapsed")
+$(if [[ $jvm == ways ]]; then
+  asprof cpu-loop1s "event=cpu,interval=1003000,loop=1s,threads,ann,dot,collapsed,file=$work/asprof/%p.%n{1000000000}.collapsed"
+  asprof cpu-noloop "event=cpu,interval=1003000,threads,ann,dot,collapsed,file=$work/asprof/%p.collapsed"
+fi)
 load:
   target: "http://127.0.0.1:\${port:consumer}"
   requests: [{name: consumer, method: GET, path: /consumer}]
   rate: 100
   warmup: 2s
   duration: 4s
+$([[ $jvm != ways ]] || printf '  variant_warmup: 2m\n  variant_warmup_until: {jit_below: 5ms, over: 10s}\n  variant_warmup_users: 2\n')
 mode: duet
 pinning: {duet: shared, warmup: all}
-precision: {target: 2%, costs: [cpu_per_request, cpu_per_request_nojit], budget: 12m}
+$(if [[ $jvm == ways ]]; then
+  echo "rounds: 8"
+else
+  echo "precision: {target: 2%, costs: [cpu_per_request, cpu_per_request_nojit], budget: 12m}"
+fi)
 YAML
   out="$work/jvm"
   start=$(date +%s)
