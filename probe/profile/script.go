@@ -14,8 +14,9 @@ import (
 // with -F comm,pid,tid,time,period --ns (or comm,tid,...): the thread's
 // name (which may hold spaces), its process's ID and a slash (absent
 // without pid), its ID, the time in seconds with nanoseconds, and the
-// period.
-var scriptHeader = regexp.MustCompile(`^(.*\S)\s+(?:(\d+)/)?(\d+)\s+(\d+)\.(\d{9}):\s+(\d+)\s*$`)
+// period. A recording of every CPU holds samples of tasks perf could not
+// name, ":-1 16908/-1": their IDs may be -1.
+var scriptHeader = regexp.MustCompile(`^(.*\S)\s+(?:(-?\d+)/)?(-?\d+)\s+(\d+)\.(\d{9}):\s+(\d+)\s*$`)
 
 // scriptSample is one sample as perf script prints it.
 type scriptSample struct {

@@ -63,7 +63,10 @@ func TestParseScriptProcess(t *testing.T) {
 		"C2 CompilerThre 4242/4251  3371.100000000:    1003009 \n" +
 		"\t           1a2b Compile::Optimize() (/usr/lib/jvm/lib/server/libjvm.so)\n\n" +
 		"         swapper     0/0  3371.100100000:    1003009 \n" +
-		"\t        ffffffff81000000 default_idle ([kernel.kallsyms])\n"
+		"\t        ffffffff81000000 default_idle ([kernel.kallsyms])\n\n" +
+		// A task perf could not name, in a recording of every CPU.
+		"             :-1 16908/-1    3371.100200000:    1003009 \n" +
+		"\t        ffffffff81000000 do_exit ([kernel.kallsyms])\n"
 	var got []scriptSample
 	if err := parseScript(strings.NewReader(out), func(s scriptSample) { got = append(got, s) }); err != nil {
 		t.Fatal(err)
@@ -71,7 +74,7 @@ func TestParseScriptProcess(t *testing.T) {
 	want := []struct {
 		thread string
 		pid    int
-	}{{"java", 4242}, {"C2 CompilerThre", 4242}, {"swapper", 0}}
+	}{{"java", 4242}, {"C2 CompilerThre", 4242}, {"swapper", 0}, {":-1", 16908}}
 	if len(got) != len(want) {
 		t.Fatalf("%d samples, want %d", len(got), len(want))
 	}
