@@ -137,7 +137,10 @@ rounds: 2`)
 			if !started {
 				t.Fatalf("services did not start: pids %v\n%s", pids, run.Output())
 			}
-			time.Sleep(1500 * time.Millisecond) // into the measured window
+			// Into the measured window: the services must become ready
+			// and the trial's 1 s warm-up pass, which a busy machine can
+			// take seconds over; the window lasts 30 s.
+			time.Sleep(5 * time.Second)
 
 			run.Signal(sig)
 			err := run.Wait(t, 20*time.Second)
