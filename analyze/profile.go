@@ -510,9 +510,10 @@ func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialP
 	d.Functions = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.functions }, func(n string) string { return n }))
 	d.Packages = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.packages }, func(n string) string { return "\x00" + n }))
 	d.Origins = rows(func(tp *trialProfile) map[string]float64 { return tp.origin }, nil)
-	d.Flame = flameOf(base, vari, paired)
+	inclusive := rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n })
+	d.Flame = flameOf(base, vari, paired, inclusive)
 	d.Causes = rows(func(tp *trialProfile) map[string]float64 { return tp.cause }, nil)
-	d.Inclusive = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n }))
+	d.Inclusive = largest(inclusive)
 	return d
 }
 
@@ -556,10 +557,10 @@ func profileRow(name, origin string, rounds []int, at func(r int) (base, vari fl
 }
 
 // flameOf builds the differential flame graph of vari against base over
-// the paired rounds.
-func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
+// the paired rounds, each frame with its function's row of inclusive (all
+// of them, before the largest are kept).
+func flameOf(base, vari map[int]*trialProfile, paired []int, inclusive []ProfileRow) *FlameNode {
 	b, v := map[string]float64{}, map[string]float64{}
-	fb, fv := map[string]float64{}, map[string]float64{}
 	for _, r := range paired {
 		for p, ms := range base[r].paths {
 			b[p] += ms / float64(len(paired))
@@ -567,12 +568,10 @@ func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
 		for p, ms := range vari[r].paths {
 			v[p] += ms / float64(len(paired))
 		}
-		for f, ms := range base[r].inclusive {
-			fb[f] += ms / float64(len(paired))
-		}
-		for f, ms := range vari[r].inclusive {
-			fv[f] += ms / float64(len(paired))
-		}
+	}
+	fn := make(map[string]ProfileRow, len(inclusive))
+	for _, row := range inclusive {
+		fn[row.Name] = row
 	}
 	min := FlameMinShare * max(v["all"], b["all"])
 	root := &FlameNode{Name: "all", Baseline: b["all"], Variant: v["all"], FunctionBaseline: b["all"], FunctionVariant: v["all"]}
@@ -597,7 +596,7 @@ func flameOf(base, vari map[int]*trialProfile, paired []int) *FlameNode {
 			continue
 		}
 		name := p[i+1:]
-		n := &FlameNode{Name: name, Baseline: b[p], Variant: v[p], FunctionBaseline: fb[name], FunctionVariant: fv[name]}
+		n := &FlameNode{Name: name, Baseline: b[p], Variant: v[p], FunctionBaseline: fn[name].Baseline, FunctionVariant: fn[name].Variant}
 		parent.Children = append(parent.Children, n)
 		nodes[p] = n
 	}
