@@ -40,12 +40,22 @@ type ProfileDiff struct {
 	// that a cost injected in a function that calls others is found under
 	// its name. Their shares overlap, and do not add up.
 	Inclusive []ProfileRow `json:"inclusive"`
-	// Causes are the rows by origin with the runtime's and the kernel's
-	// work charged to the code that asked for it: a sample whose leaf is
-	// in the runtime or the kernel counts under the agent when the first
-	// frame above it that is neither is the agent's (its allocations,
-	// its GC assists, its system calls), and under its leaf's origin
-	// otherwise. They add up to Total.
+	// Charged and ChargedPackages are the rows by the code charged with
+	// each sample (chargeOf): the first function from the leaf up that is
+	// not a runtime's, the kernel's, a system library's or a standard
+	// library's, so that the allocations, system calls and library calls
+	// a function makes count for it, and Go's background GC for the code
+	// that allocated; what no function owns (the scheduler, interrupts,
+	// a JVM's compiler and GC threads) is a row named for its origin in
+	// parentheses. They add up to Total: the answer to "which code made
+	// the variant cost more?".
+	Charged         []ProfileRow `json:"charged"`
+	ChargedPackages []ProfileRow `json:"charged_packages"`
+	// Causes are Charged's rows by origin: how much of the change the
+	// agent's own code and what it asked of the runtime, the kernel and
+	// its libraries explain (OriginAgent, OriginNewCode), the
+	// application's, and the runtime's and kernel's work that no code
+	// asked for. They add up to Total.
 	Causes []ProfileRow `json:"causes"`
 	// Flame is the variant's stacks, from the root down, each node with
 	// both sides' CPU per request in it and what it calls (the mean over
@@ -186,32 +196,6 @@ func vmCollects(locs []*pprof.Location) bool {
 	return false
 }
 
-// causeOf returns the origin a sample with stack locs (leaf first) and
-// origin (originOf) is charged to in ProfileDiff.Causes: the agent's, when
-// its leaf is the runtime's or the kernel's and the first frame above that
-// is neither is the agent's; origin otherwise.
-func causeOf(locs []*pprof.Location, origin string) string {
-	if origin != OriginRuntime && origin != OriginGC && origin != OriginKernel {
-		return origin
-	}
-	for _, l := range locs {
-		for _, ln := range l.Line {
-			fn := ln.Function
-			if strings.HasPrefix(fn.Name, "runtime.") || strings.HasPrefix(fn.Name, "internal/runtime/") ||
-				strings.HasPrefix(fn.Name, "[") || (profile.Frame{Module: fn.Filename}).Kernel() || strings.HasPrefix(fn.Filename, "libjvm") {
-				continue
-			}
-			for _, p := range agentPrefixes {
-				if strings.HasPrefix(fn.Name, p) {
-					return OriginAgent + strings.TrimRight(p, "./")
-				}
-			}
-			return origin
-		}
-	}
-	return origin
-}
-
 // packageOf returns the package of the function named name in module: a
 // Go function's import path (go.opentelemetry.io/otel/sdk/trace), a Java
 // method's package (io.opentelemetry.sdk.trace), a Python function's
@@ -251,10 +235,20 @@ func packageOf(name, module string) string {
 type trialProfile struct {
 	total                       float64
 	functions, packages, origin map[string]float64
-	inclusive, cause            map[string]float64
+	inclusive                   map[string]float64
 	paths                       map[string]float64 // root-first frames joined by NUL → ms
 	origins                     map[string]string  // function → origin
 	perRequest                  *pprof.Profile
+	// held are the samples in the window, for chargeTrial.
+	held []heldSample
+}
+
+// heldSample is one sample of a trialProfile: its stack (leaf first), its
+// thread and its CPU per request in ms.
+type heldSample struct {
+	locs   []*pprof.Location
+	thread string
+	ms     float64
 }
 
 // AddProfiles adds to s, for every variant at every load step whose trials
@@ -378,7 +372,7 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 		return nil, fmt.Errorf("profile has no %s/nanoseconds values", profile.CPUType)
 	}
 	perMS := 1 / (float64(completed) * 1e6)
-	tp := &trialProfile{paths: map[string]float64{}, cause: map[string]float64{}, inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
+	tp := &trialProfile{paths: map[string]float64{}, inclusive: map[string]float64{}, functions: map[string]float64{}, packages: map[string]float64{}, origin: map[string]float64{}, origins: map[string]string{}}
 	q := p.Copy()
 	q.Sample = q.Sample[:0]
 	for _, smp := range p.Sample {
@@ -407,7 +401,7 @@ func profileOf(p *pprof.Profile, t *record.Trial, w Window) (*trialProfile, erro
 			tp.origins["\x00"+pkg] = origin
 		}
 		tp.origin[origin] += ms
-		tp.cause[causeOf(smp.Location, origin)] += ms
+		tp.held = append(tp.held, heldSample{locs: smp.Location, thread: thread, ms: ms})
 		path := "all"
 		tp.paths[path] += ms
 		for i := len(smp.Location) - 1; i >= 0; i-- {
@@ -465,56 +459,103 @@ func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialP
 	d.Total = profileRow("total", "", paired, func(r int) (float64, float64) { return base[r].total, vari[r].total })
 	d.Total.SharePct = 100
 	rows := func(of func(*trialProfile) map[string]float64, originKey func(string) string) []ProfileRow {
-		names := map[string]bool{}
-		for _, r := range paired {
-			for n := range of(base[r]) {
-				names[n] = true
+		return rowsOf(d.Total.Delta, paired, func(r int) (map[string]float64, map[string]float64) {
+			return of(base[r]), of(vari[r])
+		}, func(n string) string {
+			if originKey == nil {
+				return n
 			}
-			for n := range of(vari[r]) {
-				names[n] = true
-			}
-		}
-		var out []ProfileRow
-		for n := range names {
 			origin := ""
-			if originKey != nil {
-				for _, r := range paired {
-					if o, ok := vari[r].origins[originKey(n)]; ok {
-						origin = o
-						break
-					}
-					if o, ok := base[r].origins[originKey(n)]; ok {
-						origin = o
-					}
+			for _, r := range paired {
+				if o, ok := vari[r].origins[originKey(n)]; ok {
+					return o
 				}
-			} else {
-				origin = n
-			}
-			row := profileRow(n, origin, paired, func(r int) (float64, float64) { return of(base[r])[n], of(vari[r])[n] })
-			if d.Total.Delta != 0 {
-				row.SharePct = 100 * row.Delta / d.Total.Delta
-			}
-			out = append(out, row)
-		}
-		slices.SortFunc(out, func(a, b ProfileRow) int {
-			if a.Delta != b.Delta {
-				if a.Delta > b.Delta {
-					return -1
+				if o, ok := base[r].origins[originKey(n)]; ok {
+					origin = o
 				}
-				return 1
 			}
-			return strings.Compare(a.Name, b.Name)
+			return origin
 		})
-		return out
 	}
 	d.Functions = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.functions }, func(n string) string { return n }))
 	d.Packages = largest(rows(func(tp *trialProfile) map[string]float64 { return tp.packages }, func(n string) string { return "\x00" + n }))
 	d.Origins = rows(func(tp *trialProfile) map[string]float64 { return tp.origin }, nil)
 	inclusive := rows(func(tp *trialProfile) map[string]float64 { return tp.inclusive }, func(n string) string { return n })
 	d.Flame = flameOf(base, vari, paired, inclusive)
-	d.Causes = rows(func(tp *trialProfile) map[string]float64 { return tp.cause }, nil)
+	known := map[string]bool{}
+	for _, tp := range base {
+		for n := range tp.inclusive {
+			known[n] = true
+		}
+	}
+	chargedBase, chargedVari := map[int]charged{}, map[int]charged{}
+	for _, r := range paired {
+		chargedBase[r] = chargeTrial(base[r], nil)
+		chargedVari[r] = chargeTrial(vari[r], func(n string) bool { return known[n] })
+	}
+	chargedRows := func(of func(charged) map[string]float64, key func(string) string) []ProfileRow {
+		return rowsOf(d.Total.Delta, paired, func(r int) (map[string]float64, map[string]float64) {
+			return of(chargedBase[r]), of(chargedVari[r])
+		}, func(n string) string {
+			if key == nil {
+				return n
+			}
+			for _, r := range paired {
+				if o, ok := chargedVari[r].originOf[key(n)]; ok {
+					return o
+				}
+			}
+			for _, r := range paired {
+				if o, ok := chargedBase[r].originOf[key(n)]; ok {
+					return o
+				}
+			}
+			return ""
+		})
+	}
+	d.Charged = largest(chargedRows(func(c charged) map[string]float64 { return c.functions }, func(n string) string { return n }))
+	d.ChargedPackages = largest(chargedRows(func(c charged) map[string]float64 { return c.packages }, func(n string) string { return "\x00" + n }))
+	d.Causes = chargedRows(func(c charged) map[string]float64 { return c.origins }, nil)
 	d.Inclusive = largest(inclusive)
 	return d
+}
+
+// rowsOf are the rows of every name in either side's values over the
+// paired rounds (at returns round r's baseline and variant values by
+// name), each with its origin (originOf) and its share of total, largest
+// change first.
+func rowsOf(total float64, paired []int, at func(r int) (base, vari map[string]float64), originOf func(name string) string) []ProfileRow {
+	names := map[string]bool{}
+	for _, r := range paired {
+		b, v := at(r)
+		for n := range b {
+			names[n] = true
+		}
+		for n := range v {
+			names[n] = true
+		}
+	}
+	var out []ProfileRow
+	for n := range names {
+		row := profileRow(n, originOf(n), paired, func(r int) (float64, float64) {
+			b, v := at(r)
+			return b[n], v[n]
+		})
+		if total != 0 {
+			row.SharePct = 100 * row.Delta / total
+		}
+		out = append(out, row)
+	}
+	slices.SortFunc(out, func(a, b ProfileRow) int {
+		if a.Delta != b.Delta {
+			if a.Delta > b.Delta {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
 }
 
 // largest keeps the MaxProfileRows rows of rows (sorted by Delta, largest

@@ -129,7 +129,7 @@ func rowOf(t *testing.T, rows []ProfileRow, name string) ProfileRow {
 func TestProfileAttributesInjectedCost(t *testing.T) {
 	const span = "go.opentelemetry.io/otel/sdk/trace.(*recordingSpan).End"
 	s, trials, files := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100,
-		perUS: map[string]float64{"app.handle": 100, span: 40, "runtime.mallocgc": 10}})
+		perUS: map[string]float64{"app.handle": 100, span: 40, span + ";runtime.mallocgc": 10}})
 	if err := AddProfiles(s, trials, readFrom(files)); err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +159,23 @@ func TestProfileAttributesInjectedCost(t *testing.T) {
 	if c := rowOf(t, d.Causes, OriginApplication); math.Abs(c.Delta) > 0.002 {
 		t.Errorf("application cause = %+v, want no change", c)
 	}
+	if c := rowOf(t, d.Causes, "agent: go.opentelemetry.io"); math.Abs(c.Delta-0.050) > 0.002 || !c.Significant {
+		t.Errorf("agent cause = %+v, want +0.050 ms: its code and its allocations", c)
+	}
+	if c := d.Charged[0]; c.Name != span || math.Abs(c.Delta-0.050) > 0.002 {
+		t.Errorf("top charged function = %+v, want %s at +0.050 ms", c, span)
+	}
+	if p := d.ChargedPackages[0]; p.Name != "go.opentelemetry.io/otel/sdk/trace" || math.Abs(p.SharePct-100) > 5 {
+		t.Errorf("top charged package = %+v, want the SDK's with the whole change", p)
+	}
 	if p := rowOf(t, d.Packages, "go.opentelemetry.io/otel/sdk/trace"); math.Abs(p.Delta-0.040) > 0.002 {
 		t.Errorf("package row = %+v", p)
 	}
 	if m := rowOf(t, d.Inclusive, "main.main"); math.Abs(m.Delta-d.Total.Delta) > 1e-9 {
 		t.Errorf("main.main, on every stack, reads %+v inclusive; want the total change %.4f", m, d.Total.Delta)
 	}
-	if sp := rowOf(t, d.Inclusive, span); math.Abs(sp.Delta-top.Delta) > 1e-9 {
-		t.Errorf("a leaf's inclusive change %+v differs from its own %+v", sp, top)
+	if sp := rowOf(t, d.Inclusive, span); math.Abs(sp.Delta-0.050) > 0.002 {
+		t.Errorf("the span's inclusive change %+v, want its own and its allocations', +0.050 ms", sp)
 	}
 	if d.Flame == nil || len(d.Flame.Children) != 1 || d.Flame.Children[0].Name != "main.main" {
 		t.Fatalf("flame graph = %+v, want main.main under its root", d.Flame)
@@ -177,8 +186,8 @@ func TestProfileAttributesInjectedCost(t *testing.T) {
 			inSpan = c
 		}
 	}
-	if inSpan == nil || inSpan.Baseline != 0 || math.Abs(inSpan.Variant-0.040) > 0.002 {
-		t.Errorf("the span's node = %+v, want 0 and 0.040 ms", inSpan)
+	if inSpan == nil || inSpan.Baseline != 0 || math.Abs(inSpan.Variant-0.050) > 0.002 {
+		t.Errorf("the span's node = %+v, want 0 and 0.050 ms", inSpan)
 	}
 	names := map[string]bool{}
 	for _, f := range s.ProfileFiles {
@@ -311,27 +320,57 @@ func TestProfileUnprofiledRunIsLeftAlone(t *testing.T) {
 	}
 }
 
-func TestCauseOf(t *testing.T) {
+func TestChargeOf(t *testing.T) {
 	loc := func(name, module string) *pprof.Location {
 		return &pprof.Location{Line: []pprof.Line{{Function: &pprof.Function{Name: name, Filename: module}}}}
 	}
-	const span = "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start"
+	const (
+		span    = "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start"
+		rt      = "go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.(*Transport).RoundTrip"
+		handler = "myapp/handlers.Serve" // a module path without a dot
+		agent   = "agent: go.opentelemetry.io"
+	)
+	known := func(n string) bool { return !strings.HasPrefix(n, "google.golang.org/protobuf") }
 	for _, tc := range []struct {
-		name  string
-		stack []*pprof.Location
-		want  string
+		name       string
+		stack      []*pprof.Location
+		fn, origin string
 	}{
-		{"an allocation of the agent's", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc(span, "svc"), loc("main.handle", "svc")}, "agent: go.opentelemetry.io"},
-		{"a system call of the agent's", []*pprof.Location{loc("do_syscall_64", "[kernel.kallsyms]"), loc("runtime.write", "svc"), loc(span, "svc")}, "agent: go.opentelemetry.io"},
-		{"an allocation of the application's, under the agent's middleware", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc("main.handle", "svc"), loc(span, "svc")}, OriginRuntime},
-		{"the agent's own code", []*pprof.Location{loc(span, "svc"), loc("main.handle", "svc")}, "agent: go.opentelemetry.io"},
-		{"the application's own code", []*pprof.Location{loc("main.handle", "svc"), loc(span, "svc")}, OriginApplication},
+		{"an allocation of the agent's", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc(span, "svc"), loc(handler, "svc")}, span, agent},
+		{"a system call of the agent's", []*pprof.Location{loc("do_syscall_64", "[kernel.kallsyms]"), loc("runtime.write", "svc"), loc("os.(*File).Write", "svc"), loc(span, "svc")}, span, agent},
+		{"a lock taken by the agent", []*pprof.Location{loc("sync.(*Mutex).Lock", "svc"), loc(span, "svc"), loc(handler, "svc")}, span, agent},
+		{"an allocation of the application's, under the agent's middleware", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc(handler, "svc"), loc(span, "svc")}, handler, OriginApplication},
+		{"the agent's own code", []*pprof.Location{loc(span, "svc"), loc(handler, "svc")}, span, agent},
+		{"the application's own code", []*pprof.Location{loc(handler, "svc"), loc(span, "svc")}, handler, OriginApplication},
+		{"the application's call forwarded by the agent's wrapper", []*pprof.Location{loc("runtime.memmove", "svc"), loc("net/http.(*Transport).RoundTrip", "svc"), loc(rt, "svc"), loc("net/http.(*Client).Do", "svc"), loc(handler, "svc")}, handler, OriginApplication},
+		{"the wrapper's own work", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc(rt, "svc"), loc(handler, "svc")}, rt, agent},
+		{"a library only the variant runs", []*pprof.Location{loc("runtime.memmove", "svc"), loc("google.golang.org/protobuf/proto.Marshal", "svc"), loc(span, "svc")}, "google.golang.org/protobuf/proto.Marshal", OriginNewCode},
+		{"package main", []*pprof.Location{loc("runtime.mallocgc", "svc"), loc("main.work", "svc")}, "main.work", OriginApplication},
+		{"a JDK method under the agent", []*pprof.Location{loc("java.util.HashMap.put", "[java]"), loc("io.opentelemetry.sdk.trace.SdkSpan.end", "[java]"), loc("com.example.Shop.buy", "[java]")}, "io.opentelemetry.sdk.trace.SdkSpan.end", "agent: io.opentelemetry"},
+		{"Python's standard library under the application", []*pprof.Location{loc("json.encoder:encode", "/usr/lib/python3.11/json/encoder.py"), loc("shop:buy", "/srv/shop.py")}, "shop:buy", OriginApplication},
+		{"a C application", []*pprof.Location{loc("memcpy", "libc.so.6"), loc("ngx_http_process_request", "nginx")}, "ngx_http_process_request", OriginApplication},
+		{"the scheduler, owned by no code", []*pprof.Location{loc("runtime.findRunnable", "svc"), loc("runtime.schedule", "svc"), loc("runtime.mcall", "svc")}, "", OriginRuntime},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := causeOf(tc.stack, originOf(tc.stack, "svc")); got != tc.want {
-				t.Errorf("causeOf = %q, want %q", got, tc.want)
+			ch := chargeOf(tc.stack, "svc", known)
+			if ch.fn != tc.fn || ch.origin != tc.origin {
+				t.Errorf("chargeOf = %q (%s), want %q (%s)", ch.fn, ch.origin, tc.fn, tc.origin)
 			}
 		})
+	}
+}
+
+func TestMethodOf(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"net/http.(*Transport).RoundTrip", "roundtrip"},
+		{"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp.(*middleware).serveHTTP", "servehttp"},
+		{"slices.SortFunc[go.shape.[]int,go.shape.int]", "sortfunc"},
+		{"io.opentelemetry.javaagent.Foo.bar(Ljava/lang/String;)V", "bar"},
+		{"flask.app:wsgi_app", "wsgi_app"},
+	} {
+		if got := methodOf(c.name); got != c.want {
+			t.Errorf("methodOf(%q) = %q, want %q", c.name, got, c.want)
+		}
 	}
 }
 
@@ -372,5 +411,30 @@ func TestOriginOfJVMThreads(t *testing.T) {
 		if got := originOf(tc.stack, tc.thread); got != tc.want {
 			t.Errorf("%s: originOf = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestChargeTrialSharesGC checks that Go's background GC is charged to the
+// code that allocated, in proportion to its allocations' CPU, and stays
+// the runtime's where no allocation was sampled.
+func TestChargeTrialSharesGC(t *testing.T) {
+	loc := func(name string) *pprof.Location {
+		return &pprof.Location{Line: []pprof.Line{{Function: &pprof.Function{Name: name, Filename: "svc"}}}}
+	}
+	const span = "go.opentelemetry.io/otel/sdk/trace.(*tracer).Start"
+	alloc := func(by string, ms float64) heldSample {
+		return heldSample{locs: []*pprof.Location{loc("runtime.mallocgc"), loc(by), loc("main.main")}, ms: ms}
+	}
+	gc := heldSample{locs: []*pprof.Location{loc("runtime.scanobject"), loc("runtime.gcDrain"), loc("runtime.gcBgMarkWorker")}, ms: 20}
+	c := chargeTrial(&trialProfile{held: []heldSample{alloc(span, 10), alloc("main.handle", 30), gc}}, nil)
+	if got := c.functions[span]; math.Abs(got-15) > 1e-9 {
+		t.Errorf("the span's charge = %v, want its 10 and a quarter of the GC's 20", got)
+	}
+	if got := c.functions["main.handle"]; math.Abs(got-45) > 1e-9 {
+		t.Errorf("main.handle's charge = %v, want its 30 and three quarters of the GC's 20", got)
+	}
+	c = chargeTrial(&trialProfile{held: []heldSample{{locs: []*pprof.Location{loc("main.handle")}, ms: 30}, gc}}, nil)
+	if got := c.origins[OriginGC]; got != 20 {
+		t.Errorf("GC with no allocation sampled charged %v to the runtime's GC, want 20 (%v)", got, c.functions)
 	}
 }

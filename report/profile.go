@@ -10,9 +10,12 @@ import (
 // profileTopRows is how many functions a profile's table shows.
 const profileTopRows = 10
 
-// profileTables are, per profiled variant and load step, the table of the
-// functions its added CPU per request goes to (the ten largest) and the
-// table of the origins (agent, runtime, kernel, application).
+// profileTables are, per profiled variant and load step, where its added
+// CPU per request goes: by the package and the function charged with it
+// (the code that asked for the work, the ten largest; the first table
+// ends with the total), by cause (those summed by origin), by the sampled
+// function itself (own CPU, the ten largest) and by that function's
+// origin.
 func profileTables(s *analyze.Summary) []Table {
 	var ts []Table
 	for _, d := range s.Profiles {
@@ -24,31 +27,40 @@ func profileTables(s *analyze.Summary) []Table {
 				}
 			}
 		}
-		header := []string{"", "Δ ms/request", "95% interval", "share", s.Baseline, d.Variant}
-		t := Table{
-			Title: fmt.Sprintf("Where %s's %s ms per request goes%s (own CPU per function, %d rounds; %s)",
-				d.Variant, signed(d.Total.Delta, 3), at, d.Rounds, d.File),
-			Header: append([]string{"function", "origin"}, header[1:]...),
-		}
-		for i, r := range d.Functions {
-			if i == profileTopRows {
-				break
+		header := []string{"Δ ms/request", "95% interval", "share", s.Baseline, d.Variant}
+		top := func(title, what string, rows []analyze.ProfileRow, withOrigin, withTotal bool) Table {
+			t := Table{Title: title, Header: append([]string{what}, header...)}
+			if withOrigin {
+				t.Header = append([]string{what, "origin"}, header...)
 			}
-			t.Rows = append(t.Rows, append([]Cell{TextCell(r.Name), TextCell(r.Origin)}, profileCells(r)...))
+			for i, r := range rows {
+				if i == profileTopRows {
+					break
+				}
+				cells := []Cell{TextCell(r.Name)}
+				if withOrigin {
+					cells = append(cells, TextCell(r.Origin))
+				}
+				t.Rows = append(t.Rows, append(cells, profileCells(r)...))
+			}
+			if withTotal {
+				total := []Cell{TextCell("total profiled")}
+				if withOrigin {
+					total = append(total, TextCell(""))
+				}
+				t.Rows = append(t.Rows, append(total, profileCells(d.Total)...))
+			}
+			return t
 		}
-		t.Rows = append(t.Rows, append([]Cell{TextCell("total profiled"), TextCell("")}, profileCells(d.Total)...))
-		ts = append(ts, t)
-		o := Table{Title: fmt.Sprintf("By origin: %s%s", d.Variant, at), Header: append([]string{"origin"}, header[1:]...)}
-		for _, r := range d.Origins {
-			o.Rows = append(o.Rows, append([]Cell{TextCell(r.Name)}, profileCells(r)...))
-		}
-		ts = append(ts, o)
-		c := Table{Title: fmt.Sprintf("By cause: %s%s (the runtime's and the kernel's work charged to the agent when it asked for it)", d.Variant, at),
-			Header: append([]string{"cause"}, header[1:]...)}
-		for _, r := range d.Causes {
-			c.Rows = append(c.Rows, append([]Cell{TextCell(r.Name)}, profileCells(r)...))
-		}
-		ts = append(ts, c)
+		ts = append(ts,
+			top(fmt.Sprintf("Where %s's %s ms per request goes%s: by the package that asked for the work (%d rounds; %s)",
+				d.Variant, signed(d.Total.Delta, 3), at, d.Rounds, d.File), "package", d.ChargedPackages, true, true),
+			top(fmt.Sprintf("By the function that asked for the work: %s%s (its own CPU, and its allocations, locks, system calls and library calls)", d.Variant, at),
+				"function", d.Charged, true, false),
+			top(fmt.Sprintf("By cause: %s%s (the rows above by origin; in parentheses, work no code asked for)", d.Variant, at), "cause", d.Causes, false, false),
+			top(fmt.Sprintf("By the function sampled: %s%s (own CPU, where the CPU was spent)", d.Variant, at), "function", d.Functions, true, false),
+			top(fmt.Sprintf("By origin of the function sampled: %s%s", d.Variant, at), "origin", d.Origins, false, false),
+		)
 	}
 	return ts
 }
