@@ -42,6 +42,13 @@ type ProfileChange struct {
 	// Functions are the largest changes: at 95% each, about one in twenty
 	// reads significant by chance.
 	FunctionsCompared int `json:"functions_compared"`
+	// Charged, ChargedPackages and Causes are the same for ProfileDiff's
+	// rows of the code that asked for the work, and ChargedCompared how
+	// many functions Charged's are the largest changes of.
+	Charged         []ProfileRowChange `json:"charged"`
+	ChargedPackages []ProfileRowChange `json:"charged_packages"`
+	Causes          []ProfileRowChange `json:"causes"`
+	ChargedCompared int                `json:"charged_compared"`
 }
 
 // ProfileRowChange is one function's (package's, origin's) added CPU per
@@ -112,6 +119,11 @@ func compareProfiles(da, db ProfileDiff) *ProfileChange {
 	pc.Functions = topChanges(pc.Functions)
 	pc.Packages = topChanges(rowChanges(da.Packages, db.Packages, da.Rounds, db.Rounds, true))
 	pc.Origins = topChanges(rowChanges(da.Origins, db.Origins, da.Rounds, db.Rounds, false))
+	pc.Charged = rowChanges(da.Charged, db.Charged, da.Rounds, db.Rounds, true)
+	pc.ChargedCompared = len(pc.Charged)
+	pc.Charged = topChanges(pc.Charged)
+	pc.ChargedPackages = topChanges(rowChanges(da.ChargedPackages, db.ChargedPackages, da.Rounds, db.Rounds, true))
+	pc.Causes = topChanges(rowChanges(da.Causes, db.Causes, da.Rounds, db.Rounds, false))
 	return pc
 }
 

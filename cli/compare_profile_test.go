@@ -129,9 +129,15 @@ func TestCompareProfilesFromDirs(t *testing.T) {
 				t.Fatalf("a profile section %v, want %v, and %q in:\n%s", got, tt.section, tt.note, text)
 			}
 			if tt.section {
-				after := string(text)[strings.Index(string(text), title):]
-				if rows := strings.Split(after, "\n"); len(rows) < 4 || !strings.HasPrefix(rows[3], "  "+span) || strings.Contains(rows[3], "~") {
-					t.Errorf("the span is not the top function with a change:\n%s", after)
+				for _, top := range []struct{ title, name string }{
+					{title, "go.opentelemetry.io/otel/sdk/trace "},
+					{"By the function that asked for the work", span},
+					{"By the function sampled", span},
+				} {
+					after := string(text)[strings.Index(string(text), top.title):]
+					if rows := strings.Split(after, "\n"); len(rows) < 4 || !strings.HasPrefix(rows[3], "  "+top.name) || strings.Contains(rows[3], "~") {
+						t.Errorf("%s is not the top row with a change of %q:\n%s", top.name, top.title, after)
+					}
 				}
 			}
 			cmd := tolltest.Command(t, "compare", a, tt.b, "--json")

@@ -7,9 +7,10 @@ import (
 )
 
 // compareProfileTables builds, for each variant both runs profiled at a
-// load step, the tables of the functions, the packages and the origins
-// whose added CPU per request moved most between run A and run B, with the
-// profiled total below each.
+// load step, the tables of the packages, the functions and the causes
+// charged with its added CPU per request, then of the sampled functions,
+// their packages and origins, whose added CPU per request moved most
+// between run A and run B, with the profiled total below each.
 func compareProfileTables(rc *analyze.RunComparison) []Table {
 	var ts []Table
 	for _, st := range rc.Steps {
@@ -23,10 +24,15 @@ func compareProfileTables(rc *analyze.RunComparison) []Table {
 				what, title string
 				rows        []analyze.ProfileRowChange
 			}{
-				{"function", fmt.Sprintf("Where %s's added CPU per request moved at %s (own CPU per function, the %d largest changes of %d; A: %d rounds, B: %d)",
-					v.Name, st.Label(), len(pc.Functions), pc.FunctionsCompared, pc.RoundsA, pc.RoundsB), pc.Functions},
-				{"package", fmt.Sprintf("By package: %s at %s", v.Name, st.Label()), pc.Packages},
-				{"origin", fmt.Sprintf("By origin: %s at %s", v.Name, st.Label()), pc.Origins},
+				{"package", fmt.Sprintf("Where %s's added CPU per request moved at %s, by the package that asked for the work (A: %d rounds, B: %d)",
+					v.Name, st.Label(), pc.RoundsA, pc.RoundsB), pc.ChargedPackages},
+				{"function", fmt.Sprintf("By the function that asked for the work: %s at %s (the %d largest changes of %d)",
+					v.Name, st.Label(), len(pc.Charged), pc.ChargedCompared), pc.Charged},
+				{"origin", fmt.Sprintf("By cause: %s at %s", v.Name, st.Label()), pc.Causes},
+				{"function", fmt.Sprintf("By the function sampled: %s at %s (own CPU, the %d largest changes of %d)",
+					v.Name, st.Label(), len(pc.Functions), pc.FunctionsCompared), pc.Functions},
+				{"package", fmt.Sprintf("By the package sampled: %s at %s", v.Name, st.Label()), pc.Packages},
+				{"origin", fmt.Sprintf("By origin of the function sampled: %s at %s", v.Name, st.Label()), pc.Origins},
 			} {
 				t := Table{Title: by.title, Header: append([]string{by.what}, header...)}
 				if by.what == "origin" {
