@@ -222,8 +222,10 @@ rounds: 2
 	measured := tolltest.ReadSummary(t, out).Value(t, "baseline", "cpu_per_request_ms")
 	ratio := d.Total.Baseline / measured
 	t.Logf("baseline: profiled %.3f ms per request, measured %.3f ms: %.2f times", d.Total.Baseline, measured, ratio)
-	if !(ratio >= 0.5 && ratio <= 2) {
-		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 0.5 to 2\n%s",
+	// py-spy's samples share the CPU the service's threads ran: the
+	// total is the service's CPU, however busy the machine.
+	if !(ratio >= 0.8 && ratio <= 1.25) {
+		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 0.8 to 1.25\n%s",
 			d.Total.Baseline, ratio, measured, stdout)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/prometheus/procfs"
 )
 
 // DefaultPySpyRate is the rate, in samples per second, at which PySpy
@@ -35,7 +36,14 @@ const DefaultPySpyRate = 97
 // every thread py-spy does not judge idle would count those that wait
 // for a CPU, several times the CPU on a busy machine; what runs without
 // the GIL (C code that releases it, the kernel's side of system calls)
-// is not counted. py-spy's counts carry no timestamps
+// is not counted as such. Counts of wall-clock samples are not CPU on a
+// busy machine: a thread that holds the GIL while it waits for a CPU is
+// counted, and py-spy misses samples while it waits itself (at load 4 on
+// 2 cores, raw counts read from half to twice the CPU). So each sample
+// stands for an equal share of the CPU the service's threads ran during
+// the session (schedstat): the profile's total is the CPU the service
+// used, and what ran without the GIL is spread over the functions in
+// proportion to their samples. py-spy's counts carry no timestamps
 // (its Chrome trace has them, but merges a thread's samples across the
 // time it was idle): the session's samples are scaled to the window, the
 // share of the sampled time the window is, and spread evenly over its
@@ -155,7 +163,7 @@ func (p PySpy) Start(ctx context.Context, t Target) (Session, error) {
 		return nil, fmt.Errorf("profile %s: %w", t.Service, err)
 	}
 	f.Close()
-	s := &pySpySession{p: p, target: t, out: f.Name()}
+	s := &pySpySession{p: p, target: t, out: f.Name(), sched: schedTimes(t.Pids)}
 	s.cmd = exec.Command(path, "record", "--pid", strconv.Itoa(pid), "--rate", strconv.Itoa(p.rate()),
 		"--format", "raw", "--full-filenames", "--output", f.Name(), "--nonblocking", "--threads", "--subprocesses", "--gil")
 	s.cmd.Stdout = &s.stderr
@@ -190,6 +198,41 @@ type pySpySession struct {
 	done    chan struct{}
 	waitErr error
 	start   time.Time // when py-spy was started
+	sched   sched     // the service's threads' times when it was
+}
+
+// sched is how long each thread of a set of processes has run and waited
+// to run while runnable, in nanoseconds (/proc/PID/task/TID/schedstat),
+// by thread id.
+type sched map[int][2]uint64
+
+// schedTimes reads the schedstat of every thread of pids alive now.
+func schedTimes(pids []int) sched {
+	s := sched{}
+	for _, pid := range pids {
+		threads, err := procfs.AllThreads(pid)
+		if err != nil {
+			continue // exited
+		}
+		for _, t := range threads {
+			if st, err := t.Schedstat(); err == nil {
+				s[t.PID] = [2]uint64{st.RunningNanoseconds, st.WaitingNanoseconds}
+			}
+		}
+	}
+	return s
+}
+
+// ranSince is how long the threads of later ran since s, in nanoseconds
+// (a thread absent from s counted since its start).
+func ranSince(s, later sched) uint64 {
+	var run uint64
+	for tid, l := range later {
+		if e := s[tid]; l[0] >= e[0] {
+			run += l[0] - e[0]
+		}
+	}
+	return run
 }
 
 // stampedBuffer is a program's output and when it first wrote: py-spy
@@ -215,6 +258,7 @@ func (b *stampedBuffer) String() string { return b.buf.String() }
 // Stop stops py-spy and reads the samples of w.
 func (s *pySpySession) Stop(w Window) (*profile.Profile, error) {
 	defer os.Remove(s.out)
+	ran := ranSince(s.sched, schedTimes(s.target.Pids))
 	s.cmd.Process.Signal(syscall.SIGINT)
 	select {
 	case <-s.done:
@@ -247,16 +291,26 @@ func (s *pySpySession) Stop(w Window) (*profile.Profile, error) {
 	share := func(sec int64) float64 {
 		return float64(min(win-time.Duration(sec)*time.Second, time.Second)) / float64(span)
 	}
+	var stacks []Stack
+	var samples int64
 	if err := parseRaw(bytes.NewReader(data), func(st Stack) {
+		stacks = append(stacks, st)
+		samples += st.Count
+	}); err != nil {
+		return nil, fmt.Errorf("profile %s: py-spy's output: %w", s.target.Service, err)
+	}
+	perSample := float64(period) // CPU a sample stands for, in ns
+	if ran > 0 && samples > 0 {
+		perSample = float64(ran) / float64(samples)
+	}
+	for _, st := range stacks {
 		st.Service = s.target.Service
 		n := st.Count
 		for sec := int64(0); sec < seconds; sec++ {
 			c := float64(n) * share(sec)
-			st.Second, st.Count, st.CPU = sec, int64(math.Round(c)), int64(c*float64(period))
+			st.Second, st.Count, st.CPU = sec, int64(math.Round(c)), int64(c*perSample)
 			b.add(st)
 		}
-	}); err != nil {
-		return nil, fmt.Errorf("profile %s: py-spy's output: %w", s.target.Service, err)
 	}
 	p := b.profile()
 	p.TimeNanos = w.Start.UnixNano()
