@@ -8,10 +8,12 @@ import (
 	"github.com/tollperf/toll/probe/profile"
 )
 
-// OriginNewCode is code that a variant runs and its baseline never did,
-// outside the agents' known packages: an agent's dependencies (a protobuf
-// encoder, an HTTP client's wrapper), or the code of an agent whose
-// packages toll does not know.
+// OriginNewCode is code of a package that a variant runs and its baseline
+// never did, outside the agents' known packages: an agent's dependencies
+// (a protobuf encoder, an HTTP client), or the code of an agent whose
+// packages toll does not know. Judged by package, not by function: a
+// function the baseline ran too rarely to be sampled is still the
+// application's.
 const OriginNewCode = "agent: code the baseline never runs"
 
 // charged is the CPU per request of one trial by the code charged with it
@@ -24,8 +26,8 @@ type charged struct {
 }
 
 // chargeTrial charges every sample of tp to the code that asked for it.
-// known reports whether the baseline ran a function (nil: it ran them all,
-// as for the baseline's own trials). The Go garbage collector's background
+// known reports whether the baseline ran code of a package (nil: it ran
+// them all, as for the baseline's own trials). The Go garbage collector's background
 // work, which no caller asked for, is charged to the code that allocated,
 // in proportion to the CPU its allocations took (runtime.mallocgc under
 // it); where no allocation was sampled (a JVM allocates in compiled code
@@ -90,7 +92,8 @@ type charge struct {
 // same name (a wrapper of the application's http.RoundTripper, its
 // response writer, its handler) is passed over: what the application asked
 // for through the wrapper stays the application's. known reports whether
-// the baseline ran a function; one it never ran counts as OriginNewCode.
+// the baseline ran code of a package; one it never ran counts as
+// OriginNewCode.
 func chargeOf(locs []*pprof.Location, thread string, known func(string) bool) charge {
 	var ch charge
 	callee := ""
@@ -116,7 +119,7 @@ func chargeOf(locs []*pprof.Location, thread string, known func(string) bool) ch
 			switch {
 			case agent != "":
 				ch.origin = agent
-			case known != nil && !known(name):
+			case known != nil && !known(ch.pkg):
 				ch.origin = OriginNewCode
 			default:
 				ch.origin = OriginApplication

@@ -484,8 +484,12 @@ func diffProfiles(step int, v, file, baseFile string, base, vari map[int]*trialP
 	d.Flame = flameOf(base, vari, paired, inclusive)
 	known := map[string]bool{}
 	for _, tp := range base {
-		for n := range tp.inclusive {
-			known[n] = true
+		for _, h := range tp.held {
+			for _, l := range h.locs {
+				for _, ln := range l.Line {
+					known[packageOf(ln.Function.Name, ln.Function.Filename)] = true
+				}
+			}
 		}
 	}
 	chargedBase, chargedVari := map[int]charged{}, map[int]charged{}

@@ -330,7 +330,7 @@ func TestChargeOf(t *testing.T) {
 		handler = "myapp/handlers.Serve" // a module path without a dot
 		agent   = "agent: go.opentelemetry.io"
 	)
-	known := func(n string) bool { return !strings.HasPrefix(n, "google.golang.org/protobuf") }
+	known := func(pkg string) bool { return !strings.HasPrefix(pkg, "google.golang.org/protobuf") }
 	for _, tc := range []struct {
 		name       string
 		stack      []*pprof.Location

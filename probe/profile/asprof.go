@@ -36,7 +36,11 @@ const asyncChunk = time.Second
 // (event=cpu) name kernel frames too, but one per thread is switched on
 // and off at each of the thread's context switches: on this project's
 // machine they added about a third to a Spring Boot service's CPU per
-// request, the CPU timer about 7% (docs/benchmarks.md).
+// request, the CPU timer about 7% (docs/benchmarks.md). The CPU timer is
+// checked at the kernel's ticks only (4 ms apart at 250 Hz) and drops what
+// it overran, so a sample does not stand for the interval asked: each
+// stands for an equal share of the CPU the service's threads ran over the
+// session (schedstat). async-profiler runs
 // dumping its samples every second as a numbered file in collapsed form,
 // one line per stack and thread. A session keeps the dumps whose second
 // has its middle in the window: each window end is held to within half a
@@ -123,7 +127,7 @@ func (a AsyncProfiler) Start(ctx context.Context, t Target) (Session, error) {
 	if t.Dir == "" {
 		return nil, fmt.Errorf("profile %s: async-profiler was not loaded at the service's start", t.Service)
 	}
-	return &asyncSession{a: a, target: t, ctx: ctx}, nil
+	return &asyncSession{a: a, target: t, ctx: ctx, start: time.Now(), sched: schedTimes(t.Pids)}, nil
 }
 
 // asyncSession reads a JVM's dumps once its window has ended.
@@ -131,6 +135,8 @@ type asyncSession struct {
 	a      AsyncProfiler
 	target Target
 	ctx    context.Context
+	start  time.Time // when the session started
+	sched  sched     // the service's threads' times then
 }
 
 // asyncWait bounds how long Stop waits for the dump that ends after the
@@ -148,7 +154,9 @@ type asyncDump struct {
 // of the dumps whose chunk has its middle in w. It removes the dumps it
 // has read, but each JVM's last, whose time starts its next chunk.
 func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
-	deadline := time.Now().Add(asyncWait)
+	stopped := time.Now()
+	ran := ranSince(s.sched, schedTimes(s.target.Pids))
+	deadline := stopped.Add(asyncWait)
 	var dumps []asyncDump
 	for {
 		var err error
@@ -168,14 +176,19 @@ func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	b := newBuilder(s.a.interval().Nanoseconds())
+	// Samples of the session's time, each dump's counted for the share
+	// of its chunk inside it, and those of the window's chunks.
+	var sessionSamples float64
+	var window []Stack
 	for i, d := range dumps {
 		from := d.at.Add(-asyncChunk)
 		if i > 0 && dumps[i-1].pid == d.pid {
 			from = dumps[i-1].at
 		}
 		mid := from.Add(d.at.Sub(from) / 2)
-		if mid.Before(w.Start) || !mid.Before(w.End) {
+		inWindow := !mid.Before(w.Start) && mid.Before(w.End)
+		overlap := earlier(d.at, stopped).Sub(later(from, s.start))
+		if !inWindow && overlap <= 0 {
 			continue
 		}
 		f, err := os.Open(d.path)
@@ -183,14 +196,34 @@ func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 			return nil, fmt.Errorf("profile %s: %w", s.target.Service, err)
 		}
 		second := int64(mid.Sub(w.Start) / time.Second)
+		var count int64
 		err = parseCollapsed(f, func(st Stack) {
-			st.Service, st.Second, st.CPU = s.target.Service, second, st.Count*s.a.interval().Nanoseconds()
-			b.add(st)
+			count += st.Count
+			if inWindow {
+				st.Service, st.Second = s.target.Service, second
+				window = append(window, st)
+			}
 		})
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("profile %s: %s: %w", s.target.Service, d.path, err)
 		}
+		if overlap > 0 && d.at.After(from) {
+			sessionSamples += float64(count) * min(1, float64(overlap)/float64(d.at.Sub(from)))
+		}
+	}
+	// What one sample stands for: the CPU the JVM's threads ran over the
+	// session shared among its samples. The CPU timer fires only at the
+	// kernel's ticks (4 ms at 250 Hz) and drops what it overran, so a
+	// sample is not the interval asked for.
+	perSample := float64(s.a.interval().Nanoseconds())
+	if ran > 0 && sessionSamples > 0 {
+		perSample = float64(ran) / sessionSamples
+	}
+	b := newBuilder(s.a.interval().Nanoseconds())
+	for _, st := range window {
+		st.CPU = int64(float64(st.Count) * perSample)
+		b.add(st)
 	}
 	for i, d := range dumps {
 		if i+1 < len(dumps) && dumps[i+1].pid == d.pid {
@@ -201,6 +234,21 @@ func (s *asyncSession) Stop(w Window) (*profile.Profile, error) {
 	p.TimeNanos = w.Start.UnixNano()
 	p.DurationNanos = w.End.Sub(w.Start).Nanoseconds()
 	return p, nil
+}
+
+// earlier returns the earlier of a and b, later the later.
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // listDumps returns the dumps in dir, in the order they were written.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -113,4 +114,56 @@ func TestAsyncProfilerWindow(t *testing.T) {
 	if len(left) != 1 || left[0].seq != 5 {
 		t.Errorf("dumps left = %+v, want the last one only", left)
 	}
+}
+
+// TestAsyncProfilerSamplesShareCPU checks that a session's samples stand
+// for the CPU its service's threads ran, not for the interval asked: the
+// CPU timer fires at the kernel's ticks, several intervals apart. The
+// service is this test's process, which spins through the session.
+func TestAsyncProfilerSamplesShareCPU(t *testing.T) {
+	dir := t.TempDir()
+	a := AsyncProfiler{Lib: "unused", Interval: time.Millisecond}
+	s, err := a.Start(context.Background(), Target{Service: "svc", Dir: dir, Pids: []int{os.Getpid()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := s.(*asyncSession).start
+	cpu0 := processCPU(t)
+	for x := 0.0; time.Since(start) < 2050*time.Millisecond; x++ {
+		_ = x * x
+	}
+	spent := processCPU(t) - cpu0
+	// Ten samples a second of the session: far fewer than the 1,000
+	// a millisecond's interval would take.
+	for i, at := range []time.Duration{time.Second, 2 * time.Second, 3600 * time.Millisecond, 4600 * time.Millisecond} {
+		name := filepath.Join(dir, "42."+strconv.Itoa(i)+".collapsed")
+		if err := os.WriteFile(name, []byte("[main tid=1];Work.run_[j] 10\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(name, start.Add(at), start.Add(at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := s.Stop(Window{Start: start, End: start.Add(2 * time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, cpu int64
+	for _, smp := range p.Sample {
+		n += smp.Value[0]
+		cpu += smp.Value[1]
+	}
+	if ratio := float64(cpu) / float64(spent); n != 20 || ratio < 0.8 || ratio > 1.15 {
+		t.Errorf("%d samples standing for %v of CPU; the process spent %v in the session (%.2f times): want 20 samples and about what it spent", n, time.Duration(cpu), spent, ratio)
+	}
+}
+
+// processCPU returns the CPU this process has used, user and system.
+func processCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
