@@ -59,7 +59,7 @@ die() { log "$*"; exit 1; }
 # up records which of them exist already, down removes the others. (The
 # CNI plugins' shared folders, /var/lib/cni and /etc/cni, are podman's too:
 # down removes only the cluster's files there.)
-OUTSIDE=(/var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /usr/libexec/kubernetes /root/.kube/cache)
+OUTSIDE=(/var/lib/kubelet /var/log/pods /var/log/containers /run/containerd /opt/containerd /usr/libexec/kubernetes /root/.kube/cache)
 
 need_root() { [ "$(id -u)" = 0 ] || die "run as root (it starts containerd and a kubelet)"; }
 
@@ -253,7 +253,7 @@ authentication:
   x509: {clientCAFile: "$W/pki/ca.crt"}
 authorization: {mode: AlwaysAllow}
 containerRuntimeEndpoint: "unix://$d/containerd/containerd.sock"
-podLogsRootDirectory: "$d/logs/pods"
+podLogsDir: "$d/logs/pods"
 volumePluginDir: "$d/kubelet/volume-plugins"
 resolvConf: /etc/resolv.conf
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
