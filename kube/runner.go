@@ -471,7 +471,11 @@ func lastLine(out []byte, v any) error {
 			return json.Unmarshal(lines[i], v)
 		}
 	}
-	return errors.New("no JSON line")
+	tail := bytes.TrimSpace(out)
+	if len(tail) > 300 {
+		tail = tail[len(tail)-300:]
+	}
+	return fmt.Errorf("no JSON line in its %d bytes (they end %q)", len(out), tail)
 }
 
 // samples turns the probe's lines between from and to into each service's
