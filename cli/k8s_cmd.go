@@ -52,7 +52,8 @@ func (k *kubeImages) apply(s *scenario.Scenario) error {
 	if k.tollImage == "" && k.pullPolicy == "" {
 		return nil
 	}
-	kb := scenario.Kubernetes{Namespace: "default", TollImage: scenario.DefaultTollImage, Placement: scenario.PlacementSameNode, LoadPods: 1}
+	kb := scenario.Kubernetes{Namespace: "default", TollImage: scenario.DefaultTollImage, Placement: scenario.PlacementSameNode,
+		LoadPlacement: scenario.LoadPlacementPreferOtherNode, LoadPods: 1}
 	if s.Kubernetes != nil {
 		kb = *s.Kubernetes
 	}

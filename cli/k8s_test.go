@@ -198,6 +198,7 @@ func (f *fakeCluster) step(ctx context.Context) {
 		for i := range n {
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", j.Name, i), Namespace: fakeNamespace, Labels: j.Spec.Template.Labels},
 				Spec: j.Spec.Template.Spec, Status: corev1.PodStatus{Phase: corev1.PodRunning}}
+			pod.Spec.NodeName = "node-b" // the scheduler's part: off the services' node
 			if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 				f.t.Errorf("create load pod: %v", err)
 				continue
@@ -389,7 +390,22 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["otel"] != "node-a" {
-		t.Errorf("manifest layout %+v", m.Layout)
+		t.Fatalf("manifest layout %+v", m.Layout)
+	}
+	// Every pod of the run, with the node it was scheduled on.
+	placed := map[string]int{}
+	for _, p := range m.Layout.Kubernetes.Pods {
+		node := "node-a"
+		if p.Component == kube.ComponentLoad {
+			node = "node-b"
+		}
+		if p.Node != node || p.Name == "" || (p.Component == kube.ComponentLoad) != (p.Trial > 0) {
+			t.Errorf("manifest pod %+v", p)
+		}
+		placed[p.Component]++
+	}
+	if placed[kube.ComponentSink] != 2 || placed[kube.ComponentServices] != 2 || placed[kube.ComponentLoad] != 4 {
+		t.Errorf("manifest pods by component %v; want 2 sinks, 2 service pods, 4 load pods", placed)
 	}
 	if n := f.createdKinds(); n["pods"] < 2+2+4 || n["services"] != 4 || n["jobs"] != 4 {
 		t.Errorf("created %v; want 2 sink pods, 2 service pods, 4 load pods, 4 Services, 4 Jobs", n)

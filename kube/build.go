@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -39,7 +40,8 @@ type Builder struct {
 // the field, on what a cluster cannot run: a service without an image that
 // is not toll, a readiness log, a target that is not a variant's pod.
 func NewBuilder(s *scenario.Scenario, runLabel, host string) (*Builder, error) {
-	k := scenario.Kubernetes{Namespace: "default", TollImage: scenario.DefaultTollImage, Placement: scenario.PlacementSameNode}
+	k := scenario.Kubernetes{Namespace: "default", TollImage: scenario.DefaultTollImage, Placement: scenario.PlacementSameNode,
+		LoadPlacement: scenario.LoadPlacementPreferOtherNode}
 	if s.Kubernetes != nil {
 		k = *s.Kubernetes
 	}
@@ -361,9 +363,8 @@ func (b *Builder) Requests(variant string) []LoadRequest {
 func (b *Builder) LoadPods() int { return max(b.k.LoadPods, 1) }
 
 // Job is the load Job of trial t: `toll k8s load` with the scenario's load
-// settings at the trial's step, kept off the variants' node where the
-// cluster has room (a preferred anti-affinity: the load generator's CPU
-// is not the services'), never retried (a failed load fails its trial).
+// settings at the trial's step, kept off the nodes of the run's service
+// pods (loadAffinity), never retried (a failed load fails its trial).
 // With several load pods each sends an equal share of the rate (or of the
 // users), and none starts before notBefore, so that they share one
 // timeline; a zero notBefore (one pod, or Render) starts at once.
@@ -388,10 +389,7 @@ func (b *Builder) Job(t *plan.Trial, notBefore time.Time) *batchv1.Job {
 		}
 	}
 	spec := b.podSpec()
-	spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
-		Weight: 100, PodAffinityTerm: corev1.PodAffinityTerm{
-			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.run, LabelComponent: ComponentServices}},
-			TopologyKey:   "kubernetes.io/hostname"}}}}}
+	spec.Affinity = b.loadAffinity()
 	spec.Containers = []corev1.Container{{Name: LoadContainer, Image: b.k.TollImage, ImagePullPolicy: b.pull(), Command: args, Resources: resources(1, 256<<20)}}
 	meta := b.meta(b.JobName(t.Index), t.Variant, ComponentLoad)
 	meta.Labels[LabelTrial] = strconv.Itoa(t.Index)
@@ -400,4 +398,24 @@ func (b *Builder) Job(t *plan.Trial, notBefore time.Time) *batchv1.Job {
 	return &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta,
 		Spec: batchv1.JobSpec{BackoffLimit: &backoff, Parallelism: &pods, Completions: &pods, ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(meta.Labels)}, Spec: spec}}}
+}
+
+// LoadPlacement is kubernetes.load_placement, its default when unset.
+func (b *Builder) LoadPlacement() string {
+	return cmp.Or(b.k.LoadPlacement, scenario.LoadPlacementPreferOtherNode)
+}
+
+// loadAffinity keeps a load Job's pods off the nodes of the run's service
+// pods, so that the load generator's CPU is not the services': where the
+// cluster has room (prefer-other-node, a preferred anti-affinity), or
+// always (other-node, a required one: the pod waits for such a node).
+func (b *Builder) loadAffinity() *corev1.Affinity {
+	term := corev1.PodAffinityTerm{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{LabelRun: b.run, LabelComponent: ComponentServices}},
+		TopologyKey:   "kubernetes.io/hostname"}
+	if b.LoadPlacement() == scenario.LoadPlacementOtherNode {
+		return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}}
+	}
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+		Weight: 100, PodAffinityTerm: term}}}}
 }

@@ -2,12 +2,14 @@ package kube
 
 import (
 	"bytes"
+	"cmp"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/scenario"
 )
 
@@ -332,4 +335,47 @@ func (d decoded) service(t *testing.T, variant, component string) string {
 	}
 	t.Fatalf("no Service of variant %s's %s", variant, component)
 	return ""
+}
+
+// TestLoadPlacement checks that every load Job keeps off the nodes of the
+// run's service pods: preferably by default, always with
+// kubernetes.load_placement: other-node.
+func TestLoadPlacement(t *testing.T) {
+	tests := []struct {
+		placement string
+		required  bool
+	}{
+		{"", false},
+		{scenario.LoadPlacementPreferOtherNode, false},
+		{scenario.LoadPlacementOtherNode, true},
+	}
+	for _, tt := range tests {
+		t.Run(cmp.Or(tt.placement, "default"), func(t *testing.T) {
+			s, err := scenario.Read("testdata/limits.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Kubernetes.LoadPlacement = tt.placement
+			b, err := NewBuilder(s, "42-7", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			aa := b.Job(&plan.Trial{Index: 1, Variant: "baseline", Rate: 100}, time.Time{}).Spec.Template.Spec.Affinity
+			if aa == nil || aa.PodAntiAffinity == nil || aa.PodAffinity != nil {
+				t.Fatalf("affinity %+v: want an anti-affinity only", aa)
+			}
+			var terms []corev1.PodAffinityTerm
+			terms = append(terms, aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
+			for _, w := range aa.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+				terms = append(terms, w.PodAffinityTerm)
+			}
+			if got := len(aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) == 1; got != tt.required || len(terms) != 1 {
+				t.Fatalf("anti-affinity %+v: required %v, want %v, one term", aa.PodAntiAffinity, got, tt.required)
+			}
+			want := map[string]string{LabelRun: "42-7", LabelComponent: ComponentServices}
+			if term := terms[0]; term.TopologyKey != "kubernetes.io/hostname" || fmt.Sprint(term.LabelSelector.MatchLabels) != fmt.Sprint(want) {
+				t.Errorf("term %+v: want the run's service pods' nodes", term)
+			}
+		})
+	}
 }

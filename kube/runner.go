@@ -105,7 +105,8 @@ func (r *Runner) Setup(ctx context.Context, rr run.RemoteRun) error {
 	m.Layout.Place = "kubernetes"
 	m.Layout.Cgroup = "none"
 	m.Layout.CgroupNote = "in a cluster, toll's probe container reads each service's processes from /proc inside its pod"
-	m.Layout.Kubernetes = &record.KubernetesLayout{Namespace: b.Namespace(), Placement: b.k.Placement, Label: LabelRun + "=" + b.run, Nodes: map[string]string{}}
+	m.Layout.Kubernetes = &record.KubernetesLayout{Namespace: b.Namespace(), Placement: b.k.Placement, LoadPlacement: b.LoadPlacement(),
+		Label: LabelRun + "=" + b.run, Nodes: map[string]string{}}
 	for _, v := range rr.Scenario.Variants {
 		if _, err := r.Client.CoreV1().Pods(b.Namespace()).Create(ctx, b.SinkPod(v.Name), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("variant %s: create its sink: %w", v.Name, err)
@@ -117,9 +118,11 @@ func (r *Runner) Setup(ctx context.Context, rr run.RemoteRun) error {
 		}
 	}
 	for _, v := range rr.Scenario.Variants {
-		if _, err := r.waitPod(ctx, b.SinkName(v.Name), r.ScheduleTimeout); err != nil {
+		p, err := r.waitPod(ctx, b.SinkName(v.Name), r.ScheduleTimeout)
+		if err != nil {
 			return fmt.Errorf("variant %s: its sink: %w", v.Name, err)
 		}
+		r.placed(p, ComponentSink, v.Name, 0)
 	}
 	return nil
 }
@@ -151,7 +154,15 @@ func (r *Runner) Start(ctx context.Context, variant string, cpuLimit float64) er
 	if p.Spec.NodeName != "" {
 		r.rr.Manifest.Layout.Kubernetes.Nodes[variant] = p.Spec.NodeName
 	}
+	r.placed(p, ComponentServices, variant, 0)
 	return nil
+}
+
+// placed records in the manifest the node pod p of the run was scheduled
+// on, so that the results say where each part of the run ran.
+func (r *Runner) placed(p *corev1.Pod, component, variant string, trial int) {
+	k := r.rr.Manifest.Layout.Kubernetes
+	k.Pods = append(k.Pods, record.KubernetesPod{Name: p.Name, Component: component, Variant: variant, Trial: trial, Node: p.Spec.NodeName})
 }
 
 // waitPod waits until pod name is ready, and fails when it ends or one of
@@ -216,7 +227,7 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 		return nil, nil, fmt.Errorf("trial %d: create load Job: %w", t.Index, err)
 	}
 	defer r.deleteJob(job.Name, t.Index)
-	loadPods, waitErr := r.waitJob(ctx, job.Name, t.Index, pod)
+	loadPods, waitErr := r.waitJob(ctx, job.Name, t.Index, t.Variant, pod)
 	if len(loadPods) == 0 {
 		return nil, nil, fmt.Errorf("trial %d (%s, round %d): %w", t.Index, t.Variant, t.Round, waitErr)
 	}
@@ -277,7 +288,7 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 // waitJob waits for the load Job of trial index to end and returns its
 // pods; a Job that failed, or a variant pod that ended meanwhile, is the
 // error, returned with the Job's pods when it has them.
-func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod string) ([]string, error) {
+func (r *Runner) waitJob(ctx context.Context, job string, index int, variant, variantPod string) ([]string, error) {
 	ns := r.b.Namespace()
 	l := r.rr.Scenario.Load
 	limit := l.Warmup.D() + l.Duration.D() + l.Timeout.D() + r.ScheduleTimeout + r.LoadStartDelay
@@ -299,7 +310,7 @@ func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod 
 				return nil, fmt.Errorf("during the trial, %w", err)
 			}
 			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("load Job %s: not done after %s", job, limit)
+				return nil, fmt.Errorf("load Job %s: not done after %s%s", job, limit, r.unscheduled(ctx, index))
 			}
 			if err := sleep(ctx, r.Poll); err != nil {
 				return nil, err
@@ -315,6 +326,9 @@ func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod 
 			if p.Status.Phase == corev1.PodSucceeded || ended != nil {
 				names = append(names, p.Name)
 			}
+			if p.Spec.NodeName != "" {
+				r.placed(&p, ComponentLoad, variant, index)
+			}
 		}
 		if ended == nil && len(names) < r.b.LoadPods() {
 			return nil, fmt.Errorf("load Job %s: %d of its %d pods succeeded", job, len(names), r.b.LoadPods())
@@ -324,6 +338,25 @@ func (r *Runner) waitJob(ctx context.Context, job string, index int, variantPod 
 		}
 		return names, ended
 	}
+}
+
+// unscheduled says why the scheduler has not placed a pod of trial
+// index's load Job (", pod NAME not scheduled: MESSAGE"), "" when it
+// placed them all: a load Job kept off the service pods' nodes
+// (kubernetes.load_placement: other-node) waits for such a node.
+func (r *Runner) unscheduled(ctx context.Context, index int) string {
+	pods, err := r.Client.CoreV1().Pods(r.b.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: r.b.RunSelector() + "," + LabelTrial + "=" + fmt.Sprint(index)})
+	if err != nil {
+		return ""
+	}
+	for _, p := range pods.Items {
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				return fmt.Sprintf(", pod %s not scheduled: %s", p.Name, c.Message)
+			}
+		}
+	}
+	return ""
 }
 
 // deleteJob deletes a trial's load Job and its pods, whatever became of
@@ -438,7 +471,11 @@ func lastLine(out []byte, v any) error {
 			return json.Unmarshal(lines[i], v)
 		}
 	}
-	return errors.New("no JSON line")
+	tail := bytes.TrimSpace(out)
+	if len(tail) > 300 {
+		tail = tail[len(tail)-300:]
+	}
+	return fmt.Errorf("no JSON line in its %d bytes (they end %q)", len(out), tail)
 }
 
 // samples turns the probe's lines between from and to into each service's

@@ -199,10 +199,30 @@ type KubernetesLayout struct {
 	// Placement is "same-node" (the variants' pods on one node) or
 	// "node-per-variant".
 	Placement string `json:"placement"`
-	// Nodes are the nodes the variants' pods ran on, by variant.
+	// LoadPlacement is "prefer-other-node" (the load Jobs off the service
+	// pods' nodes where the cluster had room) or "other-node" (always).
+	LoadPlacement string `json:"load_placement,omitempty"`
+	// Nodes are the nodes the variants' pods ran on, by variant (the
+	// last pod's, when the variant was started more than once).
 	Nodes map[string]string `json:"nodes,omitempty"`
+	// Pods are the run's pods and the node the scheduler put each on, in
+	// the order they were scheduled: each variant's sink, each start of a
+	// variant's services, each trial's load pods.
+	Pods []KubernetesPod `json:"pods,omitempty"`
 	// Label is the value of the toll.run label on every object of the run.
 	Label string `json:"label"`
+}
+
+// KubernetesPod is one pod of a run in a cluster and where it ran.
+type KubernetesPod struct {
+	Name string `json:"name"`
+	// Component is "services", "sink" or "load".
+	Component string `json:"component"`
+	Variant   string `json:"variant"`
+	// Trial is the index of the trial a load pod ran; 0 for other pods.
+	Trial int `json:"trial,omitempty"`
+	// Node is the pod's spec.nodeName once it was scheduled.
+	Node string `json:"node"`
 }
 
 // WarmupUntil is load.variant_warmup_until: a variant warm-up ends once

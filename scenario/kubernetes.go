@@ -30,6 +30,13 @@ type Kubernetes struct {
 	// on a node of its own, chosen by the scheduler among the nodes that
 	// NodeSelector admits: give it nodes of one type).
 	Placement string `yaml:"placement"`
+	// LoadPlacement places each trial's load Job: "prefer-other-node"
+	// (default: off the nodes of the run's service pods where the cluster
+	// has room, else beside them) or "other-node" (never on a node of the
+	// run's service pods: the load generator's CPU, memory bandwidth and
+	// network stack are never the measured services', as with a tester
+	// host of its own; the Job waits for such a node).
+	LoadPlacement string `yaml:"load_placement"`
 	// ServiceAccount runs the run's pods (default: the namespace's
 	// default service account).
 	ServiceAccount string `yaml:"service_account"`
@@ -65,6 +72,12 @@ type Toleration struct {
 const (
 	PlacementSameNode       = "same-node"
 	PlacementNodePerVariant = "node-per-variant"
+)
+
+// Load placements of a run's load Jobs (kubernetes.load_placement).
+const (
+	LoadPlacementPreferOtherNode = "prefer-other-node"
+	LoadPlacementOtherNode       = "other-node"
 )
 
 // DefaultTollImage is the image of toll that a Kubernetes run uses unless
@@ -117,6 +130,13 @@ func (v *validator) kubernetes(s *Scenario) {
 	case PlacementSameNode, PlacementNodePerVariant:
 	default:
 		v.fail("kubernetes.placement", "%q is not one of same-node, node-per-variant", k.Placement)
+	}
+	switch k.LoadPlacement {
+	case "":
+		k.LoadPlacement = LoadPlacementPreferOtherNode
+	case LoadPlacementPreferOtherNode, LoadPlacementOtherNode:
+	default:
+		v.fail("kubernetes.load_placement", "%q is not one of %s, %s", k.LoadPlacement, LoadPlacementPreferOtherNode, LoadPlacementOtherNode)
 	}
 	for name, img := range k.Images {
 		if !slices.ContainsFunc(s.Services, func(svc Service) bool { return svc.Name == name }) {

@@ -15,11 +15,12 @@ func TestParseKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := s.Kubernetes
-	if k.Namespace != "default" || k.TollImage != DefaultTollImage || k.Placement != PlacementSameNode || k.LoadPods != 1 {
+	if k.Namespace != "default" || k.TollImage != DefaultTollImage || k.Placement != PlacementSameNode || k.LoadPods != 1 || k.LoadPlacement != LoadPlacementPreferOtherNode {
 		t.Errorf("defaults: %+v", k)
 	}
 	tests := []struct{ block, field, reason string }{
 		{"kubernetes:\n  placement: sideways\n", "kubernetes.placement", `"sideways" is not one of same-node, node-per-variant`},
+		{"kubernetes:\n  load_placement: elsewhere\n", "kubernetes.load_placement", `"elsewhere" is not one of prefer-other-node, other-node`},
 		{"kubernetes:\n  namespace: Perf_Tests\n", "kubernetes.namespace", "is not a Kubernetes namespace name"},
 		{"kubernetes:\n  images: {nosuch: app:1}\n", "kubernetes.images.nosuch", "names no service"},
 		{"kubernetes:\n  node_selector: {zone: \"a b\"}\n", "kubernetes.node_selector.zone", "is not a Kubernetes label value"},

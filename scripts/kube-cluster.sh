@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# Builds and starts a one-node Kubernetes cluster on this machine for toll's
-# Kubernetes runner and its tests (docs/distributed.md), as root:
+# Builds and starts a one- or two-node Kubernetes cluster on this machine
+# for toll's Kubernetes runner and its tests (docs/distributed.md), as root:
 #
-#   scripts/kube-cluster.sh build   # Kubernetes v1.34.4 from the Go module proxy (cached)
-#   scripts/kube-cluster.sh up      # build, then etcd, containerd, control plane, node
-#   scripts/kube-cluster.sh env     # prints export TOLL_KUBECONFIG=... KUBECONFIG=...
-#   scripts/kube-cluster.sh images  # (re)imports toll's image, toll:dev, from this tree
-#   scripts/kube-cluster.sh down    # stops everything, leaves the machine as it was
+#   scripts/kube-cluster.sh build          # Kubernetes v1.34.4 from the Go module proxy (cached)
+#   scripts/kube-cluster.sh up [--nodes 2] # build, then etcd, containerd, control plane, node(s)
+#   scripts/kube-cluster.sh env            # prints export TOLL_KUBECONFIG=... KUBECONFIG=...
+#   scripts/kube-cluster.sh images         # (re)imports toll's image, toll:dev, from this tree
+#   scripts/kube-cluster.sh down           # stops everything, leaves the machine as it was
 #
 # Everything (certificates, data, sockets, logs, the built binary, the
 # kubeconfig) lives under one work folder, $TOLL_KUBE_DIR (default
 # /var/tmp/toll-kube); down keeps only the built binary there (bin/), so the
-# next up starts in seconds. All traffic stays on this machine: the node's
-# address is on a bridge with no ports, pods are on a local bridge, nothing
-# is masqueraded out, no image is pulled (imagePullPolicy Never, or a tag
-# that is present).
+# next up starts in seconds. All traffic stays on this machine: each node's
+# address is on a bridge with no ports, each node's pods are on a local
+# bridge of their own (the two pod ranges reach each other through this
+# machine's own routes to the two bridges), nothing is masqueraded out, no
+# image is pulled (imagePullPolicy Never, or a tag that is present).
+#
+# With --nodes 2 a second node runs beside the first on the same machine:
+# its own containerd (root, state and socket under $W/node2), its own
+# bridges and pod range, and a kubelet on its own address whose cgroups
+# are under their own root (cgroupRoot), so that the two kubelets do not
+# manage each other's pods. up --nodes 2 on a running one-node cluster adds
+# the second node.
 #
 # containerd, runc, the CNI plugins, etcd and conntrack come from Debian
 # (installed here when missing). The machine may be cgroup v1 with a PID 1
@@ -24,11 +32,19 @@ set -euo pipefail
 
 K8S_VERSION=v1.34.4
 W=${TOLL_KUBE_DIR:-/var/tmp/toll-kube}
-NODE=toll-kube-node
-NODE_BRIDGE=tollk-node0       # holds the node's address, no ports
-NODE_IP=10.213.0.1
-POD_BRIDGE=tollk-cni0         # the pods' bridge (CNI bridge plugin)
-POD_CIDR=10.213.64.0/20
+# Per node (index 0 and 1): its name, the bridge with no ports that holds
+# its address, its address, its pods' bridge (CNI bridge plugin), its pods'
+# range, and the root of its kubelet's cgroups ("" for the default, /).
+NODE_NAMES=(toll-kube-node toll-kube-node2)
+NODE_BRIDGES=(tollk-node0 tollk-node1)
+NODE_IPS=(10.213.0.1 10.213.0.2)
+POD_BRIDGES=(tollk-cni0 tollk-cni1)
+POD_CIDRS=(10.213.64.0/20 10.213.80.0/20)
+CGROUP_ROOTS=("" /toll-kube-node2)
+MAX_NODES=${#NODE_NAMES[@]}
+CLUSTER_CIDR=10.213.64.0/19   # both pod ranges
+NODE=${NODE_NAMES[0]}         # the control plane's node
+NODE_IP=${NODE_IPS[0]}
 SERVICE_CIDR=10.213.16.0/20
 ETCD_PORT=23790
 TOLL_IMAGE=toll:dev
@@ -43,7 +59,7 @@ die() { log "$*"; exit 1; }
 # up records which of them exist already, down removes the others. (The
 # CNI plugins' shared folders, /var/lib/cni and /etc/cni, are podman's too:
 # down removes only the cluster's files there.)
-OUTSIDE=(/var/lib/kubelet /var/log/containers /run/containerd /opt/containerd /usr/libexec/kubernetes /root/.kube/cache)
+OUTSIDE=(/var/lib/kubelet /var/log/pods /var/log/containers /run/containerd /opt/containerd /usr/libexec/kubernetes /root/.kube/cache)
 
 need_root() { [ "$(id -u)" = 0 ] || die "run as root (it starts containerd and a kubelet)"; }
 
@@ -104,7 +120,16 @@ oci_archive() {
 	rm -rf "$d"
 }
 
-ctr_() { ctr --address "$W/containerd/containerd.sock" -n k8s.io "$@"; }
+# node_dir I is node I's own folder: containerd, CNI, kubelet.
+node_dir() { if [ "$1" = 0 ]; then echo "$W"; else echo "$W/node$(($1 + 1))"; fi; }
+
+# nodes_up is how many nodes the running cluster has (0 when it is down).
+nodes_up() {
+	if [ -f "$W/run/nodes" ]; then cat "$W/run/nodes"; elif [ -f "$W/run/up" ]; then echo 1; else echo 0; fi
+}
+
+# ctr_at I ARGS... runs ctr against node I's containerd.
+ctr_at() { local i=$1; shift; ctr --address "$(node_dir "$i")/containerd/containerd.sock" -n k8s.io "$@"; }
 
 # normalized turns an image reference into containerd's full name.
 normalized() {
@@ -116,16 +141,22 @@ normalized() {
 	echo "$r"
 }
 
+# images [I...] builds the pause image and toll's and imports both into
+# the containerd of each node I (default: every node that is up).
 images() {
+	local nodes=("$@") i
+	[ ${#nodes[@]} -gt 0 ] || mapfile -t nodes < <(seq 0 $(($(nodes_up) - 1)))
 	mkdir -p "$W/images"
 	oci_archive "$PAUSE_IMAGE" "$W/images/pause.tar" "$W/bin/pause"
-	ctr_ images import --no-unpack "$W/images/pause.tar" >/dev/null
 	log "building toll's image $TOLL_IMAGE from $repo"
 	(cd "$repo" && CGO_ENABLED=0 go build -o "$W/images/toll" ./cmd/toll)
 	oci_archive "$(normalized "$TOLL_IMAGE")" "$W/images/toll.tar" "$W/images/toll"
-	ctr_ images import --no-unpack "$W/images/toll.tar" >/dev/null
 	rm -f "$W/images/toll"
-	ctr_ images ls -q | grep -E 'pause|toll' >&2
+	for i in "${nodes[@]}"; do
+		ctr_at "$i" images import --no-unpack "$W/images/pause.tar" >/dev/null
+		ctr_at "$i" images import --no-unpack "$W/images/toll.tar" >/dev/null
+		ctr_at "$i" images ls -q | grep -E 'pause|toll' | sed "s/^/${NODE_NAMES[$i]}: /" >&2
+	done
 }
 
 certs() {
@@ -166,18 +197,21 @@ current-context: toll-kube
 EOF
 }
 
-configs() {
-	mkdir -p "$W/containerd" "$W/cni/net.d" "$W/kubelet" "$W/logs"
-	cat > "$W/containerd/config.toml" <<EOF
+# node_configs I writes node I's containerd, CNI and kubelet configuration
+# under its own folder.
+node_configs() {
+	local i=$1 d; d=$(node_dir "$1")
+	mkdir -p "$d/containerd" "$d/cni/net.d" "$d/kubelet" "$W/logs"
+	cat > "$d/containerd/config.toml" <<EOF
 version = 2
-root = "$W/containerd/root"
-state = "$W/containerd/state"
+root = "$d/containerd/root"
+state = "$d/containerd/state"
 [grpc]
-  address = "$W/containerd/containerd.sock"
+  address = "$d/containerd/containerd.sock"
 [ttrpc]
-  address = "$W/containerd/containerd.sock.ttrpc"
+  address = "$d/containerd/containerd.sock.ttrpc"
 [plugins."io.containerd.internal.v1.opt"]
-  path = "$W/containerd/opt"
+  path = "$d/containerd/opt"
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "$PAUSE_IMAGE"
   restrict_oom_score_adj = true
@@ -190,39 +224,46 @@ state = "$W/containerd/state"
       runtime_type = "io.containerd.runc.v2"
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
         SystemdCgroup = false
-        Root = "$W/containerd/runc"
+        Root = "$d/containerd/runc"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
-    conf_dir = "$W/cni/net.d"
+    conf_dir = "$d/cni/net.d"
 EOF
-	cat > "$W/cni/net.d/10-toll-kube.conflist" <<EOF
+	cat > "$d/cni/net.d/10-toll-kube.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "toll-kube", "plugins": [
-  {"type": "bridge", "bridge": "$POD_BRIDGE", "isGateway": true, "ipMasq": false, "hairpinMode": true,
-   "ipam": {"type": "host-local", "ranges": [[{"subnet": "$POD_CIDR"}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$W/cni/ipam"}}]}
+  {"type": "bridge", "bridge": "${POD_BRIDGES[$i]}", "isGateway": true, "ipMasq": false, "hairpinMode": true,
+   "ipam": {"type": "host-local", "ranges": [[{"subnet": "${POD_CIDRS[$i]}"}]], "routes": [{"dst": "0.0.0.0/0"}], "dataDir": "$d/cni/ipam"}}]}
 EOF
-	cat > "$W/kubelet/config.yaml" <<EOF
+	# The first node's kubelet answers its health checks on loopback, a
+	# second one on its own address (the port is fixed).
+	local healthz=127.0.0.1
+	[ "$i" = 0 ] || healthz=${NODE_IPS[$i]}
+	cat > "$d/kubelet/config.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
 cgroupDriver: cgroupfs
 failCgroupV1: false
 failSwapOn: false
-address: $NODE_IP
+address: ${NODE_IPS[$i]}
 readOnlyPort: 0
-healthzBindAddress: 127.0.0.1
+healthzBindAddress: $healthz
 authentication:
   anonymous: {enabled: false}
   webhook: {enabled: false}
   x509: {clientCAFile: "$W/pki/ca.crt"}
 authorization: {mode: AlwaysAllow}
-containerRuntimeEndpoint: "unix://$W/containerd/containerd.sock"
-podLogsRootDirectory: "$W/logs/pods"
-volumePluginDir: "$W/kubelet/volume-plugins"
+containerRuntimeEndpoint: "unix://$d/containerd/containerd.sock"
+podLogsDir: "$d/logs/pods"
+volumePluginDir: "$d/kubelet/volume-plugins"
 resolvConf: /etc/resolv.conf
 evictionHard: {memory.available: "100Mi", nodefs.available: "1%", imagefs.available: "1%", nodefs.inodesFree: "1%"}
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 maxPods: 60
 EOF
+	if [ -n "${CGROUP_ROOTS[$i]}" ]; then
+		echo "cgroupRoot: ${CGROUP_ROOTS[$i]}" >> "$d/kubelet/config.yaml"
+	fi
 }
 
 # start NAME CMD... runs CMD in the background with its log and pid in $W.
@@ -241,103 +282,170 @@ wait_for() {
 	die "$what did not come up in ${tries}s; see $W/logs"
 }
 
+# sfx I is the suffix of node I's process names: "" for the first node
+# (containerd, kubelet), -node2 for the second.
+sfx() { if [ "$1" = 0 ]; then echo ""; else echo "-node$(($1 + 1))"; fi; }
+
+# start_runtime I gives node I its address (a bridge with no ports), its
+# configuration, its kubelet's cgroup root, and starts its containerd.
+start_runtime() {
+	local i=$1 d h; d=$(node_dir "$1")
+	node_configs "$i"
+	# A kubelet's cgroupRoot must exist in every hierarchy before it
+	# starts; the second node's keeps its pods apart from the first's
+	# (kubepods under /).
+	if [ -n "${CGROUP_ROOTS[$i]}" ]; then
+		for h in /sys/fs/cgroup/*/; do mkdir -p "$h${CGROUP_ROOTS[$i]#/}"; done
+	fi
+	ip link add "${NODE_BRIDGES[$i]}" type bridge
+	ip addr add "${NODE_IPS[$i]}/32" dev "${NODE_BRIDGES[$i]}"
+	ip link set "${NODE_BRIDGES[$i]}" up
+	start "containerd$(sfx "$i")" containerd --config "$d/containerd/config.toml"
+}
+
+# start_kubelet I starts node I's kubelet; it registers the node.
+start_kubelet() {
+	local i=$1 d; d=$(node_dir "$1")
+	start "kubelet$(sfx "$i")" env K8S_CONTAINER_LOGS_DIR="$d/logs/containers" "$W/bin/k8s" kubelet --config "$d/kubelet/config.yaml" \
+		--kubeconfig "$W/kubeconfig" --root-dir "$d/kubelet/root" --cert-dir "$d/kubelet/pki" \
+		--hostname-override "${NODE_NAMES[$i]}" --node-ip "${NODE_IPS[$i]}"
+}
+
+# up [--nodes N] starts the cluster with N nodes (1, the default, or 2), or
+# adds the second node to a running one-node cluster.
 up() {
+	local want=1
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--nodes) want=${2:-}; shift 2 || shift ;;
+		--nodes=*) want=${1#--nodes=}; shift ;;
+		*) die "up: unknown argument $1 (usage: up [--nodes 1|2])" ;;
+		esac
+	done
+	case "$want" in 1 | 2) ;; *) die "up: --nodes ${want:-(none)}: this machine runs 1 or 2 nodes" ;; esac
 	need_root
 	install_deps
 	build
-	if [ -f "$W/run/up" ]; then
-		log "already up ($W); down first to restart"
+	local have i k=$W/bin/k8s start=$SECONDS
+	have=$(nodes_up)
+	if [ "$have" -ge "$want" ]; then
+		log "already up with $have node(s) ($W); down first to restart"
 		env_
 		return
 	fi
-	local start=$SECONDS
-	mkdir -p "$W/run" "$W/logs"
-	: > "$W/run/outside"
-	for p in "${OUTSIDE[@]}" /var/lib/cni/results /var/lib/cni; do
-		if [ -e "$p" ]; then echo "$p" >> "$W/run/outside"; fi
+	if [ "$have" = 0 ]; then
+		mkdir -p "$W/run" "$W/logs"
+		: > "$W/run/outside"
+		for p in "${OUTSIDE[@]}" /var/lib/cni/results /var/lib/cni; do
+			if [ -e "$p" ]; then echo "$p" >> "$W/run/outside"; fi
+		done
+		iptables-save > "$W/run/iptables.before"
+		ip6tables-save > "$W/run/ip6tables.before" 2>/dev/null || true
+		touch "$W/run/up"
+		certs
+		kubeconfig
+		start etcd etcd --name toll-kube --data-dir "$W/etcd" \
+			--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+			--listen-peer-urls http://127.0.0.1:23800 --initial-advertise-peer-urls http://127.0.0.1:23800 \
+			--initial-cluster toll-kube=http://127.0.0.1:23800
+	fi
+	for i in $(seq "$have" $((want - 1))); do start_runtime "$i"; done
+	echo "$want" > "$W/run/nodes"
+	if [ "$have" = 0 ]; then
+		start kube-apiserver "$k" kube-apiserver --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
+			--bind-address "$NODE_IP" --advertise-address "$NODE_IP" --secure-port 6443 \
+			--service-cluster-ip-range "$SERVICE_CIDR" --allow-privileged \
+			--client-ca-file "$W/pki/ca.crt" --tls-cert-file "$W/pki/apiserver.crt" --tls-private-key-file "$W/pki/apiserver.key" \
+			--service-account-key-file "$W/pki/sa.pub" --service-account-signing-key-file "$W/pki/sa.key" \
+			--service-account-issuer https://kubernetes.default.svc --authorization-mode Node,RBAC \
+			--kubelet-client-certificate "$W/pki/admin.crt" --kubelet-client-key "$W/pki/admin.key" \
+			--kubelet-preferred-address-types InternalIP,Hostname --cert-dir "$W/pki/apiserver-serving"
+	fi
+	for i in $(seq "$have" $((want - 1))); do
+		wait_for "containerd$(sfx "$i")" 30 test -S "$(node_dir "$i")/containerd/containerd.sock"
 	done
-	iptables-save > "$W/run/iptables.before"
-	ip6tables-save > "$W/run/ip6tables.before" 2>/dev/null || true
-	touch "$W/run/up"
-	certs
-	kubeconfig
-	configs
-	ip link add "$NODE_BRIDGE" type bridge
-	ip addr add "$NODE_IP/32" dev "$NODE_BRIDGE"
-	ip link set "$NODE_BRIDGE" up
-	start etcd etcd --name toll-kube --data-dir "$W/etcd" \
-		--listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
-		--listen-peer-urls http://127.0.0.1:23800 --initial-advertise-peer-urls http://127.0.0.1:23800 \
-		--initial-cluster toll-kube=http://127.0.0.1:23800
-	start containerd containerd --config "$W/containerd/config.toml"
-	local k=$W/bin/k8s
-	start kube-apiserver "$k" kube-apiserver --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
-		--bind-address "$NODE_IP" --advertise-address "$NODE_IP" --secure-port 6443 \
-		--service-cluster-ip-range "$SERVICE_CIDR" --allow-privileged \
-		--client-ca-file "$W/pki/ca.crt" --tls-cert-file "$W/pki/apiserver.crt" --tls-private-key-file "$W/pki/apiserver.key" \
-		--service-account-key-file "$W/pki/sa.pub" --service-account-signing-key-file "$W/pki/sa.key" \
-		--service-account-issuer https://kubernetes.default.svc --authorization-mode Node,RBAC \
-		--kubelet-client-certificate "$W/pki/admin.crt" --kubelet-client-key "$W/pki/admin.key" \
-		--kubelet-preferred-address-types InternalIP,Hostname --cert-dir "$W/pki/apiserver-serving"
-	wait_for containerd 30 test -S "$W/containerd/containerd.sock"
-	wait_for kube-apiserver 90 "$k" kubectl --kubeconfig "$W/kubeconfig" get --raw /readyz
-	start kube-controller-manager "$k" kube-controller-manager --kubeconfig "$W/kubeconfig" \
-		--leader-elect=false --bind-address 127.0.0.1 --service-account-private-key-file "$W/pki/sa.key" \
-		--root-ca-file "$W/pki/ca.crt" --use-service-account-credentials=false \
-		--flex-volume-plugin-dir "$W/kubelet/volume-plugins" --service-cluster-ip-range "$SERVICE_CIDR"
-	start kube-scheduler "$k" kube-scheduler --kubeconfig "$W/kubeconfig" --leader-elect=false --bind-address 127.0.0.1
-	images
-	start kubelet env K8S_CONTAINER_LOGS_DIR="$W/logs/containers" "$k" kubelet --config "$W/kubelet/config.yaml" \
-		--kubeconfig "$W/kubeconfig" --root-dir "$W/kubelet/root" --cert-dir "$W/kubelet/pki" \
-		--hostname-override "$NODE" --node-ip "$NODE_IP"
-	start kube-proxy "$k" kube-proxy --kubeconfig "$W/kubeconfig" --hostname-override "$NODE" \
-		--cluster-cidr "$POD_CIDR" --proxy-mode iptables --conntrack-max-per-core 0 \
-		--bind-address "$NODE_IP" --metrics-bind-address 127.0.0.1:10249 --healthz-bind-address 127.0.0.1:10256
-	wait_for "node $NODE" 120 "$k" kubectl --kubeconfig "$W/kubeconfig" wait --for=condition=Ready "node/$NODE" --timeout=1s
+	if [ "$have" = 0 ]; then
+		wait_for kube-apiserver 90 "$k" kubectl --kubeconfig "$W/kubeconfig" get --raw /readyz
+		start kube-controller-manager "$k" kube-controller-manager --kubeconfig "$W/kubeconfig" \
+			--leader-elect=false --bind-address 127.0.0.1 --service-account-private-key-file "$W/pki/sa.key" \
+			--root-ca-file "$W/pki/ca.crt" --use-service-account-credentials=false \
+			--flex-volume-plugin-dir "$W/kubelet/volume-plugins" --service-cluster-ip-range "$SERVICE_CIDR"
+		start kube-scheduler "$k" kube-scheduler --kubeconfig "$W/kubeconfig" --leader-elect=false --bind-address 127.0.0.1
+	fi
+	images $(seq "$have" $((want - 1)))
+	local started=()
+	for i in $(seq "$have" $((want - 1))); do
+		start_kubelet "$i"
+		started[i]=$SECONDS
+	done
+	if [ "$have" = 0 ]; then
+		# One kube-proxy for every node: the nodes share this machine's
+		# network namespace, so its rules serve the pods of both bridges.
+		start kube-proxy "$k" kube-proxy --kubeconfig "$W/kubeconfig" --hostname-override "$NODE" \
+			--cluster-cidr "$CLUSTER_CIDR" --proxy-mode iptables --conntrack-max-per-core 0 \
+			--bind-address "$NODE_IP" --metrics-bind-address 127.0.0.1:10249 --healthz-bind-address 127.0.0.1:10256
+	fi
+	for i in $(seq "$have" $((want - 1))); do
+		wait_for "node ${NODE_NAMES[$i]}" 120 "$k" kubectl --kubeconfig "$W/kubeconfig" wait --for=condition=Ready "node/${NODE_NAMES[$i]}" --timeout=1s
+		log "node ${NODE_NAMES[$i]} (${NODE_IPS[$i]}, pods ${POD_CIDRS[$i]}) Ready $((SECONDS - started[i])) s after its kubelet started"
+	done
 	wait_for "the default service account" 60 "$k" kubectl --kubeconfig "$W/kubeconfig" get serviceaccount default
-	log "up in $((SECONDS - start)) s: node $NODE ($NODE_IP), pods $POD_CIDR, services $SERVICE_CIDR"
+	log "up in $((SECONDS - start)) s: $want node(s), services $SERVICE_CIDR"
 	env_
 }
 
+# down stops every node there may be, whatever up started.
 down() {
 	need_root
 	[ -d "$W/run" ] || { log "not up ($W)"; return 0; }
-	local k=$W/bin/k8s
+	local k=$W/bin/k8s i name
 	if [ -f "$W/run/kube-apiserver.pid" ] && [ -x "$k" ]; then
-		# Delete the pods first, so that the kubelet stops their containers
-		# and tears down their networks through CNI.
+		# Delete the pods first, so that the kubelets stop their containers
+		# and tear down their networks through CNI.
 		"$k" kubectl --kubeconfig "$W/kubeconfig" delete jobs,pods,services -A --all --grace-period=1 --timeout=30s --request-timeout=40s >/dev/null 2>&1 || true
 	fi
-	for name in kube-proxy kubelet kube-scheduler kube-controller-manager; do stop "$name"; done
-	if [ -S "$W/containerd/containerd.sock" ]; then
+	stop kube-proxy
+	for i in $(seq 0 $((MAX_NODES - 1))); do stop "kubelet$(sfx "$i")"; done
+	for name in kube-scheduler kube-controller-manager; do stop "$name"; done
+	for i in $(seq 0 $((MAX_NODES - 1))); do
+		[ -S "$(node_dir "$i")/containerd/containerd.sock" ] || continue
 		# Whatever the kubelet left: every container and sandbox.
 		local t
-		for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks kill -a -s SIGKILL "$t" >/dev/null 2>&1 || true; done
+		for t in $(ctr_at "$i" tasks ls -q 2>/dev/null); do ctr_at "$i" tasks kill -a -s SIGKILL "$t" >/dev/null 2>&1 || true; done
 		sleep 1
-		for t in $(ctr_ tasks ls -q 2>/dev/null); do ctr_ tasks delete -f "$t" >/dev/null 2>&1 || true; done
-		for t in $(ctr_ containers ls -q 2>/dev/null); do ctr_ containers delete "$t" >/dev/null 2>&1 || true; done
-	fi
-	for name in kube-apiserver containerd etcd; do stop "$name"; done
+		for t in $(ctr_at "$i" tasks ls -q 2>/dev/null); do ctr_at "$i" tasks delete -f "$t" >/dev/null 2>&1 || true; done
+		for t in $(ctr_at "$i" containers ls -q 2>/dev/null); do ctr_at "$i" containers delete "$t" >/dev/null 2>&1 || true; done
+	done
+	stop kube-apiserver
+	for i in $(seq 0 $((MAX_NODES - 1))); do stop "containerd$(sfx "$i")"; done
+	stop etcd
 	# Shims and containers outlive containerd: kill what runs from $W.
 	for pid in $(pgrep -f "containerd-shim.*$W" || true); do kill -9 "$pid" 2>/dev/null || true; done
 	# Mounts under the work folder (volumes, rootfs, netns, shm), deepest first.
 	awk -v w="$W/" 'index($5, w) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
-	for dev in "$POD_BRIDGE" "$NODE_BRIDGE"; do ip link delete "$dev" 2>/dev/null || true; done
+	for dev in "${POD_BRIDGES[@]}" "${NODE_BRIDGES[@]}"; do ip link delete "$dev" 2>/dev/null || true; done
 	# veths whose other end was in a pod's netns are gone with it; any left
-	# on the pods' bridge went with the bridge.
+	# on the pods' bridges went with the bridges.
 	[ -f "$W/run/iptables.before" ] && restore_iptables iptables "$W/run/iptables.before"
 	[ -f "$W/run/ip6tables.before" ] && restore_iptables ip6tables "$W/run/ip6tables.before"
-	conntrack -D -s "$POD_CIDR" >/dev/null 2>&1 || true
+	for i in $(seq 0 $((MAX_NODES - 1))); do conntrack -D -s "${POD_CIDRS[$i]}" >/dev/null 2>&1 || true; done
 	for p in "${OUTSIDE[@]}"; do
 		if [ -e "$p" ] && ! grep -qxF "$p" "$W/run/outside" 2>/dev/null; then
 			awk -v w="$p/" 'index($5, w) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
 			rm -rf "$p"
 		fi
 	done
-	# The kubelet's cgroups (cgroupfs driver), emptied with its pods.
+	# The kubelets' cgroups (cgroupfs driver), emptied with their pods, and
+	# the second node's cgroup root.
 	local cg
 	for cg in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do
 		[ -d "$cg" ] && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
+	done
+	for i in $(seq 0 $((MAX_NODES - 1))); do
+		[ -n "${CGROUP_ROOTS[$i]}" ] || continue
+		for cg in /sys/fs/cgroup/*/"${CGROUP_ROOTS[$i]#/}"; do
+			[ -d "$cg" ] && find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null || true
+		done
 	done
 	rm -f /var/lib/cni/results/toll-kube-* 2>/dev/null || true
 	for p in /var/lib/cni/results /var/lib/cni; do
@@ -388,9 +496,9 @@ env_() {
 
 case "${1:-}" in
 build) install_deps; build ;;
-up) up ;;
+up) shift; up "$@" ;;
 down) down ;;
 env) [ -f "$W/kubeconfig" ] || die "not up: $0 up"; env_ ;;
-images) images ;;
-*) echo "usage: $0 build|up|down|env|images" >&2; exit 2 ;;
+images) [ "$(nodes_up)" -gt 0 ] || die "not up: $0 up"; images ;;
+*) echo "usage: $0 build|up [--nodes 1|2]|down|env|images" >&2; exit 2 ;;
 esac

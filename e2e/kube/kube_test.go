@@ -5,15 +5,18 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/e2e/tolltest"
 	"github.com/tollperf/toll/kube"
 	"github.com/tollperf/toll/record"
@@ -44,10 +47,14 @@ func cluster(t *testing.T) (string, kubernetes.Interface) {
 	return path, c
 }
 
-// runArgs are the arguments of a short quickstart on the cluster.
-func runArgs(kubeconfig, out string) []string {
+// quickstart is the scenario the tests run on the cluster.
+const quickstart = "../../examples/quickstart.yaml"
+
+// runArgs are the arguments of a short run of a scenario (the quickstart
+// or one like it) on the cluster.
+func runArgs(kubeconfig, out string, rounds int, scenarioPath string) []string {
 	return []string{"run", "--kubernetes", "--kubeconfig", kubeconfig, "--toll-image", tollImage, "--image-pull-policy", "Never",
-		"--sequential", "--restart", "once", "--rounds", "2", "--warmup", "1s", "--duration", "3s", "--out", out, "../../examples/quickstart.yaml"}
+		"--sequential", "--restart", "once", "--rounds", strconv.Itoa(rounds), "--warmup", "1s", "--duration", "3s", "--out", out, scenarioPath}
 }
 
 // objects lists the names of toll's pods, Services and Jobs in the
@@ -103,7 +110,7 @@ func TestQuickstartOnCluster(t *testing.T) {
 		t.Fatalf("the cluster holds toll's objects before the run: %v", left)
 	}
 	out := filepath.Join(t.TempDir(), "results")
-	code, stdout, stderr := tolltest.Run(t, runArgs(kubeconfig, out)...)
+	code, stdout, stderr := tolltest.Run(t, runArgs(kubeconfig, out, 2, quickstart)...)
 	if code != 0 {
 		t.Fatalf("toll run --kubernetes: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -128,14 +135,7 @@ func TestQuickstartOnCluster(t *testing.T) {
 			t.Errorf("trial %d (otel): no telemetry sample from its sink", tr.Index)
 		}
 	}
-	var m record.Manifest
-	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readManifest(t, out)
 	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["baseline"] == "" || m.Layout.Kubernetes.Nodes["otel"] == "" {
 		t.Errorf("manifest layout %+v: want the node of each variant", m.Layout)
 	}
@@ -156,7 +156,7 @@ func TestGCAfterKilledRun(t *testing.T) {
 	if left := objects(t, c); len(left) > 0 {
 		t.Fatalf("the cluster holds toll's objects before the run: %v", left)
 	}
-	run := tolltest.Start(t, runArgs(kubeconfig, filepath.Join(t.TempDir(), "results"))...)
+	run := tolltest.Start(t, runArgs(kubeconfig, filepath.Join(t.TempDir(), "results"), 2, quickstart)...)
 	// Kill it once its first load Job exists: sinks, Services, a variant's
 	// pod and a Job are then all in the cluster.
 	var seen []string
@@ -177,5 +177,133 @@ func TestGCAfterKilledRun(t *testing.T) {
 	}
 	if left := gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after toll k8s gc: %v\ngc said:\n%s", left, stdout)
+	}
+}
+
+// readManifest reads the manifest of results directory out.
+func readManifest(t *testing.T, out string) record.Manifest {
+	t.Helper()
+	var m record.Manifest
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Layout.Kubernetes == nil {
+		t.Fatalf("manifest layout %+v: no kubernetes block", m.Layout)
+	}
+	return m
+}
+
+// twoNodes skips the test unless the cluster has at least two Ready nodes.
+func twoNodes(t *testing.T, c kubernetes.Interface) {
+	t.Helper()
+	nodes, err := c.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ready []string
+	for _, n := range nodes.Items {
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				ready = append(ready, n.Name)
+			}
+		}
+	}
+	if len(ready) < 2 {
+		t.Skipf("the cluster has %d Ready node(s) %v; this test needs two (scripts/kube-cluster.sh up --nodes 2)", len(ready), ready)
+	}
+}
+
+// runPlaced runs one round of the quickstart with block (a kubernetes
+// block) added to it, checks that every trial served its load and that
+// the run left nothing, and returns the run's manifest.
+func runPlaced(t *testing.T, kubeconfig string, c kubernetes.Interface, block string) record.Manifest {
+	t.Helper()
+	if left := objects(t, c); len(left) > 0 {
+		t.Fatalf("the cluster holds toll's objects before the run: %v", left)
+	}
+	src, err := os.ReadFile(quickstart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "quickstart.yaml")
+	if err := os.WriteFile(path, append(src, "\n"+block...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	// Exit 3 (an invalid run: a trial that missed its rate on this busy
+	// machine) still placed every pod; where they ran is what is checked.
+	code, stdout, stderr := tolltest.Run(t, runArgs(kubeconfig, out, 1, path)...)
+	if code != cli.ExitOK && code != cli.ExitInvalid {
+		t.Fatalf("toll run --kubernetes: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, tr := range tolltest.ReadTrials(t, out) {
+		if tr.Interrupted || tr.Load.OK == 0 {
+			t.Errorf("trial %d (%s): interrupted %v (%s), %d OK requests", tr.Index, tr.Variant, tr.Interrupted, tr.Error, tr.Load.OK)
+		}
+	}
+	if left := gone(t, c, time.Minute); len(left) > 0 {
+		t.Errorf("left after the run: %v", left)
+	}
+	m := readManifest(t, out)
+	t.Logf("pods' nodes, from the manifest:")
+	for _, p := range m.Layout.Kubernetes.Pods {
+		t.Logf("  %-8s %-8s trial %d  %s  %s", p.Component, p.Variant, p.Trial, p.Node, p.Name)
+	}
+	return m
+}
+
+// TestLoadOnAnotherNode runs the quickstart with its load Jobs required on
+// another node than its services (kubernetes.load_placement: other-node),
+// as a tester host apart from the measured hosts: the manifest records
+// every pod's node, and no load pod shares one with a service pod.
+func TestLoadOnAnotherNode(t *testing.T) {
+	kubeconfig, c := cluster(t)
+	twoNodes(t, c)
+	m := runPlaced(t, kubeconfig, c, "kubernetes:\n  load_placement: other-node\n")
+	services, loads := map[string]bool{}, 0
+	for _, p := range m.Layout.Kubernetes.Pods {
+		if p.Node == "" {
+			t.Errorf("pod %s: no node in the manifest", p.Name)
+		}
+		if p.Component == kube.ComponentServices {
+			services[p.Node] = true
+		}
+	}
+	for _, p := range m.Layout.Kubernetes.Pods {
+		if p.Component == kube.ComponentLoad {
+			loads++
+			if services[p.Node] {
+				t.Errorf("load pod %s (trial %d) ran on %s, a node of the service pods %v", p.Name, p.Trial, p.Node, services)
+			}
+		}
+	}
+	if len(services) == 0 || loads != 2 { // 1 round × 2 variants
+		t.Errorf("manifest pods %+v: want the service pods and 2 load pods", m.Layout.Kubernetes.Pods)
+	}
+	if m.Layout.Kubernetes.LoadPlacement != "other-node" {
+		t.Errorf("manifest load_placement %q, want other-node", m.Layout.Kubernetes.LoadPlacement)
+	}
+}
+
+// TestNodePerVariant runs the quickstart with kubernetes.placement:
+// node-per-variant: the manifest shows baseline and otel on different
+// nodes.
+func TestNodePerVariant(t *testing.T) {
+	kubeconfig, c := cluster(t)
+	twoNodes(t, c)
+	m := runPlaced(t, kubeconfig, c, "kubernetes:\n  placement: node-per-variant\n")
+	nodes := m.Layout.Kubernetes.Nodes
+	if nodes["baseline"] == "" || nodes["otel"] == "" || nodes["baseline"] == nodes["otel"] {
+		t.Errorf("variants' nodes %v: want baseline and otel each on a node of its own", nodes)
+	}
+	for _, p := range m.Layout.Kubernetes.Pods {
+		if p.Component == kube.ComponentServices && p.Node != nodes[p.Variant] {
+			t.Errorf("service pod %s on %s, the manifest's nodes say %s", p.Name, p.Node, nodes[p.Variant])
+		}
 	}
 }
