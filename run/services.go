@@ -14,6 +14,7 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/supervise"
+	"github.com/tollperf/toll/torecord"
 )
 
 // started is a variant whose services are running.
@@ -169,7 +170,7 @@ func (r *runner) stop(name string) error {
 	var endErr error
 	if sk := r.sinks[name]; sk != nil {
 		endErr = r.endTelemetryCycle(name, func(context.Context) (record.Telemetry, time.Time, error) {
-			return TelemetrySample(0, sk.Counts()), time.Now(), nil
+			return torecord.Telemetry(0, sk.Counts()), time.Now(), nil
 		})
 	}
 	if err != nil {

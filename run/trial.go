@@ -19,6 +19,7 @@ import (
 	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/torecord"
 )
 
 // newOrigin returns the origin of a trial's load timeline: shortly ahead,
@@ -375,7 +376,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		if tr.MeasureEnd.IsZero() || tr.MeasureEnd.Before(measureStart) {
 			tr.MeasureEnd = measureStart
 		}
-		FillLoad(tr, res)
+		torecord.FillLoad(tr, res)
 		tr.Load.ArrivalSeed = seed
 		if fromErr == nil && toErr == nil {
 			tr.Load.CPUWaitMS = float64(waitTo-waitFrom) / float64(time.Millisecond)
@@ -391,7 +392,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		// this trial's telemetry cycle, which begins with them.
 		tr.Load.WarmupCompleted += w.completed
 		if w.telemetry != nil && len(tr.Telemetry) > 0 {
-			tr.Telemetry = append([]record.Telemetry{TelemetrySample(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
+			tr.Telemetry = append([]record.Telemetry{torecord.Telemetry(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
 		}
 	}
 	tr.Machine = smp.host
@@ -458,51 +459,6 @@ func idle(ctx context.Context, measureStart time.Time, window time.Duration) tim
 // differ.
 func arrivalSeed(runSeed int64, t *plan.Trial) uint64 {
 	return rand.New(rand.NewPCG(uint64(runSeed), uint64(t.Step)<<32|uint64(uint32(t.Round)))).Uint64()
-}
-
-// FillLoad copies the load generator's result into a trial record: the
-// totals, the latency histograms and the per-second intervals. The in-pod
-// load command of a Kubernetes run (package kube) records the same fields.
-func FillLoad(tr *record.Trial, res *load.Result) {
-	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
-		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
-	tr.Load.WarmupCompleted, tr.Load.Connections = res.WarmupCompleted, res.Connections
-	tr.Load.ErrorExamples = ErrorExamples(res.ErrorExamples)
-	if res.Lateness.TotalCount() > 0 {
-		tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = res.Lateness.ValueAtQuantile(99), res.Lateness.Max()
-	}
-	for _, rr := range res.Requests {
-		tr.Load.Requests = append(tr.Load.Requests, record.RequestTotals{Name: rr.Name, Sent: rr.Sent,
-			Completed: rr.Completed, OK: rr.OK, Errors: errorCounts(rr.Errors), Histogram: encodeHist(rr.Latency)})
-	}
-	for _, iv := range res.Intervals {
-		tr.Intervals = append(tr.Intervals, record.Interval{T: iv.Offset.Seconds(), Scheduled: iv.Scheduled, Sent: iv.Sent,
-			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: string(iv.EncodedLatency)})
-	}
-}
-
-// ErrorExamples is the record of the load generator's examples of failed
-// requests, or nil when none failed.
-func ErrorExamples(x load.ErrorExamples) *record.ErrorExamples {
-	if x == (load.ErrorExamples{}) {
-		return nil
-	}
-	return &record.ErrorExamples{Connect: x.Connect, Timeout: x.Timeout, HTTP4xx: x.HTTP4xx, HTTP5xx: x.HTTP5xx, Other: x.Other}
-}
-
-func errorCounts(e load.ErrorCounts) record.ErrorCounts {
-	return record.ErrorCounts{Connect: e.Connect, Timeout: e.Timeout, HTTP4xx: e.HTTP4xx, HTTP5xx: e.HTTP5xx, Other: e.Other}
-}
-
-func encodeHist(h *hdr.Histogram) string {
-	if h == nil {
-		return ""
-	}
-	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return ""
-	}
-	return string(b)
 }
 
 // position writes trial n's number for the progress lines, as its flags

@@ -26,6 +26,7 @@ import (
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/supervise"
+	"github.com/tollperf/toll/torecord"
 )
 
 // runTrial carries out one planned trial with the scenario's workload:
@@ -149,7 +150,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 	}
 	tr.Start = svc.Started
 	if sk != nil {
-		tr.Telemetry = append(tr.Telemetry, TelemetrySample(0, sk.Counts()))
+		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(0, sk.Counts()))
 	}
 	timeout := time.NewTimer(job.Timeout.D())
 	defer timeout.Stop()
@@ -191,7 +192,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 		// job's last process exits; a request still being read then is
 		// given a moment.
 		time.Sleep(100 * time.Millisecond)
-		tr.Telemetry = append(tr.Telemetry, TelemetrySample(time.Since(svc.Started).Seconds(), sk.Counts()))
+		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(time.Since(svc.Started).Seconds(), sk.Counts()))
 	}
 	jr.LogMetrics = readLogMetrics(r.dir.LogPath(logName), 0, job.LogMetrics)
 	if err := r.dir.WriteTrial(tr); err != nil {
