@@ -21,6 +21,7 @@ import (
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/run"
+	"github.com/tollperf/toll/variant"
 )
 
 // Logs reads what a container printed since a time (zero: all of it).
@@ -443,7 +444,7 @@ func lastLine(out []byte, v any) error {
 
 // samples turns the probe's lines between from and to into each service's
 // series, with times relative to t0 (the measured window's start).
-func samples(out []byte, services []run.Service, from, to, t0 time.Time) []record.ServiceSeries {
+func samples(out []byte, services []variant.Service, from, to, t0 time.Time) []record.ServiceSeries {
 	by := map[string][]record.Sample{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)

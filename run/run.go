@@ -36,6 +36,7 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/variant"
 )
 
 // Options adjust a run.
@@ -207,7 +208,7 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -412,7 +413,7 @@ type runner struct {
 	// on the load CPUs after it. holdersSlow counts those readings.
 	holdersOff  bool
 	holdersSlow int
-	variants    map[string]*Variant
+	variants    map[string]*variant.Variant
 	running     map[string]*started
 	// backend starts and stops the variants and measures their trials:
 	// local, or Options.Remote.

@@ -15,11 +15,12 @@ import (
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/supervise"
 	"github.com/tollperf/toll/torecord"
+	"github.com/tollperf/toll/variant"
 )
 
 // started is a variant whose services are running.
 type started struct {
-	v     *Variant
+	v     *variant.Variant
 	group *launch.Group
 	cgs   map[string]*cgroup.Group // by service name
 	runs  []record.ServiceRun

@@ -27,6 +27,7 @@ import (
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/supervise"
 	"github.com/tollperf/toll/torecord"
+	"github.com/tollperf/toll/variant"
 )
 
 // runTrial carries out one planned trial with the scenario's workload:
@@ -80,26 +81,26 @@ func (r *runner) prepare(ctx context.Context) error {
 	return nil
 }
 
-// hook runs a variant's prepare or before_each command to its end, its
+// hook runs variant name's prepare or before_each command c to its end, its
 // output in the variant's hook log.
-func (r *runner) hook(ctx context.Context, variant, what string, c *Command) error {
-	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", variant, what))
+func (r *runner) hook(ctx context.Context, name, what string, c *variant.Command) error {
+	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", name, what))
 	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("variant %s: %s: %w", variant, what, err)
+		return fmt.Errorf("variant %s: %s: %w", name, what, err)
 	}
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = runid.Label(c.Env, r.id), c.Dir, f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("variant %s: %s %s: %w (its output is in %s)", variant, what, strings.Join(c.Argv, " "), err, logPath)
+		return fmt.Errorf("variant %s: %s %s: %w (its output is in %s)", name, what, strings.Join(c.Argv, " "), err, logPath)
 	}
 	return nil
 }
 
 // beforeEach runs the variant's before_each command, if it has one.
-func (r *runner) beforeEach(ctx context.Context, v *Variant) error {
+func (r *runner) beforeEach(ctx context.Context, v *variant.Variant) error {
 	if v.BeforeEach == nil {
 		return nil
 	}
