@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/netns"
@@ -96,7 +97,7 @@ type Options struct {
 	// Remote, when set, runs the services elsewhere (a Kubernetes
 	// cluster, package kube) instead of on this machine; the plan, the
 	// results directory and the trial records are the same.
-	Remote Remote
+	Remote backend.Remote
 	// Finished, when set, is called once the plan has ended, however it
 	// ended (err is Run's error), with the manifest written and before the
 	// services still running are stopped: stopping may take the grace
@@ -340,7 +341,7 @@ func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) 
 	r.total = len(p.Trials())
 	r.planned = r.total
 	m.Planned = planned(p)
-	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
+	if err := r.opt.Remote.Setup(ctx, backend.RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
 		return dir, r.finish(ctx, m, err)
 	}
 	fmt.Fprintf(r.opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps) in %s, results in %s\n",
@@ -417,7 +418,7 @@ type runner struct {
 	running     map[string]*started
 	// backend starts and stops the variants and measures their trials:
 	// local, or Options.Remote.
-	backend Backend
+	backend backend.Backend
 	// containers runs the services that have an image.
 	containers place.Containers
 	// lastTrial is each variant's latest trial since its services started,
@@ -734,7 +735,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 			}
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
-			if sr, ok := r.backend.(SinkReader); ok && err == nil {
+			if sr, ok := r.backend.(backend.SinkReader); ok && err == nil {
 				err = r.endTelemetryCycle(a.Variant, func(ctx context.Context) (record.Telemetry, time.Time, error) {
 					return sr.SinkCounts(ctx, a.Variant)
 				})
