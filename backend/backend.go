@@ -38,6 +38,50 @@ type Backend interface {
 	Stop(ctx context.Context, variant string) error
 }
 
+// Keep is how the orchestrator keeps a measured trial: it writes the
+// record (and the load's latency log when res is there), counts the trial
+// and says so. Its error is the trial's own when the trial was cut short.
+type Keep func(tr *record.Trial, res *load.Result) error
+
+// The workloads beyond steady load at one variant are each an interface of
+// their own, which a backend implements when it can run them; the
+// orchestrator refuses, before anything starts, a scenario whose workload
+// its backend lacks.
+
+// AtOnce is a Backend that runs the trials of several started variants at
+// the same time, on one timeline: a duet (the baseline and a variant,
+// mode: duet) or every variant together (mode: together).
+type AtOnce interface {
+	// TrialsAtOnce runs the sides' trials at once and hands each side's
+	// record to keep as soon as that side has ended (the sides of a
+	// sliced duet end a slice apart). Its error joins the sides'.
+	TrialsAtOnce(ctx context.Context, sides []*plan.Trial, keep Keep) error
+}
+
+// Startups is a Backend that runs start-up experiments: a trial is one
+// cold start of a variant's services, which the trial starts and stops
+// itself (the plan has no start and stop actions around it).
+type Startups interface {
+	// StartupTrial starts the trial's variant under the trial's CPU limit
+	// (t.CPULimit), measures each service's start, stops the services
+	// and returns the record, unwritten. A service that does not become
+	// ready fails the trial (the record says why), not the run; the
+	// record of an interrupted start says so (Interrupted). An error,
+	// without a record, means no trial ran.
+	StartupTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error)
+}
+
+// Jobs is a Backend that runs job experiments: a trial is one run of the
+// variant's job, a command that does a fixed amount of work, while the
+// scenario's services (a broker) run throughout.
+type Jobs interface {
+	// JobTrial runs the variant's job once and returns the record,
+	// unwritten. A job that fails (its exit status, a signal, its
+	// timeout) is a failed trial, and one cut short says so
+	// (Interrupted). An error, without a record, means no trial ran.
+	JobTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error)
+}
+
 // Remote is a Backend that runs services away from this machine, such as a
 // Kubernetes cluster. toll's own machine then only plans, records and
 // analyses: no cgroups, pinning or sinks are set up here.

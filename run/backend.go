@@ -12,10 +12,15 @@ import (
 )
 
 // local is the backend of services on this machine: the runner's own
-// start, measure and stop.
+// start, measure and stop, and every workload.
 type local struct{ r *runner }
 
-var _ backend.Backend = local{}
+var (
+	_ backend.Backend  = local{}
+	_ backend.AtOnce   = local{}
+	_ backend.Startups = local{}
+	_ backend.Jobs     = local{}
+)
 
 func (l local) Start(ctx context.Context, variant string, cpuLimit float64) error {
 	return l.r.startLimited(ctx, variant, cpuLimit)
@@ -25,17 +30,45 @@ func (l local) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.R
 	return l.r.measure(ctx, t, newOrigin(), turn{}, nil)
 }
 
+func (l local) TrialsAtOnce(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
+	return l.r.duet(ctx, sides, keep)
+}
+
+func (l local) StartupTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
+	return l.r.startupTrial(ctx, t)
+}
+
+func (l local) JobTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
+	return l.r.jobTrial(ctx, t)
+}
+
 func (l local) Stop(_ context.Context, variant string) error { return l.r.stop(variant) }
 
+// runsWorkload reports whether b runs trials of workload w: steady load
+// every backend runs, start-up and job experiments those that implement
+// backend.Startups and backend.Jobs.
+func runsWorkload(b backend.Backend, w string) bool {
+	switch w {
+	case scenario.WorkloadStartup:
+		_, ok := b.(backend.Startups)
+		return ok
+	case scenario.WorkloadJob:
+		_, ok := b.(backend.Jobs)
+		return ok
+	}
+	return true
+}
+
 // checkRemote refuses what a remote backend cannot run yet, before
-// anything starts.
+// anything starts. A duet, or every variant together, is refused whatever
+// the backend: it pins every side to CPUs of one machine.
 func checkRemote(s *scenario.Scenario, opt Options) error {
 	switch {
 	case opt.FindMax:
 		return fmt.Errorf("%s: --find-max runs on this machine only", s.Path)
 	case opt.Resume != "":
 		return fmt.Errorf("%s: --resume runs on this machine only", s.Path)
-	case s.Workload() != scenario.WorkloadLoad:
+	case !runsWorkload(opt.Remote, s.Workload()):
 		return fmt.Errorf("%s: a %s experiment runs on this machine only; in a cluster toll runs load tests", s.Path, s.Workload())
 	case s.Concurrent():
 		return fmt.Errorf("%s: mode: %s runs on this machine only (it pins every side to CPUs of one machine); --sequential runs the scenario one variant at a time", s.Path, s.Mode)

@@ -726,7 +726,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 				err = r.sinksAlive(a.Trial.Variant)
 			}
 		case plan.RunAtOnce:
-			if err = r.duet(ctx, a.Sides); err == nil {
+			if err = r.trialsAtOnce(ctx, a.Sides); err == nil {
 				var vs []string
 				for _, pt := range a.Sides {
 					vs = append(vs, pt.Variant)

@@ -46,14 +46,10 @@ type started struct {
 	profileDirs map[string]string
 }
 
-// start starts variant name's services in order and waits until each is ready.
-func (r *runner) start(ctx context.Context, name string) error {
-	return r.startLimited(ctx, name, 0)
-}
-
-// startLimited is start with every service's CPU quota set to cpuLimit
-// cores (0 keeps each service's own cpu_limit, or its variant's): a
-// start-up step's limit, or a load test's matrix step's.
+// startLimited starts variant name's services in order and waits until
+// each is ready, with every service's CPU quota set to cpuLimit cores (0
+// keeps each service's own cpu_limit, or its variant's): a start-up step's
+// limit, or a load test's matrix step's.
 func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
 	v := r.variants[name]
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}}

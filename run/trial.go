@@ -14,6 +14,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe"
@@ -28,18 +29,18 @@ func newOrigin() time.Time {
 	return time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)
 }
 
-// duet runs trials at the same time, on one timeline, and writes them all:
-// the baseline's and a variant's (mode: duet), or the baseline's and every
-// variant's (mode: together). On shared CPUs, each side's open-model
-// schedule runs a fraction of an interval behind the one before it, so
-// that the sides' requests take turns on the CPUs rather than always
-// arriving at the same moment and queueing behind each other. In a duet
-// the variant lags in odd rounds and the baseline in even ones; together,
-// each side's place in that order moves round by round (plan.Trial.Order),
-// so that no side is always last. In a sliced duet (load.slice) the two
-// take turns by slices instead, the second side's one slice after the
-// first's.
-func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
+// duet runs trials at the same time, on one timeline, and keeps each side's
+// as it ends: the baseline's and a variant's (mode: duet), or the
+// baseline's and every variant's (mode: together). On shared CPUs, each
+// side's open-model schedule runs a fraction of an interval behind the
+// one before it, so that the sides' requests take turns on the CPUs rather
+// than always arriving at the same moment and queueing behind each other.
+// In a duet the variant lags in odd rounds and the baseline in even ones;
+// together, each side's place in that order moves round by round
+// (plan.Trial.Order), so that no side is always last. In a sliced duet
+// (load.slice) the two take turns by slices instead, the second side's one
+// slice after the first's.
+func (r *runner) duet(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
 	var sts []*started
 	for _, pt := range sides {
 		sts = append(sts, r.running[pt.Variant])
@@ -78,7 +79,11 @@ func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = r.trial(ctx, pt, origins[i], turns[i], held)
+			tr, res, err := r.measure(ctx, pt, origins[i], turns[i], held)
+			if tr != nil {
+				err = keep(tr, res)
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
@@ -210,18 +215,6 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 		return 0
 	}
 	return time.Duration(float64(time.Second) / (float64(s.Sides()) * t.Rate))
-}
-
-// trial runs one trial against a started variant, writes its file and
-// returns it (also with an error, once it is written). It may run beside
-// other trials (a duet, together), which share held; alone, held is nil.
-// It only reads the runner's state, except through r.keep.
-func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, error) {
-	tr, res, err := r.measure(ctx, pt, origin, tn, held)
-	if tr == nil {
-		return nil, err
-	}
-	return tr, r.keep(tr, res)
 }
 
 // measure runs one trial against a variant started on this machine, its

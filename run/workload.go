@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/plan"
@@ -30,25 +31,69 @@ import (
 	"github.com/tollperf/toll/variant"
 )
 
-// runTrial carries out one planned trial with the scenario's workload:
-// steady load at the started services, a cold start of them, or one run of
-// the job. It is the one place where the workloads part; the plan, the
-// services around a trial, the records and the analysis are shared.
+// runTrial carries out one planned trial with the scenario's workload
+// through the backend: steady load at the started services, a cold start
+// of them, or one run of the job. It is the one place where the workloads
+// part; the plan, the services around a trial, the records and the
+// analysis are shared.
 func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
+	var tr *record.Trial
 	var err error
-	switch r.s.Workload() {
-	case scenario.WorkloadStartup:
-		_, err = r.startupTrial(ctx, pt)
-	case scenario.WorkloadJob:
-		_, err = r.jobTrial(ctx, pt)
-	default:
-		tr, res, merr := r.backend.Trial(ctx, pt)
-		if tr == nil {
-			return merr
+	switch w := r.s.Workload(); w {
+	case scenario.WorkloadStartup, scenario.WorkloadJob:
+		if sb, ok := r.backend.(backend.Startups); ok && w == scenario.WorkloadStartup {
+			tr, err = sb.StartupTrial(ctx, pt)
+		} else if jb, ok := r.backend.(backend.Jobs); ok && w == scenario.WorkloadJob {
+			tr, err = jb.JobTrial(ctx, pt)
+		} else {
+			return fmt.Errorf("%s: this backend does not run %s experiments", r.s.Path, w)
 		}
-		err = r.keep(tr, res)
+		if tr == nil {
+			return err
+		}
+		return r.keepOther(tr)
+	default:
+		tr, res, err := r.backend.Trial(ctx, pt)
+		if tr == nil {
+			return err
+		}
+		return r.keep(tr, res)
 	}
-	return err
+}
+
+// trialsAtOnce carries out trials run at once through the backend.
+func (r *runner) trialsAtOnce(ctx context.Context, sides []*plan.Trial) error {
+	at, ok := r.backend.(backend.AtOnce)
+	if !ok {
+		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", r.s.Path, r.s.Mode)
+	}
+	return at.TrialsAtOnce(ctx, sides, r.keep)
+}
+
+// keepOther writes a start-up or job trial, counts it and prints its line;
+// its error says when the trial was cut short. Every backend's start-up
+// and job trials are kept here.
+func (r *runner) keepOther(tr *record.Trial) error {
+	if err := r.dir.WriteTrial(tr); err != nil {
+		return err
+	}
+	what := "start"
+	if jr := tr.Job; jr != nil {
+		what = "job"
+		r.finishedOther(tr, fmt.Sprintf("wall %8.3f s  CPU %7.3f s", jr.WallS, jr.UserS+jr.SystemS), jr.Failed, jr.Error)
+	} else if su := tr.Startup; su != nil {
+		var line string
+		for _, ss := range su.Services {
+			if ss.Measured {
+				line += fmt.Sprintf("  %s ready %.3f s CPU %.2f s", ss.Name, ss.ReadyS, ss.CPUS)
+			}
+		}
+		r.finishedOther(tr, strings.TrimSpace(line), su.Failed, su.Error)
+	}
+	if tr.Interrupted {
+		return fmt.Errorf("%w: %s %d (%s) cut short", ErrInterrupted, what, tr.Index, tr.Variant)
+	}
+	return nil
 }
 
 // sinksAlive returns an error when the telemetry sink of any of variants
@@ -108,9 +153,9 @@ func (r *runner) beforeEach(ctx context.Context, v *variant.Variant) error {
 }
 
 // jobTrial runs the variant's job once, in a cgroup of its own on the
-// services' CPUs, and writes the trial. A job that fails (exit status,
-// signal, timeout) is recorded as failed; only an interrupt of toll
-// returns an error.
+// services' CPUs, and returns the trial, unwritten (backend.Jobs). A job
+// that fails (exit status, signal, timeout) is recorded as failed, and
+// one that an interrupt of toll cut short as interrupted.
 func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
 	v := r.variants[pt.Variant]
 	job := r.s.Job
@@ -196,19 +241,13 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(time.Since(svc.Started).Seconds(), sk.Counts()))
 	}
 	jr.LogMetrics = readLogMetrics(r.dir.LogPath(logName), 0, job.LogMetrics)
-	if err := r.dir.WriteTrial(tr); err != nil {
-		return nil, err
-	}
-	r.finishedOther(tr, fmt.Sprintf("wall %8.3f s  CPU %7.3f s", jr.WallS, jr.UserS+jr.SystemS), jr.Failed, jr.Error)
-	if tr.Interrupted {
-		return tr, fmt.Errorf("%w: job %d (%s) cut short", ErrInterrupted, tr.Index, tr.Variant)
-	}
 	return tr, nil
 }
 
 // startupTrial starts the variant's services from cold under the step's
-// CPU limit, measures each start, stops them, and writes the trial. A
-// service that does not become ready fails the trial, not the run.
+// CPU limit, measures each start, stops them, and returns the trial,
+// unwritten (backend.Startups). A service that does not become ready
+// fails the trial, not the run.
 func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
 	v := r.variants[pt.Variant]
 	if err := r.beforeEach(ctx, v); err != nil {
@@ -276,19 +315,6 @@ func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tria
 		if stopErr := r.stop(pt.Variant); stopErr != nil && ctx.Err() == nil {
 			r.note(fmt.Sprintf("start %d (%s): %v", pt.Index, pt.Variant, stopErr))
 		}
-	}
-	if werr := r.dir.WriteTrial(tr); werr != nil {
-		return nil, werr
-	}
-	var line string
-	for _, ss := range tr.Startup.Services {
-		if ss.Measured {
-			line += fmt.Sprintf("  %s ready %.3f s CPU %.2f s", ss.Name, ss.ReadyS, ss.CPUS)
-		}
-	}
-	r.finishedOther(tr, strings.TrimSpace(line), tr.Startup.Failed, tr.Startup.Error)
-	if tr.Interrupted {
-		return tr, fmt.Errorf("%w: start %d (%s) cut short", ErrInterrupted, tr.Index, tr.Variant)
 	}
 	return tr, nil
 }
