@@ -217,10 +217,20 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r.backend = local{r}
 	defer r.closeAll()
-
 	if opt.Remote != nil {
-		return r.runRemote(ctx, seed, m)
+		r.backend = opt.Remote
+	} else if err := r.setupLocal(ctx, m); err != nil {
+		return dir, err
 	}
+	return dir, r.orchestrate(ctx, seed, m, res)
+}
+
+// setupLocal prepares this machine for the run before its first start: it
+// removes what killed runs left, creates toll's cgroups, pins toll, resolves
+// every variant with ports of its own, prepares profiling and starts one
+// telemetry sink per variant.
+func (r *runner) setupLocal(ctx context.Context, m *record.Manifest) error {
+	s, opt := r.s, r.opt
 	if ms, err := machine.NewSampler(); err == nil {
 		r.machine = ms
 	} else {
@@ -228,10 +238,10 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r.cleanUp(ctx)
 	if err := r.setupCgroups(m); err != nil {
-		return dir, err
+		return err
 	}
 	if err := r.setupPinning(m); err != nil {
-		return dir, err
+		return err
 	}
 	r.setupHardwareCounters()
 	pool := &portPool{}
@@ -243,113 +253,132 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		port, err := pool.take()
 		if err != nil {
 			pool.release()
-			return dir, fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
+			return fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
 		}
 		sinkAddrs[v.Name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		rv, err := resolveVariant(s, v.Name, pool, "http://"+sinkAddrs[v.Name], opt.Self)
 		if err != nil {
 			pool.release()
-			return dir, fmt.Errorf("variant %s: %w", v.Name, err)
+			return fmt.Errorf("variant %s: %w", v.Name, err)
 		}
 		r.variants[v.Name] = rv
 	}
 	pool.release()
 	if err := r.setupProfiling(ctx); err != nil {
-		return dir, err
+		return err
 	}
 	for _, v := range s.Variants {
-		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], dir.LogPath(v.Name+".sink.log"), id)
+		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], r.dir.LogPath(v.Name+".sink.log"), r.id)
 		if err != nil {
-			return dir, err
+			return err
 		}
 		r.sinks[v.Name] = sk
 	}
+	return nil
+}
 
-	var runErr error
+// orchestrate carries out the run through its backend, the same for every
+// backend: the plan (or a find-max search), the manifest, the progress and
+// every trial kept. It records how the run ended in the manifest, except
+// when the local backend's run failed before its first start, as a failed
+// setup does.
+func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest, res *resumption) error {
+	s, dir, opt := r.s, r.dir, r.opt
+	remote := opt.Remote != nil
+	// before fails the run before its first start.
+	before := func(err error) error {
+		if remote {
+			return r.finish(ctx, m, err)
+		}
+		return err
+	}
+	setup := func() error {
+		if !remote {
+			return nil
+		}
+		return opt.Remote.Setup(ctx, backend.RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: opt.Progress})
+	}
 	if opt.FindMax {
 		if s.Workload() != scenario.WorkloadLoad {
-			return dir, fmt.Errorf("--find-max searches a load test's highest rate; %s is a %s experiment", s.Path, s.Workload())
+			return before(fmt.Errorf("--find-max searches a load test's highest rate; %s is a %s experiment", s.Path, s.Workload()))
 		}
 		if s.Load.Closed() {
-			return dir, errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)")
+			return before(errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)"))
 		}
 		if len(s.Matrix.CPUs) > 0 {
-			return dir, fmt.Errorf("--find-max searches under the services' own limits; %s has a matrix: set each variant's cpu_limit instead", s.Path)
+			return before(fmt.Errorf("--find-max searches under the services' own limits; %s has a matrix: set each variant's cpu_limit instead", s.Path))
 		}
 		m.Mode = "find-max"
 		r.total = len(s.Variants) * s.FindMax.MaxTrials
 		r.planned = r.total
-		if err := dir.WriteManifest(m); err != nil {
-			return dir, err
-		}
-		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each), results in %s\n",
-			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, dir.Path)
-		runErr = r.findMax(ctx, seed)
-	} else {
-		if s.Precision.On && opt.Precision == nil {
-			return dir, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)")
-		}
-		p := plan.New(s, seed)
-		r.total = len(p.Trials())
-		r.planned = r.total
-		m.Planned = planned(p)
-		if res != nil {
-			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
-			if s.Precision.On && s.Restart == scenario.RestartOnce {
-				resumeLaunches(p.Actions, res.nextLaunch)
-			}
-			all := r.total
-			r.total = countTrials(p.Actions)
-			m = res.resumed(r.total)
-			if s.Precision.On && s.Restart == scenario.RestartOnce {
-				for _, n := range res.nextLaunch {
-					m.Starts = max(m.Starts, n+1)
-				}
-			}
-			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
-				s.Name, dir.Path, len(res.kept), all, r.total, seed)
-		} else if w := s.Workload(); w != scenario.WorkloadLoad {
-			what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
-			fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps), results in %s\n",
-				s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), dir.Path)
-		} else if s.Precision.On {
-			fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s), results in %s\n",
-				s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, dir.Path)
-		} else {
-			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
-				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), dir.Path)
+		if err := setup(); err != nil {
+			return before(err)
 		}
 		if err := dir.WriteManifest(m); err != nil {
-			return dir, err
+			return before(err)
 		}
-		if runErr = r.prepare(ctx); runErr == nil {
-			runErr = r.execute(ctx, p, m)
-		}
+		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each)%s, results in %s\n",
+			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, r.where(m), dir.Path)
+		return r.finish(ctx, m, r.findMax(ctx, seed))
 	}
-	return dir, r.finish(ctx, m, runErr)
-}
-
-// runRemote carries out s's plan through a remote backend: the same plan,
-// manifest and records as a run on this machine.
-func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) (*record.Dir, error) {
-	s, dir := r.s, r.dir
-	r.backend = r.opt.Remote
-	if s.Precision.On && r.opt.Precision == nil {
-		return dir, r.finish(ctx, m, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
+	if s.Precision.On && opt.Precision == nil {
+		return before(errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
 	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
 	r.planned = r.total
 	m.Planned = planned(p)
-	if err := r.opt.Remote.Setup(ctx, backend.RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
-		return dir, r.finish(ctx, m, err)
+	if err := setup(); err != nil {
+		return before(err)
 	}
-	fmt.Fprintf(r.opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps) in %s, results in %s\n",
-		s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), cmp.Or(m.Layout.Place, "a remote backend"), dir.Path)
+	if res != nil {
+		p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
+		if s.Precision.On && s.Restart == scenario.RestartOnce {
+			resumeLaunches(p.Actions, res.nextLaunch)
+		}
+		all := r.total
+		r.total = countTrials(p.Actions)
+		m = res.resumed(r.total)
+		if s.Precision.On && s.Restart == scenario.RestartOnce {
+			for _, n := range res.nextLaunch {
+				m.Starts = max(m.Starts, n+1)
+			}
+		}
+		fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
+			s.Name, dir.Path, len(res.kept), all, r.total, seed)
+	} else if w := s.Workload(); w != scenario.WorkloadLoad {
+		what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
+		fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps)%s, results in %s\n",
+			s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), r.where(m), dir.Path)
+	} else if s.Precision.On {
+		fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s)%s, results in %s\n",
+			s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, r.where(m), dir.Path)
+	} else {
+		fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps)%s, results in %s\n",
+			s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), r.where(m), dir.Path)
+	}
 	if err := dir.WriteManifest(m); err != nil {
-		return dir, r.finish(ctx, m, err)
+		return before(err)
 	}
-	return dir, r.finish(ctx, m, r.execute(ctx, p, m))
+	var runErr error
+	if !remote {
+		// The variants' prepare commands run on this machine.
+		runErr = r.prepare(ctx)
+	}
+	if runErr == nil {
+		runErr = r.execute(ctx, p, m)
+	}
+	return r.finish(ctx, m, runErr)
+}
+
+// where says, in the run's first progress line, where a remote backend
+// runs the services (m.Layout.Place, which its Setup records); nothing for
+// this machine.
+func (r *runner) where(m *record.Manifest) string {
+	if r.opt.Remote == nil {
+		return ""
+	}
+	return " in " + cmp.Or(m.Layout.Place, "a remote backend")
 }
 
 // finish records how the run ended in its manifest and returns runErr (as
