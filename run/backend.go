@@ -64,8 +64,6 @@ func runsWorkload(b backend.Backend, w string) bool {
 // the backend: it pins every side to CPUs of one machine.
 func checkRemote(s *scenario.Scenario, opt Options) error {
 	switch {
-	case opt.FindMax:
-		return fmt.Errorf("%s: --find-max runs on this machine only", s.Path)
 	case opt.Resume != "":
 		return fmt.Errorf("%s: --resume runs on this machine only", s.Path)
 	case !runsWorkload(opt.Remote, s.Workload()):
