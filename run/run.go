@@ -209,7 +209,8 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, lastTrial: map[string]*record.Trial{},
+		localState: localState{running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -415,14 +416,37 @@ func planned(p *plan.Plan) []record.PlannedTrial {
 	return out
 }
 
-// runner holds the state of one run.
+// runner holds the state of one run: the orchestrator's (the plan's
+// progress, the manifest's notes, the trials kept) and, embedded, the
+// local backend's, which the Remote backends' runs leave empty.
 type runner struct {
-	s        *scenario.Scenario
-	opt      Options
-	seed     int64           // the run's, which the plan and Poisson arrivals are drawn from
-	id       runid.ID        // labels the processes and names the cgroup tree of this run
-	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
-	dir      *record.Dir
+	s    *scenario.Scenario
+	opt  Options
+	seed int64           // the run's, which the plan and Poisson arrivals are drawn from
+	id   runid.ID        // labels the processes and names the cgroup tree of this run
+	kill context.Context // done once services must be stopped without grace (Options.StopNow)
+	dir  *record.Dir
+	mu   sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
+	// backend starts and stops the variants and measures their trials:
+	// local, or Options.Remote.
+	backend backend.Backend
+	// lastTrial is each variant's latest trial since its services started,
+	// whose telemetry cycle ends when they stop (guarded by mu).
+	lastTrial map[string]*record.Trial
+	total     int // trials this invocation runs
+	planned   int // trials of the whole plan, numbered 1 to planned (Index)
+	done      int
+	began     time.Time // when the first trial started, for the ETA
+	// prec tracks a run in precision mode (nil otherwise); its warm-up
+	// figures are guarded by mu.
+	prec  *precisionRun
+	notes []string
+	localState
+}
+
+// localState is the local backend's state: this machine's cgroups, CPUs,
+// sinks and running services.
+type localState struct {
 	sinks    map[string]*sinkProcess // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
@@ -437,31 +461,16 @@ type runner struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
-	mu         sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.
 	holdersOff  bool
 	holdersSlow int
 	variants    map[string]*variant.Variant
-	running     map[string]*started
-	// backend starts and stops the variants and measures their trials:
-	// local, or Options.Remote.
-	backend backend.Backend
+	running     map[string]*started // guarded by runner.mu
 	// containers runs the services that have an image.
 	containers place.Containers
-	// lastTrial is each variant's latest trial since its services started,
-	// whose telemetry cycle ends when they stop (guarded by mu).
-	lastTrial map[string]*record.Trial
-	starts    map[string]int // starts per variant, to name log files
-	total     int            // trials this invocation runs
-	planned   int            // trials of the whole plan, numbered 1 to planned (Index)
-	done      int
-	began     time.Time // when the first trial started, for the ETA
-	// prec tracks a run in precision mode (nil otherwise); its warm-up
-	// figures are guarded by mu.
-	prec  *precisionRun
-	notes []string
+	starts     map[string]int // starts per variant, to name log files
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
