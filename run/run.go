@@ -849,3 +849,42 @@ func (r *runner) closeAll() {
 		fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
 	}
 }
+
+// runTrial carries out one planned trial with the scenario's workload
+// through the backend: steady load at the started services, a cold start
+// of them, or one run of the job. It is the one place where the workloads
+// part; the plan, the services around a trial, the records and the
+// analysis are shared.
+func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
+	var tr *record.Trial
+	var err error
+	switch w := r.s.Workload(); w {
+	case scenario.WorkloadStartup, scenario.WorkloadJob:
+		if sb, ok := r.backend.(backend.Startups); ok && w == scenario.WorkloadStartup {
+			tr, err = sb.StartupTrial(ctx, pt)
+		} else if jb, ok := r.backend.(backend.Jobs); ok && w == scenario.WorkloadJob {
+			tr, err = jb.JobTrial(ctx, pt)
+		} else {
+			return fmt.Errorf("%s: this backend does not run %s experiments", r.s.Path, w)
+		}
+		if tr == nil {
+			return err
+		}
+		return r.keepOther(tr)
+	default:
+		tr, res, err := r.backend.Trial(ctx, pt)
+		if tr == nil {
+			return err
+		}
+		return r.keep(tr, res)
+	}
+}
+
+// trialsAtOnce carries out trials run at once through the backend.
+func (r *runner) trialsAtOnce(ctx context.Context, sides []*plan.Trial) error {
+	at, ok := r.backend.(backend.AtOnce)
+	if !ok {
+		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", r.s.Path, r.s.Mode)
+	}
+	return at.TrialsAtOnce(ctx, sides, r.keep)
+}

@@ -1,18 +1,13 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
-
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
@@ -404,28 +399,6 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	return tr, res, nil
 }
 
-// keep writes a measured trial (and its latency log when res is there),
-// counts it and prints its line; its error is the trial's own when it was
-// cut short. Every backend's trials are kept here.
-func (r *runner) keep(tr *record.Trial, res *load.Result) error {
-	if err := r.dir.WriteTrial(tr); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.lastTrial[tr.Variant] = tr
-	r.mu.Unlock()
-	if res != nil {
-		if err := r.writeHistogramLog(tr, res); err != nil {
-			return err
-		}
-	}
-	r.finished(tr, res)
-	if tr.Interrupted {
-		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
-	}
-	return nil
-}
-
 // idle waits out an idle trial's warm-up and window, in which no load is
 // sent and the sampler reads the services as they are, and returns when
 // the window ended: at its planned end, or when ctx ended it (a service
@@ -452,140 +425,4 @@ func idle(ctx context.Context, measureStart time.Time, window time.Duration) tim
 // differ.
 func arrivalSeed(runSeed int64, t *plan.Trial) uint64 {
 	return rand.New(rand.NewPCG(uint64(runSeed), uint64(t.Step)<<32|uint64(uint32(t.Round)))).Uint64()
-}
-
-// position writes trial n's number for the progress lines, as its flags
-// and files name it: "[4/8]" of the trials planned, or "[4]" in precision
-// mode, whose plan holds a ceiling of rounds that the stopping rule ends
-// long before.
-func (r *runner) position(n int) string {
-	if r.s.Precision.On {
-		return fmt.Sprintf("[%d]", n)
-	}
-	return fmt.Sprintf("[%d/%d]", n, r.planned)
-}
-
-// finished counts a written trial and prints one line about it.
-func (r *runner) finished(tr *record.Trial, res *load.Result) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.done++
-	// The trial's own number, as its flags and files name it: in a duet,
-	// or a resumed run, trials do not finish in the order they are numbered.
-	line := fmt.Sprintf("%s round %d %-10s %10s", r.position(tr.Index), tr.Round, tr.Variant, trialStep(tr))
-	if tr.Window() > 0 {
-		if !tr.Idle {
-			// Over the analysis window, as the report and the rate-missed
-			// flag read it.
-			rate, _ := tr.Achieved(r.s.Trim.Start.D().Seconds(), tr.Window().Seconds()-r.s.Trim.End.D().Seconds())
-			line += fmt.Sprintf("  achieved %7.1f req/s", rate)
-			if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
-				line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
-			}
-		}
-		var cpu float64
-		for _, ser := range tr.Samples {
-			if n := len(ser.Points); n > 1 && isMeasured(tr, ser.Service) {
-				cpu += (ser.Points[n-1].CPU - ser.Points[0].CPU) / (ser.Points[n-1].T - ser.Points[0].T)
-			}
-		}
-		line += fmt.Sprintf("  CPU %.3f cores", cpu/tr.Share())
-		if n := tr.Load.Errors.Total(); n > 0 {
-			line += fmt.Sprintf("  errors %d", n)
-			if x := tr.Load.ErrorExamples.First(); x != "" {
-				line += " (" + x + ")"
-			}
-		}
-	}
-	if tr.Interrupted {
-		line += "  (interrupted: " + tr.Error + ")"
-	}
-	if r.opt.Live {
-		line = "\r\033[K" + line // over the status line
-	}
-	fmt.Fprintln(r.opt.Progress, line)
-}
-
-// liveFigures returns what the status line shows of second sec of a
-// trial's window whose load ran for share of it (a sliced duet's side:
-// 0.5; 0 or 1: throughout), with the services using cpu cores: the
-// seconds of its own load so far, and its rate and CPU while loaded, as
-// the line of a finished trial gives them, to compare with the scenario's
-// duration and rate (a side's window lasts twice its duration, loaded
-// half the time).
-func liveFigures(sec load.Second, share, cpu float64) (loadedS, rate, cores float64) {
-	if share <= 0 || share > 1 {
-		share = 1
-	}
-	return float64(sec.Index+1) * share, float64(sec.Completed) / share, cpu / share
-}
-
-// status redraws the live status line during a trial whose load runs for
-// share of its window.
-func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler, share float64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	loaded, rate, cores := liveFigures(sec, share, smp.cpuNow())
-	line := fmt.Sprintf("%s round %d %s at %s: %ss/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.position(pt.Index), pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit},
-		strconv.FormatFloat(loaded, 'f', -1, 64), int(r.s.Load.Duration.D().Seconds()),
-		rate, float64(sec.P99.Microseconds())/1000, cores)
-	if sec.Errors > 0 {
-		line += fmt.Sprintf("  errors %d", sec.Errors)
-	}
-	switch {
-	case r.s.Precision.On:
-		// The stopping rule, not the plan's ceiling of rounds, ends the run.
-		left := max(r.s.Precision.Budget.D()-time.Since(r.began), 0)
-		line += fmt.Sprintf("  budget left %s", left.Round(time.Second))
-	case r.done > 0:
-		per := time.Since(r.began) / time.Duration(r.done)
-		line += fmt.Sprintf("  ETA %s", (per * time.Duration(r.total-r.done)).Round(time.Second))
-	}
-	fmt.Fprint(r.opt.Progress, "\r\033[K"+line)
-}
-
-// trialStep describes the step a load test's trial ran at.
-func trialStep(tr *record.Trial) scenario.Step {
-	return scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers, Idle: tr.Idle, CPULimit: tr.CPULimit}
-}
-
-func isMeasured(tr *record.Trial, name string) bool {
-	for _, s := range tr.Services {
-		if s.Name == name {
-			return s.Measured
-		}
-	}
-	return false
-}
-
-// writeHistogramLog writes the trial's per-second latency histograms as an
-// HdrHistogram interval log (trials/NNNN-VARIANT.hlog), the format
-// HdrHistogram's own tools (HistogramLogAnalyzer, hdr-plot) read. Values are
-// microseconds; each interval is tagged with the variant.
-func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
-	var b bytes.Buffer
-	lw := hdr.NewHistogramLogWriter(&b)
-	start := tr.MeasureStart.UnixMilli()
-	lw.SetBaseTime(start)
-	from := "the intended send time"
-	if tr.TargetUsers > 0 {
-		from = "the send (closed model)"
-	}
-	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %s; latency in microseconds from %s", tr.Index, tr.Variant, tr.Round,
-		trialStep(tr), from))
-	lw.OutputLogFormatVersion()
-	lw.OutputStartTime(start)
-	lw.OutputBaseTime(start)
-	lw.OutputLegend()
-	for _, iv := range res.Intervals {
-		h := iv.Latency()
-		h.SetTag(tr.Variant)
-		h.SetStartTimeMs(start + iv.Offset.Milliseconds())
-		h.SetEndTimeMs(start + (iv.Offset + time.Second).Milliseconds())
-		if err := lw.OutputIntervalHistogram(h); err != nil {
-			return fmt.Errorf("trial %d: histogram log: %w", tr.Index, err)
-		}
-	}
-	return r.dir.WriteFile(strings.TrimSuffix(record.TrialFile(tr), ".json")+".hlog", b.Bytes())
 }

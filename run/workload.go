@@ -17,7 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/plan"
@@ -30,71 +29,6 @@ import (
 	"github.com/tollperf/toll/torecord"
 	"github.com/tollperf/toll/variant"
 )
-
-// runTrial carries out one planned trial with the scenario's workload
-// through the backend: steady load at the started services, a cold start
-// of them, or one run of the job. It is the one place where the workloads
-// part; the plan, the services around a trial, the records and the
-// analysis are shared.
-func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
-	var tr *record.Trial
-	var err error
-	switch w := r.s.Workload(); w {
-	case scenario.WorkloadStartup, scenario.WorkloadJob:
-		if sb, ok := r.backend.(backend.Startups); ok && w == scenario.WorkloadStartup {
-			tr, err = sb.StartupTrial(ctx, pt)
-		} else if jb, ok := r.backend.(backend.Jobs); ok && w == scenario.WorkloadJob {
-			tr, err = jb.JobTrial(ctx, pt)
-		} else {
-			return fmt.Errorf("%s: this backend does not run %s experiments", r.s.Path, w)
-		}
-		if tr == nil {
-			return err
-		}
-		return r.keepOther(tr)
-	default:
-		tr, res, err := r.backend.Trial(ctx, pt)
-		if tr == nil {
-			return err
-		}
-		return r.keep(tr, res)
-	}
-}
-
-// trialsAtOnce carries out trials run at once through the backend.
-func (r *runner) trialsAtOnce(ctx context.Context, sides []*plan.Trial) error {
-	at, ok := r.backend.(backend.AtOnce)
-	if !ok {
-		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", r.s.Path, r.s.Mode)
-	}
-	return at.TrialsAtOnce(ctx, sides, r.keep)
-}
-
-// keepOther writes a start-up or job trial, counts it and prints its line;
-// its error says when the trial was cut short. Every backend's start-up
-// and job trials are kept here.
-func (r *runner) keepOther(tr *record.Trial) error {
-	if err := r.dir.WriteTrial(tr); err != nil {
-		return err
-	}
-	what := "start"
-	if jr := tr.Job; jr != nil {
-		what = "job"
-		r.finishedOther(tr, fmt.Sprintf("wall %8.3f s  CPU %7.3f s", jr.WallS, jr.UserS+jr.SystemS), jr.Failed, jr.Error)
-	} else if su := tr.Startup; su != nil {
-		var line string
-		for _, ss := range su.Services {
-			if ss.Measured {
-				line += fmt.Sprintf("  %s ready %.3f s CPU %.2f s", ss.Name, ss.ReadyS, ss.CPUS)
-			}
-		}
-		r.finishedOther(tr, strings.TrimSpace(line), su.Failed, su.Error)
-	}
-	if tr.Interrupted {
-		return fmt.Errorf("%w: %s %d (%s) cut short", ErrInterrupted, what, tr.Index, tr.Variant)
-	}
-	return nil
-}
 
 // sinksAlive returns an error when the telemetry sink of any of variants
 // has exited: its agents' exports would go nowhere and read as none, so
@@ -470,39 +404,4 @@ func readLogMetrics(path string, from int64, ms []scenario.LogMetric) map[string
 		return nil
 	}
 	return out
-}
-
-// beginProgress notes when the first trial began, for the ETA.
-func (r *runner) beginProgress() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.began.IsZero() {
-		r.began = time.Now()
-	}
-}
-
-// finishedOther counts a written start-up or job trial and prints one line
-// about it.
-func (r *runner) finishedOther(tr *record.Trial, figures string, failed bool, why string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.done++
-	line := fmt.Sprintf("%s repetition %d %-10s", r.position(tr.Index), tr.Round, tr.Variant)
-	if tr.Startup != nil && tr.Startup.CPULimit > 0 {
-		line += fmt.Sprintf(" %5s", scenario.Step{CPULimit: tr.Startup.CPULimit})
-	}
-	line += "  " + figures
-	if failed {
-		line += "  FAILED: " + oneLine(why)
-	}
-	if tr.Interrupted {
-		line += "  (interrupted)"
-	}
-	fmt.Fprintln(r.opt.Progress, line)
-}
-
-// oneLine returns the first line of msg.
-func oneLine(msg string) string {
-	first, _, _ := strings.Cut(msg, "\n")
-	return first
 }
