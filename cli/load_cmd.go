@@ -20,8 +20,8 @@ import (
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/record"
-	"github.com/tollperf/toll/run"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/torecord"
 )
 
 // loadFlags are the options of "toll load".
@@ -252,7 +252,7 @@ func runLoad(cmd *cobra.Command, url string, f loadFlags) error {
 	cpu := cpuTime() - before
 	sum.Scheduled, sum.Sent, sum.Completed, sum.OK = res.Scheduled, res.Sent, res.Completed, res.OK
 	sum.Missed, sum.Errors, sum.Connections = res.Missed, res.Errors.Total(), res.Connections
-	sum.ErrorExamples = run.ErrorExamples(res.ErrorExamples)
+	sum.ErrorExamples = torecord.ErrorExamples(res.ErrorExamples)
 	// Over the window as it ran: an interrupted run's is shorter.
 	if window := res.MeasureEnd.Sub(cfg.Start.Add(f.warmup)); window > 0 {
 		sum.Throughput = float64(res.Completed) / window.Seconds()

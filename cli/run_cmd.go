@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/kube"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/record"
@@ -230,7 +231,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if f.sloP99 > 0 {
 		s.FindMax.SLOP99 = scenario.Duration(f.sloP99)
 	}
-	var remote run.Remote
+	var remote backend.Remote
 	if f.kube.on {
 		if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
 			return &exitError{ExitUsage, fmt.Errorf("%s: network: isolated (--isolate-network) isolates one machine; in a cluster, use a NetworkPolicy", s.Path)}

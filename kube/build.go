@@ -17,8 +17,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/tollperf/toll/plan"
-	"github.com/tollperf/toll/run"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/variant"
 )
 
 // Builder makes the Kubernetes objects of one run of a scenario. The same
@@ -28,7 +28,7 @@ type Builder struct {
 	k        scenario.Kubernetes
 	run      string // LabelRun's value
 	host     string // LabelHost's value
-	variants map[string]*run.Variant
+	variants map[string]*variant.Variant
 	ports    map[string]int // by ${port:NAME}
 	targets  map[string]*url.URL
 }
@@ -45,14 +45,14 @@ func NewBuilder(s *scenario.Scenario, runLabel, host string) (*Builder, error) {
 	if s.Kubernetes != nil {
 		k = *s.Kubernetes
 	}
-	b := &Builder{s: s, k: k, run: runLabel, host: labelValue(host), variants: map[string]*run.Variant{}, ports: map[string]int{}, targets: map[string]*url.URL{}}
+	b := &Builder{s: s, k: k, run: runLabel, host: labelValue(host), variants: map[string]*variant.Variant{}, ports: map[string]int{}, targets: map[string]*url.URL{}}
 	for i, svc := range s.Services {
 		if svc.Ready.Log != "" {
 			return nil, fmt.Errorf("%s: services[%d] (%s): ready.log: a readiness log line is not read in a cluster yet; use ready.http or ready.tcp", s.Path, i, svc.Name)
 		}
 	}
 	for _, v := range s.Variants {
-		rv, err := run.ResolveVariant(s, v.Name, run.Placeholders{Port: b.port, Sink: b.sinkURL(v.Name), Toll: TollPath, Listen: "0.0.0.0"})
+		rv, err := variant.Resolve(s, v.Name, variant.Placeholders{Port: b.port, Sink: b.sinkURL(v.Name), Toll: TollPath, Listen: "0.0.0.0"})
 		if err != nil {
 			return nil, fmt.Errorf("%s: variant %s: %w", s.Path, v.Name, err)
 		}
@@ -88,7 +88,7 @@ func (b *Builder) port(name string) (int, error) {
 }
 
 // image is a service's image in the cluster, "" when it has none.
-func (b *Builder) image(svc run.Service) string {
+func (b *Builder) image(svc variant.Service) string {
 	switch {
 	case svc.Image != "":
 		return svc.Image

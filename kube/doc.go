@@ -1,5 +1,5 @@
 // Package kube runs a scenario in a Kubernetes cluster: the Kubernetes
-// implementation of run.Remote, beside run's own local backend.
+// implementation of backend.Remote, beside run's own local backend.
 //
 // Each variant's services become the containers of one pod per start
 // (Builder.Pod), beside a toll probe container that shares the pod's

@@ -21,9 +21,9 @@ import (
 	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
-	"github.com/tollperf/toll/run"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/sink"
+	"github.com/tollperf/toll/torecord"
 )
 
 // The commands in this file run inside the cluster, in toll's image; each
@@ -149,7 +149,7 @@ func (j *jvmReader) read(pids []int) *record.JVMSample {
 	if err != nil {
 		return nil
 	}
-	return run.JVMRecord(j.pid, c)
+	return torecord.JVM(j.pid, c)
 }
 
 // hsperfdata finds the hsperfdata file of the JVM with pid: in this
@@ -193,7 +193,7 @@ type LoadSpec struct {
 }
 
 // LoadLine is the one line `toll k8s load` prints when the load ends: the
-// trial's timeline and what run.FillLoad records of the load generator's
+// trial's timeline and what torecord.FillLoad records of the load generator's
 // result (totals, latency histograms, per-second intervals).
 type LoadLine struct {
 	Start        time.Time         `json:"start"`
@@ -230,7 +230,7 @@ func Load(ctx context.Context, w io.Writer, spec LoadSpec) error {
 	line := LoadLine{Start: cfg.Start, MeasureStart: cfg.Start.Add(spec.Warmup)}
 	if res != nil {
 		var tr record.Trial
-		run.FillLoad(&tr, res)
+		torecord.FillLoad(&tr, res)
 		line.Load, line.Intervals, line.MeasureEnd = tr.Load, tr.Intervals, res.MeasureEnd
 	}
 	if err != nil {
@@ -264,7 +264,7 @@ func Sink(ctx context.Context, w io.Writer, addr string, interval time.Duration)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		if err := enc.Encode(SinkLine{Time: time.Now(), Counts: run.TelemetrySample(0, sk.Counts())}); err != nil {
+		if err := enc.Encode(SinkLine{Time: time.Now(), Counts: torecord.Telemetry(0, sk.Counts())}); err != nil {
 			return fmt.Errorf("sink: %w", err)
 		}
 		select {

@@ -17,10 +17,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
-	"github.com/tollperf/toll/run"
+	"github.com/tollperf/toll/variant"
 )
 
 // Logs reads what a container printed since a time (zero: all of it).
@@ -46,7 +47,7 @@ func (a APILogs) Read(ctx context.Context, namespace, pod, container string, sin
 }
 
 // Runner runs a scenario's variants in a Kubernetes cluster: the
-// run.Remote backend of `toll run --kubernetes`. It creates the objects
+// backend.Remote backend of `toll run --kubernetes`. It creates the objects
 // Builder makes, waits for them through the API, reads the probe's, the
 // load's and the sink's output back from their logs into trial records,
 // and deletes every object of the run in Close.
@@ -69,17 +70,17 @@ type Runner struct {
 	LoadStartDelay time.Duration
 
 	b      *Builder
-	rr     run.RemoteRun
+	rr     backend.RemoteRun
 	starts map[string]int
 	pods   map[string]string // running variant -> its pod
 	fresh  map[string]bool   // no trial since the variant's pod started
 }
 
-var _ run.Remote = (*Runner)(nil)
+var _ backend.Remote = (*Runner)(nil)
 
 // Setup resolves the scenario for the cluster, creates each variant's
 // sink and Services and waits for the sinks.
-func (r *Runner) Setup(ctx context.Context, rr run.RemoteRun) error {
+func (r *Runner) Setup(ctx context.Context, rr backend.RemoteRun) error {
 	if r.Poll == 0 {
 		r.Poll = time.Second
 	}
@@ -480,7 +481,7 @@ func lastLine(out []byte, v any) error {
 
 // samples turns the probe's lines between from and to into each service's
 // series, with times relative to t0 (the measured window's start).
-func samples(out []byte, services []run.Service, from, to, t0 time.Time) []record.ServiceSeries {
+func samples(out []byte, services []variant.Service, from, to, t0 time.Time) []record.ServiceSeries {
 	by := map[string][]record.Sample{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -517,7 +518,7 @@ func telemetry(out []byte, from, to, t0 time.Time) []record.Telemetry {
 	return ts
 }
 
-var _ run.SinkReader = (*Runner)(nil)
+var _ backend.SinkReader = (*Runner)(nil)
 
 // SinkCounts waits for the variant's sink to print a line after now (its
 // services are stopped) and returns that line's counts: what they sent up

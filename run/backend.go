@@ -3,81 +3,24 @@ package run
 import (
 	"context"
 	"fmt"
-	"io"
-	"time"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
-	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
 )
 
-// Backend is where a run's services run and its trials are measured: this
-// machine (run's own local backend: processes and containers in toll's
-// cgroups, package place) or a Kubernetes cluster (package kube). Above it
-// everything is written once: the plan, the results directory and its
-// manifest, the order of starts, trials and stops, interruption and the
-// cleanup after it, progress, and writing every trial record.
-type Backend interface {
-	// Start starts a variant's services and returns once each is ready.
-	// cpuLimit, when above 0, is a matrix step's CPU limit for each
-	// service (scenario's matrix: cpus), in place of their own.
-	Start(ctx context.Context, variant string, cpuLimit float64) error
-	// Trial runs one planned trial of steady load against a started
-	// variant and returns its record, unwritten, with the load
-	// generator's result when it ran in toll's process (nil otherwise:
-	// the record carries the totals and per-second histograms). An error
-	// with a record is the trial's own (Interrupted and Error say why);
-	// without one, no trial ran.
-	Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.Result, error)
-	// Stop stops a variant's services.
-	Stop(ctx context.Context, variant string) error
-}
-
-// Remote is a Backend that runs services away from this machine, such as a
-// Kubernetes cluster. toll's own machine then only plans, records and
-// analyses: no cgroups, pinning or sinks are set up here.
-type Remote interface {
-	Backend
-	// Setup prepares the backend for the run before its first start, and
-	// may add to the manifest's layout and notes.
-	Setup(ctx context.Context, rr RemoteRun) error
-	// Close removes everything the backend created for the run. It is
-	// called once, at the end of every run, also a cancelled or failed
-	// one, with a context that is not cancelled.
-	Close(ctx context.Context) error
-}
-
-// SinkReader is a Remote backend whose telemetry sinks say what they had
-// received once a variant's services stopped, which ends the telemetry
-// cycle of the variant's last trial (telemetry_end), as a local run's
-// in-process sinks do.
-type SinkReader interface {
-	// SinkCounts returns the variant's sink's counts, as of a moment
-	// after its services stopped, and that moment.
-	SinkCounts(ctx context.Context, variant string) (record.Telemetry, time.Time, error)
-}
-
-// RemoteRun is what a Remote backend learns of the run it serves.
-type RemoteRun struct {
-	// Scenario is the scenario being run.
-	Scenario *scenario.Scenario
-	// ID labels everything the run creates.
-	ID runid.ID
-	// Dir is the results directory (logs go to Dir.LogPath).
-	Dir *record.Dir
-	// Manifest is the run's manifest, written after Setup.
-	Manifest *record.Manifest
-	// Progress receives lines for the user.
-	Progress io.Writer
-}
-
 // local is the backend of services on this machine: the runner's own
-// start, measure and stop.
+// start, measure and stop, and every workload.
 type local struct{ r *runner }
 
-var _ Backend = local{}
+var (
+	_ backend.Backend  = local{}
+	_ backend.AtOnce   = local{}
+	_ backend.Startups = local{}
+	_ backend.Jobs     = local{}
+)
 
 func (l local) Start(ctx context.Context, variant string, cpuLimit float64) error {
 	return l.r.startLimited(ctx, variant, cpuLimit)
@@ -87,17 +30,43 @@ func (l local) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.R
 	return l.r.measure(ctx, t, newOrigin(), turn{}, nil)
 }
 
+func (l local) TrialsAtOnce(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
+	return l.r.duet(ctx, sides, keep)
+}
+
+func (l local) StartupTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
+	return l.r.startupTrial(ctx, t)
+}
+
+func (l local) JobTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
+	return l.r.jobTrial(ctx, t)
+}
+
 func (l local) Stop(_ context.Context, variant string) error { return l.r.stop(variant) }
 
+// runsWorkload reports whether b runs trials of workload w: steady load
+// every backend runs, start-up and job experiments those that implement
+// backend.Startups and backend.Jobs.
+func runsWorkload(b backend.Backend, w string) bool {
+	switch w {
+	case scenario.WorkloadStartup:
+		_, ok := b.(backend.Startups)
+		return ok
+	case scenario.WorkloadJob:
+		_, ok := b.(backend.Jobs)
+		return ok
+	}
+	return true
+}
+
 // checkRemote refuses what a remote backend cannot run yet, before
-// anything starts.
+// anything starts. A duet, or every variant together, is refused whatever
+// the backend: it pins every side to CPUs of one machine.
 func checkRemote(s *scenario.Scenario, opt Options) error {
 	switch {
-	case opt.FindMax:
-		return fmt.Errorf("%s: --find-max runs on this machine only", s.Path)
 	case opt.Resume != "":
 		return fmt.Errorf("%s: --resume runs on this machine only", s.Path)
-	case s.Workload() != scenario.WorkloadLoad:
+	case !runsWorkload(opt.Remote, s.Workload()):
 		return fmt.Errorf("%s: a %s experiment runs on this machine only; in a cluster toll runs load tests", s.Path, s.Workload())
 	case s.Concurrent():
 		return fmt.Errorf("%s: mode: %s runs on this machine only (it pins every side to CPUs of one machine); --sequential runs the scenario one variant at a time", s.Path, s.Mode)

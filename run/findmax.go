@@ -83,7 +83,7 @@ func (r *runner) findMax(ctx context.Context, seed int64) error {
 		return r.dir.WriteFindMax(out)
 	}
 	for _, n := range names {
-		if err := r.start(ctx, n); err != nil {
+		if err := r.backend.Start(ctx, n, 0); err != nil {
 			return interrupted(ctx, r, err)
 		}
 	}
@@ -101,7 +101,10 @@ func (r *runner) findMax(ctx context.Context, seed int64) error {
 			ran = true
 			index++
 			began := time.Now()
-			tr, err := r.trial(ctx, &plan.Trial{Index: index, Round: round, Step: round - 1, Rate: s.next, Variant: n, Order: i}, newOrigin(), turn{}, nil)
+			tr, res, err := r.backend.Trial(ctx, &plan.Trial{Index: index, Round: round, Step: round - 1, Rate: s.next, Variant: n, Order: i})
+			if tr != nil {
+				err = r.keep(tr, res)
+			}
 			s.res.SearchS += time.Since(began).Seconds()
 			if err != nil {
 				write()

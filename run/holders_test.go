@@ -34,7 +34,7 @@ func TestHoldersSharedBySides(t *testing.T) {
 			cpu = c
 		}
 	}
-	r := &runner{loadCPUs: strconv.Itoa(cpu)}
+	r := &runner{localState: localState{loadCPUs: strconv.Itoa(cpu)}}
 	m := r.holders(3)
 
 	var (
@@ -123,7 +123,7 @@ func TestHoldersSharedBySides(t *testing.T) {
 // tasks costs its trial its holders, and only holderStrikes of them in a
 // row end the readings for the run, with one note.
 func TestHoldersSlowReadings(t *testing.T) {
-	r := &runner{loadCPUs: "0"}
+	r := &runner{localState: localState{loadCPUs: "0"}}
 	trial := func(budget time.Duration) bool {
 		m := r.holders(1)
 		if m.cpus == nil {
@@ -173,7 +173,7 @@ func TestHoldersReadUntilTheLoad(t *testing.T) {
 		{name: "due now", ahead: 0, read: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &runner{loadCPUs: "0"}
+			r := &runner{localState: localState{loadCPUs: "0"}}
 			m := r.holders(1)
 			m.budget = time.Nanosecond
 			m.begin(time.Now().Add(tc.ahead))

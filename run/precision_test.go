@@ -115,7 +115,7 @@ precision: {target: 3%, budget: 5m}
 // services that run no JVM it ends after the short default, where a
 // warm-up the scenario set to wait for the JIT waits for its maximum.
 func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
-	r := &runner{running: map[string]*started{}}
+	r := &runner{localState: localState{running: map[string]*started{}}}
 	for _, tt := range []struct {
 		noJVM   time.Duration
 		settled bool

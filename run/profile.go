@@ -13,12 +13,13 @@ import (
 	pprof "github.com/google/pprof/profile"
 	"github.com/tollperf/toll/probe/profile"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/variant"
 )
 
 // profiled reports whether service i of v is to be profiled: it asks for it
 // (profile: true), or it is measured and the run profiles every measured
 // service (Options.Profile).
-func (r *runner) profiled(v *Variant, i int, measured bool) bool {
+func (r *runner) profiled(v *variant.Variant, i int, measured bool) bool {
 	return v.Services[i].Profile || (r.opt.Profile && measured)
 }
 
@@ -69,7 +70,7 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 
 // profilerFor returns the profiler that samples svc: the first runtime's
 // profiler that takes its command, else perf.
-func (r *runner) profilerFor(svc Service) profile.Profiler {
+func (r *runner) profilerFor(svc variant.Service) profile.Profiler {
 	if svc.Image == "" {
 		// A program named by a relative path is the service directory's.
 		argv := slices.Clone(svc.Argv)
@@ -91,7 +92,7 @@ func (r *runner) profilerFor(svc Service) profile.Profiler {
 // service i of variant v (its start-th start) ready for its profiler, and
 // the directory the profiler keeps its data in; the service's own and ""
 // when it is not profiled or its profiler need not be prepared.
-func (r *runner) prepareProfiling(v *Variant, i, start int) ([]string, []string, string, error) {
+func (r *runner) prepareProfiling(v *variant.Variant, i, start int) ([]string, []string, string, error) {
 	svc := v.Services[i]
 	if r.profilers == nil || !r.profiled(v, i, svc.Measure || svc.Role == "agent") {
 		return svc.Argv, svc.Env, "", nil

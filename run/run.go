@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/netns"
@@ -36,6 +37,7 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/variant"
 )
 
 // Options adjust a run.
@@ -95,7 +97,7 @@ type Options struct {
 	// Remote, when set, runs the services elsewhere (a Kubernetes
 	// cluster, package kube) instead of on this machine; the plan, the
 	// results directory and the trial records are the same.
-	Remote Remote
+	Remote backend.Remote
 	// Finished, when set, is called once the plan has ended, however it
 	// ended (err is Run's error), with the manifest written and before the
 	// services still running are stopped: stopping may take the grace
@@ -207,7 +209,8 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*Variant{}, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, lastTrial: map[string]*record.Trial{},
+		localState: localState{running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
@@ -215,10 +218,20 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r.backend = local{r}
 	defer r.closeAll()
-
 	if opt.Remote != nil {
-		return r.runRemote(ctx, seed, m)
+		r.backend = opt.Remote
+	} else if err := r.setupLocal(ctx, m); err != nil {
+		return dir, err
 	}
+	return dir, r.orchestrate(ctx, seed, m, res)
+}
+
+// setupLocal prepares this machine for the run before its first start: it
+// removes what killed runs left, creates toll's cgroups, pins toll, resolves
+// every variant with ports of its own, prepares profiling and starts one
+// telemetry sink per variant.
+func (r *runner) setupLocal(ctx context.Context, m *record.Manifest) error {
+	s, opt := r.s, r.opt
 	if ms, err := machine.NewSampler(); err == nil {
 		r.machine = ms
 	} else {
@@ -226,10 +239,10 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r.cleanUp(ctx)
 	if err := r.setupCgroups(m); err != nil {
-		return dir, err
+		return err
 	}
 	if err := r.setupPinning(m); err != nil {
-		return dir, err
+		return err
 	}
 	r.setupHardwareCounters()
 	pool := &portPool{}
@@ -241,113 +254,132 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		port, err := pool.take()
 		if err != nil {
 			pool.release()
-			return dir, fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
+			return fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
 		}
 		sinkAddrs[v.Name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		rv, err := resolveVariant(s, v.Name, pool, "http://"+sinkAddrs[v.Name], opt.Self)
 		if err != nil {
 			pool.release()
-			return dir, fmt.Errorf("variant %s: %w", v.Name, err)
+			return fmt.Errorf("variant %s: %w", v.Name, err)
 		}
 		r.variants[v.Name] = rv
 	}
 	pool.release()
 	if err := r.setupProfiling(ctx); err != nil {
-		return dir, err
+		return err
 	}
 	for _, v := range s.Variants {
-		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], dir.LogPath(v.Name+".sink.log"), id)
+		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], r.dir.LogPath(v.Name+".sink.log"), r.id)
 		if err != nil {
-			return dir, err
+			return err
 		}
 		r.sinks[v.Name] = sk
 	}
+	return nil
+}
 
-	var runErr error
+// orchestrate carries out the run through its backend, the same for every
+// backend: the plan (or a find-max search), the manifest, the progress and
+// every trial kept. It records how the run ended in the manifest, except
+// when the local backend's run failed before its first start, as a failed
+// setup does.
+func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest, res *resumption) error {
+	s, dir, opt := r.s, r.dir, r.opt
+	remote := opt.Remote != nil
+	// before fails the run before its first start.
+	before := func(err error) error {
+		if remote {
+			return r.finish(ctx, m, err)
+		}
+		return err
+	}
+	setup := func() error {
+		if !remote {
+			return nil
+		}
+		return opt.Remote.Setup(ctx, backend.RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: opt.Progress})
+	}
 	if opt.FindMax {
 		if s.Workload() != scenario.WorkloadLoad {
-			return dir, fmt.Errorf("--find-max searches a load test's highest rate; %s is a %s experiment", s.Path, s.Workload())
+			return before(fmt.Errorf("--find-max searches a load test's highest rate; %s is a %s experiment", s.Path, s.Workload()))
 		}
 		if s.Load.Closed() {
-			return dir, errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)")
+			return before(errors.New("--find-max searches open-model rates: the scenario's load has users (closed model)"))
 		}
 		if len(s.Matrix.CPUs) > 0 {
-			return dir, fmt.Errorf("--find-max searches under the services' own limits; %s has a matrix: set each variant's cpu_limit instead", s.Path)
+			return before(fmt.Errorf("--find-max searches under the services' own limits; %s has a matrix: set each variant's cpu_limit instead", s.Path))
 		}
 		m.Mode = "find-max"
 		r.total = len(s.Variants) * s.FindMax.MaxTrials
 		r.planned = r.total
-		if err := dir.WriteManifest(m); err != nil {
-			return dir, err
-		}
-		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each), results in %s\n",
-			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, dir.Path)
-		runErr = r.findMax(ctx, seed)
-	} else {
-		if s.Precision.On && opt.Precision == nil {
-			return dir, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)")
-		}
-		p := plan.New(s, seed)
-		r.total = len(p.Trials())
-		r.planned = r.total
-		m.Planned = planned(p)
-		if res != nil {
-			p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
-			if s.Precision.On && s.Restart == scenario.RestartOnce {
-				resumeLaunches(p.Actions, res.nextLaunch)
-			}
-			all := r.total
-			r.total = countTrials(p.Actions)
-			m = res.resumed(r.total)
-			if s.Precision.On && s.Restart == scenario.RestartOnce {
-				for _, n := range res.nextLaunch {
-					m.Starts = max(m.Starts, n+1)
-				}
-			}
-			fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
-				s.Name, dir.Path, len(res.kept), all, r.total, seed)
-		} else if w := s.Workload(); w != scenario.WorkloadLoad {
-			what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
-			fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps), results in %s\n",
-				s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), dir.Path)
-		} else if s.Precision.On {
-			fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s), results in %s\n",
-				s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, dir.Path)
-		} else {
-			fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps), results in %s\n",
-				s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), dir.Path)
+		if err := setup(); err != nil {
+			return before(err)
 		}
 		if err := dir.WriteManifest(m); err != nil {
-			return dir, err
+			return before(err)
 		}
-		if runErr = r.prepare(ctx); runErr == nil {
-			runErr = r.execute(ctx, p, m)
-		}
+		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each)%s, results in %s\n",
+			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, r.where(m), dir.Path)
+		return r.finish(ctx, m, r.findMax(ctx, seed))
 	}
-	return dir, r.finish(ctx, m, runErr)
-}
-
-// runRemote carries out s's plan through a remote backend: the same plan,
-// manifest and records as a run on this machine.
-func (r *runner) runRemote(ctx context.Context, seed int64, m *record.Manifest) (*record.Dir, error) {
-	s, dir := r.s, r.dir
-	r.backend = r.opt.Remote
-	if s.Precision.On && r.opt.Precision == nil {
-		return dir, r.finish(ctx, m, errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
+	if s.Precision.On && opt.Precision == nil {
+		return before(errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
 	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
 	r.planned = r.total
 	m.Planned = planned(p)
-	if err := r.opt.Remote.Setup(ctx, RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: r.opt.Progress}); err != nil {
-		return dir, r.finish(ctx, m, err)
+	if err := setup(); err != nil {
+		return before(err)
 	}
-	fmt.Fprintf(r.opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps) in %s, results in %s\n",
-		s.Name, r.total, len(s.Variants), s.Rounds, len(s.Load.Steps()), cmp.Or(m.Layout.Place, "a remote backend"), dir.Path)
+	if res != nil {
+		p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
+		if s.Precision.On && s.Restart == scenario.RestartOnce {
+			resumeLaunches(p.Actions, res.nextLaunch)
+		}
+		all := r.total
+		r.total = countTrials(p.Actions)
+		m = res.resumed(r.total)
+		if s.Precision.On && s.Restart == scenario.RestartOnce {
+			for _, n := range res.nextLaunch {
+				m.Starts = max(m.Starts, n+1)
+			}
+		}
+		fmt.Fprintf(opt.Progress, "toll: %s: resuming %s: %d of %d trials finished and are kept, %d to run (seed %d)\n",
+			s.Name, dir.Path, len(res.kept), all, r.total, seed)
+	} else if w := s.Workload(); w != scenario.WorkloadLoad {
+		what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
+		fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps)%s, results in %s\n",
+			s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), r.where(m), dir.Path)
+	} else if s.Precision.On {
+		fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s)%s, results in %s\n",
+			s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, r.where(m), dir.Path)
+	} else {
+		fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps)%s, results in %s\n",
+			s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), r.where(m), dir.Path)
+	}
 	if err := dir.WriteManifest(m); err != nil {
-		return dir, r.finish(ctx, m, err)
+		return before(err)
 	}
-	return dir, r.finish(ctx, m, r.execute(ctx, p, m))
+	var runErr error
+	if !remote {
+		// The variants' prepare commands run on this machine.
+		runErr = r.prepare(ctx)
+	}
+	if runErr == nil {
+		runErr = r.execute(ctx, p, m)
+	}
+	return r.finish(ctx, m, runErr)
+}
+
+// where says, in the run's first progress line, where a remote backend
+// runs the services (m.Layout.Place, which its Setup records); nothing for
+// this machine.
+func (r *runner) where(m *record.Manifest) string {
+	if r.opt.Remote == nil {
+		return ""
+	}
+	return " in " + cmp.Or(m.Layout.Place, "a remote backend")
 }
 
 // finish records how the run ended in its manifest and returns runErr (as
@@ -384,14 +416,37 @@ func planned(p *plan.Plan) []record.PlannedTrial {
 	return out
 }
 
-// runner holds the state of one run.
+// runner holds the state of one run: the orchestrator's (the plan's
+// progress, the manifest's notes, the trials kept) and, embedded, the
+// local backend's, which the Remote backends' runs leave empty.
 type runner struct {
-	s        *scenario.Scenario
-	opt      Options
-	seed     int64           // the run's, which the plan and Poisson arrivals are drawn from
-	id       runid.ID        // labels the processes and names the cgroup tree of this run
-	kill     context.Context // done once services must be stopped without grace (Options.StopNow)
-	dir      *record.Dir
+	s    *scenario.Scenario
+	opt  Options
+	seed int64           // the run's, which the plan and Poisson arrivals are drawn from
+	id   runid.ID        // labels the processes and names the cgroup tree of this run
+	kill context.Context // done once services must be stopped without grace (Options.StopNow)
+	dir  *record.Dir
+	mu   sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
+	// backend starts and stops the variants and measures their trials:
+	// local, or Options.Remote.
+	backend backend.Backend
+	// lastTrial is each variant's latest trial since its services started,
+	// whose telemetry cycle ends when they stop (guarded by mu).
+	lastTrial map[string]*record.Trial
+	total     int // trials this invocation runs
+	planned   int // trials of the whole plan, numbered 1 to planned (Index)
+	done      int
+	began     time.Time // when the first trial started, for the ETA
+	// prec tracks a run in precision mode (nil otherwise); its warm-up
+	// figures are guarded by mu.
+	prec  *precisionRun
+	notes []string
+	localState
+}
+
+// localState is the local backend's state: this machine's cgroups, CPUs,
+// sinks and running services.
+type localState struct {
 	sinks    map[string]*sinkProcess // by variant
 	tree     *cgroup.Tree
 	svcCPUs  string
@@ -406,31 +461,16 @@ type runner struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
-	mu         sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.
 	holdersOff  bool
 	holdersSlow int
-	variants    map[string]*Variant
-	running     map[string]*started
-	// backend starts and stops the variants and measures their trials:
-	// local, or Options.Remote.
-	backend Backend
+	variants    map[string]*variant.Variant
+	running     map[string]*started // guarded by runner.mu
 	// containers runs the services that have an image.
 	containers place.Containers
-	// lastTrial is each variant's latest trial since its services started,
-	// whose telemetry cycle ends when they stop (guarded by mu).
-	lastTrial map[string]*record.Trial
-	starts    map[string]int // starts per variant, to name log files
-	total     int            // trials this invocation runs
-	planned   int            // trials of the whole plan, numbered 1 to planned (Index)
-	done      int
-	began     time.Time // when the first trial started, for the ETA
-	// prec tracks a run in precision mode (nil otherwise); its warm-up
-	// figures are guarded by mu.
-	prec  *precisionRun
-	notes []string
+	starts     map[string]int // starts per variant, to name log files
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
@@ -724,7 +764,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 				err = r.sinksAlive(a.Trial.Variant)
 			}
 		case plan.RunAtOnce:
-			if err = r.duet(ctx, a.Sides); err == nil {
+			if err = r.trialsAtOnce(ctx, a.Sides); err == nil {
 				var vs []string
 				for _, pt := range a.Sides {
 					vs = append(vs, pt.Variant)
@@ -733,7 +773,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 			}
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
-			if sr, ok := r.backend.(SinkReader); ok && err == nil {
+			if sr, ok := r.backend.(backend.SinkReader); ok && err == nil {
 				err = r.endTelemetryCycle(a.Variant, func(ctx context.Context) (record.Telemetry, time.Time, error) {
 					return sr.SinkCounts(ctx, a.Variant)
 				})
@@ -808,4 +848,43 @@ func (r *runner) closeAll() {
 	if err != nil {
 		fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
 	}
+}
+
+// runTrial carries out one planned trial with the scenario's workload
+// through the backend: steady load at the started services, a cold start
+// of them, or one run of the job. It is the one place where the workloads
+// part; the plan, the services around a trial, the records and the
+// analysis are shared.
+func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
+	var tr *record.Trial
+	var err error
+	switch w := r.s.Workload(); w {
+	case scenario.WorkloadStartup, scenario.WorkloadJob:
+		if sb, ok := r.backend.(backend.Startups); ok && w == scenario.WorkloadStartup {
+			tr, err = sb.StartupTrial(ctx, pt)
+		} else if jb, ok := r.backend.(backend.Jobs); ok && w == scenario.WorkloadJob {
+			tr, err = jb.JobTrial(ctx, pt)
+		} else {
+			return fmt.Errorf("%s: this backend does not run %s experiments", r.s.Path, w)
+		}
+		if tr == nil {
+			return err
+		}
+		return r.keepOther(tr)
+	default:
+		tr, res, err := r.backend.Trial(ctx, pt)
+		if tr == nil {
+			return err
+		}
+		return r.keep(tr, res)
+	}
+}
+
+// trialsAtOnce carries out trials run at once through the backend.
+func (r *runner) trialsAtOnce(ctx context.Context, sides []*plan.Trial) error {
+	at, ok := r.backend.(backend.AtOnce)
+	if !ok {
+		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", r.s.Path, r.s.Mode)
+	}
+	return at.TrialsAtOnce(ctx, sides, r.keep)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/tollperf/toll/probe/perfcount"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
-	"github.com/tollperf/toll/sink"
+	"github.com/tollperf/toll/torecord"
 )
 
 // sampler reads every service's costs and the sink's counts at aligned
@@ -68,7 +68,7 @@ func (sp *serviceProbe) readJVM() *record.JVMSample {
 	if err != nil {
 		return nil
 	}
-	j := JVMRecord(sp.jvmPid, c)
+	j := torecord.JVM(sp.jvmPid, c)
 	if sp.compilers != nil {
 		if d, err := sp.compilers.CPU(); err == nil {
 			j.JITCPU = d.Seconds()
@@ -90,20 +90,6 @@ func findJVM(tree processes) (*jvm.Reader, int) {
 		}
 	}
 	return nil, 0
-}
-
-// JVMRecord is what a sample records of the counters c of the JVM with
-// pid, here or in a pod's probe (package kube).
-func JVMRecord(pid int, c jvm.Counters) *record.JVMSample {
-	j := &record.JVMSample{Pid: pid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
-		MetaspaceUsed: c.MetaspaceUsed, MetaspaceCommitted: c.MetaspaceCommitted, ClassSpaceUsed: c.ClassSpaceUsed,
-		ClassesLoaded: c.ClassesLoaded, ClassesUnloaded: c.ClassesUnloaded, GCCount: c.GCCount,
-		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads,
-		JITCompiles: c.JITCompiles, JITTime: c.JITTime.Seconds()}
-	if !c.VMStart.IsZero() && c.VMInitDone.After(c.VMStart) {
-		j.InitS = c.VMInitDone.Sub(c.VMStart).Seconds()
-	}
-	return j
 }
 
 // close releases what sp holds.
@@ -238,17 +224,8 @@ func (s *sampler) take(now time.Time) {
 		}
 	}
 	if s.sink != nil {
-		s.telemetry = append(s.telemetry, TelemetrySample(t, s.sink.Counts()))
+		s.telemetry = append(s.telemetry, torecord.Telemetry(t, s.sink.Counts()))
 	}
-}
-
-// TelemetrySample records a sink's counts c at t seconds. The record's
-// bytes are every request's, rejected ones included, as they always were;
-// analyze takes the rejected ones out.
-func TelemetrySample(t float64, c sink.Counts) record.Telemetry {
-	return record.Telemetry{T: t, Requests: c.Requests, Bytes: c.Bytes + c.RejectedBytes,
-		Spans: c.Spans, Points: c.MetricPoints, Logs: c.LogRecords, Profiles: c.Profiles,
-		Rejected: c.Rejected, RejectedBytes: c.RejectedBytes}
 }
 
 // close releases the probes' resources.

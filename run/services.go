@@ -14,11 +14,13 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/supervise"
+	"github.com/tollperf/toll/torecord"
+	"github.com/tollperf/toll/variant"
 )
 
 // started is a variant whose services are running.
 type started struct {
-	v     *Variant
+	v     *variant.Variant
 	group *launch.Group
 	cgs   map[string]*cgroup.Group // by service name
 	runs  []record.ServiceRun
@@ -44,14 +46,10 @@ type started struct {
 	profileDirs map[string]string
 }
 
-// start starts variant name's services in order and waits until each is ready.
-func (r *runner) start(ctx context.Context, name string) error {
-	return r.startLimited(ctx, name, 0)
-}
-
-// startLimited is start with every service's CPU quota set to cpuLimit
-// cores (0 keeps each service's own cpu_limit, or its variant's): a
-// start-up step's limit, or a load test's matrix step's.
+// startLimited starts variant name's services in order and waits until
+// each is ready, with every service's CPU quota set to cpuLimit cores (0
+// keeps each service's own cpu_limit, or its variant's): a start-up step's
+// limit, or a load test's matrix step's.
 func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
 	v := r.variants[name]
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}}
@@ -169,7 +167,7 @@ func (r *runner) stop(name string) error {
 	var endErr error
 	if sk := r.sinks[name]; sk != nil {
 		endErr = r.endTelemetryCycle(name, func(context.Context) (record.Telemetry, time.Time, error) {
-			return TelemetrySample(0, sk.Counts()), time.Now(), nil
+			return torecord.Telemetry(0, sk.Counts()), time.Now(), nil
 		})
 	}
 	if err != nil {

@@ -1,24 +1,21 @@
 package run
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	hdr "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/torecord"
 )
 
 // newOrigin returns the origin of a trial's load timeline: shortly ahead,
@@ -27,18 +24,18 @@ func newOrigin() time.Time {
 	return time.Now().Add(100 * time.Millisecond).Truncate(time.Millisecond)
 }
 
-// duet runs trials at the same time, on one timeline, and writes them all:
-// the baseline's and a variant's (mode: duet), or the baseline's and every
-// variant's (mode: together). On shared CPUs, each side's open-model
-// schedule runs a fraction of an interval behind the one before it, so
-// that the sides' requests take turns on the CPUs rather than always
-// arriving at the same moment and queueing behind each other. In a duet
-// the variant lags in odd rounds and the baseline in even ones; together,
-// each side's place in that order moves round by round (plan.Trial.Order),
-// so that no side is always last. In a sliced duet (load.slice) the two
-// take turns by slices instead, the second side's one slice after the
-// first's.
-func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
+// duet runs trials at the same time, on one timeline, and keeps each side's
+// as it ends: the baseline's and a variant's (mode: duet), or the
+// baseline's and every variant's (mode: together). On shared CPUs, each
+// side's open-model schedule runs a fraction of an interval behind the
+// one before it, so that the sides' requests take turns on the CPUs rather
+// than always arriving at the same moment and queueing behind each other.
+// In a duet the variant lags in odd rounds and the baseline in even ones;
+// together, each side's place in that order moves round by round
+// (plan.Trial.Order), so that no side is always last. In a sliced duet
+// (load.slice) the two take turns by slices instead, the second side's one
+// slice after the first's.
+func (r *runner) duet(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
 	var sts []*started
 	for _, pt := range sides {
 		sts = append(sts, r.running[pt.Variant])
@@ -77,7 +74,11 @@ func (r *runner) duet(ctx context.Context, sides []*plan.Trial) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = r.trial(ctx, pt, origins[i], turns[i], held)
+			tr, res, err := r.measure(ctx, pt, origins[i], turns[i], held)
+			if tr != nil {
+				err = keep(tr, res)
+			}
+			errs[i] = err
 		}()
 	}
 	wg.Wait()
@@ -209,18 +210,6 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 		return 0
 	}
 	return time.Duration(float64(time.Second) / (float64(s.Sides()) * t.Rate))
-}
-
-// trial runs one trial against a started variant, writes its file and
-// returns it (also with an error, once it is written). It may run beside
-// other trials (a duet, together), which share held; alone, held is nil.
-// It only reads the runner's state, except through r.keep.
-func (r *runner) trial(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, error) {
-	tr, res, err := r.measure(ctx, pt, origin, tn, held)
-	if tr == nil {
-		return nil, err
-	}
-	return tr, r.keep(tr, res)
 }
 
 // measure runs one trial against a variant started on this machine, its
@@ -375,7 +364,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		if tr.MeasureEnd.IsZero() || tr.MeasureEnd.Before(measureStart) {
 			tr.MeasureEnd = measureStart
 		}
-		FillLoad(tr, res)
+		torecord.FillLoad(tr, res)
 		tr.Load.ArrivalSeed = seed
 		if fromErr == nil && toErr == nil {
 			tr.Load.CPUWaitMS = float64(waitTo-waitFrom) / float64(time.Millisecond)
@@ -391,7 +380,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		// this trial's telemetry cycle, which begins with them.
 		tr.Load.WarmupCompleted += w.completed
 		if w.telemetry != nil && len(tr.Telemetry) > 0 {
-			tr.Telemetry = append([]record.Telemetry{TelemetrySample(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
+			tr.Telemetry = append([]record.Telemetry{torecord.Telemetry(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
 		}
 	}
 	tr.Machine = smp.host
@@ -408,28 +397,6 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		}
 	}
 	return tr, res, nil
-}
-
-// keep writes a measured trial (and its latency log when res is there),
-// counts it and prints its line; its error is the trial's own when it was
-// cut short. Every backend's trials are kept here.
-func (r *runner) keep(tr *record.Trial, res *load.Result) error {
-	if err := r.dir.WriteTrial(tr); err != nil {
-		return err
-	}
-	r.mu.Lock()
-	r.lastTrial[tr.Variant] = tr
-	r.mu.Unlock()
-	if res != nil {
-		if err := r.writeHistogramLog(tr, res); err != nil {
-			return err
-		}
-	}
-	r.finished(tr, res)
-	if tr.Interrupted {
-		return fmt.Errorf("trial %d (%s, round %d): %s", tr.Index, tr.Variant, tr.Round, tr.Error)
-	}
-	return nil
 }
 
 // idle waits out an idle trial's warm-up and window, in which no load is
@@ -458,185 +425,4 @@ func idle(ctx context.Context, measureStart time.Time, window time.Duration) tim
 // differ.
 func arrivalSeed(runSeed int64, t *plan.Trial) uint64 {
 	return rand.New(rand.NewPCG(uint64(runSeed), uint64(t.Step)<<32|uint64(uint32(t.Round)))).Uint64()
-}
-
-// FillLoad copies the load generator's result into a trial record: the
-// totals, the latency histograms and the per-second intervals. The in-pod
-// load command of a Kubernetes run (package kube) records the same fields.
-func FillLoad(tr *record.Trial, res *load.Result) {
-	tr.Load = record.LoadTotals{Scheduled: res.Scheduled, Sent: res.Sent, Completed: res.Completed, OK: res.OK,
-		Missed: res.Missed, Errors: errorCounts(res.Errors), Histogram: encodeHist(res.Latency)}
-	tr.Load.WarmupCompleted, tr.Load.Connections = res.WarmupCompleted, res.Connections
-	tr.Load.ErrorExamples = ErrorExamples(res.ErrorExamples)
-	if res.Lateness.TotalCount() > 0 {
-		tr.Load.LatenessP99US, tr.Load.LatenessMaxUS = res.Lateness.ValueAtQuantile(99), res.Lateness.Max()
-	}
-	for _, rr := range res.Requests {
-		tr.Load.Requests = append(tr.Load.Requests, record.RequestTotals{Name: rr.Name, Sent: rr.Sent,
-			Completed: rr.Completed, OK: rr.OK, Errors: errorCounts(rr.Errors), Histogram: encodeHist(rr.Latency)})
-	}
-	for _, iv := range res.Intervals {
-		tr.Intervals = append(tr.Intervals, record.Interval{T: iv.Offset.Seconds(), Scheduled: iv.Scheduled, Sent: iv.Sent,
-			Completed: iv.Completed, OK: iv.OK, Errors: errorCounts(iv.Errors), Histogram: string(iv.EncodedLatency)})
-	}
-}
-
-// ErrorExamples is the record of the load generator's examples of failed
-// requests, or nil when none failed.
-func ErrorExamples(x load.ErrorExamples) *record.ErrorExamples {
-	if x == (load.ErrorExamples{}) {
-		return nil
-	}
-	return &record.ErrorExamples{Connect: x.Connect, Timeout: x.Timeout, HTTP4xx: x.HTTP4xx, HTTP5xx: x.HTTP5xx, Other: x.Other}
-}
-
-func errorCounts(e load.ErrorCounts) record.ErrorCounts {
-	return record.ErrorCounts{Connect: e.Connect, Timeout: e.Timeout, HTTP4xx: e.HTTP4xx, HTTP5xx: e.HTTP5xx, Other: e.Other}
-}
-
-func encodeHist(h *hdr.Histogram) string {
-	if h == nil {
-		return ""
-	}
-	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}
-
-// position writes trial n's number for the progress lines, as its flags
-// and files name it: "[4/8]" of the trials planned, or "[4]" in precision
-// mode, whose plan holds a ceiling of rounds that the stopping rule ends
-// long before.
-func (r *runner) position(n int) string {
-	if r.s.Precision.On {
-		return fmt.Sprintf("[%d]", n)
-	}
-	return fmt.Sprintf("[%d/%d]", n, r.planned)
-}
-
-// finished counts a written trial and prints one line about it.
-func (r *runner) finished(tr *record.Trial, res *load.Result) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.done++
-	// The trial's own number, as its flags and files name it: in a duet,
-	// or a resumed run, trials do not finish in the order they are numbered.
-	line := fmt.Sprintf("%s round %d %-10s %10s", r.position(tr.Index), tr.Round, tr.Variant, trialStep(tr))
-	if tr.Window() > 0 {
-		if !tr.Idle {
-			// Over the analysis window, as the report and the rate-missed
-			// flag read it.
-			rate, _ := tr.Achieved(r.s.Trim.Start.D().Seconds(), tr.Window().Seconds()-r.s.Trim.End.D().Seconds())
-			line += fmt.Sprintf("  achieved %7.1f req/s", rate)
-			if res != nil && res.Latency != nil && res.Latency.TotalCount() > 0 {
-				line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
-			}
-		}
-		var cpu float64
-		for _, ser := range tr.Samples {
-			if n := len(ser.Points); n > 1 && isMeasured(tr, ser.Service) {
-				cpu += (ser.Points[n-1].CPU - ser.Points[0].CPU) / (ser.Points[n-1].T - ser.Points[0].T)
-			}
-		}
-		line += fmt.Sprintf("  CPU %.3f cores", cpu/tr.Share())
-		if n := tr.Load.Errors.Total(); n > 0 {
-			line += fmt.Sprintf("  errors %d", n)
-			if x := tr.Load.ErrorExamples.First(); x != "" {
-				line += " (" + x + ")"
-			}
-		}
-	}
-	if tr.Interrupted {
-		line += "  (interrupted: " + tr.Error + ")"
-	}
-	if r.opt.Live {
-		line = "\r\033[K" + line // over the status line
-	}
-	fmt.Fprintln(r.opt.Progress, line)
-}
-
-// liveFigures returns what the status line shows of second sec of a
-// trial's window whose load ran for share of it (a sliced duet's side:
-// 0.5; 0 or 1: throughout), with the services using cpu cores: the
-// seconds of its own load so far, and its rate and CPU while loaded, as
-// the line of a finished trial gives them, to compare with the scenario's
-// duration and rate (a side's window lasts twice its duration, loaded
-// half the time).
-func liveFigures(sec load.Second, share, cpu float64) (loadedS, rate, cores float64) {
-	if share <= 0 || share > 1 {
-		share = 1
-	}
-	return float64(sec.Index+1) * share, float64(sec.Completed) / share, cpu / share
-}
-
-// status redraws the live status line during a trial whose load runs for
-// share of its window.
-func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler, share float64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	loaded, rate, cores := liveFigures(sec, share, smp.cpuNow())
-	line := fmt.Sprintf("%s round %d %s at %s: %ss/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
-		r.position(pt.Index), pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit},
-		strconv.FormatFloat(loaded, 'f', -1, 64), int(r.s.Load.Duration.D().Seconds()),
-		rate, float64(sec.P99.Microseconds())/1000, cores)
-	if sec.Errors > 0 {
-		line += fmt.Sprintf("  errors %d", sec.Errors)
-	}
-	switch {
-	case r.s.Precision.On:
-		// The stopping rule, not the plan's ceiling of rounds, ends the run.
-		left := max(r.s.Precision.Budget.D()-time.Since(r.began), 0)
-		line += fmt.Sprintf("  budget left %s", left.Round(time.Second))
-	case r.done > 0:
-		per := time.Since(r.began) / time.Duration(r.done)
-		line += fmt.Sprintf("  ETA %s", (per * time.Duration(r.total-r.done)).Round(time.Second))
-	}
-	fmt.Fprint(r.opt.Progress, "\r\033[K"+line)
-}
-
-// trialStep describes the step a load test's trial ran at.
-func trialStep(tr *record.Trial) scenario.Step {
-	return scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers, Idle: tr.Idle, CPULimit: tr.CPULimit}
-}
-
-func isMeasured(tr *record.Trial, name string) bool {
-	for _, s := range tr.Services {
-		if s.Name == name {
-			return s.Measured
-		}
-	}
-	return false
-}
-
-// writeHistogramLog writes the trial's per-second latency histograms as an
-// HdrHistogram interval log (trials/NNNN-VARIANT.hlog), the format
-// HdrHistogram's own tools (HistogramLogAnalyzer, hdr-plot) read. Values are
-// microseconds; each interval is tagged with the variant.
-func (r *runner) writeHistogramLog(tr *record.Trial, res *load.Result) error {
-	var b bytes.Buffer
-	lw := hdr.NewHistogramLogWriter(&b)
-	start := tr.MeasureStart.UnixMilli()
-	lw.SetBaseTime(start)
-	from := "the intended send time"
-	if tr.TargetUsers > 0 {
-		from = "the send (closed model)"
-	}
-	lw.OutputComment(fmt.Sprintf("toll trial %d: %s, round %d, %s; latency in microseconds from %s", tr.Index, tr.Variant, tr.Round,
-		trialStep(tr), from))
-	lw.OutputLogFormatVersion()
-	lw.OutputStartTime(start)
-	lw.OutputBaseTime(start)
-	lw.OutputLegend()
-	for _, iv := range res.Intervals {
-		h := iv.Latency()
-		h.SetTag(tr.Variant)
-		h.SetStartTimeMs(start + iv.Offset.Milliseconds())
-		h.SetEndTimeMs(start + (iv.Offset + time.Second).Milliseconds())
-		if err := lw.OutputIntervalHistogram(h); err != nil {
-			return fmt.Errorf("trial %d: histogram log: %w", tr.Index, err)
-		}
-	}
-	return r.dir.WriteFile(strings.TrimSuffix(record.TrialFile(tr), ".json")+".hlog", b.Bytes())
 }

@@ -26,28 +26,9 @@ import (
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/supervise"
+	"github.com/tollperf/toll/torecord"
+	"github.com/tollperf/toll/variant"
 )
-
-// runTrial carries out one planned trial with the scenario's workload:
-// steady load at the started services, a cold start of them, or one run of
-// the job. It is the one place where the workloads part; the plan, the
-// services around a trial, the records and the analysis are shared.
-func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
-	var err error
-	switch r.s.Workload() {
-	case scenario.WorkloadStartup:
-		_, err = r.startupTrial(ctx, pt)
-	case scenario.WorkloadJob:
-		_, err = r.jobTrial(ctx, pt)
-	default:
-		tr, res, merr := r.backend.Trial(ctx, pt)
-		if tr == nil {
-			return merr
-		}
-		err = r.keep(tr, res)
-	}
-	return err
-}
 
 // sinksAlive returns an error when the telemetry sink of any of variants
 // has exited: its agents' exports would go nowhere and read as none, so
@@ -79,26 +60,26 @@ func (r *runner) prepare(ctx context.Context) error {
 	return nil
 }
 
-// hook runs a variant's prepare or before_each command to its end, its
+// hook runs variant name's prepare or before_each command c to its end, its
 // output in the variant's hook log.
-func (r *runner) hook(ctx context.Context, variant, what string, c *Command) error {
-	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", variant, what))
+func (r *runner) hook(ctx context.Context, name, what string, c *variant.Command) error {
+	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", name, what))
 	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("variant %s: %s: %w", variant, what, err)
+		return fmt.Errorf("variant %s: %s: %w", name, what, err)
 	}
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
 	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = runid.Label(c.Env, r.id), c.Dir, f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("variant %s: %s %s: %w (its output is in %s)", variant, what, strings.Join(c.Argv, " "), err, logPath)
+		return fmt.Errorf("variant %s: %s %s: %w (its output is in %s)", name, what, strings.Join(c.Argv, " "), err, logPath)
 	}
 	return nil
 }
 
 // beforeEach runs the variant's before_each command, if it has one.
-func (r *runner) beforeEach(ctx context.Context, v *Variant) error {
+func (r *runner) beforeEach(ctx context.Context, v *variant.Variant) error {
 	if v.BeforeEach == nil {
 		return nil
 	}
@@ -106,9 +87,9 @@ func (r *runner) beforeEach(ctx context.Context, v *Variant) error {
 }
 
 // jobTrial runs the variant's job once, in a cgroup of its own on the
-// services' CPUs, and writes the trial. A job that fails (exit status,
-// signal, timeout) is recorded as failed; only an interrupt of toll
-// returns an error.
+// services' CPUs, and returns the trial, unwritten (backend.Jobs). A job
+// that fails (exit status, signal, timeout) is recorded as failed, and
+// one that an interrupt of toll cut short as interrupted.
 func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
 	v := r.variants[pt.Variant]
 	job := r.s.Job
@@ -149,7 +130,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 	}
 	tr.Start = svc.Started
 	if sk != nil {
-		tr.Telemetry = append(tr.Telemetry, TelemetrySample(0, sk.Counts()))
+		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(0, sk.Counts()))
 	}
 	timeout := time.NewTimer(job.Timeout.D())
 	defer timeout.Stop()
@@ -191,22 +172,16 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 		// job's last process exits; a request still being read then is
 		// given a moment.
 		time.Sleep(100 * time.Millisecond)
-		tr.Telemetry = append(tr.Telemetry, TelemetrySample(time.Since(svc.Started).Seconds(), sk.Counts()))
+		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(time.Since(svc.Started).Seconds(), sk.Counts()))
 	}
 	jr.LogMetrics = readLogMetrics(r.dir.LogPath(logName), 0, job.LogMetrics)
-	if err := r.dir.WriteTrial(tr); err != nil {
-		return nil, err
-	}
-	r.finishedOther(tr, fmt.Sprintf("wall %8.3f s  CPU %7.3f s", jr.WallS, jr.UserS+jr.SystemS), jr.Failed, jr.Error)
-	if tr.Interrupted {
-		return tr, fmt.Errorf("%w: job %d (%s) cut short", ErrInterrupted, tr.Index, tr.Variant)
-	}
 	return tr, nil
 }
 
 // startupTrial starts the variant's services from cold under the step's
-// CPU limit, measures each start, stops them, and writes the trial. A
-// service that does not become ready fails the trial, not the run.
+// CPU limit, measures each start, stops them, and returns the trial,
+// unwritten (backend.Startups). A service that does not become ready
+// fails the trial, not the run.
 func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
 	v := r.variants[pt.Variant]
 	if err := r.beforeEach(ctx, v); err != nil {
@@ -274,19 +249,6 @@ func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tria
 		if stopErr := r.stop(pt.Variant); stopErr != nil && ctx.Err() == nil {
 			r.note(fmt.Sprintf("start %d (%s): %v", pt.Index, pt.Variant, stopErr))
 		}
-	}
-	if werr := r.dir.WriteTrial(tr); werr != nil {
-		return nil, werr
-	}
-	var line string
-	for _, ss := range tr.Startup.Services {
-		if ss.Measured {
-			line += fmt.Sprintf("  %s ready %.3f s CPU %.2f s", ss.Name, ss.ReadyS, ss.CPUS)
-		}
-	}
-	r.finishedOther(tr, strings.TrimSpace(line), tr.Startup.Failed, tr.Startup.Error)
-	if tr.Interrupted {
-		return tr, fmt.Errorf("%w: start %d (%s) cut short", ErrInterrupted, tr.Index, tr.Variant)
 	}
 	return tr, nil
 }
@@ -442,39 +404,4 @@ func readLogMetrics(path string, from int64, ms []scenario.LogMetric) map[string
 		return nil
 	}
 	return out
-}
-
-// beginProgress notes when the first trial began, for the ETA.
-func (r *runner) beginProgress() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.began.IsZero() {
-		r.began = time.Now()
-	}
-}
-
-// finishedOther counts a written start-up or job trial and prints one line
-// about it.
-func (r *runner) finishedOther(tr *record.Trial, figures string, failed bool, why string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.done++
-	line := fmt.Sprintf("%s repetition %d %-10s", r.position(tr.Index), tr.Round, tr.Variant)
-	if tr.Startup != nil && tr.Startup.CPULimit > 0 {
-		line += fmt.Sprintf(" %5s", scenario.Step{CPULimit: tr.Startup.CPULimit})
-	}
-	line += "  " + figures
-	if failed {
-		line += "  FAILED: " + oneLine(why)
-	}
-	if tr.Interrupted {
-		line += "  (interrupted)"
-	}
-	fmt.Fprintln(r.opt.Progress, line)
-}
-
-// oneLine returns the first line of msg.
-func oneLine(msg string) string {
-	first, _, _ := strings.Cut(msg, "\n")
-	return first
 }

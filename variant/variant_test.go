@@ -1,4 +1,4 @@
-package run
+package variant
 
 import (
 	"slices"
@@ -44,9 +44,7 @@ load:
 	}
 	for _, tt := range tests {
 		t.Run(tt.variant, func(t *testing.T) {
-			var pool portPool
-			defer pool.release()
-			v, err := resolveVariant(s, tt.variant, &pool, "http://127.0.0.1:1", "/bin/toll")
+			v, err := resolve(s, tt.variant)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,9 +92,7 @@ load:
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pool portPool
-	defer pool.release()
-	v, err := resolveVariant(s, "baseline", &pool, "http://127.0.0.1:1", "/bin/toll")
+	v, err := resolve(s, "baseline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,9 +147,7 @@ load:
 		t.Fatal(err)
 	}
 	for _, name := range []string{"baseline", "other"} {
-		var pool portPool
-		v, err := resolveVariant(s, name, &pool, "http://127.0.0.1:1", "/bin/toll")
-		pool.release()
+		v, err := resolve(s, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +177,7 @@ func TestResolveVariantListen(t *testing.T) {
 	}
 	port := func(string) (int, error) { return 9000, nil }
 	for _, tt := range []struct{ listen, want string }{{"", "127.0.0.1:9000"}, {"0.0.0.0", "0.0.0.0:9000"}} {
-		v, err := ResolveVariant(s, "baseline", Placeholders{Port: port, Sink: "http://sink", Toll: "/bin/toll", Listen: tt.listen})
+		v, err := Resolve(s, "baseline", Placeholders{Port: port, Sink: "http://sink", Toll: "/bin/toll", Listen: tt.listen})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,9 +223,7 @@ load:
 		"small":    {"provider": {0.5, 256 << 20}, "consumer": {0.25, 256 << 20}},
 	}
 	for name, services := range want {
-		var pool portPool
-		v, err := resolveVariant(s, name, &pool, "http://127.0.0.1:1", "/bin/toll")
-		pool.release()
+		v, err := resolve(s, name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,4 +233,15 @@ load:
 			}
 		}
 	}
+}
+
+// resolve resolves variant name of s with distinct ports, as a run's pool
+// hands them out, the sink at http://127.0.0.1:1 and toll at /bin/toll.
+func resolve(s *scenario.Scenario, name string) (*Variant, error) {
+	next := 20000
+	port := func(string) (int, error) {
+		next++
+		return next, nil
+	}
+	return Resolve(s, name, Placeholders{Port: port, Sink: "http://127.0.0.1:1", Toll: "/bin/toll"})
 }
