@@ -201,10 +201,9 @@ type pySpySession struct {
 	sched   sched     // the service's threads' times when it was
 }
 
-// sched is how long each thread of a set of processes has run and waited
-// to run while runnable, in nanoseconds (/proc/PID/task/TID/schedstat),
-// by thread id.
-type sched map[int][2]uint64
+// sched is how long each thread of a set of processes has run, in
+// nanoseconds (/proc/PID/task/TID/schedstat), by thread id.
+type sched map[int]uint64
 
 // schedTimes reads the schedstat of every thread of pids alive now.
 func schedTimes(pids []int) sched {
@@ -216,7 +215,7 @@ func schedTimes(pids []int) sched {
 		}
 		for _, t := range threads {
 			if st, err := t.Schedstat(); err == nil {
-				s[t.PID] = [2]uint64{st.RunningNanoseconds, st.WaitingNanoseconds}
+				s[t.PID] = st.RunningNanoseconds
 			}
 		}
 	}
@@ -228,8 +227,8 @@ func schedTimes(pids []int) sched {
 func ranSince(s, later sched) uint64 {
 	var run uint64
 	for tid, l := range later {
-		if e := s[tid]; l[0] >= e[0] {
-			run += l[0] - e[0]
+		if e := s[tid]; l >= e {
+			run += l - e
 		}
 	}
 	return run

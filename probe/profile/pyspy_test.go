@@ -58,10 +58,10 @@ func TestRanSince(t *testing.T) {
 		s, later sched
 		want     uint64
 	}{
-		{"two threads", sched{1: {100, 0}, 2: {10, 5}}, sched{1: {300, 0}, 2: {110, 50}}, 300},
-		{"a thread started since", sched{1: {100, 0}}, sched{1: {200, 0}, 2: {100, 200}}, 200},
-		{"a thread that exited is left out", sched{1: {100, 0}, 2: {500, 500}}, sched{1: {200, 100}}, 100},
-		{"a thread id used again", sched{1: {500, 0}}, sched{1: {20, 0}}, 0},
+		{"two threads", sched{1: 100, 2: 10}, sched{1: 300, 2: 110}, 300},
+		{"a thread started since", sched{1: 100}, sched{1: 200, 2: 100}, 200},
+		{"a thread that exited is left out", sched{1: 100, 2: 500}, sched{1: 200}, 100},
+		{"a thread id used again", sched{1: 500}, sched{1: 20}, 0},
 	} {
 		if got := ranSince(tc.s, tc.later); got != tc.want {
 			t.Errorf("%s: ranSince = %v, want %v", tc.name, got, tc.want)
@@ -75,7 +75,7 @@ func TestSchedTimesReadsThisProcess(t *testing.T) {
 	s := schedTimes([]int{os.Getpid()})
 	var run uint64
 	for _, v := range s {
-		run += v[0]
+		run += v
 	}
 	if len(s) == 0 || run == 0 {
 		t.Errorf("schedTimes of this process = %v, want its threads with their run time", s)
