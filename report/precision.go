@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
@@ -20,7 +21,7 @@ func precisionLines(s *analyze.Summary) []string {
 	}
 	var out []string
 	for _, st := range p.Steps {
-		line := precisionLine(st)
+		line := precisionLine(st, p.Targets)
 		if len(s.Steps) > 1 {
 			for _, x := range s.Steps {
 				if x.Index == st.Step {
@@ -33,8 +34,9 @@ func precisionLines(s *analyze.Summary) []string {
 	return out
 }
 
-// precisionLine is one step's line.
-func precisionLine(st record.PrecisionStep) string {
+// precisionLine is one step's line; targets are the run's, by cost, which
+// a step that reached them all names when there are several.
+func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 	over := ""
 	if st.Starts > 1 {
 		over = fmt.Sprintf(" over %d starts", st.Starts)
@@ -46,7 +48,7 @@ func precisionLine(st record.PrecisionStep) string {
 	}
 	switch st.Stop {
 	case "reached":
-		return fmt.Sprintf("reached ±%g%% after %d rounds%s, %s", st.TargetPct, st.Rounds, over, took)
+		return fmt.Sprintf("reached %s after %d rounds%s, %s", targetsReached(st.TargetPct, targets), st.Rounds, over, took)
 	case "budget":
 		var more []string
 		if st.MoreStarts > 0 {
@@ -69,6 +71,29 @@ func precisionLine(st record.PrecisionStep) string {
 		return line
 	}
 	return fmt.Sprintf("stopped after %d rounds%s, %s, before reaching ±%g%% (%s %s at ±%.1f%%)", st.Rounds, over, took, st.TargetPct, st.Variant, label, st.HalfPct)
+}
+
+// targetsReached writes what a step reached: "±3%" for one target, or
+// every target with its cost, "±3% on CPU per request and ±10% on latency
+// mean", in the costs' order.
+func targetsReached(pct float64, targets map[string]float64) string {
+	if len(targets) < 2 {
+		return fmt.Sprintf("±%g%%", pct)
+	}
+	costs := make([]string, 0, len(targets))
+	for c := range targets {
+		costs = append(costs, c)
+	}
+	slices.Sort(costs)
+	parts := make([]string, len(costs))
+	for i, c := range costs {
+		label := c
+		if info := analyze.Info(analyze.Cost(c)); info.Label != "" {
+			label = info.Label
+		}
+		parts[i] = fmt.Sprintf("±%g%% on %s", targets[c], label)
+	}
+	return strings.Join(parts, " and ")
 }
 
 // minutes writes seconds as "11 min", or "40 s" under a minute.

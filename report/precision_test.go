@@ -9,20 +9,24 @@ import (
 )
 
 // TestPrecisionLines checks the one line a run in precision mode ends
-// with, for a target reached and for a budget spent, and that a run with
-// fixed rounds has none.
+// with, for a target reached (each target named when there are several)
+// and for a budget spent, and that a run with fixed rounds has none.
 func TestPrecisionLines(t *testing.T) {
 	tests := []struct {
-		st   record.PrecisionStep
-		want string
+		st      record.PrecisionStep
+		targets map[string]float64
+		want    string
 	}{
-		{record.PrecisionStep{Stop: "reached", Rounds: 14, Starts: 3, ElapsedS: 660, TargetPct: 3, HalfPct: 2.8, Variant: "otel", Cost: "cpu_per_request_ms"},
+		{record.PrecisionStep{Stop: "reached", Rounds: 14, Starts: 3, ElapsedS: 660, TargetPct: 3, HalfPct: 2.8, Variant: "otel", Cost: "cpu_per_request_ms"}, nil,
 			"reached ±3% after 14 rounds over 3 starts, 11 min"},
-		{record.PrecisionStep{Stop: "budget", Rounds: 30, Starts: 4, ElapsedS: 1500, TargetPct: 3, HalfPct: 4.2, Variant: "otel", Cost: "cpu_per_request_ms", MoreStarts: 2, MoreS: 480},
+		{record.PrecisionStep{Stop: "reached", Rounds: 11, ElapsedS: 300, TargetPct: 10, HalfPct: 9.9, Variant: "otel", Cost: "latency_mean_ms"},
+			map[string]float64{"latency_mean_ms": 10, "cpu_per_request_ms": 3},
+			"reached ±3% on CPU per request and ±10% on latency mean after 11 rounds, 5 min"},
+		{record.PrecisionStep{Stop: "budget", Rounds: 30, Starts: 4, ElapsedS: 1500, TargetPct: 3, HalfPct: 4.2, Variant: "otel", Cost: "cpu_per_request_ms", MoreStarts: 2, MoreS: 480}, nil,
 			"budget spent after 30 rounds over 4 starts, 25 min: otel CPU per request at ±4.2%; about 2 more starts (≈ 8 min) would reach ±3%"},
 	}
 	for _, tt := range tests {
-		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Steps: []record.PrecisionStep{tt.st}}}}
+		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Targets: tt.targets, Steps: []record.PrecisionStep{tt.st}}}}
 		got := precisionLines(s)
 		if len(got) != 1 || got[0] != tt.want {
 			t.Errorf("lines %q, want %q", got, tt.want)

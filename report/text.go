@@ -42,6 +42,14 @@ func variantWarmup(m *record.Manifest) string {
 	if m.Layout.WarmupCPUs != "" {
 		at += " on CPUs " + m.Layout.WarmupCPUs
 	}
+	if u := m.Load.VariantWarmupUntil; u != nil && u.Auto {
+		// The warm-ups line that follows says what toll chose for each.
+		on := ""
+		if m.Layout.WarmupCPUs != "" {
+			on = " on CPUs " + m.Layout.WarmupCPUs
+		}
+		return ", variant warm-ups chosen by toll" + on
+	}
 	if m.Load.VariantWarmupUntil != nil {
 		// In phases (run.warmupPhases): the users, the rate, then each
 		// trial's own load.
@@ -92,7 +100,13 @@ func warmupsLine(s *analyze.Summary) string {
 		if u.JVMUsers > 0 {
 			jvm = fmt.Sprintf("by %d users, then at each trial's load, each until its JIT settles (below %%g ms/s over %%g s, at most %%s in all)", u.JVMUsers)
 		}
-		return fmt.Sprintf("variant warm-ups chosen by toll, once per start: a JVM "+jvm+", other runtimes %g s: %s", u.JITBelowMs, u.OverS,
+		on := ""
+		if c := s.Manifest.Layout.WarmupCPUs; c != "" {
+			// Nothing is measured during a warm-up: its compilers may use
+			// every CPU (pinning.warmup: all).
+			on = " on CPUs " + c + " at idle priority"
+		}
+		return fmt.Sprintf("variant warm-ups chosen by toll, once per start"+on+": a JVM "+jvm+", other runtimes %g s: %s", u.JITBelowMs, u.OverS,
 			time.Duration(s.Manifest.Load.VariantWarmupS*float64(time.Second)), u.NoJVMS, strings.Join(parts, "; "))
 	}
 	return fmt.Sprintf("variant warm-ups until the JIT settles (below %g ms/s over %g s, at most %s): %s", u.JITBelowMs, u.OverS,

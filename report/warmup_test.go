@@ -91,6 +91,8 @@ func TestVariantWarmup(t *testing.T) {
 			", variant warm-up by 2 users on CPUs 0-1, then at each trial's load, each until the JIT settles, at most 2m0s each"},
 		{"users then a rate, until settled", record.LoadSettings{VariantWarmupS: 120, VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, "0-1",
 			", variant warm-up by 2 users on CPUs 0-1, then at 600 req/s, then at each trial's load, each until the JIT settles, at most 2m0s each"},
+		{"chosen by toll, on every CPU", record.LoadSettings{VariantWarmupS: 300, VariantWarmupUsers: 0, VariantWarmupUntil: &record.WarmupUntil{Auto: true, JVMUsers: 2}}, "0-1",
+			", variant warm-ups chosen by toll on CPUs 0-1"},
 	}
 	for _, tt := range tests {
 		m := &record.Manifest{Load: tt.load}
