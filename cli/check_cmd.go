@@ -148,6 +148,9 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 		case s.Load.VariantWarmupAuto:
 			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM by %d users, then at the trial's load, until its JIT settles (at most %s), other runtimes %s",
 				scenario.DefaultJVMWarmupUsers, time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)
+			if s.Pinning.WarmupAuto {
+				b.WriteString(", on every CPU at idle priority")
+			}
 		case s.Load.VariantWarmup > 0:
 			fmt.Fprintf(&b, "; %s variant warm-up after each start", time.Duration(s.Load.VariantWarmup))
 		}

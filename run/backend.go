@@ -74,7 +74,7 @@ func checkRemote(s *scenario.Scenario, opt Options) error {
 		return fmt.Errorf("%s: load.arrival: poisson runs on this machine only; in a cluster the load pods send uniform arrivals", s.Path)
 	case s.Load.VariantWarmupUntil != nil:
 		return fmt.Errorf("%s: load.variant_warmup_until runs on this machine only (it reads the JVMs' hsperfdata here)", s.Path)
-	case s.Pinning.Warmup != scenario.WarmupOwnCPUs:
+	case s.Pinning.Warmup != scenario.WarmupOwnCPUs && !s.Pinning.WarmupAuto:
 		return fmt.Errorf("%s: pinning.warmup runs on this machine only; in a cluster there is no variant warm-up", s.Path)
 	case s.Load.VariantWarmupRate > 0 || s.Load.VariantWarmupUsers > 0:
 		return fmt.Errorf("%s: load.variant_warmup_rate and _users run on this machine only; in a cluster there is no variant warm-up", s.Path)

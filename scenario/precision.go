@@ -171,6 +171,9 @@ func (v *validator) precision(s *Scenario) {
 		s.Load.VariantWarmup = Duration(DefaultJVMWarmupMax)
 		s.Load.VariantWarmupUntil = &WarmupUntil{JITBelow: Duration(DefaultJITBelow), Over: Duration(DefaultJITOver)}
 		s.Load.VariantWarmupAuto = true
+		if !v.present("pinning.warmup") && !s.Pinning.Off && !hasImage(s) {
+			s.Pinning.Warmup, s.Pinning.WarmupAuto = WarmupAllCPUs, true
+		}
 	}
 	if !v.present("precision.target") {
 		p.Target = DefaultPrecisionPct
@@ -214,6 +217,17 @@ func (v *validator) precision(s *Scenario) {
 	case p.MinStarts < 1 || p.MinStarts > MaxRounds:
 		v.fail("precision.min_starts", "must be between 1 and %d, not %d", MaxRounds, p.MinStarts)
 	}
+}
+
+// hasImage reports whether a service of s runs as a container, whose
+// CPUs toll sets once at its start.
+func hasImage(s *Scenario) bool {
+	for _, svc := range s.Services {
+		if svc.Image != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // warmupChosen reports whether toll chooses the variant warm-up of s: a

@@ -139,18 +139,20 @@ func TestPrecisionOverrides(t *testing.T) {
 
 // TestWarmupChosenInPrecisionMode checks that a run in precision mode
 // that names no variant warm-up gets toll's (a JVM until it settles, other
-// runtimes briefly), and that one it names, or a fixed design, keeps its
-// own.
+// runtimes briefly, on every CPU unless the scenario places its services
+// itself), and that one it names, or a fixed design, keeps its own.
 func TestWarmupChosenInPrecisionMode(t *testing.T) {
 	for _, tt := range []struct {
-		name string
-		add  string
-		auto bool
+		name    string
+		add     string
+		auto    bool
+		allCPUs bool
 	}{
-		{"precision, no warm-up named", "", true},
-		{"precision, a warm-up named", "", false},
-		{"fixed rounds", "rounds: 5\n", false},
-		{"precision, restarted every round", "restart: per-round\n", false},
+		{"precision, no warm-up named", "", true, true},
+		{"precision, a warm-up named", "", false, false},
+		{"fixed rounds", "rounds: 5\n", false, false},
+		{"precision, restarted every round", "restart: per-round\n", false, false},
+		{"precision, pinning off", "pinning: {off: true}\n", true, false},
 	} {
 		src := good + tt.add
 		if tt.name == "precision, a warm-up named" {
@@ -163,6 +165,9 @@ func TestWarmupChosenInPrecisionMode(t *testing.T) {
 		l := s.Load
 		if l.VariantWarmupAuto != tt.auto {
 			t.Errorf("%s: chosen by toll %v, want %v", tt.name, l.VariantWarmupAuto, tt.auto)
+		}
+		if all := s.Pinning.Warmup == WarmupAllCPUs; all != tt.allCPUs || s.Pinning.WarmupAuto != tt.allCPUs {
+			t.Errorf("%s: warm-up on every CPU %v (chosen by toll %v), want %v", tt.name, all, s.Pinning.WarmupAuto, tt.allCPUs)
 		}
 		if tt.auto && (l.VariantWarmupUntil == nil || l.VariantWarmupUntil.JITBelow.D() != DefaultJITBelow || l.VariantWarmup.D() != DefaultJVMWarmupMax) {
 			t.Errorf("%s: warm-up %s until %+v", tt.name, l.VariantWarmup, l.VariantWarmupUntil)

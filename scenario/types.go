@@ -610,6 +610,11 @@ type Pinning struct {
 	// count during the warm-up (a JVM's Runtime.availableProcessors())
 	// sees them all.
 	Warmup string `yaml:"warmup"`
+	// WarmupAuto is set by validation when toll chose Warmup "all" with
+	// the variant warm-up it chose (the scenario named neither): nothing
+	// is measured during a variant warm-up, so its JVMs compile on every
+	// CPU.
+	WarmupAuto bool `yaml:"-"`
 }
 
 // Step is one load step: an open-model Rate or a closed-model number of
