@@ -193,6 +193,17 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 	overBudget := g.Budget > 0 && (d.MoreRounds < 0 || p.Elapsed+d.MoreTime > g.Budget) && d.Worst >= 0
 	if overBudget {
 		planned = d.Widths[d.Worst].FitStarts
+		// Unless some targets the budget can still reach: those come
+		// first, so that a series no design within the budget reaches
+		// (a JVM's CPU with its compilers' bursts) does not take from
+		// another (the same CPU without them) the starts it needs.
+		// When none can, the run aims at the nearest target: the starts
+		// that narrow its interval most within the budget.
+		if more, share, ok := reachable(d.Widths, p, roundTime, g.Budget); ok {
+			planned, perStart, overBudget = more, share, false
+		} else if i := nearest(d.Widths, p, roundTime); i >= 0 {
+			planned = d.Widths[i].FitStarts
+		}
 	}
 	planned = max(planned, minStarts-p.Starts)
 	enough := p.Rounds >= minRounds && p.Starts >= minStarts
@@ -221,6 +232,49 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		}
 	}
 	return d
+}
+
+// reachable returns, when some series have not reached their targets and
+// the budget still holds what each of them needs on its own estimate, the
+// starts those series need in all and the rounds each start should get
+// for them, with ok; ok is false when no series, or every unreached one,
+// can reach its target within the budget (the caller's plan stands then).
+func reachable(ws []Width, p Progress, roundTime, budget time.Duration) (starts, perStart int, ok bool) {
+	unreached := 0
+	for _, w := range ws {
+		if w.Reached {
+			continue
+		}
+		unreached++
+		if w.MoreRounds < 0 || p.Elapsed+time.Duration(w.MoreRounds)*roundTime+time.Duration(w.MoreStarts)*p.StartTime > budget {
+			continue
+		}
+		ok = true
+		starts = max(starts, w.MoreStarts)
+		if w.MoreStarts > 0 {
+			n := p.Rounds + w.MoreRounds
+			perStart = max(perStart, (n+p.Starts+w.MoreStarts-1)/(p.Starts+w.MoreStarts))
+		}
+	}
+	if !ok || unreached == 0 {
+		return 0, 0, false
+	}
+	return starts, perStart, true
+}
+
+// nearest returns the index of the unreached series whose own estimate
+// reaches its target soonest, or −1 when none has an estimate.
+func nearest(ws []Width, p Progress, roundTime time.Duration) int {
+	best, at := time.Duration(math.MaxInt64), -1
+	for i, w := range ws {
+		if w.Reached || w.MoreRounds < 0 {
+			continue
+		}
+		if t := time.Duration(w.MoreRounds)*roundTime + time.Duration(w.MoreStarts)*p.StartTime; t < best {
+			best, at = t, i
+		}
+	}
+	return at
 }
 
 // budgetShare returns the rounds each start gets when what is left of

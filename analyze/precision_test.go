@@ -173,6 +173,47 @@ func TestDecideAimsAtTheStartsTheBudgetHolds(t *testing.T) {
 	}
 }
 
+// When one target is out of the budget's reach (a JVM's CPU with its
+// compilers' bursts) and another is not (the same CPU without them, held
+// back by the start-to-start term), the run spreads its rounds over the
+// starts the reachable target needs, or, when the budget reaches neither,
+// over those that narrow the nearest target most: not over the one or two
+// starts that suit the hopeless series.
+func TestDecideAimsAtTheTargetItCanReach(t *testing.T) {
+	goal := Goal{Targets: []Target{{CPUPerRequest, 3}, {CPUNoJIT, 3}}, MinRounds: 5, MinStarts: 2, Budget: 25 * time.Minute}
+	// Two starts: 20 rounds under the first, 8 under the second; without
+	// the compilers' CPU the second start reads 4% above the first.
+	const first, second = 20, 8
+	n := first + second
+	ls := make([]int, n)
+	nojit := ratios(n, 0.2, 0.01)
+	for i := first; i < n; i++ {
+		ls[i] = 1
+		nojit[i] += 0.04
+	}
+	series := []PairedSeries{
+		{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(n, 0.2, 0.25), Launches: ls},
+		{Variant: "v", Cost: CPUNoJIT, LogRatios: nojit, Launches: ls},
+	}
+	for _, tc := range []struct {
+		name      string
+		startTime time.Duration
+	}{
+		{"the budget holds the starts the target needs", time.Minute},
+		{"the budget holds neither target", 3 * time.Minute},
+	} {
+		p := Progress{Rounds: n, Starts: 2, RoundsThisStart: second, RoundTime: 10 * time.Second, StartTime: tc.startTime,
+			Elapsed: 2*tc.startTime + time.Duration(n)*10*time.Second}
+		d := Decide(goal, series, p)
+		if d.Reason != Continue || d.Widths[0].MoreRounds < 100 || d.Widths[1].MoreStarts < 3 {
+			t.Fatalf("%s: %+v, want the CPU with the compilers' far from its target and the one without them asking for starts", tc.name, d)
+		}
+		if !d.NewStart {
+			t.Errorf("%s: after %d rounds under the second start, no new start (%+v)", tc.name, second, d)
+		}
+	}
+}
+
 // TestStoppingRuleCoverage simulates runs stopped by Decide and counts how
 // often the final 95% interval holds the true change. Stopping on the width
 // of a t interval barely changes its coverage; stopping on its verdict
