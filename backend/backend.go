@@ -1,7 +1,7 @@
 // Package backend defines where a run's services run and its trials are
-// measured, as the orchestrator (package run) sees it: this machine, or a
-// Kubernetes cluster (package kube). A backend imports this package, never
-// the orchestrator.
+// measured, as the orchestrator (package run) sees it: this machine
+// (package local), or a Kubernetes cluster (package kube). A backend
+// imports this package, never the orchestrator.
 package backend
 
 import (
@@ -17,8 +17,8 @@ import (
 )
 
 // Backend is where a run's services run and its trials are measured: this
-// machine (run's own local backend: processes and containers in toll's
-// cgroups, package place) or a Kubernetes cluster (package kube). Above it
+// machine (package local: processes and containers in toll's cgroups,
+// package place) or a Kubernetes cluster (package kube). Above it
 // everything is written once: the plan, the results directory and its
 // manifest, the order of starts, trials and stops, interruption and the
 // cleanup after it, progress, and writing every trial record.

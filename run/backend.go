@@ -1,48 +1,11 @@
 package run
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/tollperf/toll/backend"
-	"github.com/tollperf/toll/load"
-	"github.com/tollperf/toll/plan"
-	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
-
-// local is the backend of services on this machine: the runner's own
-// start, measure and stop, and every workload.
-type local struct{ r *runner }
-
-var (
-	_ backend.Backend  = local{}
-	_ backend.AtOnce   = local{}
-	_ backend.Startups = local{}
-	_ backend.Jobs     = local{}
-)
-
-func (l local) Start(ctx context.Context, variant string, cpuLimit float64) error {
-	return l.r.startLimited(ctx, variant, cpuLimit)
-}
-
-func (l local) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.Result, error) {
-	return l.r.measure(ctx, t, newOrigin(), turn{}, nil)
-}
-
-func (l local) TrialsAtOnce(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
-	return l.r.duet(ctx, sides, keep)
-}
-
-func (l local) StartupTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
-	return l.r.startupTrial(ctx, t)
-}
-
-func (l local) JobTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
-	return l.r.jobTrial(ctx, t)
-}
-
-func (l local) Stop(_ context.Context, variant string) error { return l.r.stop(variant) }
 
 // runsWorkload reports whether b runs trials of workload w: steady load
 // every backend runs, start-up and job experiments those that implement

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -87,6 +88,31 @@ func (r *runner) keepOther(tr *record.Trial) error {
 	}
 	if tr.Interrupted {
 		return fmt.Errorf("%w: %s %d (%s) cut short", ErrInterrupted, what, tr.Index, tr.Variant)
+	}
+	return nil
+}
+
+// endTelemetryCycle ends the telemetry cycle of variant name's last trial
+// now that its services have stopped: what they flushed as they stopped
+// counts for it, and what they will send when next started does not. The
+// trial's file is written again with the count.
+func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (record.Telemetry, time.Time, error)) error {
+	r.mu.Lock()
+	tr := r.lastTrial[name]
+	delete(r.lastTrial, name)
+	r.mu.Unlock()
+	if tr == nil || len(tr.Telemetry) == 0 {
+		return nil
+	}
+	end, at, err := counts(context.Background())
+	if err != nil {
+		r.note(fmt.Sprintf("variant %s: the telemetry its services sent as they stopped is not counted: %v", name, err))
+		return nil
+	}
+	end.T = at.Sub(tr.MeasureStart).Seconds()
+	tr.TelemetryEnd = &end
+	if err := r.dir.WriteTrial(tr); err != nil {
+		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)
 	}
 	return nil
 }

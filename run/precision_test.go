@@ -111,24 +111,6 @@ precision: {target: 3%, budget: 5m}
 	}
 }
 
-// TestChosenWarmupEndsWithoutJVM checks the warm-up toll chooses: among
-// services that run no JVM it ends after the short default, where a
-// warm-up the scenario set to wait for the JIT waits for its maximum.
-func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
-	r := &runner{localState: localState{running: map[string]*started{}}}
-	for _, tt := range []struct {
-		noJVM   time.Duration
-		settled bool
-	}{{100 * time.Millisecond, true}, {0, false}} {
-		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
-		v := r.watchJIT(ctx, jitRule{below: 5 * time.Millisecond, over: 10 * time.Second, noJVM: tt.noJVM}, nil, time.Now())
-		cancel()
-		if v.settled != tt.settled {
-			t.Errorf("noJVM %s: settled %v, want %v", tt.noJVM, v.settled, tt.settled)
-		}
-	}
-}
-
 // TestResumeLaunches checks that a resumed run in precision mode runs its
 // remaining trials under a start after those its kept trials ran under.
 func TestResumeLaunches(t *testing.T) {

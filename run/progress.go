@@ -79,11 +79,11 @@ func liveFigures(sec load.Second, share, cpu float64) (loadedS, rate, cores floa
 }
 
 // status redraws the live status line during a trial whose load runs for
-// share of its window.
-func (r *runner) status(pt *plan.Trial, sec load.Second, smp *sampler, share float64) {
+// share of its window, its measured services using cpu cores.
+func (r *runner) status(pt *plan.Trial, sec load.Second, cpu, share float64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	loaded, rate, cores := liveFigures(sec, share, smp.cpuNow())
+	loaded, rate, cores := liveFigures(sec, share, cpu)
 	line := fmt.Sprintf("%s round %d %s at %s: %ss/%ds  %.0f req/s  p99 %.2f ms  CPU %.3f cores",
 		r.position(pt.Index), pt.Round, pt.Variant, scenario.Step{Rate: pt.Rate, Users: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit},
 		strconv.FormatFloat(loaded, 'f', -1, 64), int(r.s.Load.Duration.D().Seconds()),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
@@ -55,6 +56,53 @@ func TestProgressLineReadsAsTheAnalysis(t *testing.T) {
 			want := fmt.Sprintf("achieved %7.1f req/s", tc.Costs[analyze.Throughput])
 			if !strings.Contains(line, want) {
 				t.Errorf("progress line %q: want %q, the analysis's rate (its rate-missed flag's)", line, want)
+			}
+		})
+	}
+}
+
+// TestLiveFigures checks that the status line of a sliced duet's side
+// (loaded half of a window twice its duration) gives the seconds of its
+// own load, to compare with the duration, and its rate and CPU while
+// loaded, to compare with the target: not 6s of 3s at 150 of 300 req/s.
+func TestLiveFigures(t *testing.T) {
+	for _, tt := range []struct {
+		name                  string
+		share                 float64
+		index                 int
+		completed             uint64
+		wantS, wantRate, wCPU float64
+	}{
+		{"throughout", 0, 2, 300, 3, 300, 0.2},
+		{"in turns, last second", 0.5, 5, 150, 3, 300, 0.4},
+		{"in turns, first second", 0.5, 0, 150, 0.5, 300, 0.4},
+	} {
+		s, rate, cpu := liveFigures(load.Second{Index: tt.index, Completed: tt.completed}, tt.share, 0.2)
+		if s != tt.wantS || rate != tt.wantRate || cpu != tt.wCPU {
+			t.Errorf("%s: %gs, %g req/s, %g cores; want %gs, %g req/s, %g cores", tt.name, s, rate, cpu, tt.wantS, tt.wantRate, tt.wCPU)
+		}
+	}
+}
+
+// TestPosition checks that the progress lines count trials against the
+// plan's total in a fixed run, and not against the ceiling of rounds a
+// run in precision mode plans.
+func TestPosition(t *testing.T) {
+	tests := []struct {
+		name      string
+		precision bool
+		want      string
+	}{
+		{"fixed rounds", false, "[4/600]"},
+		{"precision mode", true, "[4]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &scenario.Scenario{}
+			s.Precision.On = tt.precision
+			r := &runner{s: s, planned: 600}
+			if got := r.position(4); got != tt.want {
+				t.Errorf("position(4) = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -227,33 +226,6 @@ func countTrials(actions []plan.Action) int {
 		}
 	}
 	return n
-}
-
-// startsSoFar counts the starts of each variant that left a log in dir, so
-// that a resumed run names its logs after them instead of over them.
-func startsSoFar(dir *record.Dir, variants []string) map[string]int {
-	starts := map[string]int{}
-	entries, err := os.ReadDir(dir.LogPath(""))
-	if err != nil {
-		return starts
-	}
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".log")
-		if !ok {
-			continue
-		}
-		i := strings.LastIndexByte(name, '.')
-		n, err := strconv.Atoi(name[i+1:])
-		if i < 0 || err != nil {
-			continue
-		}
-		for _, v := range variants {
-			if strings.HasPrefix(name, v+".") && n > starts[v] {
-				starts[v] = n
-			}
-		}
-	}
-	return starts
 }
 
 // resumed updates the manifest of a run being continued: it is running

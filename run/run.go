@@ -1,9 +1,12 @@
-// Package run carries out a scenario: it starts each variant's services,
-// drives load at them, samples their costs and the telemetry they export,
-// and writes every trial to the results directory as soon as it ends.
+// Package run carries out a scenario: it plans the run (or a --find-max
+// search), creates the results directory and its manifest, carries out
+// the plan's starts, trials and stops through a backend (package local on
+// this machine, or a backend.Remote such as package kube's cluster), shows
+// the progress, and writes every trial to the results directory as soon as
+// it ends, whichever backend measured it.
 //
-// It is the one place where the upstream stages (plan, launch, probe, load,
-// sink) meet; it knows nothing of analysis or reports.
+// It is the orchestrator, where the upstream stages meet; it knows nothing
+// of analysis or reports, nor of how a backend starts services or measures.
 package run
 
 import (
@@ -12,32 +15,23 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/tollperf/toll/backend"
-	"github.com/tollperf/toll/cgroup"
-	"github.com/tollperf/toll/leftover"
+	"github.com/tollperf/toll/local"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/pin"
-	"github.com/tollperf/toll/place"
 	"github.com/tollperf/toll/plan"
-	"github.com/tollperf/toll/probe/machine"
-	"github.com/tollperf/toll/probe/perfcount"
-	"github.com/tollperf/toll/probe/profile"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
-	"github.com/tollperf/toll/variant"
 )
 
 // Options adjust a run.
@@ -209,73 +203,25 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, lastTrial: map[string]*record.Trial{},
-		localState: localState{running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, lastTrial: map[string]*record.Trial{}}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
-		r.starts = startsSoFar(dir, m.Variants)
 	}
-	r.backend = local{r}
-	defer r.closeAll()
 	if opt.Remote != nil {
 		r.backend = opt.Remote
-	} else if err := r.setupLocal(ctx, m); err != nil {
+		defer r.closeAll()
+		return dir, r.orchestrate(ctx, seed, m, res)
+	}
+	lb := local.New(local.Config{Scenario: s, Dir: dir, ID: id, Seed: seed, Self: opt.Self, NoCgroup: opt.NoCgroup,
+		StopGrace: opt.StopGrace, Kill: kill, Profile: opt.Profile, AsyncProfiler: opt.AsyncProfiler, PySpy: opt.PySpy,
+		Hooks: r.localHooks()})
+	r.backend = lb
+	defer r.closeAll()
+	if err := lb.Setup(ctx, m); err != nil {
 		return dir, err
 	}
 	return dir, r.orchestrate(ctx, seed, m, res)
-}
-
-// setupLocal prepares this machine for the run before its first start: it
-// removes what killed runs left, creates toll's cgroups, pins toll, resolves
-// every variant with ports of its own, prepares profiling and starts one
-// telemetry sink per variant.
-func (r *runner) setupLocal(ctx context.Context, m *record.Manifest) error {
-	s, opt := r.s, r.opt
-	if ms, err := machine.NewSampler(); err == nil {
-		r.machine = ms
-	} else {
-		r.note("machine CPU and memory unavailable: " + err.Error())
-	}
-	r.cleanUp(ctx)
-	if err := r.setupCgroups(m); err != nil {
-		return err
-	}
-	if err := r.setupPinning(m); err != nil {
-		return err
-	}
-	r.setupHardwareCounters()
-	pool := &portPool{}
-	sinkAddrs := map[string]string{}
-	for _, v := range s.Variants {
-		// Each variant exports to a sink of its own, so telemetry a variant
-		// flushes after its window (a batch exporter's timer) is never
-		// counted for another variant running beside it.
-		port, err := pool.take()
-		if err != nil {
-			pool.release()
-			return fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
-		}
-		sinkAddrs[v.Name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		rv, err := resolveVariant(s, v.Name, pool, "http://"+sinkAddrs[v.Name], opt.Self)
-		if err != nil {
-			pool.release()
-			return fmt.Errorf("variant %s: %w", v.Name, err)
-		}
-		r.variants[v.Name] = rv
-	}
-	pool.release()
-	if err := r.setupProfiling(ctx); err != nil {
-		return err
-	}
-	for _, v := range s.Variants {
-		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], r.dir.LogPath(v.Name+".sink.log"), r.id)
-		if err != nil {
-			return err
-		}
-		r.sinks[v.Name] = sk
-	}
-	return nil
 }
 
 // orchestrate carries out the run through its backend, the same for every
@@ -362,9 +308,8 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 		return before(err)
 	}
 	var runErr error
-	if !remote {
-		// The variants' prepare commands run on this machine.
-		runErr = r.prepare(ctx)
+	if pb, ok := r.backend.(backend.Preparer); ok {
+		runErr = pb.Prepare(ctx)
 	}
 	if runErr == nil {
 		runErr = r.execute(ctx, p, m)
@@ -417,18 +362,16 @@ func planned(p *plan.Plan) []record.PlannedTrial {
 }
 
 // runner holds the state of one run: the orchestrator's (the plan's
-// progress, the manifest's notes, the trials kept) and, embedded, the
-// local backend's, which the Remote backends' runs leave empty.
+// progress, the manifest's notes, the trials kept) and the backend that
+// runs the services and measures the trials.
 type runner struct {
-	s    *scenario.Scenario
-	opt  Options
-	seed int64           // the run's, which the plan and Poisson arrivals are drawn from
-	id   runid.ID        // labels the processes and names the cgroup tree of this run
-	kill context.Context // done once services must be stopped without grace (Options.StopNow)
-	dir  *record.Dir
-	mu   sync.Mutex // guards done and progress output during a duet, and running while closeAll stops every variant at once
+	s   *scenario.Scenario
+	opt Options
+	id  runid.ID // labels everything the run creates
+	dir *record.Dir
+	mu  sync.Mutex // guards done, notes, lastTrial, began and the progress output during trials run at once
 	// backend starts and stops the variants and measures their trials:
-	// local, or Options.Remote.
+	// the local backend (package local), or Options.Remote.
 	backend backend.Backend
 	// lastTrial is each variant's latest trial since its services started,
 	// whose telemetry cycle ends when they stop (guarded by mu).
@@ -441,36 +384,6 @@ type runner struct {
 	// figures are guarded by mu.
 	prec  *precisionRun
 	notes []string
-	localState
-}
-
-// localState is the local backend's state: this machine's cgroups, CPUs,
-// sinks and running services.
-type localState struct {
-	sinks    map[string]*sinkProcess // by variant
-	tree     *cgroup.Tree
-	svcCPUs  string
-	loadCPUs string
-	machine  *machine.Sampler // nil where /proc/stat can't be read
-	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
-	// profilers sample the profiled services' stacks: a runtime's own
-	// (profile.Preparer) for the services it takes, else perf, the last;
-	// nil when no service is profiled.
-	profilers []profile.Profiler
-	duetCPUs  [2]string // baseline's, others' (mode: duet)
-	// warmupCPUs are the services' CPUs during variant warm-ups
-	// (pinning.warmup: all); "" keeps them on their own.
-	warmupCPUs string
-	// holdersOff is set once reading the machine's tasks took longer than
-	// holderBudget holderStrikes times in a row: no trial names what ran
-	// on the load CPUs after it. holdersSlow counts those readings.
-	holdersOff  bool
-	holdersSlow int
-	variants    map[string]*variant.Variant
-	running     map[string]*started // guarded by runner.mu
-	// containers runs the services that have an image.
-	containers place.Containers
-	starts     map[string]int // starts per variant, to name log files
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
@@ -567,42 +480,6 @@ func workDir() string {
 	return d
 }
 
-// cleanUp removes what earlier runs of toll that were killed left behind
-// (their labelled processes, their cgroup trees), and says what it removed.
-func (r *runner) cleanUp(ctx context.Context) {
-	removed, err := leftover.Clean(ctx, leftover.Cleaners())
-	if len(removed) > 0 {
-		n := "removed what earlier runs of toll that were killed left: " + leftover.Describe(removed)
-		r.note(n)
-		fmt.Fprintln(r.opt.Progress, "toll: "+n)
-	}
-	if err != nil {
-		r.note("could not remove all that earlier runs left: " + err.Error())
-	}
-}
-
-// setupCgroups creates toll's cgroup subtree, or notes why costs come from /proc.
-func (r *runner) setupCgroups(m *record.Manifest) error {
-	m.Layout.Cgroup = "none"
-	if r.opt.NoCgroup {
-		m.Layout.CgroupNote = "disabled by --no-cgroup"
-		return nil
-	}
-	v, err := cgroup.Detect()
-	if err != nil {
-		m.Layout.CgroupNote = err.Error()
-		return nil
-	}
-	tree, err := cgroup.NewTree(runid.TreeName(r.s.Name, r.id))
-	if err != nil {
-		m.Layout.CgroupNote = err.Error()
-		return nil
-	}
-	r.tree = tree
-	m.Layout.Cgroup = v.String()
-	return nil
-}
-
 // MinDuetCPUs is the fewest online CPUs a split duet runs on: one for toll
 // (load generator, sinks, probes) and at least one each for the baseline's
 // and the variant's services, with the services' CPUs split evenly.
@@ -654,83 +531,6 @@ func checkNetwork(s *scenario.Scenario) error {
 	}
 	if !ok {
 		return fmt.Errorf("%s: network: isolated, but this network namespace has %s besides loopback (toll run starts a namespace of its own; run.Run does not)", s.Path, strings.Join(others, ", "))
-	}
-	return nil
-}
-
-// setupHardwareCounters decides whether instructions and cycles can be
-// counted per service cgroup, and notes once why not.
-func (r *runner) setupHardwareCounters() {
-	if err := perfcount.Available(); err != nil {
-		r.note("instructions and cycles unavailable: " + err.Error())
-		return
-	}
-	if r.tree == nil || !r.tree.PerfEvent() {
-		r.note("instructions and cycles unavailable: they are counted per cgroup, and this run has none that perf_event_open can watch (on cgroup v1, mount the perf_event controller)")
-		return
-	}
-	online, err := pin.Online()
-	if err != nil {
-		r.note("instructions and cycles unavailable: " + err.Error())
-		return
-	}
-	r.hwCPUs = online
-}
-
-// setupPinning puts toll on its CPUs and decides the services' default CPUs.
-func (r *runner) setupPinning(m *record.Manifest) error {
-	p := r.s.Pinning
-	if p.Off {
-		return nil
-	}
-	online, err := pin.Online()
-	if err != nil {
-		r.notes = append(r.notes, "CPU pinning unavailable: "+err.Error())
-		return nil
-	}
-	loadCPUs, svcCPUs := p.Load, p.Services
-	if len(online) < 2 && (loadCPUs == "" || svcCPUs == "") {
-		r.notes = append(r.notes, "only one CPU: load generator and services share it")
-		return nil
-	}
-	if loadCPUs == "" {
-		loadCPUs = pin.CPUs{online[0]}.String()
-	}
-	if svcCPUs == "" {
-		svcCPUs = online[1:].String()
-	}
-	if r.s.Concurrent() {
-		svc, err := pin.Parse(svcCPUs)
-		if err != nil {
-			return fmt.Errorf("pinning.services: %w", err)
-		}
-		if r.s.Pinning.Duet == scenario.DuetShared {
-			r.duetCPUs = [2]string{svc.String(), svc.String()}
-			if r.s.Mode == scenario.ModeTogether {
-				r.note(fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(r.s.Variants), svc))
-			} else if sl := r.s.Load.Slice.D(); sl > 0 {
-				r.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: latencies compare too; windows last twice their duration, and work beside the requests (GC, JIT, timers) is charged over all of it (docs/method.md, \"Taking turns\")", svc, sl))
-			} else {
-				r.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
-			}
-		} else {
-			half := len(svc) / 2
-			r.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}
-		}
-		m.Layout.DuetCPUs = r.duetCPUs[:]
-	}
-	lc, err := pin.Parse(loadCPUs)
-	if err != nil {
-		return fmt.Errorf("pinning.load: %w", err)
-	}
-	if err := lc.Process(os.Getpid()); err != nil {
-		return fmt.Errorf("pin toll to CPUs %s: %w", loadCPUs, err)
-	}
-	r.svcCPUs, r.loadCPUs = svcCPUs, loadCPUs
-	m.Layout.LoadCPUs, m.Layout.ServiceCPUs = loadCPUs, svcCPUs
-	if p.Warmup == scenario.WarmupAllCPUs {
-		r.warmupCPUs = online.String()
-		m.Layout.WarmupCPUs = r.warmupCPUs
 	}
 	return nil
 }
@@ -806,47 +606,41 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 	return nil
 }
 
-// closeAll stops every running service and removes toll's cgroups and sink.
+// closeAll closes the backend: the local one stops every running service
+// and removes toll's cgroups and sinks; a remote one removes what it
+// created, within remoteCloseTimeout.
 func (r *runner) closeAll() {
-	if r.opt.Remote != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), remoteCloseTimeout)
-		defer cancel()
-		if err := r.opt.Remote.Close(ctx); err != nil {
-			fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
-		}
+	c, ok := r.backend.(interface{ Close(context.Context) error })
+	if !ok {
 		return
 	}
-	// Every variant's services are stopped at once: services that ignore
-	// SIGTERM cost the grace period once, not once per variant.
-	var wg sync.WaitGroup
-	for _, name := range slices.Collect(maps.Keys(r.running)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.stop(name)
-		}()
+	ctx := context.Background()
+	if r.opt.Remote != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, remoteCloseTimeout)
+		defer cancel()
 	}
-	wg.Wait()
-	// So are the sinks: each may take its 2 s to shut down.
-	for _, sk := range r.sinks {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			sk.Close(ctx)
-		})
-	}
-	wg.Wait()
-	if r.tree != nil {
-		r.tree.Close()
-	}
-	// A process that left both its service's process group and its
-	// cgroup (or ran without one) still carries the run's label.
-	stray, err := leftover.KillRun(context.Background(), r.id)
-	if len(stray) > 0 {
-		fmt.Fprintln(r.opt.Progress, "toll: killed what outlived the services: "+leftover.Describe(stray))
-	}
-	if err != nil {
+	if err := c.Close(ctx); err != nil {
 		fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
+	}
+}
+
+// sinksAlive returns the backend's error when the telemetry sink of any of
+// variants has exited (backend.SinkWatcher); nil for a backend that does
+// not watch its sinks.
+func (r *runner) sinksAlive(variants ...string) error {
+	if sw, ok := r.backend.(backend.SinkWatcher); ok {
+		return sw.SinksAlive(variants...)
+	}
+	return nil
+}
+
+// note adds n to the run's notes, once.
+func (r *runner) note(n string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.notes, n) {
+		r.notes = append(r.notes, n)
 	}
 }
 

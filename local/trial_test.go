@@ -1,11 +1,10 @@
-package run
+package local
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/scenario"
 )
@@ -158,52 +157,5 @@ func TestSampleStart(t *testing.T) {
 		if got := sampleStart(origin, anchor, time.Second).Sub(origin); got != tt.want {
 			t.Errorf("%s: first tick %s after the origin, want %s", tt.name, got, tt.want)
 		}
-	}
-}
-
-// TestLiveFigures checks that the status line of a sliced duet's side
-// (loaded half of a window twice its duration) gives the seconds of its
-// own load, to compare with the duration, and its rate and CPU while
-// loaded, to compare with the target: not 6s of 3s at 150 of 300 req/s.
-func TestLiveFigures(t *testing.T) {
-	for _, tt := range []struct {
-		name                  string
-		share                 float64
-		index                 int
-		completed             uint64
-		wantS, wantRate, wCPU float64
-	}{
-		{"throughout", 0, 2, 300, 3, 300, 0.2},
-		{"in turns, last second", 0.5, 5, 150, 3, 300, 0.4},
-		{"in turns, first second", 0.5, 0, 150, 0.5, 300, 0.4},
-	} {
-		s, rate, cpu := liveFigures(load.Second{Index: tt.index, Completed: tt.completed}, tt.share, 0.2)
-		if s != tt.wantS || rate != tt.wantRate || cpu != tt.wCPU {
-			t.Errorf("%s: %gs, %g req/s, %g cores; want %gs, %g req/s, %g cores", tt.name, s, rate, cpu, tt.wantS, tt.wantRate, tt.wCPU)
-		}
-	}
-}
-
-// TestPosition checks that the progress lines count trials against the
-// plan's total in a fixed run, and not against the ceiling of rounds a
-// run in precision mode plans.
-func TestPosition(t *testing.T) {
-	tests := []struct {
-		name      string
-		precision bool
-		want      string
-	}{
-		{"fixed rounds", false, "[4/600]"},
-		{"precision mode", true, "[4]"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := &scenario.Scenario{}
-			s.Precision.On = tt.precision
-			r := &runner{s: s, planned: 600}
-			if got := r.position(4); got != tt.want {
-				t.Errorf("position(4) = %q, want %q", got, tt.want)
-			}
-		})
 	}
 }

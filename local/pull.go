@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -68,14 +68,14 @@ const nmtTimeout = 10 * time.Second
 // only if the JVM was started with NMT on (jcmd attaches to it).
 func (sp *serviceProbe) readNMT(ctx context.Context, t float64, mu *sync.Mutex) {
 	mu.Lock()
-	r, pid := sp.jvm, sp.jvmPid
+	jr, pid := sp.jvm, sp.jvmPid
 	mu.Unlock()
 	var n jvm.NMT
 	var err error
 	switch {
-	case r == nil:
+	case jr == nil:
 		err = errors.New("nmt: no JVM found in the service's processes (hsperfdata)")
-	case !r.NMTEnabled():
+	case !jr.NMTEnabled():
 		err = jvm.ErrNMTDisabled
 	default:
 		cctx, cancel := context.WithTimeout(ctx, nmtTimeout)

@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"bufio"
@@ -30,30 +30,32 @@ import (
 	"github.com/tollperf/toll/variant"
 )
 
-// sinksAlive returns an error when the telemetry sink of any of variants
-// has exited: its agents' exports would go nowhere and read as none, so
-// the run stops, keeping the trials it finished, instead of measuring on.
-// execute checks it after every trial, whichever way the trial ran (alone,
-// in a duet, or with every variant together).
-func (r *runner) sinksAlive(variants ...string) error {
+// SinksAlive returns an error when the telemetry sink of any of variants
+// has exited (backend.SinkWatcher): its agents' exports would go nowhere
+// and read as none, so the run stops, keeping the trials it finished,
+// instead of measuring on. The orchestrator checks it after every trial,
+// whichever way the trial ran (alone, in a duet, or with every variant
+// together).
+func (b *Backend) SinksAlive(variants ...string) error {
 	var errs []error
 	for _, v := range variants {
-		if sp := r.sinks[v]; sp != nil {
+		if sp := b.sinks[v]; sp != nil {
 			errs = append(errs, sp.exited())
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// prepare runs every variant's prepare command once, before the first
-// trial (hyperfine's --prepare). A failure stops the run.
-func (r *runner) prepare(ctx context.Context) error {
-	for _, v := range r.s.Variants {
-		rv := r.variants[v.Name]
+// Prepare runs every variant's prepare command once, before the first
+// start (hyperfine's --prepare; backend.Preparer). A failure stops the
+// run.
+func (b *Backend) Prepare(ctx context.Context) error {
+	for _, v := range b.s.Variants {
+		rv := b.variants[v.Name]
 		if rv.Prepare == nil {
 			continue
 		}
-		if err := r.hook(ctx, rv.Name, "prepare", rv.Prepare); err != nil {
+		if err := b.hook(ctx, rv.Name, "prepare", rv.Prepare); err != nil {
 			return err
 		}
 	}
@@ -62,15 +64,15 @@ func (r *runner) prepare(ctx context.Context) error {
 
 // hook runs variant name's prepare or before_each command c to its end, its
 // output in the variant's hook log.
-func (r *runner) hook(ctx context.Context, name, what string, c *variant.Command) error {
-	logPath := r.dir.LogPath(fmt.Sprintf("%s.%s.log", name, what))
+func (b *Backend) hook(ctx context.Context, name, what string, c *variant.Command) error {
+	logPath := b.dir.LogPath(fmt.Sprintf("%s.%s.log", name, what))
 	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("variant %s: %s: %w", name, what, err)
 	}
 	defer f.Close()
 	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
-	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = runid.Label(c.Env, r.id), c.Dir, f, f
+	cmd.Env, cmd.Dir, cmd.Stdout, cmd.Stderr = runid.Label(c.Env, b.id), c.Dir, f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("variant %s: %s %s: %w (its output is in %s)", name, what, strings.Join(c.Argv, " "), err, logPath)
@@ -79,52 +81,52 @@ func (r *runner) hook(ctx context.Context, name, what string, c *variant.Command
 }
 
 // beforeEach runs the variant's before_each command, if it has one.
-func (r *runner) beforeEach(ctx context.Context, v *variant.Variant) error {
+func (b *Backend) beforeEach(ctx context.Context, v *variant.Variant) error {
 	if v.BeforeEach == nil {
 		return nil
 	}
-	return r.hook(ctx, v.Name, "before_each", v.BeforeEach)
+	return b.hook(ctx, v.Name, "before_each", v.BeforeEach)
 }
 
 // jobTrial runs the variant's job once, in a cgroup of its own on the
 // services' CPUs, and returns the trial, unwritten (backend.Jobs). A job
 // that fails (exit status, signal, timeout) is recorded as failed, and
 // one that an interrupt of toll cut short as interrupted.
-func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
-	v := r.variants[pt.Variant]
-	job := r.s.Job
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: r.loadCPUs,
+func (b *Backend) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
+	v := b.variants[pt.Variant]
+	job := b.s.Job
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: b.loadCPUs,
 		Exports: v.Exports}
-	if err := r.beforeEach(ctx, v); err != nil {
+	if err := b.beforeEach(ctx, v); err != nil {
 		return nil, err
 	}
 	// Spans are counted per job when any variant exports, so that the
 	// baseline's row reads 0 beside the agent's.
 	var sk counter
-	if slices.ContainsFunc(r.s.Variants, func(v scenario.Variant) bool { return v.Exports }) {
-		sk = r.sinkOf(pt.Variant)
+	if slices.ContainsFunc(b.s.Variants, func(v scenario.Variant) bool { return v.Exports }) {
+		sk = b.sinkOf(pt.Variant)
 	}
 	logName := fmt.Sprintf("%s.job.%d.log", pt.Variant, pt.Index)
 	jr := &record.JobRun{Argv: v.Job.Argv, Log: "logs/" + logName, Work: job.Work, Per: job.Per, Unit: job.Unit}
 	tr.Job = jr
-	argv := []string{r.opt.Self, "_exec"}
+	argv := []string{b.cfg.Self, "_exec"}
 	var g *cgroup.Group
-	if r.tree != nil {
+	if b.tree != nil {
 		var err error
-		g, err = r.tree.NewGroup(fmt.Sprintf("%s.job%d", pt.Variant, pt.Index), cgroup.Limits{CPUs: r.svcCPUs})
+		g, err = b.tree.NewGroup(fmt.Sprintf("%s.job%d", pt.Variant, pt.Index), cgroup.Limits{CPUs: b.svcCPUs})
 		if err != nil {
 			return nil, fmt.Errorf("variant %s: cgroup for its job: %w", pt.Variant, err)
 		}
 		defer func() { g.Kill(); g.Delete() }()
 		argv = append(argv, "--cgroup-procs", strings.Join(g.ProcsFiles(), ","))
 	}
-	if r.svcCPUs != "" {
-		argv = append(argv, "--cpus", r.svcCPUs)
+	if b.svcCPUs != "" {
+		argv = append(argv, "--cpus", b.svcCPUs)
 	}
 	argv = append(append(argv, "--"), v.Job.Argv...)
-	r.beginProgress()
-	svc, err := launch.Start(ctx, launch.Spec{Name: pt.Variant + "/job", Argv: argv, Env: runid.Label(v.Job.Env, r.id), Dir: v.Job.Dir,
-		LogPath: r.dir.LogPath(logName), DeathSignal: supervise.DeathSignal})
+	b.beginProgress()
+	svc, err := launch.Start(ctx, launch.Spec{Name: pt.Variant + "/job", Argv: argv, Env: runid.Label(v.Job.Env, b.id), Dir: v.Job.Dir,
+		LogPath: b.dir.LogPath(logName), DeathSignal: supervise.DeathSignal})
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: job: %w", pt.Variant, err)
 	}
@@ -138,10 +140,10 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 	case <-svc.Done():
 	case <-timeout.C:
 		jr.Failed, jr.Error = true, fmt.Sprintf("timed out after %s (job.timeout) and was killed", job.Timeout)
-		svc.StopContext(r.kill, 0)
+		svc.StopContext(b.kill, 0)
 	case <-ctx.Done():
 		tr.Interrupted, tr.Error = true, "interrupted"
-		svc.StopContext(r.kill, r.opt.StopGrace)
+		svc.StopContext(b.kill, b.cfg.StopGrace)
 	}
 	exited, state := svc.Exit()
 	tr.MeasureStart, tr.MeasureEnd = svc.Started, exited
@@ -174,7 +176,7 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 		time.Sleep(100 * time.Millisecond)
 		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(time.Since(svc.Started).Seconds(), sk.Counts()))
 	}
-	jr.LogMetrics = readLogMetrics(r.dir.LogPath(logName), 0, job.LogMetrics)
+	jr.LogMetrics = readLogMetrics(b.dir.LogPath(logName), 0, job.LogMetrics)
 	return tr, nil
 }
 
@@ -182,14 +184,14 @@ func (r *runner) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, e
 // CPU limit, measures each start, stops them, and returns the trial,
 // unwritten (backend.Startups). A service that does not become ready
 // fails the trial, not the run.
-func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
-	v := r.variants[pt.Variant]
-	if err := r.beforeEach(ctx, v); err != nil {
+func (b *Backend) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, error) {
+	v := b.variants[pt.Variant]
+	if err := b.beforeEach(ctx, v); err != nil {
 		return nil, err
 	}
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: r.loadCPUs,
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, LoadCPUs: b.loadCPUs,
 		Startup: &record.StartupRun{CPULimit: pt.CPULimit}}
-	r.beginProgress()
+	b.beginProgress()
 	// Each readiness address is dialled from the launch on, to time when
 	// its port first accepts a connection.
 	pctx, stopPorts := context.WithCancel(ctx)
@@ -207,12 +209,12 @@ func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tria
 		}()
 	}
 	tr.Start = time.Now()
-	err := r.startLimited(ctx, pt.Variant, pt.CPULimit)
+	err := b.startLimited(ctx, pt.Variant, pt.CPULimit)
 	readyAt := time.Now()
-	st := r.running[pt.Variant]
+	st := b.running[pt.Variant]
 	var samples []serviceAtReady
 	if err == nil {
-		samples = r.readAtReady(st)
+		samples = b.readAtReady(st)
 	}
 	stopPorts()
 	wg.Wait()
@@ -239,15 +241,15 @@ func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tria
 				}
 				j.InitDoneS -= launched
 			}
-			ss.LogMetrics = readLogMetrics(r.dir.LogPath(strings.TrimPrefix(run.Log, "logs/")), 0, r.s.Startup.LogMetrics)
+			ss.LogMetrics = readLogMetrics(b.dir.LogPath(strings.TrimPrefix(run.Log, "logs/")), 0, b.s.Startup.LogMetrics)
 			tr.Services = append(tr.Services, run)
 			tr.Startup.Services = append(tr.Startup.Services, ss)
 		}
-		if len(r.s.Startup.LogMetrics) > 0 {
-			r.awaitLogMetrics(tr)
+		if len(b.s.Startup.LogMetrics) > 0 {
+			b.awaitLogMetrics(tr)
 		}
-		if stopErr := r.stop(pt.Variant); stopErr != nil && ctx.Err() == nil {
-			r.note(fmt.Sprintf("start %d (%s): %v", pt.Index, pt.Variant, stopErr))
+		if stopErr := b.stop(pt.Variant); stopErr != nil && ctx.Err() == nil {
+			b.note(fmt.Sprintf("start %d (%s): %v", pt.Index, pt.Variant, stopErr))
 		}
 	}
 	return tr, nil
@@ -256,8 +258,8 @@ func (r *runner) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tria
 // awaitLogMetrics gives the services up to two seconds after readiness to
 // print the figures asked of them (Spring Boot logs "Started … in" just
 // after its port opens), reading the logs again until each has them.
-func (r *runner) awaitLogMetrics(tr *record.Trial) {
-	want := len(r.s.Startup.LogMetrics)
+func (b *Backend) awaitLogMetrics(tr *record.Trial) {
+	want := len(b.s.Startup.LogMetrics)
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		missing := false
@@ -266,7 +268,7 @@ func (r *runner) awaitLogMetrics(tr *record.Trial) {
 			if !ss.Measured || len(ss.LogMetrics) == want {
 				continue
 			}
-			ss.LogMetrics = readLogMetrics(r.dir.LogPath(strings.TrimPrefix(tr.Services[i].Log, "logs/")), 0, r.s.Startup.LogMetrics)
+			ss.LogMetrics = readLogMetrics(b.dir.LogPath(strings.TrimPrefix(tr.Services[i].Log, "logs/")), 0, b.s.Startup.LogMetrics)
 			missing = missing || len(ss.LogMetrics) < want
 		}
 		if !missing || time.Now().After(deadline) {
@@ -286,7 +288,7 @@ type serviceAtReady struct {
 // readAtReady reads each service's CPU-seconds (its cgroup's, else its
 // process tree's), resident memory and JVM counters now, as its variant
 // has become ready. Its JVM timestamps are left as Unix seconds.
-func (r *runner) readAtReady(st *started) []serviceAtReady {
+func (b *Backend) readAtReady(st *started) []serviceAtReady {
 	out := make([]serviceAtReady, len(st.runs))
 	for i, svc := range st.group.Services() {
 		tree, err := probe.NewDescendants(svc.Pid())

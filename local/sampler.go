@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -102,8 +102,8 @@ func (sp *serviceProbe) close() {
 	}
 }
 
-func newSampler(r *runner, st *started, t0 time.Time) *sampler {
-	s := &sampler{t0: t0, sink: r.sinkOf(st.v.Name), machine: r.machine}
+func newSampler(b *Backend, st *started, t0 time.Time) *sampler {
+	s := &sampler{t0: t0, sink: b.sinkOf(st.v.Name), machine: b.machine}
 	for i, svc := range st.group.Services() {
 		sp := &serviceProbe{name: st.runs[i].Name, measured: st.runs[i].Measured, cg: st.cgs[st.runs[i].Name],
 			scrape: st.v.Services[i].Scrape, nmt: st.v.Services[i].NMT}
@@ -123,12 +123,12 @@ func newSampler(r *runner, st *started, t0 time.Time) *sampler {
 				sp.compilers, _ = jvm.NewCompilerThreads("/proc", sp.jvmPid)
 			}
 		}
-		if r.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
+		if b.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
 			// Counts start with the trial; only differences are used.
-			if g, err := perfcount.OpenCgroup(sp.cg.PerfEventDir(), r.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {
+			if g, err := perfcount.OpenCgroup(sp.cg.PerfEventDir(), b.hwCPUs, perfcount.Instructions, perfcount.Cycles); err == nil {
 				sp.hw = g
 			} else {
-				r.note("hardware counters: " + err.Error())
+				b.note("hardware counters: " + err.Error())
 			}
 		}
 		s.services = append(s.services, sp)

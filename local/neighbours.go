@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"maps"
@@ -25,17 +25,17 @@ type neighbourMeter struct {
 // neighbours returns the meter of trial pt's idle neighbours: every running
 // variant but pt's own and, in a duet, the one loaded beside it (together,
 // every variant is loaded, and none is idle).
-func (r *runner) neighbours(pt *plan.Trial) *neighbourMeter {
+func (b *Backend) neighbours(pt *plan.Trial) *neighbourMeter {
 	m := &neighbourMeter{}
-	if r.s.Mode == scenario.ModeTogether {
+	if b.s.Mode == scenario.ModeTogether {
 		return m
 	}
 	loaded := []string{pt.Variant, pt.Pair}
-	if r.s.Mode == scenario.ModeDuet {
-		loaded = append(loaded, r.s.Baseline)
+	if b.s.Mode == scenario.ModeDuet {
+		loaded = append(loaded, b.s.Baseline)
 	}
-	for _, name := range slices.Sorted(maps.Keys(r.running)) {
-		st := r.running[name]
+	for _, name := range slices.Sorted(maps.Keys(b.running)) {
+		st := b.running[name]
 		if slices.Contains(loaded, name) {
 			continue
 		}

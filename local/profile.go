@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -18,41 +18,41 @@ import (
 
 // profiled reports whether service i of v is to be profiled: it asks for it
 // (profile: true), or it is measured and the run profiles every measured
-// service (Options.Profile).
-func (r *runner) profiled(v *variant.Variant, i int, measured bool) bool {
-	return v.Services[i].Profile || (r.opt.Profile && measured)
+// service (Config.Profile).
+func (b *Backend) profiled(v *variant.Variant, i int, measured bool) bool {
+	return v.Services[i].Profile || (b.cfg.Profile && measured)
 }
 
 // setupProfiling chooses, before anything starts, each profiled service's
 // profiler and checks that it can sample here: a run asked to profile
 // fails here rather than after its first window.
-func (r *runner) setupProfiling(ctx context.Context) error {
-	want := r.opt.Profile
-	for _, v := range r.s.Services {
+func (b *Backend) setupProfiling(ctx context.Context) error {
+	want := b.cfg.Profile
+	for _, v := range b.s.Services {
 		want = want || v.Profile
 	}
 	if !want {
 		return nil
 	}
-	r.profilers = []profile.Profiler{profile.AsyncProfiler{Lib: r.opt.AsyncProfiler}, profile.PySpy{Path: r.opt.PySpy, Dir: r.dir.Path},
-		profile.Perf{Dir: r.dir.Path}}
+	b.profilers = []profile.Profiler{profile.AsyncProfiler{Lib: b.cfg.AsyncProfiler}, profile.PySpy{Path: b.cfg.PySpy, Dir: b.dir.Path},
+		profile.Perf{Dir: b.dir.Path}}
 	// A service is sampled by one profiler in every variant: samples of
 	// two profilers would compare their naming, not the variants.
 	first := map[string]string{} // service → "profiler (variant)"
 	var use []profile.Profiler
 	var where []string
-	for _, name := range slices.Sorted(maps.Keys(r.variants)) {
-		v := r.variants[name]
+	for _, name := range slices.Sorted(maps.Keys(b.variants)) {
+		v := b.variants[name]
 		for i, svc := range v.Services {
-			if !r.profiled(v, i, svc.Measure || svc.Role == "agent") {
+			if !b.profiled(v, i, svc.Measure || svc.Role == "agent") {
 				continue
 			}
-			p := r.profilerFor(svc)
+			p := b.profilerFor(svc)
 			here := fmt.Sprintf("%s (variant %s)", p.Name(), name)
 			if f, ok := first[svc.Name]; !ok {
 				first[svc.Name] = here
 			} else if !strings.HasPrefix(f, p.Name()+" ") {
-				return fmt.Errorf("%s: profiling %s: sampled by %s but by %s: its commands must start the same runtime in every variant, else its profiles cannot be compared", r.s.Path, svc.Name, f, here)
+				return fmt.Errorf("%s: profiling %s: sampled by %s but by %s: its commands must start the same runtime in every variant, else its profiles cannot be compared", b.s.Path, svc.Name, f, here)
 			}
 			if !slices.ContainsFunc(use, func(u profile.Profiler) bool { return u.Name() == p.Name() }) {
 				use = append(use, p)
@@ -62,7 +62,7 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 	}
 	for i, p := range use {
 		if err := p.Available(ctx); err != nil {
-			return fmt.Errorf("%s: profiling %s: %w", r.s.Path, where[i], err)
+			return fmt.Errorf("%s: profiling %s: %w", b.s.Path, where[i], err)
 		}
 	}
 	return nil
@@ -70,14 +70,14 @@ func (r *runner) setupProfiling(ctx context.Context) error {
 
 // profilerFor returns the profiler that samples svc: the first runtime's
 // profiler that takes its command, else perf.
-func (r *runner) profilerFor(svc variant.Service) profile.Profiler {
+func (b *Backend) profilerFor(svc variant.Service) profile.Profiler {
 	if svc.Image == "" {
 		// A program named by a relative path is the service directory's.
 		argv := slices.Clone(svc.Argv)
 		if len(argv) > 0 && strings.Contains(argv[0], "/") && !filepath.IsAbs(argv[0]) {
 			argv[0] = filepath.Join(svc.Dir, argv[0])
 		}
-		for _, p := range r.profilers {
+		for _, p := range b.profilers {
 			if pp, ok := p.(profile.Preparer); ok {
 				if _, _, ok := pp.Prepare(argv, nil, ""); ok {
 					return p
@@ -85,23 +85,23 @@ func (r *runner) profilerFor(svc variant.Service) profile.Profiler {
 			}
 		}
 	}
-	return r.profilers[len(r.profilers)-1]
+	return b.profilers[len(b.profilers)-1]
 }
 
 // prepareProfiling returns the command and environment that start
 // service i of variant v (its start-th start) ready for its profiler, and
 // the directory the profiler keeps its data in; the service's own and ""
 // when it is not profiled or its profiler need not be prepared.
-func (r *runner) prepareProfiling(v *variant.Variant, i, start int) ([]string, []string, string, error) {
+func (b *Backend) prepareProfiling(v *variant.Variant, i, start int) ([]string, []string, string, error) {
 	svc := v.Services[i]
-	if r.profilers == nil || !r.profiled(v, i, svc.Measure || svc.Role == "agent") {
+	if b.profilers == nil || !b.profiled(v, i, svc.Measure || svc.Role == "agent") {
 		return svc.Argv, svc.Env, "", nil
 	}
-	pp, ok := r.profilerFor(svc).(profile.Preparer)
+	pp, ok := b.profilerFor(svc).(profile.Preparer)
 	if !ok {
 		return svc.Argv, svc.Env, "", nil
 	}
-	dir := filepath.Join(r.dir.Path, "profiles", "data", fmt.Sprintf("%s.%s.%d", v.Name, svc.Name, start))
+	dir := filepath.Join(b.dir.Path, "profiles", "data", fmt.Sprintf("%s.%s.%d", v.Name, svc.Name, start))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, "", fmt.Errorf("profiling %s: %w", svc.Name, err)
 	}
@@ -122,19 +122,19 @@ type profiling struct {
 // startProfiling starts the profiler on each of st's profiled services;
 // nil when none is. Its sampling ends when it is stopped or closed, or
 // when ctx is done.
-func (r *runner) startProfiling(ctx context.Context, st *started) *profiling {
-	if r.profilers == nil {
+func (b *Backend) startProfiling(ctx context.Context, st *started) *profiling {
+	if b.profilers == nil {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	p := profiling{cancel: cancel}
 	for i, svc := range st.group.Services() {
 		run := st.runs[i]
-		if !r.profiled(st.v, i, run.Measured) {
+		if !b.profiled(st.v, i, run.Measured) {
 			continue
 		}
 		p.services = append(p.services, run.Name)
-		prof := r.profilerFor(st.v.Services[i])
+		prof := b.profilerFor(st.v.Services[i])
 		if !slices.Contains(p.names, prof.Name()) {
 			p.names = append(p.names, prof.Name())
 		}

@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // for a JVM with 200 threads. The figure to read is pct-core@1Hz: the share
 // of one core the probe takes at one sample a second.
 //
-//	go test ./run -run '^$' -bench SampleJVM -benchtime 2000x
+//	go test ./local -run '^$' -bench SampleJVM -benchtime 2000x
 func BenchmarkSampleJVM(b *testing.B) {
 	javac, err := exec.LookPath("javac")
 	if err != nil {

@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -49,7 +49,7 @@ const holderStrikes = 3
 // and once after the last side's, where each side reading for itself would
 // read while the others' loads run, and several times over.
 type holderMeter struct {
-	r      *runner
+	b      *Backend
 	cpus   pin.CPUs
 	skip   func(pid, ppid int) bool
 	names  map[int]string // toll's own processes that may run there: its sinks
@@ -69,29 +69,29 @@ type holderMeter struct {
 // their own CPUs and are measured as such. toll's sinks, on the load CPUs
 // at idle priority, are named as such. Each side calls begin before its
 // load, leave once its load has ended (or it ends without one), and end.
-func (r *runner) holders(sides int) *holderMeter {
+func (b *Backend) holders(sides int) *holderMeter {
 	m := &holderMeter{budget: holderBudget}
 	m.loading.Add(sides)
-	cpus, err := pin.Parse(r.loadCPUs)
-	r.mu.Lock()
-	off := r.holdersOff
-	r.mu.Unlock()
+	cpus, err := pin.Parse(b.loadCPUs)
+	b.mu.Lock()
+	off := b.holdersOff
+	b.mu.Unlock()
 	if err != nil || len(cpus) == 0 || off {
 		return m
 	}
 	own := map[int]bool{os.Getpid(): true}
-	for _, st := range r.running {
+	for _, st := range b.running {
 		for _, svc := range st.group.Services() {
 			own[svc.Pid()] = true
 		}
 	}
 	names := map[int]string{}
-	for v, sk := range r.sinks {
+	for v, sk := range b.sinks {
 		if sk != nil && sk.svc != nil {
 			names[sk.svc.Pid()] = "toll's sink of " + v
 		}
 	}
-	m.r, m.cpus, m.names = r, cpus, names
+	m.b, m.cpus, m.names = b, cpus, names
 	m.skip = func(pid, ppid int) bool {
 		if own[pid] || own[ppid] && ppid != os.Getpid() {
 			own[pid] = true // a service's child (processes are listed by pid, parents first)
@@ -122,19 +122,19 @@ func (m *holderMeter) read(budget time.Duration) probe.TaskTimes {
 	defer cancel()
 	tt, err := probe.ReadTaskTimes(ctx, m.skip)
 	slow := errors.Is(err, context.DeadlineExceeded)
-	m.r.mu.Lock()
+	m.b.mu.Lock()
 	if !slow {
-		m.r.holdersSlow = 0
+		m.b.holdersSlow = 0
 	} else {
-		m.r.holdersSlow++
+		m.b.holdersSlow++
 	}
-	off := !m.r.holdersOff && m.r.holdersSlow >= holderStrikes
+	off := !m.b.holdersOff && m.b.holdersSlow >= holderStrikes
 	if off {
-		m.r.holdersOff = true
+		m.b.holdersOff = true
 	}
-	m.r.mu.Unlock()
+	m.b.mu.Unlock()
 	if off {
-		m.r.note(fmt.Sprintf("the machine's tasks took more than %s to read %d times in a row, so later trials do not name what ran on the load CPUs (load.load_cpus_held_by)", budget, holderStrikes))
+		m.b.note(fmt.Sprintf("the machine's tasks took more than %s to read %d times in a row, so later trials do not name what ran on the load CPUs (load.load_cpus_held_by)", budget, holderStrikes))
 	}
 	return tt
 }

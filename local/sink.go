@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -24,8 +24,8 @@ type counter interface {
 
 // sinkOf returns variant's sink as a counter, or nil (not a nil
 // *sinkProcess in an interface) when it has none.
-func (r *runner) sinkOf(variant string) counter {
-	if sp := r.sinks[variant]; sp != nil {
+func (b *Backend) sinkOf(variant string) counter {
+	if sp := b.sinks[variant]; sp != nil {
 		return sp
 	}
 	return nil

@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"errors"
@@ -14,21 +14,21 @@ import (
 )
 
 // widenForWarmup lets the services of variants use every CPU toll may use,
-// r.warmupCPUs (pinning.warmup: all), for their variant warm-up, at idle
+// b.warmupCPUs (pinning.warmup: all), for their variant warm-up, at idle
 // priority (SCHED_IDLE): on the load generator's CPU they take only the
 // time it leaves, so it sends the warm-up's load on time, as it would with
 // the services on their own CPUs. It returns what puts them back on their
 // own CPUs at their own priority, which must run before their trial does.
 // Without warm-up CPUs it does nothing. A service that cannot be widened
 // keeps its own CPUs (noted): its warm-up is slower, not wrong.
-func (r *runner) widenForWarmup(variants []string) (restore func() error) {
+func (b *Backend) widenForWarmup(variants []string) (restore func() error) {
 	restore = func() error { return nil }
-	if r.warmupCPUs == "" {
+	if b.warmupCPUs == "" {
 		return restore
 	}
 	var widened []*widenedService
 	for _, name := range variants {
-		st := r.running[name]
+		st := b.running[name]
 		if st == nil || st.group == nil {
 			continue
 		}
@@ -37,8 +37,8 @@ func (r *runner) widenForWarmup(variants []string) (restore func() error) {
 			if w.own == "" || st.runs[i].Container != "" {
 				continue
 			}
-			if err := w.widen(r.warmupCPUs); err != nil {
-				r.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, r.warmupCPUs, err))
+			if err := w.widen(b.warmupCPUs); err != nil {
+				b.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, b.warmupCPUs, err))
 				_ = w.restore()
 				continue
 			}

@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -50,25 +50,25 @@ type started struct {
 // each is ready, with every service's CPU quota set to cpuLimit cores (0
 // keeps each service's own cpu_limit, or its variant's): a start-up step's
 // limit, or a load test's matrix step's.
-func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64) error {
-	v := r.variants[name]
+func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float64) error {
+	v := b.variants[name]
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}}
-	r.starts[name]++
+	b.starts[name]++
 	var specs []launch.Spec
 	for i, svc := range v.Services {
-		svcArgv, svcEnv, profDir, err := r.prepareProfiling(v, i, r.starts[name])
+		svcArgv, svcEnv, profDir, err := b.prepareProfiling(v, i, b.starts[name])
 		if err != nil {
-			r.dropCgroups(st)
+			b.dropCgroups(st)
 			return fmt.Errorf("variant %s: %w", name, err)
 		}
 		st.profileDirs[svc.Name] = profDir
 		cpus := svc.CPUs
 		if cpus == "" {
-			cpus = r.svcCPUs
-			if r.s.Concurrent() {
-				cpus = r.duetCPUs[1]
-				if name == r.s.Baseline {
-					cpus = r.duetCPUs[0]
+			cpus = b.svcCPUs
+			if b.s.Concurrent() {
+				cpus = b.duetCPUs[1]
+				if name == b.s.Baseline {
+					cpus = b.duetCPUs[0]
 				}
 			}
 		}
@@ -77,47 +77,47 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 			limit = cpuLimit
 		}
 		var cg *cgroup.Group
-		if r.tree != nil {
-			g, err := r.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
+		if b.tree != nil {
+			g, err := b.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
-				r.dropCgroups(st)
+				b.dropCgroups(st)
 				return fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
 			}
 			st.cgs[svc.Name] = g
 			cg = g
 		} else if limit > 0 || svc.MemoryLimit > 0 {
-			r.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
+			b.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
 			limit, svc.MemoryLimit = 0, 0 // what the trials record
 		}
 		var pl place.Place = place.Host{}
 		if svc.Image != "" {
-			pl = &r.containers
+			pl = &b.containers
 		}
-		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: r.starts[name], Run: r.id,
+		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: b.starts[name], Run: b.id,
 			Argv: svcArgv, Env: svc.Own, HostEnv: svcEnv, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
 			Cgroup: cg, CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 		if err != nil {
-			r.dropCgroups(st)
+			b.dropCgroups(st)
 			return fmt.Errorf("variant %s: %w", name, err)
 		}
 		// Every service runs under the _exec supervisor, which kills what
 		// the service started if toll dies, and every process of the run
 		// carries its label.
-		argv := append(append(append([]string{r.opt.Self, "_exec"}, l.Supervisor...), "--"), l.Argv...)
+		argv := append(append(append([]string{b.cfg.Self, "_exec"}, l.Supervisor...), "--"), l.Argv...)
 		var readyLog *regexp.Regexp
 		if svc.Ready.Log != "" {
 			re, err := regexp.Compile(svc.Ready.Log)
 			if err != nil {
-				r.dropCgroups(st)
+				b.dropCgroups(st)
 				return fmt.Errorf("variant %s: %s: ready.log: %w", name, svc.Name, err)
 			}
 			readyLog = re
 		}
-		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, r.starts[name])
-		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, r.id), Dir: l.Dir,
-			LogPath: r.dir.LogPath(logName),
+		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, b.starts[name])
+		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, b.id), Dir: l.Dir,
+			LogPath: b.dir.LogPath(logName),
 			Ready: launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D(),
-				Command: svc.Ready.Command, CommandDir: svc.ReadyDir, CommandEnv: runid.Label(os.Environ(), r.id)},
+				Command: svc.Ready.Command, CommandDir: svc.ReadyDir, CommandEnv: runid.Label(os.Environ(), b.id)},
 			DeathSignal: supervise.DeathSignal, Members: l.Members, Forwarded: l.Forwarded, Release: l.Release})
 		var cgPath string
 		if cg != nil {
@@ -131,9 +131,9 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 			Argv: svc.Argv, Log: "logs/" + logName, Cgroup: cgPath, CPUs: cpus, Image: svc.Image, Container: l.Container, Ports: ports,
 			CPULimit: limit, MemoryLimitBytes: int64(svc.MemoryLimit)})
 	}
-	g, err := launch.StartGroup(ctx, r.kill, specs)
+	g, err := launch.StartGroup(ctx, b.kill, specs)
 	if err != nil {
-		r.dropCgroups(st)
+		b.dropCgroups(st)
 		return fmt.Errorf("variant %s: %w", name, err)
 	}
 	st.group = g
@@ -141,22 +141,24 @@ func (r *runner) startLimited(ctx context.Context, name string, cpuLimit float64
 		st.runs[i].Pid = svc.Pid()
 		st.runs[i].StartupS = svc.StartupTime().Seconds()
 	}
-	r.running[name] = st
+	b.running[name] = st
 	return nil
 }
 
-// stop stops variant name's services and removes their cgroups.
-func (r *runner) stop(name string) error {
-	r.mu.Lock()
-	st, ok := r.running[name]
-	delete(r.running, name)
-	r.mu.Unlock()
+// stop stops variant name's services and removes their cgroups, and
+// tells the orchestrator so (Hooks.Stopped) with their telemetry sink's
+// counts, which end the telemetry cycle of the variant's last trial.
+func (b *Backend) stop(name string) error {
+	b.mu.Lock()
+	st, ok := b.running[name]
+	delete(b.running, name)
+	b.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	r.noteIdleExits(st)
-	err := st.group.StopContext(r.kill, r.opt.StopGrace)
-	r.dropCgroups(st)
+	b.noteIdleExits(st)
+	err := st.group.StopContext(b.kill, b.cfg.StopGrace)
+	b.dropCgroups(st)
 	// What a profiler loaded at the services' start kept is of no use
 	// once they have stopped: each trial's profile is written.
 	for _, d := range st.profileDirs {
@@ -165,8 +167,8 @@ func (r *runner) stop(name string) error {
 		}
 	}
 	var endErr error
-	if sk := r.sinks[name]; sk != nil {
-		endErr = r.endTelemetryCycle(name, func(context.Context) (record.Telemetry, time.Time, error) {
+	if sk := b.sinks[name]; sk != nil && b.hooks.Stopped != nil {
+		endErr = b.hooks.Stopped(name, func(context.Context) (record.Telemetry, time.Time, error) {
 			return torecord.Telemetry(0, sk.Counts()), time.Now(), nil
 		})
 	}
@@ -176,36 +178,11 @@ func (r *runner) stop(name string) error {
 	return endErr
 }
 
-// endTelemetryCycle ends the telemetry cycle of variant name's last trial
-// now that its services have stopped: what they flushed as they stopped
-// counts for it, and what they will send when next started does not. The
-// trial's file is written again with the count.
-func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (record.Telemetry, time.Time, error)) error {
-	r.mu.Lock()
-	tr := r.lastTrial[name]
-	delete(r.lastTrial, name)
-	r.mu.Unlock()
-	if tr == nil || len(tr.Telemetry) == 0 {
-		return nil
-	}
-	end, at, err := counts(context.Background())
-	if err != nil {
-		r.note(fmt.Sprintf("variant %s: the telemetry its services sent as they stopped is not counted: %v", name, err))
-		return nil
-	}
-	end.T = at.Sub(tr.MeasureStart).Seconds()
-	tr.TelemetryEnd = &end
-	if err := r.dir.WriteTrial(tr); err != nil {
-		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)
-	}
-	return nil
-}
-
 // noteIdleExits notes the services of st that exited on their own while
 // none of their variant's trials ran (after its last one, or while the run
 // stopped for another reason), which no trial reported: a run's
 // measurements stand without them, but the reader learns that, and why.
-func (r *runner) noteIdleExits(st *started) {
+func (b *Backend) noteIdleExits(st *started) {
 	if st.exitReported {
 		return
 	}
@@ -213,27 +190,23 @@ func (r *runner) noteIdleExits(st *started) {
 		select {
 		case <-svc.Done():
 			if err := svc.ExitErr(); err != nil {
-				r.note(strings.ReplaceAll(err.Error(), "\n\t", " ↵ ") + " (while no trial of its variant ran, before toll stopped it)")
+				b.note(strings.ReplaceAll(err.Error(), "\n\t", " ↵ ") + " (while no trial of its variant ran, before toll stopped it)")
 			}
 		default:
 		}
 	}
 }
 
-func (r *runner) dropCgroups(st *started) {
+func (b *Backend) dropCgroups(st *started) {
 	for _, g := range st.cgs {
 		g.Kill()
 		g.Delete()
 	}
 }
 
-func (r *runner) note(n string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, x := range r.notes {
-		if x == n {
-			return
-		}
+// note adds n to the run's notes (Hooks.Note).
+func (b *Backend) note(n string) {
+	if b.hooks.Note != nil {
+		b.hooks.Note(n)
 	}
-	r.notes = append(r.notes, n)
 }

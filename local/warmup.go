@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -47,22 +47,20 @@ type variantWarmup struct {
 // pinning.warmup: all the services run on every CPU meanwhile, and on
 // their own again when it returns. It is the one place variant warm-ups
 // run, in every schedule.
-func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
-	longest := r.s.Load.VariantWarmup.D()
-	if pr := r.prec; pr != nil && longest > 0 {
-		// A warm-up does not outlast the budget it is spent from.
-		longest = min(longest, pr.warmupCap())
-		began := time.Now()
-		defer func() {
-			r.mu.Lock()
-			pr.warmed(time.Since(began))
-			r.mu.Unlock()
-		}()
+func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
+	longest := b.s.Load.VariantWarmup.D()
+	if budget := b.hooks.WarmupBudget; budget != nil && longest > 0 {
+		if most, ok := budget.Cap(); ok {
+			// A warm-up does not outlast the budget it is spent from.
+			longest = min(longest, most)
+			began := time.Now()
+			defer func() { budget.Spent(time.Since(began)) }()
+		}
 	}
 	var owed []*plan.Trial
 	var rewarm []bool
 	for _, pt := range pts {
-		st := r.running[pt.Variant]
+		st := b.running[pt.Variant]
 		if st == nil || pt.Idle || st.warmed {
 			continue
 		}
@@ -80,7 +78,7 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	for i, pt := range owed {
 		names[i] = pt.Variant
 	}
-	restore := r.widenForWarmup(names)
+	restore := b.widenForWarmup(names)
 	defer func() {
 		if rerr := restore(); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("variant warm-up: %w", rerr))
@@ -88,7 +86,7 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}()
 	tels := make([]*sink.Counts, len(owed))
 	for i, pt := range owed {
-		if c := r.sinkOf(pt.Variant); c != nil {
+		if c := b.sinkOf(pt.Variant); c != nil {
 			n := c.Counts()
 			tels[i] = &n
 		}
@@ -97,8 +95,8 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	// A warm-up toll chose lasts at most longest in all, its phases
 	// included; a scenario's phases each last at most longest.
 	deadline := time.Now().Add(longest)
-	auto := r.s.Load.VariantWarmupAuto
-	for _, shape := range warmupPhases(r.s, auto && r.anyJVM(owed)) {
+	auto := b.s.Load.VariantWarmupAuto
+	for _, shape := range warmupPhases(b.s, auto && b.anyJVM(owed)) {
 		loads := make([]*plan.Trial, len(owed))
 		for i, pt := range owed {
 			loads[i] = shape.trial(pt, rewarm[i])
@@ -109,7 +107,7 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 				break
 			}
 		}
-		ph := r.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -125,12 +123,12 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	first, last := phases[0], phases[len(phases)-1]
 	for i, pt := range owed {
-		st := r.running[pt.Variant]
+		st := b.running[pt.Variant]
 		w := &variantWarmup{start: first.origin, lasted: max(last.ends[i].Sub(first.origin), 0), telemetry: tels[i]}
 		for _, ph := range phases {
 			w.completed += ph.done[i]
 		}
-		if u := r.s.Load.VariantWarmupUntil; u != nil {
+		if u := b.s.Load.VariantWarmupUntil; u != nil {
 			settled := true
 			for _, ph := range phases {
 				settled = settled && (ph.verdict.settled || ph.verdict.bySide[pt.Variant])
@@ -142,15 +140,13 @@ func (r *runner) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 					w.rec.PhasesS = append(w.rec.PhasesS, max(ph.ends[i].Sub(ph.origin), 0).Seconds())
 				}
 			}
-			if w.rec.NoJVM && !r.s.Load.VariantWarmupAuto {
-				r.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
-					pt.Variant, r.s.Load.VariantWarmup))
+			if w.rec.NoJVM && !b.s.Load.VariantWarmupAuto {
+				b.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
+					pt.Variant, b.s.Load.VariantWarmup))
 			}
 		}
 		st.warmup = w
-		r.mu.Lock()
-		fmt.Fprintln(r.opt.Progress, warmupLine(pt.Variant, w))
-		r.mu.Unlock()
+		b.say(warmupLine(pt.Variant, w))
 	}
 	return nil
 }
@@ -170,15 +166,15 @@ type warmupPhase struct {
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
 // measured JVMs settle; a service that exits ends it.
-func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
 	var exited atomic.Bool
 	var wg sync.WaitGroup
 	for i, pt := range owed {
-		st := r.running[pt.Variant]
-		cfg, _ := r.loadConfig(st, loads[i], ph.origin, 0, longest)
+		st := b.running[pt.Variant]
+		cfg, _ := b.loadConfig(st, loads[i], ph.origin, 0, longest)
 		if maxConns > 0 {
 			cfg.MaxConns = min(cfg.MaxConns, maxConns)
 		}
@@ -205,12 +201,12 @@ func (r *runner) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxCo
 			})
 		}
 	}
-	if u := r.s.Load.VariantWarmupUntil; u != nil {
+	if u := b.s.Load.VariantWarmupUntil; u != nil {
 		rule := jitRule{below: u.JITBelow.D(), over: u.Over.D()}
-		if r.s.Load.VariantWarmupAuto {
+		if b.s.Load.VariantWarmupAuto {
 			rule.noJVM = scenario.DefaultNoJVMWarmup
 		}
-		ph.verdict = r.watchJIT(wctx, rule, owed, ph.origin)
+		ph.verdict = b.watchJIT(wctx, rule, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
@@ -236,10 +232,10 @@ type measuredTree struct {
 
 // measuredTrees returns the process trees of the measured services of
 // owed's variants, the processes a warm-up looks at for a JVM.
-func (r *runner) measuredTrees(owed []*plan.Trial) []measuredTree {
+func (b *Backend) measuredTrees(owed []*plan.Trial) []measuredTree {
 	var out []measuredTree
 	for _, pt := range owed {
-		st := r.running[pt.Variant]
+		st := b.running[pt.Variant]
 		for i, svc := range st.group.Services() {
 			if !st.runs[i].Measured {
 				continue
@@ -254,8 +250,8 @@ func (r *runner) measuredTrees(owed []*plan.Trial) []measuredTree {
 
 // anyJVM reports whether a measured service of one of owed's variants runs
 // a JVM now (one that publishes hsperfdata).
-func (r *runner) anyJVM(owed []*plan.Trial) bool {
-	for _, m := range r.measuredTrees(owed) {
+func (b *Backend) anyJVM(owed []*plan.Trial) bool {
+	for _, m := range b.measuredTrees(owed) {
 		if _, err := m.tree.Sample(); err != nil {
 			continue
 		}
@@ -377,7 +373,7 @@ func (v jitVerdict) anyJVM() bool {
 // compilation that follows a settled window is spent in the warm-up, not
 // in a trial. A service that is not yet a JVM is looked at again every
 // time, so that a JVM started late is waited for.
-func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial, origin time.Time) jitVerdict {
+func (b *Backend) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial, origin time.Time) jitVerdict {
 	type watched struct {
 		variant, key string // key: variant/service, in the history
 		svc          string
@@ -385,7 +381,7 @@ func (r *runner) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial,
 		jvm          *jvm.Reader
 	}
 	var ws []*watched
-	for _, m := range r.measuredTrees(owed) {
+	for _, m := range b.measuredTrees(owed) {
 		ws = append(ws, &watched{variant: m.variant, key: m.variant + "/" + m.service, svc: m.service, tree: m.tree})
 	}
 	defer func() {

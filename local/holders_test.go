@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"fmt"
@@ -34,8 +34,8 @@ func TestHoldersSharedBySides(t *testing.T) {
 			cpu = c
 		}
 	}
-	r := &runner{localState: localState{loadCPUs: strconv.Itoa(cpu)}}
-	m := r.holders(3)
+	b := &Backend{loadCPUs: strconv.Itoa(cpu)}
+	m := b.holders(3)
 
 	var (
 		wg      sync.WaitGroup
@@ -93,7 +93,7 @@ func TestHoldersSharedBySides(t *testing.T) {
 	}
 	burner.Process.Kill()
 	burner.Wait()
-	if r.holdersSlow > 0 {
+	if b.holdersSlow > 0 {
 		t.Skip("a reading of the machine's tasks took over", holderBudget, ": too busy to check")
 	}
 	for i := range got {
@@ -123,9 +123,10 @@ func TestHoldersSharedBySides(t *testing.T) {
 // tasks costs its trial its holders, and only holderStrikes of them in a
 // row end the readings for the run, with one note.
 func TestHoldersSlowReadings(t *testing.T) {
-	r := &runner{localState: localState{loadCPUs: "0"}}
+	var notes []string
+	b := &Backend{loadCPUs: "0", hooks: Hooks{Note: func(n string) { notes = append(notes, n) }}}
 	trial := func(budget time.Duration) bool {
-		m := r.holders(1)
+		m := b.holders(1)
 		if m.cpus == nil {
 			return false // readings ended
 		}
@@ -140,7 +141,7 @@ func TestHoldersSlowReadings(t *testing.T) {
 		if trial(slow) {
 			t.Errorf("a reading past its budget says it read the load CPUs")
 		}
-		if r.holdersOff {
+		if b.holdersOff {
 			t.Fatalf("readings ended after %d slow ones, want %d in a row", i+1, holderStrikes)
 		}
 	}
@@ -148,14 +149,14 @@ func TestHoldersSlowReadings(t *testing.T) {
 	for range holderStrikes - 1 {
 		trial(slow)
 	}
-	if r.holdersOff {
+	if b.holdersOff {
 		t.Fatalf("readings ended after %d slow ones not in a row", 2*(holderStrikes-1))
 	}
 	trial(slow)
-	if !r.holdersOff || len(r.notes) != 1 || !strings.Contains(r.notes[0], "3 times in a row") {
-		t.Fatalf("after %d slow readings in a row: off %v, notes %q; want off and one note", holderStrikes, r.holdersOff, r.notes)
+	if !b.holdersOff || len(notes) != 1 || !strings.Contains(notes[0], "3 times in a row") {
+		t.Fatalf("after %d slow readings in a row: off %v, notes %q; want off and one note", holderStrikes, b.holdersOff, notes)
 	}
-	if m := r.holders(1); m.cpus != nil {
+	if m := b.holders(1); m.cpus != nil {
 		t.Errorf("a meter after the readings ended still reads")
 	}
 }
@@ -173,8 +174,8 @@ func TestHoldersReadUntilTheLoad(t *testing.T) {
 		{name: "due now", ahead: 0, read: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &runner{localState: localState{loadCPUs: "0"}}
-			m := r.holders(1)
+			b := &Backend{loadCPUs: "0"}
+			m := b.holders(1)
 			m.budget = time.Nanosecond
 			m.begin(time.Now().Add(tc.ahead))
 			if read := m.before != nil; read != tc.read {

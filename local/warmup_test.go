@@ -1,6 +1,7 @@
-package run
+package local
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -59,6 +60,24 @@ func TestWarmupPhases(t *testing.T) {
 		}
 		if open.Rate != 100 || open.Users != 0 || closed.Users != 8 {
 			t.Fatalf("%s: a phase changed the trial itself: %+v, %+v", tt.name, open, closed)
+		}
+	}
+}
+
+// TestChosenWarmupEndsWithoutJVM checks the warm-up toll chooses: among
+// services that run no JVM it ends after the short default, where a
+// warm-up the scenario set to wait for the JIT waits for its maximum.
+func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
+	b := &Backend{running: map[string]*started{}}
+	for _, tt := range []struct {
+		noJVM   time.Duration
+		settled bool
+	}{{100 * time.Millisecond, true}, {0, false}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+		v := b.watchJIT(ctx, jitRule{below: 5 * time.Millisecond, over: 10 * time.Second, noJVM: tt.noJVM}, nil, time.Now())
+		cancel()
+		if v.settled != tt.settled {
+			t.Errorf("noJVM %s: settled %v, want %v", tt.noJVM, v.settled, tt.settled)
 		}
 	}
 }

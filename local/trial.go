@@ -1,4 +1,4 @@
-package run
+package local
 
 import (
 	"context"
@@ -35,46 +35,46 @@ func newOrigin() time.Time {
 // (plan.Trial.Order), so that no side is always last. In a sliced duet
 // (load.slice) the two take turns by slices instead, the second side's one
 // slice after the first's.
-func (r *runner) duet(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
+func (b *Backend) duet(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
 	var sts []*started
 	for _, pt := range sides {
-		sts = append(sts, r.running[pt.Variant])
+		sts = append(sts, b.running[pt.Variant])
 	}
 	owedWarmup(sts...)
-	if err := r.warmUp(ctx, sides...); err != nil {
+	if err := b.warmUp(ctx, sides...); err != nil {
 		return err
 	}
 	// Every side's profiler samples before the sides' origin is fixed.
 	for _, st := range sts {
-		st.profiling = r.startProfiling(ctx, st)
+		st.profiling = b.startProfiling(ctx, st)
 	}
 	origin := newOrigin()
 	origins := make([]time.Time, len(sides))
 	turns := make([]turn, len(sides))
 	for i, pt := range sides {
 		origins[i] = origin
-		if lag := duetLag(r.s, pt); lag > 0 && r.s.Mode == scenario.ModeTogether {
+		if lag := duetLag(b.s, pt); lag > 0 && b.s.Mode == scenario.ModeTogether {
 			origins[i] = origin.Add(time.Duration(pt.Order) * lag)
 		}
 	}
-	if r.s.Mode == scenario.ModeDuet {
+	if b.s.Mode == scenario.ModeDuet {
 		second := sides[1].Round % 2
-		if lag := duetLag(r.s, sides[1]); lag > 0 {
+		if lag := duetLag(b.s, sides[1]); lag > 0 {
 			origins[second] = origin.Add(lag)
 		}
-		if sl := r.s.Load.Slice.D(); sl > 0 && sides[1].Rate > 0 {
+		if sl := b.s.Load.Slice.D(); sl > 0 && sides[1].Rate > 0 {
 			turns[0], turns[1] = turn{slice: sl}, turn{slice: sl}
 			turns[second].phase = sl
 		}
 	}
-	held := r.holders(len(sides))
+	held := b.holders(len(sides))
 	errs := make([]error, len(sides))
 	var wg sync.WaitGroup
 	for i, pt := range sides {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tr, res, err := r.measure(ctx, pt, origins[i], turns[i], held)
+			tr, res, err := b.measure(ctx, pt, origins[i], turns[i], held)
 			if tr != nil {
 				err = keep(tr, res)
 			}
@@ -122,8 +122,8 @@ func (tn turn) pacer(p load.Pacer) load.Pacer {
 // loadConfig is the load of trial pt against st from origin: its step's
 // rate or users, after warmup, for duration, and the seed of its Poisson
 // arrivals (0 for none).
-func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmup, duration time.Duration) (load.Config, uint64) {
-	s := r.s
+func (b *Backend) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmup, duration time.Duration) (load.Config, uint64) {
+	s := b.s
 	var reqs []load.Request
 	for _, q := range st.v.Requests {
 		reqs = append(reqs, load.Request{Name: q.Name, Method: q.Method, URL: q.URL, Header: q.Header, Body: q.Body, Weight: q.Weight})
@@ -140,7 +140,7 @@ func (r *runner) loadConfig(st *started, pt *plan.Trial, origin time.Time, warmu
 	} else {
 		cfg.Pacer, cfg.Quantum = load.ConstantPacer{Rate: pt.Rate}, s.Load.QuantumOrDefault()
 		if s.Load.ArrivalOrDefault() == scenario.ArrivalPoisson {
-			seed = arrivalSeed(r.seed, pt)
+			seed = arrivalSeed(b.seed, pt)
 			cfg.Pacer = load.NewPoissonPacer(pt.Rate, seed)
 		}
 		cfg.Lull = lull(s, pt)
@@ -218,24 +218,24 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 // the load CPUs, shared by the trials run at once; nil, measure reads for
 // itself. An error with a record is the trial's own (it was cut short:
 // Interrupted and Error say why); one without a record means no trial ran.
-func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, *load.Result, error) {
+func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, *load.Result, error) {
 	if held == nil {
-		held = r.holders(1)
+		held = b.holders(1)
 	}
 	// The other sides' end waits for this one to leave, whichever way it
 	// returns.
 	leave := sync.OnceFunc(held.leave)
 	defer leave()
-	st, ok := r.running[pt.Variant]
+	st, ok := b.running[pt.Variant]
 	if !ok {
 		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
-	s := r.s
+	s := b.s
 	// The first loaded trial of freshly started services begins with the
 	// variant's warm-up (JIT compilation, an agent instrumenting classes
 	// as they load), which an idle trial leaves to the next loaded one. A
 	// duet has warmed both its sides already.
-	if err := r.warmUp(ctx, pt); err != nil {
+	if err := b.warmUp(ctx, pt); err != nil {
 		return nil, nil, err
 	}
 	// The profiler starts before the load's timeline is fixed, since perf
@@ -245,7 +245,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	prof := st.profiling
 	st.profiling = nil
 	if prof == nil {
-		prof = r.startProfiling(ctx, st)
+		prof = b.startProfiling(ctx, st)
 	}
 	defer prof.close()
 	if origin.Before(time.Now()) {
@@ -256,7 +256,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
 		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
 		PlannedS: duration.Seconds(), LoadShare: tn.share(), Start: origin, MeasureStart: measureStart,
-		Exports: st.v.Exports, LoadCPUs: r.loadCPUs, Target: st.v.Target}
+		Exports: st.v.Exports, LoadCPUs: b.loadCPUs, Target: st.v.Target}
 	w := st.warmup
 	if w != nil {
 		// The warm-up is this trial's: its load timeline began there.
@@ -289,13 +289,13 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		}()
 	}
 
-	cfg, seed := r.loadConfig(st, pt, origin, warmup, duration)
+	cfg, seed := b.loadConfig(st, pt, origin, warmup, duration)
 	if cfg.Pacer != nil {
 		cfg.Pacer = tn.pacer(cfg.Pacer)
 	}
-	smp := newSampler(r, st, measureStart)
+	smp := newSampler(b, st, measureStart)
 	defer smp.close()
-	nb := r.neighbours(pt)
+	nb := b.neighbours(pt)
 	var wg sync.WaitGroup
 	sctx, stopSampling := context.WithCancel(context.Background())
 	wg.Add(1)
@@ -324,13 +324,9 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		})
 	}
 
-	r.mu.Lock()
-	if r.began.IsZero() {
-		r.began = time.Now()
-	}
-	r.mu.Unlock()
-	if r.opt.Live {
-		cfg.OnSecond = func(sec load.Second) { r.status(pt, sec, smp, tn.share()) }
+	b.beginProgress()
+	if live := b.hooks.Live; live != nil {
+		cfg.OnSecond = func(sec load.Second) { live(pt, sec, smp.cpuNow(), tn.share()) }
 	}
 	var res *load.Result
 	var loadErr error
@@ -372,7 +368,7 @@ func (r *runner) measure(ctx context.Context, pt *plan.Trial, origin time.Time, 
 		tr.Load.LoadCPUsHeldBy = heldBy
 		tr.Load.LoadCPUsUnread = !heldRead
 	}
-	prof.stop(r.dir, tr, measureStart, tr.MeasureEnd)
+	prof.stop(b.dir, tr, measureStart, tr.MeasureEnd)
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
 	if w != nil {

@@ -1,0 +1,21 @@
+package backend
+
+import "context"
+
+// Preparer is a Backend with commands to run once before a run's first
+// start, after its manifest is written: each variant's prepare command
+// (hyperfine's --prepare), which the local backend runs on this machine.
+type Preparer interface {
+	// Prepare runs them in turn; an error stops the run.
+	Prepare(ctx context.Context) error
+}
+
+// SinkWatcher is a Backend whose telemetry sinks can end while the run
+// goes on. The orchestrator asks after every trial whether the sinks of
+// its variants still run: an agent's exports would go nowhere and read as
+// none, so the run stops, keeping the trials it finished.
+type SinkWatcher interface {
+	// SinksAlive returns an error naming each of the variants' sinks that
+	// has exited, and nil while they all run.
+	SinksAlive(variants ...string) error
+}

@@ -1,0 +1,451 @@
+// Package local is the backend that runs a scenario's services on this
+// machine: processes and containers (package place) in toll's cgroups,
+// pinned to their CPUs, started through toll's _exec supervisor, with one
+// telemetry sink per variant (toll _sink) beside them. It starts and stops
+// a variant's services, measures trials of steady load (alone, or several
+// variants at once on one timeline) with their variant warm-ups, samplers
+// and the load generator in toll's own process, and runs start-up and job
+// experiments.
+//
+// It implements every interface of package backend but Remote, and is
+// driven by the orchestrator (package run) through them, which it never
+// imports: what it tells the orchestrator (notes, progress, the end of a
+// telemetry cycle) goes through the Hooks it is given.
+package local
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tollperf/toll/backend"
+	"github.com/tollperf/toll/cgroup"
+	"github.com/tollperf/toll/leftover"
+	"github.com/tollperf/toll/load"
+	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/place"
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/probe/machine"
+	"github.com/tollperf/toll/probe/perfcount"
+	"github.com/tollperf/toll/probe/profile"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
+	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/variant"
+)
+
+// Config is what the local backend needs of the run it serves.
+type Config struct {
+	// Scenario is the scenario being run.
+	Scenario *scenario.Scenario
+	// Dir is the results directory: the services' logs go to its logs/,
+	// profiles to its profiles/.
+	Dir *record.Dir
+	// ID labels every process of the run and names its cgroup tree.
+	ID runid.ID
+	// Seed is the run's, which Poisson arrivals are drawn from.
+	Seed int64
+	// Self is the toll binary: the _exec supervisor of every service and
+	// job, and the _sink of every variant.
+	Self string
+	// NoCgroup reads costs from /proc even where cgroups are usable.
+	NoCgroup bool
+	// StopGrace is how long services get between SIGTERM and SIGKILL.
+	StopGrace time.Duration
+	// Kill, once done, cuts the grace period short: services being
+	// stopped, and those stopped later, are killed at once.
+	Kill context.Context
+	// Profile samples the on-CPU stacks of every measured service during
+	// each measured window, as a service's profile: true does for it.
+	Profile bool
+	// AsyncProfiler is the path of async-profiler's libasyncProfiler.so;
+	// PySpy the path of py-spy (empty: beside the service's Python, else
+	// from PATH).
+	AsyncProfiler string
+	PySpy         string
+	// Hooks are what the backend tells the orchestrator.
+	Hooks Hooks
+}
+
+// Hooks are what the local backend tells the orchestrator that runs it,
+// which owns the manifest, the progress shown to the user and the trial
+// records. A nil hook is not called.
+type Hooks struct {
+	// Note adds a fact about the run to the manifest's notes (a fact noted
+	// twice is kept once).
+	Note func(note string)
+	// Say prints a line of progress for the user: a variant warm-up that
+	// ended, what earlier runs left that was removed.
+	Say func(line string)
+	// Began is called as each trial's measurement begins; the first call
+	// starts the clock of the run's estimate of the time left.
+	Began func()
+	// Live, when set, is called every second of a trial's load with the
+	// load generator's figures for it, the measured services' CPU (cores,
+	// between the last two samples) and the share of its window the
+	// trial's load runs in (a sliced duet's side: 0.5; 0: throughout),
+	// for a live status line.
+	Live func(pt *plan.Trial, sec load.Second, cores, share float64)
+	// WarmupBudget, when set, bounds every variant warm-up and counts
+	// what each took (a run in precision mode spends them from its
+	// budget).
+	WarmupBudget WarmupBudget
+	// Stopped is called once a variant's services have stopped, with a
+	// reading of its telemetry sink's counts and their time: they end the
+	// telemetry cycle of the variant's last trial, whose record the
+	// orchestrator writes again. Its error is the stop's.
+	Stopped func(variant string, counts func(context.Context) (record.Telemetry, time.Time, error)) error
+}
+
+// WarmupBudget is the budget variant warm-ups are spent from.
+type WarmupBudget interface {
+	// Cap returns the longest the next warm-up may take, and false when
+	// there is no bound (yet).
+	Cap() (time.Duration, bool)
+	// Spent counts a bounded warm-up that took d.
+	Spent(d time.Duration)
+}
+
+// Backend runs services on this machine (see the package comment). New
+// makes one; Setup prepares the machine before the first start, and Close
+// undoes everything at the run's end.
+type Backend struct {
+	s     *scenario.Scenario
+	cfg   Config
+	hooks Hooks
+	seed  int64           // the run's, which Poisson arrivals are drawn from
+	id    runid.ID        // labels the processes and names the cgroup tree of this run
+	kill  context.Context // done once services must be stopped without grace
+	dir   *record.Dir
+	mu    sync.Mutex // guards running while Close stops every variant at once, and holdersOff and holdersSlow
+
+	sinks    map[string]*sinkProcess // by variant
+	tree     *cgroup.Tree
+	svcCPUs  string
+	loadCPUs string
+	machine  *machine.Sampler // nil where /proc/stat can't be read
+	hwCPUs   []int            // CPUs to count hardware events on; nil when unavailable
+	// profilers sample the profiled services' stacks: a runtime's own
+	// (profile.Preparer) for the services it takes, else perf, the last;
+	// nil when no service is profiled.
+	profilers []profile.Profiler
+	duetCPUs  [2]string // baseline's, others' (mode: duet)
+	// warmupCPUs are the services' CPUs during variant warm-ups
+	// (pinning.warmup: all); "" keeps them on their own.
+	warmupCPUs string
+	// holdersOff is set once reading the machine's tasks took longer than
+	// holderBudget holderStrikes times in a row: no trial names what ran
+	// on the load CPUs after it. holdersSlow counts those readings.
+	holdersOff  bool
+	holdersSlow int
+	variants    map[string]*variant.Variant
+	running     map[string]*started // guarded by mu
+	// containers runs the services that have an image.
+	containers place.Containers
+	starts     map[string]int // starts per variant, to name log files
+}
+
+var (
+	_ backend.Backend     = (*Backend)(nil)
+	_ backend.AtOnce      = (*Backend)(nil)
+	_ backend.Startups    = (*Backend)(nil)
+	_ backend.Jobs        = (*Backend)(nil)
+	_ backend.Preparer    = (*Backend)(nil)
+	_ backend.SinkWatcher = (*Backend)(nil)
+)
+
+// New returns the local backend of the run cfg describes; nothing starts
+// before Setup.
+func New(cfg Config) *Backend {
+	kill := cfg.Kill
+	if kill == nil {
+		kill = context.Background()
+	}
+	return &Backend{s: cfg.Scenario, cfg: cfg, hooks: cfg.Hooks, seed: cfg.Seed, id: cfg.ID, kill: kill, dir: cfg.Dir,
+		running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}
+}
+
+// Start starts a variant's services in order and returns once each is
+// ready (backend.Backend).
+func (b *Backend) Start(ctx context.Context, variant string, cpuLimit float64) error {
+	return b.startLimited(ctx, variant, cpuLimit)
+}
+
+// Trial runs one trial of steady load against a started variant
+// (backend.Backend).
+func (b *Backend) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.Result, error) {
+	return b.measure(ctx, t, newOrigin(), turn{}, nil)
+}
+
+// TrialsAtOnce runs the trials of several started variants on one timeline
+// (backend.AtOnce).
+func (b *Backend) TrialsAtOnce(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
+	return b.duet(ctx, sides, keep)
+}
+
+// StartupTrial runs one cold start of a variant (backend.Startups).
+func (b *Backend) StartupTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
+	return b.startupTrial(ctx, t)
+}
+
+// JobTrial runs a variant's job once (backend.Jobs).
+func (b *Backend) JobTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error) {
+	return b.jobTrial(ctx, t)
+}
+
+// Stop stops a variant's services (backend.Backend).
+func (b *Backend) Stop(_ context.Context, variant string) error { return b.stop(variant) }
+
+// Close stops every variant's services still running and the telemetry
+// sinks, removes toll's cgroups, and kills what still carries the run's
+// label. It is called once, at the end of every run, also a failed one.
+func (b *Backend) Close(ctx context.Context) error {
+	// Every variant's services are stopped at once: services that ignore
+	// SIGTERM cost the grace period once, not once per variant.
+	var wg sync.WaitGroup
+	for _, name := range slices.Collect(maps.Keys(b.running)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.stop(name)
+		}()
+	}
+	wg.Wait()
+	// So are the sinks: each may take its 2 s to shut down.
+	for _, sk := range b.sinks {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			sk.Close(ctx)
+		})
+	}
+	wg.Wait()
+	if b.tree != nil {
+		b.tree.Close()
+	}
+	// A process that left both its service's process group and its
+	// cgroup (or ran without one) still carries the run's label.
+	stray, err := leftover.KillRun(ctx, b.id)
+	if len(stray) > 0 {
+		b.say("toll: killed what outlived the services: " + leftover.Describe(stray))
+	}
+	return err
+}
+
+// say prints line for the user (Hooks.Say).
+func (b *Backend) say(line string) {
+	if b.hooks.Say != nil {
+		b.hooks.Say(line)
+	}
+}
+
+// beginProgress tells the orchestrator that a trial's measurement begins
+// (Hooks.Began).
+func (b *Backend) beginProgress() {
+	if b.hooks.Began != nil {
+		b.hooks.Began()
+	}
+}
+
+// Setup prepares this machine for the run before its first start: it
+// removes what killed runs left, creates toll's cgroups, pins toll, resolves
+// every variant with ports of its own, prepares profiling and starts one
+// telemetry sink per variant. It records the layout it chose (cgroups, CPUs)
+// in m. Close undoes what it did, also when it fails.
+func (b *Backend) Setup(ctx context.Context, m *record.Manifest) error {
+	// A resumed run's directory holds the logs of its earlier starts, which
+	// later starts are numbered after.
+	b.starts = startsSoFar(b.dir, m.Variants)
+	s, opt := b.s, b.cfg
+	if ms, err := machine.NewSampler(); err == nil {
+		b.machine = ms
+	} else {
+		b.note("machine CPU and memory unavailable: " + err.Error())
+	}
+	b.cleanUp(ctx)
+	if err := b.setupCgroups(m); err != nil {
+		return err
+	}
+	if err := b.setupPinning(m); err != nil {
+		return err
+	}
+	b.setupHardwareCounters()
+	pool := &portPool{}
+	sinkAddrs := map[string]string{}
+	for _, v := range s.Variants {
+		// Each variant exports to a sink of its own, so telemetry a variant
+		// flushes after its window (a batch exporter's timer) is never
+		// counted for another variant running beside it.
+		port, err := pool.take()
+		if err != nil {
+			pool.release()
+			return fmt.Errorf("telemetry sink for %s: %w", v.Name, err)
+		}
+		sinkAddrs[v.Name] = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		rv, err := resolveVariant(s, v.Name, pool, "http://"+sinkAddrs[v.Name], opt.Self)
+		if err != nil {
+			pool.release()
+			return fmt.Errorf("variant %s: %w", v.Name, err)
+		}
+		b.variants[v.Name] = rv
+	}
+	pool.release()
+	if err := b.setupProfiling(ctx); err != nil {
+		return err
+	}
+	for _, v := range s.Variants {
+		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], b.dir.LogPath(v.Name+".sink.log"), b.id)
+		if err != nil {
+			return err
+		}
+		b.sinks[v.Name] = sk
+	}
+	return nil
+}
+
+// cleanUp removes what earlier runs of toll that were killed left behind
+// (their labelled processes, their cgroup trees), and says what it removed.
+func (b *Backend) cleanUp(ctx context.Context) {
+	removed, err := leftover.Clean(ctx, leftover.Cleaners())
+	if len(removed) > 0 {
+		n := "removed what earlier runs of toll that were killed left: " + leftover.Describe(removed)
+		b.note(n)
+		b.say("toll: " + n)
+	}
+	if err != nil {
+		b.note("could not remove all that earlier runs left: " + err.Error())
+	}
+}
+
+// setupCgroups creates toll's cgroup subtree, or notes why costs come from /proc.
+func (b *Backend) setupCgroups(m *record.Manifest) error {
+	m.Layout.Cgroup = "none"
+	if b.cfg.NoCgroup {
+		m.Layout.CgroupNote = "disabled by --no-cgroup"
+		return nil
+	}
+	v, err := cgroup.Detect()
+	if err != nil {
+		m.Layout.CgroupNote = err.Error()
+		return nil
+	}
+	tree, err := cgroup.NewTree(runid.TreeName(b.s.Name, b.id))
+	if err != nil {
+		m.Layout.CgroupNote = err.Error()
+		return nil
+	}
+	b.tree = tree
+	m.Layout.Cgroup = v.String()
+	return nil
+}
+
+// setupHardwareCounters decides whether instructions and cycles can be
+// counted per service cgroup, and notes once why not.
+func (b *Backend) setupHardwareCounters() {
+	if err := perfcount.Available(); err != nil {
+		b.note("instructions and cycles unavailable: " + err.Error())
+		return
+	}
+	if b.tree == nil || !b.tree.PerfEvent() {
+		b.note("instructions and cycles unavailable: they are counted per cgroup, and this run has none that perf_event_open can watch (on cgroup v1, mount the perf_event controller)")
+		return
+	}
+	online, err := pin.Online()
+	if err != nil {
+		b.note("instructions and cycles unavailable: " + err.Error())
+		return
+	}
+	b.hwCPUs = online
+}
+
+// setupPinning puts toll on its CPUs and decides the services' default CPUs.
+func (b *Backend) setupPinning(m *record.Manifest) error {
+	p := b.s.Pinning
+	if p.Off {
+		return nil
+	}
+	online, err := pin.Online()
+	if err != nil {
+		b.note("CPU pinning unavailable: " + err.Error())
+		return nil
+	}
+	loadCPUs, svcCPUs := p.Load, p.Services
+	if len(online) < 2 && (loadCPUs == "" || svcCPUs == "") {
+		b.note("only one CPU: load generator and services share it")
+		return nil
+	}
+	if loadCPUs == "" {
+		loadCPUs = pin.CPUs{online[0]}.String()
+	}
+	if svcCPUs == "" {
+		svcCPUs = online[1:].String()
+	}
+	if b.s.Concurrent() {
+		svc, err := pin.Parse(svcCPUs)
+		if err != nil {
+			return fmt.Errorf("pinning.services: %w", err)
+		}
+		if b.s.Pinning.Duet == scenario.DuetShared {
+			b.duetCPUs = [2]string{svc.String(), svc.String()}
+			if b.s.Mode == scenario.ModeTogether {
+				b.note(fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(b.s.Variants), svc))
+			} else if sl := b.s.Load.Slice.D(); sl > 0 {
+				b.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: latencies compare too; windows last twice their duration, and work beside the requests (GC, JIT, timers) is charged over all of it (docs/method.md, \"Taking turns\")", svc, sl))
+			} else {
+				b.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
+			}
+		} else {
+			half := len(svc) / 2
+			b.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}
+		}
+		m.Layout.DuetCPUs = b.duetCPUs[:]
+	}
+	lc, err := pin.Parse(loadCPUs)
+	if err != nil {
+		return fmt.Errorf("pinning.load: %w", err)
+	}
+	if err := lc.Process(os.Getpid()); err != nil {
+		return fmt.Errorf("pin toll to CPUs %s: %w", loadCPUs, err)
+	}
+	b.svcCPUs, b.loadCPUs = svcCPUs, loadCPUs
+	m.Layout.LoadCPUs, m.Layout.ServiceCPUs = loadCPUs, svcCPUs
+	if p.Warmup == scenario.WarmupAllCPUs {
+		b.warmupCPUs = online.String()
+		m.Layout.WarmupCPUs = b.warmupCPUs
+	}
+	return nil
+}
+
+// startsSoFar counts the starts of each variant that left a log in dir, so
+// that a resumed run names its logs after them instead of over them.
+func startsSoFar(dir *record.Dir, variants []string) map[string]int {
+	starts := map[string]int{}
+	entries, err := os.ReadDir(dir.LogPath(""))
+	if err != nil {
+		return starts
+	}
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".log")
+		if !ok {
+			continue
+		}
+		i := strings.LastIndexByte(name, '.')
+		n, err := strconv.Atoi(name[i+1:])
+		if i < 0 || err != nil {
+			continue
+		}
+		for _, v := range variants {
+			if strings.HasPrefix(name, v+".") && n > starts[v] {
+				starts[v] = n
+			}
+		}
+	}
+	return starts
+}
