@@ -160,7 +160,9 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err := checkDuet(s); err != nil {
 		return nil, err
 	}
+	var remoteNote string
 	if opt.Remote != nil {
+		s, remoteNote = forRemote(s)
 		if err := checkRemote(s, opt); err != nil {
 			return nil, err
 		}
@@ -211,6 +213,9 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 	r := &runner{s: s, opt: opt, seed: seed, dir: dir, id: id, kill: kill, lastTrial: map[string]*record.Trial{},
 		localState: localState{running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}}
+	if remoteNote != "" {
+		r.notes = append(r.notes, remoteNote)
+	}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
