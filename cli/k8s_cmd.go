@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -88,11 +89,46 @@ func newK8sCmd() *cobra.Command {
 		Short: "Kubernetes: render a scenario's objects, remove leftovers, and toll's in-cluster commands",
 		Long: `toll run --kubernetes runs a scenario in a cluster; toll k8s render prints the
 objects it would create, and toll k8s gc removes what runs whose CLI died left.
-probe, load, sink and ready are the commands toll runs in its own image inside
-the cluster. See docs/distributed.md.`,
+probe, load, sink, ready, job and install are the commands toll runs inside the
+cluster. See docs/distributed.md.`,
 	}
-	cmd.AddCommand(newK8sRenderCmd(), newK8sGCCmd(), newK8sProbeCmd(), newK8sLoadCmd(), newK8sSinkCmd(), newK8sReadyCmd())
+	cmd.AddCommand(newK8sRenderCmd(), newK8sGCCmd(), newK8sProbeCmd(), newK8sLoadCmd(), newK8sSinkCmd(), newK8sReadyCmd(),
+		newK8sJobCmd(), newK8sInstallCmd())
 	return cmd
+}
+
+func newK8sJobCmd() *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "job [--timeout D] -- COMMAND [ARG]...",
+		Short: "In a job's pod: run a job experiment's job, then print its wall time, CPU time and exit as one JSON line",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := scenario.CheckDuration("job.timeout", timeout); err != nil || timeout <= 0 {
+				return &exitError{ExitUsage, fmt.Errorf("--timeout %s: want a positive duration", timeout)}
+			}
+			if err := kube.Job(cmd.Context(), cmd.OutOrStdout(), args, timeout, kube.StopGrace); err != nil {
+				return &exitError{ExitFailure, err}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", scenario.DefaultJobTimeout, "kill the job after this long")
+	return cmd
+}
+
+func newK8sInstallCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "install PATH",
+		Short: "In an init container: copy toll's binary to PATH, for a job's container of another image",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := kube.Install(args[0]); err != nil {
+				return &exitError{ExitFailure, err}
+			}
+			return nil
+		},
+	}
 }
 
 func newK8sRenderCmd() *cobra.Command {
@@ -177,13 +213,20 @@ every run's. A run that ends, is interrupted or fails deletes its own.`,
 
 func newK8sProbeCmd() *cobra.Command {
 	var interval time.Duration
+	var startup string
 	cmd := &cobra.Command{
 		Use:   "probe",
 		Short: "In a pod: print each service's CPU, memory, threads and files every interval, as JSON lines",
 		Long: `probe runs in toll's probe container, in a pod that shares its process
 namespace: every --interval it samples the processes whose environment carries
 this run's TOLL_RUN and a TOLL_SERVICE, grouped by service, and prints one JSON
-line per service.`,
+line per service.
+
+With --startup (the pod of one cold start of a start-up experiment) it also
+runs each service's readiness check every 25 ms from its own start, and once
+all have passed prints one line per service: its first process's launch, when
+its port opened and its check passed, its CPU and memory then, and its JVM's
+start-up counters.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := scenario.CheckDuration("sample", interval); err != nil || interval < scenario.MinSample {
@@ -193,13 +236,25 @@ line per service.`,
 			if rl == "" {
 				return &exitError{ExitUsage, errors.New("probe: TOLL_RUN is not set: it names the run whose services to sample")}
 			}
-			if err := kube.Probe(cmd.Context(), cmd.OutOrStdout(), interval, rl); err != nil {
+			var starts []kube.StartCheck
+			if startup != "" {
+				if err := json.Unmarshal([]byte(startup), &starts); err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--startup: %w", err)}
+				}
+				for i, c := range starts {
+					if c.Service == "" || (c.HTTP == "") == (c.TCP == "") {
+						return &exitError{ExitUsage, fmt.Errorf("--startup[%d]: want a service and one of http or tcp", i)}
+					}
+				}
+			}
+			if err := kube.Probe(cmd.Context(), cmd.OutOrStdout(), interval, rl, starts); err != nil {
 				return &exitError{ExitFailure, err}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&interval, "interval", time.Second, "time between samples")
+	cmd.Flags().StringVar(&startup, "startup", "", `time each service's start, JSON: [{"service","http","tcp"}]`)
 	return cmd
 }
 

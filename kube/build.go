@@ -46,6 +46,9 @@ func NewBuilder(s *scenario.Scenario, runLabel, host string) (*Builder, error) {
 		k = *s.Kubernetes
 	}
 	b := &Builder{s: s, k: k, run: runLabel, host: labelValue(host), variants: map[string]*variant.Variant{}, ports: map[string]int{}, targets: map[string]*url.URL{}}
+	if s.Job != nil && len(s.Services) > 0 {
+		return nil, fmt.Errorf("%s: services: a job experiment with services runs on this machine only for now: in a cluster the job runs in a pod of its own, which does not share the services' loopback addresses", s.Path)
+	}
 	for i, svc := range s.Services {
 		if svc.Ready.Log != "" {
 			return nil, fmt.Errorf("%s: services[%d] (%s): ready.log: a readiness log line is not read in a cluster yet; use ready.http or ready.tcp", s.Path, i, svc.Name)
@@ -61,6 +64,13 @@ func NewBuilder(s *scenario.Scenario, runLabel, host string) (*Builder, error) {
 				return nil, fmt.Errorf("%s: service %s: a cluster runs images: set its image, or kubernetes.images.%s, or give it a command that starts with toll", s.Path, svc.Name, svc.Name)
 			}
 		}
+		b.variants[v.Name] = rv
+		if rv.Job != nil && b.jobImage(rv) == "" {
+			return nil, fmt.Errorf("%s: variant %s: job.command: a cluster runs images: start the command with toll, or set kubernetes.images.%s", s.Path, v.Name, scenario.JobImage)
+		}
+		if s.Workload() != scenario.WorkloadLoad {
+			continue // no load: no target, and no Service in front of the pods
+		}
 		u, err := url.Parse(rv.Target)
 		if err != nil || u.Port() == "" {
 			return nil, fmt.Errorf("%s: variant %s: load.target %q: want http://HOST:PORT in a cluster", s.Path, v.Name, rv.Target)
@@ -68,7 +78,6 @@ func NewBuilder(s *scenario.Scenario, runLabel, host string) (*Builder, error) {
 		if h := u.Hostname(); h != "127.0.0.1" && h != "localhost" && h != "0.0.0.0" && h != "::1" {
 			return nil, fmt.Errorf("%s: variant %s: load.target %q: in a cluster the load reaches the variant's pod through its Service; give the target as 127.0.0.1:PORT of one of its services", s.Path, v.Name, rv.Target)
 		}
-		b.variants[v.Name] = rv
 		b.targets[v.Name] = u
 	}
 	return b, nil
@@ -98,6 +107,16 @@ func (b *Builder) image(svc variant.Service) string {
 		return b.k.TollImage
 	}
 	return ""
+}
+
+// jobImage is the image of a variant's job in the cluster: toll's for a
+// command that starts with toll, else kubernetes.images.job; "" when it
+// has none.
+func (b *Builder) jobImage(v *variant.Variant) string {
+	if len(v.Job.Argv) > 0 && v.Job.Argv[0] == TollPath {
+		return b.k.TollImage
+	}
+	return b.k.Images[scenario.JobImage]
 }
 
 // pull is every container's image pull policy: the scenario's, else
@@ -241,6 +260,37 @@ func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: spec}
 }
 
+// StartupPod is the pod of trial t of a start-up experiment, the start-th
+// start of its variant: Pod, with the trial's CPU limit (t.CPULimit, when
+// above 0) on every service in place of its own, and toll's probe
+// container first, so that it runs before the services start, with each
+// service's readiness check (probe --startup): it times their starts
+// (StartLine) from inside the pod.
+func (b *Builder) StartupPod(t *plan.Trial, start int) *corev1.Pod {
+	p := b.Pod(t.Variant, start)
+	v := b.variants[t.Variant]
+	cs := p.Spec.Containers
+	var checks []StartCheck
+	for i, svc := range v.Services {
+		if t.CPULimit > 0 {
+			cs[i].Resources = resources(t.CPULimit, int64(svc.MemoryLimit))
+		}
+		if svc.Ready.HTTP != "" || svc.Ready.TCP != "" {
+			checks = append(checks, StartCheck{Service: svc.Name, HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP})
+		}
+	}
+	probe := cs[len(cs)-1]
+	js, _ := json.Marshal(checks)
+	probe.Command = append(probe.Command, "--startup", escapeExpansion(string(js)))
+	// No CPU quota on the probe here: it checks every service every 25 ms
+	// and the kubelet runs its readiness command beside it, and a
+	// throttled probe would see a start late by up to a quota period.
+	probe.Resources = resources(0, 64<<20)
+	p.Spec.Containers = append([]corev1.Container{probe}, cs[:len(cs)-1]...)
+	p.Labels[LabelTrial] = strconv.Itoa(t.Index)
+	return p
+}
+
 // ProbeCPU is the probe container's CPU request and limit, in cores: a
 // scan of a pod's few processes a second, and the readiness checks.
 const ProbeCPU = 0.1
@@ -367,13 +417,20 @@ func (b *Builder) LoadPods() int { return max(b.k.LoadPods, 1) }
 // pods (loadAffinity), never retried (a failed load fails its trial).
 // With several load pods each sends an equal share of the rate (or of the
 // users), and none starts before notBefore, so that they share one
-// timeline; a zero notBefore (one pod, or Render) starts at once.
-func (b *Builder) Job(t *plan.Trial, notBefore time.Time) *batchv1.Job {
+// timeline; a zero notBefore (one pod, or Render) starts at once. A
+// trial that is the first since its variant's pod started (fresh) begins
+// with the variant warm-up (load.variant_warmup) at the trial's load,
+// before its own warm-up: VariantWarmup says how long.
+func (b *Builder) Job(t *plan.Trial, notBefore time.Time, fresh bool) *batchv1.Job {
 	l := b.s.Load
 	n := b.LoadPods()
 	reqs, _ := json.Marshal(b.Requests(t.Variant))
+	warmup := l.Warmup.D()
+	if fresh {
+		warmup += b.VariantWarmup()
+	}
 	args := []string{TollPath, "k8s", "load", "--requests", string(reqs),
-		"--warmup", l.Warmup.D().String(), "--duration", l.Duration.D().String(), "--timeout", l.Timeout.D().String()}
+		"--warmup", warmup.String(), "--duration", l.Duration.D().String(), "--timeout", l.Timeout.D().String()}
 	if !notBefore.IsZero() {
 		args = append(args, "--not-before", notBefore.UTC().Format(time.RFC3339Nano))
 	}
@@ -394,11 +451,66 @@ func (b *Builder) Job(t *plan.Trial, notBefore time.Time) *batchv1.Job {
 	meta := b.meta(b.JobName(t.Index), t.Variant, ComponentLoad)
 	meta.Labels[LabelTrial] = strconv.Itoa(t.Index)
 	backoff, pods := int32(0), int32(n)
-	deadline := int64((l.Warmup.D() + l.Duration.D() + l.Timeout.D() + 5*time.Minute).Seconds())
+	deadline := int64((warmup + l.Duration.D() + l.Timeout.D() + 5*time.Minute).Seconds())
 	return &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta,
 		Spec: batchv1.JobSpec{BackoffLimit: &backoff, Parallelism: &pods, Completions: &pods, ActiveDeadlineSeconds: &deadline,
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(meta.Labels)}, Spec: spec}}}
 }
+
+// WorkJobName names the Kubernetes Job of trial index of a job
+// experiment.
+func (b *Builder) WorkJobName(index int) string {
+	return objectName("toll-job", b.s.Name, b.run, "t"+strconv.Itoa(index))
+}
+
+// JobContainer names the container of a job experiment's job.
+const JobContainer = "job"
+
+// tollBin is where a job's container of another image than toll's finds
+// toll (`toll k8s job` runs the job there), copied by an init container.
+const tollBin = "/toll-bin"
+
+// WorkJob is the Kubernetes Job of trial t of a job experiment: one pod,
+// never retried, whose container runs the variant's job in its image
+// through `toll k8s job`, which times it and prints its costs (JobLine)
+// after the job's own output, and kills it at job.timeout. A job of
+// another image than toll's runs toll from a volume an init container
+// fills (`toll k8s install`).
+func (b *Builder) WorkJob(t *plan.Trial) *batchv1.Job {
+	v := b.variants[t.Variant]
+	j := b.s.Job
+	spec := b.podSpec()
+	image, wrapper := b.jobImage(v), TollPath
+	c := corev1.Container{Name: JobContainer, Image: image, ImagePullPolicy: b.pull()}
+	if v.Job.Argv[0] != TollPath {
+		wrapper = tollBin + "/toll"
+		spec.Volumes = []corev1.Volume{{Name: "toll-bin", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		mount := []corev1.VolumeMount{{Name: "toll-bin", MountPath: tollBin}}
+		spec.InitContainers = []corev1.Container{{Name: "toll-install", Image: b.k.TollImage, ImagePullPolicy: b.pull(),
+			Command: []string{TollPath, "k8s", "install", wrapper}, VolumeMounts: mount}}
+		c.VolumeMounts = mount
+	}
+	c.Command = append([]string{wrapper, "k8s", "job", "--timeout", j.Timeout.D().String(), "--"}, v.Job.Argv...)
+	for _, kv := range v.Job.Own {
+		k, val, _ := strings.Cut(kv, "=")
+		c.Env = append(c.Env, corev1.EnvVar{Name: k, Value: val})
+	}
+	c.Env = append(c.Env, corev1.EnvVar{Name: "TOLL_RUN", Value: b.run})
+	spec.Containers = []corev1.Container{c}
+	meta := b.meta(b.WorkJobName(t.Index), t.Variant, ComponentJob)
+	meta.Labels[LabelTrial] = strconv.Itoa(t.Index)
+	backoff, one := int32(0), int32(1)
+	deadline := int64((j.Timeout.D() + 5*time.Minute).Seconds())
+	return &batchv1.Job{TypeMeta: metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"}, ObjectMeta: meta,
+		Spec: batchv1.JobSpec{BackoffLimit: &backoff, Parallelism: &one, Completions: &one, ActiveDeadlineSeconds: &deadline,
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: maps.Clone(meta.Labels)}, Spec: spec}}}
+}
+
+// VariantWarmup is the load a variant's fresh pod gets before its first
+// trial's own warm-up (load.variant_warmup): a fixed time at the trial's
+// load. A warm-up until the JVMs settle, or at a rate or users of its
+// own, runs on one machine only (run refuses it before the run).
+func (b *Builder) VariantWarmup() time.Duration { return b.s.Load.VariantWarmup.D() }
 
 // LoadPlacement is kubernetes.load_placement, its default when unset.
 func (b *Builder) LoadPlacement() string {

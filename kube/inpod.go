@@ -7,15 +7,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/procfs"
+	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/probe"
@@ -43,12 +49,15 @@ type ProbeLine struct {
 // a service's processes when there is one. CPU counts the processes alive
 // at each sample and the children they reaped; a container's own cgroup is
 // not visible from the probe's container.
-func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel string) error {
+//
+// With starts (the pod of a start-up experiment's start), it also runs each
+// service's readiness check every 25 ms from its own start and, once all
+// have passed, writes a StartLine per service.
+func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel string, starts []StartCheck) error {
 	fs, err := procfs.NewDefaultFS()
 	if err != nil {
 		return fmt.Errorf("probe: %w", err)
 	}
-	groups := map[string][]int{}
 	samplers := map[string]*probe.Members{}
 	jvms := map[string]*jvmReader{}
 	defer func() {
@@ -56,35 +65,28 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 			j.close()
 		}
 	}()
-	enc := json.NewEncoder(w)
+	out := &lineWriter{enc: json.NewEncoder(w)}
+	if len(starts) > 0 {
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		defer func() { stop(); <-done }()
+		go func() {
+			defer close(done)
+			watchStarts(wctx, out, fs, runLabel, starts)
+		}()
+	}
+	// groups is one map, refilled at every sample, since each service's
+	// sampler reads its processes from it.
+	groups := map[string][]int{}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
-		clear(groups)
-		procs, err := fs.AllProcs()
+		found, err := runProcs(fs, runLabel)
 		if err != nil {
 			return fmt.Errorf("probe: %w", err)
 		}
-		for _, p := range procs {
-			if p.PID == os.Getpid() {
-				continue
-			}
-			env, err := p.Environ()
-			if err != nil {
-				continue // gone, or not ours to read
-			}
-			var svc, rl string
-			for _, kv := range env {
-				if v, ok := strings.CutPrefix(kv, EnvService+"="); ok {
-					svc = v
-				} else if v, ok := strings.CutPrefix(kv, runid.EnvVar+"="); ok {
-					rl = v
-				}
-			}
-			if svc != "" && rl == runLabel {
-				groups[svc] = append(groups[svc], p.PID)
-			}
-		}
+		clear(groups)
+		maps.Copy(groups, found)
 		now := time.Now()
 		for svc := range groups {
 			m, ok := samplers[svc]
@@ -104,7 +106,7 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 				jvms[svc] = &jvmReader{}
 			}
 			line.Sample.JVM = jvms[svc].read(groups[svc])
-			if err := enc.Encode(line); err != nil {
+			if err := out.encode(line); err != nil {
 				return fmt.Errorf("probe: %w", err)
 			}
 		}
@@ -114,6 +116,238 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 		case <-tick.C:
 		}
 	}
+}
+
+// runProcs returns the processes of run runLabel (TOLL_RUN=runLabel and
+// TOLL_SERVICE=NAME in their environment) by service, without toll's own.
+func runProcs(fs procfs.FS, runLabel string) (map[string][]int, error) {
+	procs, err := fs.AllProcs()
+	if err != nil {
+		return nil, err
+	}
+	groups := map[string][]int{}
+	for _, p := range procs {
+		if p.PID == os.Getpid() {
+			continue
+		}
+		env, err := p.Environ()
+		if err != nil {
+			continue // gone, or not ours to read
+		}
+		var svc, rl string
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, EnvService+"="); ok {
+				svc = v
+			} else if v, ok := strings.CutPrefix(kv, runid.EnvVar+"="); ok {
+				rl = v
+			}
+		}
+		if svc != "" && rl == runLabel {
+			groups[svc] = append(groups[svc], p.PID)
+		}
+	}
+	return groups, nil
+}
+
+// lineWriter writes JSON lines from more than one goroutine.
+type lineWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (l *lineWriter) encode(v any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.enc.Encode(v)
+}
+
+// StartCheck is one service's readiness check, as `toll k8s probe
+// --startup` takes it (JSON): an HTTP URL that must answer 2xx or 3xx, or
+// a TCP address that must accept a connection.
+type StartCheck struct {
+	Service string `json:"service"`
+	HTTP    string `json:"http,omitempty"`
+	TCP     string `json:"tcp,omitempty"`
+}
+
+// addr is the host:port the check connects to, "" when it has none.
+func (c StartCheck) addr() string {
+	if c.TCP != "" {
+		return c.TCP
+	}
+	u, err := url.Parse(c.HTTP)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "80")
+	}
+	return u.Host
+}
+
+// StartLine is the line `toll k8s probe --startup` prints for each service
+// once every service of the pod is ready. Its "start" key sets it apart
+// from a ProbeLine.
+type StartLine struct {
+	// Time is when the last of the pod's services became ready, when
+	// CPU, RSS and the JVM's counters were read.
+	Time  time.Time    `json:"time"`
+	Start ServiceStart `json:"start"`
+}
+
+// ServiceStart is one service's start as the probe saw it, in the node's
+// wall-clock time.
+type ServiceStart struct {
+	Service string `json:"service"`
+	// Launched is the start of the service's first process (its
+	// container's), from /proc/PID/stat, to the kernel's clock tick
+	// (10 ms); zero when the probe found no process of the service.
+	Launched time.Time `json:"launched"`
+	// PortOpen is when the readiness address first accepted a TCP
+	// connection, Ready when the readiness check first passed.
+	PortOpen time.Time `json:"port_open"`
+	Ready    time.Time `json:"ready"`
+	// CPU is the CPU-seconds its processes (and the children they
+	// reaped) had spent at Time, RSS their resident memory then.
+	CPU float64 `json:"cpu_s"`
+	RSS uint64  `json:"rss_bytes"`
+	// JVMCreated and JVMInitDone are the JVM's own start-up timestamps
+	// (sun.rt.createVmEndTime, sun.rt.vmInitDoneTime), Classes the classes
+	// it had loaded at Time, for a service that runs a JVM with
+	// hsperfdata.
+	JVMCreated  time.Time `json:"jvm_created,omitzero"`
+	JVMInitDone time.Time `json:"jvm_init_done,omitzero"`
+	Classes     int64     `json:"classes,omitempty"`
+}
+
+// startPoll is how often the probe checks the services' readiness during a
+// start: a local start-up experiment's.
+const startPoll = 25 * time.Millisecond
+
+// watchStarts times the start of each service of checks: every startPoll
+// it connects to each readiness address not yet open and runs each check
+// not yet passed, and once every check has passed it reads each service's
+// processes (their launch, CPU and RSS) and JVM and writes a StartLine per
+// service. It returns then, or when ctx ends.
+func watchStarts(ctx context.Context, out *lineWriter, fs procfs.FS, runLabel string, checks []StartCheck) {
+	opened := make([]time.Time, len(checks))
+	ready := make([]time.Time, len(checks))
+	tick := time.NewTicker(startPoll)
+	defer tick.Stop()
+	for {
+		left := 0
+		for i, c := range checks {
+			if !ready[i].IsZero() {
+				continue
+			}
+			left++
+			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			if opened[i].IsZero() {
+				if a := c.addr(); a != "" {
+					if conn, err := (&net.Dialer{}).DialContext(cctx, "tcp", a); err == nil {
+						opened[i] = time.Now()
+						conn.Close()
+					}
+				}
+			}
+			var urls, addrs []string
+			if c.HTTP != "" {
+				urls = []string{c.HTTP}
+			}
+			if c.TCP != "" {
+				addrs = []string{c.TCP}
+			}
+			if (c.HTTP != "" || c.TCP != "") && Ready(cctx, urls, addrs) == nil {
+				ready[i] = time.Now()
+				if opened[i].IsZero() {
+					opened[i] = ready[i]
+				}
+				left--
+			}
+			cancel()
+		}
+		if left == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+	groups, _ := runProcs(fs, runLabel)
+	now := time.Now()
+	for i, c := range checks {
+		st := ServiceStart{Service: c.Service, PortOpen: opened[i], Ready: ready[i]}
+		readStart(fs, groups[c.Service], &st)
+		if out.encode(StartLine{Time: now, Start: st}) != nil {
+			return
+		}
+	}
+}
+
+// readStart fills in st what the processes pids of a service show: when
+// the first of them started, what they spent, and their JVM's start-up.
+func readStart(fs procfs.FS, pids []int, st *ServiceStart) {
+	if len(pids) == 0 {
+		return
+	}
+	for _, pid := range pids {
+		p, err := fs.Proc(pid)
+		if err != nil {
+			continue
+		}
+		ps, err := p.Stat()
+		if err != nil {
+			continue
+		}
+		if at := launchedAt(ps.Starttime); st.Launched.IsZero() || at.Before(st.Launched) {
+			st.Launched = at
+		}
+	}
+	if m, err := probe.NewMembers(func() ([]int, error) { return pids, nil }); err == nil {
+		if s, err := m.Sample(); err == nil {
+			st.CPU, st.RSS = s.CPU.Seconds(), s.RSS
+		}
+	}
+	for _, pid := range pids {
+		path, err := hsperfdata(pid)
+		if err != nil {
+			continue
+		}
+		r, err := jvm.Open(path)
+		if err != nil {
+			continue
+		}
+		c, cerr := r.Counters()
+		created, _ := r.Long("sun.rt.createVmEndTime")
+		r.Close()
+		if cerr != nil || c.VMInitDone.IsZero() {
+			continue
+		}
+		st.JVMInitDone, st.Classes = c.VMInitDone, c.ClassesLoaded
+		if created > 0 {
+			st.JVMCreated = time.UnixMilli(created)
+		}
+		return
+	}
+}
+
+// userHZ is the unit of a process's start time in /proc/PID/stat.
+const userHZ = 100
+
+// launchedAt converts a process's start, in clock ticks since boot
+// (/proc/PID/stat's starttime), to wall-clock time, through the boot-time
+// clock: the boot time /proc/stat gives is in whole seconds.
+func launchedAt(ticks uint64) time.Time {
+	var ts unix.Timespec
+	now := time.Now()
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return time.Time{}
+	}
+	sinceBoot := time.Duration(ts.Nano())
+	started := time.Duration(ticks) * time.Second / userHZ
+	return now.Add(started - sinceBoot)
 }
 
 // jvmReader reads the counters of the JVM among a service's processes,
@@ -325,4 +559,105 @@ func ParseLoadSpec(requests string) ([]LoadRequest, error) {
 		}
 	}
 	return rs, nil
+}
+
+// JobLine is the line `toll k8s job` prints when the job it ran ended:
+// the job's timeline and costs, as a local job experiment records them.
+type JobLine struct {
+	// Start is the job's fork, End the exit of its process.
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// UserS and SystemS are the CPU time of the job's process and of the
+	// processes it waited for (wait4's rusage), MaxRSSBytes the largest
+	// resident set of any one of them.
+	UserS       float64 `json:"user_s"`
+	SystemS     float64 `json:"system_s"`
+	MaxRSSBytes uint64  `json:"max_rss_bytes"`
+	// ExitCode is the job's exit status, -1 when a signal ended it.
+	ExitCode int `json:"exit_code"`
+	// Error says how the job failed (a status other than 0, a signal, its
+	// timeout, a command that could not start); "" when it succeeded.
+	Error string `json:"error,omitempty"`
+}
+
+// Job runs argv, its output on stdout and stderr, until it exits or
+// timeout passes (then it and its process group are killed), and writes
+// its JobLine to w. When ctx ends first (the pod is deleted) the job's
+// process group gets SIGTERM, then SIGKILL after grace.
+func Job(ctx context.Context, w io.Writer, argv []string, timeout, grace time.Duration) error {
+	if len(argv) == 0 {
+		return errors.New("job: no command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	line := JobLine{Start: time.Now()}
+	if err := cmd.Start(); err != nil {
+		line.End, line.ExitCode, line.Error = time.Now(), -1, err.Error()
+		return json.NewEncoder(w).Encode(line)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	kill := func(sig syscall.Signal) { syscall.Kill(-cmd.Process.Pid, sig) }
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		kill(syscall.SIGKILL)
+		waitErr = <-done
+		line.Error = fmt.Sprintf("timed out after %s (job.timeout) and was killed", timeout)
+	case <-ctx.Done():
+		kill(syscall.SIGTERM)
+		select {
+		case waitErr = <-done:
+		case <-time.After(grace):
+			kill(syscall.SIGKILL)
+			waitErr = <-done
+		}
+		line.Error = "interrupted"
+	}
+	line.End = time.Now()
+	if st := cmd.ProcessState; st != nil {
+		line.ExitCode = st.ExitCode()
+		line.UserS, line.SystemS = st.UserTime().Seconds(), st.SystemTime().Seconds()
+		if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
+			line.MaxRSSBytes = uint64(ru.Maxrss) * 1024
+		}
+		if line.Error == "" && !st.Success() {
+			line.Error = "exited with " + st.String()
+		}
+	} else if line.Error == "" && waitErr != nil {
+		line.Error = waitErr.Error()
+	}
+	// What the job printed is in its container's log before this line.
+	return json.NewEncoder(w).Encode(line)
+}
+
+// Install copies the running toll binary to path (mode 0755): an init
+// container puts it in a volume that a job's container, of another image,
+// runs it from (`toll k8s job`).
+func Install(path string) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	in, err := os.Open(self)
+	if err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o755)
+	if err != nil {
+		return fmt.Errorf("install: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("install %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("install %s: %w", path, err)
+	}
+	return nil
 }

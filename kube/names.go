@@ -28,7 +28,7 @@ const (
 	// LabelVariant is the variant an object serves.
 	LabelVariant = "toll.dev/variant"
 	// LabelComponent is what the object is: ComponentServices,
-	// ComponentLoad or ComponentSink.
+	// ComponentLoad, ComponentSink or ComponentJob.
 	LabelComponent = "toll.dev/component"
 	// LabelStart numbers the starts of a variant's services.
 	LabelStart = "toll.dev/start"
@@ -41,6 +41,8 @@ const (
 	ComponentServices = "services"
 	ComponentLoad     = "load"
 	ComponentSink     = "sink"
+	// ComponentJob is a job experiment's job.
+	ComponentJob = "job"
 )
 
 // Container names toll gives its own containers.

@@ -360,7 +360,7 @@ func TestLoadPlacement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			aa := b.Job(&plan.Trial{Index: 1, Variant: "baseline", Rate: 100}, time.Time{}).Spec.Template.Spec.Affinity
+			aa := b.Job(&plan.Trial{Index: 1, Variant: "baseline", Rate: 100}, time.Time{}, false).Spec.Template.Spec.Affinity
 			if aa == nil || aa.PodAntiAffinity == nil || aa.PodAffinity != nil {
 				t.Fatalf("affinity %+v: want an anti-affinity only", aa)
 			}

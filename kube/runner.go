@@ -21,6 +21,7 @@ import (
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/variant"
 )
 
@@ -68,6 +69,9 @@ type Runner struct {
 	// LoadStartDelay is how far ahead the several pods of a load Job are
 	// told to start together (default LoadStartDelay).
 	LoadStartDelay time.Duration
+	// StartLineWait bounds the wait for the probe's lines on a start once
+	// its pod is ready (default StartLineWait).
+	StartLineWait time.Duration
 
 	b      *Builder
 	rr     backend.RemoteRun
@@ -89,6 +93,9 @@ func (r *Runner) Setup(ctx context.Context, rr backend.RemoteRun) error {
 	}
 	if r.LoadStartDelay == 0 {
 		r.LoadStartDelay = LoadStartDelay
+	}
+	if r.StartLineWait == 0 {
+		r.StartLineWait = StartLineWait
 	}
 	if r.Logs == nil {
 		r.Logs = APILogs{Client: r.Client}
@@ -112,7 +119,11 @@ func (r *Runner) Setup(ctx context.Context, rr backend.RemoteRun) error {
 		if _, err := r.Client.CoreV1().Pods(b.Namespace()).Create(ctx, b.SinkPod(v.Name), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("variant %s: create its sink: %w", v.Name, err)
 		}
-		for _, svc := range []*corev1.Service{b.SinkService(v.Name), b.Service(v.Name)} {
+		svcs := []*corev1.Service{b.SinkService(v.Name)}
+		if rr.Scenario.Workload() == scenario.WorkloadLoad {
+			svcs = append(svcs, b.Service(v.Name))
+		}
+		for _, svc := range svcs {
 			if _, err := r.Client.CoreV1().Services(b.Namespace()).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 				return fmt.Errorf("variant %s: create Service %s: %w", v.Name, svc.Name, err)
 			}
@@ -134,6 +145,9 @@ func (r *Runner) Setup(ctx context.Context, rr backend.RemoteRun) error {
 func (r *Runner) Start(ctx context.Context, variant string, cpuLimit float64) error {
 	if cpuLimit > 0 {
 		return fmt.Errorf("variant %s: a matrix CPU limit (%g) runs on this machine only", variant, cpuLimit)
+	}
+	if len(r.b.variants[variant].Services) == 0 {
+		return nil // a job experiment's variant without services: no pod
 	}
 	r.starts[variant]++
 	pod := r.b.Pod(variant, r.starts[variant])
@@ -193,11 +207,13 @@ func (r *Runner) waitPod(ctx context.Context, name string, timeout time.Duration
 }
 
 // podFailed says why a pod will never serve: it ended, or a container
-// cannot start.
+// cannot start (an init container that ran to success is done, not
+// failed).
 func podFailed(p *corev1.Pod) error {
 	var why []string
-	for _, cs := range p.Status.ContainerStatuses {
-		if t := cs.State.Terminated; t != nil {
+	inits := len(p.Status.InitContainerStatuses)
+	for i, cs := range slices.Concat(p.Status.InitContainerStatuses, p.Status.ContainerStatuses) {
+		if t := cs.State.Terminated; t != nil && (i >= inits || t.ExitCode != 0) {
 			why = append(why, fmt.Sprintf("container %s exited (%s, code %d) %s", cs.Name, t.Reason, t.ExitCode, strings.TrimSpace(t.Message)))
 		}
 		if w := cs.State.Waiting; w != nil && slices.Contains([]string{"ErrImagePull", "ImagePullBackOff", "ErrImageNeverPull", "InvalidImageName", "CreateContainerConfigError", "CreateContainerError", "CrashLoopBackOff"}, w.Reason) {
@@ -223,12 +239,13 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 	if r.b.LoadPods() > 1 {
 		notBefore = time.Now().Add(r.LoadStartDelay)
 	}
-	job := r.b.Job(t, notBefore)
+	fresh := r.fresh[t.Variant]
+	job := r.b.Job(t, notBefore, fresh)
 	if _, err := r.Client.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}); err != nil {
 		return nil, nil, fmt.Errorf("trial %d: create load Job: %w", t.Index, err)
 	}
 	defer r.deleteJob(job.Name, t.Index)
-	loadPods, waitErr := r.waitJob(ctx, job.Name, t.Index, t.Variant, pod)
+	loadPods, waitErr := r.waitJob(ctx, job.Name, t.Index, t.Variant, pod, fresh)
 	if len(loadPods) == 0 {
 		return nil, nil, fmt.Errorf("trial %d (%s, round %d): %w", t.Index, t.Variant, t.Round, waitErr)
 	}
@@ -254,6 +271,9 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 		TargetRate: t.Rate, TargetUsers: t.Users, PlannedS: s.Load.Duration.D().Seconds(),
 		Start: ll.Start, MeasureStart: ll.MeasureStart, MeasureEnd: ll.MeasureEnd, Exports: v.Exports,
 		Target: r.b.Target(t.Variant), Load: ll.Load, Intervals: ll.Intervals}
+	if fresh {
+		tr.VariantWarmupS = r.b.VariantWarmup().Seconds()
+	}
 	if tr.MeasureEnd.Before(tr.MeasureStart) {
 		tr.MeasureEnd = tr.MeasureStart
 	}
@@ -289,10 +309,13 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 // waitJob waits for the load Job of trial index to end and returns its
 // pods; a Job that failed, or a variant pod that ended meanwhile, is the
 // error, returned with the Job's pods when it has them.
-func (r *Runner) waitJob(ctx context.Context, job string, index int, variant, variantPod string) ([]string, error) {
+func (r *Runner) waitJob(ctx context.Context, job string, index int, variant, variantPod string, fresh bool) ([]string, error) {
 	ns := r.b.Namespace()
 	l := r.rr.Scenario.Load
 	limit := l.Warmup.D() + l.Duration.D() + l.Timeout.D() + r.ScheduleTimeout + r.LoadStartDelay
+	if fresh {
+		limit += r.b.VariantWarmup()
+	}
 	deadline := time.Now().Add(limit)
 	for {
 		j, err := r.Client.BatchV1().Jobs(ns).Get(ctx, job, metav1.GetOptions{})
@@ -399,17 +422,28 @@ func (r *Runner) Stop(ctx context.Context, variant string) error {
 // keepLogs writes the logs of the services in a variant's pod to the
 // results directory, or why one could not be read.
 func (r *Runner) keepLogs(ctx context.Context, variant, pod string) error {
+	_, err := r.readLogs(ctx, variant, pod)
+	return err
+}
+
+// readLogs writes the logs of the services in a variant's pod to the
+// results directory, or why one could not be read, and returns those it
+// read, by service.
+func (r *Runner) readLogs(ctx context.Context, variant, pod string) (map[string][]byte, error) {
 	var errs []error
+	logs := map[string][]byte{}
 	for _, svc := range r.b.variants[variant].Services {
 		out, err := r.Logs.Read(context.WithoutCancel(ctx), r.b.Namespace(), pod, objectName(svc.Name), time.Time{})
 		if err != nil {
 			out = []byte("toll: this container's log could not be read: " + err.Error() + "\n")
+		} else {
+			logs[svc.Name] = out
 		}
 		if err := r.rr.Dir.WriteFile("logs/"+r.logName(variant, svc.Name), out); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return logs, errors.Join(errs...)
 }
 
 // deletePod deletes a pod and waits until it is gone (its grace period,

@@ -154,7 +154,9 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	if err := checkDuet(s); err != nil {
 		return nil, err
 	}
+	var remoteNote string
 	if opt.Remote != nil {
+		s, remoteNote = forRemote(s)
 		if err := checkRemote(s, opt); err != nil {
 			return nil, err
 		}
@@ -204,6 +206,9 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		}()
 	}
 	r := &runner{s: s, opt: opt, dir: dir, id: id, lastTrial: map[string]*record.Trial{}}
+	if remoteNote != "" {
+		r.notes = append(r.notes, remoteNote)
+	}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest

@@ -18,7 +18,8 @@ type Kubernetes struct {
 	// command starts with "toll" (default DefaultTollImage).
 	TollImage string `yaml:"toll_image"`
 	// Images gives a service without image: its image in the cluster, by
-	// service name.
+	// service name, and a job experiment's job its image (JobImage) when
+	// its command does not start with "toll".
 	Images map[string]string `yaml:"images"`
 	// NodeSelector is added to every pod of the run.
 	NodeSelector map[string]string `yaml:"node_selector"`
@@ -50,6 +51,10 @@ type Kubernetes struct {
 	// already on the nodes, as on a cluster without a registry.
 	ImagePullPolicy string `yaml:"image_pull_policy"`
 }
+
+// JobImage is the key of kubernetes.images that names the image of a job
+// experiment's job, where its command does not start with "toll".
+const JobImage = "job"
 
 // PullPolicies are the values of kubernetes.image_pull_policy.
 var PullPolicies = []string{"Always", "IfNotPresent", "Never"}
@@ -139,7 +144,8 @@ func (v *validator) kubernetes(s *Scenario) {
 		v.fail("kubernetes.load_placement", "%q is not one of %s, %s", k.LoadPlacement, LoadPlacementPreferOtherNode, LoadPlacementOtherNode)
 	}
 	for name, img := range k.Images {
-		if !slices.ContainsFunc(s.Services, func(svc Service) bool { return svc.Name == name }) {
+		job := name == JobImage && s.Job != nil
+		if !job && !slices.ContainsFunc(s.Services, func(svc Service) bool { return svc.Name == name }) {
 			v.fail("kubernetes.images."+name, "names no service of the scenario%s", DidYouMean(name, serviceNames(s)))
 		} else if img == "" {
 			v.fail("kubernetes.images."+name, "is empty")

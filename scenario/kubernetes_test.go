@@ -23,11 +23,16 @@ func TestParseKubernetes(t *testing.T) {
 		{"kubernetes:\n  load_placement: elsewhere\n", "kubernetes.load_placement", `"elsewhere" is not one of prefer-other-node, other-node`},
 		{"kubernetes:\n  namespace: Perf_Tests\n", "kubernetes.namespace", "is not a Kubernetes namespace name"},
 		{"kubernetes:\n  images: {nosuch: app:1}\n", "kubernetes.images.nosuch", "names no service"},
+		{"kubernetes:\n  images: {job: app:1}\n", "kubernetes.images.job", "names no service"},
 		{"kubernetes:\n  node_selector: {zone: \"a b\"}\n", "kubernetes.node_selector.zone", "is not a Kubernetes label value"},
 		{"kubernetes:\n  tolerations: [{key: k, operator: Maybe}]\n", "kubernetes.tolerations[0].operator", `"Maybe" is not one of Equal, Exists`},
 		{"kubernetes:\n  namespaces: perf\n", "", "namespaces"},
 		{"kubernetes:\n  load_pods: 0\n", "kubernetes.load_pods", "0 is not between 1 and 64"},
 		{"kubernetes:\n  image_pull_policy: Sometimes\n", "kubernetes.image_pull_policy", `"Sometimes" is not one of Always, IfNotPresent, Never`},
+	}
+	const job = "name: j\njob: {command: [java, -version], repetitions: 2}\nvariants: [{name: baseline}]\nkubernetes: {images: {job: \"toll-java:dev\"}}\n"
+	if s, err := parse("j.yaml", []byte(job), testMachine); err != nil || s.Kubernetes.Images[JobImage] != "toll-java:dev" {
+		t.Errorf("a job's image (kubernetes.images.job): %v", err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.field, func(t *testing.T) {

@@ -6,6 +6,9 @@
 #   scripts/kube-cluster.sh up [--nodes 2] # build, then etcd, containerd, control plane, node(s)
 #   scripts/kube-cluster.sh env            # prints export TOLL_KUBECONFIG=... KUBECONFIG=...
 #   scripts/kube-cluster.sh images         # (re)imports toll's image, toll:dev, from this tree
+#                                          # (and the JVM image below when its jars are there)
+#   scripts/kube-cluster.sh java-image     # (re)imports toll-java:dev: this machine's JDK, the
+#                                          # Java example and the OpenTelemetry Java agent
 #   scripts/kube-cluster.sh down           # stops everything, leaves the machine as it was
 #
 # Everything (certificates, data, sockets, logs, the built binary, the
@@ -49,8 +52,12 @@ SERVICE_CIDR=10.213.16.0/20
 ETCD_PORT=23790
 TOLL_IMAGE=toll:dev
 PAUSE_IMAGE=toll.local/pause:1
+JAVA_IMAGE=toll-java:dev
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$here")
+# What the JVM image holds besides the JDK (examples/java/build.sh and
+# examples/java/fetch-agents.sh make them; git ignores them).
+JAVA_JARS=("$repo/examples/java/target/toll-java-example.jar" "$repo/examples/java/agents/opentelemetry-javaagent.jar")
 
 log() { echo "kube-cluster: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -97,18 +104,28 @@ build() {
 	fi
 }
 
-# oci_archive NAME FILE... writes an OCI image archive holding FILEs at / and
-# running the first, for `ctr images import`: no image builder needed.
+# oci_archive NAME OUT FILE... writes an OCI image archive holding FILEs at /
+# and running the first, for `ctr images import`: no image builder needed.
 oci_archive() {
 	local name=$1 out=$2; shift 2
 	local d; d=$(mktemp -d)
-	mkdir -p "$d/oci/blobs/sha256" "$d/root"
-	cp "$@" "$d/root/"
-	local entry; entry=/$(basename "$1")
-	tar -C "$d/root" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$d/layer.tar" .
+	chmod 755 "$d"
+	cp "$@" "$d/"
+	oci_image "$name" "$out" "$d" "{\"Entrypoint\":[\"/$(basename "$1")\"]}"
+	rm -rf "$d"
+}
+
+# oci_image NAME OUT ROOT CONFIG writes an OCI image archive of the folder
+# ROOT as one layer, owned by root, with CONFIG as the image's "config"
+# object (JSON: Entrypoint, Env, WorkingDir).
+oci_image() {
+	local name=$1 out=$2 root=$3 config=$4
+	local d; d=$(mktemp -d)
+	mkdir -p "$d/oci/blobs/sha256"
+	tar -C "$root" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$d/layer.tar" .
 	local ld ls; ld=$(sha256sum "$d/layer.tar" | cut -d' ' -f1); ls=$(stat -c %s "$d/layer.tar")
 	mv "$d/layer.tar" "$d/oci/blobs/sha256/$ld"
-	printf '{"architecture":"amd64","os":"linux","config":{"Entrypoint":["%s"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$entry" "$ld" > "$d/config"
+	printf '{"architecture":"amd64","os":"linux","config":%s,"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' "$config" "$ld" > "$d/config"
 	local cd cs; cd=$(sha256sum "$d/config" | cut -d' ' -f1); cs=$(stat -c %s "$d/config")
 	mv "$d/config" "$d/oci/blobs/sha256/$cd"
 	printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' "$cd" "$cs" "$ld" "$ls" > "$d/manifest"
@@ -157,6 +174,72 @@ images() {
 		ctr_at "$i" images import --no-unpack "$W/images/toll.tar" >/dev/null
 		ctr_at "$i" images ls -q | grep -E 'pause|toll' | sed "s/^/${NODE_NAMES[$i]}: /" >&2
 	done
+	local f
+	for f in "${JAVA_JARS[@]}"; do
+		if [ ! -f "$f" ]; then
+			log "no JVM image $JAVA_IMAGE: $f is missing (examples/java/build.sh, examples/java/fetch-agents.sh)"
+			return 0
+		fi
+	done
+	java_image "${nodes[@]}"
+}
+
+# java_image [I...] assembles the JVM image $JAVA_IMAGE FROM scratch and
+# imports it into the containerd of each node I (default: every node that
+# is up): this machine's JDK (the runtime: its launcher, libraries, modules
+# and configuration, symbolic links followed) at /opt/java, the shared
+# libraries ldd lists for it, a one-line /etc/passwd (root, so that the JVM
+# names its hsperfdata folder, which toll's probe reads), an nsswitch.conf
+# that reads /etc/hosts before DNS, and a /tmp, and
+# the Java example and the OpenTelemetry Java agent in /app, its working
+# directory. No registry, no image builder.
+java_image() {
+	local nodes=("$@") i f
+	[ ${#nodes[@]} -gt 0 ] || mapfile -t nodes < <(seq 0 $(($(nodes_up) - 1)))
+	for f in "${JAVA_JARS[@]}"; do
+		[ -f "$f" ] || die "java-image: $f is missing (examples/java/build.sh, examples/java/fetch-agents.sh)"
+	done
+	local java home start=$SECONDS
+	java=$(readlink -f "$(command -v java)") || die "java-image: no java on PATH"
+	home=$(dirname "$(dirname "$java")")
+	log "building the JVM image $JAVA_IMAGE from $home and the Java example's jars"
+	local root; root=$(mktemp -d)
+	chmod 755 "$root"
+	mkdir -p "$root/opt/java/bin" "$root/app" "$root/tmp" "$root/etc" "$root/root"
+	chmod 1777 "$root/tmp"
+	cp -L "$home/bin/java" "$root/opt/java/bin/"
+	# Links into /etc the image does not need (a dangling cacerts link
+	# when the Debian package of Java's CA certificates is absent) are
+	# left out; what the JVM needs is checked below.
+	cp -rL "$home/lib" "$home/conf" "$root/opt/java/" 2>/dev/null || true
+	[ -f "$home/release" ] && cp -L "$home/release" "$root/opt/java/"
+	for f in lib/modules lib/libjli.so lib/server/libjvm.so; do
+		[ -f "$root/opt/java/$f" ] || die "java-image: $home/$f was not copied"
+	done
+	local lib
+	while read -r lib; do
+		cp -L --parents "$lib" "$root"
+	done < <(find "$root/opt/java" -type f \( -path '*/bin/java' -o -name '*.so' \) -exec ldd {} + 2>/dev/null |
+		awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && $2 ~ /^\(/ {print $1}' | grep -v "^$root" | sort -u)
+	# glibc loads libgcc_s when a thread exits through pthread_exit.
+	for lib in /lib/x86_64-linux-gnu/libgcc_s.so.1 /usr/lib/x86_64-linux-gnu/libgcc_s.so.1; do
+		[ -f "$lib" ] && [ ! -e "$root$lib" ] && cp -L --parents "$lib" "$root"
+	done
+	echo 'root:x:0:0:root:/root:/opt/java/bin/java' > "$root/etc/passwd"
+	# The pod's own name is in the /etc/hosts the kubelet mounts; without
+	# this file glibc asks DNS first, which a cluster without DNS leaves
+	# to time out, and Spring Boot and the agent look the name up.
+	printf 'passwd: files\ngroup: files\nhosts: files dns\n' > "$root/etc/nsswitch.conf"
+	cp "${JAVA_JARS[@]}" "$root/app/"
+	oci_image "$(normalized "$JAVA_IMAGE")" "$W/images/java.tar" "$root" \
+		'{"Entrypoint":["/opt/java/bin/java"],"WorkingDir":"/app","Env":["PATH=/opt/java/bin:/usr/bin:/bin","JAVA_HOME=/opt/java","LD_LIBRARY_PATH=/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu"]}'
+	log "JVM image: $(du -sh "$root" | cut -f1) in $((SECONDS - start)) s"
+	rm -rf "$root"
+	for i in "${nodes[@]}"; do
+		ctr_at "$i" images import --no-unpack "$W/images/java.tar" >/dev/null
+		ctr_at "$i" images ls -q | grep -F "$JAVA_IMAGE" | sed "s/^/${NODE_NAMES[$i]}: /" >&2
+	done
+	rm -f "$W/images/java.tar"
 }
 
 certs() {
@@ -500,5 +583,6 @@ up) shift; up "$@" ;;
 down) down ;;
 env) [ -f "$W/kubeconfig" ] || die "not up: $0 up"; env_ ;;
 images) [ "$(nodes_up)" -gt 0 ] || die "not up: $0 up"; images ;;
-*) echo "usage: $0 build|up [--nodes 1|2]|down|env|images" >&2; exit 2 ;;
+java-image) [ "$(nodes_up)" -gt 0 ] || die "not up: $0 up"; mkdir -p "$W/images"; java_image ;;
+*) echo "usage: $0 build|up [--nodes 1|2]|down|env|images|java-image" >&2; exit 2 ;;
 esac

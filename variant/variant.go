@@ -59,7 +59,9 @@ type Variant struct {
 type Command struct {
 	Argv []string
 	Env  []string // complete environment
-	Dir  string
+	// Own is the scenario's part of Env alone (KEY=value), for a pod.
+	Own []string
+	Dir string
 }
 
 // Request is one entry of the request mix with its URL resolved.
@@ -215,13 +217,13 @@ func Resolve(s *scenario.Scenario, name string, ph Placeholders) (*Variant, erro
 			cmd = sv.Job.Command
 		}
 		cmd = append(append([]string(nil), cmd...), sv.Job.Args...)
-		env := os.Environ()
+		var own []string
 		for _, m := range []map[string]string{s.Job.Env, sv.Job.Env} {
 			for _, k := range slices.Sorted(maps.Keys(m)) {
-				env = append(env, k+"="+expand(m[k]))
+				own = append(own, k+"="+expand(m[k]))
 			}
 		}
-		v.Job = &Command{Argv: argv(cmd), Env: env, Dir: dir}
+		v.Job = &Command{Argv: argv(cmd), Env: append(os.Environ(), own...), Own: own, Dir: dir}
 	}
 	if len(sv.Prepare) > 0 {
 		v.Prepare = &Command{Argv: argv(sv.Prepare), Env: os.Environ(), Dir: dir}

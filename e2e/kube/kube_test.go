@@ -2,7 +2,6 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,38 +13,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/tollperf/toll/cli"
+	"github.com/tollperf/toll/e2e/kubetest"
 	"github.com/tollperf/toll/e2e/tolltest"
 	"github.com/tollperf/toll/kube"
 	"github.com/tollperf/toll/record"
 )
-
-// KubeconfigEnv names the kubeconfig of the cluster the tests run on.
-const KubeconfigEnv = "TOLL_KUBECONFIG"
-
-// tollImage is toll's image as scripts/kube-cluster.sh imports it.
-const tollImage = "toll:dev"
-
-// cluster returns the kubeconfig's path and a client of its cluster, or
-// skips the test when there is none.
-func cluster(t *testing.T) (string, kubernetes.Interface) {
-	t.Helper()
-	path := os.Getenv(KubeconfigEnv)
-	if path == "" {
-		t.Skipf("%s is not set: no real cluster to run on (scripts/kube-cluster.sh up, then eval \"$(scripts/kube-cluster.sh env)\")", KubeconfigEnv)
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
-	if err != nil {
-		t.Fatalf("%s=%s: %v", KubeconfigEnv, path, err)
-	}
-	c, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, c
-}
 
 // quickstart is the scenario the tests run on the cluster.
 const quickstart = "../../examples/quickstart.yaml"
@@ -53,51 +27,8 @@ const quickstart = "../../examples/quickstart.yaml"
 // runArgs are the arguments of a short run of a scenario (the quickstart
 // or one like it) on the cluster.
 func runArgs(kubeconfig, out string, rounds int, scenarioPath string) []string {
-	return []string{"run", "--kubernetes", "--kubeconfig", kubeconfig, "--toll-image", tollImage, "--image-pull-policy", "Never",
-		"--sequential", "--restart", "once", "--rounds", strconv.Itoa(rounds), "--warmup", "1s", "--duration", "3s", "--out", out, scenarioPath}
-}
-
-// objects lists the names of toll's pods, Services and Jobs in the
-// default namespace.
-func objects(t *testing.T, c kubernetes.Interface) []string {
-	t.Helper()
-	ctx := context.Background()
-	opts := metav1.ListOptions{LabelSelector: kube.LabelManagedBy + "=" + kube.ManagedBy}
-	var names []string
-	pods, err := c.CoreV1().Pods("default").List(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range pods.Items {
-		names = append(names, "pod/"+p.Name)
-	}
-	svcs, err := c.CoreV1().Services("default").List(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range svcs.Items {
-		names = append(names, "service/"+s.Name)
-	}
-	jobs, err := c.BatchV1().Jobs("default").List(ctx, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, j := range jobs.Items {
-		names = append(names, "job/"+j.Name)
-	}
-	return names
-}
-
-// gone waits, up to d, until no object of toll is left, and returns those
-// still there (a deleted pod is listed until its containers stopped).
-func gone(t *testing.T, c kubernetes.Interface, d time.Duration) []string {
-	t.Helper()
-	var left []string
-	tolltest.Eventually(tolltest.Patience(t, d), func() bool {
-		left = objects(t, c)
-		return len(left) == 0
-	})
-	return left
+	return append(append([]string{"run"}, kubetest.KubeArgs(kubeconfig, out)...),
+		"--sequential", "--restart", "once", "--rounds", strconv.Itoa(rounds), "--warmup", "1s", "--duration", "3s", scenarioPath)
 }
 
 // TestQuickstartOnCluster runs the quickstart, one variant at a time, on
@@ -105,10 +36,8 @@ func gone(t *testing.T, c kubernetes.Interface, d time.Duration) []string {
 // the consumer's samples, toll report reads it, the manifest says where
 // the variants ran, and the run leaves no object behind.
 func TestQuickstartOnCluster(t *testing.T) {
-	kubeconfig, c := cluster(t)
-	if left := objects(t, c); len(left) > 0 {
-		t.Fatalf("the cluster holds toll's objects before the run: %v", left)
-	}
+	kubeconfig, c := kubetest.Cluster(t)
+	kubetest.Empty(t, c)
 	out := filepath.Join(t.TempDir(), "results")
 	code, stdout, stderr := tolltest.Run(t, runArgs(kubeconfig, out, 2, quickstart)...)
 	if code != 0 {
@@ -135,7 +64,7 @@ func TestQuickstartOnCluster(t *testing.T) {
 			t.Errorf("trial %d (otel): no telemetry sample from its sink", tr.Index)
 		}
 	}
-	m := readManifest(t, out)
+	m := kubetest.ReadManifest(t, out)
 	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["baseline"] == "" || m.Layout.Kubernetes.Nodes["otel"] == "" {
 		t.Errorf("manifest layout %+v: want the node of each variant", m.Layout)
 	}
@@ -143,7 +72,7 @@ func TestQuickstartOnCluster(t *testing.T) {
 	if code != 0 || !strings.Contains(report, "otel") {
 		t.Errorf("toll report: exit %d\n%s\n%s", code, report, stderr)
 	}
-	if left := gone(t, c, time.Minute); len(left) > 0 {
+	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after the run: %v", left)
 	}
 }
@@ -152,49 +81,30 @@ func TestQuickstartOnCluster(t *testing.T) {
 // (SIGKILL: nothing of toll cleans up) and checks that the run's objects
 // are there, and that `toll k8s gc` deletes every one.
 func TestGCAfterKilledRun(t *testing.T) {
-	kubeconfig, c := cluster(t)
-	if left := objects(t, c); len(left) > 0 {
-		t.Fatalf("the cluster holds toll's objects before the run: %v", left)
-	}
+	kubeconfig, c := kubetest.Cluster(t)
+	kubetest.Empty(t, c)
 	run := tolltest.Start(t, runArgs(kubeconfig, filepath.Join(t.TempDir(), "results"), 2, quickstart)...)
 	// Kill it once its first load Job exists: sinks, Services, a variant's
 	// pod and a Job are then all in the cluster.
 	var seen []string
 	if !tolltest.Eventually(tolltest.Patience(t, 3*time.Minute), func() bool {
-		seen = objects(t, c)
+		seen = kubetest.Objects(t, c)
 		return strings.Contains(strings.Join(seen, " "), "job/")
 	}) {
 		t.Fatalf("no load Job within the patience; objects %v\n%s", seen, run.Output())
 	}
 	run.Signal(syscall.SIGKILL)
 	run.Wait(t, 30*time.Second)
-	if left := objects(t, c); len(left) < 4 {
+	if left := kubetest.Objects(t, c); len(left) < 4 {
 		t.Fatalf("after SIGKILL, %v: want the run's sinks, Services, pod and Job still there", left)
 	}
 	code, stdout, stderr := tolltest.Run(t, "k8s", "gc", "--kubeconfig", kubeconfig, "-n", "default")
 	if code != 0 || !strings.Contains(stdout, "deleted job/") || !strings.Contains(stdout, "deleted service/") {
 		t.Fatalf("toll k8s gc: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if left := gone(t, c, time.Minute); len(left) > 0 {
+	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after toll k8s gc: %v\ngc said:\n%s", left, stdout)
 	}
-}
-
-// readManifest reads the manifest of results directory out.
-func readManifest(t *testing.T, out string) record.Manifest {
-	t.Helper()
-	var m record.Manifest
-	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	if m.Layout.Kubernetes == nil {
-		t.Fatalf("manifest layout %+v: no kubernetes block", m.Layout)
-	}
-	return m
 }
 
 // twoNodes skips the test unless the cluster has at least two Ready nodes.
@@ -222,9 +132,7 @@ func twoNodes(t *testing.T, c kubernetes.Interface) {
 // the run left nothing, and returns the run's manifest.
 func runPlaced(t *testing.T, kubeconfig string, c kubernetes.Interface, block string) record.Manifest {
 	t.Helper()
-	if left := objects(t, c); len(left) > 0 {
-		t.Fatalf("the cluster holds toll's objects before the run: %v", left)
-	}
+	kubetest.Empty(t, c)
 	src, err := os.ReadFile(quickstart)
 	if err != nil {
 		t.Fatal(err)
@@ -246,10 +154,10 @@ func runPlaced(t *testing.T, kubeconfig string, c kubernetes.Interface, block st
 			t.Errorf("trial %d (%s): interrupted %v (%s), %d OK requests", tr.Index, tr.Variant, tr.Interrupted, tr.Error, tr.Load.OK)
 		}
 	}
-	if left := gone(t, c, time.Minute); len(left) > 0 {
+	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after the run: %v", left)
 	}
-	m := readManifest(t, out)
+	m := kubetest.ReadManifest(t, out)
 	t.Logf("pods' nodes, from the manifest:")
 	for _, p := range m.Layout.Kubernetes.Pods {
 		t.Logf("  %-8s %-8s trial %d  %s  %s", p.Component, p.Variant, p.Trial, p.Node, p.Name)
@@ -262,7 +170,7 @@ func runPlaced(t *testing.T, kubeconfig string, c kubernetes.Interface, block st
 // as a tester host apart from the measured hosts: the manifest records
 // every pod's node, and no load pod shares one with a service pod.
 func TestLoadOnAnotherNode(t *testing.T) {
-	kubeconfig, c := cluster(t)
+	kubeconfig, c := kubetest.Cluster(t)
 	twoNodes(t, c)
 	m := runPlaced(t, kubeconfig, c, "kubernetes:\n  load_placement: other-node\n")
 	services, loads := map[string]bool{}, 0
@@ -294,7 +202,7 @@ func TestLoadOnAnotherNode(t *testing.T) {
 // node-per-variant: the manifest shows baseline and otel on different
 // nodes.
 func TestNodePerVariant(t *testing.T) {
-	kubeconfig, c := cluster(t)
+	kubeconfig, c := kubetest.Cluster(t)
 	twoNodes(t, c)
 	m := runPlaced(t, kubeconfig, c, "kubernetes:\n  placement: node-per-variant\n")
 	nodes := m.Layout.Kubernetes.Nodes
