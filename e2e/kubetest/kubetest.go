@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -28,14 +29,22 @@ const KubeconfigEnv = "TOLL_KUBECONFIG"
 // TollImage is toll's image as scripts/kube-cluster.sh imports it.
 const TollImage = "toll:dev"
 
+// lockWait bounds how long a test waits for another's hold on the cluster:
+// the longest test on it takes about two minutes.
+const lockWait = 8 * time.Minute
+
 // Cluster returns the kubeconfig's path and a client of its cluster, or
-// skips the test when there is none.
+// skips the test when there is none. The test holds the cluster alone
+// until it ends: `go test ./...` runs e2e/kube and e2e/kubejvm at the same
+// time, and each test checks that it starts on a cluster without toll's
+// objects and leaves none.
 func Cluster(t *testing.T) (string, kubernetes.Interface) {
 	t.Helper()
 	path := os.Getenv(KubeconfigEnv)
 	if path == "" {
 		t.Skipf("%s is not set: no real cluster to run on (scripts/kube-cluster.sh up, then eval \"$(scripts/kube-cluster.sh env)\")", KubeconfigEnv)
 	}
+	hold(t, filepath.Join(filepath.Dir(path), "e2e.lock"))
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
 		t.Fatalf("%s=%s: %v", KubeconfigEnv, path, err)
@@ -45,6 +54,29 @@ func Cluster(t *testing.T) (string, kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	return path, c
+}
+
+// hold takes an exclusive lock on the file at path for the rest of the
+// test, waiting up to lockWait for the test that holds it.
+func hold(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatalf("the cluster's test lock: %v", err)
+	}
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if err != unix.EWOULDBLOCK || time.Now().After(deadline) {
+			f.Close()
+			t.Fatalf("the cluster's test lock %s: %v (another test held it for %s)", path, err, lockWait)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
 
 // KubeArgs are the arguments every run on the cluster takes: its
