@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +16,7 @@ import (
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/torecord"
 	"github.com/tollperf/toll/variant"
 )
 
@@ -190,35 +188,8 @@ func serviceStarts(runs []record.ServiceRun, starts map[string]ServiceStart, log
 // the first capture group of its regular expression on the first line that
 // matches, as a number.
 func logMetrics(log []byte, ms []scenario.LogMetric) map[string]float64 {
-	if len(ms) == 0 || len(log) == 0 {
+	if len(log) == 0 {
 		return nil
 	}
-	res := make([]*regexp.Regexp, len(ms))
-	for i, m := range ms {
-		re, err := regexp.Compile(m.Regex) // validated with the scenario
-		if err != nil {
-			return nil
-		}
-		res[i] = re
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(bytes.NewReader(log))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && len(out) < len(ms) {
-		line := sc.Text()
-		for i, re := range res {
-			if _, done := out[ms[i].Name]; done {
-				continue
-			}
-			if m := re.FindStringSubmatch(line); len(m) > 1 {
-				if x, err := strconv.ParseFloat(strings.TrimSpace(m[1]), 64); err == nil {
-					out[ms[i].Name] = x
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return torecord.LogMetrics(bytes.NewReader(log), ms)
 }

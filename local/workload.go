@@ -1,7 +1,6 @@
 package local
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,9 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -382,28 +379,5 @@ func readLogMetrics(path string, from int64, ms []scenario.LogMetric) map[string
 	if _, err := f.Seek(from, 0); err != nil {
 		return nil
 	}
-	res := make([]*regexp.Regexp, len(ms))
-	for i, m := range ms {
-		res[i] = regexp.MustCompile(m.Regex) // validated with the scenario
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() && len(out) < len(ms) {
-		line := sc.Text()
-		for i, re := range res {
-			if _, done := out[ms[i].Name]; done {
-				continue
-			}
-			if m := re.FindStringSubmatch(line); len(m) > 1 {
-				if x, err := strconv.ParseFloat(strings.TrimSpace(m[1]), 64); err == nil {
-					out[ms[i].Name] = x
-				}
-			}
-		}
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
+	return torecord.LogMetrics(f, ms)
 }
