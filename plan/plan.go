@@ -222,8 +222,12 @@ func startLimit(s *scenario.Scenario, st scenario.Step) float64 {
 // under the same load at the same time; together, each round runs the
 // baseline and every other variant at once, their order (which side's
 // requests lead) fresh each round. The restart policy says when services
-// start: once for the whole run, at each round, or for each duet (the
-// baseline and its partner; together, every variant).
+// start: once for the whole run, or (per-round and per-trial) around each
+// duet, the baseline and its partner, and together every variant at each
+// round. A duet's sides must come to it with the same history: started
+// once a round, the baseline of a round's second duet would have run the
+// first, warm, beside a partner that sat idle since its start, and an
+// A/A twin read about 1% dearer (docs/method.md).
 func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *Plan {
 	var others []string
 	for _, v := range variants {
@@ -269,10 +273,10 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 			launch := s.Launch(round)
 			order := append([]string(nil), others...)
 			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-			if s.Restart == scenario.RestartPerRound || (s.Restart == scenario.RestartPerTrial && s.Mode == scenario.ModeTogether) {
-				startAll()
-			}
 			if s.Mode == scenario.ModeTogether {
+				if s.Restart != scenario.RestartOnce {
+					startAll()
+				}
 				// Order is each side's place in the round's order of
 				// requests, which turns by one place a round, so that over
 				// as many rounds as there are sides each takes every place
@@ -289,20 +293,20 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 				}
 				continue
 			}
+			// Restarted at each round or trial, a duet starts and stops
+			// its own pair.
+			perDuet := s.Restart != scenario.RestartOnce
 			for i, v := range order {
 				b := &Trial{Index: index + 1, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: s.Baseline, Order: i, Pair: v, Launch: launch}
 				t := &Trial{Index: index + 2, Round: round, Step: step, Rate: st.Rate, Users: st.Users, Idle: st.Idle, CPULimit: st.CPULimit, Variant: v, Order: i, Launch: launch}
 				index += 2
-				if s.Restart == scenario.RestartPerTrial {
+				if perDuet {
 					start(s.Baseline, v)
 				}
 				p.Actions = append(p.Actions, Action{Kind: RunAtOnce, Variant: v, Sides: []*Trial{b, t}})
-				if s.Restart == scenario.RestartPerTrial {
+				if perDuet {
 					p.Actions = append(p.Actions, Action{Kind: Stop, Variant: v}, Action{Kind: Stop, Variant: s.Baseline})
 				}
-			}
-			if s.Restart == scenario.RestartPerRound {
-				stopAll()
 			}
 		}
 	}

@@ -152,7 +152,9 @@ func TestDuetRestartPolicies(t *testing.T) {
 		starts  int // 3 variants, 4 rounds, 2 duets a round
 	}{
 		{scenario.RestartOnce, 3},
-		{scenario.RestartPerRound, 3 * 4},
+		// Each duet's pair starts afresh under both: a baseline started
+		// once a round would come to its second duet warm.
+		{scenario.RestartPerRound, 2 * 2 * 4},
 		{scenario.RestartPerTrial, 2 * 2 * 4},
 	}
 	for _, tt := range tests {
@@ -160,17 +162,26 @@ func TestDuetRestartPolicies(t *testing.T) {
 		s.Mode, s.Baseline = scenario.ModeDuet, "baseline"
 		p := New(s, 5)
 		up := map[string]bool{}
+		ran := map[string]bool{} // ran a duet since its last start
 		starts, duets := 0, 0
 		for _, a := range p.Actions {
 			followServices(t, tt.restart, a, up)
 			switch a.Kind {
 			case Start:
 				starts++
+				ran[a.Variant] = false
 			case RunAtOnce:
 				duets++
-				if !up[a.Sides[0].Variant] || !up[a.Sides[1].Variant] {
-					t.Errorf("%s: duet %s beside %s with a side down", tt.restart, a.Sides[0].Variant, a.Sides[1].Variant)
+				b, v := a.Sides[0].Variant, a.Sides[1].Variant
+				if !up[b] || !up[v] {
+					t.Errorf("%s: duet %s beside %s with a side down", tt.restart, b, v)
 				}
+				// Restarted services come to each duet with the same
+				// history: neither side has run a duet since it started.
+				if tt.restart != scenario.RestartOnce && (ran[b] || ran[v]) {
+					t.Errorf("%s: duet %s beside %s, a side has run a duet since its start (%v)", tt.restart, b, v, ran)
+				}
+				ran[b], ran[v] = true, true
 			case Run:
 				t.Errorf("%s: a duet plan has a single run", tt.restart)
 			}

@@ -28,7 +28,9 @@ func TestRemaining(t *testing.T) {
 		{scenario.RestartOnce, scenario.ModeSequential, func(t *plan.Trial) bool { return true }, 0},
 		// Duets: round 1 finished; a duet whose baseline trial finished but
 		// whose partner did not runs again whole.
-		{scenario.RestartPerRound, scenario.ModeDuet, func(t *plan.Trial) bool { return t.Round == 1 }, 3 * 3},
+		// A duet restarted per round starts its own pair: 3 rounds, 2
+		// duets, 2 starts each.
+		{scenario.RestartPerRound, scenario.ModeDuet, func(t *plan.Trial) bool { return t.Round == 1 }, 3 * 2 * 2},
 		{scenario.RestartPerTrial, scenario.ModeDuet, func(t *plan.Trial) bool { return t.Round == 1 || t.Variant == "baseline" }, 3 * 2 * 2},
 	}
 	for _, tt := range tests {
