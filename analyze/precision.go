@@ -20,6 +20,11 @@ const (
 	maxMoreStarts = 30
 	// maxRounds bounds the rounds an estimate considers.
 	maxRounds = 100000
+	// OutOfReach is how many budgets an estimate may take before Decide
+	// calls the target out of reach (MoreRounds −1): an estimate that far
+	// extrapolates a spread measured in far fewer rounds, and says only
+	// that this design will not reach the target.
+	OutOfReach = 10
 )
 
 // Target is the precision asked of one primary cost: the half-width, in
@@ -122,7 +127,9 @@ type Decision struct {
 	// Worst indexes the width furthest from its target (−1: none).
 	Worst int `json:"worst"`
 	// MoreRounds, MoreStarts and MoreTime estimate what would bring every
-	// series to its target: the most any series needs.
+	// series to its target: the most any series needs; MoreRounds is −1
+	// when some series is not within the bounds the estimate considers or
+	// would take more than OutOfReach budgets.
 	MoreRounds int           `json:"more_rounds"`
 	MoreStarts int           `json:"more_starts"`
 	MoreTime   time.Duration `json:"more_time_ns"`
@@ -186,6 +193,9 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 	}
 	if d.MoreRounds >= 0 {
 		d.MoreTime = time.Duration(d.MoreRounds)*roundTime + time.Duration(d.MoreStarts)*p.StartTime
+		if g.Budget > 0 && d.MoreTime > OutOfReach*g.Budget {
+			d.MoreRounds, d.MoreTime = -1, 0
+		}
 	}
 	// The starts still to come: the estimate's when it fits in the
 	// budget, or else those that narrow the widest interval most within it.

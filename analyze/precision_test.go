@@ -99,6 +99,27 @@ func TestDecideEstimate(t *testing.T) {
 	}
 }
 
+// An estimate many budgets long is no estimate: the spread of the rounds
+// so far extrapolated a hundredfold. Decide calls it out of reach, and
+// gives the same spread under a budget ten times longer its estimate.
+func TestDecideOutOfReach(t *testing.T) {
+	xs := ratios(20, 0.1, 0.5) // about 1,100 rounds of 5 s reach ±3%: 90 min
+	for _, tc := range []struct {
+		budget time.Duration
+		reach  bool
+	}{{5 * time.Minute, false}, {60 * time.Minute, true}} {
+		goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, Budget: tc.budget}
+		d := Decide(goal, []PairedSeries{{Variant: "v", Cost: CPUPerRequest, LogRatios: xs}},
+			Progress{Rounds: 20, Elapsed: 100 * time.Second, RoundTime: 5 * time.Second})
+		if d.Reason != Continue {
+			t.Fatalf("budget %v: %+v, want to continue", tc.budget, d)
+		}
+		if got := d.MoreRounds >= 0; got != tc.reach {
+			t.Errorf("budget %v: more rounds %d (%v), want an estimate %v", tc.budget, d.MoreRounds, d.MoreTime, tc.reach)
+		}
+	}
+}
+
 // Estimating with a JVM's start-to-start term: rounds alone cannot go
 // below it, so the estimate asks for starts.
 func TestDecideEstimateStarts(t *testing.T) {

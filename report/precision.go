@@ -64,7 +64,7 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		line := fmt.Sprintf("budget spent after %d rounds%s, %s: %s %s %s", st.Rounds, over, took, st.Variant, label, at)
 		switch {
 		case st.MoreRounds < 0:
-			line += fmt.Sprintf("; more rounds and starts than toll estimates would be needed to reach ±%g%%", st.TargetPct)
+			line += fmt.Sprintf("; ±%g%% is out of reach at this spread (more than %d times the budget)", st.TargetPct, analyze.OutOfReach)
 		case len(more) > 0:
 			line += fmt.Sprintf("; about %s (≈ %s) would reach ±%g%%", strings.Join(more, " and "), minutes(st.MoreS), st.TargetPct)
 		}
