@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,18 +60,7 @@ func TestStartupOnCluster(t *testing.T) {
 	if m.Workload != "startup" || len(m.Layout.Kubernetes.Pods) < 2+6 {
 		t.Errorf("manifest: workload %q, %d pods recorded; want startup and the 2 sinks and 6 starts", m.Workload, len(m.Layout.Kubernetes.Pods))
 	}
-	code, report, stderr := tolltest.Run(t, "report", out)
-	if code != 0 || !strings.Contains(report, "start-up: launch → ready (s)") || !strings.Contains(report, "start-up: CPU until ready (s)") {
-		t.Errorf("toll report: exit %d\n%s\n%s", code, report, stderr)
-	}
-	again := filepath.Join(t.TempDir(), "again")
-	if b, err := exec.Command("cp", "-r", out, again).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v\n%s", err, b)
-	}
-	code, cmp, stderr := tolltest.Run(t, "compare", out, again)
-	if code != 0 || !strings.Contains(cmp, "start-up") {
-		t.Errorf("toll compare: exit %d\n%s\n%s", code, cmp, stderr)
-	}
+	tolltest.ReportAndCompare(t, out, []string{"start-up: launch → ready (s)", "start-up: CPU until ready (s)"}, "start-up")
 	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after the run: %v", left)
 	}

@@ -2,7 +2,6 @@ package kubejvm
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,18 +70,7 @@ func TestJavaAgentOnCluster(t *testing.T) {
 	}
 	// The results directory reads as a local run's: the report shows the
 	// JVM's rows, and compare reads it against a copy of itself.
-	code, report, stderr := tolltest.Run(t, "report", out)
-	if code != 0 || !strings.Contains(report, "CPU per request (ms)") || !strings.Contains(report, "JVM heap used") {
-		t.Errorf("toll report: exit %d\n%s\n%s", code, report, stderr)
-	}
-	again := filepath.Join(t.TempDir(), "again")
-	if b, err := exec.Command("cp", "-r", out, again).CombinedOutput(); err != nil {
-		t.Fatalf("cp: %v\n%s", err, b)
-	}
-	code, cmp, stderr := tolltest.Run(t, "compare", out, again)
-	if code != 0 || !strings.Contains(cmp, "CPU per request") {
-		t.Errorf("toll compare: exit %d\n%s\n%s", code, cmp, stderr)
-	}
+	tolltest.ReportAndCompare(t, out, []string{"CPU per request (ms)", "JVM heap used"}, "CPU per request")
 	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after the run: %v", left)
 	}

@@ -4,7 +4,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/procfs"
+	"github.com/tollperf/toll/probe/machine"
 )
 
 // OthersCPU starts measuring how busy the rest of the machine is: the
@@ -32,19 +32,18 @@ func OthersCPU() func() float64 {
 	}
 }
 
-// machineBusy returns the seconds every CPU has spent busy since boot
-// (all but idle and waiting for I/O).
+// machineBusy returns the seconds every CPU has spent busy since boot, as
+// toll's machine sampler reads them.
 func machineBusy() (float64, bool) {
-	fs, err := procfs.NewDefaultFS()
+	m, err := machine.NewSampler()
 	if err != nil {
 		return 0, false
 	}
-	st, err := fs.Stat()
+	st, err := m.Sample()
 	if err != nil {
 		return 0, false
 	}
-	c := st.CPUTotal
-	return c.User + c.Nice + c.System + c.IRQ + c.SoftIRQ + c.Steal, true
+	return st.Total.Busy(), true
 }
 
 // ownCPU returns the CPU seconds of this process and of the children it

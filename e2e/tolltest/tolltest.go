@@ -443,3 +443,27 @@ func RunForTrials(t *testing.T, path string, want int) (out, stdout string, tria
 	}
 	return out, so.String(), trials
 }
+
+// ReportAndCompare checks that a results directory reads as any run's:
+// `toll report` on it exits 0 and prints every one of reportWants, and
+// `toll compare` of it against a copy of itself exits 0 and prints
+// compareWant.
+func ReportAndCompare(t *testing.T, out string, reportWants []string, compareWant string) {
+	t.Helper()
+	code, report, stderr := Run(t, "report", out)
+	ok := code == 0
+	for _, w := range reportWants {
+		ok = ok && strings.Contains(report, w)
+	}
+	if !ok {
+		t.Errorf("toll report: exit %d, want %q\n%s\n%s", code, reportWants, report, stderr)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	if b, err := exec.Command("cp", "-r", out, again).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v\n%s", err, b)
+	}
+	code, cmp, stderr := Run(t, "compare", out, again)
+	if code != 0 || !strings.Contains(cmp, compareWant) {
+		t.Errorf("toll compare: exit %d\n%s\n%s", code, cmp, stderr)
+	}
+}
