@@ -84,8 +84,11 @@ rounds: 2
 			t.Errorf("trial %d (%s, round %d): warm-up %.1f s of at most %g, settled %v; want it settled after at least the 3 s window and before its maximum of %d s",
 				tr.Index, tr.Variant, tr.Round, tr.VariantWarmupS, w.MaxS, w.Settled, maxS)
 		}
-		if ms, ok := w.JITMsPerS["hello"]; !ok || ms >= 10 {
-			t.Errorf("trial %d (%s): JIT at the warm-up's end %v, want hello's below 10 ms/s", tr.Index, tr.Variant, w.JITMsPerS)
+		// A duet's side that settled stays settled while it compiles
+		// less than twice the rule's 10 ms/s, waiting for its partner:
+		// at the warm-up's end its rate is below 20 ms/s, not 10.
+		if ms, ok := w.JITMsPerS["hello"]; !ok || ms >= 20 {
+			t.Errorf("trial %d (%s): JIT at the warm-up's end %v, want hello's below 20 ms/s (twice the rule's 10, a settled side's bound)", tr.Index, tr.Variant, w.JITMsPerS)
 		}
 		lasted[tr.Round] = append(lasted[tr.Round], tr.VariantWarmupS)
 	}
