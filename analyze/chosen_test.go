@@ -9,7 +9,7 @@ import (
 
 // settingNamed matches the scenario settings and flags a warning may tell
 // the user to change.
-var settingNamed = regexp.MustCompile(`load\.variant_warmup|load\.warmup|starts:|--starts|restart less|more rounds|raise `)
+var settingNamed = regexp.MustCompile(`load\.variant_warmup|load\.warmup|starts:|--starts|restart:|restart less|more rounds|raise `)
 
 // TestPrecisionWarningsNameNoSetting checks that in precision mode the
 // warnings about what toll chooses (warm-up, starts, rounds) say what toll

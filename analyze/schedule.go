@@ -152,10 +152,14 @@ func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
 	if chosen {
 		more = fmt.Sprintf("toll started them %s, as many as the precision target needed or the budget allowed", map[bool]string{true: "once", false: fmt.Sprintf("%d times", starts)}[starts == 1])
 	}
+	lead := "restart: once: "
+	if chosen {
+		lead = "" // the schedule is the scenario's; the starts are toll's
+	}
 	per := math.Sqrt(float64(starts))
-	return fmt.Sprintf("restart: once: %s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+
+	return fmt.Sprintf("%s%s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+
 		"the CPU intervals carry it, %.1f%% per side and start (%.1f%% without the JIT's CPU), so changes smaller than about %.1f%% (%.1f%%) stay unresolved: %s",
-		each, pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per, more)
+		lead, each, pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per, more)
 }
 
 // loadTest reports whether m's trials were load tests ("load", or absent
