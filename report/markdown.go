@@ -103,11 +103,17 @@ func escapeAll(xs []string) []string {
 // an asterisk cannot start emphasis, and an underscore cannot either
 // unless it stands inside a word ("http_req_duration"), where CommonMark
 // gives it no meaning. A bracket is escaped only where it could close a
-// link, its reference or its definition (before "(", "[" or ":"), so an
-// interval reads "[+5.6%, +36.2%]". HTML is shown as text, and a line
-// break cannot end the line or the table's row.
+// link or its reference (before "(" or "[") or a link's definition
+// (before ":" in a line that begins with "["), so an interval reads
+// "[+5.6%, +36.2%]" and "[+5.6%, +36.2%]: the in-band cost". HTML is
+// shown as text, and a line break cannot end the line or the table's row.
 func escape(s string) string {
 	rs := []rune(oneLine(s))
+	// CommonMark's link definitions begin their line, after at most three
+	// spaces.
+	line := string(rs)
+	trimmed := strings.TrimLeft(line, " ")
+	definition := strings.HasPrefix(trimmed, "[") && len(line)-len(trimmed) <= 3
 	var b strings.Builder
 	b.Grow(len(rs) + 8)
 	for i, r := range rs {
@@ -121,7 +127,7 @@ func escape(s string) string {
 			}
 			b.WriteRune(r)
 		case ']':
-			if i+1 < len(rs) && (rs[i+1] == '(' || rs[i+1] == '[' || rs[i+1] == ':') {
+			if i+1 < len(rs) && (rs[i+1] == '(' || rs[i+1] == '[' || rs[i+1] == ':' && definition) {
 				b.WriteRune('\\')
 			}
 			b.WriteRune(r)
