@@ -149,12 +149,10 @@ func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
 	if starts > 1 {
 		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
 	}
-	if chosen {
-		more = fmt.Sprintf("toll started them %s, as many as the precision target needed or the budget allowed", map[bool]string{true: "once", false: fmt.Sprintf("%d times", starts)}[starts == 1])
-	}
 	lead := "restart: once: "
 	if chosen {
 		lead = "" // the schedule is the scenario's; the starts are toll's
+		more = fmt.Sprintf("toll started them %s, as many as the precision target needed or the budget allowed", map[bool]string{true: "once", false: fmt.Sprintf("%d times", starts)}[starts == 1])
 	}
 	per := math.Sqrt(float64(starts))
 	return fmt.Sprintf("%s%s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+

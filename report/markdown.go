@@ -108,10 +108,10 @@ func escapeAll(xs []string) []string {
 // "[+5.6%, +36.2%]" and "[+5.6%, +36.2%]: the in-band cost". HTML is
 // shown as text, and a line break cannot end the line or the table's row.
 func escape(s string) string {
-	rs := []rune(oneLine(s))
+	line := oneLine(s)
+	rs := []rune(line)
 	// CommonMark's link definitions begin their line, after at most three
 	// spaces.
-	line := string(rs)
 	trimmed := strings.TrimLeft(line, " ")
 	definition := strings.HasPrefix(trimmed, "[") && len(line)-len(trimmed) <= 3
 	var b strings.Builder
