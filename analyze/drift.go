@@ -143,7 +143,7 @@ func (d Drift) message(stepLabel string) string {
 	advice := "warm each variant up once after it starts (load.variant_warmup) or every trial longer (load.warmup), restart less often, or leave the first rounds out"
 	switch d.by {
 	case warmupByToll:
-		advice = "toll warmed each start once until a JVM's JIT settled or the budget allowed no longer, and the interval carries the spread these rounds show"
+		advice = "toll warmed each start once before measuring (a JVM until its JIT settled, within the budget; other runtimes briefly), and the interval carries the spread these rounds show"
 	case warmupFresh:
 		advice = freshAdvice
 	}
