@@ -82,8 +82,12 @@ func bothSides(r analyze.ProfileRow) bool { return r.Baseline > 0 && r.Variant >
 // TestProfileJVMAgent runs a JVM without and with the OpenTelemetry Java
 // agent, profiled by async-profiler: the agent's difference must name
 // its Java methods, and its origins must tell the agent's own code from
-// the JVM's GC and JIT threads (each request leaves 256 KB of garbage in
-// a young generation of 4 MB: the JVM collects within every window).
+// the JVM's GC and JIT threads (each request leaves 1 MB of garbage in a
+// young generation of 4 MB: the JVM collects dozens of times a second). The
+// agent's own methods and the GC hold a few per cent of the samples, so
+// the windows are long and busy enough (150 requests a second for 6 s)
+// that each is sampled some hundreds of times, not tens: at 50 a second
+// for 4 s a loaded machine left the agent's origin without a sample.
 func TestProfileJVMAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real JVMs under load")
@@ -93,7 +97,7 @@ func TestProfileJVMAgent(t *testing.T) {
 	s := fmt.Sprintf(`name: jvm-profiled
 services:
   - name: hello
-    command: [sh, -c, "exec java -Xmx64m -Xmn4m -cp %s Hello ${port:hello} 600 262144"]
+    command: [sh, -c, "exec java -Xmx64m -Xmn4m -cp %s Hello ${port:hello} 600 1048576"]
     ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 300s}
     measure: true
 variants:
@@ -118,9 +122,9 @@ load:
   target: "http://127.0.0.1:${port:hello}"
   requests:
     - {name: hello, method: GET, path: /}
-  rate: 50
+  rate: 150
   warmup: 2s
-  duration: 4s
+  duration: 6s
 rounds: 2
 `, tolltest.HelloClasses(t), agent)
 	path := filepath.Join(t.TempDir(), "jvm.yaml")
@@ -151,9 +155,9 @@ rounds: 2
 	}
 	// The CPU timer fires at the kernel's ticks, not at each interval: the
 	// samples must stand for the CPU the JVM ran, not for the interval
-	// (counted so, they read about a quarter of it). At 50 requests a
-	// second the ticks draw about 80 samples a window: a tenth either way
-	// is their noise.
+	// (counted so, they read about a quarter of it). The ticks draw a
+	// hundred or more samples a window: a tenth either way is their
+	// noise.
 	measured := tolltest.ReadSummary(t, out).Value(t, "baseline", "cpu_per_request_ms")
 	if ratio := d.Total.Baseline / measured; !(ratio >= 2.0/3 && ratio <= 1.5) {
 		t.Errorf("baseline's profiled total %.3f ms per request is %.2f times its measured CPU per request %.3f ms, want 2/3 to 1.5\n%s",
