@@ -86,8 +86,8 @@ func bothSides(r analyze.ProfileRow) bool { return r.Baseline > 0 && r.Variant >
 // young generation of 4 MB: the JVM collects dozens of times a second). The
 // agent's own methods and the GC hold a few per cent of the samples, so
 // the windows are long and busy enough (150 requests a second for 6 s)
-// that each is sampled some hundreds of times, not tens: at 50 a second
-// for 4 s a loaded machine left the agent's origin without a sample.
+// for each of them to draw tens of samples a run, not a handful: at 50 a
+// second for 4 s a loaded machine left the agent's origin without one.
 func TestProfileJVMAgent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real JVMs under load")
