@@ -152,7 +152,11 @@ func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
 	lead := "restart: once: "
 	if chosen {
 		lead = "" // the schedule is the scenario's; the starts are toll's
-		more = fmt.Sprintf("toll started them %s, as many as the precision target needed or the budget allowed", map[bool]string{true: "once", false: fmt.Sprintf("%d times", starts)}[starts == 1])
+		times := "once"
+		if starts != 1 {
+			times = fmt.Sprintf("%d times", starts)
+		}
+		more = "toll started them " + times + ", as many as the precision target needed or the budget allowed"
 	}
 	per := math.Sqrt(float64(starts))
 	return fmt.Sprintf("%s%s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+
