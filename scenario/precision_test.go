@@ -154,7 +154,9 @@ func TestWarmupChosenInPrecisionMode(t *testing.T) {
 		{"precision, restarted every round", "restart: per-round\n", false, false},
 		{"precision, pinning off", "pinning: {off: true}\n", true, false},
 	} {
-		src := good + tt.add
+		// A JVM's services start once, and get a warm-up; those toll
+		// starts every round get none (TestScheduleChosen).
+		src := strings.Replace(good, "{args: [--trace, otel], env: {A: b}}", "{args: [--trace, otel], env: {JAVA_TOOL_OPTIONS: -javaagent:/a.jar}}", 1) + tt.add
 		if tt.name == "precision, a warm-up named" {
 			src = strings.Replace(src, "  rate: 100\n", "  rate: 100\n  variant_warmup: 20s\n", 1)
 		}

@@ -37,10 +37,12 @@ func TestParseDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Rounds != PrecisionMaxRounds || !s.Precision.On || s.Restart != RestartOnce || s.Baseline != "baseline" || s.Network != NetworkHost {
-		t.Errorf("defaults: rounds=%d restart=%q baseline=%q network=%q", s.Rounds, s.Restart, s.Baseline, s.Network)
+	// In precision mode, with no JVM: a shared duet, a start every round,
+	// and a short warm-up before each window, all chosen by toll.
+	if s.Rounds != PrecisionMaxRounds || !s.Precision.On || s.Restart != RestartPerRound || s.Mode != ModeDuet || s.Baseline != "baseline" || s.Network != NetworkHost {
+		t.Errorf("defaults: rounds=%d restart=%q mode=%q baseline=%q network=%q", s.Rounds, s.Restart, s.Mode, s.Baseline, s.Network)
 	}
-	if s.Load.Warmup.D() != DefaultWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {
+	if s.Load.Warmup.D() != ChosenWarmup || s.Load.Timeout.D() != DefaultTimeout || s.Sample.D() != time.Second {
 		t.Errorf("load defaults: %+v sample=%v", s.Load, s.Sample)
 	}
 	r := s.Load.Requests[0]
@@ -115,10 +117,13 @@ func TestParseErrors(t *testing.T) {
 
 func TestDuetDefaults(t *testing.T) {
 	tests := []struct{ add, placement, restart string }{
-		{"mode: duet\n", DuetSplit, RestartOnce},
+		{"mode: duet\nrestart: once\n", DuetSplit, RestartOnce},
 		{"mode: duet\nrestart: per-round\npinning: {duet: shared}\n", DuetShared, RestartPerRound},
-		{"mode: together\n", DuetShared, RestartOnce},
-		{"mode: together\npinning: {duet: shared}\n", DuetShared, RestartOnce},
+		{"mode: together\nrestart: once\n", DuetShared, RestartOnce},
+		{"mode: together\npinning: {duet: shared}\nrestart: once\n", DuetShared, RestartOnce},
+		// Precision mode, no JVM, no restart named: toll starts them
+		// every round.
+		{"mode: duet\n", DuetSplit, RestartPerRound},
 	}
 	for _, tt := range tests {
 		s, err := Parse("demo.yaml", []byte(strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)))

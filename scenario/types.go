@@ -54,6 +54,10 @@ type Scenario struct {
 	// and every variant under identical load at the same time, all on the
 	// services' CPUs (a shared duet of every variant at once).
 	Mode string `yaml:"mode"`
+	// Schedule records what toll chose of the mode and restart policy
+	// where the scenario names neither, in precision mode (set by
+	// validation).
+	Schedule Schedule `yaml:"-"`
 	// Trim drops the start and end of every measured window from the analysis.
 	Trim Trim `yaml:"trim"`
 	// Sample is the probe interval (default 1s, at least 100ms).

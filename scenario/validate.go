@@ -244,6 +244,7 @@ func (v *validator) scenario(s *Scenario) {
 	if !v.workload(s) {
 		return
 	}
+	v.schedule(s)
 	v.load(&s.Load, s.Sides())
 	v.precision(s)
 	if v.present("load.slice") {
@@ -788,7 +789,7 @@ func (v *validator) load(l *Load, generators int) {
 	if l.Duration == 0 {
 		v.fail("load.duration", "is required (the measured window of each trial, e.g. 30s)")
 	}
-	if !v.present("load.warmup") {
+	if !v.present("load.warmup") && l.Warmup == 0 { // unless toll chose one (schedule)
 		l.Warmup = Duration(DefaultWarmup)
 	}
 	if !v.present("load.timeout") {

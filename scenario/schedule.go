@@ -1,0 +1,217 @@
+package scenario
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Schedule records what toll chose of a load test's schedule in precision
+// mode, where the scenario names no mode or no restart policy: pairs at
+// once (a shared duet) where the machine and the primary costs allow, and
+// fresh services every round where starting them is cheap.
+type Schedule struct {
+	// ModeAuto is set when toll chose Mode; ModeWhy then says why it
+	// chose it, or why it kept one variant at a time (a ScheduleReason).
+	ModeAuto bool
+	ModeWhy  string
+	// RestartAuto is set when toll chose Restart; RestartWhy says why.
+	RestartAuto bool
+	RestartWhy  string
+	// WarmupAuto is set when toll chose load.warmup (ChosenWarmup).
+	WarmupAuto bool
+}
+
+// ChosenWarmup is the warm-up load before each measured window that toll
+// chooses in precision mode where the scenario names none: the services
+// are warm already (a variant warm-up after each start, or a start every
+// round of a service that settles in a second), so the load before a
+// window only has to bring them back to steady state after they sat idle
+// or started; every second of it is a second not measured.
+const ChosenWarmup = 2 * time.Second
+
+// Why toll chose a schedule (Schedule.ModeWhy and RestartWhy). The words
+// are the report's; these are codes.
+const (
+	// ScheduleDuet: pairs at once on shared CPUs, so that both sides of a
+	// comparison meet the same moments of every CPU.
+	ScheduleDuet = "duet"
+	// ScheduleOneVariant: nothing to pair.
+	ScheduleOneVariant = "one-variant"
+	// ScheduleLatency: a primary cost is a latency or the throughput,
+	// which sides loaded at once do not compare.
+	ScheduleLatency = "latency-primary"
+	// ScheduleNoPinning: pinning.off, and a duet needs pinning.
+	ScheduleNoPinning = "pinning-off"
+	// ScheduleOneCPU: one CPU, which the load generator and every side
+	// would share.
+	ScheduleOneCPU = "one-cpu"
+	// ScheduleMatrix: a matrix of CPU limits, which runs each variant
+	// under each limit.
+	ScheduleMatrix = "matrix"
+	// ScheduleCluster: a cluster runs one variant at a time.
+	ScheduleCluster = "cluster"
+	// ScheduleFindMax: a --find-max search runs its own rounds.
+	ScheduleFindMax = "find-max"
+
+	// RestartNoJVM: no service runs a JVM, so starting is cheap, and
+	// starting every round puts what differs between two starts (memory
+	// layout, heap sizing, threads) inside the intervals.
+	RestartNoJVM = "no-jvm"
+	// RestartJVM: a service may run a JVM, whose start and warm-up take
+	// minutes: started once, a few times over the run.
+	RestartJVM = "jvm"
+	// RestartImage: a service runs as a container, whose start toll does
+	// not time in advance: started once, a few times over the run.
+	RestartImage = "image"
+)
+
+// schedule chooses the mode and the restart policy of a load test in
+// precision mode that names neither (Schedule). Run on a duet-capable
+// machine, a shared duet pairs the baseline and each variant at the same
+// moments of the same CPUs, which resolves a CPU cost several times faster
+// than alternating trials (docs/method.md, "Sharing one CPU"); where it
+// cannot, the run keeps one variant at a time and says why.
+func (v *validator) schedule(s *Scenario) {
+	if v.present("rounds") && !v.present("precision") || s.Workload() != WorkloadLoad || v.asStartup {
+		return
+	}
+	if !v.present("load.warmup") {
+		// A closed model's ramp, where it is one toll takes, is warm-up.
+		w := ChosenWarmup
+		if r := s.Load.Ramp.D(); r > w && r <= time.Hour { // a longer one is refused below
+			w = r
+		}
+		s.Load.Warmup, s.Schedule.WarmupAuto = Duration(w), true
+	}
+	if !v.present("restart") && !v.present("starts") {
+		s.Schedule.RestartAuto = true
+		switch {
+		case hasImage(s):
+			s.Schedule.RestartWhy = RestartImage
+		case s.mayRunJVM():
+			s.Schedule.RestartWhy = RestartJVM
+		default:
+			s.Restart, s.Schedule.RestartWhy = RestartPerRound, RestartNoJVM
+		}
+	}
+	if v.present("mode") || v.present("load.slice") {
+		return
+	}
+	s.Schedule.ModeAuto = true
+	// One variant is no reason here: an A/A run (toll run --aa) adds its
+	// twin after validation, and the run keeps a lone variant on its own
+	// (KeepOneAtATime).
+	switch {
+	case slices.ContainsFunc(s.Precision.Costs, func(c PrecisionCost) bool {
+		return strings.HasPrefix(c.Cost, "latency_") || c.Cost == "throughput"
+	}):
+		s.Schedule.ModeWhy = ScheduleLatency
+	case s.Pinning.Off:
+		s.Schedule.ModeWhy = ScheduleNoPinning
+	case len(v.m.online) > 0 && len(v.m.online) < 2:
+		s.Schedule.ModeWhy = ScheduleOneCPU
+	case v.present("matrix"):
+		s.Schedule.ModeWhy = ScheduleMatrix
+	default:
+		s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeDuet, DuetShared, ScheduleDuet
+	}
+}
+
+// KeepOneAtATime undoes a duet that toll chose (Schedule.ModeAuto) where
+// the run cannot hold one: the variants run one at a time, and why says
+// why (a ScheduleReason). A mode the scenario names is left alone.
+func (s *Scenario) KeepOneAtATime(why string) {
+	if !s.Schedule.ModeAuto || s.Mode != ModeDuet {
+		return
+	}
+	s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeSequential, "", why
+}
+
+// reJVM finds a JVM in a command, its environment or a script it runs.
+var reJVM = regexp.MustCompile(`(?i)\bjava\b|\.jar\b|-javaagent|JAVA_TOOL_OPTIONS|JDK_JAVA_OPTIONS|_JAVA_OPTIONS|\bkotlin\b|\bscala\b|\bclojure\b|\bgradle\b|\bmvn\b`)
+
+// mayRunJVM reports whether a service of s, as any variant changes it,
+// may run a JVM: its command, arguments or environment name one, or a
+// script it runs (its program or an argument that is a file) does. A JVM
+// starts in seconds and settles in minutes, so toll starts it once (a few
+// times over the run) rather than every round; a false alarm costs only
+// that choice.
+func (s *Scenario) mayRunJVM() bool {
+	mentions := func(dir string, argv []string, envs ...map[string]string) bool {
+		for _, env := range envs {
+			for k, val := range env {
+				if reJVM.MatchString(k) || reJVM.MatchString(val) {
+					return true
+				}
+			}
+		}
+		for i, a := range argv {
+			if reJVM.MatchString(a) || scriptMentionsJVM(dir, a, i == 0) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, svc := range s.Services {
+		if mentions(svc.Dir, svc.Command, svc.Env) {
+			return true
+		}
+		for _, vr := range s.Variants {
+			if o, ok := vr.Services[svc.Name]; ok && mentions(svc.Dir, append(append([]string(nil), o.Command...), o.Args...), o.Env) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxScriptScan bounds how much of a script mayRunJVM reads.
+const maxScriptScan = 64 << 10
+
+// scriptMentionsJVM reports whether word names a regular text file
+// (relative to dir; a program is looked up in PATH too) whose first
+// maxScriptScan bytes name a JVM. A binary is not read: a program that
+// is a JVM is named java.
+func scriptMentionsJVM(dir, word string, program bool) bool {
+	if word == "" || strings.Contains(word, "${") {
+		return false
+	}
+	p := word
+	switch {
+	case filepath.IsAbs(p):
+	case strings.Contains(p, "/") || !program:
+		p = filepath.Join(dir, p)
+	default:
+		found := false
+		for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+			if filepath.IsAbs(d) {
+				if st, err := os.Stat(filepath.Join(d, word)); err == nil && st.Mode().IsRegular() {
+					p, found = filepath.Join(d, word), true
+					break
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxScriptScan))
+	if err != nil || slices.Contains(b[:min(len(b), 512)], 0) {
+		return false // a binary
+	}
+	return reJVM.Match(b)
+}

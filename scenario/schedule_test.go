@@ -1,0 +1,95 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/pin"
+)
+
+// TestScheduleChosen checks the schedule toll chooses for a load test in
+// precision mode that names none, on a few shapes of scenario and machine:
+// a shared duet where the machine and the primary costs allow, a start
+// every round where no service runs a JVM, and one variant at a time or
+// one start where they must, each with its reason.
+func TestScheduleChosen(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "run.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec java -jar app.jar \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	oneCPU := testMachine
+	oneCPU.online = pin.CPUs{0}
+	for _, tt := range []struct {
+		name                 string
+		edit                 func(string) string
+		m                    machine
+		mode, duet, restart  string
+		modeWhy, restartWhy  string
+		modeAuto, restartAut bool
+	}{
+		{name: "a Go service", mode: ModeDuet, duet: DuetShared, restart: RestartPerRound, modeWhy: ScheduleDuet, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "an agent through JAVA_TOOL_OPTIONS", edit: func(s string) string {
+			return strings.Replace(s, "env: {A: b}", "env: {JAVA_TOOL_OPTIONS: -javaagent:/opt/a.jar}", 1)
+		}, mode: ModeDuet, duet: DuetShared, restart: RestartOnce, modeWhy: ScheduleDuet, restartWhy: RestartJVM, modeAuto: true, restartAut: true},
+		{name: "a script that runs java", edit: func(s string) string {
+			return strings.Replace(s, "command: [toll, app, consumer", "command: [sh, "+script+", consumer", 1)
+		}, mode: ModeDuet, duet: DuetShared, restart: RestartOnce, modeWhy: ScheduleDuet, restartWhy: RestartJVM, modeAuto: true, restartAut: true},
+		{name: "a latency among the primary costs", edit: func(s string) string {
+			return s + "precision: {costs: [cpu_per_request, latency_p99]}\n"
+		}, mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleLatency, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "pinning off", edit: func(s string) string { return s + "pinning: {off: true}\n" },
+			mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleNoPinning, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "one CPU", m: oneCPU, mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleOneCPU, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "a matrix", edit: func(s string) string { return s + "matrix: {cpus: [1, 2]}\n" },
+			mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleMatrix, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "the scenario's mode and restart", edit: func(s string) string { return s + "mode: sequential\nrestart: once\n" },
+			mode: ModeSequential, restart: RestartOnce},
+		{name: "fixed rounds", edit: func(s string) string { return s + "rounds: 5\n" }, mode: ModeSequential, restart: RestartOnce},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := good
+			if tt.edit != nil {
+				src = tt.edit(src)
+			}
+			m := tt.m
+			if m.online == nil {
+				m = testMachine
+			}
+			s, err := parse(filepath.Join(dir, "demo.yaml"), []byte(src), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := s.Schedule
+			if s.Mode != tt.mode || s.Pinning.Duet != tt.duet || s.Restart != tt.restart {
+				t.Errorf("mode %q (duet %q), restart %q; want %q (%q), %q", s.Mode, s.Pinning.Duet, s.Restart, tt.mode, tt.duet, tt.restart)
+			}
+			if c.ModeAuto != tt.modeAuto || c.ModeWhy != tt.modeWhy || c.RestartAuto != tt.restartAut || c.RestartWhy != tt.restartWhy {
+				t.Errorf("chosen %+v; want mode %v %q, restart %v %q", c, tt.modeAuto, tt.modeWhy, tt.restartAut, tt.restartWhy)
+			}
+		})
+	}
+}
+
+// TestKeepOneAtATime checks that a duet toll chose, and only that, is
+// undone where the run cannot hold it.
+func TestKeepOneAtATime(t *testing.T) {
+	s, err := parse("demo.yaml", []byte(good), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.KeepOneAtATime(ScheduleCluster)
+	if s.Mode != ModeSequential || s.Pinning.Duet != "" || s.Schedule.ModeWhy != ScheduleCluster {
+		t.Errorf("chosen duet kept: mode %q duet %q why %q", s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy)
+	}
+	named, err := parse("demo.yaml", []byte(good+"mode: duet\npinning: {duet: shared}\n"), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named.KeepOneAtATime(ScheduleCluster)
+	if named.Mode != ModeDuet {
+		t.Errorf("the scenario's own duet undone: mode %q", named.Mode)
+	}
+}
