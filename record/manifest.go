@@ -35,6 +35,9 @@ type Manifest struct {
 	Precision *Precision `json:"precision,omitempty"`
 	// Mode is "sequential", "duet", "together" or "find-max".
 	Mode string `json:"mode"`
+	// Chosen is set when toll chose the mode or the restart policy (a
+	// run in precision mode whose scenario names neither).
+	Chosen *ScheduleChoice `json:"schedule_chosen,omitempty"`
 	// Workload is what each trial did: "load" (absent in runs before it
 	// was recorded), "startup" or "job".
 	Workload string `json:"workload,omitempty"`
@@ -239,6 +242,22 @@ type WarmupUntil struct {
 	// warm a JVM before the trials' own load (each phase until the JIT
 	// settles, both within the warm-up's maximum).
 	JVMUsers int `json:"jvm_users,omitempty"`
+}
+
+// ScheduleChoice records what toll chose of a run's schedule, and why, as
+// codes (scenario.Schedule): Mode is set when toll chose the mode (ModeWhy
+// "duet", or why it kept one variant at a time: "one-variant",
+// "latency-primary", "pinning-off", "one-cpu", "matrix", "cluster",
+// "find-max"), Restart when it chose the restart policy (RestartWhy
+// "no-jvm", "jvm" or "image"), Warmup when it chose each trial's warm-up.
+type ScheduleChoice struct {
+	Mode       bool   `json:"mode,omitempty"`
+	ModeWhy    string `json:"mode_why,omitempty"`
+	Restart    bool   `json:"restart,omitempty"`
+	RestartWhy string `json:"restart_why,omitempty"`
+	// Warmup is set when toll chose the warm-up load before each window
+	// (the manifest's load.warmup_s).
+	Warmup bool `json:"warmup,omitempty"`
 }
 
 // Precision is a run in precision mode: its rounds ran until every primary

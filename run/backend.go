@@ -33,9 +33,16 @@ const remoteWarmup = time.Minute
 // manifest when that changed it: the variant warm-up toll chose (until
 // the JVMs settle, which it reads on this machine only) becomes a fixed
 // one, remoteWarmup at each trial's load, so that a scenario that sets no
-// warm-up runs in a cluster too. A warm-up the scenario sets is left to
-// checkRemote.
+// warm-up runs in a cluster too, and a duet toll chose runs one variant
+// at a time. A warm-up the scenario sets is left to checkRemote.
 func forRemote(s *scenario.Scenario) (*scenario.Scenario, string) {
+	if s.Schedule.ModeAuto && s.Mode == scenario.ModeDuet {
+		// A duet toll chose pins its sides to CPUs of one machine: a
+		// cluster runs one variant at a time.
+		c := *s
+		c.KeepOneAtATime(scenario.ScheduleCluster)
+		s = &c
+	}
 	if !s.Load.VariantWarmupAuto {
 		return s, ""
 	}

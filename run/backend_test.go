@@ -129,3 +129,49 @@ load: {target: "http://127.0.0.1:${port:a}", requests: [{path: /}], rate: 5, dur
 		})
 	}
 }
+
+// TestChosenDuetUndone checks that a duet toll chose runs one variant at
+// a time where the run cannot hold it (a cluster, a --find-max search, a
+// lone variant), with the reason, and is kept elsewhere.
+func TestChosenDuetUndone(t *testing.T) {
+	const src = `name: d
+services:
+  - name: app
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}"]
+    ready: {tcp: "127.0.0.1:${port:app}"}
+    measure: true
+variants: [{name: baseline}, {name: other}]
+load: {rate: 10, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
+`
+	s, err := scenario.Parse("d.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Mode != scenario.ModeDuet || !s.Schedule.ModeAuto {
+		t.Fatalf("mode %q (chosen %v), want a duet toll chose", s.Mode, s.Schedule.ModeAuto)
+	}
+	lone := *s
+	lone.Variants = lone.Variants[:1]
+	remote, _ := forRemote(s)
+	for _, tt := range []struct {
+		name string
+		got  *scenario.Scenario
+		mode string
+		why  string
+	}{
+		{"on this machine", holdable(s, Options{}), scenario.ModeDuet, scenario.ScheduleDuet},
+		{"a --find-max search", holdable(s, Options{FindMax: true}), scenario.ModeSequential, scenario.ScheduleFindMax},
+		{"one variant", holdable(&lone, Options{}), scenario.ModeSequential, scenario.ScheduleOneVariant},
+		{"a cluster", remote, scenario.ModeSequential, scenario.ScheduleCluster},
+	} {
+		if tt.got.Mode != tt.mode || tt.got.Schedule.ModeWhy != tt.why {
+			t.Errorf("%s: mode %q (%q), want %q (%q)", tt.name, tt.got.Mode, tt.got.Schedule.ModeWhy, tt.mode, tt.why)
+		}
+	}
+	if s.Mode != scenario.ModeDuet {
+		t.Errorf("the scenario itself changed: mode %q", s.Mode)
+	}
+	if err := checkRemote(remote, Options{}); err != nil {
+		t.Errorf("a cluster refuses the duet toll chose: %v", err)
+	}
+}

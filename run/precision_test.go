@@ -41,6 +41,8 @@ variants:
   - name: otel
 load: {rate: 10, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
 precision: {target: 3%, budget: 5m}
+mode: sequential
+restart: once
 `
 	s, err := scenario.Parse("p.yaml", []byte(src))
 	if err != nil {

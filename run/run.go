@@ -151,6 +151,7 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		seed = rand.Int64N(1<<31) + 1
 	}
 
+	s = holdable(s, opt)
 	if err := checkDuet(s); err != nil {
 		return nil, err
 	}
@@ -431,6 +432,9 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	}
 	cal := record.DefaultCalibration()
 	m.Calibration = &cal
+	if c := s.Schedule; c.ModeAuto || c.RestartAuto || c.WarmupAuto {
+		m.Chosen = &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto}
+	}
 	if u := s.Load.VariantWarmupUntil; u != nil {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
 		if s.Load.VariantWarmupAuto {
@@ -483,6 +487,27 @@ func workDir() string {
 		return ""
 	}
 	return d
+}
+
+// holdable returns s with a duet toll chose undone where this run cannot
+// hold one (scenario.KeepOneAtATime): in a --find-max search, or with one
+// variant (an A/A run adds its twin before this). A cluster's is undone
+// with the rest of what it runs otherwise (forRemote).
+func holdable(s *scenario.Scenario, opt Options) *scenario.Scenario {
+	why := ""
+	switch {
+	case !s.Schedule.ModeAuto || s.Mode != scenario.ModeDuet:
+		return s
+	case opt.FindMax:
+		why = scenario.ScheduleFindMax
+	case len(s.Variants) < 2:
+		why = scenario.ScheduleOneVariant
+	default:
+		return s
+	}
+	c := *s
+	c.KeepOneAtATime(why)
+	return &c
 }
 
 // MinDuetCPUs is the fewest online CPUs a split duet runs on: one for toll
