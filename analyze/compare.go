@@ -84,6 +84,14 @@ type Delta struct {
 	// baseline to size it by (FromZero), else by the estimate's size
 	// relative to the baseline (see SizeOf).
 	Size Size `json:"size"`
+	// Starts is set when the change compares starts rather than rounds:
+	// a cost that varies by start (variesByStart) in a run that started
+	// each variant's services once per start, each start's rounds
+	// averaged into one pair. Its interval is over Starts pairs.
+	Starts int `json:"starts,omitempty"`
+	// NoVerdict says why the change has no interval although its rounds
+	// do ("few-starts", "design"); empty otherwise.
+	NoVerdict string `json:"no_verdict,omitempty"`
 }
 
 // Size classes a change by how large it is, so that a report can colour a

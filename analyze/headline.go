@@ -104,7 +104,9 @@ func headlines(s *Summary) []Headline {
 			}
 			for _, hc := range changes {
 				c, ok := costResult(v.Costs, hc.cost)
-				if !ok || c.Delta == nil || (hc.onlyResolved && !c.Delta.Significant) || (hc.cost == Memory && haveRSS) {
+				// A change the run cannot judge (no verdict by design, or
+				// from too few starts) is no headline.
+				if !ok || c.Delta == nil || c.Delta.NoVerdict != "" || (hc.onlyResolved && !c.Delta.Significant) || (hc.cost == Memory && haveRSS) {
 					continue
 				}
 				haveRSS = haveRSS || hc.cost == RSS

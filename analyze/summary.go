@@ -64,6 +64,9 @@ type Summary struct {
 	// starts), or the starts' own spread when larger, as each change's
 	// FixedPct says. Absent otherwise.
 	StartNoisePct map[Cost]float64 `json:"start_noise_pct,omitempty"`
+	// Measured is the share of the run's time its measured windows
+	// held; nil without a window.
+	Measured *Measured `json:"measured,omitempty"`
 	// Profiles say, for each variant at each load step whose services
 	// were profiled, where its added CPU per request goes (AddProfiles).
 	Profiles []ProfileDiff `json:"profiles,omitempty"`
@@ -289,7 +292,11 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			put(key{t.Step, pairKey(t.Variant, t.Pair)})
 		}
 	}
+	if ms, ok := measured(m, trials); ok {
+		s.Measured = &ms
+	}
 	starts := jvmStarts(m, s.Trials)
+	once := startedOnce(m)
 	cal := CalibrationOf(m)
 	if starts > 0 {
 		s.StartNoisePct = jvmStartNoise(cal)
@@ -338,6 +345,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 						spread = append(spread, info.Label)
 					}
 					d := Compare(info, b, x, fixed)
+					if once && variesByStart(info.Cost) {
+						d = compareStarts(info, b, x, launches, fixedVariance(cal, info.Cost, 0))
+					}
 					d.launches = launches
 					if m.Control != "" && v != m.Control {
 						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
@@ -450,7 +460,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 			}
-			vr.Services = serviceResults(cal, m.Baseline, v, base, rounds, roles, starts)
+			vr.Services = serviceResults(cal, m.Baseline, v, baseOf(v), rounds, roles, starts, once)
 			st.Variants = append(st.Variants, vr)
 		}
 		var compared []*record.Trial
@@ -746,6 +756,7 @@ func notComparable(d Delta, why string) Delta {
 	d.AbsCILow, d.AbsCIHigh = nil, nil
 	d.Significant, d.BootstrapAgrees, d.Size = false, true, SizeNone
 	d.Verdict = "n/a (" + why + ")"
+	d.NoVerdict = NoVerdictDesign
 	return d
 }
 
@@ -756,8 +767,9 @@ func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 // v, compared with the same service in the baseline where it runs there too.
 // It returns nothing when v has a single measured service (its costs are
 // the totals already). starts is jvmStarts' count, which sets the
-// start-to-start term of cal (fixedVariance).
-func serviceResults(cal record.Calibration, baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int) []ServiceResult {
+// start-to-start term of cal (fixedVariance); once is startedOnce's, under
+// which a cost that varies by start compares starts (compareStarts).
+func serviceResults(cal record.Calibration, baseline, v string, base, rounds map[int]*TrialCosts, roles map[string]string, starts int, once bool) []ServiceResult {
 	var names []string
 	for _, tc := range rounds {
 		for n := range tc.Services {
@@ -797,6 +809,9 @@ func serviceResults(cal record.Calibration, baseline, v string, base, rounds map
 				b, x, launches := paired(theirs, mine, c)
 				fixed, _ := sideFixed(cal, c, starts, b, x, launches)
 				d := Compare(info, b, x, fixed)
+				if once && variesByStart(c) {
+					d = compareStarts(info, b, x, launches, fixedVariance(cal, c, 0))
+				}
 				cr.Delta = &d
 			}
 			sr.Costs = append(sr.Costs, cr)

@@ -1,0 +1,102 @@
+package analyze
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tollperf/toll/record"
+)
+
+// variesByStart says whether cost c differs between two starts of one
+// program by more than its rounds show: how much memory a process maps
+// and keeps (its heap's sizing, its allocator's arenas), how many threads
+// and files it holds, and a JVM's heap, metaspace, classes, collections
+// and compilation. Two starts of one Go program read memory 7–16% apart;
+// a run that started each variant once compares two such draws, which no
+// number of rounds averages away. Kalibera and Jones's rule applies:
+// repeat at the level where the variance arises, here the start. CPU per
+// request of a JVM carries its start-to-start term from the calibration
+// instead (fixedVariance).
+func variesByStart(c Cost) bool {
+	switch c {
+	case RSS, Memory, Threads, FDs, JVMHeapUsed, JVMHeapCommit, JVMCommitted, JVMOffHeap,
+		Metaspace, MetaCommitted, Classes, JVMThreads, GCTime, GCCount, JITTime, JITCompiles, JITCPU:
+		return true
+	}
+	return false
+}
+
+// startedOnce says whether m's load test started each variant's services
+// once (or once per start, starts:) for many rounds, so that a cost that
+// varies by start compares starts, not rounds. Restarted every round or
+// trial, each round is a start of its own.
+func startedOnce(m *record.Manifest) bool {
+	return m.Restart == "once" && loadTest(m) && m.Mode != "find-max"
+}
+
+// compareStarts is Compare for a cost that varies by start (variesByStart)
+// in a run that started its services once per start: each start's paired
+// rounds are averaged into one pair (their geometric means for a ratio,
+// their means for a difference), and the interval is a t interval over
+// the starts, widened by the run-level term fixed. Fewer than minStarts
+// starts give an estimate and no interval, and the verdict says why.
+func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed float64) Delta {
+	var order []int
+	by := map[int][]int{}
+	for i, l := range launches {
+		if _, ok := by[l]; !ok {
+			order = append(order, l)
+		}
+		by[l] = append(by[l], i)
+	}
+	ratio := !info.Additive && !slices.ContainsFunc(base, func(x float64) bool { return x <= 0 }) &&
+		!slices.ContainsFunc(vari, func(x float64) bool { return x <= 0 })
+	var bs, vs []float64
+	for _, l := range order {
+		var b, v float64
+		for _, i := range by[l] {
+			if ratio {
+				b, v = b+math.Log(base[i]), v+math.Log(vari[i])
+			} else {
+				b, v = b+base[i], v+vari[i]
+			}
+		}
+		n := float64(len(by[l]))
+		b, v = b/n, v/n
+		if ratio {
+			b, v = math.Exp(b), math.Exp(v)
+		}
+		bs, vs = append(bs, b), append(vs, v)
+	}
+	d := Compare(info, bs, vs, fixed)
+	d.Starts = len(order)
+	if d.Starts >= minStarts || d.N == 0 {
+		return d
+	}
+	// Too few starts: the estimate stands, the interval does not.
+	d.CILow, d.CIHigh, d.PValue, d.AbsCILow, d.AbsCIHigh = nil, nil, nil, nil, nil
+	d.Significant, d.BootstrapAgrees, d.Size, d.Equivalent, d.MarginPct = false, true, SizeNone, false, nil
+	d.NoVerdict = NoVerdictFewStarts
+	why := "1 start per variant: what differs between two starts is in no interval"
+	if d.Starts > 1 {
+		why = fmt.Sprintf("%d starts per variant: too few for an interval of what differs between starts", d.Starts)
+	}
+	if d.Pct != nil {
+		d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)
+	} else {
+		d.Verdict = fmt.Sprintf("%+.*f %s (%s)", info.Digits, d.Abs, info.Unit, why)
+	}
+	return d
+}
+
+// Why a change has no verdict (Delta.NoVerdict).
+const (
+	// NoVerdictFewStarts: a cost that varies by start, from fewer than
+	// minStarts starts of each variant.
+	NoVerdictFewStarts = "few-starts"
+	// NoVerdictDesign: the run's design makes the difference meaningless
+	// (sides loaded at once wait for each other's CPU; every side reads
+	// the one machine).
+	NoVerdictDesign = "design"
+)
