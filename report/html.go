@@ -43,6 +43,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	if s.Manifest != nil {
 		d.Rounds = roundsText(s)
 	}
+	d.Schedule = scheduleLine(m)
 	d.Warmups = warmupsLine(s)
 	d.Multiplicity = runMultiplicity(s)
 	d.Precision = precisionLines(s)
@@ -235,6 +236,8 @@ type htmlData struct {
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
+	// Schedule says what toll chose of the schedule (scheduleLine).
+	Schedule string
 	// Multiplicity says, per comparison, how many costs were tested at
 	// once and which changes chance likely gave (runMultiplicity).
 	Multiplicity []string
@@ -582,6 +585,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 <h1>toll: {{.Scenario}}</h1>
 <p class="sub">{{range .Variants}}{{if not .Baseline}}<span class="swatch" style="background:{{.Color}}"></span><b>{{.Name}}</b> {{end}}{{end}}
 against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Baseline}}</b>{{end}} — {{.Rounds}}, {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
+{{with .Schedule}}<p class="note">{{.}}</p>{{end}}
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
 {{range .Precision}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}

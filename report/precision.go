@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/record"
@@ -29,6 +30,9 @@ func precisionLines(s *analyze.Summary) []string {
 				}
 			}
 		}
+		out = append(out, line)
+	}
+	if line := measuredLine(s); line != "" {
 		out = append(out, line)
 	}
 	return out
@@ -102,4 +106,89 @@ func minutes(s float64) string {
 		return fmt.Sprintf("%.0f s", s)
 	}
 	return fmt.Sprintf("%.0f min", math.Round(s/60))
+}
+
+// scheduleLine says what toll chose of the run's schedule and why, from
+// the manifest's codes ("" when the scenario named it all).
+func scheduleLine(m *record.Manifest) string {
+	cpus := ""
+	if len(m.Layout.DuetCPUs) > 0 {
+		cpus = m.Layout.DuetCPUs[0]
+	}
+	return ScheduleText(m.Chosen, time.Duration(m.Load.WarmupS*float64(time.Second)), cpus)
+}
+
+// ScheduleText says what toll chose of a schedule (c, nil for nothing)
+// and why: "schedule chosen by toll: …", the duet on CPUs cpus when known.
+func ScheduleText(c *record.ScheduleChoice, warmup time.Duration, cpus string) string {
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	if c.Mode {
+		switch c.ModeWhy {
+		case "duet":
+			on := ""
+			if cpus != "" {
+				on = " on CPUs " + cpus
+			}
+			parts = append(parts, "the baseline and each variant loaded at once"+on+" (a shared duet), so that both meet the same moments of every CPU; their latencies then do not compare (--sequential, or a latency among precision.costs, loads one variant at a time)")
+		default:
+			parts = append(parts, "one variant at a time: "+oneAtATimeWhy(c.ModeWhy))
+		}
+	}
+	if c.Restart {
+		switch c.RestartWhy {
+		case "no-jvm":
+			parts = append(parts, "the services started afresh every round (restart: per-round): no service runs a JVM, so a start is cheap, and what differs between two starts (memory, threads) is then inside the intervals")
+		case "jvm":
+			parts = append(parts, "the services started once per start (restart: once), as many starts as the target needs: a JVM takes minutes to settle, and what differs between its starts is carried by the intervals of costs that vary with the start")
+		case "image":
+			parts = append(parts, "the services started once per start (restart: once): they run as containers")
+		}
+	}
+	if c.Warmup {
+		parts = append(parts, fmt.Sprintf("%s of load before each window (the services are warm already; load.warmup sets another)", warmup))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "schedule chosen by toll: " + strings.Join(parts, "; ")
+}
+
+// oneAtATimeWhy says why toll kept one variant at a time.
+func oneAtATimeWhy(code string) string {
+	switch code {
+	case "one-variant":
+		return "there is one variant"
+	case "latency-primary":
+		return "a primary cost is a latency or the throughput, which sides loaded at once do not compare"
+	case "pinning-off":
+		return "pinning.off is set, and sides at once need their CPUs pinned"
+	case "one-cpu":
+		return "this machine has one CPU, which the load generator would share with both sides"
+	case "matrix":
+		return "the scenario's matrix starts every variant under each CPU limit"
+	case "cluster":
+		return "a cluster runs one variant at a time"
+	case "find-max":
+		return "a --find-max search runs its own rounds"
+	}
+	return code
+}
+
+// measuredLine says how much of the run its measured windows held ("" for
+// none): "measured 6.9 of 10.0 min (69%); starts, warm-ups and each
+// trial's warm-up load took the rest".
+func measuredLine(s *analyze.Summary) string {
+	ms := s.Measured
+	if ms == nil || s.Manifest == nil || s.Manifest.Precision == nil {
+		return ""
+	}
+	unit, div := "min", 60.0
+	if ms.ElapsedS < 120 {
+		unit, div = "s", 1
+	}
+	return fmt.Sprintf("measured %.1f of %.1f %s (%.0f%%) in windows; starts, warm-ups and each trial's warm-up load took the rest",
+		ms.WindowS/div, ms.ElapsedS/div, unit, 100*ms.Share())
 }

@@ -74,6 +74,9 @@ func variantWarmup(m *record.Manifest) string {
 // warmed nothing.
 func warmupsLine(s *analyze.Summary) string {
 	if m := s.Manifest; m != nil && m.Precision != nil && m.Load.VariantWarmupS == 0 && (m.Restart == "per-round" || m.Restart == "per-trial") {
+		if m.Chosen != nil && m.Chosen.Restart {
+			return fmt.Sprintf("no variant warm-up: toll starts the services afresh every round, and each trial's warm-up load (%g s) warms them", m.Load.WarmupS)
+		}
 		return fmt.Sprintf("no variant warm-up: the scenario starts its services afresh every %s (restart: %s), to measure them so", strings.TrimPrefix(m.Restart, "per-"), m.Restart)
 	}
 	if s.Manifest == nil || s.Manifest.Load.VariantWarmupUntil == nil || len(s.Warmups) == 0 {
@@ -120,8 +123,10 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
 		strings.Join(nonBaseline(s), ", "), roundsText(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)
-	if line := warmupsLine(s); line != "" {
-		fmt.Fprintf(ew, "  %s\n", line)
+	for _, line := range []string{scheduleLine(m), warmupsLine(s)} {
+		if line != "" {
+			fmt.Fprintf(ew, "  %s\n", line)
+		}
 	}
 	for _, line := range precisionLines(s) {
 		fmt.Fprintf(ew, "  %s\n", line)
