@@ -121,3 +121,70 @@ func (r jitRule) sidesSettled(h jitHistory, owed []*plan.Trial, sides map[string
 	}
 	return found && all
 }
+
+// costPoint is one reading of a variant's measured services during a
+// warm-up: their cumulative CPU time and the warm-up's completed requests,
+// at a time since the warm-up began.
+type costPoint struct {
+	at   time.Duration
+	cpu  time.Duration
+	done uint64
+}
+
+// steadyRule ends a warm-up toll chose once what the trials measure has
+// stopped moving: a variant's CPU per request over each of the last
+// windows spans of length over lies within band of their mean. A JVM's
+// compiler may trickle on for minutes at a few ms per second after its
+// hot code is compiled; that no longer moves the cost a trial measures.
+type steadyRule struct {
+	over    time.Duration
+	windows int
+	band    float64 // a share of the mean, e.g. 0.05
+	// least is the fewest completed requests a span must hold to count.
+	least uint64
+}
+
+// defaultSteady is the rule a warm-up toll chose uses beside the JIT's:
+// three spans of the JIT rule's length within ±2.5% of their mean.
+func defaultSteady(over time.Duration) steadyRule {
+	return steadyRule{over: over, windows: 3, band: 0.05, least: 20}
+}
+
+// steady reports whether ps, a variant's readings in order, end in r.windows
+// spans whose CPU per request lies within r.band of their mean.
+func (r steadyRule) steady(ps []costPoint) bool {
+	if len(ps) < 2 || r.windows < 2 || r.over <= 0 {
+		return false
+	}
+	last := ps[len(ps)-1]
+	// at returns the last reading at or before t (ok false: none).
+	at := func(t time.Duration) (costPoint, bool) {
+		var p costPoint
+		ok := false
+		for _, q := range ps {
+			if q.at > t {
+				break
+			}
+			p, ok = q, true
+		}
+		return p, ok
+	}
+	var cprs []float64
+	end := last
+	for k := 1; k <= r.windows; k++ {
+		begin, ok := at(last.at - time.Duration(k)*r.over)
+		if !ok || end.done < begin.done+r.least || end.at <= begin.at {
+			return false
+		}
+		cprs = append(cprs, float64(end.cpu-begin.cpu)/float64(end.done-begin.done))
+		end = begin
+	}
+	var sum, lo, hi float64
+	lo = cprs[0]
+	for _, c := range cprs {
+		sum += c
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	m := sum / float64(len(cprs))
+	return m > 0 && (hi-lo)/m <= r.band
+}

@@ -156,3 +156,49 @@ func TestJITSidesSettleInTurn(t *testing.T) {
 		t.Error("no JVM found: settled")
 	}
 }
+
+// costReadings returns one reading a second for secs seconds at rate
+// requests a second, the variant's CPU per request in second i being
+// cpr(i).
+func costReadings(secs int, rate uint64, cpr func(i int) time.Duration) []costPoint {
+	ps := []costPoint{{}}
+	var cpu time.Duration
+	var done uint64
+	for i := range secs {
+		cpu += time.Duration(rate) * cpr(i)
+		done += rate
+		ps = append(ps, costPoint{at: time.Duration(i+1) * time.Second, cpu: cpu, done: done})
+	}
+	return ps
+}
+
+// TestSteadyCostRule checks when a warm-up toll chose counts a variant's
+// cost as steady: its CPU per request within the band over each of the
+// last three spans, whatever its JIT does, and never before three whole
+// spans or while the cost still falls.
+func TestSteadyCostRule(t *testing.T) {
+	r := defaultSteady(10 * time.Second)
+	us := time.Microsecond
+	tests := []struct {
+		name   string
+		ps     []costPoint
+		steady bool
+	}{
+		{"flat for 40 s", costReadings(40, 100, func(int) time.Duration { return 300 * us }), true},
+		{"flat, but only 25 s", costReadings(25, 100, func(int) time.Duration { return 300 * us }), false},
+		{"falling 1% a second", costReadings(40, 100, func(i int) time.Duration { return time.Duration(float64(400*us) * (1 - 0.01*float64(i))) }), false},
+		{"fell, then flat for 30 s", costReadings(60, 100, func(i int) time.Duration {
+			if i < 30 {
+				return 600 * us
+			}
+			return 300 * us
+		}), true},
+		{"small jitter", costReadings(40, 100, func(i int) time.Duration { return 300*us + time.Duration(i%3)*us }), true},
+		{"no requests", costReadings(40, 0, func(int) time.Duration { return 300 * us }), false},
+	}
+	for _, tt := range tests {
+		if got := r.steady(tt.ps); got != tt.steady {
+			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.steady)
+		}
+	}
+}

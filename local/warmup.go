@@ -74,6 +74,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	if len(owed) == 0 {
 		return nil
 	}
+	owed, rewarm = b.warmAlongside(owed, rewarm)
 	names := make([]string, len(owed))
 	for i, pt := range owed {
 		names[i] = pt.Variant
@@ -131,10 +132,13 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		if u := b.s.Load.VariantWarmupUntil; u != nil {
 			settled := true
 			for _, ph := range phases {
-				settled = settled && (ph.verdict.settled || ph.verdict.bySide[pt.Variant])
+				settled = settled && (ph.verdict.settled || ph.verdict.bySide[pt.Variant] || ph.verdict.steadyBy[pt.Variant])
 			}
 			w.rec = &record.VariantWarmup{MaxS: longest.Seconds(), Settled: settled,
 				NoJVM: last.verdict.jvms[pt.Variant] == 0, JITMsPerS: last.verdict.rates[pt.Variant]}
+			for _, ph := range phases {
+				w.rec.CostSteady = w.rec.CostSteady || ph.verdict.steadyBy[pt.Variant]
+			}
 			if len(phases) > 1 {
 				for _, ph := range phases {
 					w.rec.PhasesS = append(w.rec.PhasesS, max(ph.ends[i].Sub(ph.origin), 0).Seconds())
@@ -149,6 +153,27 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		b.say(warmupLine(pt.Variant, w))
 	}
 	return nil
+}
+
+// warmAlongside adds to owed every other variant whose services are
+// running and owed their warm-up, each at the load of owed's first trial,
+// so that one warm-up warms them all at once: nothing is measured during a
+// warm-up, and a JVM's waits for its compilation to settle, which takes
+// the same minutes however many JVMs settle beside it. Each variant's
+// first trial then records its own warm-up, as if it had run there.
+func (b *Backend) warmAlongside(owed []*plan.Trial, rewarm []bool) ([]*plan.Trial, []bool) {
+	for _, v := range b.s.Variants {
+		st := b.running[v.Name]
+		if st == nil || st.warmed || slices.ContainsFunc(owed, func(pt *plan.Trial) bool { return pt.Variant == v.Name }) {
+			continue
+		}
+		pt := *owed[0]
+		pt.Variant, pt.Pair, pt.Index = v.Name, "", 0
+		st.warmed = true
+		owed, rewarm = append(owed, &pt), append(rewarm, st.rewarm)
+		st.rewarm = false
+	}
+	return owed, rewarm
 }
 
 // warmupPhase is how one phase of a variant warm-up went, for each of the
@@ -172,12 +197,18 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
 	var exited atomic.Bool
 	var wg sync.WaitGroup
+	// completed counts each variant's requests as the warm-up goes, for
+	// the rule that ends it once their cost stops moving.
+	completed := map[string]*atomic.Uint64{}
 	for i, pt := range owed {
 		st := b.running[pt.Variant]
 		cfg, _ := b.loadConfig(st, loads[i], ph.origin, 0, longest)
 		if maxConns > 0 {
 			cfg.MaxConns = min(cfg.MaxConns, maxConns)
 		}
+		n := &atomic.Uint64{}
+		completed[pt.Variant] = n
+		cfg.OnSecond = func(sec load.Second) { n.Add(sec.Completed) }
 		wg.Go(func() {
 			res, err := load.Run(wctx, cfg)
 			ph.ends[i] = time.Now()
@@ -206,7 +237,14 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		if b.s.Load.VariantWarmupAuto {
 			rule.noJVM = scenario.DefaultNoJVMWarmup
 		}
-		ph.verdict = b.watchJIT(wctx, rule, owed, ph.origin)
+		var steady *steadyRule
+		if b.s.Load.VariantWarmupAuto {
+			// A warm-up toll chose also ends once the cost the trials
+			// measure has stopped moving, whatever the JIT still does.
+			r := defaultSteady(u.Over.D())
+			steady = &r
+		}
+		ph.verdict = b.watchJIT(wctx, rule, steady, completed, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
@@ -351,6 +389,25 @@ type jitVerdict struct {
 	bySide map[string]bool
 	jvms   map[string]int                // JVMs found, by variant
 	rates  map[string]map[string]float64 // latest ms/s by variant, then service
+	// steadyBy says which variants counted as settled because their CPU
+	// per request had stopped moving while their JIT still compiled.
+	steadyBy map[string]bool
+}
+
+// steadyAll reports whether every variant of owed with a JVM in h has
+// settled by its JIT (sides) or by its cost (steady).
+func steadyAll(h jitHistory, owed []*plan.Trial, sides, steady map[string]bool) bool {
+	found := false
+	for _, pt := range owed {
+		if len(h.of(pt.Variant)) == 0 {
+			continue
+		}
+		found = true
+		if !sides[pt.Variant] && !steady[pt.Variant] {
+			return false
+		}
+	}
+	return found
 }
 
 // anyJVM reports whether a warm-up found a measured JVM on either side.
@@ -373,7 +430,12 @@ func (v jitVerdict) anyJVM() bool {
 // compilation that follows a settled window is spent in the warm-up, not
 // in a trial. A service that is not yet a JVM is looked at again every
 // time, so that a JVM started late is waited for.
-func (b *Backend) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial, origin time.Time) jitVerdict {
+//
+// With steady set, a variant also counts as settled once its measured
+// services' CPU per request has stopped moving by that rule (completed
+// counts each variant's warm-up requests), which the verdict records
+// (steadyBy).
+func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule, completed map[string]*atomic.Uint64, owed []*plan.Trial, origin time.Time) jitVerdict {
 	type watched struct {
 		variant, key string // key: variant/service, in the history
 		svc          string
@@ -393,8 +455,10 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial
 	}()
 	h := jitHistory{}
 	sides := map[string]bool{} // the variants whose JVMs have settled
+	costs := map[string][]costPoint{}
+	steadyBy := map[string]bool{} // the variants whose cost stopped moving
 	verdict := func(settled bool) jitVerdict {
-		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}}
+		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}, steadyBy: steadyBy}
 		_, rates := rule.settled(h)
 		for _, pt := range owed {
 			v.bySide[pt.Variant] = sides[pt.Variant]
@@ -419,11 +483,16 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial
 		case <-timer.C:
 		}
 		now := time.Now()
+		cpu := map[string]time.Duration{}
 		for _, w := range ws {
-			if w.jvm == nil {
-				if _, err := w.tree.Sample(); err != nil {
+			if w.jvm == nil || steady != nil {
+				smp, err := w.tree.Sample()
+				if err != nil {
 					continue
 				}
+				cpu[w.variant] += smp.CPU
+			}
+			if w.jvm == nil {
 				if w.jvm, _ = findJVM(w.tree); w.jvm == nil {
 					continue
 				}
@@ -434,7 +503,17 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, owed []*plan.Trial
 			}
 			h.add(w.key, jitPoint{at: now.Sub(origin), jit: c.JITTime})
 		}
-		if rule.sidesSettled(h, owed, sides) {
+		settled := rule.sidesSettled(h, owed, sides)
+		if steady != nil {
+			for v, n := range completed {
+				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
+				if !sides[v] && steady.steady(costs[v]) {
+					steadyBy[v] = true
+				}
+			}
+			settled = settled || steadyAll(h, owed, sides, steadyBy)
+		}
+		if settled {
 			return verdict(true)
 		}
 		if rule.noJVM > 0 && len(h) == 0 && now.Sub(origin) >= rule.noJVM {

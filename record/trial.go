@@ -470,6 +470,10 @@ type VariantWarmup struct {
 	// (those set) and the trial's own load, each until the JIT settled or
 	// MaxS; those that ran, and nil for a warm-up of one phase.
 	PhasesS []float64 `json:"phases_s,omitempty"`
+	// CostSteady is set when a warm-up toll chose counted the variant as
+	// settled because its measured services' CPU per request had stopped
+	// moving, while its JIT still compiled above the threshold.
+	CostSteady bool `json:"cost_steady,omitempty"`
 }
 
 // TrialProfile says where a trial's profile is: the on-CPU stacks of its
