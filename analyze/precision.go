@@ -73,6 +73,12 @@ type Progress struct {
 	// rounds: stopping, starting and warming them. A new start is asked
 	// for only when it and two rounds fit in the budget.
 	StartTime time.Duration
+	// RunLeft is what is left of the whole run's budget, for this step
+	// and those after it, and Later is set when load steps follow this
+	// one: a step whose target is out of reach in RunLeft cedes its
+	// share to them (Ceded). Zero RunLeft never cedes.
+	RunLeft time.Duration
+	Later   bool
 	// Calibration is the run's (its manifest's): the run-level and
 	// start-to-start terms the intervals carry. A zero value stands for
 	// record.DefaultCalibration.
@@ -95,6 +101,10 @@ const (
 	Continue    StopReason = "continue"
 	Reached     StopReason = "reached"
 	BudgetSpent StopReason = "budget"
+	// Ceded: the step's target is out of reach in what is left of the
+	// whole run's budget, and load steps after it may reach theirs: it
+	// stops at its minimum and leaves them its share.
+	Ceded StopReason = "ceded"
 )
 
 // Width is one series' interval against its target.
@@ -222,6 +232,10 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		d.Reason = Reached
 	case g.Budget > 0 && p.Elapsed+roundTime > g.Budget:
 		d.Reason = BudgetSpent
+	case enough && p.Later && p.RunLeft > 0 && d.Worst >= 0 && (d.MoreRounds < 0 || d.MoreTime > p.RunLeft):
+		// Out of reach even with the whole run's budget: the steps after
+		// this one get what it would have spent in vain.
+		d.Reason = Ceded
 	}
 	// A new start when more are needed and this one has had its share of
 	// the rounds, or to reach the minimum number of starts.

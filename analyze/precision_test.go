@@ -330,3 +330,33 @@ func TestTQuantile(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideCedes checks that a load step whose target is out of reach in
+// what is left of the whole run's budget stops at its minimum and leaves
+// its share to the steps after it, and that the last step, a step that
+// can reach its target, or one before its minimum, does not.
+func TestDecideCedes(t *testing.T) {
+	goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, Budget: 5 * time.Minute}
+	wide := []PairedSeries{{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(6, 0.1, 0.2)}}  // hours away
+	near := []PairedSeries{{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(6, 0.1, 0.04)}} // minutes away
+	at := Progress{Rounds: 6, Elapsed: time.Minute, RoundTime: 10 * time.Second, RunLeft: 9 * time.Minute, Later: true}
+	last := at
+	last.Later = false
+	early := at
+	early.Rounds = 4
+	for _, tt := range []struct {
+		name   string
+		series []PairedSeries
+		p      Progress
+		want   StopReason
+	}{
+		{"out of reach, steps after it", wide, at, Ceded},
+		{"out of reach, the last step", wide, last, Continue},
+		{"out of reach, before its minimum", []PairedSeries{{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(4, 0.1, 0.2)}}, early, Continue},
+		{"within reach", near, at, Continue},
+	} {
+		if d := Decide(goal, tt.series, tt.p); d.Reason != tt.want {
+			t.Errorf("%s: %q (more rounds %d, %v), want %q", tt.name, d.Reason, d.MoreRounds, d.MoreTime, tt.want)
+		}
+	}
+}

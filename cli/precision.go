@@ -49,7 +49,7 @@ func (p precisionRule) AfterRound(ctx context.Context, dir *record.Dir, st run.R
 	g.Budget = st.Budget
 	d := analyze.Decide(g, analyze.PrecisionSeries(sum, st.Step, g.Targets), analyze.Progress{
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
-		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime,
+		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
 		Calibration: analyze.CalibrationOf(m),
 	})
 	rec := record.PrecisionStep{Stop: string(d.Reason), MoreRounds: d.MoreRounds, MoreStarts: d.MoreStarts, MoreS: d.MoreTime.Seconds()}

@@ -278,7 +278,9 @@ type Precision struct {
 // PrecisionStep is where the stopping rule left one load step.
 type PrecisionStep struct {
 	Step int `json:"step"`
-	// Stop is "reached", "budget", or "continue" for a run that ended
+	// Stop is "reached", "budget", "ceded" (out of reach in what was left
+	// of the run's budget: its share went to the load steps after it), or
+	// "continue" for a run that ended
 	// otherwise (interrupted, or out of planned rounds).
 	Stop     string  `json:"stop"`
 	Rounds   int     `json:"rounds"`

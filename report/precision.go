@@ -74,6 +74,14 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		}
 		return line
 	}
+	if st.Stop == "ceded" {
+		why := fmt.Sprintf("±%g%% is out of reach at this spread", st.TargetPct)
+		if st.MoreS > 0 {
+			why = fmt.Sprintf("±%g%% would take about %s more, beyond what was left of the budget", st.TargetPct, minutes(st.MoreS))
+		}
+		return fmt.Sprintf("stopped after %d rounds%s, %s: %s %s at ±%.1f%%; %s, so its share of the budget went to the load steps after it",
+			st.Rounds, over, took, st.Variant, label, st.HalfPct, why)
+	}
 	return fmt.Sprintf("stopped after %d rounds%s, %s, before reaching ±%g%% (%s %s at ±%.1f%%)", st.Rounds, over, took, st.TargetPct, st.Variant, label, st.HalfPct)
 }
 

@@ -42,6 +42,11 @@ type RoundState struct {
 	// took: stopping, starting and warming them.
 	RoundTime time.Duration
 	StartTime time.Duration
+	// RunLeft is what is left of the whole run's budget; Later is set
+	// when load steps follow this one, which a step out of reach leaves
+	// its share to.
+	RunLeft time.Duration
+	Later   bool
 }
 
 // RoundDecision is a PrecisionRule's answer.
@@ -138,7 +143,8 @@ func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
 // variant's services before the next round when the rule asks for one.
 func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
 	once := r.s.Restart == scenario.RestartOnce
-	st := RoundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget}
+	st := RoundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget,
+		RunLeft: max(pr.budget-time.Since(pr.began), time.Nanosecond), Later: t.Step < pr.steps-1}
 	// A round's time leaves the warm-ups out; a start's holds its own.
 	st.RoundTime = max(st.Elapsed-pr.warmedStep, 0) / time.Duration(max(st.Rounds, 1))
 	if once {
