@@ -39,8 +39,10 @@ func startedOnce(m *record.Manifest) bool {
 // in a run that started its services once per start: each start's paired
 // rounds are averaged into one pair (their geometric means for a ratio,
 // their means for a difference), and the interval is a t interval over
-// the starts, widened by the run-level term fixed. Fewer than minStarts
-// starts give an estimate and no interval, and the verdict says why.
+// the starts, widened by the run-level term fixed. One start gives an
+// estimate and no interval, and the verdict says why. Two give a t
+// interval with one degree of freedom, ±12.7 standard errors: wide, and
+// still right; a memory change as large as an agent's heap shows in it.
 func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed float64) Delta {
 	var order []int
 	by := map[int][]int{}
@@ -71,7 +73,7 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 	}
 	d := Compare(info, bs, vs, fixed)
 	d.Starts = len(order)
-	if d.Starts >= minStarts || d.N == 0 {
+	if d.Starts >= 2 || d.N == 0 {
 		return d
 	}
 	// Too few starts: the estimate stands, the interval does not.
@@ -79,9 +81,6 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 	d.Significant, d.BootstrapAgrees, d.Size, d.Equivalent, d.MarginPct = false, true, SizeNone, false, nil
 	d.NoVerdict = NoVerdictFewStarts
 	why := "1 start per variant: what differs between two starts is in no interval"
-	if d.Starts > 1 {
-		why = fmt.Sprintf("%d starts per variant: too few for an interval of what differs between starts", d.Starts)
-	}
 	if d.Pct != nil {
 		d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)
 	} else {
@@ -92,8 +91,8 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 
 // Why a change has no verdict (Delta.NoVerdict).
 const (
-	// NoVerdictFewStarts: a cost that varies by start, from fewer than
-	// minStarts starts of each variant.
+	// NoVerdictFewStarts: a cost that varies by start, from one start of
+	// each variant.
 	NoVerdictFewStarts = "few-starts"
 	// NoVerdictDesign: the run's design makes the difference meaningless
 	// (sides loaded at once wait for each other's CPU; every side reads

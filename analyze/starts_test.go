@@ -56,7 +56,7 @@ func TestStartVaryingCostsCompareStarts(t *testing.T) {
 		significant bool
 	}{
 		{"one start, 7% apart", "once", []float64{1.07}, 1, false, false},
-		{"two starts", "once", []float64{1.07, 0.95}, 2, false, false},
+		{"two starts that disagree", "once", []float64{1.07, 0.95}, 2, true, false},
 		{"four starts that disagree", "once", []float64{1.07, 0.94, 1.03, 0.97}, 4, true, false},
 		{"four starts, 10% dearer in each", "once", []float64{1.10, 1.11, 1.09, 1.10}, 4, true, true},
 		{"a start every round", "per-round", []float64{1.07, 0.94, 1.03, 0.97}, 0, true, false},
