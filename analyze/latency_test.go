@@ -43,3 +43,32 @@ func TestLatencyStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyWithinRun checks that a run whose latency changes have
+// intervals says that they hold its rounds only, and that one whose
+// latencies do not compare (a shared duet loaded at once) does not.
+func TestLatencyWithinRun(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		m      *record.Manifest
+		within bool
+	}{
+		{"one variant at a time", &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "v"}, Restart: "per-round", Mode: "sequential", Workload: "load"}, true},
+		{"a shared duet", &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "v"}, Restart: "per-round", Mode: "duet",
+			Workload: "load", Layout: record.Layout{DuetCPUs: []string{"1", "1"}}}, false},
+	} {
+		var trials []*record.Trial
+		for r := 1; r <= 6; r++ {
+			for _, v := range tt.m.Variants {
+				trials = append(trials, synthetic(t, len(trials)+1, r, v, 4, 100, 0.001, int64(1000+100*r+len(v))))
+			}
+		}
+		s, err := Summarize(tt.m, trials, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.LatencyWithinRun != tt.within {
+			t.Errorf("%s: latency_within_run %v, want %v", tt.name, s.LatencyWithinRun, tt.within)
+		}
+	}
+}

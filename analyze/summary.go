@@ -67,6 +67,11 @@ type Summary struct {
 	// Measured is the share of the run's time its measured windows
 	// held; nil without a window.
 	Measured *Measured `json:"measured,omitempty"`
+	// LatencyWithinRun is set when some latency change has an interval:
+	// it holds the run's rounds only, and no term for what differs from
+	// run to run, which for a latency is often larger (the report says
+	// so).
+	LatencyWithinRun bool `json:"latency_within_run,omitempty"`
 	// Profiles say, for each variant at each load step whose services
 	// were profiled, where its added CPU per request goes (AddProfiles).
 	Profiles []ProfileDiff `json:"profiles,omitempty"`
@@ -370,6 +375,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 						}
 					}
 					cr.Delta = &d
+					if isLatency(info.Cost) && d.CILow != nil {
+						s.LatencyWithinRun = true
+					}
 					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
 						disagree = append(disagree, info.Label)
 					}

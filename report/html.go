@@ -46,6 +46,9 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	d.Schedule = scheduleLine(m)
 	d.Warmups = warmupsLine(s)
 	d.Multiplicity = runMultiplicity(s)
+	if line := latencyLine(s); line != "" {
+		d.Multiplicity = append(d.Multiplicity, line)
+	}
 	d.Precision = precisionLines(s)
 	if !m.Started.IsZero() {
 		d.Started = m.Started.UTC().Format("2006-01-02 15:04:05 MST")

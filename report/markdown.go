@@ -51,8 +51,10 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "\nEvery variant's change is corrected by the A/A control (%s, a copy of %s run beside the variants): each round's ratio is divided by the control's, so a bias of the method cancels; the control's own row shows that bias.\n", c, s.Baseline)
 	}
-	for _, line := range runMultiplicity(s) {
-		fmt.Fprintf(ew, "\n%s\n", escape(line))
+	for _, line := range append(runMultiplicity(s), latencyLine(s)) {
+		if line != "" {
+			fmt.Fprintf(ew, "\n%s\n", escape(line))
+		}
 	}
 	if len(s.FlagGroups) > 0 {
 		fmt.Fprintf(ew, "\n%s\n\n", escape(flagsHeading(s)))

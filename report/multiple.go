@@ -71,3 +71,12 @@ func compareMultiplicity(rc *analyze.RunComparison) []string {
 	}
 	return lines
 }
+
+// latencyLine says, when some latency change has an interval, that the
+// interval holds the run's rounds only ("" otherwise).
+func latencyLine(s *analyze.Summary) string {
+	if !s.LatencyWithinRun {
+		return ""
+	}
+	return "Latency intervals hold this run's rounds only, not what differs from one run to the next, which for a latency is often larger: run again and compare the runs (toll compare) before trusting a latency change of a few tenths of a millisecond."
+}

@@ -151,8 +151,10 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	if c := controlOf(s); c != "" {
 		fmt.Fprintf(ew, "  Corrected by the A/A control (%s, a copy of %s): each round's ratio divided by the control's; its own row shows the bias.\n", c, s.Baseline)
 	}
-	for _, line := range runMultiplicity(s) {
-		fmt.Fprintf(ew, "  %s\n", line)
+	for _, line := range append(runMultiplicity(s), latencyLine(s)) {
+		if line != "" {
+			fmt.Fprintf(ew, "  %s\n", line)
+		}
 	}
 	writeFlags(ew, s, "  ")
 	writeNotes(ew, s, "  ")
