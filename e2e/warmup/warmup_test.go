@@ -3,6 +3,7 @@ package warmup
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -427,4 +428,77 @@ pinning: {warmup: all}
 	if !strings.Contains(stdout, "by 2 users on CPUs "+online.String()) {
 		t.Errorf("report's first line lacks the warm-up's CPUs:\n%s", stdout)
 	}
+}
+
+// TestWarmupsRunAtOnce starts three variants once and checks that their
+// variant warm-ups ran at once, at the first loaded trial after the start,
+// one after another neither in a sequential run nor in a duet's: each
+// variant's first trial records a warm-up of the full length that began
+// when the others' did. Nothing is measured during a warm-up.
+func TestWarmupsRunAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts real services")
+	}
+	for _, tt := range []struct{ name, schedule string }{
+		{"sequential", "mode: sequential"},
+		{"duet", "mode: duet\npinning: {duet: shared}"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tolltest.WriteScenario(t, "atonce", tolltest.HeavyVariants+`
+  - name: twin`, `  rate: 50
+  warmup: 200ms
+  duration: 1s
+  variant_warmup: 2s
+rounds: 1
+restart: once
+`+tt.schedule)
+			want := 3
+			if tt.name == "duet" {
+				want = 4 // two duets, the baseline in each
+			}
+			_, _, trials := tolltest.RunForTrials(t, path, want)
+			began := map[string]time.Time{}
+			for f, b := range trials {
+				var tr struct {
+					Variant        string    `json:"variant"`
+					Start          time.Time `json:"start"`
+					VariantWarmupS float64   `json:"variant_warmup_s"`
+				}
+				if err := json.Unmarshal(b, &tr); err != nil {
+					t.Fatal(err)
+				}
+				if tr.VariantWarmupS == 0 {
+					continue // a later trial of the baseline in a duet
+				}
+				if tr.VariantWarmupS < 1.9 || tr.VariantWarmupS > 2.6 {
+					t.Errorf("%s: %s warmed %.2f s, want the 2 s asked", f, tr.Variant, tr.VariantWarmupS)
+				}
+				began[tr.Variant] = tr.Start
+			}
+			if len(began) != 3 {
+				t.Fatalf("warm-ups of %v, want one for each of the 3 variants", slices.Sorted(maps.Keys(began)))
+			}
+			first, last := began["baseline"], began["baseline"]
+			for _, at := range began {
+				first, last = minTime(first, at), maxTime(last, at)
+			}
+			if d := last.Sub(first); d > 500*time.Millisecond {
+				t.Errorf("the warm-ups began %v apart (%v), want at once", d, began)
+			}
+		})
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
