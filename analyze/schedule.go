@@ -16,10 +16,11 @@ const QuickStartS = 2.0
 // rounds started each variant's services once and every service was ready
 // within QuickStartS. A process started once for the whole run is one draw
 // of what differs between two starts of the same program (its memory
-// layout, its heap's sizing): that draw is in every round, so the rounds
-// cannot show it and the intervals do not carry it (docs/method.md, "A gold
-// standard"). Restarted every round, it varies between rounds and is inside
-// the interval.
+// layout, its heap's sizing): that draw is in every round, so the costs it
+// moves are compared over starts (compareStarts), which one start leaves
+// without a verdict (docs/method.md, "Two starts of one program").
+// Restarted every round, it varies between rounds and is inside the
+// interval.
 func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 	if m.Restart != "once" || !loadTest(m) || m.Mode == "find-max" || m.Rounds < 2 {
 		return ""
@@ -41,17 +42,17 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 	if !started || slowest >= QuickStartS {
 		return ""
 	}
-	ran := "ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round"
+	ran := "ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is one draw for every round: memory, threads and open files have an estimate and no verdict"
 	if m.Starts > 1 {
-		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is the same in every round of a start", m.Starts)
+		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is one draw for every round of a start: memory, threads and open files are compared over the %d starts", m.Starts, m.Starts)
 	}
 	if m.Precision != nil {
 		// Precision mode starts again only services that run a JVM; the
 		// report says what toll chose, not a setting to change.
-		return fmt.Sprintf("each variant's services %s and not in the intervals; toll starts again only services that run a JVM, whose starts differ most (docs/method.md, \"A gold standard\")", ran)
+		return fmt.Sprintf("each variant's services %s (docs/method.md, \"Two starts of one program\")", ran)
 	}
-	return fmt.Sprintf("restart: once: each variant's services %s and not in the intervals; "+
-		"they were ready within %.2f s here, so restart: per-round would measure it too (docs/method.md, \"A gold standard\")", ran, slowest)
+	return fmt.Sprintf("restart: once: each variant's services %s; "+
+		"they were ready within %.2f s here, so restart: per-round would compare them round by round (docs/method.md, \"Two starts of one program\")", ran, slowest)
 }
 
 // SliceTailShare is the most of a sliced duet's turn (load.slice) that a
