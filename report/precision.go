@@ -177,6 +177,8 @@ func oneAtATimeWhy(code string) string {
 		return "this machine has one CPU, which the load generator would share with both sides"
 	case "matrix":
 		return "the scenario's matrix starts every variant under each CPU limit"
+	case "connections":
+		return "two load generators' connections would not fit this machine's local ports or file descriptors"
 	case "cluster":
 		return "a cluster runs one variant at a time"
 	case "find-max":

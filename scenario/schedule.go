@@ -53,6 +53,9 @@ const (
 	// ScheduleMatrix: a matrix of CPU limits, which runs each variant
 	// under each limit.
 	ScheduleMatrix = "matrix"
+	// ScheduleConnections: two load generators' connections would not fit
+	// the machine's local ports or file descriptors.
+	ScheduleConnections = "connections"
 	// ScheduleCluster: a cluster runs one variant at a time.
 	ScheduleCluster = "cluster"
 	// ScheduleFindMax: a --find-max search runs its own rounds.
@@ -117,9 +120,25 @@ func (v *validator) schedule(s *Scenario) {
 		s.Schedule.ModeWhy = ScheduleOneCPU
 	case v.present("matrix"):
 		s.Schedule.ModeWhy = ScheduleMatrix
+	case !v.twoGenerators(s.Load):
+		s.Schedule.ModeWhy = ScheduleConnections
 	default:
 		s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeDuet, DuetShared, ScheduleDuet
 	}
+}
+
+// twoGenerators reports whether the connections of two load generators of
+// l fit this machine (a load that does not fit even one is then refused
+// for one, by load).
+func (v *validator) twoGenerators(l Load) bool {
+	n, fds, what := l.MaxConns, 1, "connections"
+	if n <= 0 {
+		n = DefaultMaxConns
+	}
+	if len(l.Users) > 0 {
+		n, fds, what = slices.Max(l.Users), 2, "users"
+	}
+	return checkConns(v.m, n, 2, fds, what) == nil
 }
 
 // KeepOneAtATime undoes a duet that toll chose (Schedule.ModeAuto) where

@@ -45,6 +45,9 @@ func TestScheduleChosen(t *testing.T) {
 		{name: "one CPU", m: oneCPU, mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleOneCPU, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
 		{name: "a matrix", edit: func(s string) string { return s + "matrix: {cpus: [1, 2]}\n" },
 			mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleMatrix, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "users whose connections fit one load generator, not two", edit: func(s string) string {
+			return strings.Replace(s, "  rate: 100\n", "  users: 9000\n", 1)
+		}, mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleConnections, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
 		{name: "the scenario's mode and restart", edit: func(s string) string { return s + "mode: sequential\nrestart: once\n" },
 			mode: ModeSequential, restart: RestartOnce},
 		{name: "fixed rounds", edit: func(s string) string { return s + "rounds: 5\n" }, mode: ModeSequential, restart: RestartOnce},

@@ -263,11 +263,6 @@ func TestParseRefusesBadValues(t *testing.T) {
 				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\npinning: {duet: shared}\n", 1)
 				tt.line += 2
 			}
-			if strings.HasSuffix(tt.name, "beyond RLIMIT_NOFILE") || tt.name == "users 1e8" {
-				// One load generator's: a duet toll chose doubles it.
-				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: sequential\n", 1)
-				tt.line++
-			}
 			if tt.name == "users in a duet count twice" {
 				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)
 				tt.line++
