@@ -72,3 +72,40 @@ func TestPrecisionLineInHTML(t *testing.T) {
 		t.Errorf("report.html lacks the precision line")
 	}
 }
+
+// TestScheduleAndMeasuredLines checks that the report's first lines say
+// what toll chose of the schedule and why, that a step that ceded its
+// budget says so, and that a run in precision mode says how much of it
+// was measured.
+func TestScheduleAndMeasuredLines(t *testing.T) {
+	m := &record.Manifest{Scenario: "p", Baseline: "baseline", Variants: []string{"baseline", "v"}, Mode: "duet", Restart: "per-round",
+		Load:   record.LoadSettings{WarmupS: 2},
+		Layout: record.Layout{DuetCPUs: []string{"1", "1"}},
+		Chosen: &record.ScheduleChoice{Mode: true, ModeWhy: "duet", Restart: true, RestartWhy: "no-jvm", Warmup: true},
+		Precision: &record.Precision{Targets: map[string]float64{"cpu_per_request_ms": 3}, Steps: []record.PrecisionStep{
+			{Step: 0, Stop: "ceded", Rounds: 5, ElapsedS: 90, TargetPct: 3, HalfPct: 8.3, Variant: "v", Cost: "cpu_per_request_ms", MoreRounds: -1}}}}
+	s := &analyze.Summary{Scenario: "p", Baseline: "baseline", Variants: m.Variants, Manifest: m, Measured: &analyze.Measured{WindowS: 414, ElapsedS: 600}}
+	var b strings.Builder
+	if err := Text(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"schedule chosen by toll: the baseline and each variant loaded at once on CPUs 1 (a shared duet)",
+		"the services started afresh every round (restart: per-round): no service runs a JVM",
+		"2s of load before each window",
+		"stopped after 5 rounds, 2 min: v CPU per request at ±8.3%; ±3% is out of reach at this spread, so its share of the budget went to the load steps after it",
+		"measured 6.9 of 10.0 min (69%) in windows",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "latency-primary"}
+	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: a primary cost is a latency") {
+		t.Errorf("one at a time: %q", got)
+	}
+	m.Chosen = nil
+	if got := scheduleLine(m); got != "" {
+		t.Errorf("nothing chosen: %q", got)
+	}
+}
