@@ -26,13 +26,17 @@ type Schedule struct {
 	WarmupAuto bool
 }
 
-// ChosenWarmup is the warm-up load before each measured window that toll
-// chooses in precision mode where the scenario names none: the services
-// are warm already (a variant warm-up after each start, or a start every
-// round of a service that settles in a second), so the load before a
-// window only has to bring them back to steady state after they sat idle
-// or started; every second of it is a second not measured.
-const ChosenWarmup = 2 * time.Second
+// ChosenWarmup and ChosenWarmupWarmed are the warm-up load before each
+// measured window that toll chooses in precision mode where the scenario
+// names none: 2 s for services started every round (a service with no JVM,
+// which settles in a second or two after its start), 1 s for services
+// started once, warm already from their variant warm-up, which only have
+// to come back to steady state after sitting idle. Every second of it is
+// a second not measured.
+const (
+	ChosenWarmup       = 2 * time.Second
+	ChosenWarmupWarmed = time.Second
+)
 
 // Why toll chose a schedule (Schedule.ModeWhy and RestartWhy). The words
 // are the report's; these are codes.
@@ -83,14 +87,6 @@ func (v *validator) schedule(s *Scenario) {
 	if v.present("rounds") && !v.present("precision") || s.Workload() != WorkloadLoad || v.asStartup {
 		return
 	}
-	if !v.present("load.warmup") {
-		// A closed model's ramp, where it is one toll takes, is warm-up.
-		w := ChosenWarmup
-		if r := s.Load.Ramp.D(); r > w && r <= time.Hour { // a longer one is refused below
-			w = r
-		}
-		s.Load.Warmup, s.Schedule.WarmupAuto = Duration(w), true
-	}
 	if !v.present("restart") && !v.present("starts") {
 		s.Schedule.RestartAuto = true
 		switch {
@@ -101,6 +97,17 @@ func (v *validator) schedule(s *Scenario) {
 		default:
 			s.Restart, s.Schedule.RestartWhy = RestartPerRound, RestartNoJVM
 		}
+	}
+	if !v.present("load.warmup") {
+		w := ChosenWarmup
+		if s.Restart == RestartOnce {
+			w = ChosenWarmupWarmed
+		}
+		// A closed model's ramp, where it is one toll takes, is warm-up.
+		if r := s.Load.Ramp.D(); r > w && r <= time.Hour { // a longer one is refused below
+			w = r
+		}
+		s.Load.Warmup, s.Schedule.WarmupAuto = Duration(w), true
 	}
 	if v.present("mode") || v.present("load.slice") {
 		return

@@ -72,6 +72,19 @@ func TestScheduleChosen(t *testing.T) {
 			if c.ModeAuto != tt.modeAuto || c.ModeWhy != tt.modeWhy || c.RestartAuto != tt.restartAut || c.RestartWhy != tt.restartWhy {
 				t.Errorf("chosen %+v; want mode %v %q, restart %v %q", c, tt.modeAuto, tt.modeWhy, tt.restartAut, tt.restartWhy)
 			}
+			// The warm-up before each window: toll's in precision mode,
+			// shorter for services warm from their variant warm-up.
+			warmup := DefaultWarmup
+			switch {
+			case tt.name == "fixed rounds":
+			case s.Restart == RestartOnce:
+				warmup = ChosenWarmupWarmed
+			default:
+				warmup = ChosenWarmup
+			}
+			if s.Load.Warmup.D() != warmup {
+				t.Errorf("load.warmup %s, want %s", s.Load.Warmup, warmup)
+			}
 		})
 	}
 }
