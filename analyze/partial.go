@@ -151,7 +151,7 @@ func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
 
 // logFollows matches the end of an error's first line that announces the
 // lines of a service's log after it.
-var logFollows = regexp.MustCompile(`; last \d+ log lines:$`)
+var logFollows = regexp.MustCompile(`; (?:first \d+ and )?last \d+ log lines:$`)
 
 // stepLabel names load step i of the manifest's load settings: in a
 // matrix, load step i % n under the matrix's setting i / n, where n is the

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,16 @@ func (k *kubeFlags) addFlags(fl *pflag.FlagSet) {
 	fl.StringVar(&k.context, "kube-context", "", "kubeconfig context (default the current one)")
 }
 
+// The environment variables that give the flags a run on a cluster
+// without a registry needs their defaults: scripts/kube-cluster.sh env
+// exports them for the project's test cluster, whose images are imported
+// (toll:dev, never pulled) and which runs no duet.
+const (
+	envTollImage  = "TOLL_KUBE_TOLL_IMAGE"        // --toll-image
+	envPullPolicy = "TOLL_KUBE_IMAGE_PULL_POLICY" // --image-pull-policy
+	envSequential = "TOLL_KUBE_SEQUENTIAL"        // --sequential, with --kubernetes
+)
+
 // kubeImages set, for one run or render, the images a scenario's
 // kubernetes block names: toll's image and the pull policy, for a cluster
 // whose images are not where the file says (a test cluster without a
@@ -41,8 +52,26 @@ type kubeImages struct {
 }
 
 func (k *kubeImages) addFlags(fl *pflag.FlagSet) {
-	fl.StringVar(&k.tollImage, "toll-image", "", "toll's image in the cluster, in place of kubernetes.toll_image")
-	fl.StringVar(&k.pullPolicy, "image-pull-policy", "", "every container's imagePullPolicy (Always, IfNotPresent, Never), in place of kubernetes.image_pull_policy")
+	fl.StringVar(&k.tollImage, "toll-image", os.Getenv(envTollImage), "toll's image in the cluster, in place of kubernetes.toll_image (default $"+envTollImage+")")
+	fl.StringVar(&k.pullPolicy, "image-pull-policy", os.Getenv(envPullPolicy), "every container's imagePullPolicy (Always, IfNotPresent, Never), in place of kubernetes.image_pull_policy (default $"+envPullPolicy+")")
+}
+
+// kubeSequential returns whether a duet scenario runs on a cluster one
+// variant at a time: the --sequential flag when given (set), else
+// $TOLL_KUBE_SEQUENTIAL, a boolean (1, true, 0, false); unset is false.
+func kubeSequential(fl *pflag.FlagSet, set bool) (bool, error) {
+	if fl.Changed("sequential") {
+		return set, nil
+	}
+	v := os.Getenv(envSequential)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("$%s=%q: want true or false", envSequential, v)
+	}
+	return b, nil
 }
 
 // apply puts the flags' images in s's kubernetes block.
@@ -147,6 +176,10 @@ RoleBinding that toll's CLI needs in the namespace.`,
   toll k8s render --sequential --rbac examples/quickstart.yaml | kubectl apply --dry-run=server -f -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			sequential, err := kubeSequential(cmd.Flags(), sequential)
+			if err != nil {
+				return &exitError{ExitUsage, err}
+			}
 			s, err := scenario.ReadWith(args[0], scenario.Overrides{Sequential: sequential})
 			if err != nil {
 				return &exitError{ExitUsage, err}
@@ -161,7 +194,7 @@ RoleBinding that toll's CLI needs in the namespace.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opt.RBAC, "rbac", false, "also print the ServiceAccount, Role and RoleBinding toll needs")
-	cmd.Flags().BoolVar(&sequential, "sequential", false, "render a duet scenario as run one variant at a time (toll run --kubernetes --sequential): a cluster runs no duet")
+	cmd.Flags().BoolVar(&sequential, "sequential", false, "render a duet scenario as run one variant at a time (toll run --kubernetes --sequential): a cluster runs no duet (default $"+envSequential+")")
 	cmd.Flags().Int64Var(&opt.Seed, "seed", 0, "order the trials as a run with this seed (default the scenario's)")
 	images.addFlags(cmd.Flags())
 	return cmd

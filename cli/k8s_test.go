@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -579,6 +580,58 @@ func TestKubernetesRenderImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkImages(t, out, "toll:dev", corev1.PullNever)
+	if err := tolltest.Command(t, "k8s", "render", "--sequential", "--image-pull-policy", "Sometimes", "../examples/quickstart.yaml").Run(); err == nil {
+		t.Error("--image-pull-policy Sometimes was accepted")
+	}
+}
+
+// TestKubernetesDefaultsFromEnv checks that the three flags a run on the
+// project's test cluster needs (--toll-image, --image-pull-policy,
+// --sequential for the quickstart's duet) take their defaults from the
+// variables scripts/kube-cluster.sh env exports, that a flag given
+// overrides its variable, and that a bad value is refused.
+func TestKubernetesDefaultsFromEnv(t *testing.T) {
+	cluster := []string{envTollImage + "=toll:dev", envPullPolicy + "=Never", envSequential + "=1"}
+	tests := []struct {
+		name       string
+		env, args  []string
+		image      string
+		policy     corev1.PullPolicy
+		wantRefuse bool
+	}{
+		{"the cluster's variables alone", cluster, nil, "toll:dev", corev1.PullNever, false},
+		{"flags over the variables", cluster, []string{"--toll-image", "toll:other", "--image-pull-policy", "IfNotPresent"}, "toll:other", corev1.PullIfNotPresent, false},
+		{"--sequential=false over the variable: the duet is refused", cluster, []string{"--sequential=false"}, "", "", true},
+		{"no variables: the duet is refused", nil, nil, "", "", true},
+		{"a bad sequential variable", []string{envSequential + "=sometimes"}, nil, "", "", true},
+		{"a bad policy variable", []string{envSequential + "=true", envPullPolicy + "=Sometimes"}, nil, "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := tolltest.Command(t, append(append([]string{"k8s", "render"}, tt.args...), "../examples/quickstart.yaml")...)
+			// The variables of this machine's shell do not count.
+			env := slices.DeleteFunc(cmd.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TOLL_KUBE_") })
+			cmd.Env = append(env, tt.env...)
+			out, err := cmd.Output()
+			if tt.wantRefuse {
+				if err == nil {
+					t.Error("rendered, want a refusal")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkImages(t, out, tt.image, tt.policy)
+		})
+	}
+}
+
+// checkImages checks that every container of the objects rendered in out
+// runs image with pull policy policy.
+func checkImages(t *testing.T, out []byte, image string, policy corev1.PullPolicy) {
+	t.Helper()
 	var containers int
 	for _, d := range strings.Split(string(out), "\n---\n") {
 		var o struct {
@@ -597,16 +650,13 @@ func TestKubernetesRenderImages(t *testing.T) {
 		}
 		for _, c := range cs {
 			containers++
-			if c.Image != "toll:dev" || c.ImagePullPolicy != corev1.PullNever {
-				t.Errorf("%s %s: image %s, pull policy %q; want toll:dev, Never", o.Kind, c.Name, c.Image, c.ImagePullPolicy)
+			if c.Image != image || c.ImagePullPolicy != policy {
+				t.Errorf("%s %s: image %s, pull policy %q; want %s, %s", o.Kind, c.Name, c.Image, c.ImagePullPolicy, image, policy)
 			}
 		}
 	}
 	if containers == 0 {
 		t.Fatal("no container rendered")
-	}
-	if err := tolltest.Command(t, "k8s", "render", "--sequential", "--image-pull-policy", "Sometimes", "../examples/quickstart.yaml").Run(); err == nil {
-		t.Error("--image-pull-policy Sometimes was accepted")
 	}
 }
 

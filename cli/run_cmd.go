@@ -136,6 +136,13 @@ appended to it as Markdown.
 			if fl.Changed("budget") {
 				f.short.Budget = &budget
 			}
+			if f.kube.on {
+				seq, err := kubeSequential(fl, f.short.Sequential)
+				if err != nil {
+					return &exitError{ExitUsage, err}
+				}
+				f.short.Sequential = seq
+			}
 			return runScenario(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), file, f)
 		},
 	}
@@ -150,7 +157,7 @@ appended to it as Markdown.
 	fl.IntVar(&starts, "starts", 0, "start the services this many times over the run instead of the scenario's starts (restart: once): its rounds split among the starts")
 	fl.StringVar(&precision, "precision", "", "run rounds until every primary cost's 95% interval is this precise, e.g. 3% (precision mode, in place of the scenario's rounds)")
 	fl.DurationVar(&budget, "budget", 0, "the longest a run in precision mode may take (default: the scenario's precision.budget, or 10m)")
-	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts")
+	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts (with --kubernetes, default $"+envSequential+")")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")

@@ -11,26 +11,35 @@ type StartError struct {
 	Name string
 	// Err says why: the exit status, a readiness timeout, a cancellation.
 	Err error
-	// Log holds the last lines the service wrote to its log.
+	// Log holds the lines the service wrote to its log: its last, after
+	// its first LogHead and a line saying what was left out between them.
 	Log []string
+	// LogHead is how many of Log's lines are the log's first; 0 when Log
+	// is the log's end.
+	LogHead int
 }
 
-// Error returns the reason followed by the end of the log, one line each.
+// Error returns the reason followed by the log, one line each.
 func (e *StartError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "start %s: %v", e.Name, e.Err)
-	writeLog(&b, e.Log)
+	writeLog(&b, e.Log, e.LogHead)
 	return b.String()
 }
 
-// writeLog ends an error message with the end of a service's log, one line
-// each, or says the log is empty.
-func writeLog(b *strings.Builder, log []string) {
+// writeLog ends an error message with a service's log, one line each (its
+// first head lines, a line saying what was left out, and its last), or
+// says the log is empty.
+func writeLog(b *strings.Builder, log []string, head int) {
 	if len(log) == 0 {
 		b.WriteString("; log is empty")
 		return
 	}
-	fmt.Fprintf(b, "; last %d log lines:", len(log))
+	if head > 0 && head < len(log)-1 {
+		fmt.Fprintf(b, "; first %d and last %d log lines:", head, len(log)-head-1)
+	} else {
+		fmt.Fprintf(b, "; last %d log lines:", len(log))
+	}
 	for _, l := range log {
 		b.WriteString("\n\t")
 		b.WriteString(l)
@@ -47,12 +56,16 @@ type ExitError struct {
 	// Err is what waiting for the process returned: an *exec.ExitError,
 	// or nil for a zero exit status.
 	Err error
-	// Log holds the last lines the service wrote to its log: what it said
-	// before it exited.
+	// Log holds the lines the service wrote to its log, what it said
+	// before it exited: its last, after its first LogHead and a line
+	// saying what was left out between them.
 	Log []string
+	// LogHead is how many of Log's lines are the log's first; 0 when Log
+	// is the log's end.
+	LogHead int
 }
 
-// Error describes the exit, followed by the end of the log, one line each.
+// Error describes the exit, followed by the log, one line each.
 func (e *ExitError) Error() string {
 	var b strings.Builder
 	if e.Err == nil {
@@ -60,7 +73,7 @@ func (e *ExitError) Error() string {
 	} else {
 		fmt.Fprintf(&b, "service %s exited unexpectedly: %v", e.Name, e.Err)
 	}
-	writeLog(&b, e.Log)
+	writeLog(&b, e.Log, e.LogHead)
 	return b.String()
 }
 

@@ -47,10 +47,12 @@ func (g *Group) exited() error {
 	for _, s := range g.services {
 		select {
 		case <-s.Done():
+			log, head := s.logExcerpt(startFailureTail)
 			return &StartError{
-				Name: s.Spec.Name,
-				Err:  exited("while later services started", s.waitErr),
-				Log:  s.LogTail(startFailureTail),
+				Name:    s.Spec.Name,
+				Err:     exited("while later services started", s.waitErr),
+				Log:     log,
+				LogHead: head,
 			}
 		default:
 		}

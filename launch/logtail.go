@@ -75,11 +75,12 @@ func tailLines(path string, start int64, n int) ([]string, error) {
 	return out, nil
 }
 
-// quoteLine returns a log line as an error quotes it: printable, and at
-// most about maxLineBytes, its start and end kept around a note of what
+// quoteLine returns a log line as an error quotes it: its terminal escape
+// sequences dropped, printable, and at most about maxLineBytes, its start and end kept around a note of what
 // was left out. A partial line, whose start was not read, keeps its end
 // behind truncatedMark.
 func quoteLine(l []byte, partial bool) string {
+	l = stripEscapes(l)
 	if partial {
 		if len(l) > maxLineBytes {
 			l = l[len(l)-maxLineBytes:]
@@ -92,6 +93,74 @@ func quoteLine(l []byte, partial bool) string {
 	half := maxLineBytes / 2
 	head, tail := trimRuneEnd(l[:half]), trimRuneStart(l[len(l)-half:])
 	return printable(string(head)) + fmt.Sprintf(" … [%d bytes left out] … ", len(l)-len(head)-len(tail)) + printable(string(tail))
+}
+
+// stripEscapes returns l without the terminal escape sequences it holds
+// whole: CSI sequences (colours, cursor moves: ESC [ … final byte), OSC,
+// DCS, SOS, PM and APC strings ended by BEL or ESC \ (a window title), and
+// the two-byte escapes (ESC c, ESC M, ESC ( B). An escape that is not
+// complete is left for printable to write as \xNN.
+func stripEscapes(l []byte) []byte {
+	i := bytes.IndexByte(l, 0x1b)
+	if i < 0 {
+		return l
+	}
+	out := make([]byte, 0, len(l))
+	for i >= 0 {
+		out = append(out, l[:i]...)
+		n := escapeLen(l[i:])
+		if n == 0 {
+			out = append(out, l[i])
+			n = 1
+		}
+		l = l[i+n:]
+		i = bytes.IndexByte(l, 0x1b)
+	}
+	return append(out, l...)
+}
+
+// escapeLen returns the length of the escape sequence at the start of b,
+// which begins with ESC, or 0 if b does not begin with a whole one.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch c := b[1]; {
+	case c == '[': // CSI: parameters 0x30–0x3f, intermediates 0x20–0x2f, a final byte 0x40–0x7e
+		j := 2
+		for j < len(b) && b[j] >= 0x30 && b[j] <= 0x3f {
+			j++
+		}
+		for j < len(b) && b[j] >= 0x20 && b[j] <= 0x2f {
+			j++
+		}
+		if j < len(b) && b[j] >= 0x40 && b[j] <= 0x7e {
+			return j + 1
+		}
+		return 0
+	case c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_': // a string ended by BEL or ST
+		for j := 2; j < len(b); j++ {
+			switch {
+			case b[j] == 0x07:
+				return j + 1
+			case b[j] == 0x1b && j+1 < len(b) && b[j+1] == '\\':
+				return j + 2
+			}
+		}
+		return 0
+	case c >= 0x20 && c <= 0x2f: // intermediates, then a final byte: ESC ( B
+		j := 2
+		for j < len(b) && b[j] >= 0x20 && b[j] <= 0x2f {
+			j++
+		}
+		if j < len(b) && b[j] >= 0x30 && b[j] <= 0x7e {
+			return j + 1
+		}
+		return 0
+	case c >= 0x30 && c <= 0x7e: // ESC c, ESC M, ESC 7, …
+		return 2
+	}
+	return 0
 }
 
 // trimRuneStart drops the continuation bytes of a character cut at b's
@@ -189,4 +258,151 @@ func capLog(path string, limit int64) (int64, error) {
 		return dropped, fmt.Errorf("cap log: %w", err)
 	}
 	return dropped, nil
+}
+
+// maxHeadBytes bounds how much of the start of a log logExcerpt reads for
+// the service's first lines.
+const maxHeadBytes = 16 << 10
+
+// logEntry is a run of identical lines of a log, quoted once.
+type logEntry struct {
+	text    []byte
+	partial bool  // the line began before what was read
+	count   int   // how many identical lines in a row
+	start   int64 // the run's first byte in the log
+	end     int64 // the offset past the run's last line and its newline
+}
+
+// quote returns the entry as an error quotes it (see quoteLine), with how
+// many times it was repeated.
+func (e logEntry) quote() string {
+	q := quoteLine(e.text, e.partial)
+	if e.count > 1 {
+		q += fmt.Sprintf(" (repeated %d times)", e.count)
+	}
+	return q
+}
+
+// splitEntries splits buf, read from offset off of a log, into its lines,
+// each run of lines that are the same once their escape sequences are
+// dropped made one entry. With partial, the first line began before buf.
+func splitEntries(buf []byte, off int64, partial bool) []logEntry {
+	var es []logEntry
+	var last []byte // the last entry's text, its escapes dropped
+	for len(buf) > 0 {
+		line, n := buf, len(buf)
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line, n = buf[:i], i+1
+		}
+		clean := stripEscapes(line)
+		if k := len(es) - 1; k >= 0 && !es[k].partial && bytes.Equal(last, clean) {
+			es[k].count++
+			es[k].end = off + int64(n)
+		} else {
+			es = append(es, logEntry{text: line, partial: partial && len(es) == 0, count: 1, start: off, end: off + int64(n)})
+			last = clean
+		}
+		off += int64(n)
+		buf = buf[n:]
+	}
+	return es
+}
+
+// quoteEntries quotes each entry.
+func quoteEntries(es []logEntry) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.quote()
+	}
+	return out
+}
+
+// logExcerpt returns what an error quotes of the log at path since offset
+// start (the size it had before the service started): at most n lines, a
+// run of identical lines (the access log of readiness checks) counted as
+// one and said to be repeated, each made safe to print (quoteLine). When
+// the log holds more, the excerpt keeps its first n/3 lines (the service's
+// start-up, which says what it listens on and why it may fail) and its
+// last, around a line saying how much was left out, and head is the
+// number of first lines; head is 0 when the excerpt is the whole log or,
+// for n below 3, its end. It reads at most the log's first maxHeadBytes
+// and last maxTailBytes.
+func logExcerpt(path string, start int64, n int) (lines []string, head int, err error) {
+	if n <= 0 {
+		return nil, 0, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("log excerpt: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("log excerpt: %w", err)
+	}
+	size := info.Size()
+	if start > size {
+		start = 0 // truncated since
+	}
+	read := func(from, to int64) ([]byte, error) {
+		buf := make([]byte, to-from)
+		if _, err := f.ReadAt(buf, from); err != nil && err != io.EOF {
+			return nil, fmt.Errorf("log excerpt: %w", err)
+		}
+		return buf, nil
+	}
+	headN := n / 3
+	tailN := n - headN - 1
+	if headN == 0 {
+		tailN = n
+	}
+
+	if headN == 0 || size-start <= maxHeadBytes+maxTailBytes {
+		from := max(start, size-maxTailBytes)
+		if headN > 0 {
+			from = start
+		}
+		buf, err := read(from, size)
+		if err != nil {
+			return nil, 0, err
+		}
+		es := splitEntries(buf, from, from > start)
+		if len(es) <= n {
+			return quoteEntries(es), 0, nil
+		}
+		if headN == 0 {
+			if es[0].partial && len(es) > n {
+				es = es[1:]
+			}
+			return quoteEntries(es[len(es)-n:]), 0, nil
+		}
+		left := 0
+		for _, e := range es[headN : len(es)-tailN] {
+			left += e.count
+		}
+		lines = append(quoteEntries(es[:headN]), fmt.Sprintf("… (%d lines left out) …", left))
+		return append(lines, quoteEntries(es[len(es)-tailN:])...), headN, nil
+	}
+
+	// The log is longer than both windows, which do not meet.
+	buf, err := read(start, start+maxHeadBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+		buf = buf[:i+1] // whole lines, unless the first fills the window
+	}
+	hs := splitEntries(buf, start, false)
+	hs = hs[:min(headN, len(hs))]
+	from := size - maxTailBytes
+	if buf, err = read(from, size); err != nil {
+		return nil, 0, err
+	}
+	ts := splitEntries(buf, from, true)
+	if ts[0].partial && len(ts) > tailN {
+		ts = ts[1:]
+	}
+	ts = ts[max(0, len(ts)-tailN):]
+	lines = append(quoteEntries(hs), fmt.Sprintf("… (%d bytes left out) …", ts[0].start-hs[len(hs)-1].end))
+	return append(lines, quoteEntries(ts)...), len(hs), nil
 }

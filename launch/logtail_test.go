@@ -30,7 +30,9 @@ func TestTailLines(t *testing.T) {
 		{"zero", "a\n", 0, 0, nil},
 		{"long log keeps whole lines", "first\n" + long + "\nlast\n", 0, 1, []string{"last"}},
 		{"a line longer than the window keeps its end", "first\n" + long + "\nlast\n", 0, 5, []string{truncatedMark + long[:maxLineBytes], "last"}},
-		{"escapes are neutralised", "ok\n\x1b[2J\x1b]0;PWNED\x07 \x9b1m \u009b2m \xff tab\there\n", 0, 5, []string{"ok", `\x1b[2J\x1b]0;PWNED\x07 \x9b1m \xc2\x9b2m \xff tab` + "\there"}},
+		{"escapes are neutralised", "ok\n\x1b[2J\x1b]0;PWNED\x07 \x9b1m \u009b2m \xff tab\there\n", 0, 5, []string{"ok", ` \x9b1m \xc2\x9b2m \xff tab` + "\there"}},
+		{"colours are dropped", "\x1b[31mERROR\x1b[0m \x1b[1;33m404\x1b[m \x1b(Bdone\n", 0, 5, []string{"ERROR 404 done"}},
+		{"an unended escape is written out", "title \x1b]0;PWNED\n", 0, 5, []string{`title \x1b]0;PWNED`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,5 +157,94 @@ func TestServiceLogCapped(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(data), "[toll: this log passed its limit") {
 		t.Errorf("log begins %.60q: want the note of what was dropped", data)
+	}
+}
+
+// TestLogExcerpt checks what of a log an error about a service quotes:
+// runs of identical lines (an access log of readiness checks, coloured)
+// once, said to be repeated, and, when the log holds more than the lines
+// asked for, its first lines (the service's start-up) as well as its last.
+func TestLogExcerpt(t *testing.T) {
+	startup := "* Serving Flask app 'app'\n* Running on http://127.0.0.1:5000\nPress CTRL+C to quit\n"
+	access := "127.0.0.1 - - [01/Dec/2026 10:00:00] \"\x1b[33mGET /health HTTP/1.1\x1b[0m\" 404 -\n"
+	numbered := func(from, to int) string {
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			fmt.Fprintf(&b, "request %d\n", i)
+		}
+		return b.String()
+	}
+	long := strings.Repeat("z", 60<<10)
+	tests := []struct {
+		name     string
+		content  string
+		n        int
+		want     []string
+		wantHead int
+	}{
+		{"short log whole", "a\nb\n", 15, []string{"a", "b"}, 0},
+		{"empty", "", 15, nil, 0},
+		{
+			"repeated lines once, escapes dropped",
+			startup + strings.Repeat(access, 15),
+			15,
+			[]string{"* Serving Flask app 'app'", "* Running on http://127.0.0.1:5000", "Press CTRL+C to quit",
+				`127.0.0.1 - - [01/Dec/2026 10:00:00] "GET /health HTTP/1.1" 404 - (repeated 15 times)`},
+			0,
+		},
+		{
+			"first and last lines",
+			startup + numbered(0, 100),
+			15,
+			append([]string{"* Serving Flask app 'app'", "* Running on http://127.0.0.1:5000", "Press CTRL+C to quit",
+				"request 0", "request 1", "… (89 lines left out) …"}, strings.Split(strings.TrimSpace(numbered(91, 100)), "\n")...),
+			5,
+		},
+		{
+			"a repeated line at the end counts once",
+			startup + numbered(0, 100) + strings.Repeat(access, 200),
+			15,
+			append(append([]string{"* Serving Flask app 'app'", "* Running on http://127.0.0.1:5000", "Press CTRL+C to quit",
+				"request 0", "request 1", "… (90 lines left out) …"}, strings.Split(strings.TrimSpace(numbered(92, 100)), "\n")...),
+				`127.0.0.1 - - [01/Dec/2026 10:00:00] "GET /health HTTP/1.1" 404 - (repeated 200 times)`),
+			5,
+		},
+		{
+			"a log longer than both windows",
+			startup + numbered(0, 10000),
+			15,
+			append([]string{"* Serving Flask app 'app'", "* Running on http://127.0.0.1:5000", "Press CTRL+C to quit",
+				"request 0", "request 1", fmt.Sprintf("… (%d bytes left out) …", len(numbered(2, 9991)))}, strings.Split(strings.TrimSpace(numbered(9991, 10000)), "\n")...),
+			5,
+		},
+		{
+			"fewer than three lines asked: the end",
+			startup + numbered(0, 100),
+			2,
+			[]string{"request 98", "request 99"},
+			0,
+		},
+		{
+			"long lines: a line cut by the window is marked",
+			"first\n" + long + "\n" + long + "\nlast\n",
+			15,
+			[]string{"first", fmt.Sprintf("… (%d bytes left out) …", 2*len(long)+2+len("last\n")-maxTailBytes), truncatedMark + long[:maxLineBytes], quoteLine([]byte(long), false), "last"},
+			1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log")
+			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, head, err := logExcerpt(path, 0, tt.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprintf("%q", got) != fmt.Sprintf("%q", tt.want) || head != tt.wantHead {
+				t.Errorf("logExcerpt = %d first lines of\n%q\nwant %d of\n%q", head, got, tt.wantHead, tt.want)
+			}
+		})
 	}
 }

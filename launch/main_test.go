@@ -38,7 +38,9 @@ func TestMain(m *testing.M) {
 }
 
 // helperHTTP waits for the delay in delayEnv, then serves HTTP on the address
-// in addrEnv: 200 on /, a redirect on /redirect, 500 on /fail.
+// in addrEnv: 200 on /, a redirect on /redirect, 500 on /fail, 503 on
+// /starting, 405 to a GET of /post-only, 404 elsewhere. It logs each
+// request as a development server does, in colour, the time to the second.
 func helperHTTP() int {
 	delay, _ := time.ParseDuration(os.Getenv(delayEnv))
 	time.Sleep(delay)
@@ -56,7 +58,15 @@ func helperHTTP() int {
 	mux.HandleFunc("/fail", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not yet", http.StatusInternalServerError)
 	})
-	fmt.Fprintln(os.Stderr, http.Serve(ln, mux))
+	mux.HandleFunc("/starting", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "starting", http.StatusServiceUnavailable)
+	})
+	mux.HandleFunc("POST /post-only", func(w http.ResponseWriter, r *http.Request) {})
+	logged := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Printf("127.0.0.1 - - [%s] \"\x1b[33m%s %s %s\x1b[0m\" -\n", time.Now().Format("02/Jan/2006 15:04:05"), r.Method, r.URL.Path, r.Proto)
+		mux.ServeHTTP(w, r)
+	})
+	fmt.Fprintln(os.Stderr, http.Serve(ln, logged))
 	return 1
 }
 

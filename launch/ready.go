@@ -20,6 +20,12 @@ const (
 	// checkTimeout bounds one readiness check, so that a service that
 	// accepts but never answers does not hold the poll.
 	checkTimeout = time.Second
+	// refusalGrace is how long a readiness URL may answer the same
+	// definite client error (see definiteRefusal) before the wait gives
+	// up: a service that is starting answers 503, or nothing, but one that
+	// answers 404 or 405 for this long was asked for a path or a method it
+	// does not serve, and waiting out the timeout would only hide that.
+	refusalGrace = 5 * time.Second
 )
 
 // waitReady polls the readiness checks of r until they all pass, the
@@ -48,10 +54,14 @@ func waitReady(ctx context.Context, r Readiness, logPath string, logStart int64,
 	tick := time.NewTicker(pollInterval)
 	defer tick.Stop()
 	var last error // the last check's failure, preferring one not cut short by the deadline
+	var refused refusal
 	for {
 		err := check(rctx, client, r, lw)
 		if err == nil {
 			return nil
+		}
+		if err := refused.note(err, time.Now()); err != nil {
+			return err
 		}
 		// A check that failed for want of time says nothing about the
 		// service. (rctx.Err may still be nil then: the context learns of
@@ -123,7 +133,63 @@ func checkCommand(ctx context.Context, r Readiness) error {
 	return fmt.Errorf("ready command %q: %w", r.Command, err)
 }
 
-// checkHTTP GETs url and wants a 2xx or 3xx answer.
+// statusError is a readiness URL's answer other than 2xx or 3xx.
+type statusError struct {
+	// URL is the readiness URL.
+	URL string
+	// Code is the answer's status code.
+	Code int
+	// Status is the answer's status line, "404 Not Found".
+	Status string
+}
+
+// Error names the URL and its answer.
+func (e *statusError) Error() string {
+	return fmt.Sprintf("GET %s: %s", e.URL, e.Status)
+}
+
+// definiteRefusal reports whether a readiness URL's status code says that
+// the request is wrong rather than that the service is not ready yet: a
+// 4xx, but for 408 Request Timeout, 425 Too Early and 429 Too Many
+// Requests, which a busy or starting server may answer.
+func definiteRefusal(code int) bool {
+	switch code {
+	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests:
+		return false
+	}
+	return code >= 400 && code < 500
+}
+
+// refusal follows a readiness URL's answers for the same definite client
+// error, given for refusalGrace without a break.
+type refusal struct {
+	code  int       // the status answered since since; 0 for none
+	since time.Time // when it was first answered
+}
+
+// note takes the outcome of a readiness check made at now and returns an
+// error once the URL has answered the same definite refusal for
+// refusalGrace.
+func (r *refusal) note(err error, now time.Time) error {
+	var se *statusError
+	if !errors.As(err, &se) || !definiteRefusal(se.Code) {
+		r.code = 0
+		return nil
+	}
+	if se.Code != r.code {
+		r.code, r.since = se.Code, now
+		return nil
+	}
+	if d := now.Sub(r.since); d >= refusalGrace {
+		return fmt.Errorf("readiness URL %s answered %s to every GET for %v: "+
+			"a client error says the URL or its method is wrong, not that the service is starting",
+			se.URL, se.Status, d.Round(100*time.Millisecond))
+	}
+	return nil
+}
+
+// checkHTTP GETs url and wants a 2xx or 3xx answer; any other answer is a
+// *statusError.
 func checkHTTP(ctx context.Context, client *http.Client, url string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -136,7 +202,7 @@ func checkHTTP(ctx context.Context, client *http.Client, url string) error {
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
+		return &statusError{URL: url, Code: resp.StatusCode, Status: resp.Status}
 	}
 	return nil
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // startFailureTail is how many log lines a StartError or an ExitError
-// carries.
+// carries (see logExcerpt).
 const startFailureTail = 15
 
 // Service is a started service: one process group whose leader toll forked.
@@ -117,7 +117,8 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 		default:
 		}
 		stopErr := s.Stop(0)
-		return nil, &StartError{Name: spec.Name, Err: errors.Join(err, stopErr), Log: s.LogTail(startFailureTail)}
+		log, head := s.logExcerpt(startFailureTail)
+		return nil, &StartError{Name: spec.Name, Err: errors.Join(err, stopErr), Log: log, LogHead: head}
 	}
 	s.ReadyAt = time.Now()
 	return s, nil
@@ -228,7 +229,8 @@ func (s *Service) ExitErr() error {
 	select {
 	case <-s.done:
 		if s.unexpected {
-			return &ExitError{Name: s.Spec.Name, Err: s.waitErr, Log: s.LogTail(startFailureTail)}
+			log, head := s.logExcerpt(startFailureTail)
+			return &ExitError{Name: s.Spec.Name, Err: s.waitErr, Log: log, LogHead: head}
 		}
 		return nil
 	default:
@@ -261,4 +263,15 @@ func (s *Service) LogTail(n int) []string {
 		return nil
 	}
 	return lines
+}
+
+// logExcerpt returns up to n lines of what the service wrote to its log
+// since it started, its first and its last, for an error (see logExcerpt),
+// and how many are its first; nil if the log cannot be read.
+func (s *Service) logExcerpt(n int) (lines []string, head int) {
+	lines, head, err := logExcerpt(s.Spec.LogPath, s.logStart.Load(), n)
+	if err != nil {
+		return nil, 0
+	}
+	return lines, head
 }

@@ -2,6 +2,7 @@ package launch
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,8 +99,11 @@ func TestStartFailure(t *testing.T) {
 		spec    func(t *testing.T) Spec
 		ctx     func() (context.Context, context.CancelFunc)
 		want    []string
-		wantErr error // errors.Is target, if any
-		code    int   // exit code, if the process exited on its own
+		notWant []string
+		wantErr error         // errors.Is target, if any
+		code    int           // exit code, if the process exited on its own
+		minTook time.Duration // the least time Start may take to fail
+		maxTook time.Duration // the most; 5 s when zero
 	}{
 		{
 			name: "early exit",
@@ -159,6 +163,48 @@ func TestStartFailure(t *testing.T) {
 			want: []string{"not ready within 500ms", "500 Internal Server Error", "listening on"},
 		},
 		{
+			// A readiness URL the service does not serve fails at once,
+			// not at the timeout, and the log quoted keeps the service's
+			// first line, the access lines once each, without colours.
+			name: "http not found",
+			spec: func(t *testing.T) Spec {
+				addr := freeAddr(t)
+				s := helperSpec(t, addr, 0)
+				s.Ready = Readiness{HTTP: "http://" + addr + "/health", Timeout: 30 * time.Second}
+				return s
+			},
+			want:    []string{"readiness URL http://", "/health answered 404 Not Found to every GET for 5", "listening on", "GET /health HTTP/1.1\" - (repeated "},
+			notWant: []string{"\x1b", `\x1b`, "not ready within"},
+			minTook: refusalGrace,
+			maxTook: refusalGrace + 3*time.Second,
+		},
+		{
+			name: "http method not allowed",
+			spec: func(t *testing.T) Spec {
+				addr := freeAddr(t)
+				s := helperSpec(t, addr, 0)
+				s.Ready = Readiness{HTTP: "http://" + addr + "/post-only", Timeout: 30 * time.Second}
+				return s
+			},
+			want:    []string{"/post-only answered 405 Method Not Allowed"},
+			minTook: refusalGrace,
+			maxTook: refusalGrace + 3*time.Second,
+		},
+		{
+			// A service that is starting answers 503: toll waits for it
+			// to the timeout, past the time a 404 is given.
+			name: "http unavailable waits",
+			spec: func(t *testing.T) Spec {
+				addr := freeAddr(t)
+				s := helperSpec(t, addr, 0)
+				s.Ready = Readiness{HTTP: "http://" + addr + "/starting", Timeout: refusalGrace + time.Second}
+				return s
+			},
+			want:    []string{"not ready within 6s", "503 Service Unavailable", "listening on"},
+			minTook: refusalGrace + time.Second,
+			maxTook: refusalGrace + 4*time.Second,
+		},
+		{
 			name: "canceled",
 			spec: func(t *testing.T) Spec {
 				s := shSpec(t, "patient", "echo pid=$$; exec sleep 100")
@@ -185,12 +231,18 @@ func TestStartFailure(t *testing.T) {
 				s.Stop(0)
 				t.Fatal("Start succeeded")
 			}
-			if took := time.Since(begin); took > 5*time.Second {
-				t.Errorf("Start took %v to fail", took)
+			took := time.Since(begin)
+			if maxTook := cmp.Or(tt.maxTook, 5*time.Second); took > maxTook || took < tt.minTook {
+				t.Errorf("Start took %v to fail, want %v to %v", took, tt.minTook, maxTook)
 			}
 			for _, w := range tt.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("error %q contains %q", err, w)
 				}
 			}
 			var se *StartError

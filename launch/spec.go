@@ -20,7 +20,9 @@ const DefaultReadyTimeout = 30 * time.Second
 // ready as soon as it has started.
 type Readiness struct {
 	// HTTP is a URL that must answer a GET with a 2xx or 3xx status.
-	// Redirects are not followed.
+	// Redirects are not followed. A URL that answers the same client
+	// error (a 404, a 405: see definiteRefusal) for 5 s fails the wait
+	// before Timeout.
 	HTTP string
 	// TCP is a host:port that must accept a connection.
 	TCP string

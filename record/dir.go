@@ -97,12 +97,27 @@ func (d *Dir) WriteFile(name string, data []byte) error {
 	})
 }
 
+// WritePrivateFile writes name as WriteFile does, readable by its owner
+// alone (mode 0600): a file that may hold secrets, such as the copy of a
+// scenario whose services' environment carries a token.
+func (d *Dir) WritePrivateFile(name string, data []byte) error {
+	return d.writeFileWith(name, 0o600, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
 // WriteFileWith writes name as WriteFile does, its content written by
 // write through a buffer of 64 KiB: a file too large to hold in memory (a
 // day's series.csv) is never held whole. An error of write's is returned
 // as it is (a failed write to the file names the file); a partial file is
 // removed.
 func (d *Dir) WriteFileWith(name string, write func(io.Writer) error) error {
+	return d.writeFileWith(name, 0o644, write)
+}
+
+// writeFileWith is WriteFileWith, the file given mode perm.
+func (d *Dir) writeFileWith(name string, perm os.FileMode, write func(io.Writer) error) error {
 	path := filepath.Join(d.Path, name)
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
@@ -125,7 +140,7 @@ func (d *Dir) WriteFileWith(name string, write func(io.Writer) error) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), perm); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {

@@ -403,7 +403,9 @@ func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := dir.WriteFile("scenario.yaml", s.Source); err != nil {
+	// The scenario is code that may carry secrets (its services' env, a
+	// load header's token): its copy is its owner's alone.
+	if err := dir.WritePrivateFile("scenario.yaml", s.Source); err != nil {
 		return nil, err
 	}
 	return dir, nil

@@ -5,6 +5,7 @@
 #   scripts/kube-cluster.sh build          # Kubernetes v1.34.4 from the Go module proxy (cached)
 #   scripts/kube-cluster.sh up [--nodes 2] # build, then etcd, containerd, control plane, node(s)
 #   scripts/kube-cluster.sh env            # prints export TOLL_KUBECONFIG=... KUBECONFIG=...
+#                                          # and toll's defaults for this cluster (TOLL_KUBE_*)
 #   scripts/kube-cluster.sh images         # (re)imports toll's image, toll:dev, from this tree
 #                                          # (and the JVM image below when its jars are there)
 #   scripts/kube-cluster.sh java-image     # (re)imports toll-java:dev: this machine's JDK, the
@@ -573,8 +574,13 @@ stop() {
 	rm -f "$f"
 }
 
+# env_ prints the exports of a shell that uses this cluster: its kubeconfig
+# and binaries, and the defaults of the flags toll run --kubernetes needs
+# on it (its images are imported, never pulled; it runs no duet), which
+# toll reads (--toll-image, --image-pull-policy, --sequential).
 env_() {
-	echo "export TOLL_KUBECONFIG=$W/kubeconfig KUBECONFIG=$W/kubeconfig PATH=$W/bin:\$PATH"
+	echo "export TOLL_KUBECONFIG=$W/kubeconfig KUBECONFIG=$W/kubeconfig PATH=$W/bin:\$PATH" \
+		"TOLL_KUBE_TOLL_IMAGE=$TOLL_IMAGE TOLL_KUBE_IMAGE_PULL_POLICY=Never TOLL_KUBE_SEQUENTIAL=true"
 }
 
 case "${1:-}" in

@@ -52,7 +52,8 @@
 // wait up to DecodeWait and then get 503 with Retry-After; an OTLP
 // payload is charged what pdata will hold of it before it is decoded; a
 // body that sends nothing for StallTimeout is dropped; and at most
-// MaxConns connections are served at once.
+// MaxConns connections are served at once, from PressureConns of them
+// on with new connections' bodies held to PressedBodyRate (pressure.go).
 //
 // Counts are cumulative since Start and kept in atomics, so reading them
 // (Sink.Counts) and counting on the request path take no locks. Requests

@@ -116,11 +116,12 @@ func (s *Sink) serveGRPC(w http.ResponseWriter, r *http.Request) {
 	s.c.requests.Add(1)
 	l := s.newLease(r.Context())
 	defer l.release()
-	body := &stallReader{r: r.Body, rc: http.NewResponseController(w), lim: s.lim, start: time.Now()}
+	body := &stallReader{r: r.Body, rc: http.NewResponseController(w), s: s, ctx: r.Context(), start: time.Now()}
 	tally := &rpcTally{}
 	defer func() {
 		if tally.accepted {
 			s.c.bytes.Add(uint64(body.n))
+			prove(r.Context())
 		} else {
 			s.c.rejected.Add(1)
 			s.c.rejectedBytes.Add(uint64(body.n))
@@ -216,19 +217,20 @@ func grpcError(w http.ResponseWriter, c codes.Code, msg string) {
 }
 
 // stallReader reads a request body, counting its bytes, and gives each
-// read until limits.bodyDeadline to return before the connection's read
+// read until Sink.bodyDeadline to return before the connection's read
 // deadline fails it.
 type stallReader struct {
 	r     io.Reader
 	rc    *http.ResponseController
-	lim   limits
+	s     *Sink
+	ctx   context.Context // the request's
 	start time.Time
 	n     int64
 }
 
-// Read reads from the body under a fresh deadline (limits.bodyDeadline).
+// Read reads from the body under a fresh deadline (Sink.bodyDeadline).
 func (sr *stallReader) Read(p []byte) (int, error) {
-	_ = sr.rc.SetReadDeadline(sr.lim.bodyDeadline(sr.start, time.Now(), sr.n))
+	_ = sr.rc.SetReadDeadline(sr.s.bodyDeadline(sr.ctx, sr.start, time.Now(), sr.n))
 	n, err := sr.r.Read(p)
 	sr.n += int64(n)
 	return n, err

@@ -110,7 +110,40 @@ const (
 
 	// MaxConns is the number of connections the sink serves at once:
 	// each holds buffers and a goroutine, and an agent opens a few.
+	// Past it, new connections wait in the kernel's backlog until one
+	// closes.
 	MaxConns = 256
+
+	// PressureConns is the number of open connections from which the
+	// sink is under pressure (three quarters of MaxConns, where an
+	// agent opens a few): from there on, a body on a connection that has
+	// not yet had a request accepted (see PressedBodyGrace) must arrive
+	// at PressedBodyRate. 300 connections trickling a byte every 10 s
+	// into bodies otherwise held every connection for StallTimeout each,
+	// dialling again when dropped, and an exporter that had to dial
+	// (its first connection, or one closed while idle) waited behind
+	// them in the backlog, its exports timing out, for most of a minute.
+	PressureConns = MaxConns * 3 / 4
+
+	// PressedBodyGrace is how long a body on an unproven connection
+	// (none of its requests accepted yet) may take, besides its bytes at
+	// PressedBodyRate, and go without sending a byte, while the sink is
+	// under pressure (PressureConns). It bounds how long an attacker's
+	// connection keeps a place a newcomer waits for: an exporter's batch
+	// on the loopback arrives in milliseconds. The allowance is on the
+	// bytes received, never on a Content-Length announced.
+	PressedBodyGrace = time.Second
+
+	// PressedBodyRate is the least rate, in bytes a second, of a body on
+	// an unproven connection while the sink is under pressure: a few KiB
+	// a second, which a trickle (a byte every few seconds) is far below
+	// and any exporter's upload far above.
+	PressedBodyRate = 4 << 10
+
+	// minReadWindow is the least time a read of a body is given, however
+	// late: a sink at idle priority may not run for a while, and bytes
+	// that arrived meanwhile are there to be read.
+	minReadWindow = 100 * time.Millisecond
 
 	// retryAfter is the Retry-After, in seconds, of a 503.
 	retryAfter = 1
@@ -136,17 +169,34 @@ type limits struct {
 	maxGRPC             int
 	memory              int64
 	decodes, conns      int
+	pressureConns       int
 	wait, stall         time.Duration
 	minRate             int64 // bytes a second
+	pressedGrace        time.Duration
+	pressedRate         int64 // bytes a second
 }
 
 // bodyDeadline returns when the next read of a body that began at start
-// and has sent n bytes must end: within the stall timeout of now, and
-// within StallTimeout + n/MinBodyRate of start.
-func (l limits) bodyDeadline(start, now time.Time, n int64) time.Time {
-	d := now.Add(l.stall)
-	if byRate := start.Add(l.stall + time.Duration(float64(n)/float64(l.minRate)*float64(time.Second))); byRate.Before(d) {
+// and has sent n bytes must end. Normally that is within the stall
+// timeout of now, and within stall + n/minRate of start; a body pressed
+// (an unproven connection while the sink is under pressure) has
+// pressedGrace for both and must keep to pressedRate:
+//
+//	normal:  min(now + stall, start + stall + n/minRate)
+//	pressed: min(now + grace, start + grace + n/pressedRate)
+//
+// Either way a read is given at least minReadWindow from now.
+func (l limits) bodyDeadline(start, now time.Time, n int64, pressed bool) time.Time {
+	wait, rate := l.stall, l.minRate
+	if pressed {
+		wait, rate = l.pressedGrace, l.pressedRate
+	}
+	d := now.Add(wait)
+	if byRate := start.Add(wait + time.Duration(float64(n)/float64(rate)*float64(time.Second))); byRate.Before(d) {
 		d = byRate
+	}
+	if least := now.Add(minReadWindow); d.Before(least) {
+		d = least
 	}
 	return d
 }
@@ -154,13 +204,16 @@ func (l limits) bodyDeadline(start, now time.Time, n int64) time.Time {
 // defaultLimits returns the limits documented by the constants above.
 func defaultLimits() limits {
 	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxGRPC: MaxGRPCMessageBytes,
-		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, wait: DecodeWait, stall: StallTimeout, minRate: MinBodyRate}
+		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, pressureConns: PressureConns,
+		wait: DecodeWait, stall: StallTimeout, minRate: MinBodyRate,
+		pressedGrace: PressedBodyGrace, pressedRate: PressedBodyRate}
 }
 
 // check reports limits under which some acceptable request could never be
 // served.
 func (l limits) check() error {
-	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 {
+	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 ||
+		l.pressureConns <= 0 || l.pressedGrace <= 0 || l.pressedRate <= 0 {
 		return fmt.Errorf("limits must be positive: %+v", l)
 	}
 	if need := max(l.maxBody+l.maxDecoded*(1+pdataPerByte), int64(l.maxGRPC)*(2+pdataPerByte)); l.memory < need {
@@ -278,7 +331,8 @@ func (s *Sink) putBuffer(b []byte) {
 // the body arrives, so a Content-Length that is claimed and never sent
 // costs nothing; one above the limit is refused before anything is read.
 // A body that sends nothing for the stall timeout, or arrives slower than
-// the least rate (bodyDeadline), is dropped.
+// the least rate (bodyDeadline; stricter on an unproven connection while
+// the sink is under pressure), is dropped.
 func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byte, int64, *requestError) {
 	tooLarge := &requestError{status: http.StatusRequestEntityTooLarge,
 		msg: fmt.Sprintf("request body exceeds %d bytes", s.lim.maxBody)}
@@ -311,7 +365,7 @@ func (s *Sink) readBody(w http.ResponseWriter, r *http.Request, l *lease) ([]byt
 			buf = nb
 		}
 		// Not every writer can (tests' recorders).
-		_ = rc.SetReadDeadline(s.lim.bodyDeadline(start, time.Now(), int64(len(buf))))
+		_ = rc.SetReadDeadline(s.bodyDeadline(r.Context(), start, time.Now(), int64(len(buf))))
 		n, err := r.Body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {

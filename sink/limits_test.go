@@ -364,23 +364,30 @@ func TestTrickledUploadDropped(t *testing.T) {
 
 // TestBodyDeadline checks the deadline of a body's next read: the stall
 // timeout from now, and no later than the stall timeout plus what the
-// bytes so far allow at the least rate, from the body's start.
+// bytes so far allow at the least rate, from the body's start; under
+// pressure, the pressed grace and rate; never less than minReadWindow
+// from now.
 func TestBodyDeadline(t *testing.T) {
 	l := defaultLimits()
 	start := time.Unix(1000, 0)
 	tests := []struct {
-		name string
-		at   time.Duration // since start
-		n    int64
-		want time.Duration // since start
+		name    string
+		at      time.Duration // since start
+		n       int64
+		pressed bool
+		want    time.Duration // since start
 	}{
-		{"first read", 0, 0, StallTimeout},
-		{"fast body", time.Second, 4 << 20, time.Second + StallTimeout},
-		{"trickle", 14 * time.Second, 16, StallTimeout + 16*time.Second/MinBodyRate},
-		{"an Elastic stream of 8 KiB over 10 s", 10 * time.Second, 8 << 10, StallTimeout + 125*time.Millisecond},
+		{"first read", 0, 0, false, StallTimeout},
+		{"fast body", time.Second, 4 << 20, false, time.Second + StallTimeout},
+		{"trickle", 14 * time.Second, 16, false, StallTimeout + 16*time.Second/MinBodyRate},
+		{"an Elastic stream of 8 KiB over 10 s", 10 * time.Second, 8 << 10, false, StallTimeout + 125*time.Millisecond},
+		{"pressed: first read", 0, 0, true, PressedBodyGrace},
+		{"pressed: a batch of 512 KiB as fast as loopback", 10 * time.Millisecond, 512 << 10, true, 10*time.Millisecond + PressedBodyGrace},
+		{"pressed: trickle", 900 * time.Millisecond, 1, true, PressedBodyGrace + time.Second/PressedBodyRate},
+		{"pressed: a trickle's read that comes late still gets its window", 5 * time.Second, 1, true, 5*time.Second + minReadWindow},
 	}
 	for _, tt := range tests {
-		if got := l.bodyDeadline(start, start.Add(tt.at), tt.n).Sub(start); got != tt.want {
+		if got := l.bodyDeadline(start, start.Add(tt.at), tt.n, tt.pressed).Sub(start); got != tt.want {
 			t.Errorf("%s: deadline %v after the start, want %v", tt.name, got, tt.want)
 		}
 	}

@@ -92,6 +92,8 @@ type Sink struct {
 	// connState); closing is set when Close begins.
 	fresh   sync.Map // net.Conn → struct{}
 	closing atomic.Bool
+	// open is the number of connections open (see pressure.go).
+	open atomic.Int64
 
 	// observe, when set before Start, is told of every request once it
 	// is answered (tests use it to see what an agent called).
@@ -157,6 +159,7 @@ func (s *Sink) Start(addr string) error {
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ConnState:         s.connState,
+		ConnContext:       s.connContext,
 		Protocols:         protocols,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       time.Minute,
@@ -235,20 +238,25 @@ func (c *counters) counts() Counts {
 	}
 }
 
-// connState tracks the connections that have not sent a request yet, so
-// that Close can close them at once: http.Server.Shutdown would otherwise
-// wait up to 5 s for each, and HTTP clients commonly leave such connections
-// behind (a connection dialled for a request that another one served).
-// Deleting a key that is absent takes no lock, so this costs requests on a
+// connState counts the open connections (the sink's pressure), and
+// tracks the connections that have not sent a request yet, so that Close
+// can close them at once: http.Server.Shutdown would otherwise wait up to
+// 5 s for each, and HTTP clients commonly leave such connections behind
+// (a connection dialled for a request that another one served). Deleting
+// a key that is absent takes no lock, so this costs requests on a
 // kept-alive connection next to nothing.
 func (s *Sink) connState(c net.Conn, state http.ConnState) {
 	switch state {
 	case http.StateNew:
+		s.open.Add(1)
 		s.fresh.Store(c, struct{}{})
 		if s.closing.Load() {
 			_ = c.Close()
 		}
-	case http.StateActive, http.StateClosed, http.StateHijacked:
+	case http.StateActive:
+		s.fresh.Delete(c)
+	case http.StateClosed, http.StateHijacked:
+		s.open.Add(-1)
 		s.fresh.Delete(c)
 	}
 }
@@ -311,6 +319,7 @@ func (s *Sink) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			s.c.rejectedBytes.Add(uint64(read))
 		} else {
 			s.c.bytes.Add(uint64(read))
+			prove(r.Context())
 		}
 		if s.observe != nil {
 			s.observe(r, status)
