@@ -131,6 +131,38 @@ func TestDuetDefaults(t *testing.T) {
 	}
 }
 
+// TestParseRefusesCollidingNames checks that two variants whose services
+// would share a name (variant baseline with service x.provider, variant
+// baseline.x with service provider: both baseline.x.provider, the name of
+// a cgroup and a log file) are refused at the second variant's name; toll
+// check passed them and toll run failed on "cgroup already exists".
+func TestParseRefusesCollidingNames(t *testing.T) {
+	extra := "  - name: x.provider\n    command: [sleep, \"100\"]\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"variant.service", strings.NewReplacer("  - name: otel\n", "  - name: baseline.x\n", "variants:\n", extra+"variants:\n").Replace(good),
+			`demo.yaml:14: variants[1].name: variant "baseline.x" with service "provider" and variant "baseline" with service "x.provider" (variants[0]) both make "baseline.x.provider"`},
+		{"variant.service, later variant first", strings.NewReplacer("  - name: baseline\n", "  - name: baseline.x\n  - name: baseline\n", "variants:\n", extra+"variants:\n").Replace(good),
+			`demo.yaml:14: variants[1].name: variant "baseline" with service "x.provider" and variant "baseline.x" with service "provider" (variants[0]) both make "baseline.x.provider"`},
+		{"no collision", strings.NewReplacer("  - name: otel\n", "  - name: baseline.y\n", "variants:\n", extra+"variants:\n").Replace(good), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse("demo.yaml", []byte(tt.src), testMachine)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want == "":
+			case err == nil:
+				t.Errorf("accepted:\n%s", tt.src)
+			case !strings.HasPrefix(err.Error(), tt.want):
+				t.Errorf("error\n  %v\nwant it to start with\n  %s", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestLoadModels(t *testing.T) {
 	tests := []struct {
 		name, old, new string

@@ -644,6 +644,7 @@ func (v *validator) variants(s *Scenario) {
 			}
 		}
 	}
+	v.variantServiceNames(s)
 	if !seen[s.Baseline] {
 		v.fail("variants", "no variant is named %q (the baseline)%s", s.Baseline, DidYouMean(s.Baseline, variantNames(s)))
 	}
@@ -652,6 +653,34 @@ func (v *validator) variants(s *Scenario) {
 			v.fail("control", "adds a variant named %q, and one is defined already; rename it", ControlVariant)
 		}
 		v.count("variants", len(s.Variants)+1, MaxVariants, "variants with the control", "with restart: once they all run side by side, each with a telemetry sink of its own")
+	}
+}
+
+// variantServiceNames refuses two variants whose services would share a
+// name "variant.service" (variant baseline with service y.z, variant
+// baseline.y with service z): each running service's cgroup and log file
+// are named so, and the second would fail to start, or write into the
+// first's log.
+func (v *validator) variantServiceNames(s *Scenario) {
+	type owner struct {
+		i                int
+		variant, service string
+	}
+	seen := map[string]owner{}
+	for i, vr := range s.Variants {
+		for _, svc := range s.Services {
+			full := vr.Name + "." + svc.Name
+			o, ok := seen[full]
+			if !ok {
+				seen[full] = owner{i, vr.Name, svc.Name}
+				continue
+			}
+			if o.variant == vr.Name {
+				continue // a service defined twice is refused as such
+			}
+			v.fail(fmt.Sprintf("variants[%d].name", i), "variant %q with service %q and variant %q with service %q (variants[%d]) both make %q, the name of a service's cgroup and log file; rename one of the variants", vr.Name, svc.Name, o.variant, o.service, o.i, full)
+			return
+		}
 	}
 }
 

@@ -38,7 +38,9 @@ rounds: 1
 // them, scenario files that toll run cannot carry out: each is refused at
 // once, as bad input (exit 2), naming the file (and the line and field
 // where there is one), by check as by run. A FIFO blocked both, deaf to
-// SIGINT and SIGTERM; a document after "..." was ignored.
+// SIGINT and SIGTERM; a document after "..." was ignored; colliding
+// variant and service names passed check and failed run on "cgroup
+// already exists".
 func TestRefusedScenarioFiles(t *testing.T) {
 	tests := []struct {
 		name string
@@ -59,6 +61,9 @@ func TestRefusedScenarioFiles(t *testing.T) {
 		{"second document after ...", func(t *testing.T, path string) {
 			write(t, path, fmt.Sprintf(refusedScenario, "otel", "...\nrounds: 30\n"))
 		}, ":19: a second YAML document"},
+		{"variant and service names collide", func(t *testing.T, path string) {
+			write(t, path, fmt.Sprintf(refusedScenario, "baseline.y", ""))
+		}, `:10: variants[1].name: variant "baseline.y" with service "z" and variant "baseline" with service "y.z" (variants[0]) both make "baseline.y.z"`},
 	}
 	for _, tt := range tests {
 		for _, cmd := range []string{"check", "run"} {
