@@ -89,7 +89,7 @@ func ReadStartup(path string) (*Scenario, error) {
 	if err != nil || s.Startup != nil {
 		return s, err
 	}
-	return parseWith(path, s.Source, thisMachine(), true)
+	return parseWith(path, s.Source, thisMachine(), parseOptions{startup: true})
 }
 
 // Parse decodes, defaults and validates a scenario read from file, against
@@ -101,12 +101,23 @@ func Parse(file string, data []byte) (*Scenario, error) {
 
 // parse is Parse against the machine m.
 func parse(file string, data []byte, m machine) (*Scenario, error) {
-	return parseWith(file, data, m, false)
+	return parseWith(file, data, m, parseOptions{})
 }
 
-// parseWith is parse; asStartup makes the scenario a start-up experiment
-// whatever its workload (toll run --startup).
-func parseWith(file string, data []byte, m machine, asStartup bool) (*Scenario, error) {
+// parseOptions are how parseWith reads a scenario beyond its file.
+type parseOptions struct {
+	// startup makes the scenario a start-up experiment whatever its
+	// workload (toll run --startup).
+	startup bool
+	// modeOverridden says the scenario's mode is about to be replaced
+	// (toll run --sequential): its CPUs are checked against the machine
+	// once it has been.
+	modeOverridden bool
+}
+
+// parseWith is parse, read as opts say.
+func parseWith(file string, data []byte, m machine, opts parseOptions) (*Scenario, error) {
+	asStartup := opts.startup
 	if len(data) > MaxFileSize {
 		return nil, tooBig(file, int64(len(data)))
 	}
@@ -138,7 +149,7 @@ func parseWith(file string, data []byte, m machine, asStartup bool) (*Scenario, 
 	}
 	s.Path = file
 	s.Source = data
-	v := &validator{file: file, ix: ix, m: m, asStartup: asStartup}
+	v := &validator{file: file, ix: ix, m: m, asStartup: asStartup, modeOverridden: opts.modeOverridden}
 	if asStartup && s.Startup == nil {
 		s.Startup = &Startup{}
 		s.Job = nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tollperf/toll/pin"
 )
 
 const good = `name: demo
@@ -120,8 +122,10 @@ func TestDuetDefaults(t *testing.T) {
 		{"mode: together\n", DuetShared, RestartOnce},
 		{"mode: together\npinning: {duet: shared}\n", DuetShared, RestartOnce},
 	}
+	m := testMachine
+	m.online = pin.CPUs{0, 1, 2, 3} // enough for a split duet
 	for _, tt := range tests {
-		s, err := Parse("demo.yaml", []byte(strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)))
+		s, err := parse("demo.yaml", []byte(strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)), m)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.add, err)
 		}
@@ -160,6 +164,47 @@ func TestParseRefusesCollidingNames(t *testing.T) {
 				t.Errorf("error\n  %v\nwant it to start with\n  %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestConcurrentModesAgainstTheMachine reads duets and variants together
+// against machines of 1 to 4 CPUs: what toll run cannot place is refused
+// when the file is read, at the mode's line, so toll check refuses it too
+// (a split duet on 2 CPUs passed check and was refused by run, exit 1).
+func TestConcurrentModesAgainstTheMachine(t *testing.T) {
+	tests := []struct {
+		add  string
+		cpus int
+		at   string // line and field; "" where the scenario is accepted
+		want string
+	}{
+		{"mode: duet\n", 4, "", ""},
+		{"mode: duet\n", 2, "2: mode", "duet with pinning.duet: split (the default) runs the baseline and a variant at the same time on disjoint CPU sets and needs at least 4 CPUs"},
+		{"mode: duet\npinning: {duet: split}\n", 3, "2: mode", "needs at least 4 CPUs (1 for toll, the rest split evenly); this machine's online CPUs (toll's affinity) are 0-2"},
+		{"mode: duet\npinning: {duet: shared}\n", 2, "", ""},
+		{"mode: duet\npinning: {duet: shared}\n", 1, "2: mode", "duet with pinning.duet: shared needs at least 2 CPUs"},
+		{"mode: together\n", 2, "", ""},
+		{"mode: together\n", 1, "2: mode", "together needs at least 2 CPUs"},
+		{"mode: duet\npinning: {duet: shared, off: true}\n", 4, "3: pinning.off", "mode: duet needs CPU pinning"},
+		{"pinning: {off: true}\n", 1, "", ""},
+	}
+	for _, tt := range tests {
+		m := testMachine
+		m.online = nil
+		for c := range tt.cpus {
+			m.online = append(m.online, c)
+		}
+		src := strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)
+		_, err := parse("demo.yaml", []byte(src), m)
+		switch {
+		case tt.at == "" && err != nil:
+			t.Errorf("%q on %d CPUs: %v", tt.add, tt.cpus, err)
+		case tt.at == "":
+		case err == nil:
+			t.Errorf("%q on %d CPUs: accepted", tt.add, tt.cpus)
+		case !strings.HasPrefix(err.Error(), "demo.yaml:"+tt.at+": ") || !strings.Contains(err.Error(), tt.want):
+			t.Errorf("%q on %d CPUs:\n  %v\nwant demo.yaml:%s: …%s…", tt.add, tt.cpus, err, tt.at, tt.want)
+		}
 	}
 }
 

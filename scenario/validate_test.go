@@ -265,8 +265,8 @@ func TestParseRefusesBadValues(t *testing.T) {
 				tt.line += 2
 			}
 			if tt.name == "users in a duet count twice" {
-				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)
-				tt.line++
+				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\npinning: {duet: shared}\n", 1)
+				tt.line += 2
 			}
 			if src == good {
 				t.Fatalf("test did not change the scenario")
