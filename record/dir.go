@@ -169,10 +169,23 @@ func (d *Dir) ReadManifest() (*Manifest, error) {
 	if err := d.readJSON(manifestFile, &m); err != nil {
 		return nil, err
 	}
-	if m.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", filepath.Join(d.Path, manifestFile), m.SchemaVersion, SchemaVersion)
+	if err := checkSchema(filepath.Join(d.Path, manifestFile), m.SchemaVersion); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// checkSchema refuses a file (path, for the error) of a schema version this
+// toll does not read: a newer one, or one below 1, which no toll writes (a
+// file with no schema_version, or 0, was not written by toll as it is).
+func checkSchema(path string, version int) error {
+	switch {
+	case version > SchemaVersion:
+		return fmt.Errorf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", path, version, SchemaVersion)
+	case version < 1:
+		return fmt.Errorf("%s: schema_version %d (or none): toll writes 1 and up, so the file was not written by toll as it is, or was edited", path, version)
+	}
+	return nil
 }
 
 // TrialFile is the name of trial t's file, relative to the directory.
@@ -214,9 +227,8 @@ func (d *Dir) ReadTrials() (trials []*Trial, unreadable []Unreadable, err error)
 			unreadable = append(unreadable, Unreadable{File: name, Reason: err.Error()})
 			continue
 		}
-		if t.SchemaVersion > SchemaVersion {
-			unreadable = append(unreadable, Unreadable{File: name,
-				Reason: fmt.Sprintf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", filepath.Join(d.Path, name), t.SchemaVersion, SchemaVersion)})
+		if err := checkSchema(filepath.Join(d.Path, name), t.SchemaVersion); err != nil {
+			unreadable = append(unreadable, Unreadable{File: name, Reason: err.Error()})
 			continue
 		}
 		trials = append(trials, &t)

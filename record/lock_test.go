@@ -48,6 +48,8 @@ func TestReadTrialsLeavesOutUnreadable(t *testing.T) {
 		"0003-a.json": ``,
 		"0004-a.json": `{"index": "four"}`,
 		"0005-a.json": `{"index": 5, "schema_version": 999}`,
+		"0006-a.json": `{"index": 6, "schema_version": 0}`,
+		"0007-a.json": `{"index": 7, "variant": "a"}`,
 	}
 	for name, body := range bad {
 		if err := os.WriteFile(filepath.Join(d.Path, trialsDir, name), []byte(body), 0o644); err != nil {
@@ -70,6 +72,42 @@ func TestReadTrialsLeavesOutUnreadable(t *testing.T) {
 		}
 		if filepath.Base(u.File) == "0005-a.json" && !strings.Contains(u.Reason, "schema version 999") {
 			t.Errorf("%s: %s, want the schema version said", u.File, u.Reason)
+		}
+		if base := filepath.Base(u.File); (base == "0006-a.json" || base == "0007-a.json") && !strings.Contains(u.Reason, "schema_version 0 (or none)") {
+			t.Errorf("%s: %s, want the schema version said", u.File, u.Reason)
+		}
+	}
+}
+
+// TestReadManifestChecksSchemaVersion reads manifests of every schema
+// version: those of this toll are read, a newer one and one below 1 (no
+// toll writes it; it was read silently) are refused naming the file.
+func TestReadManifestChecksSchemaVersion(t *testing.T) {
+	tests := []struct {
+		body string
+		want string // in the error; "" for none
+	}{
+		{`{"scenario": "s", "schema_version": 1}`, ""},
+		{`{"scenario": "s", "schema_version": 999}`, "schema version 999 is newer than this toll reads"},
+		{`{"scenario": "s", "schema_version": 0}`, "schema_version 0 (or none)"},
+		{`{"scenario": "s", "schema_version": -3}`, "schema_version -3 (or none)"},
+		{`{"scenario": "s"}`, "schema_version 0 (or none)"},
+	}
+	for _, tt := range tests {
+		d, err := CreateExact(filepath.Join(t.TempDir(), "run"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d.Path, manifestFile), []byte(tt.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.ReadManifest()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: %v", tt.body, err)
+		case tt.want == "":
+		case err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), manifestFile):
+			t.Errorf("%s: %v, want an error naming %s and saying %q", tt.body, err, manifestFile, tt.want)
 		}
 	}
 }
