@@ -32,9 +32,9 @@ func (d *Dir) Lock(owner string) (release func(), err error) {
 	path := filepath.Join(d.Path, lockFile)
 	// O_NONBLOCK: opening a FIFO planted as the lock file must not wait
 	// for a writer; it is refused below as not a regular file.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o644)
+	f, err := d.openFile(lockFile, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o644)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
+		if st, lerr := d.lstat(lockFile); errors.Is(err, unix.ELOOP) || lerr == nil && st.Mode()&os.ModeSymlink != 0 {
 			return nil, fmt.Errorf("lock %s: %s is a symbolic link; toll writes its lock file only in the directory itself: remove the link", d.Path, path)
 		}
 		return nil, fmt.Errorf("lock %s: %w", d.Path, err)
