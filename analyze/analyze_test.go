@@ -77,6 +77,37 @@ func TestCompareAdditiveAndZeros(t *testing.T) {
 	}
 }
 
+// TestCompareSmallCounts: a count of a few (threads, open files) is
+// compared by its difference, in whole units, where the geometric mean of
+// its ratios read 1 thread to 3 as "+181.5%"; a count of many, and a cost
+// that is no count, keep their ratio.
+func TestCompareSmallCounts(t *testing.T) {
+	tests := []struct {
+		cost       Cost
+		base, vari []float64
+		ratio      bool
+		abs        float64
+	}{
+		{Threads, []float64{1, 1, 1, 1}, []float64{3, 2.5, 3, 3}, false, 1.875},
+		{FDs, []float64{8, 8, 9, 8}, []float64{10, 10, 11, 10}, false, 2},
+		{JVMThreads, []float64{5, 5, 5}, []float64{7, 7, 7.5}, false, 2.1666666666666667},
+		{Threads, []float64{40, 41, 40}, []float64{44, 45, 44}, true, 4},
+		{CPUCores, []float64{1, 1.02, 0.98}, []float64{3, 3.1, 2.9}, true, 2},
+	}
+	for _, tt := range tests {
+		d := Compare(Info(tt.cost), tt.base, tt.vari, 0)
+		if ratio := d.Pct != nil; ratio != tt.ratio || (d.Method == "log-ratio") != tt.ratio {
+			t.Errorf("%s %v → %v: method %s, Δ%% %v; want a ratio: %v", tt.cost, tt.base, tt.vari, d.Method, d.Pct, tt.ratio)
+		}
+		if math.Abs(d.Abs-tt.abs) > 1e-9 {
+			t.Errorf("%s %v → %v: Δ %g, want %g", tt.cost, tt.base, tt.vari, d.Abs, tt.abs)
+		}
+		if !tt.ratio && (d.CIUnit != Info(tt.cost).Unit || strings.Contains(d.Verdict, "%")) {
+			t.Errorf("%s %v → %v: verdict %q in %q, want a difference in the cost's unit", tt.cost, tt.base, tt.vari, d.Verdict, d.CIUnit)
+		}
+	}
+}
+
 // TestComparePerStart: a cost measured once per start of the services
 // (JVM init, start-up) pairs starts; two give no interval, where t with one
 // degree of freedom read ±37131% on JVM init, or ±0 ms where the two

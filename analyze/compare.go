@@ -210,6 +210,9 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 			ratio = false
 		}
 	}
+	if info.Cost.counted() && mean(base) < minRatioCount {
+		ratio = false
+	}
 	// A cost measured once per start of the services pairs starts, not
 	// rounds; over two starts its interval (t with one degree of freedom)
 	// is ±12.7 standard errors of a spread read from two values: up to

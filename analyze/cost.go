@@ -66,6 +66,16 @@ const minStarts = 3
 // once its pairs are the run's starts.
 func (c Cost) perStart() bool { return c == JVMInit || c == Startup }
 
+// minRatioCount is the mean baseline below which a count (counted) is
+// compared by its difference: a count of a few moves by whole units, and
+// its ratio reads large (1 thread to 3 is +200%) where the difference,
+// +2 threads, says what changed.
+const minRatioCount = 10
+
+// counted says whether c counts things (threads, open files), a whole
+// number of them at each sample.
+func (c Cost) counted() bool { return c == Threads || c == FDs || c == JVMThreads }
+
 // fewStarts says why cost c, measured over n starts, gets no interval:
 // "" when it may have one (it is not measured once per start, or n is at
 // least minStarts).

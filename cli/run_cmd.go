@@ -182,6 +182,7 @@ appended to it as Markdown.
 }
 
 func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f runFlags) error {
+	keepRunningOnBrokenPipe()
 	var s *scenario.Scenario
 	gates, err := parseGates(f.gates)
 	if err != nil {
@@ -269,6 +270,11 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 			return err
 		}
 	}
+	live := !f.quiet && isTerminal(stderr)
+	// From here on the output is toll's own (an isolated run passes its
+	// descriptors to the toll it starts, above): a reader that goes away
+	// ends what is printed, not the run.
+	stdout, stderr = &pipeTolerant{w: stdout}, &pipeTolerant{w: stderr}
 	stop := make(chan struct{})
 	defer close(stop)
 	go announceInterrupts(ctx, f.stopNow, stop, stderr)
@@ -278,7 +284,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.render.brief = true
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile, AsyncProfiler: f.asyncProfiler, PySpy: f.pySpy,
-		Progress: progress, NoCgroup: f.noCgroup, StopGrace: f.stopGrace, StopNow: f.stopNow, Live: !f.quiet && isTerminal(stderr), FindMax: f.findMax,
+		Progress: progress, NoCgroup: f.noCgroup, StopGrace: f.stopGrace, StopNow: f.stopNow, Live: live, FindMax: f.findMax,
 		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take
 			// their grace period: its reports are written first, and again

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
@@ -169,5 +170,47 @@ func TestClosedModelBeyondFileLimit(t *testing.T) {
 	// spare: the rest fail to connect, and say so.
 	if res.Errors.Connect == 0 {
 		t.Errorf("no connect errors with 2000 users and %d file descriptors: %+v", low.Cur, res.Errors)
+	}
+}
+
+// TestInterruptedAtSaysWhen cancels runs 200 ms after Run is called,
+// before their start and during them, in either model: the error says
+// when, rounded to the millisecond, and never as a negative time
+// ("interrupted at -6.255226ms" said a run cancelled before its start).
+func TestInterruptedAtSaysWhen(t *testing.T) {
+	srv := fastServer(t)
+	before := regexp.MustCompile(`^load: run interrupted (\d+ms|\d+(\.\d+)?s) before its start: `)
+	during := regexp.MustCompile(`^load: run interrupted at (\d+ms|\d+(\.\d+)?s): `)
+	tests := []struct {
+		name    string
+		startIn time.Duration // from Run's call to Start
+		pacer   Pacer
+		users   *Users
+		want    *regexp.Regexp
+	}{
+		{"open model, before its start", 2 * time.Second, ConstantPacer{Rate: 100}, nil, before},
+		{"closed model, before its start", 2 * time.Second, nil, &Users{N: 2}, before},
+		{"open model, under way", 0, ConstantPacer{Rate: 100}, nil, during},
+		{"closed model, under way", 0, nil, &Users{N: 2}, during},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			res, err := Run(ctx, Config{
+				Requests: []Request{{URL: srv.URL}},
+				Pacer:    tt.pacer,
+				Users:    tt.users,
+				Start:    time.Now().Add(tt.startIn),
+				Duration: 10 * time.Second,
+				Timeout:  time.Second,
+			})
+			if err == nil || !tt.want.MatchString(err.Error()) {
+				t.Errorf("error %v, want it to match %s", err, tt.want)
+			}
+			if res != nil {
+				checkInvariants(t, res)
+			}
+		})
 	}
 }

@@ -363,6 +363,14 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		interrupted = true // cancelled with requests in flight
 	}
 
+	// Where the run was cut, for its error: cancelled before Start (a
+	// start shared by a duet's sides, say), it is cut at Start, having
+	// sent nothing; its elapsed time is then negative.
+	at := "at " + cut.Round(time.Millisecond).String()
+	if cut < 0 {
+		at = (-cut).Round(time.Millisecond).String() + " before its start"
+		cut = 0
+	}
 	n := 0
 	if cut > r.warmup {
 		n = min(int((cut-r.warmup+time.Second-1)/time.Second), len(r.rec.intervals))
@@ -376,9 +384,9 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	case interrupted:
 		err := ctx.Err()
 		if cause := context.Cause(ctx); cause != nil && cause != err {
-			return res, fmt.Errorf("load: run interrupted at %s: %w (%w)", cut, err, cause)
+			return res, fmt.Errorf("load: run interrupted %s: %w (%w)", at, err, cause)
 		}
-		return res, fmt.Errorf("load: run interrupted at %s: %w", cut, err)
+		return res, fmt.Errorf("load: run interrupted %s: %w", at, err)
 	case r.timeline.err != nil:
 		return res, r.timeline.err
 	case r.userErr.Load() != nil:

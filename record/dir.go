@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -19,6 +21,12 @@ import (
 type Dir struct {
 	// Path is the directory's path as given or created.
 	Path string
+	// root is the directory, held open since Create, CreateExact or Open:
+	// every file Dir writes or reads is reached from it, not by Path, so
+	// a directory renamed, or swapped for a symbolic link, while a run
+	// goes is still the one written to, and no link inside it leads out.
+	// A Dir made as a literal has none and goes by Path.
+	root *os.Root
 }
 
 const (
@@ -61,20 +69,101 @@ func CreateExact(path string) (*Dir, error) {
 }
 
 func initDir(path string) (*Dir, error) {
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, fmt.Errorf("open results directory %s: %w", path, err)
+	}
 	for _, sub := range []string{trialsDir, logsDir} {
-		if err := os.MkdirAll(filepath.Join(path, sub), 0o755); err != nil {
+		if err := root.MkdirAll(sub, 0o755); err != nil {
+			root.Close()
 			return nil, fmt.Errorf("create %s: %w", filepath.Join(path, sub), err)
 		}
 	}
-	return &Dir{Path: path}, nil
+	return &Dir{Path: path, root: root}, nil
 }
 
 // Open opens an existing results directory.
 func Open(path string) (*Dir, error) {
-	if _, err := os.Stat(filepath.Join(path, manifestFile)); err != nil {
+	root, err := os.OpenRoot(path)
+	if err != nil {
 		return nil, fmt.Errorf("%s is not a toll results directory: %w", path, err)
 	}
-	return &Dir{Path: path}, nil
+	if _, err := root.Stat(manifestFile); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("%s is not a toll results directory: %w", path, err)
+	}
+	return &Dir{Path: path, root: root}, nil
+}
+
+// openFile opens name, relative to the directory, as os.OpenFile does.
+func (d *Dir) openFile(name string, flag int, perm os.FileMode) (*os.File, error) {
+	if d.root == nil {
+		return os.OpenFile(filepath.Join(d.Path, name), flag, perm)
+	}
+	return d.root.OpenFile(name, flag, perm)
+}
+
+// lstat describes name, relative to the directory, as os.Lstat does.
+func (d *Dir) lstat(name string) (fs.FileInfo, error) {
+	if d.root == nil {
+		return os.Lstat(filepath.Join(d.Path, name))
+	}
+	return d.root.Lstat(name)
+}
+
+// readFile reads name, relative to the directory, as os.ReadFile does.
+func (d *Dir) readFile(name string) ([]byte, error) {
+	if d.root == nil {
+		return os.ReadFile(filepath.Join(d.Path, name))
+	}
+	return d.root.ReadFile(name)
+}
+
+// readDir lists name, relative to the directory, as os.ReadDir does.
+func (d *Dir) readDir(name string) ([]fs.DirEntry, error) {
+	if d.root == nil {
+		return os.ReadDir(filepath.Join(d.Path, name))
+	}
+	return fs.ReadDir(d.root.FS(), name)
+}
+
+// mkdirAll makes name, relative to the directory, as os.MkdirAll does.
+func (d *Dir) mkdirAll(name string) error {
+	if d.root == nil {
+		return os.MkdirAll(filepath.Join(d.Path, name), 0o755)
+	}
+	return d.root.MkdirAll(name, 0o755)
+}
+
+// rename renames from to to, both relative to the directory.
+func (d *Dir) rename(from, to string) error {
+	if d.root == nil {
+		return os.Rename(filepath.Join(d.Path, from), filepath.Join(d.Path, to))
+	}
+	return d.root.Rename(from, to)
+}
+
+// remove removes name, relative to the directory.
+func (d *Dir) remove(name string) error {
+	if d.root == nil {
+		return os.Remove(filepath.Join(d.Path, name))
+	}
+	return d.root.Remove(name)
+}
+
+// createTemp creates a new file beside name, relative to the directory,
+// named for it with a random suffix (".name.123456"), open for writing
+// and readable by its owner alone until it is given its mode.
+func (d *Dir) createTemp(name string) (string, *os.File, error) {
+	for range 100 {
+		tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+"."+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := d.openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return tmp, f, err
+	}
+	return "", nil, fmt.Errorf("no free temporary name beside %s", name)
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -119,11 +208,11 @@ func (d *Dir) WriteFileWith(name string, write func(io.Writer) error) error {
 // writeFileWith is WriteFileWith, the file given mode perm.
 func (d *Dir) writeFileWith(name string, perm os.FileMode, write func(io.Writer) error) error {
 	path := filepath.Join(d.Path, name)
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	tmpName, tmp, err := d.createTemp(name)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	defer d.remove(tmpName) // no-op after a successful rename
 	bw := bufio.NewWriterSize(tmp, 64<<10)
 	if err := write(bw); err != nil {
 		tmp.Close()
@@ -137,13 +226,14 @@ func (d *Dir) writeFileWith(name string, perm os.FileMode, write func(io.Writer)
 		tmp.Close()
 		return fmt.Errorf("sync %s: %w", path, err)
 	}
+	if err := tmp.Chmod(perm); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := d.rename(tmpName, name); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
@@ -159,7 +249,7 @@ func (d *Dir) writeJSON(name string, v any) error {
 
 func (d *Dir) readJSON(name string, v any) error {
 	path := filepath.Join(d.Path, name)
-	b, err := os.ReadFile(path)
+	b, err := d.readFile(name)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
@@ -184,10 +274,23 @@ func (d *Dir) ReadManifest() (*Manifest, error) {
 	if err := d.readJSON(manifestFile, &m); err != nil {
 		return nil, err
 	}
-	if m.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", filepath.Join(d.Path, manifestFile), m.SchemaVersion, SchemaVersion)
+	if err := checkSchema(filepath.Join(d.Path, manifestFile), m.SchemaVersion); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// checkSchema refuses a file (path, for the error) of a schema version this
+// toll does not read: a newer one, or one below 1, which no toll writes (a
+// file with no schema_version, or 0, was not written by toll as it is).
+func checkSchema(path string, version int) error {
+	switch {
+	case version > SchemaVersion:
+		return fmt.Errorf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", path, version, SchemaVersion)
+	case version < 1:
+		return fmt.Errorf("%s: schema_version %d (or none): toll writes 1 and up, so the file was not written by toll as it is, or was edited", path, version)
+	}
+	return nil
 }
 
 // TrialFile is the name of trial t's file, relative to the directory.
@@ -215,7 +318,7 @@ type Unreadable struct {
 // unreadable, with why, for the caller to say and leave out as it does a
 // missing trial. err is an error reading the directory itself.
 func (d *Dir) ReadTrials() (trials []*Trial, unreadable []Unreadable, err error) {
-	entries, err := os.ReadDir(filepath.Join(d.Path, trialsDir))
+	entries, err := d.readDir(trialsDir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read trials of %s: %w", d.Path, err)
 	}
@@ -229,9 +332,8 @@ func (d *Dir) ReadTrials() (trials []*Trial, unreadable []Unreadable, err error)
 			unreadable = append(unreadable, Unreadable{File: name, Reason: err.Error()})
 			continue
 		}
-		if t.SchemaVersion > SchemaVersion {
-			unreadable = append(unreadable, Unreadable{File: name,
-				Reason: fmt.Sprintf("%s: schema version %d is newer than this toll reads (%d): upgrade toll", filepath.Join(d.Path, name), t.SchemaVersion, SchemaVersion)})
+		if err := checkSchema(filepath.Join(d.Path, name), t.SchemaVersion); err != nil {
+			unreadable = append(unreadable, Unreadable{File: name, Reason: err.Error()})
 			continue
 		}
 		trials = append(trials, &t)

@@ -31,7 +31,7 @@ func VariantProfileFile(variant string, step, steps int) string {
 
 // WriteProfile writes p, gzipped, to name (relative to the directory).
 func (d *Dir) WriteProfile(name string, p *profile.Profile) error {
-	if err := os.MkdirAll(filepath.Join(d.Path, filepath.Dir(name)), 0o755); err != nil {
+	if err := d.mkdirAll(filepath.Dir(name)); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	var b bytes.Buffer
@@ -44,9 +44,9 @@ func (d *Dir) WriteProfile(name string, p *profile.Profile) error {
 // ReadProfile reads the profile at name (relative to the directory).
 func (d *Dir) ReadProfile(name string) (*profile.Profile, error) {
 	path := filepath.Join(d.Path, name)
-	f, err := os.Open(path)
+	f, err := d.openFile(name, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, fmt.Errorf("read profile: %w", err)
+		return nil, fmt.Errorf("read profile %s: %w", path, err)
 	}
 	defer f.Close()
 	p, err := profile.Parse(f)

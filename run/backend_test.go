@@ -51,7 +51,7 @@ variants:
 		{"job on a cluster", job, Options{Remote: cluster}, ""},
 		{"startup on a backend that runs load only", startup, Options{Remote: loadOnly{cluster}}, "a startup experiment runs on this machine only"},
 		{"job on a backend that runs load only", job, Options{Remote: loadOnly{cluster}}, "a job experiment runs on this machine only"},
-		{"duet on a cluster", strings.Replace(load, "rounds:", "mode: duet\nvariants:\n  - name: baseline\n  - name: b\nrounds:", 1), Options{Remote: cluster}, "mode: duet runs on this machine only"},
+		{"duet on a cluster", strings.Replace(load, "rounds:", "mode: duet\npinning: {duet: shared}\nvariants:\n  - name: baseline\n  - name: b\nrounds:", 1), Options{Remote: cluster}, "mode: duet runs on this machine only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

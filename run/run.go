@@ -27,7 +27,6 @@ import (
 	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/local"
 	"github.com/tollperf/toll/netns"
-	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
@@ -152,9 +151,6 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 
 	s = holdable(s, opt)
-	if err := checkDuet(s); err != nil {
-		return nil, err
-	}
 	var remoteNote string
 	if opt.Remote != nil {
 		s, remoteNote = forRemote(s)
@@ -510,44 +506,6 @@ func holdable(s *scenario.Scenario, opt Options) *scenario.Scenario {
 	c := *s
 	c.KeepOneAtATime(why)
 	return &c
-}
-
-// MinDuetCPUs is the fewest online CPUs a split duet runs on: one for toll
-// (load generator, sinks, probes) and at least one each for the baseline's
-// and the variant's services, with the services' CPUs split evenly.
-const MinDuetCPUs = 4
-
-// MinSharedDuetCPUs is the fewest online CPUs a shared duet runs on: one for
-// toll and at least one that the two sides' services share.
-const MinSharedDuetCPUs = 2
-
-// checkDuet refuses a duet, or variants together, on a machine with too
-// few CPUs for its placement.
-func checkDuet(s *scenario.Scenario) error {
-	if !s.Concurrent() {
-		return nil
-	}
-	if s.Pinning.Off {
-		return fmt.Errorf("%s: mode: %s needs CPU pinning (pinning.off is set)", s.Path, s.Mode)
-	}
-	online, err := pin.Online()
-	if err != nil {
-		return fmt.Errorf("%s: mode: %s: %w", s.Path, s.Mode, err)
-	}
-	if s.Pinning.Duet == scenario.DuetShared {
-		if len(online) < MinSharedDuetCPUs {
-			what := "mode: duet with pinning.duet: shared"
-			if s.Mode == scenario.ModeTogether {
-				what = "mode: together"
-			}
-			return fmt.Errorf("%s: %s needs at least %d CPUs (1 for toll, the rest shared by every side); this machine has %d", s.Path, what, MinSharedDuetCPUs, len(online))
-		}
-		return nil
-	}
-	if len(online) < MinDuetCPUs {
-		return fmt.Errorf("%s: mode: duet runs the baseline and a variant at the same time on disjoint CPU sets and needs at least %d CPUs (1 for toll, the rest split evenly); this machine has %d. Set pinning: {duet: shared} to run both sides on the same CPUs, or leave mode out: the default alternates the load between variants", s.Path, MinDuetCPUs, len(online))
-	}
-	return nil
 }
 
 // checkNetwork refuses to run a scenario that asks for network isolation

@@ -121,3 +121,52 @@ func TestREADMEScenarioReads(t *testing.T) {
 		t.Errorf("README.md's minimal scenario has %d variants and duration %v, want a baseline, a variant and a window", len(s.Variants), s.Load.Duration)
 	}
 }
+
+// TestReproductionsTableNamesScenarios reads the first table of
+// docs/reproductions.md (benchmark, scenario, layout, agent, short
+// version): each row names a scenario file of examples/reproductions, a
+// report layout and the flags of a short version, and every reproduction
+// has a row. An edit once merged the results table's cells into two of
+// its rows.
+func TestReproductionsTableNamesScenarios(t *testing.T) {
+	md, err := os.ReadFile("../docs/reproductions.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header = "| benchmark | scenario | layout | agent here (in place of) | short version (CI) |"
+	_, table, ok := strings.Cut(string(md), header+"\n|---|---|---|---|---|\n")
+	if !ok {
+		t.Fatalf("docs/reproductions.md has no table headed %s", header)
+	}
+	row := regexp.MustCompile("^\\| [^|]+ \\| `([a-z0-9-]+\\.yaml)` \\| `([a-z0-9-]+)` \\| [^|]+ \\| `(--rounds [^`]+)` \\|$")
+	files, err := os.ReadDir("../examples/reproductions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f.Name(), ".yaml") {
+			missing[f.Name()] = true
+		}
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		m := row.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("row is not benchmark | `scenario.yaml` | `layout` | agent | `short version`:\n%s", line)
+			continue
+		}
+		if !missing[m[1]] {
+			t.Errorf("%s: no such scenario in examples/reproductions, or named twice", m[1])
+		}
+		delete(missing, m[1])
+		if !slices.Contains(ReportLayouts(), m[2]) {
+			t.Errorf("%s: %q is not a report layout", m[1], m[2])
+		}
+	}
+	for f := range missing {
+		t.Errorf("%s has no row", f)
+	}
+}

@@ -48,7 +48,13 @@ func (o Overrides) Empty() bool {
 // scenario's Source, which the results directory keeps, holds them, so a
 // resumed run keeps them too.
 func ReadWith(path string, o Overrides) (*Scenario, error) {
-	s, err := Read(path)
+	data, err := readSource(path)
+	if err != nil {
+		return nil, err
+	}
+	// A duet read as a sequential run is checked against this machine's
+	// CPUs as the sequential run it becomes, below.
+	s, err := parseWith(path, data, thisMachine(), parseOptions{modeOverridden: o.Sequential})
 	if err != nil || o.Empty() {
 		return s, err
 	}
@@ -81,7 +87,7 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 			return nil, fmt.Errorf("%s %s: %w", d.flag, *d.d, err)
 		}
 	}
-	data, err := o.apply(s.Source)
+	data, err = o.apply(s.Source)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -82,12 +82,15 @@ func TestReadWithOverrides(t *testing.T) {
 
 // TestReadWithSequential checks --sequential: a shared duet in turns read
 // as the default schedule, its duet placement and slice left out and the
-// rest kept; a scenario that is no duet is read as it is.
+// rest kept; a scenario that is no duet is read as it is. A split duet
+// is read as the sequential run it becomes, on a machine of any size,
+// though Read refuses it on fewer than MinDuetCPUs.
 func TestReadWithSequential(t *testing.T) {
 	dir := t.TempDir()
 	duet := strings.Replace(good, "  duration: 10s\n", "  duration: 10s\n  slice: 50ms\n", 1) +
 		"mode: duet\npinning: {duet: shared, load: \"0\"}\nrounds: 20\n"
-	for name, src := range map[string]string{"duet": duet, "plain": good} {
+	split := good + "mode: duet\nrounds: 20\n"
+	for name, src := range map[string]string{"duet": duet, "split duet": split, "plain": good} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(dir, name+".yaml")
 			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tollperf/toll/pin"
 )
 
 const good = `name: demo
@@ -125,13 +127,88 @@ func TestDuetDefaults(t *testing.T) {
 		// every round.
 		{"mode: duet\n", DuetSplit, RestartPerRound},
 	}
+	m := testMachine
+	m.online = pin.CPUs{0, 1, 2, 3} // enough for a split duet
 	for _, tt := range tests {
-		s, err := Parse("demo.yaml", []byte(strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)))
+		s, err := parse("demo.yaml", []byte(strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)), m)
 		if err != nil {
 			t.Fatalf("%q: %v", tt.add, err)
 		}
 		if s.Pinning.Duet != tt.placement || s.Restart != tt.restart {
 			t.Errorf("%q: placement %q restart %q, want %q %q", tt.add, s.Pinning.Duet, s.Restart, tt.placement, tt.restart)
+		}
+	}
+}
+
+// TestParseRefusesCollidingNames checks that two variants whose services
+// would share a name (variant baseline with service x.provider, variant
+// baseline.x with service provider: both baseline.x.provider, the name of
+// a cgroup and a log file) are refused at the second variant's name; toll
+// check passed them and toll run failed on "cgroup already exists".
+func TestParseRefusesCollidingNames(t *testing.T) {
+	extra := "  - name: x.provider\n    command: [sleep, \"100\"]\n"
+	tests := []struct {
+		name, src, want string
+	}{
+		{"variant.service", strings.NewReplacer("  - name: otel\n", "  - name: baseline.x\n", "variants:\n", extra+"variants:\n").Replace(good),
+			`demo.yaml:14: variants[1].name: variant "baseline.x" with service "provider" and variant "baseline" with service "x.provider" (variants[0]) both make "baseline.x.provider"`},
+		{"variant.service, later variant first", strings.NewReplacer("  - name: baseline\n", "  - name: baseline.x\n  - name: baseline\n", "variants:\n", extra+"variants:\n").Replace(good),
+			`demo.yaml:14: variants[1].name: variant "baseline" with service "x.provider" and variant "baseline.x" with service "provider" (variants[0]) both make "baseline.x.provider"`},
+		{"no collision", strings.NewReplacer("  - name: otel\n", "  - name: baseline.y\n", "variants:\n", extra+"variants:\n").Replace(good), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parse("demo.yaml", []byte(tt.src), testMachine)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tt.want == "":
+			case err == nil:
+				t.Errorf("accepted:\n%s", tt.src)
+			case !strings.HasPrefix(err.Error(), tt.want):
+				t.Errorf("error\n  %v\nwant it to start with\n  %s", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestConcurrentModesAgainstTheMachine reads duets and variants together
+// against machines of 1 to 4 CPUs: what toll run cannot place is refused
+// when the file is read, at the mode's line, so toll check refuses it too
+// (a split duet on 2 CPUs passed check and was refused by run, exit 1).
+func TestConcurrentModesAgainstTheMachine(t *testing.T) {
+	tests := []struct {
+		add  string
+		cpus int
+		at   string // line and field; "" where the scenario is accepted
+		want string
+	}{
+		{"mode: duet\n", 4, "", ""},
+		{"mode: duet\n", 2, "2: mode", "duet with pinning.duet: split (the default) runs the baseline and a variant at the same time on disjoint CPU sets and needs at least 4 CPUs"},
+		{"mode: duet\npinning: {duet: split}\n", 3, "2: mode", "needs at least 4 CPUs (1 for toll, the rest split evenly); this machine's online CPUs (toll's affinity) are 0-2"},
+		{"mode: duet\npinning: {duet: shared}\n", 2, "", ""},
+		{"mode: duet\npinning: {duet: shared}\n", 1, "2: mode", "duet with pinning.duet: shared needs at least 2 CPUs"},
+		{"mode: together\n", 2, "", ""},
+		{"mode: together\n", 1, "2: mode", "together needs at least 2 CPUs"},
+		{"mode: duet\npinning: {duet: shared, off: true}\n", 4, "3: pinning.off", "mode: duet needs CPU pinning"},
+		{"pinning: {off: true}\n", 1, "", ""},
+	}
+	for _, tt := range tests {
+		m := testMachine
+		m.online = nil
+		for c := range tt.cpus {
+			m.online = append(m.online, c)
+		}
+		src := strings.Replace(good, "name: demo\n", "name: demo\n"+tt.add, 1)
+		_, err := parse("demo.yaml", []byte(src), m)
+		switch {
+		case tt.at == "" && err != nil:
+			t.Errorf("%q on %d CPUs: %v", tt.add, tt.cpus, err)
+		case tt.at == "":
+		case err == nil:
+			t.Errorf("%q on %d CPUs: accepted", tt.add, tt.cpus)
+		case !strings.HasPrefix(err.Error(), "demo.yaml:"+tt.at+": ") || !strings.Contains(err.Error(), tt.want):
+			t.Errorf("%q on %d CPUs:\n  %v\nwant demo.yaml:%s: …%s…", tt.add, tt.cpus, err, tt.at, tt.want)
 		}
 	}
 }

@@ -59,6 +59,9 @@ type validator struct {
 	// asStartup says a load test is being run as a start-up experiment
 	// (toll run --startup): its load, rounds and restart are set aside.
 	asStartup bool
+	// modeOverridden says the mode is about to be replaced (toll run
+	// --sequential), so it is not checked against the machine's CPUs.
+	modeOverridden bool
 }
 
 // present reports whether the scenario sets field (a dotted path), as
@@ -220,6 +223,7 @@ func (v *validator) scenario(s *Scenario) {
 	default:
 		v.fail("pinning.duet", "%q is not one of split, shared", s.Pinning.Duet)
 	}
+	v.concurrentCPUs(s)
 	switch s.Network {
 	case "":
 		s.Network = NetworkHost
@@ -259,6 +263,43 @@ func (v *validator) scenario(s *Scenario) {
 	}
 	if n := s.Rounds * len(s.Steps()) * len(s.Variants); n > MaxTrials {
 		v.fail("rounds", "%d rounds × %d load steps × %d variants make %d trials, above toll's limit of %d: the plan holds every trial in memory", s.Rounds, len(s.Steps()), len(s.Variants), n, MaxTrials)
+	}
+}
+
+// MinDuetCPUs is the fewest online CPUs a split duet runs on: one for toll
+// (load generator, sinks, probes) and at least one each for the baseline's
+// and the variant's services, with the services' CPUs split evenly.
+const MinDuetCPUs = 4
+
+// MinSharedDuetCPUs is the fewest online CPUs a shared duet, or every
+// variant together, runs on: one for toll and at least one that the sides'
+// services share.
+const MinSharedDuetCPUs = 2
+
+// concurrentCPUs refuses a duet, or variants together, that this machine
+// has too few CPUs to place, or that pinning.off leaves unplaced: toll run
+// would refuse it before starting anything, so toll check does too.
+func (v *validator) concurrentCPUs(s *Scenario) {
+	if !s.Concurrent() || v.modeOverridden || v.err != nil {
+		return
+	}
+	if s.Pinning.Off {
+		v.fail("pinning.off", "mode: %s needs CPU pinning, to place each side's services on CPUs toll chose; leave pinning.off out, or leave mode out to alternate the load between variants", s.Mode)
+		return
+	}
+	online := len(v.m.online)
+	if online == 0 {
+		return // the machine's CPUs are unknown: toll run says so
+	}
+	switch {
+	case s.Pinning.Duet == DuetShared && online < MinSharedDuetCPUs:
+		what := "duet with pinning.duet: shared"
+		if s.Mode == ModeTogether {
+			what = "together"
+		}
+		v.fail("mode", "%s needs at least %d CPUs (1 for toll, the rest shared by every side); %s", what, MinSharedDuetCPUs, v.onlineCPUs())
+	case s.Pinning.Duet == DuetSplit && online < MinDuetCPUs:
+		v.fail("mode", "duet with pinning.duet: split (the default) runs the baseline and a variant at the same time on disjoint CPU sets and needs at least %d CPUs (1 for toll, the rest split evenly); %s. Set pinning: {duet: shared} to run both sides on the same CPUs, or leave mode out: toll then runs a shared duet in precision mode, and alternates the load between variants otherwise", MinDuetCPUs, v.onlineCPUs())
 	}
 }
 
@@ -645,6 +686,7 @@ func (v *validator) variants(s *Scenario) {
 			}
 		}
 	}
+	v.variantServiceNames(s)
 	if !seen[s.Baseline] {
 		v.fail("variants", "no variant is named %q (the baseline)%s", s.Baseline, DidYouMean(s.Baseline, variantNames(s)))
 	}
@@ -653,6 +695,34 @@ func (v *validator) variants(s *Scenario) {
 			v.fail("control", "adds a variant named %q, and one is defined already; rename it", ControlVariant)
 		}
 		v.count("variants", len(s.Variants)+1, MaxVariants, "variants with the control", "with restart: once they all run side by side, each with a telemetry sink of its own")
+	}
+}
+
+// variantServiceNames refuses two variants whose services would share a
+// name "variant.service" (variant baseline with service y.z, variant
+// baseline.y with service z): each running service's cgroup and log file
+// are named so, and the second would fail to start, or write into the
+// first's log.
+func (v *validator) variantServiceNames(s *Scenario) {
+	type owner struct {
+		i                int
+		variant, service string
+	}
+	seen := map[string]owner{}
+	for i, vr := range s.Variants {
+		for _, svc := range s.Services {
+			full := vr.Name + "." + svc.Name
+			o, ok := seen[full]
+			if !ok {
+				seen[full] = owner{i, vr.Name, svc.Name}
+				continue
+			}
+			if o.variant == vr.Name {
+				continue // a service defined twice is refused as such
+			}
+			v.fail(fmt.Sprintf("variants[%d].name", i), "variant %q with service %q and variant %q with service %q (variants[%d]) both make %q, the name of a service's cgroup and log file; rename one of the variants", vr.Name, svc.Name, o.variant, o.service, o.i, full)
+			return
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -264,8 +265,8 @@ func TestParseRefusesBadValues(t *testing.T) {
 				tt.line += 2
 			}
 			if tt.name == "users in a duet count twice" {
-				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\n", 1)
-				tt.line++
+				src = strings.Replace(src, "name: demo\n", "name: demo\nmode: duet\npinning: {duet: shared}\n", 1)
+				tt.line += 2
 			}
 			if src == good {
 				t.Fatalf("test did not change the scenario")
@@ -286,8 +287,9 @@ func TestParseRefusesBadValues(t *testing.T) {
 }
 
 // TestParseRefusesSecondDocument checks that a file holding a second YAML
-// document after a --- is refused at the marker's line: the decoder reads
-// only the first, and the rest would be ignored without a word.
+// document, after a --- or after a ... that ended the first, is refused at
+// the line where it starts: the decoder reads only the first, and the rest
+// would be ignored without a word.
 func TestParseRefusesSecondDocument(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -297,6 +299,8 @@ func TestParseRefusesSecondDocument(t *testing.T) {
 		{"leading marker, then a second", "---\n" + good + "---\nname: other\n", 23},
 		{"empty second document", good + "---\n", 22},
 		{"after an end marker", good + "...\n---\nrounds: 3\n", 23},
+		{"after an end marker, no ---", good + "...\nrounds: 3\n", 23},
+		{"after an end marker and a comment", good + "...\n# more\n\nname: other\n", 25},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -310,8 +314,10 @@ func TestParseRefusesSecondDocument(t *testing.T) {
 			}
 		})
 	}
-	if _, err := parse("demo.yaml", []byte("---\n"+good), testMachine); err != nil {
-		t.Errorf("one document after a leading ---: %v", err)
+	for _, src := range []string{"---\n" + good, good + "...\n", good + "...\n# the end\n\n"} {
+		if _, err := parse("demo.yaml", []byte(src), testMachine); err != nil {
+			t.Errorf("one document: %v\n%s", err, src)
+		}
 	}
 }
 
@@ -342,7 +348,7 @@ func TestReadRefusesLargeFiles(t *testing.T) {
 	}
 	for _, tt := range []struct{ path, want string }{
 		{big, big + ": the file is 15728640 bytes, above toll's limit of 1 MiB for a scenario"},
-		{"/dev/zero", "/dev/zero: the file is larger, above toll's limit of 1 MiB"},
+		{"/dev/zero", "/dev/zero: a device, not a regular file"},
 	} {
 		if _, err := Read(tt.path); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("Read(%s) = %v, want %s…", tt.path, err, tt.want)
@@ -351,6 +357,42 @@ func TestReadRefusesLargeFiles(t *testing.T) {
 	data := append([]byte("name: demo\n"), make([]byte, MaxFileSize)...)
 	if _, err := Parse("demo.yaml", data); err == nil || !strings.Contains(err.Error(), "above toll's limit of 1 MiB") {
 		t.Errorf("Parse of %d bytes: %v", len(data), err)
+	}
+}
+
+// TestReadRefusesWhatIsNotARegularFile reads a FIFO no one writes, a
+// directory, a device and a symbolic link to a FIFO: each is refused at
+// once, naming the file and what it is, where a FIFO used to block the
+// read (and toll with it, deaf to signals) until a writer came.
+func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "f.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.yaml")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, want string }{
+		{fifo, fifo + ": a FIFO (named pipe), not a regular file"},
+		{link, link + ": a FIFO (named pipe), not a regular file"},
+		{dir, dir + ": a directory, not a regular file"},
+		{"/dev/null", "/dev/null: a device, not a regular file"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Read(tt.path)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("Read(%s) = %v, want %s…", tt.path, err, tt.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("Read(%s) still blocked after 5s", tt.path)
+		}
 	}
 }
 

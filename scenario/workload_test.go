@@ -121,7 +121,7 @@ starts: 2
 	if _, err := parse("l.yaml", []byte(src), testMachine); err != nil {
 		t.Fatalf("as a load test: %v", err)
 	}
-	s, err := parseWith("l.yaml", []byte(src), testMachine, true)
+	s, err := parseWith("l.yaml", []byte(src), testMachine, parseOptions{startup: true})
 	if err != nil {
 		t.Fatalf("as a start-up experiment: %v", err)
 	}

@@ -165,7 +165,8 @@ rounds: 2`)
 }
 
 // TestDuet runs a duet where the machine has the CPUs for it, and checks
-// that toll refuses one, clearly, where it has not.
+// that toll run and toll check refuse one, clearly and as bad input (exit
+// 2), where it has not.
 func TestDuet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -181,12 +182,17 @@ mode: duet`)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if runtime.NumCPU() < 4 {
+		// Bad input, refused by toll check as by toll run (it passed
+		// check, and run refused it with exit 1).
 		var ee *exec.ExitError
-		if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitFailure || !strings.Contains(stderr.String(), "needs at least 4 CPUs") {
-			t.Errorf("want a refusal on %d CPUs, got %v:\n%s", runtime.NumCPU(), err, stderr.String())
+		if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitUsage || !strings.Contains(stderr.String(), "needs at least 4 CPUs") {
+			t.Errorf("toll run: want a refusal (exit %d) on %d CPUs, got %v:\n%s", cli.ExitUsage, runtime.NumCPU(), err, stderr.String())
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("a refused run created %s", out)
+		}
+		if code, stdout, stderr := tolltest.Run(t, "check", path); code != cli.ExitUsage || !strings.Contains(stderr, "duet.yaml:") || !strings.Contains(stderr, "mode: duet with pinning.duet: split") {
+			t.Errorf("toll check: exit %d, want %d naming file, line and field\n%s%s", code, cli.ExitUsage, stdout, stderr)
 		}
 		return
 	}
