@@ -65,6 +65,30 @@ func Invalidates(code string) bool {
 	return false
 }
 
+// unplanned says whether a trial's flags say that it measured something
+// other than what was planned: a window much shorter than asked (short),
+// or a variant that exports whose telemetry went nowhere (no-telemetry,
+// exports-rejected), whose costs are then not those of an agent that
+// delivers. Such a trial is listed with its flags but left out of the
+// comparisons, as a trial cut short is. The other flags that invalidate
+// (errors, rate-missed, unsent) describe a load that went wrong for the
+// variant as planned: their trials stay, and make the run invalid when
+// every one is flagged. A trial cut short that includeInterrupted keeps is
+// kept whatever else it is flagged (its window is short because it was
+// cut).
+func unplanned(t *record.Trial, flags []Flag, includeInterrupted bool) bool {
+	if t.Interrupted && includeInterrupted {
+		return false
+	}
+	for _, f := range flags {
+		switch f.Code {
+		case FlagShort, FlagNoTelemetry, FlagExportsRejected:
+			return true
+		}
+	}
+	return false
+}
+
 // FlagExportsRejected marks a variant that exports whose every export
 // toll's sink refused: its agent is not working either.
 const FlagExportsRejected = "exports-rejected"

@@ -272,8 +272,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		t := summarized[i]
 		tc.Flags = append(tc.Flags, flagTelemetry(t, tc)...)
 		s.Flags = append(s.Flags, tc.Flags...)
-		// A failed job or start is shown, never averaged in.
-		if bad, _ := failed(t); bad || (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) {
+		// A failed job or start is shown, never averaged in, and so is a
+		// trial that did not measure what was planned.
+		if bad, _ := failed(t); bad || (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) || unplanned(t, tc.Flags, opt.IncludeInterrupted) {
 			tc.Excluded = true
 			continue
 		}
