@@ -57,6 +57,12 @@ const (
 	// a run behind them is partial (interrupted, killed, stopped by an
 	// error, trials missing or unreadable), so a pass would mean nothing.
 	ExitUnjudged = 5
+	// ExitNotAlike means toll compare refused two runs that did not run
+	// alike: on machines of another CPU model, core count, kernel or
+	// cgroup version, or with services run by other commands or images
+	// (--allow-different-machines, --allow-different-services compare
+	// them anyway).
+	ExitNotAlike = 6
 	// ExitInterrupted means toll was interrupted by SIGINT or SIGTERM.
 	ExitInterrupted = 130
 )
@@ -78,6 +84,10 @@ const exitCodesHelp = `Exit codes:
   5    gates not judged: --fail-on was given, but a run behind it is partial
        (interrupted, killed, stopped by an error, trials missing or
        unreadable): the gates are not judged rather than passed
+  6    runs not alike: toll compare's two runs ran on machines of another CPU
+       model, core count, kernel or cgroup version, or ran their services by
+       other commands or images (--allow-different-machines and
+       --allow-different-services compare them anyway, and say so)
   130  interrupted (the trials finished are kept and reported)
 When several apply, the first of 130, 1, 3, 5, 4 is the exit code: a gate
 is judged only on a run that finished whole and is valid.`

@@ -1,11 +1,13 @@
 package recovery
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/e2e/tolltest"
 )
 
@@ -39,6 +41,61 @@ rounds: 3`)
 		return dst
 	}
 	t.Run("no telemetry left out", func(t *testing.T) { noTelemetryLeftOut(t, whole, copyRun(t)) })
+	t.Run("another machine", func(t *testing.T) {
+		dir := copyRun(t)
+		editJSON(t, filepath.Join(dir, "manifest.json"), func(m map[string]any) {
+			m["host"].(map[string]any)["cpu_model"] = "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz"
+		})
+		notAlike(t, whole, dir, "--allow-different-machines", "CPU model", "NOT THE SAME MACHINE")
+	})
+	t.Run("another service", func(t *testing.T) {
+		dir := copyRun(t)
+		file := filepath.Join(dir, "scenario.yaml")
+		b := must(os.ReadFile(file))
+		edited := strings.Replace(string(b), `--work, "40000"`, `--work, "80000"`, 1)
+		if edited == string(b) {
+			t.Fatalf("no provider work to edit in %s:\n%s", file, b)
+		}
+		if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		notAlike(t, whole, dir, "--allow-different-services", `service "provider"`, "NOT THE SAME SERVICES")
+	})
+}
+
+// editJSON rewrites a JSON object's file with edit.
+func editJSON(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	editTrial(t, path, edit)
+}
+
+// notAlike compares run a with b, a copy edited to have run elsewhere or
+// otherwise: toll compare refuses, exits cli.ExitNotAlike and names what
+// differs (it compared them with exit 0 and no word); with allow it
+// compares them, and says so first (banner) in the table and the JSON
+// document alike.
+func notAlike(t *testing.T, a, b, allow, names, banner string) {
+	t.Helper()
+	code, stdout, stderr := tolltest.Run(t, "compare", a, b)
+	out := stdout + stderr
+	if code != cli.ExitNotAlike {
+		t.Errorf("toll compare: exit %d, want %d\n%s", code, cli.ExitNotAlike, out)
+	}
+	if !strings.Contains(out, names) || !strings.Contains(out, allow) {
+		t.Errorf("toll compare does not name %s and %s:\n%s", names, allow, out)
+	}
+	code, stdout, stderr = tolltest.Run(t, "compare", a, b, allow)
+	out = stdout + stderr
+	if code != 0 {
+		t.Errorf("toll compare %s: exit %d, want 0\n%s", allow, code, out)
+	}
+	if i := strings.Index(out, banner); i < 0 || i > strings.Index(out, "vs baseline") {
+		t.Errorf("toll compare %s does not say %q before its tables:\n%s", allow, banner, out)
+	}
+	code, stdout, _ = tolltest.Run(t, "compare", a, b, allow, "--json")
+	if code != 0 || !strings.Contains(stdout, `"differences"`) {
+		t.Errorf("toll compare %s --json: exit %d, no differences in the document:\n%s", allow, code, stdout)
+	}
 }
 
 // noTelemetryLeftOut freezes the sink's counts over one of the exporting
