@@ -42,6 +42,11 @@ const (
 	// not be read (corrupt, missing, or beyond toll's bounds): its latency
 	// is left out, its other costs stand.
 	FlagLatencyUnreadable = "latency-unreadable"
+	// FlagProfile marks a profiled trial whose profile failed, wholly or
+	// for some of its services (the profiler died, or its samples could
+	// not be read): where the CPU goes leaves its round out. Its costs
+	// stand.
+	FlagProfile = "profile"
 )
 
 // LateArrivalLimit is the p99 of the load generator's send lateness (how
@@ -176,6 +181,9 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
 		figure(st)
 	}
+	if p := t.Profile; p != nil && p.Error != "" {
+		add(FlagProfile, "%s", profileFailure(p))
+	}
 	for _, s := range t.Samples {
 		if s.ScrapeError != "" {
 			add(FlagScrape, "%s: its metrics could not be scraped, so the trial lacks their rows: %s", s.Service, s.ScrapeError)
@@ -189,6 +197,16 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		}
 	}
 	return fs
+}
+
+// profileFailure says which services' profile failed in a trial and how,
+// and what the analysis of where the CPU goes does without it.
+func profileFailure(p *record.TrialProfile) string {
+	profiler := p.Profiler
+	if profiler == "" {
+		profiler = "the profiler"
+	}
+	return fmt.Sprintf("the profile of %s failed (%s), so its round is left out of where the CPU goes: %s", strings.Join(p.Services, ", "), profiler, oneLine(p.Error))
 }
 
 // describeHolders names the three processes or kernel threads that ran

@@ -438,3 +438,50 @@ func TestChargeTrialSharesGC(t *testing.T) {
 		t.Errorf("GC with no allocation sampled charged %v to the runtime's GC, want 20 (%v)", got, c.functions)
 	}
 }
+
+// TestProfileFailedIsFlagged checks that a trial whose profile failed,
+// wholly or for some of its services, is flagged profile with its
+// services and error, and that its round is left out of where the CPU
+// goes rather than counted with some stacks missing.
+func TestProfileFailedIsFlagged(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		file bool
+	}{
+		{"no file", false},
+		{"a file lacking a service's stacks", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, trials, files := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100, perUS: map[string]float64{"app.handle": 120}})
+			broken := trials[3] // round 2's variant
+			broken.Profile.Error = "profile svc: perf script: exit status 255"
+			if !tc.file {
+				broken.Profile.File = ""
+			}
+			s, err := Summarize(&record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "otel"}}, trials, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := AddProfiles(s, trials, readFrom(files)); err != nil {
+				t.Fatal(err)
+			}
+			var g *FlagGroup
+			for i := range s.FlagGroups {
+				if s.FlagGroups[i].Code == FlagProfile {
+					g = &s.FlagGroups[i]
+				}
+			}
+			if g == nil || len(g.Trials) != 1 || g.Trials[0] != broken.Index || g.Invalidates {
+				t.Fatalf("flag groups %+v: want profile on trial %d alone, not invalidating", s.FlagGroups, broken.Index)
+			}
+			for _, w := range []string{"svc", "perf script: exit status 255", "left out of where the CPU goes"} {
+				if !strings.Contains(g.First.Message, w) {
+					t.Errorf("flag %q does not say %q", g.First.Message, w)
+				}
+			}
+			if len(s.Profiles) != 1 || s.Profiles[0].Rounds != len(trials)/2-1 {
+				t.Errorf("profile differences %d, rounds %d: want 1 over %d rounds", len(s.Profiles), s.Profiles[0].Rounds, len(trials)/2-1)
+			}
+		})
+	}
+}
