@@ -40,7 +40,8 @@ type Summary struct {
 	Drifts []Drift `json:"drifts,omitempty"`
 	// Invalid says why the run's measurement is not valid, one reason per
 	// load step and variant none of whose trials is sound (every one failed
-	// or carries a flag that invalidates it); empty for a valid run.
+	// or carries a flag that invalidates it), or, in precision mode, whose
+	// primary cost has no interval; empty for a valid run.
 	Invalid []string `json:"invalid,omitempty"`
 	// Partial says what is missing from a run that did not carry out its
 	// whole plan; nil for a complete run.
@@ -502,7 +503,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
-	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
+	s.Invalid = append(invalidRun(m, trials, s, opt.IncludeInterrupted), unanswered(m, s)...)
 	s.Partial = partialRun(m, trials, opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")

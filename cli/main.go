@@ -46,8 +46,9 @@ const (
 	// ExitUsage means bad usage or a bad scenario.
 	ExitUsage = 2
 	// ExitInvalid means toll did its job, but the measurement is not valid:
-	// some variant, at some load step, has no sound trial (analyze decides;
-	// summary.json's "invalid" says why).
+	// some variant, at some load step, has no sound trial, or in a precision
+	// run no interval for a primary cost (analyze decides; summary.json's
+	// "invalid" says why).
 	ExitInvalid = 3
 	// ExitGate means a --fail-on gate failed: some variant's change (against the
 	// baseline in toll run, between runs in toll compare) lies, with its
@@ -76,8 +77,9 @@ const exitCodesHelp = `Exit codes:
   3    invalid run: toll did its job, but the measurement is not valid: every
        trial of some variant (at some load step) failed (no request succeeded)
        or was flagged as not measuring what was planned (errors, a missed
-       rate, unsent requests, a short window, no telemetry); summary.json's
-       "invalid" and the report's last line say why
+       rate, unsent requests, a short window, no telemetry), or a precision
+       run's budget ended it before a variant's primary cost had an
+       interval; summary.json's "invalid" and the report's last line say why
   4    gate failed: with --fail-on, some variant's change lies, with its whole
        95% interval, beyond the threshold (against the baseline of the same
        run in toll run and toll report; between the two runs in toll compare)
