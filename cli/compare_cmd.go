@@ -142,7 +142,7 @@ func runDifferences(a, b string, sa, sb *analyze.Summary) ([]analyze.RunDifferen
 	}
 	var services [2]map[string]string
 	for i, path := range []string{a, b} {
-		data, err := os.ReadFile(filepath.Join(path, "scenario.yaml"))
+		data, err := readScenarioCopy(filepath.Join(path, "scenario.yaml"))
 		if errors.Is(err, fs.ErrNotExist) {
 			return diffs, nil // a run recorded before toll kept its scenario
 		}
@@ -154,6 +154,25 @@ func runDifferences(a, b string, sa, sb *analyze.Summary) ([]analyze.RunDifferen
 		}
 	}
 	return append(diffs, analyze.ServiceDifferences(services[0], services[1])...), nil
+}
+
+// readScenarioCopy reads a results directory's copy of its scenario: a
+// regular file (a pipe put in its place would block the read), of at most
+// scenario.MaxFileSize bytes.
+func readScenarioCopy(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, scenario.MaxFileSize+1))
 }
 
 // refuseDifferences returns an error that says what differs between two
