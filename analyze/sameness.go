@@ -39,20 +39,21 @@ type RunDifference struct {
 // service.
 func (d RunDifference) Machine() bool { return d.What != DiffService }
 
-// String says what differs: `CPU model "AMD EPYC" in A, "Intel Xeon" in
-// B`.
+// String says what differs: `CPU model: "AMD EPYC" in A, "Intel Xeon" in
+// B`, or `service "provider": command ["app", "--work", "1"] in A, absent
+// in B`.
 func (d RunDifference) String() string {
-	what := map[string]string{DiffCPUModel: "CPU model", DiffCores: "cores", DiffKernel: "kernel", DiffCgroup: "cgroup version"}[d.What]
 	if d.What == DiffService {
-		what = "service " + strconv.Quote(d.Service)
-	}
-	side := func(s string) string {
-		if s == "" {
-			return "none"
+		side := func(s string) string {
+			if s == "" {
+				return "absent"
+			}
+			return s
 		}
-		return strconv.Quote(s)
+		return fmt.Sprintf("service %q: %s in A, %s in B", d.Service, side(d.A), side(d.B))
 	}
-	return fmt.Sprintf("%s: %s in A, %s in B", what, side(d.A), side(d.B))
+	what := map[string]string{DiffCPUModel: "CPU model", DiffCores: "cores", DiffKernel: "kernel", DiffCgroup: "cgroup version"}[d.What]
+	return fmt.Sprintf("%s: %q in A, %q in B", what, d.A, d.B)
 }
 
 // MachineDifferences returns how the machines two runs' manifests record
