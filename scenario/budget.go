@@ -38,7 +38,11 @@ func leastPrecisionRun(s *Scenario) (least time.Duration, how string) {
 	trial := s.Load.Warmup.D() + s.Load.Duration.D()
 	steps := len(s.Steps())
 	least = time.Duration(warmups)*warm + time.Duration(IntervalRounds*steps*trials)*trial
-	how = fmt.Sprintf("%d rounds × %d load steps × %d trials × (%s warm-up + %s window)", IntervalRounds, steps, trials, s.Load.Warmup.D(), s.Load.Duration.D())
+	stepsText := fmt.Sprintf("%d load steps", steps)
+	if steps == 1 {
+		stepsText = "1 load step"
+	}
+	how = fmt.Sprintf("%d rounds × %s × %d trials × (%s warm-up + %s window)", IntervalRounds, stepsText, trials, s.Load.Warmup.D(), s.Load.Duration.D())
 	if warm > 0 {
 		how = fmt.Sprintf("%d variant warm-ups of %s + %s", warmups, warm, how)
 	}
