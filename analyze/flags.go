@@ -44,8 +44,8 @@ const (
 	FlagLatencyUnreadable = "latency-unreadable"
 	// FlagProfile marks a profiled trial whose profile failed, wholly or
 	// for some of its services (the profiler died, or its samples could
-	// not be read): where the CPU goes leaves its round out. Its costs
-	// stand.
+	// not be read): where the CPU goes leaves its round out, or lacks
+	// those services' stacks in it. Its costs stand.
 	FlagProfile = "profile"
 )
 
@@ -202,11 +202,17 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 // profileFailure says which services' profile failed in a trial and how,
 // and what the analysis of where the CPU goes does without it.
 func profileFailure(p *record.TrialProfile) string {
+	what := "its round is left out of where the CPU goes"
+	if p.File != "" {
+		// A service whose profiler fails in every trial would leave
+		// every round out: the others' stacks are kept.
+		what = "where the CPU goes lacks those stacks in its round"
+	}
 	profiler := p.Profiler
 	if profiler == "" {
 		profiler = "the profiler"
 	}
-	return fmt.Sprintf("the profile of %s failed (%s), so its round is left out of where the CPU goes: %s", strings.Join(p.Services, ", "), profiler, oneLine(p.Error))
+	return fmt.Sprintf("the profile of %s failed (%s), so %s: %s", strings.Join(p.Services, ", "), profiler, what, oneLine(p.Error))
 }
 
 // describeHolders names the three processes or kernel threads that ran

@@ -282,9 +282,8 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		switch {
 		case t.Profile == nil:
 			return fmt.Errorf("%s has no profile, while other trials of the run have: profile every variant's services alike", what)
-		case t.Profile.File == "" || t.Profile.Error != "":
-			// A profile that lacks some service's stacks would move the
-			// change; the trial's profile flag says why it is left out.
+		case t.Profile.File == "":
+			// The trial's profile flag says why it has none.
 			if why[t.Variant] == "" {
 				why[t.Variant] = fmt.Sprintf("%s: %s", what, oneLine(t.Profile.Error))
 			}
