@@ -42,6 +42,11 @@ const (
 	// not be read (corrupt, missing, or beyond toll's bounds): its latency
 	// is left out, its other costs stand.
 	FlagLatencyUnreadable = "latency-unreadable"
+	// FlagProfile marks a profiled trial whose profile failed, wholly or
+	// for some of its services (the profiler died, or its samples could
+	// not be read): where the CPU goes leaves its round out, or lacks
+	// those services' stacks in it. Its costs stand.
+	FlagProfile = "profile"
 )
 
 // LateArrivalLimit is the p99 of the load generator's send lateness (how
@@ -61,6 +66,30 @@ func Invalidates(code string) bool {
 	switch code {
 	case FlagInterrupted, FlagShort, FlagErrors, FlagRateMissed, FlagUnsent, FlagNoTelemetry, FlagExportsRejected, FlagFailed:
 		return true
+	}
+	return false
+}
+
+// unplanned says whether a trial's flags say that it measured something
+// other than what was planned: a window much shorter than asked (short),
+// or a variant that exports whose telemetry went nowhere (no-telemetry,
+// exports-rejected), whose costs are then not those of an agent that
+// delivers. Such a trial is listed with its flags but left out of the
+// comparisons, as a trial cut short is. The other flags that invalidate
+// (errors, rate-missed, unsent) describe a load that went wrong for the
+// variant as planned: their trials stay, and make the run invalid when
+// every one is flagged. A trial cut short that includeInterrupted keeps is
+// kept whatever else it is flagged (its window is short because it was
+// cut).
+func unplanned(t *record.Trial, flags []Flag, includeInterrupted bool) bool {
+	if t.Interrupted && includeInterrupted {
+		return false
+	}
+	for _, f := range flags {
+		switch f.Code {
+		case FlagShort, FlagNoTelemetry, FlagExportsRejected:
+			return true
+		}
 	}
 	return false
 }
@@ -152,6 +181,9 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
 		figure(st)
 	}
+	if p := t.Profile; p != nil && p.Error != "" {
+		add(FlagProfile, "%s", profileFailure(p))
+	}
 	for _, s := range t.Samples {
 		if s.ScrapeError != "" {
 			add(FlagScrape, "%s: its metrics could not be scraped, so the trial lacks their rows: %s", s.Service, s.ScrapeError)
@@ -165,6 +197,22 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		}
 	}
 	return fs
+}
+
+// profileFailure says which services' profile failed in a trial and how,
+// and what the analysis of where the CPU goes does without it.
+func profileFailure(p *record.TrialProfile) string {
+	what := "its round is left out of where the CPU goes"
+	if p.File != "" {
+		// A service whose profiler fails in every trial would leave
+		// every round out: the others' stacks are kept.
+		what = "where the CPU goes lacks those stacks in its round"
+	}
+	profiler := p.Profiler
+	if profiler == "" {
+		profiler = "the profiler"
+	}
+	return fmt.Sprintf("the profile of %s failed (%s), so %s: %s", strings.Join(p.Services, ", "), profiler, what, oneLine(p.Error))
 }
 
 // describeHolders names the three processes or kernel threads that ran

@@ -27,6 +27,18 @@ type HeadlineCost struct {
 	// TooWide is set when the change's interval is too wide to tell
 	// anything (tooWide): a headline says so rather than quote it.
 	TooWide bool `json:"too_wide,omitempty"`
+	// ByChance is set when the change's own 95% interval excludes no
+	// change but the change does not survive the correction for the
+	// number of costs tested (Delta.SignificantCorrected): a headline
+	// does not name it as a change. The primary cost keeps its own
+	// verdict, so it is never by chance.
+	ByChance bool `json:"by_chance,omitempty"`
+}
+
+// byChance says whether d reads a change on its own that the correction
+// for the number of costs tested removes.
+func byChance(d *Delta) bool {
+	return d != nil && d.Significant && !d.SignificantCorrected
 }
 
 // WidestRatio is the ratio of an interval's upper to its lower bound, as
@@ -52,8 +64,9 @@ func tooWide(d *Delta, base float64) bool {
 
 // headlineChanges are the costs a headline gives as changes, in order. Of
 // memory, RSS is given when the run has it, else the cgroup's memory;
-// throughput and errors only when they changed (a variant that drops
-// requests or fails them says so first).
+// throughput and errors only when they changed once corrected for the
+// number of costs tested (a variant that drops requests or fails them
+// says so first).
 var headlineChanges = []struct {
 	cost         Cost
 	onlyResolved bool
@@ -105,14 +118,15 @@ func headlines(s *Summary) []Headline {
 			for _, hc := range changes {
 				c, ok := costResult(v.Costs, hc.cost)
 				// A change the run cannot judge (no verdict by design, or
-				// from too few starts) is no headline.
-				if !ok || c.Delta == nil || c.Delta.NoVerdict != "" || (hc.onlyResolved && !c.Delta.Significant) || (hc.cost == Memory && haveRSS) {
+				// from one start) is no headline.
+				if !ok || c.Delta == nil || c.Delta.NoVerdict != "" || (hc.onlyResolved && !c.Delta.SignificantCorrected) || (hc.cost == Memory && haveRSS) {
 					continue
 				}
 				haveRSS = haveRSS || hc.cost == RSS
 				info := Info(hc.cost)
 				h.Changes = append(h.Changes, HeadlineCost{Cost: hc.cost, Label: info.Label, Unit: info.Unit,
-					Digits: info.Digits, Value: c.Value, Delta: c.Delta, TooWide: tooWide(c.Delta, c.Value-c.Delta.Abs)})
+					Digits: info.Digits, Value: c.Value, Delta: c.Delta, TooWide: tooWide(c.Delta, c.Value-c.Delta.Abs),
+					ByChance: byChance(c.Delta)})
 			}
 			for _, cost := range headlineValues {
 				c, ok := costResult(v.Costs, cost)

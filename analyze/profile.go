@@ -283,10 +283,10 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		case t.Profile == nil:
 			return fmt.Errorf("%s has no profile, while other trials of the run have: profile every variant's services alike", what)
 		case t.Profile.File == "":
+			// The trial's profile flag says why it has none.
 			if why[t.Variant] == "" {
 				why[t.Variant] = fmt.Sprintf("%s: %s", what, oneLine(t.Profile.Error))
 			}
-			s.Warnings = append(s.Warnings, fmt.Sprintf("%s has no profile (%s): its round is left out of where the CPU goes", what, oneLine(t.Profile.Error)))
 			continue
 		}
 		p, err := read(t.Profile.File)

@@ -438,3 +438,56 @@ func TestChargeTrialSharesGC(t *testing.T) {
 		t.Errorf("GC with no allocation sampled charged %v to the runtime's GC, want 20 (%v)", got, c.functions)
 	}
 }
+
+// TestProfileFailedIsFlagged checks that a trial whose profile failed,
+// wholly or for some of its services, is flagged profile with its
+// services and error; a trial with no profile leaves its round out of
+// where the CPU goes, and one lacking some service's stacks keeps the
+// others'.
+func TestProfileFailedIsFlagged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		file   bool
+		rounds int // of the 5 profiledRun has
+		says   string
+	}{
+		{"no file", false, 4, "its round is left out of where the CPU goes"},
+		{"a file lacking a service's stacks", true, 5, "lacks those stacks in its round"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, trials, files := profiledRun(t, 100, profiledVariant{name: "otel", rate: 100, perUS: map[string]float64{"app.handle": 120}})
+			broken := trials[3] // round 2's variant
+			broken.Profile.Error = "profile svc: perf script: exit status 255"
+			if !tc.file {
+				broken.Profile.File = ""
+			}
+			s, err := Summarize(&record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "otel"}}, trials, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := AddProfiles(s, trials, readFrom(files)); err != nil {
+				t.Fatal(err)
+			}
+			var g *FlagGroup
+			for i := range s.FlagGroups {
+				if s.FlagGroups[i].Code == FlagProfile {
+					g = &s.FlagGroups[i]
+				}
+			}
+			if g == nil || len(g.Trials) != 1 || g.Trials[0] != broken.Index || g.Invalidates {
+				t.Fatalf("flag groups %+v: want profile on trial %d alone, not invalidating", s.FlagGroups, broken.Index)
+			}
+			for _, w := range []string{"svc", "perf script: exit status 255", tc.says} {
+				if !strings.Contains(g.First.Message, w) {
+					t.Errorf("flag %q does not say %q", g.First.Message, w)
+				}
+			}
+			if len(s.Profiles) != 1 {
+				t.Fatalf("%d profile differences, want 1", len(s.Profiles))
+			}
+			if got := s.Profiles[0].Rounds; got != tc.rounds {
+				t.Errorf("where the CPU goes over %d rounds, want %d", got, tc.rounds)
+			}
+		})
+	}
+}

@@ -24,6 +24,10 @@ type RunComparison struct {
 	// true): with both, each variant profiled in both at a step has its
 	// VariantChange's Profile.
 	ProfilesIn ProfileSides `json:"profiles_in,omitempty"`
+	// Differences are the ways the two runs did not run alike (machine,
+	// services: MachineDifferences, ServiceDifferences) that the user
+	// chose to compare anyway; a report says so before anything else.
+	Differences []RunDifference `json:"differences,omitempty"`
 }
 
 // StepChange is one load step's comparison.

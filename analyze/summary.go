@@ -40,7 +40,8 @@ type Summary struct {
 	Drifts []Drift `json:"drifts,omitempty"`
 	// Invalid says why the run's measurement is not valid, one reason per
 	// load step and variant none of whose trials is sound (every one failed
-	// or carries a flag that invalidates it); empty for a valid run.
+	// or carries a flag that invalidates it), or, in precision mode, whose
+	// primary cost has no interval; empty for a valid run.
 	Invalid []string `json:"invalid,omitempty"`
 	// Partial says what is missing from a run that did not carry out its
 	// whole plan; nil for a complete run.
@@ -280,8 +281,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		t := summarized[i]
 		tc.Flags = append(tc.Flags, flagTelemetry(t, tc)...)
 		s.Flags = append(s.Flags, tc.Flags...)
-		// A failed job or start is shown, never averaged in.
-		if bad, _ := failed(t); bad || (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) {
+		// A failed job or start is shown, never averaged in, and so is a
+		// trial that did not measure what was planned.
+		if bad, _ := failed(t); bad || (opt.ExcludeFlagged && len(tc.Flags) > 0) || (t.Interrupted && !opt.IncludeInterrupted) || unplanned(t, tc.Flags, opt.IncludeInterrupted) {
 			tc.Excluded = true
 			continue
 		}
@@ -519,7 +521,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	}
 	s.Headlines = headlines(s)
 	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
-	s.Invalid = invalidRun(m, trials, s, opt.IncludeInterrupted)
+	s.Invalid = append(invalidRun(m, trials, s, opt.IncludeInterrupted), unanswered(m, s)...)
 	s.Partial = partialRun(m, trials, opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")

@@ -132,3 +132,46 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 	}
 	return out
 }
+
+// unanswered returns why a run in precision mode did not measure what it
+// planned: some variant's primary cost, at some load step, has no
+// interval at all (its budget ended the step before an interval's two
+// rounds), so the run answers nothing about it. One reason per step and
+// variant; none for a run with fixed rounds.
+func unanswered(m *record.Manifest, s *Summary) []string {
+	if m == nil || m.Precision == nil {
+		return nil
+	}
+	var targets []string
+	for c := range m.Precision.Targets {
+		targets = append(targets, c)
+	}
+	slices.Sort(targets)
+	var out []string
+	for _, st := range s.Steps {
+		for _, v := range st.Variants {
+			if v.Name == m.Baseline || v.Name == m.Control {
+				continue
+			}
+			var missing []string
+			for _, c := range targets {
+				cr, ok := costResult(v.Costs, Cost(c))
+				// A change of fewer than 2 paired rounds has no interval;
+				// one that does not compare (n/a) has none by design.
+				if !ok || cr.Delta == nil || (cr.Delta.CILow == nil && cr.Delta.N < 2) {
+					missing = append(missing, Info(Cost(c)).Label)
+				}
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			rounds := fmt.Sprintf("%d rounds", v.Rounds)
+			if v.Rounds == 1 {
+				rounds = "1 round"
+			}
+			out = append(out, fmt.Sprintf("%s at %s: no interval for %s (%s compared; an interval needs 2): the precision run ended before it had one, so it answers nothing about it; a longer budget gives more rounds (precision.budget, toll run --budget)",
+				v.Name, st.Label(), strings.Join(missing, ", "), rounds))
+		}
+	}
+	return out
+}

@@ -46,8 +46,9 @@ const (
 	// ExitUsage means bad usage or a bad scenario.
 	ExitUsage = 2
 	// ExitInvalid means toll did its job, but the measurement is not valid:
-	// some variant, at some load step, has no sound trial (analyze decides;
-	// summary.json's "invalid" says why).
+	// some variant, at some load step, has no sound trial, or in a precision
+	// run no interval for a primary cost (analyze decides; summary.json's
+	// "invalid" says why).
 	ExitInvalid = 3
 	// ExitGate means a --fail-on gate failed: some variant's change (against the
 	// baseline in toll run, between runs in toll compare) lies, with its
@@ -57,6 +58,12 @@ const (
 	// a run behind them is partial (interrupted, killed, stopped by an
 	// error, trials missing or unreadable), so a pass would mean nothing.
 	ExitUnjudged = 5
+	// ExitNotAlike means toll compare refused two runs that did not run
+	// alike: on machines of another CPU model, core count, kernel or
+	// cgroup version, or with services run by other commands or images
+	// (--allow-different-machines, --allow-different-services compare
+	// them anyway).
+	ExitNotAlike = 6
 	// ExitInterrupted means toll was interrupted by SIGINT or SIGTERM.
 	ExitInterrupted = 130
 )
@@ -70,14 +77,19 @@ const exitCodesHelp = `Exit codes:
   3    invalid run: toll did its job, but the measurement is not valid: every
        trial of some variant (at some load step) failed (no request succeeded)
        or was flagged as not measuring what was planned (errors, a missed
-       rate, unsent requests, a short window, no telemetry); summary.json's
-       "invalid" and the report's last line say why
+       rate, unsent requests, a short window, no telemetry), or a precision
+       run's budget ended it before a variant's primary cost had an
+       interval; summary.json's "invalid" and the report's last line say why
   4    gate failed: with --fail-on, some variant's change lies, with its whole
        95% interval, beyond the threshold (against the baseline of the same
        run in toll run and toll report; between the two runs in toll compare)
   5    gates not judged: --fail-on was given, but a run behind it is partial
        (interrupted, killed, stopped by an error, trials missing or
        unreadable): the gates are not judged rather than passed
+  6    runs not alike: toll compare's two runs ran on machines of another CPU
+       model, core count, kernel or cgroup version, or ran their services by
+       other commands or images (--allow-different-machines and
+       --allow-different-services compare them anyway, and say so)
   130  interrupted (the trials finished are kept and reported)
 When several apply, the first of 130, 1, 3, 5, 4 is the exit code: a gate
 is judged only on a run that finished whole and is valid.`

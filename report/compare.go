@@ -38,6 +38,9 @@ func CompareTables(rc *analyze.RunComparison) []Table {
 func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "\nA: %s\nB: %s\n", a, b)
+	for _, line := range DifferenceLines(rc) {
+		fmt.Fprintf(ew, "\n  ! %s\n", line)
+	}
 	for _, t := range CompareTables(rc) {
 		fmt.Fprintf(ew, "\n  %s\n", t.Title)
 		writeAligned(ew, t)
@@ -64,6 +67,9 @@ func CompareText(w io.Writer, rc *analyze.RunComparison, a, b string) error {
 func CompareMarkdown(w io.Writer, rc *analyze.RunComparison, a, b string, gates []analyze.GateResult) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "## toll compare\n\nA: %s  \nB: %s\n", codeSpan(a), codeSpan(b))
+	for _, line := range DifferenceLines(rc) {
+		fmt.Fprintf(ew, "\n> **%s**\n", escape(line))
+	}
 	tables := func(ts []Table) {
 		for _, t := range ts {
 			fmt.Fprintf(ew, "\n### %s\n\n| %s |\n|%s\n", escape(t.Title), strings.Join(escapeAll(t.Header), " | "), strings.Repeat(" ---: |", len(t.Header)))
@@ -121,3 +127,25 @@ func CompareJSON(w io.Writer, rc *analyze.RunComparison, a, b string, gates []an
 }
 
 const compareNote = "Each run's Δ% is that run's own paired overhead against its baseline. B vs A is the change of B's overhead against A's (Welch 95% interval over the two runs' rounds); ~ means the interval contains 0. Overheads, not raw values, are compared, because the machine's speed drifts between runs."
+
+// DifferenceLines says, when the two runs compared did not run alike and
+// the user compared them anyway, that their change holds that difference:
+// a line for the machines and one for the services.
+func DifferenceLines(rc *analyze.RunComparison) []string {
+	var machine, service []string
+	for _, d := range rc.Differences {
+		if d.Machine() {
+			machine = append(machine, d.String())
+		} else {
+			service = append(service, d.String())
+		}
+	}
+	var lines []string
+	if len(machine) > 0 {
+		lines = append(lines, "NOT THE SAME MACHINE, compared anyway (--allow-different-machines): "+strings.Join(machine, "; ")+". Every change below holds the machines' difference as well as the agent's.")
+	}
+	if len(service) > 0 {
+		lines = append(lines, "NOT THE SAME SERVICES, compared anyway (--allow-different-services): "+strings.Join(service, "; ")+". Every change below holds the services' difference as well as the agent's.")
+	}
+	return lines
+}

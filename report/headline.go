@@ -70,6 +70,9 @@ func headlineChange(c analyze.HeadlineCost) string {
 	if !d.Significant {
 		return fmt.Sprintf("no resolved change in %s %s", c.Label, bounds)
 	}
+	if c.ByChance {
+		return fmt.Sprintf("no resolved change in %s once corrected for the costs tested %s", c.Label, bounds)
+	}
 	// Latency and memory read best in their own unit, with the relative
 	// change beside it; the rest as a relative change.
 	if d.Pct != nil && c.Cost != analyze.CPUPerRequest && c.Cost != analyze.CPUNoJIT && (c.Unit == "ms" || c.Unit == "MiB") {

@@ -12,7 +12,8 @@ import (
 
 // TestMarkdownShowsRejects checks that report.md has a row for the exports
 // a variant's sink rejected, and the flag of a variant whose every export
-// was rejected.
+// was rejected, saying what was refused and that its trials were left
+// out of the comparison.
 func TestMarkdownShowsRejects(t *testing.T) {
 	m := &record.Manifest{Scenario: "s", Baseline: "baseline", Variants: []string{"baseline", "otel"}, Rounds: 2,
 		Restart: "once", Mode: "sequential", Started: time.Unix(0, 0)}
@@ -53,9 +54,14 @@ func TestMarkdownShowsRejects(t *testing.T) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
 	}
+	// Every export of otel was refused: its trials are left out of the
+	// comparison, and the flag gives what was refused.
 	for _, line := range strings.Split(md, "\n") {
-		if strings.Contains(line, "telemetry received") && !strings.Contains(line, "| 0.0 | 0.0 |") {
+		if strings.Contains(line, "telemetry received") && strings.Contains(line, "6.0") {
 			t.Errorf("telemetry received counts rejected bytes: %s", line)
+		}
+		if strings.HasPrefix(line, "- ✗ "+analyze.FlagExportsRejected) && (!strings.Contains(line, "3.00 requests/s, 6.0 KiB/s") || !strings.Contains(line, "left out of the comparison")) {
+			t.Errorf("the flag does not say what was refused, and that its trials were left out: %s", line)
 		}
 	}
 }

@@ -184,6 +184,8 @@ func (v *validator) precision(s *Scenario) {
 	}
 	if b := p.Budget.D(); b <= 0 || b > MaxBudget {
 		v.fail("precision.budget", "%s is not between 0 and toll's limit of %s", b, MaxBudget)
+	} else {
+		v.budgetHolds(s)
 	}
 	if len(p.Costs) == 0 {
 		p.Costs = []PrecisionCost{{Cost: DefaultPrecisionCost}}

@@ -69,6 +69,7 @@ func TestPrecisionRefusesBadValues(t *testing.T) {
 		{"precision: {target: 80}\n", "precision.target", "not between"},
 		{"precision: {target: lots}\n", "precision.target", "not a percentage"},
 		{"precision: {budget: 48h}\n", "precision.budget", "toll's limit"},
+		{"precision: {budget: 1s}\n", "precision.budget", "cannot hold the least run that gives an interval"},
 		{"precision:\n  costs: [latency_p999]\n", "precision.costs[0]", "not a primary cost"},
 		{"mode: together\nprecision:\n  costs: [latency_mean]\n", "precision.costs[0]", "latencies do not compare"},
 		{"precision:\n  costs: [cpu_cores, cpu_cores]\n", "precision.costs[1]", "named twice"},
