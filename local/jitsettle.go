@@ -145,9 +145,12 @@ type steadyRule struct {
 }
 
 // defaultSteady is the rule a warm-up toll chose uses beside the JIT's:
-// three spans of the JIT rule's length within ±2.5% of their mean.
+// three spans of half the JIT rule's window (5 s at least) within ±2.5% of
+// their mean. A JVM whose JIT still trickles after its hot code is
+// compiled settled by this rule in 15 s where the JIT's took 30 s or more
+// (docs/benchmarks.md, "The schedule toll chooses").
 func defaultSteady(over time.Duration) steadyRule {
-	return steadyRule{over: over, windows: 3, band: 0.05, least: 20}
+	return steadyRule{over: max(over/2, 5*time.Second), windows: 3, band: 0.05, least: 20}
 }
 
 // steady reports whether ps, a variant's readings in order, end in r.windows

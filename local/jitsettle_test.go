@@ -174,8 +174,8 @@ func costReadings(secs int, rate uint64, cpr func(i int) time.Duration) []costPo
 
 // TestSteadyCostRule checks when a warm-up toll chose counts a variant's
 // cost as steady: its CPU per request within the band over each of the
-// last three spans, whatever its JIT does, and never before three whole
-// spans or while the cost still falls.
+// last three spans of 5 s, whatever its JIT does, and never before three
+// whole spans or while the cost still falls.
 func TestSteadyCostRule(t *testing.T) {
 	r := defaultSteady(10 * time.Second)
 	us := time.Microsecond
@@ -185,7 +185,7 @@ func TestSteadyCostRule(t *testing.T) {
 		steady bool
 	}{
 		{"flat for 40 s", costReadings(40, 100, func(int) time.Duration { return 300 * us }), true},
-		{"flat, but only 25 s", costReadings(25, 100, func(int) time.Duration { return 300 * us }), false},
+		{"flat, but only 12 s", costReadings(12, 100, func(int) time.Duration { return 300 * us }), false},
 		{"falling 1% a second", costReadings(40, 100, func(i int) time.Duration { return time.Duration(float64(400*us) * (1 - 0.01*float64(i))) }), false},
 		{"fell, then flat for 30 s", costReadings(60, 100, func(i int) time.Duration {
 			if i < 30 {
