@@ -132,10 +132,11 @@ type costPoint struct {
 }
 
 // steadyRule ends a warm-up toll chose once what the trials measure has
-// stopped moving: a variant's CPU per request over each of the last
-// windows spans of length over lies within band of their mean. A JVM's
-// compiler may trickle on for minutes at a few ms per second after its
-// hot code is compiled; that no longer moves the cost a trial measures.
+// stopped moving: a variant's CPU per request without its JIT compiler
+// threads' CPU, over each of the last windows spans of length over, lies
+// within band of their mean. A JVM's compiler may trickle on for minutes
+// at a few ms per second after its hot code is compiled; that no longer
+// moves what a request costs.
 type steadyRule struct {
 	over    time.Duration
 	windows int

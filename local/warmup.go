@@ -441,6 +441,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		svc          string
 		tree         processes
 		jvm          *jvm.Reader
+		compilers    *jvm.CompilerThreads // its JIT compiler threads
 	}
 	var ws []*watched
 	for _, m := range b.measuredTrees(owed) {
@@ -490,11 +491,23 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 				if err != nil {
 					continue
 				}
+				// The cost the steady rule judges leaves the JIT's own
+				// CPU out: its bursts are what the JIT's rule waits
+				// for, and what a request costs is the compiled code's.
 				cpu[w.variant] += smp.CPU
+				if w.compilers != nil {
+					if c, err := w.compilers.CPU(); err == nil {
+						cpu[w.variant] -= c
+					}
+				}
 			}
 			if w.jvm == nil {
-				if w.jvm, _ = findJVM(w.tree); w.jvm == nil {
+				var pid int
+				if w.jvm, pid = findJVM(w.tree); w.jvm == nil {
 					continue
+				}
+				if steady != nil {
+					w.compilers, _ = jvm.NewCompilerThreads("/proc", pid)
 				}
 			}
 			c, err := w.jvm.Counters()
