@@ -368,6 +368,8 @@ func warmupLine(variant string, w *variantWarmup) string {
 	case rec == nil:
 	case rec.NoJVM:
 		line += ", no JVM to wait for"
+	case rec.Settled && rec.CostSteady:
+		line += ", CPU per request steady, its JIT still compiling (" + describeRates(rec.JITMsPerS) + ")"
 	case rec.Settled:
 		line += ", JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	default:
