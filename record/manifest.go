@@ -271,6 +271,11 @@ type Precision struct {
 	MinStarts int     `json:"min_starts"`
 	// Why says how precision mode was chosen.
 	Why string `json:"why"`
+	// SpentS is the time, in seconds, the run spent before its latest
+	// continuation (toll run --resume): its sittings before, each from its
+	// start to its interruption. The budget counts it; absent for a run
+	// never resumed.
+	SpentS float64 `json:"spent_s,omitempty"`
 	// Steps holds how each load step ended, by step index.
 	Steps []PrecisionStep `json:"steps,omitempty"`
 }

@@ -79,8 +79,11 @@ type precisionRun struct {
 	warmedRun, warmedStep time.Duration
 }
 
-func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule) *precisionRun {
-	return &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now(), steps: len(s.Steps()), step: -1}
+//
+// spent is what the run's sittings before a resumption spent of the
+// budget: the budget is the run's, not each sitting's.
+func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule, spent time.Duration) *precisionRun {
+	return &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
 }
 
 // enterStep begins load step step, with its share of what is left of

@@ -60,7 +60,7 @@ restart: once
 	p := plan.New(s, 1)
 	m := &record.Manifest{Planned: planned(p)}
 	r.total = len(p.Trials())
-	pr := newPrecisionRun(s, rule)
+	pr := newPrecisionRun(s, rule, 0)
 	m.Precision = precisionRecord(s)
 	actions := p.Actions
 	// The first start's variant warm-ups, as warmUp counts them.

@@ -229,9 +229,28 @@ func countTrials(actions []plan.Action) int {
 }
 
 // resumed updates the manifest of a run being continued: it is running
-// again, and says how much of it was kept.
+// again, says how much of it was kept, and, in precision mode, how much of
+// the budget the sittings before spent.
 func (res *resumption) resumed(rerun int) *record.Manifest {
 	m := res.manifest
+	if m.Precision != nil {
+		// The sitting that was interrupted spent part of the budget.
+		from := m.Started
+		if n := len(m.Resumes); n > 0 {
+			from = m.Resumes[n-1].At
+		}
+		// A run killed outright recorded no end: its manifest, rewritten
+		// after every trial, was last written about then.
+		to := m.Finished
+		if to.IsZero() {
+			if st, err := os.Stat(filepath.Join(res.dir.Path, "manifest.json")); err == nil {
+				to = st.ModTime()
+			}
+		}
+		if to.After(from) {
+			m.Precision.SpentS += to.Sub(from).Seconds()
+		}
+	}
 	m.Finished = time.Time{}
 	m.Interrupted, m.Error = false, ""
 	m.Resumes = append(m.Resumes, record.Resume{At: time.Now().UTC(), Kept: len(res.kept), Rerun: rerun, Command: commandLine(os.Args)})

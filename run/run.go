@@ -530,11 +530,11 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 	actions := p.Actions
 	var pr *precisionRun
 	if r.s.Precision.On && r.opt.Precision != nil {
-		pr = newPrecisionRun(r.s, r.opt.Precision)
-		r.prec = pr
 		if m.Precision == nil {
 			m.Precision = precisionRecord(r.s)
 		}
+		pr = newPrecisionRun(r.s, r.opt.Precision, time.Duration(m.Precision.SpentS*float64(time.Second)))
+		r.prec = pr
 	}
 	for i := 0; i < len(actions); i++ {
 		a := actions[i]

@@ -595,3 +595,56 @@ restart: per-round`)
 		t.Errorf("resuming a finished run: exit %v\n%s", err, b)
 	}
 }
+
+// TestResumedPrecisionKeepsItsBudget interrupts a run in precision mode
+// whose target it cannot reach, resumes it, and checks that the budget is
+// the run's, not each sitting's: the manifest keeps what the first sitting
+// spent, and the resumed one stops within what was left of the budget.
+func TestResumedPrecisionKeepsItsBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	const budget = 40 * time.Second
+	path := tolltest.WriteScenario(t, "resumebudget", tolltest.HeavyVariants, fmt.Sprintf(`  rate: 50
+  warmup: 200ms
+  duration: 1s
+restart: per-round
+mode: sequential
+precision: {target: 0.1%%, budget: %s}`, budget))
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out, "-q")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	began := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	time.Sleep(25 * time.Second)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	first := time.Since(began)
+
+	resumed := time.Now()
+	res := tolltest.Command(t, "run", "--resume", out, "-q")
+	b, err := res.CombinedOutput()
+	took := time.Since(resumed)
+	if code := tolltest.ExitCode(err); code != 0 && code != cli.ExitInvalid {
+		t.Fatalf("resume: exit %d\n%s", code, b)
+	}
+	dir, err := record.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := dir.ReadManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Precision == nil || m.Precision.SpentS < 20 || m.Precision.SpentS > first.Seconds()+1 {
+		t.Fatalf("the first sitting took %v; the manifest says %+v spent", first, m.Precision)
+	}
+	// What was left, with room for a round and the services' starts.
+	if left := budget - time.Duration(m.Precision.SpentS*float64(time.Second)); took > left+8*time.Second {
+		t.Errorf("the resumed sitting took %v, where %v of the %v budget was left", took, left, budget)
+	}
+}
