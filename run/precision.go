@@ -79,9 +79,9 @@ type precisionRun struct {
 	warmedRun, warmedStep time.Duration
 }
 
-//
-// spent is what the run's sittings before a resumption spent of the
-// budget: the budget is the run's, not each sitting's.
+// newPrecisionRun tracks a run of s in precision mode under rule. spent is
+// what the run's sittings before a resumption spent of the budget: the
+// budget is the run's, not each sitting's.
 func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule, spent time.Duration) *precisionRun {
 	return &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
 }
