@@ -471,6 +471,14 @@ func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
 		}
 		return "n/a (baseline 0)"
 	}
+	if d.NoVerdict == analyze.NoVerdictFewStarts {
+		// What differs between two starts is in no interval: the
+		// estimate, and why it has no verdict.
+		if d.Pct != nil {
+			return fmt.Sprintf("%+.1f%% (1 start per variant: no verdict)", *d.Pct)
+		}
+		return "n/a (1 start per variant: no verdict)"
+	}
 	if d.Pct == nil {
 		// Additive cost: the interval is in the cost's unit.
 		if d.CILow == nil {
