@@ -10,23 +10,23 @@ import (
 const IntervalRounds = 2
 
 // leastPrecisionRun estimates the least time a run in precision mode
-// takes to give every variant's primary costs an interval: each variant's
-// warm-up at its shortest, then IntervalRounds rounds of every load step,
-// each trial its warm-up and its window. Trials run at once (a duet, or
-// every variant together) count once per pair or round, and their
-// variants' warm-ups once; the services' starts and the analysis between
+// takes to give every variant's primary costs an interval: the variants'
+// warm-up at its shortest (every variant's run at once), then
+// IntervalRounds rounds of every load step, each trial its warm-up and its
+// window. Trials run at once (a duet, or every variant together) count
+// once per pair or round; the services' starts and the analysis between
 // rounds are left out, so the estimate errs short. how says how it was
 // reached, for an error.
 //
-//	least = warm-ups × variant warm-up + 2 × steps × trials per round × (warmup + duration)
+//	least = variant warm-up + 2 × steps × trials per round × (warmup + duration)
 func leastPrecisionRun(s *Scenario) (least time.Duration, how string) {
 	variants := len(s.Variants)
-	trials, warmups := variants, variants
+	trials, warmups := variants, 1
 	switch s.Mode {
 	case ModeDuet:
-		trials, warmups = max(variants-1, 1), 1
+		trials = max(variants-1, 1)
 	case ModeTogether:
-		trials, warmups = 1, 1
+		trials = 1
 	}
 	warm := s.Load.VariantWarmup.D()
 	if u := s.Load.VariantWarmupUntil; u != nil {
@@ -44,7 +44,7 @@ func leastPrecisionRun(s *Scenario) (least time.Duration, how string) {
 	}
 	how = fmt.Sprintf("%d rounds × %s × %d trials × (%s warm-up + %s window)", IntervalRounds, stepsText, trials, s.Load.Warmup.D(), s.Load.Duration.D())
 	if warm > 0 {
-		how = fmt.Sprintf("%d variant warm-ups of %s + %s", warmups, warm, how)
+		how = fmt.Sprintf("a variant warm-up of %s + %s", warm, how)
 	}
 	return least, how
 }

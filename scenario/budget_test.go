@@ -19,8 +19,8 @@ func TestLeastPrecisionRun(t *testing.T) {
 		want  time.Duration
 	}{
 		{"sequential, no warm-up", ModeSequential, 0, nil, 2 * 3 * 3 * time.Second},
-		{"sequential, a fixed warm-up", ModeSequential, 4 * time.Second, nil, 3*4*time.Second + 18*time.Second},
-		{"until a JVM settles, at the soonest", ModeSequential, 5 * time.Minute, &WarmupUntil{Over: Duration(10 * time.Second)}, 3*10*time.Second + 18*time.Second},
+		{"sequential, a fixed warm-up", ModeSequential, 4 * time.Second, nil, 4*time.Second + 18*time.Second},
+		{"until a JVM settles, at the soonest", ModeSequential, 5 * time.Minute, &WarmupUntil{Over: Duration(10 * time.Second)}, 10*time.Second + 18*time.Second},
 		{"duet", ModeDuet, 0, nil, 2 * 2 * 3 * time.Second},
 		{"together", ModeTogether, 4 * time.Second, nil, 4*time.Second + 2*3*time.Second},
 	} {

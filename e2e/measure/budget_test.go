@@ -42,15 +42,16 @@ func TestPrecisionBudget(t *testing.T) {
 		}
 	}
 
-	// 8 s holds the least run by the estimate (two variant warm-ups of
-	// 1 s, two rounds of two 1.5 s trials), but not the services' starts
-	// beside it: the budget ends the run after one round.
-	path := tolltest.WriteScenario(t, "nointerval", variants, load)
+	// 7 s holds the least run by the estimate (the variants' warm-up of
+	// 1 s, at once, then two rounds of two 1.5 s trials), but not the
+	// services' starts beside it: the budget ends the run after one round,
+	// one variant at a time (a duet toll would choose holds three).
+	path := tolltest.WriteScenario(t, "nointerval", variants, load+"\nmode: sequential\nrestart: once")
 	out := filepath.Join(t.TempDir(), "out")
-	code, stdout, stderr := tolltest.Run(t, "run", path, "--budget", "8s", "--out", out)
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--budget", "7s", "--out", out)
 	text := stdout + stderr
 	if code != cli.ExitInvalid {
-		t.Errorf("toll run --budget 8s: exit %d, want %d (no interval)\n%s", code, cli.ExitInvalid, text)
+		t.Errorf("toll run --budget 7s: exit %d, want %d (no interval)\n%s", code, cli.ExitInvalid, text)
 	}
 	if !strings.Contains(text, "heavy at 20 req/s: no interval for CPU per request") {
 		t.Errorf("toll run does not say which cost has no interval:\n%s", text)
