@@ -15,7 +15,8 @@
 #
 # Usage: bench/aa-default.sh FILE RUNS [toll run flags, e.g. --precision 1.5% --budget 3m]
 #   TWIN=twin  KNOWN=plus30:0.030  KEEP=DIR (keep every results directory)
-# Measure alone: nothing else may build, test or send load meanwhile.
+# Measure alone: nothing else may build, test or send load meanwhile. Needs jq
+# (Debian: jq) and python3.
 set -euo pipefail
 file=$1
 runs=$2
