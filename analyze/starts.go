@@ -35,6 +35,21 @@ func startedOnce(m *record.Manifest) bool {
 	return m.Restart == "once" && loadTest(m) && m.Mode != "find-max"
 }
 
+// compareCost compares one cost of a variant with the baseline's over
+// their paired rounds (base, vari, each under its start in launches): over
+// the run's starts for a cost that varies by start of services started
+// once (once: startedOnce), else round by round, widened by what the run
+// holds fixed (sideFixed, for JVMs started starts times). fixed is the
+// variance it widened by, and raised sideFixed's.
+func compareCost(cal record.Calibration, info CostInfo, base, vari []float64, launches []int, starts int, once bool) (d Delta, fixed float64, raised bool) {
+	if once && variesByStart(info.Cost) {
+		fixed = fixedVariance(cal, info.Cost, 0)
+		return compareStarts(info, base, vari, launches, fixed), fixed, false
+	}
+	fixed, raised = sideFixed(cal, info.Cost, starts, base, vari, launches)
+	return Compare(info, base, vari, fixed), fixed, raised
+}
+
 // compareStarts is Compare for a cost that varies by start (variesByStart)
 // in a run that started its services once per start: each start's paired
 // rounds are averaged into one pair (their geometric means for a ratio,
@@ -77,9 +92,7 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 		return d
 	}
 	// Too few starts: the estimate stands, the interval does not.
-	d.CILow, d.CIHigh, d.PValue, d.AbsCILow, d.AbsCIHigh = nil, nil, nil, nil, nil
-	d.Significant, d.BootstrapAgrees, d.Size, d.Equivalent, d.MarginPct = false, true, SizeNone, false, nil
-	d.NoVerdict = NoVerdictFewStarts
+	d = withoutInterval(d, NoVerdictFewStarts)
 	why := "1 start per variant: what differs between two starts is in no interval"
 	if d.Pct != nil {
 		d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)

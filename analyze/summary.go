@@ -347,13 +347,9 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
 						b, x, launches = paired(duet, rounds, info.Cost)
 					}
-					fixed, raised := sideFixed(cal, info.Cost, starts, b, x, launches)
+					d, fixed, raised := compareCost(cal, info, b, x, launches, starts, once)
 					if raised {
 						spread = append(spread, info.Label)
-					}
-					d := Compare(info, b, x, fixed)
-					if once && variesByStart(info.Cost) {
-						d = compareStarts(info, b, x, launches, fixedVariance(cal, info.Cost, 0))
 					}
 					d.launches = launches
 					if m.Control != "" && v != m.Control {
@@ -762,11 +758,19 @@ func isMachine(c Cost) bool { return strings.HasPrefix(string(c), "machine_") }
 // notComparable keeps d's paired values but withdraws its interval and
 // verdict: the run's design makes the difference meaningless (why).
 func notComparable(d Delta, why string) Delta {
-	d.Pct, d.CILow, d.CIHigh, d.PValue = nil, nil, nil, nil
+	d = withoutInterval(d, NoVerdictDesign)
+	d.Pct = nil
+	d.Verdict = "n/a (" + why + ")"
+	return d
+}
+
+// withoutInterval returns d with its interval and everything read from it
+// withdrawn, its estimates kept, and code saying why (Delta.NoVerdict).
+func withoutInterval(d Delta, code string) Delta {
+	d.CILow, d.CIHigh, d.PValue = nil, nil, nil
 	d.AbsCILow, d.AbsCIHigh = nil, nil
 	d.Significant, d.BootstrapAgrees, d.Size = false, true, SizeNone
-	d.Verdict = "n/a (" + why + ")"
-	d.NoVerdict = NoVerdictDesign
+	d.NoVerdict = code
 	return d
 }
 
@@ -817,11 +821,7 @@ func serviceResults(cal record.Calibration, baseline, v string, base, rounds map
 			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
 				b, x, launches := paired(theirs, mine, c)
-				fixed, _ := sideFixed(cal, c, starts, b, x, launches)
-				d := Compare(info, b, x, fixed)
-				if once && variesByStart(c) {
-					d = compareStarts(info, b, x, launches, fixedVariance(cal, c, 0))
-				}
+				d, _, _ := compareCost(cal, info, b, x, launches, starts, once)
 				cr.Delta = &d
 			}
 			sr.Costs = append(sr.Costs, cr)
