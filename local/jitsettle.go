@@ -2,6 +2,7 @@ package local
 
 import (
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,20 +93,25 @@ func (r jitRule) settled(h jitHistory) (ok bool, rates map[string]float64) {
 }
 
 // sidesSettled marks in sides each of owed's variants whose JVMs in h have
-// settled together by r, and reports whether every variant with a JVM in h
-// is marked (false while h holds none). A mark stays while the variant's
-// JVMs compile less than twice the rule's threshold: a variant that
-// settled and then compiles a little counts as settled, one that compiles
-// hard again does not, until it settles again.
+// settled together by r (markSides), and reports whether every variant
+// with a JVM in h is marked (allMarked).
 func (r jitRule) sidesSettled(h jitHistory, owed []*plan.Trial, sides map[string]bool) bool {
-	all, found := true, false
+	r.markSides(h, owed, sides)
+	return allMarked(h, owed, sides)
+}
+
+// markSides marks in sides each of owed's variants whose JVMs in h have
+// settled together by r. A mark stays while the variant's JVMs compile
+// less than twice the rule's threshold: a variant that settled and then
+// compiles a little counts as settled, one that compiles hard again does
+// not, until it settles again.
+func (r jitRule) markSides(h jitHistory, owed []*plan.Trial, sides map[string]bool) {
 	hot := 2 * float64(r.below) / float64(time.Millisecond)
 	for _, pt := range owed {
 		hv := h.of(pt.Variant)
 		if len(hv) == 0 {
 			continue
 		}
-		found = true
 		ok, rates := r.settled(hv)
 		switch {
 		case ok:
@@ -117,9 +123,24 @@ func (r jitRule) sidesSettled(h jitHistory, owed []*plan.Trial, sides map[string
 				}
 			}
 		}
-		all = all && sides[pt.Variant]
 	}
-	return found && all
+}
+
+// allMarked reports whether every variant of owed with a JVM in h is
+// marked in one of marks (its JIT settled, or its cost steady); false
+// while h holds none.
+func allMarked(h jitHistory, owed []*plan.Trial, marks ...map[string]bool) bool {
+	found := false
+	for _, pt := range owed {
+		if len(h.of(pt.Variant)) == 0 {
+			continue
+		}
+		found = true
+		if !slices.ContainsFunc(marks, func(m map[string]bool) bool { return m[pt.Variant] }) {
+			return false
+		}
+	}
+	return found
 }
 
 // costPoint is one reading of a variant's measured services during a

@@ -130,15 +130,13 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			w.completed += ph.done[i]
 		}
 		if u := b.s.Load.VariantWarmupUntil; u != nil {
-			settled := true
+			settled, steady := true, false
 			for _, ph := range phases {
 				settled = settled && (ph.verdict.settled || ph.verdict.bySide[pt.Variant] || ph.verdict.steadyBy[pt.Variant])
+				steady = steady || ph.verdict.steadyBy[pt.Variant]
 			}
-			w.rec = &record.VariantWarmup{MaxS: longest.Seconds(), Settled: settled,
+			w.rec = &record.VariantWarmup{MaxS: longest.Seconds(), Settled: settled, CostSteady: steady,
 				NoJVM: last.verdict.jvms[pt.Variant] == 0, JITMsPerS: last.verdict.rates[pt.Variant]}
-			for _, ph := range phases {
-				w.rec.CostSteady = w.rec.CostSteady || ph.verdict.steadyBy[pt.Variant]
-			}
 			if len(phases) > 1 {
 				for _, ph := range phases {
 					w.rec.PhasesS = append(w.rec.PhasesS, max(ph.ends[i].Sub(ph.origin), 0).Seconds())
@@ -396,22 +394,6 @@ type jitVerdict struct {
 	steadyBy map[string]bool
 }
 
-// steadyAll reports whether every variant of owed with a JVM in h has
-// settled by its JIT (sides) or by its cost (steady).
-func steadyAll(h jitHistory, owed []*plan.Trial, sides, steady map[string]bool) bool {
-	found := false
-	for _, pt := range owed {
-		if len(h.of(pt.Variant)) == 0 {
-			continue
-		}
-		found = true
-		if !sides[pt.Variant] && !steady[pt.Variant] {
-			return false
-		}
-	}
-	return found
-}
-
 // anyJVM reports whether a warm-up found a measured JVM on either side.
 func (v jitVerdict) anyJVM() bool {
 	for _, n := range v.jvms {
@@ -518,7 +500,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 			}
 			h.add(w.key, jitPoint{at: now.Sub(origin), jit: c.JITTime})
 		}
-		settled := rule.sidesSettled(h, owed, sides)
+		rule.markSides(h, owed, sides)
 		if steady != nil {
 			for v, n := range completed {
 				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
@@ -526,9 +508,8 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 					steadyBy[v] = true
 				}
 			}
-			settled = settled || steadyAll(h, owed, sides, steadyBy)
 		}
-		if settled {
+		if allMarked(h, owed, sides, steadyBy) {
 			return verdict(true)
 		}
 		if rule.noJVM > 0 && len(h) == 0 && now.Sub(origin) >= rule.noJVM {
