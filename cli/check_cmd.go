@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tollperf/toll/plan"
-	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/report"
 	"github.com/tollperf/toll/run"
 	"github.com/tollperf/toll/scenario"
@@ -144,8 +143,8 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 		fmt.Fprintf(&b, ", mode %s", s.Mode)
 	}
 	b.WriteString("\n")
-	if c := s.Schedule; c.ModeAuto || c.RestartAuto || c.WarmupAuto {
-		line := report.ScheduleText(&record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto}, time.Duration(s.Load.Warmup), "")
+	if c := run.ChosenSchedule(s); c != nil {
+		line := report.ScheduleText(c, time.Duration(s.Load.Warmup), "")
 		fmt.Fprintf(&b, "  chosen     %s\n", strings.TrimPrefix(line, "schedule chosen by toll: "))
 	}
 	if s.Workload() == scenario.WorkloadLoad {

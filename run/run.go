@@ -430,9 +430,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 	}
 	cal := record.DefaultCalibration()
 	m.Calibration = &cal
-	if c := s.Schedule; c.ModeAuto || c.RestartAuto || c.WarmupAuto {
-		m.Chosen = &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto}
-	}
+	m.Chosen = ChosenSchedule(s)
 	if u := s.Load.VariantWarmupUntil; u != nil {
 		m.Load.VariantWarmupUntil = &record.WarmupUntil{JITBelowMs: float64(u.JITBelow.D()) / float64(time.Millisecond), OverS: u.Over.D().Seconds()}
 		if s.Load.VariantWarmupAuto {
@@ -485,6 +483,16 @@ func workDir() string {
 		return ""
 	}
 	return d
+}
+
+// ChosenSchedule is the manifest's record of what toll chose of s's
+// schedule (scenario.Schedule), nil when the scenario named it all.
+func ChosenSchedule(s *scenario.Scenario) *record.ScheduleChoice {
+	c := s.Schedule
+	if !c.ModeAuto && !c.RestartAuto && !c.WarmupAuto {
+		return nil
+	}
+	return &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto}
 }
 
 // holdable returns s with a duet toll chose undone where this run cannot
