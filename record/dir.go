@@ -268,6 +268,17 @@ func (d *Dir) WriteManifest(m *Manifest) error {
 	return d.writeJSON(manifestFile, m)
 }
 
+// ManifestWritten returns when manifest.json was last written: after
+// every trial while a run goes on, so about when a run killed outright
+// ended.
+func (d *Dir) ManifestWritten() (time.Time, error) {
+	st, err := d.lstat(manifestFile)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("read %s: %w", filepath.Join(d.Path, manifestFile), err)
+	}
+	return st.ModTime(), nil
+}
+
 // ReadManifest reads manifest.json.
 func (d *Dir) ReadManifest() (*Manifest, error) {
 	var m Manifest

@@ -243,9 +243,7 @@ func (res *resumption) resumed(rerun int) *record.Manifest {
 		// after every trial, was last written about then.
 		to := m.Finished
 		if to.IsZero() {
-			if st, err := os.Stat(filepath.Join(res.dir.Path, "manifest.json")); err == nil {
-				to = st.ModTime()
-			}
+			to, _ = res.dir.ManifestWritten() // none: nothing counted
 		}
 		if to.After(from) {
 			m.Precision.SpentS += to.Sub(from).Seconds()
