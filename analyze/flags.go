@@ -110,9 +110,11 @@ const (
 // toll's sink received none over the trial's whole cycle (costs attributed
 // by attributeTelemetry).
 func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
-	if t.Startup != nil || t.Idle || (t.Job != nil && tc.Costs[JobSpans] != 0) {
-		// A start sends nothing yet; a job's spans are counted per run; an
-		// idle agent may rightly send nothing (no request, no span).
+	if t.Startup != nil || t.Idle || t.Job != nil {
+		// A start sends nothing yet; an idle agent may rightly send nothing
+		// (no request, no span), and so may a job's agent when the job does
+		// no traced work (`java -version`): a job's spans are its own cost,
+		// job_spans, read in the table rather than judged here.
 		return nil
 	}
 	if !t.Exports || tc.Costs[Spans] != 0 || tc.Costs[ExportBytes] != 0 {

@@ -144,6 +144,38 @@ func TestFailedJobNotAveraged(t *testing.T) {
 	}
 }
 
+// TestQuietJobKept checks that a job of a variant that exports whose
+// agent sent nothing (a JVM's `java -version` under an agent: no traced
+// work) is neither flagged no-telemetry nor left out: its costs are
+// compared, and its spans read 0 in their own row.
+func TestQuietJobKept(t *testing.T) {
+	m := &record.Manifest{Scenario: "j", Baseline: "baseline", Variants: []string{"baseline", "agent"}, Workload: "job"}
+	var trials []*record.Trial
+	for r := 1; r <= 3; r++ {
+		trials = append(trials,
+			&record.Trial{Index: 2*r - 1, Round: r, Variant: "baseline", Job: &record.JobRun{WallS: 0.1, UserS: 0.05}},
+			&record.Trial{Index: 2 * r, Round: r, Variant: "agent", Exports: true, Job: &record.JobRun{WallS: 5, UserS: 8}})
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Flags) != 0 || !s.Valid() {
+		t.Errorf("flags %+v, invalid %v", s.Flags, s.Invalid)
+	}
+	agent := s.Steps[0].Variants[1]
+	if agent.Rounds != 3 {
+		t.Fatalf("agent has %d repetitions compared, want 3", agent.Rounds)
+	}
+	var cpu bool
+	for _, c := range agent.Costs {
+		cpu = cpu || c.Cost == JobCPU && math.Abs(c.Value-8) < 1e-9
+	}
+	if !cpu {
+		t.Errorf("no job CPU of 8 s for the agent: %+v", agent.Costs)
+	}
+}
+
 // TestTimeToPeak checks the time to 95% of peak throughput: a closed-model
 // trial whose fresh services ramp up over 4 seconds reaches its plateau
 // there; one whose services ran before (restart: once) has no such cost.
