@@ -300,7 +300,7 @@ func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint
 	if km > 0 {
 		out[Memory] = mem / km / (1 << 20)
 	}
-	jvmCosts(s, w, out)
+	runtimeCosts(s, w, out)
 	jitCPU(s, w, secs, completed, out)
 	if n := s.NMT; n != nil && n.Committed > 0 {
 		// One reading, at the trial's end: the JVM's committed memory is a
@@ -328,61 +328,15 @@ func hardwareCosts(s record.ServiceSeries, w Window, completed uint64, out map[C
 	out[CyclesPerReq] = w.rise(ts, cyc) / float64(completed)
 }
 
-// jvmCosts adds the JVM's figures over w: means of the gauges, and GC time
-// and count per unit of time from the cumulative counters.
-func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
-	var pts []*record.JVMSample
-	var ts []float64
-	for _, p := range s.Points {
-		if p.JVM != nil && p.T >= w.From-1e-9 && p.T <= w.To+1e-9 {
-			pts = append(pts, p.JVM)
-			ts = append(ts, p.T)
-		}
-	}
-	if len(pts) == 0 {
-		return
-	}
-	var heap, committed, meta, metaCommitted, classes, threads float64
-	for _, j := range pts {
-		heap += float64(j.HeapUsed)
-		committed += float64(j.HeapCommitted)
-		meta += float64(j.MetaspaceUsed)
-		metaCommitted += float64(j.MetaspaceCommitted)
-		classes += float64(j.ClassesLoaded)
-		threads += float64(j.Threads)
-	}
-	n := float64(len(pts))
-	out[JVMHeapUsed] = heap / n / (1 << 20)
-	out[JVMHeapCommit] = committed / n / (1 << 20)
-	out[Metaspace] = meta / n / (1 << 20)
-	if metaCommitted > 0 { // 0 until the JVM's first collection
-		out[MetaCommitted] = metaCommitted / n / (1 << 20)
-	}
-	out[Classes] = classes / n
-	out[JVMThreads] = threads / n
-	if last := len(pts) - 1; last > 0 && ts[last] > ts[0] {
-		span := ts[last] - ts[0]
-		out[GCTime] = 1000 * (pts[last].GCTime - pts[0].GCTime) / span
-		out[GCCount] = 60 * float64(pts[last].GCCount-pts[0].GCCount) / span
-		if pts[last].JITCompiles > 0 {
-			out[JITTime] = 1000 * (pts[last].JITTime - pts[0].JITTime) / span
-			out[JITCompiles] = 60 * float64(pts[last].JITCompiles-pts[0].JITCompiles) / span
-		}
-	}
-	if pts[0].InitS > 0 {
-		out[JVMInit] = 1000 * pts[0].InitS
-	}
-}
-
 // jitCPU adds the CPU of the JVM's JIT compiler threads over w, per second
 // of load (secs), and the service's CPU per request without it, where the
 // samples carry it.
 func jitCPU(s record.ServiceSeries, w Window, secs float64, completed uint64, out map[Cost]float64) {
 	var ts, jit []float64
 	for _, p := range s.Points {
-		if p.JVM != nil && p.JVM.JITCPU > 0 {
+		if j := p.Runtime("jvm"); j != nil && j.Values["jit_cpu"] > 0 {
 			ts = append(ts, p.T)
-			jit = append(jit, p.JVM.JITCPU)
+			jit = append(jit, j.Values["jit_cpu"])
 		}
 	}
 	if len(ts) < 2 || secs <= 0 {
