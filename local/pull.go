@@ -68,18 +68,18 @@ const nmtTimeout = 10 * time.Second
 // only if the JVM was started with NMT on (jcmd attaches to it).
 func (sp *serviceProbe) readNMT(ctx context.Context, t float64, mu *sync.Mutex) {
 	mu.Lock()
-	jr, pid := sp.jvm, sp.jvmPid
+	jp := sp.jvmOf()
 	mu.Unlock()
 	var n jvm.NMT
 	var err error
 	switch {
-	case jr == nil:
+	case jp == nil:
 		err = errors.New("nmt: no JVM found in the service's processes (hsperfdata)")
-	case !jr.NMTEnabled():
+	case !jp.Reader().NMTEnabled():
 		err = jvm.ErrNMTDisabled
 	default:
 		cctx, cancel := context.WithTimeout(ctx, nmtTimeout)
-		n, err = jvm.ReadNMT(cctx, pid)
+		n, err = jvm.ReadNMT(cctx, jp.Pid())
 		cancel()
 	}
 	mu.Lock()

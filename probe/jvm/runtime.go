@@ -66,7 +66,7 @@ func (Runtime) Metrics() []runtime.Metric {
 // so that the file's name is the pid seen here).
 func (Runtime) Find(procMount string, pids []int) (runtime.Process, error) {
 	for _, pid := range pids {
-		path, err := hsperfdataOf(procMount, pid)
+		path, err := PathIn(procMount, pid)
 		if err != nil {
 			continue
 		}
@@ -81,8 +81,9 @@ func (Runtime) Find(procMount string, pids []int) (runtime.Process, error) {
 	return nil, fmt.Errorf("jvm: no hsperfdata among %d processes: %w", len(pids), runtime.ErrNotFound)
 }
 
-// hsperfdataOf returns the hsperfdata file of the JVM with pid.
-func hsperfdataOf(procMount string, pid int) (string, error) {
+// PathIn returns the hsperfdata file of the JVM with pid: where Path
+// finds it, else in the process's own /tmp through procMount/PID/root.
+func PathIn(procMount string, pid int) (string, error) {
 	if p, err := Path(pid); err == nil {
 		return p, nil
 	}
