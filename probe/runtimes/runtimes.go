@@ -5,6 +5,7 @@ package runtimes
 
 import (
 	"github.com/tollperf/toll/probe/jvm"
+	"github.com/tollperf/toll/probe/node"
 	"github.com/tollperf/toll/probe/runtime"
 )
 
@@ -12,5 +13,6 @@ import (
 func All() runtime.Set {
 	return runtime.Set{
 		jvm.Runtime{},
+		node.Runtime{},
 	}
 }
