@@ -154,60 +154,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	}
 
 	// Services: CPU, memory, threads of every measured service, and their sum.
-	measured := map[string]bool{}
-	startedHere := map[string]bool{}
-	var startup float64
-	var started bool
-	for _, s := range t.Services {
-		if s.Measured {
-			measured[s.Name] = true
-			startedHere[s.Name] = s.Started
-			if s.Started {
-				startup += s.StartupS
-				started = true
-			}
-		}
-	}
-	var cpu, jit float64
-	haveCPU, haveJIT := false, false
-	for _, series := range t.Samples {
-		if !measured[series.Service] || len(series.Points) == 0 {
-			continue
-		}
-		sc := serviceCosts(series, w, secs, completed)
-		if !startedHere[series.Service] {
-			// The JVM's start-up belongs to the trial it started for; with
-			// restart: once, later trials would repeat the one figure and
-			// give it an interval of nothing.
-			delete(sc, JVMInit)
-		}
-		tc.Services[series.Service] = sc
-		for c, v := range sc {
-			if c == CPUPerRequest || c == CPUNoJIT {
-				continue
-			}
-			tc.Costs[c] += v
-		}
-		cpu += sc[CPUCores] * secs
-		haveCPU = true
-		if ms, ok := sc[JITCPU]; ok {
-			jit += ms / 1000 * secs
-			haveJIT = true
-		}
-	}
-	if haveCPU && completed > 0 {
-		tc.Costs[CPUPerRequest] = 1000 * cpu / float64(completed)
-		if haveJIT {
-			// Every measured service's CPU but its JVM's compiler threads':
-			// a JIT still compiling is a warm-up that ends, in bursts that
-			// land in some rounds and not others (docs/method.md, "A JVM
-			// still compiling"); its own row has it.
-			tc.Costs[CPUNoJIT] = 1000 * max(cpu-jit, 0) / float64(completed)
-		}
-	}
-	if started {
-		tc.Costs[Startup] = 1000 * startup
-	}
+	measured := addServiceCosts(t, w, secs, completed, tc)
 	// A service's own metrics (scrape:) are its costs whether or not its
 	// other costs are measured.
 	for _, series := range t.Samples {
@@ -226,29 +173,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		}
 	}
 
-	// Telemetry received by toll's sink. Spans, bytes and rejects are
-	// attributed over the trial's cycle later (attributeTelemetry);
-	// profiles are uploaded on a timer, not per request, so their rate over
-	// the window stands. Telemetry received is the bytes of the requests
-	// the sink accepted: those it rejected are counted apart.
-	if len(t.Telemetry) > 0 {
-		n := len(t.Telemetry)
-		ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
-		profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
-		for i, s := range t.Telemetry {
-			ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
-			rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
-		}
-		over := func(v []float64) float64 { return w.rise(ts, v) / secs }
-		tc.Costs[Spans] = over(spans)
-		tc.Costs[ExportBytes] = over(bytes) / 1024
-		tc.Costs[Profiles] = over(profiles)
-		tc.Costs[Rejected] = over(rejected)
-		tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
-		if tp := tc.Costs[Throughput]; tp > 0 {
-			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
-		}
-	}
+	telemetryCosts(t, w, secs, tc)
 	if s, ok := timeToPeak(t, w); ok {
 		tc.Costs[TimeToPeak] = s
 	}
@@ -310,6 +235,97 @@ func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint
 	}
 	hardwareCosts(s, w, completed, out)
 	return out
+}
+
+// addServiceCosts adds the costs of t's measured services over w, each on
+// its own and summed, with their CPU per request (secs: the seconds of
+// the trial's own load; completed: its requests), and returns which
+// services are measured.
+func addServiceCosts(t *record.Trial, w Window, secs float64, completed uint64, tc *TrialCosts) map[string]bool {
+	measured := map[string]bool{}
+	startedHere := map[string]bool{}
+	var startup float64
+	var started bool
+	for _, s := range t.Services {
+		if s.Measured {
+			measured[s.Name] = true
+			startedHere[s.Name] = s.Started
+			if s.Started {
+				startup += s.StartupS
+				started = true
+			}
+		}
+	}
+	var cpu, jit float64
+	haveCPU, haveJIT := false, false
+	for _, series := range t.Samples {
+		if !measured[series.Service] || len(series.Points) == 0 {
+			continue
+		}
+		sc := serviceCosts(series, w, secs, completed)
+		if !startedHere[series.Service] {
+			// A runtime's start-up (the JVM's init) belongs to the trial
+			// it started for; with restart: once, later trials would
+			// repeat the one figure and give it an interval of nothing.
+			maps.DeleteFunc(sc, func(c Cost, _ float64) bool { return c.perStart() })
+		}
+		tc.Services[series.Service] = sc
+		for c, v := range sc {
+			if c == CPUPerRequest || c == CPUNoJIT {
+				continue
+			}
+			tc.Costs[c] += v
+		}
+		cpu += sc[CPUCores] * secs
+		haveCPU = true
+		if ms, ok := sc[JITCPU]; ok {
+			jit += ms / 1000 * secs
+			haveJIT = true
+		}
+	}
+	if haveCPU && completed > 0 {
+		tc.Costs[CPUPerRequest] = 1000 * cpu / float64(completed)
+		if haveJIT {
+			// Every measured service's CPU but its JVM's compiler threads':
+			// a JIT still compiling is a warm-up that ends, in bursts that
+			// land in some rounds and not others (docs/method.md, "A JVM
+			// still compiling"); its own row has it.
+			tc.Costs[CPUNoJIT] = 1000 * max(cpu-jit, 0) / float64(completed)
+		}
+	}
+	if started {
+		tc.Costs[Startup] = 1000 * startup
+	}
+	return measured
+}
+
+// telemetryCosts adds what toll's sink received over w, per second of the
+// trial's own load (secs).
+func telemetryCosts(t *record.Trial, w Window, secs float64, tc *TrialCosts) {
+	// Telemetry received by toll's sink. Spans, bytes and rejects are
+	// attributed over the trial's cycle later (attributeTelemetry);
+	// profiles are uploaded on a timer, not per request, so their rate over
+	// the window stands. Telemetry received is the bytes of the requests
+	// the sink accepted: those it rejected are counted apart.
+	if len(t.Telemetry) == 0 {
+		return
+	}
+	n := len(t.Telemetry)
+	ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
+	profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, s := range t.Telemetry {
+		ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
+		rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
+	}
+	over := func(v []float64) float64 { return w.rise(ts, v) / secs }
+	tc.Costs[Spans] = over(spans)
+	tc.Costs[ExportBytes] = over(bytes) / 1024
+	tc.Costs[Profiles] = over(profiles)
+	tc.Costs[Rejected] = over(rejected)
+	tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
+	if tp := tc.Costs[Throughput]; tp > 0 {
+		tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
+	}
 }
 
 // hardwareCosts adds instructions and cycles per request over w, where the
