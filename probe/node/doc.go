@@ -21,7 +21,9 @@
 //   - Figures are as fresh as the script's last write: up to one period
 //     older than toll's sample. A file not rewritten for staleAfter is of
 //     a process that stopped writing (or exited on a signal, which leaves
-//     the file behind): it is not read.
+//     the file behind until the next Node process that loads the script
+//     starts and removes the files of processes that are gone): it is
+//     not read.
 //   - A process in another container of a pod is read through
 //     /proc/PID/root/tmp when the pod shares one process namespace.
 package node

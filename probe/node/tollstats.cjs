@@ -6,7 +6,7 @@
 // Every 250 ms (TOLL_NODE_STATS_MS) it writes one line of JSON to
 // /tmp/toll-node-<uid>/<pid> (through a temporary file and a rename, so a
 // reader never sees half of it) and removes the file when the process
-// exits. What it costs the process: one timer wake-up per period that does
+// exits; as it starts, it removes those of processes that are gone. What it costs the process: one timer wake-up per period that does
 // not keep the process alive, a few microseconds of V8 calls
 // (process.memoryUsage, performance.eventLoopUtilization) and a write of
 // about 200 bytes; and a PerformanceObserver of garbage collections, one
@@ -51,8 +51,25 @@ function write() {
   }
 }
 
+// Removes the files of processes that are gone: a process ended by a
+// signal (as toll stops services) never runs its exit handler.
+function sweep() {
+  for (const name of fs.readdirSync(dir)) {
+    const pid = Number(name.replace(/\.tmp$/, ''));
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      process.kill(pid, 0);
+    } catch (e) {
+      if (e.code === 'ESRCH') {
+        try { fs.unlinkSync(path.join(dir, name)); } catch { /* raced */ }
+      }
+    }
+  }
+}
+
 try {
   fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+  sweep();
   write();
   setInterval(write, period).unref();
   process.on('exit', () => {
