@@ -312,7 +312,7 @@ func readStart(fs procfs.FS, pids []int, st *ServiceStart) {
 		}
 	}
 	for _, pid := range pids {
-		path, err := hsperfdata(pid)
+		path, err := jvm.PathIn("/proc", pid) // in its own container too
 		if err != nil {
 			continue
 		}
@@ -377,14 +377,6 @@ func (j *runtimeReader) read(pids []int) []record.RuntimeSample {
 		return nil
 	}
 	return []record.RuntimeSample{{Runtime: j.name, Pid: j.p.Pid(), Values: v}}
-}
-
-// hsperfdata finds the hsperfdata file of the JVM with pid: in this
-// container's /tmp (a JVM beside the probe, or a local test), else in its
-// own container's, through /proc/PID/root (the pod shares one process
-// namespace, so the file's name is the pid the probe sees).
-func hsperfdata(pid int) (string, error) {
-	return jvm.PathIn("/proc", pid)
 }
 
 func (j *runtimeReader) close() {
