@@ -18,8 +18,9 @@
 #                           examples/reproductions/kindling.yaml (TestReproductionKindling)
 #   linux-perf              profile: true and toll run --profile sample stacks with perf
 #                           (probe/profile TestPerfSamplesKnownFunction)
+#   postgresql              history: the shared history in a real server (scripts/postgres.sh)
 set -euo pipefail
-pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf)
+pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf postgresql)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 missing=()
