@@ -3,6 +3,7 @@ package changepoint
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -39,9 +40,9 @@ func TestNoChangeFewFalseAlarms(t *testing.T) {
 					alarms++
 				}
 			}
-			// At 1% a split, binary segmentation's few further tests
-			// keep it near 1%; 8 of 200 would be 4%.
-			if alarms > 8 {
+			// At 2% a change, binary segmentation's few further tests
+			// keep it near 2%; 10 of 200 would be 5%.
+			if alarms > 10 {
 				t.Errorf("%d false alarms in %d histories of 15 runs where nothing changed", alarms, histories)
 			}
 			t.Logf("%d false alarms in %d histories", alarms, histories)
@@ -54,26 +55,28 @@ func TestNoChangeFewFalseAlarms(t *testing.T) {
 func TestStepFound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	step := math.Log(1.03)
-	exact := 0
+	exact, extra := 0, 0
 	for h := range 20 {
 		at := 5 + h%6
 		pts := series(rng, 15, at, step, 0.005, 0)
 		cs := Detect(pts, Options{Seed: uint64(h)})
 		// A run next to the step may by chance read nearer the other
 		// level: one run off is a miss of the exact run, not of the step.
-		if len(cs) != 1 || cs[0].Index < at-1 || cs[0].Index > at+1 {
+		i := slices.IndexFunc(cs, func(c Change) bool { return c.Index >= at-1 && c.Index <= at+1 })
+		if i < 0 {
 			t.Fatalf("history %d: changes %+v, want one at %d", h, cs, at)
 		}
-		if cs[0].Index == at {
+		extra += len(cs) - 1
+		c := cs[i]
+		if c.Index == at {
 			exact++
 		}
-		c := cs[0]
 		if lo, hi := c.Shift-1.96*c.ShiftSE, c.Shift+1.96*c.ShiftSE; step < lo-0.01 || step > hi+0.01 {
 			t.Errorf("history %d: shift %.4f [%.4f, %.4f], want about %.4f", h, c.Shift, lo, hi, step)
 		}
 	}
-	if exact < 18 {
-		t.Errorf("the step found at its exact run in %d of 20 histories", exact)
+	if exact < 18 || extra > 1 {
+		t.Errorf("the step found at its exact run in %d of 20 histories, %d changes found beside it", exact, extra)
 	}
 }
 
