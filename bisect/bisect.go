@@ -1,9 +1,9 @@
 // Package bisect finds, in an ordered list of versions (an agent's
 // releases, an application's commits), the first whose cost differs from
 // the last good one's beyond a stated size: a binary search whose every
-// step compares two measured estimates with their errors, measures again
-// when it cannot yet tell, and confirms the culprit with fresh
-// measurements before naming it.
+// step judges measured estimates with their errors, measures again when
+// it cannot yet tell, and confirms the culprit with fresh measurements
+// before naming it.
 //
 // The package is pure: what a measurement is (a run of toll in precision
 // mode) is the caller's Measure.
@@ -64,7 +64,10 @@ const (
 	Unclear
 )
 
-// Step is one comparison the search made.
+// Step is one comparison the search made. A version between a good and
+// a bad one is judged Alike (at the good one's level) or Differs (at the
+// bad one's); the first and last versions, and the culprit and the last
+// good one, are judged against the size.
 type Step struct {
 	// Good is the index of the version compared against, Candidate the
 	// one judged.
@@ -75,6 +78,10 @@ type Step struct {
 	Verdict           Verdict
 	// Confirm is set for the comparison that confirmed the culprit.
 	Confirm bool
+	// Bad is the known bad version when Candidate was judged by which
+	// level it is nearer to (Good's or Bad's); 0 for a comparison
+	// against the size.
+	Bad int
 }
 
 // Result is what the search found.
@@ -93,7 +100,8 @@ type Result struct {
 }
 
 // ErrUnclear is returned when a comparison could not tell within the
-// measurements allowed: the versions differ by about SizePct.
+// measurements allowed: two versions differ by about SizePct, or a
+// version lies about halfway between two levels.
 var ErrUnclear = errors.New("could not tell whether the versions differ beyond the size")
 
 // searcher holds the measurements made so far.
@@ -104,9 +112,14 @@ type searcher struct {
 	res     *Result
 }
 
-// Search bisects versions 0 … n-1: 0 is taken as good, and the search
-// finds the first version that differs from its predecessor's level,
-// checking first that the last one differs from the first.
+// Search bisects versions 0 … n-1. It checks first that the last
+// version differs from the first beyond the size (if it is alike, there is
+// nothing to find). Then each version halfway between the last known good
+// and the first known bad is judged by which of their two levels it is
+// nearer to, measuring again (the least precise of the three) until that
+// is clear at 95%; the first bad version found is the culprit, and its
+// difference from the last good one is confirmed beyond the size with
+// fresh measurements of both.
 func Search(ctx context.Context, n int, measure Measure, o Options) (*Result, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("bisect: %d versions, want at least 2", n)
@@ -128,11 +141,11 @@ func Search(ctx context.Context, n int, measure Measure, o Options) (*Result, er
 	good, bad := 0, n-1
 	for bad-good > 1 {
 		mid := good + (bad-good)/2
-		v, err := s.compare(ctx, good, mid, false)
+		isBad, err := s.classify(ctx, good, mid, bad)
 		if err != nil {
 			return s.res, err
 		}
-		if v == Differs {
+		if isBad {
 			bad = mid
 		} else {
 			good = mid
@@ -150,6 +163,49 @@ func Search(ctx context.Context, n int, measure Measure, o Options) (*Result, er
 	st := s.res.Steps[len(s.res.Steps)-1]
 	s.res.Change, s.res.Low, s.res.High = st.Change, st.Low, st.High
 	return s.res, err
+}
+
+// classify says whether version m is at bad's level rather than good's:
+// its distance from the point halfway between them, in the direction
+// from good to bad, over its standard error, beyond z95 either way. Until
+// then it measures again whichever of the three is least precise.
+func (s *searcher) classify(ctx context.Context, g, m, b int) (bool, error) {
+	if len(s.got[m]) == 0 {
+		if err := s.once(ctx, m); err != nil {
+			return false, err
+		}
+	}
+	for {
+		eg, em, eb := pool(s.got[g]), pool(s.got[m]), pool(s.got[b])
+		dir := math.Copysign(1, eb.Y-eg.Y)
+		z := dir * (em.Y - (eg.Y+eb.Y)/2) / math.Sqrt(em.SE*em.SE+(eg.SE*eg.SE+eb.SE*eb.SE)/4)
+		st := s.judge(g, m)
+		st.Bad, st.Verdict = b, Unclear
+		switch {
+		case z > z95:
+			st.Verdict = Differs
+		case z < -z95:
+			st.Verdict = Alike
+		}
+		if st.Verdict != Unclear {
+			s.res.Steps = append(s.res.Steps, st)
+			return st.Verdict == Differs, nil
+		}
+		next := -1
+		for _, i := range []int{m, g, b} {
+			if len(s.got[i]) < s.o.MaxMeasures && (next < 0 || pool(s.got[i]).SE > pool(s.got[next]).SE) {
+				next = i
+			}
+		}
+		if next < 0 {
+			s.res.Steps = append(s.res.Steps, st)
+			return false, fmt.Errorf("version %d between %d and %d: as near one level as the other after %d measurements each: %w",
+				m, g, b, s.o.MaxMeasures, ErrUnclear)
+		}
+		if err := s.once(ctx, next); err != nil {
+			return false, err
+		}
+	}
 }
 
 // once measures version i once more.

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,5 +327,28 @@ func checkNewest(cmd *cobra.Command, series []*history.Series, gates []analyze.G
 	case unjudged:
 		return &exitError{ExitUnjudged, errors.New("a gate could not be judged")}
 	}
+	return nil
+}
+
+// recordInHistory records the run in dir, which sum analysed, in the
+// history at where (toll run --history).
+func recordInHistory(ctx context.Context, w io.Writer, where string, labelTexts []string, dir string, sum *analyze.Summary) error {
+	labels, err := parseLabels(labelTexts)
+	if err != nil {
+		return err
+	}
+	st, err := history.Open(ctx, where)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	id, err := st.Add(ctx, history.FromSummary(sum, dir, labels, time.Now()))
+	if err != nil && !errors.Is(err, history.ErrRecorded) {
+		return err
+	}
+	fmt.Fprintf(w, "history: recorded as run %d of %s\n", id, st)
 	return nil
 }
