@@ -384,4 +384,3 @@ func (b *bisection) profileDiff(res *bisect.Result) error {
 	}
 	return report.CompareText(b.stdout, rc, gd, bd)
 }
-
