@@ -20,8 +20,9 @@
 #                           e2e/sampling TestNodeRuntime), when no node is present
 #   linux-perf              profile: true and toll run --profile sample stacks with perf
 #                           (probe/profile TestPerfSamplesKnownFunction)
+#   postgresql              history: the shared history in a real server (scripts/postgres.sh)
 set -euo pipefail
-pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf)
+pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf postgresql)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
 command -v node >/dev/null || pkgs+=(nodejs)
