@@ -222,7 +222,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.resume != "" {
 		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision, --budget and --set do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -232,7 +232,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
 	} else if f.startup {
 		if !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
+			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision, --budget and --set do not apply")}
 		}
 		if s, err = scenario.ReadStartup(file); err != nil {
 			return &exitError{ExitUsage, err}

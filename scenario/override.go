@@ -46,7 +46,7 @@ type Overrides struct {
 
 // Empty reports whether o overrides nothing.
 func (o Overrides) Empty() bool {
-	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil && len(o.Vars) == 0
 }
 
 // reservedVars are the placeholders toll fills in itself.

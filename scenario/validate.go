@@ -1100,7 +1100,11 @@ func checkPlaceholder(p string) error {
 	case strings.HasPrefix(p, "port:") && reName.MatchString(strings.TrimPrefix(p, "port:")):
 		return nil
 	}
-	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant})", p)
+	own := ""
+	if reVarName.MatchString(p) {
+		own = fmt.Sprintf("; a value of your own: toll run --set %s=VALUE", p)
+	}
+	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant}%s)", p, own)
 }
 
 // expandForCheck fills placeholders with sample values so a URL or address
