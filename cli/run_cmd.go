@@ -285,7 +285,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile, AsyncProfiler: f.asyncProfiler, PySpy: f.pySpy,
 		Progress: progress, NoCgroup: f.noCgroup, StopGrace: f.stopGrace, StopNow: f.stopNow, Live: live, FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
+		Resume: f.resume, AA: f.aa, Remote: remote, Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take
 			// their grace period: its reports are written first, and again
 			// below once what they flushed as they stopped is counted.

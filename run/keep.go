@@ -2,8 +2,11 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,6 +25,7 @@ func (r *runner) keep(tr *record.Trial, res *load.Result) error {
 	}
 	r.mu.Lock()
 	r.lastTrial[tr.Variant] = tr
+	r.trials[tr.Index] = tr
 	r.mu.Unlock()
 	if res != nil {
 		if err := r.writeHistogramLog(tr, res); err != nil {
@@ -73,6 +77,9 @@ func (r *runner) keepOther(tr *record.Trial) error {
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	r.trials[tr.Index] = tr
+	r.mu.Unlock()
 	what := "start"
 	if jr := tr.Job; jr != nil {
 		what = "job"
@@ -115,4 +122,12 @@ func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (re
 		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)
 	}
 	return nil
+}
+
+// keptTrials returns the trial records the results directory holds, in the
+// order they ran, as the report reads them.
+func (r *runner) keptTrials() []*record.Trial {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.SortedFunc(maps.Values(r.trials), func(a, b *record.Trial) int { return cmp.Compare(a.Index, b.Index) })
 }

@@ -6,7 +6,9 @@
 // it ends, whichever backend measured it.
 //
 // It is the orchestrator, where the upstream stages meet; it knows nothing
-// of analysis or reports, nor of how a backend starts services or measures.
+// of reports, nor of how a backend starts services or measures. Of the
+// analysis it asks one thing: in precision mode, after each round, whether
+// the trials it holds are precise enough to stop (analyze.Decide).
 package run
 
 import (
@@ -83,10 +85,6 @@ type Options struct {
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
-	// Precision decides, after each round of a run in precision mode
-	// (the scenario's Precision.On), whether its load step goes on; such a
-	// run needs one.
-	Precision PrecisionRule
 	// Remote, when set, runs the services elsewhere (a Kubernetes
 	// cluster, package kube) instead of on this machine; the plan, the
 	// results directory and the trial records are the same.
@@ -202,7 +200,12 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			}
 		}()
 	}
-	r := &runner{s: s, opt: opt, dir: dir, id: id, lastTrial: map[string]*record.Trial{}}
+	r := &runner{s: s, opt: opt, dir: dir, id: id, lastTrial: map[string]*record.Trial{}, trials: map[int]*record.Trial{}}
+	if res != nil {
+		for _, tr := range res.trials {
+			r.trials[tr.Index] = tr
+		}
+	}
 	if remoteNote != "" {
 		r.notes = append(r.notes, remoteNote)
 	}
@@ -269,9 +272,6 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each)%s, results in %s\n",
 			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, r.where(m), dir.Path)
 		return r.finish(ctx, m, r.findMax(ctx, seed))
-	}
-	if s.Precision.On && opt.Precision == nil {
-		return before(errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
 	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
@@ -386,6 +386,10 @@ type runner struct {
 	// figures are guarded by mu.
 	prec  *precisionRun
 	notes []string
+	// trials holds every trial record of the results directory by index:
+	// a resumed run's from its earlier sittings, then each trial as it is
+	// kept (guarded by mu). A run in precision mode analyses them.
+	trials map[int]*record.Trial
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
@@ -537,11 +541,11 @@ func checkNetwork(s *scenario.Scenario) error {
 func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) error {
 	actions := p.Actions
 	var pr *precisionRun
-	if r.s.Precision.On && r.opt.Precision != nil {
+	if r.s.Precision.On {
 		if m.Precision == nil {
 			m.Precision = precisionRecord(r.s)
 		}
-		pr = newPrecisionRun(r.s, r.opt.Precision, time.Duration(m.Precision.SpentS*float64(time.Second)))
+		pr = newPrecisionRun(r.s, newAnalysisRule(r.s), time.Duration(m.Precision.SpentS*float64(time.Second)))
 		r.prec = pr
 	}
 	for i := 0; i < len(actions); i++ {
@@ -594,7 +598,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 		}
 		if t, ok := roundEnds(actions, i); ok {
 			pr.thisStart++
-			rest, err := r.afterRound(ctx, pr, m, t, actions[i+1:])
+			rest, err := r.afterRound(pr, m, t, actions[i+1:])
 			if err != nil {
 				return err
 			}
