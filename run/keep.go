@@ -12,6 +12,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/record"
 )
@@ -103,7 +104,7 @@ func (r *runner) keepOther(tr *record.Trial) error {
 // now that its services have stopped: what they flushed as they stopped
 // counts for it, and what they will send when next started does not. The
 // trial's file is written again with the count.
-func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (record.Telemetry, time.Time, error)) error {
+func (r *runner) endTelemetryCycle(name string, counts backend.SinkCounts) error {
 	r.mu.Lock()
 	tr := r.lastTrial[name]
 	delete(r.lastTrial, name)
