@@ -16,9 +16,9 @@ type loadOnly struct{ backend.Backend }
 func (loadOnly) Check(*scenario.Scenario, backend.Request) error { return nil }
 
 // TestCheckBackendWorkloads checks that a backend is refused a start-up or
-// job experiment unless it implements that workload's interface
-// (backend.Startups, backend.Jobs), and that a load test is never refused
-// for its workload.
+// job experiment, or trials at once, unless it implements that workload's
+// interface (backend.Startups, backend.Jobs, backend.AtOnce), and that a
+// load test is never refused for its workload.
 func TestCheckBackendWorkloads(t *testing.T) {
 	const (
 		load = `name: l
@@ -48,6 +48,7 @@ variants:
 		{"load", load, ""},
 		{"startup", startup, "does not run startup experiments"},
 		{"job", job, "does not run job experiments"},
+		{"duet", strings.Replace(load, "rounds:", "mode: duet\npinning: {duet: shared}\nvariants:\n  - name: baseline\n  - name: b\nrounds:", 1), "does not run trials at once (mode: duet)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -158,7 +158,7 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			r.trials[tr.Index] = tr
 		}
 	}
-	r.backend = opt.Backend
+	r.backend, r.can = opt.Backend, abilitiesOf(opt.Backend)
 	if adapted != "" {
 		r.notes = append(r.notes, adapted)
 	}
@@ -248,8 +248,8 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 		return before(err)
 	}
 	var runErr error
-	if pb, ok := r.backend.(backend.Preparer); ok {
-		runErr = pb.Prepare(ctx)
+	if r.can.preparer != nil {
+		runErr = r.can.preparer.Prepare(ctx)
 	}
 	if runErr == nil {
 		runErr = r.execute(ctx, p, m)
@@ -311,8 +311,9 @@ type runner struct {
 	dir *record.Dir
 	mu  sync.Mutex // guards done, notes, lastTrial, began and the progress output during trials run at once
 	// backend starts and stops the variants and measures their trials
-	// (Options.Backend).
+	// (Options.Backend); can is what it does beyond that.
 	backend backend.Backend
+	can     abilities
 	// lastTrial is each variant's latest trial since its services started,
 	// whose telemetry cycle ends when they stop (guarded by mu).
 	lastTrial map[string]*record.Trial
@@ -536,8 +537,8 @@ func (r *runner) closeAll() {
 // variants has exited (backend.SinkWatcher); nil for a backend that does
 // not watch its sinks.
 func (r *runner) sinksAlive(variants ...string) error {
-	if sw, ok := r.backend.(backend.SinkWatcher); ok {
-		return sw.SinksAlive(variants...)
+	if r.can.watcher != nil {
+		return r.can.watcher.SinksAlive(variants...)
 	}
 	return nil
 }
@@ -561,11 +562,12 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 	var err error
 	switch w := r.s.Workload(); w {
 	case scenario.WorkloadStartup, scenario.WorkloadJob:
-		if sb, ok := r.backend.(backend.Startups); ok && w == scenario.WorkloadStartup {
-			tr, err = sb.StartupTrial(ctx, pt)
-		} else if jb, ok := r.backend.(backend.Jobs); ok && w == scenario.WorkloadJob {
-			tr, err = jb.JobTrial(ctx, pt)
-		} else {
+		switch {
+		case w == scenario.WorkloadStartup && r.can.startups != nil:
+			tr, err = r.can.startups.StartupTrial(ctx, pt)
+		case w == scenario.WorkloadJob && r.can.jobs != nil:
+			tr, err = r.can.jobs.JobTrial(ctx, pt)
+		default:
 			return fmt.Errorf("%s: this backend does not run %s experiments", r.s.Path, w)
 		}
 		if tr == nil {
@@ -583,9 +585,8 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 
 // trialsAtOnce carries out trials run at once through the backend.
 func (r *runner) trialsAtOnce(ctx context.Context, sides []*plan.Trial) error {
-	at, ok := r.backend.(backend.AtOnce)
-	if !ok {
+	if r.can.atOnce == nil {
 		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", r.s.Path, r.s.Mode)
 	}
-	return at.TrialsAtOnce(ctx, sides, r.keep)
+	return r.can.atOnce.TrialsAtOnce(ctx, sides, r.keep)
 }
