@@ -1,6 +1,7 @@
 package run
 
 import (
+	"io"
 	"testing"
 	"time"
 
@@ -195,5 +196,46 @@ load: {rate: 10, duration: 2s, target: "http://127.0.0.1:${port:app}", requests:
 				t.Errorf("least rounds %d, want %d", g.MinRounds, s.Precision.MinRounds)
 			}
 		})
+	}
+}
+
+// TestHeldTrialsAreTheDirectorys checks that the trials the stopping rule
+// analyses in memory are those the results directory holds, in the order
+// the report reads them: a resumed run's earlier ones, and each trial as it
+// is kept, whatever order trials end in, a trial run again replacing the
+// one it repeats.
+func TestHeldTrialsAreTheDirectorys(t *testing.T) {
+	dir, err := record.CreateExact(t.TempDir() + "/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := &record.Trial{Index: 2, Variant: "otel", Round: 1, Interrupted: true, Error: "cut short"}
+	if err := dir.WriteTrial(earlier); err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: &scenario.Scenario{}, dir: dir, opt: Options{Progress: io.Discard},
+		lastTrial: map[string]*record.Trial{}, trials: map[int]*record.Trial{earlier.Index: earlier}}
+	for _, tr := range []*record.Trial{
+		{Index: 3, Variant: "baseline", Round: 2},
+		{Index: 1, Variant: "baseline", Round: 1},
+		{Index: 2, Variant: "otel", Round: 1}, // run again, whole
+	} {
+		if err := r.keep(tr, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onDisk, _, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := r.keptTrials()
+	if len(held) != len(onDisk) {
+		t.Fatalf("held %d trials, the directory %d", len(held), len(onDisk))
+	}
+	for i := range held {
+		if held[i].Index != onDisk[i].Index || held[i].Interrupted != onDisk[i].Interrupted {
+			t.Errorf("trial %d: held %d (interrupted %v), on disk %d (interrupted %v)",
+				i, held[i].Index, held[i].Interrupted, onDisk[i].Index, onDisk[i].Interrupted)
+		}
 	}
 }
