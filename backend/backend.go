@@ -1,12 +1,13 @@
 // Package backend defines where a run's services run and its trials are
 // measured, as the orchestrator (package run) sees it: this machine
 // (package local), or a Kubernetes cluster (package kube). A backend
-// imports this package, never the orchestrator.
+// imports this package, never the orchestrator, and the orchestrator
+// imports no backend: cli builds the one a run uses and hands it to
+// run.Run.
 package backend
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/tollperf/toll/load"
@@ -22,7 +23,24 @@ import (
 // everything is written once: the plan, the results directory and its
 // manifest, the order of starts, trials and stops, interruption and the
 // cleanup after it, progress, and writing every trial record.
+//
+// The orchestrator calls Adapt and Check before anything is created, Setup
+// once before the first start, Start, Trial and Stop as the plan goes,
+// and Close once at the end of every run.
 type Backend interface {
+	// Adapt returns s as this backend runs it, and a note for the
+	// manifest when that changed it (a setting toll chose that only
+	// holds elsewhere, replaced by one that holds here); s itself is
+	// left as it is.
+	Adapt(s *scenario.Scenario) (*scenario.Scenario, string)
+	// Check refuses, before anything is created, what of s (as Adapt
+	// returned it) this backend cannot run, saying why and what to do
+	// instead.
+	Check(s *scenario.Scenario, req Request) error
+	// Setup prepares the backend for the run before its first start, and
+	// may add to the manifest's layout and notes. Close undoes what it
+	// did, also when it fails.
+	Setup(ctx context.Context, run Run) error
 	// Start starts a variant's services and returns once each is ready.
 	// cpuLimit, when above 0, is a matrix step's CPU limit for each
 	// service (scenario's matrix: cpus), in place of their own.
@@ -34,8 +52,44 @@ type Backend interface {
 	// with a record is the trial's own (Interrupted and Error say why);
 	// without one, no trial ran.
 	Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load.Result, error)
-	// Stop stops a variant's services.
+	// Stop stops a variant's services, and then tells the orchestrator
+	// what its telemetry sink had received (Events.Stopped).
 	Stop(ctx context.Context, variant string) error
+	// Close stops and removes everything the backend created for the
+	// run, within a bound of its own. It is called once, at the end of
+	// every run, also a cancelled or failed one and one whose Setup was
+	// never called, with a context that is not cancelled.
+	Close(ctx context.Context) error
+	// RecordsFailedSetup reports whether a run that fails before its
+	// first start still writes its manifest, with the error and what
+	// Setup recorded: where what the backend created outlives toll's
+	// process, and the manifest's layout is how it is found again (a
+	// cluster's namespace and label).
+	RecordsFailedSetup() bool
+}
+
+// Request is what a run asks of a backend beyond its scenario.
+type Request struct {
+	// Resume is set when the run continues an interrupted one in its
+	// results directory.
+	Resume bool
+}
+
+// Run is what a backend learns of the run it serves, at Setup.
+type Run struct {
+	// Scenario is the scenario being run, as Adapt returned it.
+	Scenario *scenario.Scenario
+	// ID labels everything the run creates.
+	ID runid.ID
+	// Dir is the results directory (logs go to Dir.LogPath).
+	Dir *record.Dir
+	// Manifest is the run's manifest, written after Setup.
+	Manifest *record.Manifest
+	// Seed is the run's, from which random choices (Poisson arrivals)
+	// are drawn.
+	Seed int64
+	// Events receives what the backend tells the orchestrator.
+	Events Events
 }
 
 // Keep is how the orchestrator keeps a measured trial: it writes the
@@ -82,40 +136,6 @@ type Jobs interface {
 	JobTrial(ctx context.Context, t *plan.Trial) (*record.Trial, error)
 }
 
-// Remote is a Backend that runs services away from this machine, such as a
-// Kubernetes cluster. toll's own machine then only plans, records and
-// analyses: no cgroups, pinning or sinks are set up here.
-type Remote interface {
-	Backend
-	// Setup prepares the backend for the run before its first start, and
-	// may add to the manifest's layout and notes.
-	Setup(ctx context.Context, rr RemoteRun) error
-	// Close removes everything the backend created for the run. It is
-	// called once, at the end of every run, also a cancelled or failed
-	// one, with a context that is not cancelled.
-	Close(ctx context.Context) error
-}
-
-// SinkReader is a Remote backend whose telemetry sinks say what they had
-// received once a variant's services stopped, which ends the telemetry
-// cycle of the variant's last trial (telemetry_end), as a local run's
-// in-process sinks do.
-type SinkReader interface {
-	// SinkCounts returns the variant's sink's counts, as of a moment
-	// after its services stopped, and that moment.
-	SinkCounts(ctx context.Context, variant string) (record.Telemetry, time.Time, error)
-}
-
-// RemoteRun is what a Remote backend learns of the run it serves.
-type RemoteRun struct {
-	// Scenario is the scenario being run.
-	Scenario *scenario.Scenario
-	// ID labels everything the run creates.
-	ID runid.ID
-	// Dir is the results directory (logs go to Dir.LogPath).
-	Dir *record.Dir
-	// Manifest is the run's manifest, written after Setup.
-	Manifest *record.Manifest
-	// Progress receives lines for the user.
-	Progress io.Writer
-}
+// SinkCounts reads a variant's telemetry sink's counts, as of a moment
+// after its services stopped, and that moment.
+type SinkCounts func(ctx context.Context) (record.Telemetry, time.Time, error)

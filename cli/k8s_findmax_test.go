@@ -29,7 +29,7 @@ func TestKubernetesFindMax(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); f.drive(dctx) }()
 	dir, err := run.Run(ctx, s, run.Options{Out: filepath.Join(t.TempDir(), "results"), Version: "test", FindMax: true,
-		Progress: testProgress(t), Remote: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second,
+		Progress: testProgress(t), Backend: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second,
 			LoadStartDelay: time.Second}})
 	stop()
 	<-done

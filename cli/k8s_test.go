@@ -366,7 +366,7 @@ func runInFakeCluster(t *testing.T, ctx context.Context, f *fakeCluster, path st
 	go func() { defer close(done); f.drive(dctx) }()
 	defer func() { stop(); <-done }()
 	return run.Run(ctx, s, run.Options{Out: filepath.Join(t.TempDir(), "results"), Version: "test",
-		Progress: testProgress(t), Remote: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second,
+		Progress: testProgress(t), Backend: &kube.Runner{Client: f.client, Logs: f, Poll: 10 * time.Millisecond, ScheduleTimeout: 20 * time.Second,
 			// Time for the fake to start a Job's pods, in this process: 300
 			// ms was too short at load 20, a pod then starting after the
 			// others' --not-before.

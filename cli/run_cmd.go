@@ -18,8 +18,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tollperf/toll/analyze"
-	"github.com/tollperf/toll/backend"
-	"github.com/tollperf/toll/kube"
 	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/report"
@@ -261,26 +259,9 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	if f.sloP99 > 0 {
 		s.FindMax.SLOP99 = scenario.Duration(f.sloP99)
 	}
-	var remote backend.Remote
-	if f.kube.on {
-		if f.isolateNetwork || s.Network == scenario.NetworkIsolated {
-			return &exitError{ExitUsage, fmt.Errorf("%s: network: isolated (--isolate-network) isolates one machine; in a cluster, use a NetworkPolicy", s.Path)}
-		}
-		if err := f.kubeImages.apply(s); err != nil {
-			return &exitError{ExitUsage, err}
-		}
-		client, err := f.kube.client()
-		if err != nil {
-			return &exitError{ExitUsage, err}
-		}
-		remote = &kube.Runner{Client: client}
-	}
-	if !f.kube.on {
-		// A misspelt program fails here, not once the services before it
-		// have started.
-		if err := s.CheckPrograms(); err != nil {
-			return &exitError{ExitUsage, err}
-		}
+	b, err := newBackend(s, f)
+	if err != nil {
+		return err
 	}
 	if !f.kube.on && (f.isolateNetwork || s.Network == scenario.NetworkIsolated) {
 		origin := "--isolate-network"
@@ -305,9 +286,8 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		progress = io.Discard
 		f.render.brief = true
 	}
-	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Profile: f.profile, AsyncProfiler: f.asyncProfiler, PySpy: f.pySpy,
-		Progress: progress, NoCgroup: f.noCgroup, StopGrace: f.stopGrace, StopNow: f.stopNow, Live: live, FindMax: f.findMax,
-		Resume: f.resume, AA: f.aa, Remote: remote, Precision: newPrecisionRule(s), Finished: func(dir *record.Dir, err error) {
+	dir, runErr := run.Run(ctx, s, run.Options{Out: f.out, Seed: f.seed, Version: tollVersion(), Backend: b,
+		Progress: progress, Live: live, FindMax: f.findMax, Resume: f.resume, AA: f.aa, Finished: func(dir *record.Dir, err error) {
 			// A run cut short still has services to stop, which may take
 			// their grace period: its reports are written first, and again
 			// below once what they flushed as they stopped is counted.

@@ -1,6 +1,6 @@
 // Package kube runs a scenario in a Kubernetes cluster: the Kubernetes
-// implementation of backend.Remote, backend.Startups and backend.Jobs,
-// beside run's own local backend.
+// implementation of backend.Backend, backend.Startups and backend.Jobs,
+// beside package local's backend of this machine.
 //
 // Each variant's services become the containers of one pod per start
 // (Builder.Pod), beside a toll probe container that shares the pod's

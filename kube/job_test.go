@@ -149,7 +149,7 @@ func TestJobTrial(t *testing.T) {
 			m := &record.Manifest{}
 			logs := &jobLogs{sink: `{"time":"` + start.Add(time.Hour).Format(time.RFC3339Nano) + `","counts":{"spans":40}}` + "\n"}
 			r := &Runner{Client: client, Logs: logs, Poll: time.Millisecond, ScheduleTimeout: time.Second, Host: "h"}
-			if err := r.Setup(context.Background(), backend.RemoteRun{Scenario: s, ID: runid.ID{Pid: 42, Start: 7}, Dir: dir, Manifest: m}); err != nil {
+			if err := r.Setup(context.Background(), backend.Run{Scenario: s, ID: runid.ID{Pid: 42, Start: 7}, Dir: dir, Manifest: m}); err != nil {
 				t.Fatal(err)
 			}
 			logs.job = func() (string, string) { return podName, tt.log }

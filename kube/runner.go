@@ -48,7 +48,7 @@ func (a APILogs) Read(ctx context.Context, namespace, pod, container string, sin
 }
 
 // Runner runs a scenario's variants in a Kubernetes cluster: the
-// backend.Remote backend of `toll run --kubernetes`. It creates the objects
+// backend.Backend of `toll run --kubernetes`. It creates the objects
 // Builder makes, waits for them through the API, reads the probe's, the
 // load's and the sink's output back from their logs into trial records,
 // and deletes every object of the run in Close.
@@ -74,17 +74,21 @@ type Runner struct {
 	StartLineWait time.Duration
 
 	b      *Builder
-	rr     backend.RemoteRun
+	rr     backend.Run
 	starts map[string]int
 	pods   map[string]string // running variant -> its pod
 	fresh  map[string]bool   // no trial since the variant's pod started
 }
 
-var _ backend.Remote = (*Runner)(nil)
+var (
+	_ backend.Backend  = (*Runner)(nil)
+	_ backend.Startups = (*Runner)(nil)
+	_ backend.Jobs     = (*Runner)(nil)
+)
 
 // Setup resolves the scenario for the cluster, creates each variant's
 // sink and Services and waits for the sinks.
-func (r *Runner) Setup(ctx context.Context, rr backend.RemoteRun) error {
+func (r *Runner) Setup(ctx context.Context, rr backend.Run) error {
 	if r.Poll == 0 {
 		r.Poll = time.Second
 	}
@@ -141,7 +145,7 @@ func (r *Runner) Setup(ctx context.Context, rr backend.RemoteRun) error {
 
 // Start creates the pod of the variant's next start and waits until it
 // is ready: every service's readiness check passes. A matrix's cpuLimit is
-// refused before the run (run.checkRemote), so it is always 0 here.
+// refused before the run (Check), so it is always 0 here.
 func (r *Runner) Start(ctx context.Context, variant string, cpuLimit float64) error {
 	if cpuLimit > 0 {
 		return fmt.Errorf("variant %s: a matrix CPU limit (%g) runs on this machine only", variant, cpuLimit)
@@ -405,8 +409,23 @@ func (r *Runner) logName(variant, service string) string {
 }
 
 // Stop keeps the logs of the variant's services in the results directory
-// and deletes its pod.
+// and deletes its pod; then its sink's count ends the telemetry cycle of
+// the variant's last trial (backend.Events.Stopped).
 func (r *Runner) Stop(ctx context.Context, variant string) error {
+	if err := r.stopPod(ctx, variant); err != nil {
+		return err
+	}
+	if r.rr.Events == nil {
+		return nil
+	}
+	return r.rr.Events.Stopped(variant, func(ctx context.Context) (record.Telemetry, time.Time, error) {
+		return r.SinkCounts(ctx, variant)
+	})
+}
+
+// stopPod keeps the logs of the services in the variant's pod and deletes
+// the pod.
+func (r *Runner) stopPod(ctx context.Context, variant string) error {
 	pod, ok := r.pods[variant]
 	if !ok {
 		return nil
@@ -472,14 +491,20 @@ func (r *Runner) deletePod(ctx context.Context, name string) error {
 	}
 }
 
-// Close deletes every object of the run, found by its label.
+// closeTimeout bounds the deletion of what a run created in the cluster.
+const closeTimeout = 2 * time.Minute
+
+// Close deletes every object of the run, found by its label, within
+// closeTimeout.
 func (r *Runner) Close(ctx context.Context) error {
 	if r.b == nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, closeTimeout)
+	defer cancel()
 	removed, err := DeleteSelected(ctx, r.Client, r.b.Namespace(), r.b.RunSelector())
-	if len(removed) > 0 && r.rr.Progress != nil {
-		fmt.Fprintf(r.rr.Progress, "toll: deleted the run's %d Kubernetes objects (%s)\n", len(removed), r.b.RunSelector())
+	if len(removed) > 0 && r.rr.Events != nil {
+		r.rr.Events.Say(fmt.Sprintf("toll: deleted the run's %d Kubernetes objects (%s)", len(removed), r.b.RunSelector()))
 	}
 	if err != nil {
 		return fmt.Errorf("%w; `toll k8s gc --run %s -n %s` deletes what is left", err, r.b.run, r.b.Namespace())
@@ -551,8 +576,6 @@ func telemetry(out []byte, from, to, t0 time.Time) []record.Telemetry {
 	}
 	return ts
 }
-
-var _ backend.SinkReader = (*Runner)(nil)
 
 // SinkCounts waits for the variant's sink to print a line after now (its
 // services are stopped) and returns that line's counts: what they sent up

@@ -162,7 +162,7 @@ func TestStartupTrial(t *testing.T) {
 			r := &Runner{Client: client, Poll: time.Millisecond, ScheduleTimeout: time.Second, StartLineWait: 50 * time.Millisecond, Host: "h"}
 			logs := fakeLogs{}
 			r.Logs = logs
-			if err := r.Setup(context.Background(), backend.RemoteRun{Scenario: s, ID: runid.ID{Pid: 42, Start: 7}, Dir: dir, Manifest: m}); err != nil {
+			if err := r.Setup(context.Background(), backend.Run{Scenario: s, ID: runid.ID{Pid: 42, Start: 7}, Dir: dir, Manifest: m}); err != nil {
 				t.Fatal(err)
 			}
 			pod := r.b.PodName("baseline", 1)

@@ -13,6 +13,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tollperf/toll/backend"
+
 	"github.com/tollperf/toll/record"
 )
 
@@ -123,8 +125,8 @@ func TestHoldersSharedBySides(t *testing.T) {
 // tasks costs its trial its holders, and only holderStrikes of them in a
 // row end the readings for the run, with one note.
 func TestHoldersSlowReadings(t *testing.T) {
-	var notes []string
-	b := &Backend{loadCPUs: "0", hooks: Hooks{Note: func(n string) { notes = append(notes, n) }}}
+	ev := &noteTaker{}
+	b := &Backend{loadCPUs: "0", events: ev}
 	trial := func(budget time.Duration) bool {
 		m := b.holders(1)
 		if m.cpus == nil {
@@ -153,8 +155,8 @@ func TestHoldersSlowReadings(t *testing.T) {
 		t.Fatalf("readings ended after %d slow ones not in a row", 2*(holderStrikes-1))
 	}
 	trial(slow)
-	if !b.holdersOff || len(notes) != 1 || !strings.Contains(notes[0], "3 times in a row") {
-		t.Fatalf("after %d slow readings in a row: off %v, notes %q; want off and one note", holderStrikes, b.holdersOff, notes)
+	if !b.holdersOff || len(ev.notes) != 1 || !strings.Contains(ev.notes[0], "3 times in a row") {
+		t.Fatalf("after %d slow readings in a row: off %v, notes %q; want off and one note", holderStrikes, b.holdersOff, ev.notes)
 	}
 	if m := b.holders(1); m.cpus != nil {
 		t.Errorf("a meter after the readings ended still reads")
@@ -184,3 +186,12 @@ func TestHoldersReadUntilTheLoad(t *testing.T) {
 		})
 	}
 }
+
+// noteTaker keeps the notes a backend tells the orchestrator; the tests
+// that use it call no other of its events.
+type noteTaker struct {
+	backend.Events
+	notes []string
+}
+
+func (n *noteTaker) Note(note string) { n.notes = append(n.notes, note) }

@@ -7,10 +7,10 @@
 // and the load generator in toll's own process, and runs start-up and job
 // experiments.
 //
-// It implements every interface of package backend but Remote, and is
-// driven by the orchestrator (package run) through them, which it never
-// imports: what it tells the orchestrator (notes, progress, the end of a
-// telemetry cycle) goes through the Hooks it is given.
+// It implements every interface of package backend, and is driven by the
+// orchestrator (package run) through them, which it never imports: what it
+// tells the orchestrator (notes, progress, live figures, the end of a
+// telemetry cycle) goes through the backend.Events it is given at Setup.
 package local
 
 import (
@@ -41,27 +41,24 @@ import (
 	"github.com/tollperf/toll/variant"
 )
 
-// Config is what the local backend needs of the run it serves.
-type Config struct {
-	// Scenario is the scenario being run.
-	Scenario *scenario.Scenario
-	// Dir is the results directory: the services' logs go to its logs/,
-	// profiles to its profiles/.
-	Dir *record.Dir
-	// ID labels every process of the run and names its cgroup tree.
-	ID runid.ID
-	// Seed is the run's, which Poisson arrivals are drawn from.
-	Seed int64
+// Options are how toll's command line asks the local backend to run a
+// scenario's services; what it learns of the run itself comes at Setup
+// (backend.Run).
+type Options struct {
 	// Self is the toll binary: the _exec supervisor of every service and
-	// job, and the _sink of every variant.
+	// job, and the _sink of every variant (default: this process's
+	// executable).
 	Self string
 	// NoCgroup reads costs from /proc even where cgroups are usable.
 	NoCgroup bool
-	// StopGrace is how long services get between SIGTERM and SIGKILL.
+	// StopGrace is how long services get between SIGTERM and SIGKILL
+	// (default 5s).
 	StopGrace time.Duration
-	// Kill, once done, cuts the grace period short: services being
-	// stopped, and those stopped later, are killed at once.
-	Kill context.Context
+	// StopNow, once closed, cuts the grace period short: services being
+	// stopped, and those stopped later, are killed at once (SIGKILL of
+	// their process groups and cgroups). toll closes it on a second
+	// interrupt.
+	StopNow <-chan struct{}
 	// Profile samples the on-CPU stacks of every measured service during
 	// each measured window, as a service's profile: true does for it.
 	Profile bool
@@ -70,61 +67,22 @@ type Config struct {
 	// from PATH).
 	AsyncProfiler string
 	PySpy         string
-	// Hooks are what the backend tells the orchestrator.
-	Hooks Hooks
-}
-
-// Hooks are what the local backend tells the orchestrator that runs it,
-// which owns the manifest, the progress shown to the user and the trial
-// records. A nil hook is not called.
-type Hooks struct {
-	// Note adds a fact about the run to the manifest's notes (a fact noted
-	// twice is kept once).
-	Note func(note string)
-	// Say prints a line of progress for the user: a variant warm-up that
-	// ended, what earlier runs left that was removed.
-	Say func(line string)
-	// Began is called as each trial's measurement begins; the first call
-	// starts the clock of the run's estimate of the time left.
-	Began func()
-	// Live, when set, is called every second of a trial's load with the
-	// load generator's figures for it, the measured services' CPU (cores,
-	// between the last two samples) and the share of its window the
-	// trial's load runs in (a sliced duet's side: 0.5; 0: throughout),
-	// for a live status line.
-	Live func(pt *plan.Trial, sec load.Second, cores, share float64)
-	// WarmupBudget, when set, bounds every variant warm-up and counts
-	// what each took (a run in precision mode spends them from its
-	// budget).
-	WarmupBudget WarmupBudget
-	// Stopped is called once a variant's services have stopped, with a
-	// reading of its telemetry sink's counts and their time: they end the
-	// telemetry cycle of the variant's last trial, whose record the
-	// orchestrator writes again. Its error is the stop's.
-	Stopped func(variant string, counts func(context.Context) (record.Telemetry, time.Time, error)) error
-}
-
-// WarmupBudget is the budget variant warm-ups are spent from.
-type WarmupBudget interface {
-	// Cap returns the longest the next warm-up may take, and false when
-	// there is no bound (yet).
-	Cap() (time.Duration, bool)
-	// Spent counts a bounded warm-up that took d.
-	Spent(d time.Duration)
 }
 
 // Backend runs services on this machine (see the package comment). New
 // makes one; Setup prepares the machine before the first start, and Close
 // undoes everything at the run's end.
 type Backend struct {
-	s     *scenario.Scenario
-	cfg   Config
-	hooks Hooks
-	seed  int64           // the run's, which Poisson arrivals are drawn from
-	id    runid.ID        // labels the processes and names the cgroup tree of this run
-	kill  context.Context // done once services must be stopped without grace
-	dir   *record.Dir
-	mu    sync.Mutex // guards running while Close stops every variant at once, and holdersOff and holdersSlow
+	cfg Options
+	// What Setup learns of the run (s is nil before it).
+	s      *scenario.Scenario
+	events backend.Events  // what the backend tells the orchestrator
+	seed   int64           // the run's, which Poisson arrivals are drawn from
+	id     runid.ID        // labels the processes and names the cgroup tree of this run
+	kill   context.Context // done once services must be stopped without grace
+	noKill context.CancelFunc
+	dir    *record.Dir
+	mu     sync.Mutex // guards running while Close stops every variant at once, and holdersOff and holdersSlow
 
 	sinks    map[string]*sinkProcess // by variant
 	tree     *cgroup.Tree
@@ -161,16 +119,24 @@ var (
 	_ backend.SinkWatcher = (*Backend)(nil)
 )
 
-// New returns the local backend of the run cfg describes; nothing starts
-// before Setup.
-func New(cfg Config) *Backend {
-	kill := cfg.Kill
-	if kill == nil {
-		kill = context.Background()
+// New returns the local backend, run as opt asks; nothing starts before
+// Setup.
+func New(opt Options) *Backend {
+	if opt.StopGrace == 0 {
+		opt.StopGrace = 5 * time.Second
 	}
-	return &Backend{s: cfg.Scenario, cfg: cfg, hooks: cfg.Hooks, seed: cfg.Seed, id: cfg.ID, kill: kill, dir: cfg.Dir,
+	return &Backend{cfg: opt,
 		running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}
 }
+
+// Adapt returns s as it is: the local backend runs every scenario as
+// written (backend.Backend).
+func (b *Backend) Adapt(s *scenario.Scenario) (*scenario.Scenario, string) { return s, "" }
+
+// RecordsFailedSetup is false: what the local backend sets up, its
+// cleaner finds by the run's label, and a run that fails before its first
+// start leaves its manifest unwritten (backend.Backend).
+func (b *Backend) RecordsFailedSetup() bool { return false }
 
 // Start starts a variant's services in order and returns once each is
 // ready (backend.Backend).
@@ -205,8 +171,13 @@ func (b *Backend) Stop(_ context.Context, variant string) error { return b.stop(
 
 // Close stops every variant's services still running and the telemetry
 // sinks, removes toll's cgroups, and kills what still carries the run's
-// label. It is called once, at the end of every run, also a failed one.
+// label. It is called once, at the end of every run, also a failed one;
+// before Setup there is nothing to undo.
 func (b *Backend) Close(ctx context.Context) error {
+	if b.s == nil {
+		return nil
+	}
+	defer b.noKill()
 	// Every variant's services are stopped at once: services that ignore
 	// SIGTERM cost the grace period once, not once per variant.
 	var wg sync.WaitGroup
@@ -239,18 +210,18 @@ func (b *Backend) Close(ctx context.Context) error {
 	return err
 }
 
-// say prints line for the user (Hooks.Say).
+// say prints line for the user (Events.Say).
 func (b *Backend) say(line string) {
-	if b.hooks.Say != nil {
-		b.hooks.Say(line)
+	if b.events != nil {
+		b.events.Say(line)
 	}
 }
 
 // beginProgress tells the orchestrator that a trial's measurement begins
-// (Hooks.Began).
+// (Events.Began).
 func (b *Backend) beginProgress() {
-	if b.hooks.Began != nil {
-		b.hooks.Began()
+	if b.events != nil {
+		b.events.Began()
 	}
 }
 
@@ -258,8 +229,27 @@ func (b *Backend) beginProgress() {
 // removes what killed runs left, creates toll's cgroups, pins toll, resolves
 // every variant with ports of its own, prepares profiling and starts one
 // telemetry sink per variant. It records the layout it chose (cgroups, CPUs)
-// in m. Close undoes what it did, also when it fails.
-func (b *Backend) Setup(ctx context.Context, m *record.Manifest) error {
+// in the manifest. Close undoes what it did, also when it fails.
+func (b *Backend) Setup(ctx context.Context, run backend.Run) error {
+	b.s, b.events, b.seed, b.id, b.dir = run.Scenario, run.Events, run.Seed, run.ID, run.Dir
+	b.kill, b.noKill = context.WithCancel(context.Background())
+	if stopNow := b.cfg.StopNow; stopNow != nil {
+		go func() {
+			select {
+			case <-stopNow:
+				b.noKill()
+			case <-b.kill.Done():
+			}
+		}()
+	}
+	if b.cfg.Self == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find toll's own binary: %w", err)
+		}
+		b.cfg.Self = self
+	}
+	m := run.Manifest
 	// A resumed run's directory holds the logs of its earlier starts, which
 	// later starts are numbered after.
 	b.starts = startsSoFar(b.dir, m.Variants)

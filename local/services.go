@@ -146,7 +146,7 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 }
 
 // stop stops variant name's services and removes their cgroups, and
-// tells the orchestrator so (Hooks.Stopped) with their telemetry sink's
+// tells the orchestrator so (Events.Stopped) with their telemetry sink's
 // counts, which end the telemetry cycle of the variant's last trial.
 func (b *Backend) stop(name string) error {
 	b.mu.Lock()
@@ -167,8 +167,8 @@ func (b *Backend) stop(name string) error {
 		}
 	}
 	var endErr error
-	if sk := b.sinks[name]; sk != nil && b.hooks.Stopped != nil {
-		endErr = b.hooks.Stopped(name, func(context.Context) (record.Telemetry, time.Time, error) {
+	if sk := b.sinks[name]; sk != nil && b.events != nil {
+		endErr = b.events.Stopped(name, func(context.Context) (record.Telemetry, time.Time, error) {
 			return torecord.Telemetry(0, sk.Counts()), time.Now(), nil
 		})
 	}
@@ -204,9 +204,9 @@ func (b *Backend) dropCgroups(st *started) {
 	}
 }
 
-// note adds n to the run's notes (Hooks.Note).
+// note adds n to the run's notes (Events.Note).
 func (b *Backend) note(n string) {
-	if b.hooks.Note != nil {
-		b.hooks.Note(n)
+	if b.events != nil {
+		b.events.Note(n)
 	}
 }

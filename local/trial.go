@@ -285,8 +285,8 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	edge := smp.pullAt(ectx, measureStart)
 
 	b.beginProgress()
-	if live := b.hooks.Live; live != nil {
-		cfg.OnSecond = func(sec load.Second) { live(pt, sec, smp.cpuNow(), tn.share()) }
+	if ev := b.events; ev != nil && ev.LiveShown() {
+		cfg.OnSecond = func(sec load.Second) { ev.Live(pt, sec, smp.cpuNow(), tn.share()) }
 	}
 	var res *load.Result
 	var loadErr error

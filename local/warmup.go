@@ -49,12 +49,12 @@ type variantWarmup struct {
 // run, in every schedule.
 func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := b.s.Load.VariantWarmup.D()
-	if budget := b.hooks.WarmupBudget; budget != nil && longest > 0 {
-		if most, ok := budget.Cap(); ok {
+	if ev := b.events; ev != nil && longest > 0 {
+		if most, ok := ev.WarmupCap(); ok {
 			// A warm-up does not outlast the budget it is spent from.
 			longest = min(longest, most)
 			began := time.Now()
-			defer func() { budget.Spent(time.Since(began)) }()
+			defer func() { ev.WarmupSpent(time.Since(began)) }()
 		}
 	}
 	var owed []*plan.Trial

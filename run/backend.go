@@ -2,86 +2,61 @@ package run
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/scenario"
 )
 
-// runsWorkload reports whether b runs trials of workload w: steady load
+// abilities are what a backend does beyond backend.Backend: each of
+// package backend's interfaces for a workload or a step of the run, which
+// the backend implements or not (nil). They are found once, as the run
+// begins, and asked by name from then on.
+type abilities struct {
+	atOnce   backend.AtOnce      // trials of several variants at once
+	startups backend.Startups    // start-up experiments
+	jobs     backend.Jobs        // job experiments
+	preparer backend.Preparer    // commands before the first start
+	watcher  backend.SinkWatcher // sinks that can end mid-run
+}
+
+// abilitiesOf finds what b does beyond backend.Backend.
+func abilitiesOf(b backend.Backend) abilities {
+	var a abilities
+	a.atOnce, _ = b.(backend.AtOnce)
+	a.startups, _ = b.(backend.Startups)
+	a.jobs, _ = b.(backend.Jobs)
+	a.preparer, _ = b.(backend.Preparer)
+	a.watcher, _ = b.(backend.SinkWatcher)
+	return a
+}
+
+// runs reports whether the backend runs trials of workload w: steady load
 // every backend runs, start-up and job experiments those that implement
 // backend.Startups and backend.Jobs.
-func runsWorkload(b backend.Backend, w string) bool {
+func (a abilities) runs(w string) bool {
 	switch w {
 	case scenario.WorkloadStartup:
-		_, ok := b.(backend.Startups)
-		return ok
+		return a.startups != nil
 	case scenario.WorkloadJob:
-		_, ok := b.(backend.Jobs)
-		return ok
+		return a.jobs != nil
 	}
 	return true
 }
 
-// remoteWarmup is the variant warm-up a remote backend gives each start of
-// a scenario whose warm-up toll chooses (load.variant_warmup_until, on this
-// machine: until the JVMs' JIT settles, read from their hsperfdata here):
-// about what a JVM's compilation takes to settle at a trial's load.
-const remoteWarmup = time.Minute
-
-// forRemote returns s as a remote backend runs it, with a note for the
-// manifest when that changed it: the variant warm-up toll chose (until
-// the JVMs settle, which it reads on this machine only) becomes a fixed
-// one, remoteWarmup at each trial's load, so that a scenario that sets no
-// warm-up runs in a cluster too, and a duet toll chose runs one variant
-// at a time. A warm-up the scenario sets is left to checkRemote.
-func forRemote(s *scenario.Scenario) (*scenario.Scenario, string) {
-	if s.Schedule.ModeAuto && s.Mode == scenario.ModeDuet {
-		// A duet toll chose pins its sides to CPUs of one machine: a
-		// cluster runs one variant at a time.
-		c := *s
-		c.KeepOneAtATime(scenario.ScheduleCluster)
-		s = &c
+// checkBackend refuses, before anything is created, what the run's backend
+// cannot run of s: a workload it does not implement, what its own Check
+// refuses, and trials at once (a duet, or every variant together) where it
+// does not run them.
+func checkBackend(s *scenario.Scenario, opt Options) error {
+	can := abilitiesOf(opt.Backend)
+	if w := s.Workload(); !can.runs(w) {
+		return fmt.Errorf("%s: this backend does not run %s experiments", s.Path, w)
 	}
-	if !s.Load.VariantWarmupAuto {
-		return s, ""
+	if err := opt.Backend.Check(s, backend.Request{Resume: opt.Resume != ""}); err != nil {
+		return err
 	}
-	c := *s
-	c.Load.VariantWarmupUntil, c.Load.VariantWarmupAuto = nil, false
-	c.Load.VariantWarmup = scenario.Duration(remoteWarmup)
-	if c.Pinning.WarmupAuto {
-		c.Pinning.Warmup, c.Pinning.WarmupAuto = scenario.WarmupOwnCPUs, false
-	}
-	return &c, fmt.Sprintf("variant warm-up: %s of each trial's load after every start, a fixed warm-up in place of the one toll chooses on one machine "+
-		"(until the JVMs' JIT compilation settles, read from their hsperfdata there); set load.variant_warmup to choose another", remoteWarmup)
-}
-
-// checkRemote refuses what a remote backend cannot run yet, before
-// anything starts. A duet, or every variant together, is refused whatever
-// the backend: it pins every side to CPUs of one machine.
-func checkRemote(s *scenario.Scenario, opt Options) error {
-	switch {
-	case opt.Resume != "":
-		return fmt.Errorf("%s: --resume runs on this machine only", s.Path)
-	case !runsWorkload(opt.Remote, s.Workload()):
-		return fmt.Errorf("%s: a %s experiment runs on this machine only; in a cluster toll runs load tests", s.Path, s.Workload())
-	case s.Concurrent():
-		return fmt.Errorf("%s: mode: %s runs on this machine only (it pins every side to CPUs of one machine); --sequential runs the scenario one variant at a time", s.Path, s.Mode)
-	case s.Load.Arrival == scenario.ArrivalPoisson:
-		return fmt.Errorf("%s: load.arrival: poisson runs on this machine only; in a cluster the load pods send uniform arrivals", s.Path)
-	case s.Load.VariantWarmupUntil != nil:
-		return fmt.Errorf("%s: load.variant_warmup_until runs on this machine only (it reads the JVMs' hsperfdata here)", s.Path)
-	case s.Pinning.Warmup != scenario.WarmupOwnCPUs && !s.Pinning.WarmupAuto:
-		return fmt.Errorf("%s: pinning.warmup runs on this machine only; in a cluster the variant warm-up (load.variant_warmup) runs where the trial's load does", s.Path)
-	case s.Load.VariantWarmupRate > 0 || s.Load.VariantWarmupUsers > 0:
-		return fmt.Errorf("%s: load.variant_warmup_rate and _users run on this machine only; in a cluster the variant warm-up (load.variant_warmup) is sent at each trial's load", s.Path)
-	case len(s.Matrix.CPUs) > 0:
-		return fmt.Errorf("%s: matrix runs on this machine only; in a cluster, give each variant its cpu_limit", s.Path)
-	}
-	for _, v := range s.Variants {
-		if len(v.Prepare) > 0 || len(v.BeforeEach) > 0 {
-			return fmt.Errorf("%s: variant %s: prepare and before_each run on this machine only", s.Path, v.Name)
-		}
+	if s.Concurrent() && can.atOnce == nil {
+		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", s.Path, s.Mode)
 	}
 	return nil
 }

@@ -2,13 +2,17 @@ package run
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/tollperf/toll/backend"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/record"
 )
@@ -22,6 +26,7 @@ func (r *runner) keep(tr *record.Trial, res *load.Result) error {
 	}
 	r.mu.Lock()
 	r.lastTrial[tr.Variant] = tr
+	r.trials[tr.Index] = tr
 	r.mu.Unlock()
 	if res != nil {
 		if err := r.writeHistogramLog(tr, res); err != nil {
@@ -73,6 +78,9 @@ func (r *runner) keepOther(tr *record.Trial) error {
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	r.trials[tr.Index] = tr
+	r.mu.Unlock()
 	what := "start"
 	if jr := tr.Job; jr != nil {
 		what = "job"
@@ -96,7 +104,7 @@ func (r *runner) keepOther(tr *record.Trial) error {
 // now that its services have stopped: what they flushed as they stopped
 // counts for it, and what they will send when next started does not. The
 // trial's file is written again with the count.
-func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (record.Telemetry, time.Time, error)) error {
+func (r *runner) endTelemetryCycle(name string, counts backend.SinkCounts) error {
 	r.mu.Lock()
 	tr := r.lastTrial[name]
 	delete(r.lastTrial, name)
@@ -115,4 +123,12 @@ func (r *runner) endTelemetryCycle(name string, counts func(context.Context) (re
 		return fmt.Errorf("variant %s: record its telemetry after stopping: %w", name, err)
 	}
 	return nil
+}
+
+// keptTrials returns the trial records the results directory holds, in the
+// order they ran, as the report reads them.
+func (r *runner) keptTrials() []*record.Trial {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.SortedFunc(maps.Values(r.trials), func(a, b *record.Trial) int { return cmp.Compare(a.Index, b.Index) })
 }

@@ -1,30 +1,29 @@
 package run
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
 
-// PrecisionRule decides, after each round of a run in precision mode,
+// stoppingRule decides, after each round of a run in precision mode,
 // whether its load step goes on, and whether the next round runs under a
-// new start of the services. It reads the finished trials from the
-// results directory, as the report does (toll's lives in cli, over
-// analyze).
-type PrecisionRule interface {
-	AfterRound(ctx context.Context, dir *record.Dir, st RoundState) (RoundDecision, error)
+// new start of the services, from the run's manifest and the trials kept
+// so far (toll's is analysisRule).
+type stoppingRule interface {
+	afterRound(m *record.Manifest, trials []*record.Trial, st roundState) (roundDecision, error)
 }
 
-// RoundState is where a load step of a run in precision mode stands after
+// roundState is where a load step of a run in precision mode stands after
 // a round.
-type RoundState struct {
+type roundState struct {
 	Step int
 	// Rounds is the step's rounds finished.
 	Rounds int
@@ -49,8 +48,8 @@ type RoundState struct {
 	Later   bool
 }
 
-// RoundDecision is a PrecisionRule's answer.
-type RoundDecision struct {
+// roundDecision is a stoppingRule's answer.
+type roundDecision struct {
 	// Stop ends the step: its remaining rounds are not run.
 	Stop bool
 	// NewStart stops and starts every variant's services before the next
@@ -60,9 +59,54 @@ type RoundDecision struct {
 	Record record.PrecisionStep
 }
 
+// analysisRule is toll's stopping rule: after each round it analyses the
+// trials kept so far as the report does and asks analyze.Decide.
+type analysisRule struct {
+	// goal is the scenario's precision block; its Budget is each step's
+	// share, which the round's state carries.
+	goal analyze.Goal
+}
+
+// newAnalysisRule returns the stopping rule of s's precision block.
+func newAnalysisRule(s *scenario.Scenario) analysisRule {
+	g := analyze.Goal{MinRounds: s.Precision.MinRounds, MinStarts: s.Precision.MinStarts}
+	for c, pct := range s.Precision.Targets() {
+		g.Targets = append(g.Targets, analyze.Target{Cost: analyze.Cost(c), Pct: pct})
+	}
+	return analysisRule{goal: g}
+}
+
+// afterRound implements stoppingRule.
+func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st roundState) (roundDecision, error) {
+	sum, err := analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}})
+	if err != nil && sum == nil {
+		return roundDecision{}, fmt.Errorf("analyse the trials kept: %w", err)
+	}
+	starts := 0
+	if analyze.JVMStartTerm(sum) {
+		starts = st.Starts
+	}
+	g := p.goal
+	g.Budget = st.Budget
+	d := analyze.Decide(g, analyze.PrecisionSeries(sum, st.Step, g.Targets), analyze.Progress{
+		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
+		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
+		Calibration: analyze.CalibrationOf(m),
+	})
+	rec := record.PrecisionStep{Stop: string(d.Reason), MoreRounds: d.MoreRounds, MoreStarts: d.MoreStarts, MoreS: d.MoreTime.Seconds()}
+	if d.Worst >= 0 {
+		w := d.Widths[d.Worst]
+		rec.Variant, rec.Cost, rec.TargetPct = w.Variant, string(w.Cost), w.TargetPct
+		if w.HasCI {
+			rec.HalfPct = w.HalfPct
+		}
+	}
+	return roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && starts > 0, Record: rec}, nil
+}
+
 // precisionRun tracks a run in precision mode across execute's actions.
 type precisionRun struct {
-	rule       PrecisionRule
+	rule       stoppingRule
 	budget     time.Duration
 	began      time.Time
 	steps      int
@@ -82,7 +126,7 @@ type precisionRun struct {
 // newPrecisionRun tracks a run of s in precision mode under rule. spent is
 // what the run's sittings before a resumption spent of the budget: the
 // budget is the run's, not each sitting's.
-func newPrecisionRun(s *scenario.Scenario, rule PrecisionRule, spent time.Duration) *precisionRun {
+func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duration) *precisionRun {
 	return &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
 }
 
@@ -140,13 +184,14 @@ func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
 	return t, true
 }
 
-// afterRound asks the rule about the round that t ended, records its
+// afterRound asks the rule about the round that t ended, from the trials
+// kept so far, records its
 // answer in m, and returns the actions still to run: those left, less the
 // step's remaining rounds when it stops, with a new start of every
 // variant's services before the next round when the rule asks for one.
-func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
+func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
 	once := r.s.Restart == scenario.RestartOnce
-	st := RoundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget,
+	st := roundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget,
 		RunLeft: max(pr.budget-time.Since(pr.began), time.Nanosecond), Later: t.Step < pr.steps-1}
 	// A round's time leaves the warm-ups out; a start's holds its own.
 	st.RoundTime = max(st.Elapsed-pr.warmedStep, 0) / time.Duration(max(st.Rounds, 1))
@@ -154,7 +199,7 @@ func (r *runner) afterRound(ctx context.Context, pr *precisionRun, m *record.Man
 		st.Starts, st.RoundsThisStart = t.Launch+1, pr.thisStart
 		st.StartTime = (pr.startTime + pr.warmedRun) / time.Duration(max(pr.startCount, 1))
 	}
-	d, err := pr.rule.AfterRound(ctx, r.dir, st)
+	d, err := pr.rule.afterRound(m, r.keptTrials(), st)
 	if err != nil {
 		return rest, fmt.Errorf("precision: after round %d: %w", t.Round, err)
 	}

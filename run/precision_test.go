@@ -1,7 +1,7 @@
 package run
 
 import (
-	"context"
+	"io"
 	"testing"
 	"time"
 
@@ -15,13 +15,13 @@ import (
 type scriptedRule struct {
 	stopAt        int
 	newStartAfter map[int]bool
-	seen          []RoundState
+	seen          []roundState
 }
 
-func (s *scriptedRule) AfterRound(_ context.Context, _ *record.Dir, st RoundState) (RoundDecision, error) {
+func (s *scriptedRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
 	s.seen = append(s.seen, st)
 	stop := st.Rounds >= s.stopAt
-	return RoundDecision{Stop: stop, NewStart: s.newStartAfter[st.Rounds], Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
+	return roundDecision{Stop: stop, NewStart: s.newStartAfter[st.Rounds], Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
 }
 
 // TestPrecisionExtendsAndStopsThePlan drives a plan through afterRound as
@@ -56,7 +56,7 @@ restart: once
 		t.Fatal(err)
 	}
 	rule := &scriptedRule{stopAt: 6, newStartAfter: map[int]bool{3: true}}
-	r := &runner{s: s, dir: dir, opt: Options{Precision: rule}}
+	r := &runner{s: s, dir: dir}
 	p := plan.New(s, 1)
 	m := &record.Manifest{Planned: planned(p)}
 	r.total = len(p.Trials())
@@ -75,7 +75,7 @@ restart: once
 		}
 		if tr, ok := roundEnds(actions, i); ok {
 			pr.thisStart++
-			rest, err := r.afterRound(context.Background(), pr, m, tr, actions[i+1:])
+			rest, err := r.afterRound(pr, m, tr, actions[i+1:])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -164,6 +164,78 @@ func TestStepBudgetSpent(t *testing.T) {
 		pr.enterStep(tt.step)
 		if pr.stepBudget < tt.lo || pr.stepBudget > tt.hi {
 			t.Errorf("step %d after %s of 4m: share %s, want within [%s, %s]", tt.step, tt.spent, pr.stepBudget, tt.lo, tt.hi)
+		}
+	}
+}
+
+// TestAnalysisRuleGoal checks that the stopping rule takes its targets and
+// least rounds and starts from the scenario, and leaves the budget to each
+// step's share, which every round's state carries.
+func TestAnalysisRuleGoal(t *testing.T) {
+	for _, tt := range []struct {
+		name, precision string
+		minRounds       int
+	}{
+		{"one target", "precision: {target: 3%, budget: 5m}", 0},
+		{"least rounds", "precision: {target: 3%, budget: 5m, min_rounds: 7}", 7},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := scenario.Parse("p.yaml", []byte(`name: p
+services:
+  - {name: app, command: [app], ready: {tcp: "127.0.0.1:${port:app}"}, measure: true}
+load: {rate: 10, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
+`+tt.precision+"\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := newAnalysisRule(s).goal
+			if len(g.Targets) != len(s.Precision.Targets()) || g.Budget != 0 {
+				t.Errorf("goal %+v: want the scenario's %d targets and no budget of its own", g, len(s.Precision.Targets()))
+			}
+			if g.MinRounds != s.Precision.MinRounds || (tt.minRounds > 0 && g.MinRounds != tt.minRounds) {
+				t.Errorf("least rounds %d, want %d", g.MinRounds, s.Precision.MinRounds)
+			}
+		})
+	}
+}
+
+// TestHeldTrialsAreTheDirectorys checks that the trials the stopping rule
+// analyses in memory are those the results directory holds, in the order
+// the report reads them: a resumed run's earlier ones, and each trial as it
+// is kept, whatever order trials end in, a trial run again replacing the
+// one it repeats.
+func TestHeldTrialsAreTheDirectorys(t *testing.T) {
+	dir, err := record.CreateExact(t.TempDir() + "/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := &record.Trial{Index: 2, Variant: "otel", Round: 1, Interrupted: true, Error: "cut short"}
+	if err := dir.WriteTrial(earlier); err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: &scenario.Scenario{}, dir: dir, opt: Options{Progress: io.Discard},
+		lastTrial: map[string]*record.Trial{}, trials: map[int]*record.Trial{earlier.Index: earlier}}
+	for _, tr := range []*record.Trial{
+		{Index: 3, Variant: "baseline", Round: 2},
+		{Index: 1, Variant: "baseline", Round: 1},
+		{Index: 2, Variant: "otel", Round: 1}, // run again, whole
+	} {
+		if err := r.keep(tr, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onDisk, _, err := dir.ReadTrials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := r.keptTrials()
+	if len(held) != len(onDisk) {
+		t.Fatalf("held %d trials, the directory %d", len(held), len(onDisk))
+	}
+	for i := range held {
+		if held[i].Index != onDisk[i].Index || held[i].Interrupted != onDisk[i].Interrupted {
+			t.Errorf("trial %d: held %d (interrupted %v), on disk %d (interrupted %v)",
+				i, held[i].Index, held[i].Interrupted, onDisk[i].Index, onDisk[i].Interrupted)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type resumption struct {
 	// nextLaunch is, by step, the start after the latest a kept trial ran
 	// under: a resumed run starts its services again.
 	nextLaunch map[int]int
+	// trials are the records the directory holds, in the order they ran,
+	// those cut short among them.
+	trials []*record.Trial
 }
 
 // ReadResumable reads the scenario of the results directory path as its run
@@ -151,7 +154,7 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 	if len(kept) == len(planned) {
 		return nil, fmt.Errorf("resume %s: all %d trials finished; nothing to resume (toll report renders it)", path, len(planned))
 	}
-	return &resumption{dir: dir, manifest: m, kept: kept, nextLaunch: next}, nil
+	return &resumption{dir: dir, manifest: m, kept: kept, nextLaunch: next, trials: trials}, nil
 }
 
 // remaining returns the actions of a plan still to do once the trials in

@@ -1,12 +1,15 @@
 // Package run carries out a scenario: it plans the run (or a --find-max
 // search), creates the results directory and its manifest, carries out
-// the plan's starts, trials and stops through a backend (package local on
-// this machine, or a backend.Remote such as package kube's cluster), shows
-// the progress, and writes every trial to the results directory as soon as
-// it ends, whichever backend measured it.
+// the plan's starts, trials and stops through the backend it is given
+// (backend.Backend: package local on this machine, package kube in a
+// cluster, which cli builds), shows the progress, and writes every trial
+// to the results directory as soon as it ends, whichever backend measured
+// it. It imports no backend.
 //
 // It is the orchestrator, where the upstream stages meet; it knows nothing
-// of analysis or reports, nor of how a backend starts services or measures.
+// of reports, nor of how a backend starts services or measures. Of the
+// analysis it asks one thing: in precision mode, after each round, whether
+// the trials it holds are precise enough to stop (analyze.Decide).
 package run
 
 import (
@@ -25,8 +28,6 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/backend"
-	"github.com/tollperf/toll/local"
-	"github.com/tollperf/toll/netns"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
@@ -42,22 +43,10 @@ type Options struct {
 	Root string
 	// Seed overrides the scenario's seed; 0 keeps it (or draws one).
 	Seed int64
-	// Self is the toll binary, run for commands that start with "toll" and
-	// as the shim that places a service in its cgroup.
-	Self string
 	// Version is toll's version, for the manifest.
 	Version string
 	// Progress receives one line per trial; nil discards them.
 	Progress io.Writer
-	// NoCgroup reads costs from /proc even where cgroups are usable.
-	NoCgroup bool
-	// StopGrace is how long services get between SIGTERM and SIGKILL (default 5s).
-	StopGrace time.Duration
-	// StopNow, once closed, cuts the grace period short: services being
-	// stopped, and those stopped later, are killed at once (SIGKILL of
-	// their process groups and cgroups). Run still writes what was
-	// measured. toll closes it on a second interrupt.
-	StopNow <-chan struct{}
 	// Live redraws a status line on Progress every second of a trial (for
 	// a terminal: trial i of N, elapsed and ETA, live req/s, p99 and CPU).
 	// Without it, Progress gets one plain line per trial (for CI logs).
@@ -70,27 +59,14 @@ type Options struct {
 	// the rest of its plan, rebuilt from its seed, is carried out. Out and
 	// Seed are ignored.
 	Resume string
-	// Profile samples the on-CPU stacks of every measured service during
-	// each measured window, as a service's profile: true does for it.
-	Profile bool
-	// AsyncProfiler is the path of async-profiler's libasyncProfiler.so,
-	// with which a profiled JVM is sampled.
-	AsyncProfiler string
-	// PySpy is the path of py-spy, with which a profiled Python service
-	// is sampled; empty: py-spy beside the service's Python, else from
-	// PATH.
-	PySpy string
 	// AA records that the scenario is an A/A run (AAScenario), so that a
 	// resumed run rebuilds it.
 	AA bool
-	// Precision decides, after each round of a run in precision mode
-	// (the scenario's Precision.On), whether its load step goes on; such a
-	// run needs one.
-	Precision PrecisionRule
-	// Remote, when set, runs the services elsewhere (a Kubernetes
-	// cluster, package kube) instead of on this machine; the plan, the
-	// results directory and the trial records are the same.
-	Remote backend.Remote
+	// Backend runs the services and measures the trials: this machine
+	// (local.New) or a Kubernetes cluster (package kube); the plan, the
+	// results directory and the trial records are the same. A run needs
+	// one, and closes it at its end.
+	Backend backend.Backend
 	// Finished, when set, is called once the plan has ended, however it
 	// ended (err is Run's error), with the manifest written and before the
 	// services still running are stopped: stopping may take the grace
@@ -98,9 +74,6 @@ type Options struct {
 	// stop) must find the report of what finished written already.
 	Finished func(dir *record.Dir, err error)
 }
-
-// remoteCloseTimeout bounds the removal of what a remote backend created.
-const remoteCloseTimeout = 2 * time.Minute
 
 // ErrInterrupted is returned (wrapped) when the run was cancelled; the trials
 // finished before that are in the results directory.
@@ -126,18 +99,11 @@ func asInterrupted(ctx context.Context, err error) error {
 
 // run is Run, its error not yet read against ctx.
 func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, error) {
+	if opt.Backend == nil {
+		return nil, errors.New("run: no backend to run the services (run.Options.Backend)")
+	}
 	if opt.Root == "" {
 		opt.Root = "results"
-	}
-	if opt.StopGrace == 0 {
-		opt.StopGrace = 5 * time.Second
-	}
-	if opt.Self == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("find toll's own binary: %w", err)
-		}
-		opt.Self = self
 	}
 	if opt.Progress == nil {
 		opt.Progress = io.Discard
@@ -151,13 +117,8 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 	}
 
 	s = holdable(s, opt)
-	var remoteNote string
-	if opt.Remote != nil {
-		s, remoteNote = forRemote(s)
-		if err := checkRemote(s, opt); err != nil {
-			return nil, err
-		}
-	} else if err := checkNetwork(s); err != nil {
+	s, adapted := opt.Backend.Adapt(s)
+	if err := checkBackend(s, opt); err != nil {
 		return nil, err
 	}
 	var res *resumption
@@ -191,61 +152,41 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 		return nil, err
 	}
 	defer release()
-	kill, cancelKill := context.WithCancel(context.Background())
-	defer cancelKill()
-	if opt.StopNow != nil {
-		go func() {
-			select {
-			case <-opt.StopNow:
-				cancelKill()
-			case <-kill.Done():
-			}
-		}()
+	r := &runner{s: s, opt: opt, dir: dir, id: id, lastTrial: map[string]*record.Trial{}, trials: map[int]*record.Trial{}}
+	if res != nil {
+		for _, tr := range res.trials {
+			r.trials[tr.Index] = tr
+		}
 	}
-	r := &runner{s: s, opt: opt, dir: dir, id: id, lastTrial: map[string]*record.Trial{}}
-	if remoteNote != "" {
-		r.notes = append(r.notes, remoteNote)
+	r.backend, r.can = opt.Backend, abilitiesOf(opt.Backend)
+	if adapted != "" {
+		r.notes = append(r.notes, adapted)
 	}
 	m := r.manifest(seed)
 	if res != nil {
 		m = res.manifest
 	}
-	if opt.Remote != nil {
-		r.backend = opt.Remote
-		defer r.closeAll()
-		return dir, r.orchestrate(ctx, seed, m, res)
-	}
-	lb := local.New(local.Config{Scenario: s, Dir: dir, ID: id, Seed: seed, Self: opt.Self, NoCgroup: opt.NoCgroup,
-		StopGrace: opt.StopGrace, Kill: kill, Profile: opt.Profile, AsyncProfiler: opt.AsyncProfiler, PySpy: opt.PySpy,
-		Hooks: r.localHooks()})
-	r.backend = lb
 	defer r.closeAll()
-	if err := lb.Setup(ctx, m); err != nil {
-		return dir, err
-	}
 	return dir, r.orchestrate(ctx, seed, m, res)
 }
 
 // orchestrate carries out the run through its backend, the same for every
-// backend: the plan (or a find-max search), the manifest, the progress and
-// every trial kept. It records how the run ended in the manifest, except
-// when the local backend's run failed before its first start, as a failed
-// setup does.
+// backend: the backend's set-up, the plan (or a find-max search), the
+// manifest, the progress and every trial kept. It records how the run
+// ended in the manifest, except when it failed before its first start
+// through a backend that leaves no record then
+// (backend.Backend.RecordsFailedSetup).
 func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest, res *resumption) error {
 	s, dir, opt := r.s, r.dir, r.opt
-	remote := opt.Remote != nil
 	// before fails the run before its first start.
 	before := func(err error) error {
-		if remote {
+		if r.backend.RecordsFailedSetup() {
 			return r.finish(ctx, m, err)
 		}
 		return err
 	}
 	setup := func() error {
-		if !remote {
-			return nil
-		}
-		return opt.Remote.Setup(ctx, backend.RemoteRun{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Progress: opt.Progress})
+		return r.backend.Setup(ctx, backend.Run{Scenario: s, ID: r.id, Dir: dir, Manifest: m, Seed: seed, Events: events{r}})
 	}
 	if opt.FindMax {
 		if s.Workload() != scenario.WorkloadLoad {
@@ -267,11 +208,8 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 			return before(err)
 		}
 		fmt.Fprintf(opt.Progress, "toll: %s: searching each of %d variants' highest rate with p99 <= %s (at most %d trials each)%s, results in %s\n",
-			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, r.where(m), dir.Path)
+			s.Name, len(s.Variants), s.FindMax.SLOP99, s.FindMax.MaxTrials, where(m), dir.Path)
 		return r.finish(ctx, m, r.findMax(ctx, seed))
-	}
-	if s.Precision.On && opt.Precision == nil {
-		return before(errors.New("the scenario runs in precision mode and no stopping rule was given (run.Options.Precision)"))
 	}
 	p := plan.New(s, seed)
 	r.total = len(p.Trials())
@@ -298,20 +236,20 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 	} else if w := s.Workload(); w != scenario.WorkloadLoad {
 		what := map[string]string{scenario.WorkloadStartup: "cold starts", scenario.WorkloadJob: "jobs"}[w]
 		fmt.Fprintf(opt.Progress, "toll: %s: %d %s (%d variants × %d repetitions × %d steps)%s, results in %s\n",
-			s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), r.where(m), dir.Path)
+			s.Name, r.total, what, len(s.Variants), s.Repetitions(), len(s.Steps()), where(m), dir.Path)
 	} else if s.Precision.On {
 		fmt.Fprintf(opt.Progress, "toll: %s: rounds of %d variants × %d steps until %s, within %s (precision mode: %s)%s, results in %s\n",
-			s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, r.where(m), dir.Path)
+			s.Name, len(s.Variants), len(s.Steps()), targetsText(s), s.Precision.Budget, s.Precision.Why, where(m), dir.Path)
 	} else {
 		fmt.Fprintf(opt.Progress, "toll: %s: %d trials (%d variants × %d rounds × %d steps)%s, results in %s\n",
-			s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), r.where(m), dir.Path)
+			s.Name, r.total, len(s.Variants), s.Rounds, len(s.Steps()), where(m), dir.Path)
 	}
 	if err := dir.WriteManifest(m); err != nil {
 		return before(err)
 	}
 	var runErr error
-	if pb, ok := r.backend.(backend.Preparer); ok {
-		runErr = pb.Prepare(ctx)
+	if r.can.preparer != nil {
+		runErr = r.can.preparer.Prepare(ctx)
 	}
 	if runErr == nil {
 		runErr = r.execute(ctx, p, m)
@@ -319,14 +257,14 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 	return r.finish(ctx, m, runErr)
 }
 
-// where says, in the run's first progress line, where a remote backend
-// runs the services (m.Layout.Place, which its Setup records); nothing for
-// this machine.
-func (r *runner) where(m *record.Manifest) string {
-	if r.opt.Remote == nil {
+// where says, in the run's first progress line, where the backend runs
+// the services when that is not this machine (m.Layout.Place, which its
+// Setup records); nothing otherwise.
+func where(m *record.Manifest) string {
+	if m.Layout.Place == "" {
 		return ""
 	}
-	return " in " + cmp.Or(m.Layout.Place, "a remote backend")
+	return " in " + m.Layout.Place
 }
 
 // finish records how the run ended in its manifest and returns runErr (as
@@ -372,9 +310,10 @@ type runner struct {
 	id  runid.ID // labels everything the run creates
 	dir *record.Dir
 	mu  sync.Mutex // guards done, notes, lastTrial, began and the progress output during trials run at once
-	// backend starts and stops the variants and measures their trials:
-	// the local backend (package local), or Options.Remote.
+	// backend starts and stops the variants and measures their trials
+	// (Options.Backend); can is what it does beyond that.
 	backend backend.Backend
+	can     abilities
 	// lastTrial is each variant's latest trial since its services started,
 	// whose telemetry cycle ends when they stop (guarded by mu).
 	lastTrial map[string]*record.Trial
@@ -386,6 +325,10 @@ type runner struct {
 	// figures are guarded by mu.
 	prec  *precisionRun
 	notes []string
+	// trials holds every trial record of the results directory by index:
+	// a resumed run's from its earlier sittings, then each trial as it is
+	// kept (guarded by mu). A run in precision mode analyses them.
+	trials map[int]*record.Trial
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
@@ -497,8 +440,8 @@ func ChosenSchedule(s *scenario.Scenario) *record.ScheduleChoice {
 
 // holdable returns s with a duet toll chose undone where this run cannot
 // hold one (scenario.KeepOneAtATime): in a --find-max search, or with one
-// variant (an A/A run adds its twin before this). A cluster's is undone
-// with the rest of what it runs otherwise (forRemote).
+// variant (an A/A run adds its twin before this). A backend that cannot
+// hold one undoes it with the rest of what it runs otherwise (its Adapt).
 func holdable(s *scenario.Scenario, opt Options) *scenario.Scenario {
 	why := ""
 	switch {
@@ -516,32 +459,15 @@ func holdable(s *scenario.Scenario, opt Options) *scenario.Scenario {
 	return &c
 }
 
-// checkNetwork refuses to run a scenario that asks for network isolation
-// anywhere but in a network namespace that holds only loopback: an agent
-// must never reach the outside because the isolation silently failed.
-func checkNetwork(s *scenario.Scenario) error {
-	if s.Network != scenario.NetworkIsolated {
-		return nil
-	}
-	ok, others, err := netns.Isolated()
-	if err != nil {
-		return fmt.Errorf("%s: network: isolated: %w", s.Path, err)
-	}
-	if !ok {
-		return fmt.Errorf("%s: network: isolated, but this network namespace has %s besides loopback (toll run starts a namespace of its own; run.Run does not)", s.Path, strings.Join(others, ", "))
-	}
-	return nil
-}
-
 // execute carries out the plan's actions in order.
 func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) error {
 	actions := p.Actions
 	var pr *precisionRun
-	if r.s.Precision.On && r.opt.Precision != nil {
+	if r.s.Precision.On {
 		if m.Precision == nil {
 			m.Precision = precisionRecord(r.s)
 		}
-		pr = newPrecisionRun(r.s, r.opt.Precision, time.Duration(m.Precision.SpentS*float64(time.Second)))
+		pr = newPrecisionRun(r.s, newAnalysisRule(r.s), time.Duration(m.Precision.SpentS*float64(time.Second)))
 		r.prec = pr
 	}
 	for i := 0; i < len(actions); i++ {
@@ -571,11 +497,6 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 			}
 		case plan.Stop:
 			err = r.backend.Stop(ctx, a.Variant)
-			if sr, ok := r.backend.(backend.SinkReader); ok && err == nil {
-				err = r.endTelemetryCycle(a.Variant, func(ctx context.Context) (record.Telemetry, time.Time, error) {
-					return sr.SinkCounts(ctx, a.Variant)
-				})
-			}
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -594,7 +515,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 		}
 		if t, ok := roundEnds(actions, i); ok {
 			pr.thisStart++
-			rest, err := r.afterRound(ctx, pr, m, t, actions[i+1:])
+			rest, err := r.afterRound(pr, m, t, actions[i+1:])
 			if err != nil {
 				return err
 			}
@@ -604,21 +525,10 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 	return nil
 }
 
-// closeAll closes the backend: the local one stops every running service
-// and removes toll's cgroups and sinks; a remote one removes what it
-// created, within remoteCloseTimeout.
+// closeAll closes the backend: it stops every running service and
+// removes what the backend created for the run, within a bound of its own.
 func (r *runner) closeAll() {
-	c, ok := r.backend.(interface{ Close(context.Context) error })
-	if !ok {
-		return
-	}
-	ctx := context.Background()
-	if r.opt.Remote != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, remoteCloseTimeout)
-		defer cancel()
-	}
-	if err := c.Close(ctx); err != nil {
+	if err := r.backend.Close(context.Background()); err != nil {
 		fmt.Fprintln(r.opt.Progress, "toll: "+err.Error())
 	}
 }
@@ -627,8 +537,8 @@ func (r *runner) closeAll() {
 // variants has exited (backend.SinkWatcher); nil for a backend that does
 // not watch its sinks.
 func (r *runner) sinksAlive(variants ...string) error {
-	if sw, ok := r.backend.(backend.SinkWatcher); ok {
-		return sw.SinksAlive(variants...)
+	if r.can.watcher != nil {
+		return r.can.watcher.SinksAlive(variants...)
 	}
 	return nil
 }
@@ -652,11 +562,12 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 	var err error
 	switch w := r.s.Workload(); w {
 	case scenario.WorkloadStartup, scenario.WorkloadJob:
-		if sb, ok := r.backend.(backend.Startups); ok && w == scenario.WorkloadStartup {
-			tr, err = sb.StartupTrial(ctx, pt)
-		} else if jb, ok := r.backend.(backend.Jobs); ok && w == scenario.WorkloadJob {
-			tr, err = jb.JobTrial(ctx, pt)
-		} else {
+		switch {
+		case w == scenario.WorkloadStartup && r.can.startups != nil:
+			tr, err = r.can.startups.StartupTrial(ctx, pt)
+		case w == scenario.WorkloadJob && r.can.jobs != nil:
+			tr, err = r.can.jobs.JobTrial(ctx, pt)
+		default:
 			return fmt.Errorf("%s: this backend does not run %s experiments", r.s.Path, w)
 		}
 		if tr == nil {
@@ -674,9 +585,8 @@ func (r *runner) runTrial(ctx context.Context, pt *plan.Trial) error {
 
 // trialsAtOnce carries out trials run at once through the backend.
 func (r *runner) trialsAtOnce(ctx context.Context, sides []*plan.Trial) error {
-	at, ok := r.backend.(backend.AtOnce)
-	if !ok {
+	if r.can.atOnce == nil {
 		return fmt.Errorf("%s: this backend does not run trials at once (mode: %s)", r.s.Path, r.s.Mode)
 	}
-	return at.TrialsAtOnce(ctx, sides, r.keep)
+	return r.can.atOnce.TrialsAtOnce(ctx, sides, r.keep)
 }
