@@ -1,0 +1,121 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tollperf/toll/analyze"
+)
+
+// CostCurvesText writes what each variant adds across load: for a cost
+// that adds up, its fixed part and its part per request with their
+// intervals (and Istio's form, per 1,000 requests a second), or that the
+// steps do not lie on a line and the steps themselves; for a latency, the
+// steps.
+func CostCurvesText(w io.Writer, curves []analyze.CostCurve) error {
+	if len(curves) == 0 {
+		return nil
+	}
+	fmt.Fprintln(w, "  what each variant adds across load (a fixed part plus a part per request, fitted to the steps):")
+	for _, cc := range curves {
+		switch {
+		case cc.Summed && cc.Fits:
+			fmt.Fprintf(w, "    %s, %s: %s %s whatever the load, plus %s %s per 1,000 req/s%s\n", cc.Variant, cc.Label,
+				boundsText(*cc.Fixed), cc.Unit, boundsText(*cc.PerThousand()), cc.Unit, perRequestNote(cc))
+		case cc.Summed:
+			fmt.Fprintf(w, "    %s, %s: the steps do not lie on a line (p = %.2g), as they are: %s\n", cc.Variant, cc.Label, cc.FitP, pointsText(cc))
+		default:
+			fmt.Fprintf(w, "    %s, %s: %s\n", cc.Variant, cc.Label, pointsText(cc))
+		}
+	}
+	return nil
+}
+
+// perRequestNote gives CPU's part per request in milliseconds of CPU, the
+// form a per-request cost is read in elsewhere in the report.
+func perRequestNote(cc analyze.CostCurve) string {
+	if cc.Cost != analyze.CPUCores || cc.PerRequest == nil {
+		return ""
+	}
+	p := *cc.PerRequest
+	ms := analyze.Bounds{Value: p.Value * 1000, Low: p.Low * 1000, High: p.High * 1000}
+	return fmt.Sprintf(" (%s ms of CPU per request)", boundsText(ms))
+}
+
+// boundsText writes an estimate with its interval, signed.
+func boundsText(b analyze.Bounds) string {
+	return fmt.Sprintf("%+.3g [%+.3g, %+.3g]", b.Value, b.Low, b.High)
+}
+
+// pointsText writes a curve's steps: rate, added value and interval.
+func pointsText(cc analyze.CostCurve) string {
+	var parts []string
+	for _, p := range cc.Points {
+		parts = append(parts, fmt.Sprintf("%g req/s %+.3g %s [%+.3g, %+.3g]", p.Rate, p.Added, cc.Unit, p.Low, p.High))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// BillText writes the bill at a fleet's load: each variant's added cost
+// in total over the instances with its prediction interval, a latency at
+// the instances' rate, and, with prices, what the added cores and memory
+// cost an hour.
+func BillText(w io.Writer, load analyze.FleetLoad, lines []analyze.BillLine, perCoreHour, perGiBHour float64) error {
+	fmt.Fprintf(w, "at %s:\n", loadText(load))
+	variant := ""
+	var coresCost, memCost [3]float64
+	for _, l := range lines {
+		if l.Variant != variant {
+			if variant != "" {
+				priceLine(w, perCoreHour, perGiBHour, coresCost, memCost)
+			}
+			variant = l.Variant
+			coresCost, memCost = [3]float64{}, [3]float64{}
+			fmt.Fprintf(w, "  %s adds\n", variant)
+		}
+		what := "in total"
+		if !l.Summed {
+			what = "at each instance's rate"
+		}
+		if l.Refused != "" {
+			fmt.Fprintf(w, "    %-22s no figure: %s\n", l.Label, l.Refused)
+			continue
+		}
+		fmt.Fprintf(w, "    %-22s %s %s %s\n", l.Label, boundsText(l.Added), l.Unit, what)
+		switch l.Cost {
+		case analyze.CPUCores:
+			coresCost = [3]float64{l.Added.Value, l.Added.Low, l.Added.High}
+		case analyze.RSS:
+			memCost = [3]float64{l.Added.Value / 1024, l.Added.Low / 1024, l.Added.High / 1024}
+		}
+	}
+	if variant != "" {
+		priceLine(w, perCoreHour, perGiBHour, coresCost, memCost)
+	}
+	return nil
+}
+
+// priceLine writes what the added cores and memory (RSS) cost an hour.
+func priceLine(w io.Writer, perCoreHour, perGiBHour float64, cores, gib [3]float64) {
+	if perCoreHour <= 0 && perGiBHour <= 0 {
+		return
+	}
+	var v [3]float64
+	for i := range v {
+		v[i] = cores[i]*perCoreHour + gib[i]*perGiBHour
+	}
+	fmt.Fprintf(w, "    %-22s %.4g [%.4g, %.4g] an hour (%.4g a 30-day month)\n", "price", v[0], v[1], v[2], v[0]*24*30)
+}
+
+// loadText says what the load is.
+func loadText(l analyze.FleetLoad) string {
+	same := true
+	for _, r := range l.Rates {
+		same = same && r == l.Rates[0]
+	}
+	if same {
+		return fmt.Sprintf("%d instance(s) at %g req/s each (%g req/s in total)", len(l.Rates), l.Rates[0], l.Total())
+	}
+	return fmt.Sprintf("%d instances at %g req/s in total", len(l.Rates), l.Total())
+}
