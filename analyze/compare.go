@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // Delta is a variant's difference from the baseline for one cost, from the
@@ -180,14 +181,14 @@ func startSpread(xs []float64, launches []int) (v float64, ok bool) {
 		if len(ys) < 2 {
 			continue
 		}
-		means = append(means, mean(ys))
-		within += variance(ys) / float64(len(ys))
+		means = append(means, stats.Mean(ys))
+		within += stats.Variance(ys) / float64(len(ys))
 	}
 	if len(means) < 2 {
 		return 0, false
 	}
 	within /= float64(len(means))
-	return max(variance(means)-within, 0), true
+	return max(stats.Variance(means)-within, 0), true
 }
 
 // Compare computes the paired difference of variant against baseline.
@@ -202,7 +203,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		d.Verdict = "n/a (no paired rounds)"
 		return d
 	}
-	d.Abs = mean(vari) - mean(base)
+	d.Abs = stats.Mean(vari) - stats.Mean(base)
 	d.FromZero = !slices.ContainsFunc(base, func(b float64) bool { return b != 0 })
 	ratio := !info.Additive
 	for i := range base {
@@ -210,7 +211,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 			ratio = false
 		}
 	}
-	if info.Cost.counted() && mean(base) < minRatioCount {
+	if info.Cost.counted() && stats.Mean(base) < minRatioCount {
 		ratio = false
 	}
 	// A cost measured once per start of the services pairs starts, not
@@ -223,7 +224,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	for i := range base {
 		diffs[i] = vari[i] - base[i]
 	}
-	if div := TInterval(diffs); div.HasCI && few == "" {
+	if div := stats.TInterval(diffs); div.HasCI && few == "" {
 		lo, hi := div.Low, div.High
 		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
@@ -241,7 +242,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 			d.Rounds = append(d.Rounds, vari[i]-base[i])
 		}
 	}
-	iv := TInterval(xs)
+	iv := stats.TInterval(xs)
 	if ratio {
 		// Each variant's level in a run carries effects that its rounds
 		// share (fixed); a change between two variants carries two.
@@ -273,9 +274,9 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	p := iv.PValue
 	d.PValue = &p
 	d.Significant = iv.Excludes
-	blo, bhi := BootstrapInterval(xs, 2000)
+	blo, bhi := stats.Bootstrap(xs, 2000)
 	d.BootstrapAgrees = (blo > 0 || bhi < 0) == iv.Excludes
-	switch b := mean(base); {
+	switch b := stats.Mean(base); {
 	case !d.Significant:
 	case ratio:
 		d.Size = SizeOf(*d.Pct)
@@ -292,17 +293,6 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		d.Verdict = fmt.Sprintf("%+.*f ± %.*f %s", info.Digits, iv.Mean, info.Digits, half, info.Unit)
 	}
 	return d
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // JudgeEquivalence records whether d's whole interval lies within

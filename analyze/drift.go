@@ -5,8 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/tollperf/toll/stats"
 )
 
 // Drift is a trend in a variant's per-round values of a cost at one load
@@ -104,21 +103,7 @@ func findDrift(byRound map[int]float64) (change float64, p *float64, ok bool) {
 		change = 100 * (math.Exp(ys[n-1]-ys[0]) - 1)
 		return change, nil, (up || down) && math.Abs(change) >= driftFewChange
 	}
-	alpha, beta := stat.LinearRegression(xs, ys, nil, false)
-	var sse, sxx float64
-	mx := stat.Mean(xs, nil)
-	for i := range xs {
-		e := ys[i] - (alpha + beta*xs[i])
-		sse += e * e
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	se := math.Sqrt(sse / float64(n-2) / sxx)
-	pv := 0.0
-	if se > 0 {
-		pv = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Survival(math.Abs(beta)/se)
-	} else if beta == 0 {
-		pv = 1
-	}
+	beta, pv := stats.Slope(xs, ys)
 	change = 100 * (math.Exp(beta*(xs[n-1]-xs[0])) - 1)
 	return change, &pv, pv < driftPValue && math.Abs(change) >= driftFitChange
 }

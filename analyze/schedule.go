@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // QuickStartS is the start-up, in seconds, under which toll advises a load
@@ -77,7 +78,7 @@ func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*Tria
 	if len(p99s) == 0 {
 		return ""
 	}
-	sliceMs, p99 := 1000*m.Load.SliceS, mean(p99s)
+	sliceMs, p99 := 1000*m.Load.SliceS, stats.Mean(p99s)
 	if p99 <= SliceTailShare*sliceMs {
 		return ""
 	}

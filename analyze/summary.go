@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // SummarySchemaVersion is the version of the Summary JSON (summary.json).
@@ -341,7 +342,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				if len(vals) == 0 {
 					continue
 				}
-				cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
+				cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: stats.Mean(vals), Values: vals}
 				if v != m.Baseline {
 					b, x, launches := paired(base, rounds, info.Cost)
 					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
@@ -422,7 +423,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				vr.NeighbourCores = &c
 			}
 			if v != m.Baseline {
-				baseCores := mean(values(baseOf(v), CPUCores))
+				baseCores := stats.Mean(values(baseOf(v), CPUCores))
 				if w := neighbourWarning(m.Baseline, v, st.Label(), baseOf(v), rounds, baseCores); w != "" {
 					s.Warnings = append(s.Warnings, w)
 				}
@@ -818,7 +819,7 @@ func serviceResults(cal record.Calibration, baseline, v string, base, rounds map
 			if len(vals) == 0 {
 				continue
 			}
-			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
+			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: stats.Mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
 				b, x, launches := paired(theirs, mine, c)
 				d, _, _ := compareCost(cal, info, b, x, launches, starts, once)
