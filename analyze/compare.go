@@ -57,6 +57,14 @@ type Delta struct {
 	// cost's precision target; absent for a cost that has none.
 	Equivalent bool     `json:"equivalent,omitempty"`
 	MarginPct  *float64 `json:"margin_pct,omitempty"`
+	// Direction is where the interval lies against no change: up or down
+	// when Significant, same when it holds 0, none without an interval.
+	Direction Direction `json:"direction,omitempty"`
+	// HalfWidth is half the width of the interval [CILow, CIHigh], in
+	// CIUnit; AbsHalfWidth that of [AbsCILow, AbsCIHigh]. Absent without
+	// the interval.
+	HalfWidth    *float64 `json:"half_width,omitempty"`
+	AbsHalfWidth *float64 `json:"abs_half_width,omitempty"`
 	// launches are the starts the paired rounds ran under, for the
 	// stopping rule (PrecisionSeries); nil for a controlled change.
 	launches []int
@@ -264,6 +272,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		} else {
 			d.Verdict = fmt.Sprintf("%+.*f %s (%s)", info.Digits, d.Abs, info.Unit, why)
 		}
+		d.Settle()
 		return d
 	}
 	lo, hi := iv.Low, iv.High
@@ -283,7 +292,8 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	case b > 0:
 		d.Size = SizeOf(100 * d.Abs / b)
 	}
-	half := (hi - lo) / 2
+	d.Settle()
+	half := *d.HalfWidth
 	switch {
 	case !d.Significant:
 		d.Verdict = "~"

@@ -105,6 +105,10 @@ type ProfileRow struct {
 	CIHigh *float64 `json:"ci_high_ms,omitempty"`
 	// Significant is set when the interval excludes zero.
 	Significant bool `json:"significant"`
+	// Direction is where the interval lies against no change, and
+	// HalfWidth half its width in ms (absent without an interval).
+	Direction Direction `json:"direction,omitempty"`
+	HalfWidth *float64  `json:"half_width_ms,omitempty"`
 	// SharePct is Delta as a percentage of the total profiled change.
 	SharePct float64 `json:"share_pct"`
 }
@@ -599,6 +603,7 @@ func profileRow(name, origin string, rounds []int, at func(r int) (base, vari fl
 		lo, hi := iv.Low, iv.High
 		row.CILow, row.CIHigh = &lo, &hi
 	}
+	row.Settle()
 	return row
 }
 

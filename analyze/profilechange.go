@@ -73,6 +73,10 @@ type ProfileRowChange struct {
 	CIHigh *float64 `json:"ci_high_ms,omitempty"`
 	// Significant is set when the interval excludes zero.
 	Significant bool `json:"significant"`
+	// Direction is where the interval lies against no change, and
+	// HalfWidth half its width in ms (absent without an interval).
+	Direction Direction `json:"direction,omitempty"`
+	HalfWidth *float64  `json:"half_width_ms,omitempty"`
 }
 
 // profileSides says which of a and b have differential profiles.
@@ -194,6 +198,7 @@ func zeroRow(other ProfileRow, n int) *ProfileRow {
 		lo, hi := zero, zero
 		r.CILow, r.CIHigh = &lo, &hi
 	}
+	r.Settle()
 	return &r
 }
 
@@ -223,6 +228,7 @@ func rowChange(name string, a, b *ProfileRow, bound float64, na, nb int) Profile
 	}
 	rc.CILow, rc.CIHigh = &lo, &hi
 	rc.Significant = lo > 0 || hi < 0
+	rc.Settle()
 	return rc
 }
 

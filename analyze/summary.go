@@ -772,6 +772,7 @@ func withoutInterval(d Delta, code string) Delta {
 	d.AbsCILow, d.AbsCIHigh = nil, nil
 	d.Significant, d.BootstrapAgrees, d.Size = false, true, SizeNone
 	d.NoVerdict = code
+	d.Settle()
 	return d
 }
 
