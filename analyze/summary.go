@@ -35,7 +35,7 @@ type Summary struct {
 	// FlagGroups are the flags by cause, one group per code: what a
 	// report lists, a line each.
 	FlagGroups []FlagGroup `json:"flag_groups,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Warnings   []Warning   `json:"warnings,omitempty"`
 	// Drifts are trends in a variant's per-round CPU per request: a
 	// service still warming up, or a machine changing speed.
 	Drifts []Drift `json:"drifts,omitempty"`
@@ -260,19 +260,18 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		if err != nil && t.Interrupted {
 			// Cut short before its window: nothing to analyse, but it
 			// is not to vanish from the report.
-			s.Warnings = append(s.Warnings, fmt.Sprintf("trial %d (%s, round %d) was cut short with nothing to analyse: %s",
-				t.Index, t.Variant, t.Round, oneLine(t.Error)))
+			s.Warnings = append(s.Warnings, warn(WarnTrialCutShort, t.Index, t.Variant, t.Round, oneLine(t.Error)))
 			continue
 		}
 		if err != nil {
-			s.Warnings = append(s.Warnings, err.Error())
+			s.Warnings = append(s.Warnings, warn(WarnTrialUnanalysable, err.Error()))
 			continue
 		}
 		s.Trials = append(s.Trials, tc)
 		summarized = append(summarized, t)
 		steps[t.Step] = stepOf(m, t)
 	}
-	var warns []string
+	var warns []Warning
 	s.Warmups, warns = warmups(m.Variants, trials, m.Load.VariantWarmupUntil)
 	s.Warnings = append(s.Warnings, warns...)
 	// Telemetry is counted over each trial's cycle, which reaches past its
@@ -384,28 +383,20 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 				vr.Costs = append(vr.Costs, cr)
 			}
 			if len(uncontrolled) > 0 && v != m.Baseline {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: no round of the A/A control to correct %s by (fewer than 2 rounds with both); those changes are against the baseline alone",
-					v, st.Label(), strings.Join(uncontrolled, ", ")))
+				s.Warnings = append(s.Warnings, warn(WarnControlMissing, v, st.Label(), uncontrolled))
 			}
 			if v == m.Control {
 				for _, cr := range vr.Costs {
 					if cr.Cost == CPUPerRequest && cr.Delta != nil && cr.Delta.Significant {
-						s.Warnings = append(s.Warnings, fmt.Sprintf("the A/A control (a copy of the baseline) read %s CPU per request at %s: the method had a bias of about that size in this run, and every variant's change is corrected by the control's",
-							cr.Delta.Verdict, st.Label()))
+						s.Warnings = append(s.Warnings, warn(WarnControlBias, cr.Delta.Verdict, st.Label()))
 					}
 				}
 			}
 			if len(spread) > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: %s differed between the run's %d starts more than toll's start-to-start term for a JVM allows (docs/method.md, \"Several starts in one run\"); those intervals carry the spread these starts showed",
-					v, st.Label(), strings.Join(spread, ", "), starts))
+				s.Warnings = append(s.Warnings, warn(WarnStartSpread, v, st.Label(), spread, starts))
 			}
 			if len(disagree) > 0 {
-				more := " (more rounds help)"
-				if m.Precision != nil {
-					more = ""
-				}
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care%s",
-					v, st.Label(), strings.Join(disagree, ", "), more))
+				s.Warnings = append(s.Warnings, warn(WarnBootstrapDisagrees, v, st.Label(), disagree, m.Precision != nil))
 			}
 			byRound := map[int]float64{}
 			for r, tc := range rounds {
@@ -413,10 +404,10 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					byRound[r] = x
 				}
 			}
-			if w := jitWarning(v, st.Label(), rounds, warmupOwnerOf(m)); w != "" && st.Workload == "" {
+			if w, ok := jitWarning(v, st.Label(), rounds, warmupOwnerOf(m)); ok && st.Workload == "" {
 				s.Warnings = append(s.Warnings, w)
 			}
-			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
+			if w, ok := sliceWarning(m, v, st.Label(), rounds); ok {
 				s.Warnings = append(s.Warnings, w)
 			}
 			if c, _, ok := meanNeighbours(rounds); ok {
@@ -424,7 +415,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			}
 			if v != m.Baseline {
 				baseCores := stats.Mean(values(baseOf(v), CPUCores))
-				if w := neighbourWarning(m.Baseline, v, st.Label(), baseOf(v), rounds, baseCores); w != "" {
+				if w, ok := neighbourWarning(m.Baseline, v, st.Label(), baseOf(v), rounds, baseCores); ok {
 					s.Warnings = append(s.Warnings, w)
 				}
 			}
@@ -451,7 +442,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 					}
 				}
 				s.Drifts = append(s.Drifts, d)
-				s.Warnings = append(s.Warnings, d.message(st.Label()))
+				s.Warnings = append(s.Warnings, d.warning(st.Label()))
 			}
 			if hc, name := headline(m.Workload); hc != "" && v != m.Baseline {
 				for _, cr := range vr.Costs {
@@ -493,13 +484,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		st.Spectra = stepSpectra(m.Variants, compared, opt.Trim)
 		s.Steps = append(s.Steps, st)
 	}
-	if w := restartOnceWarning(m, trials); w != "" {
+	if w, ok := restartOnceWarning(m, trials); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := jvmStartWarning(s.StartNoisePct, starts, m.Precision != nil); w != "" {
+	if w, ok := jvmStartWarning(s.StartNoisePct, starts, m.Precision != nil); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
+	if w, ok := sharedCPUsBusyWarning(m, s.Trials); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
 	s.FlagGroups = groupFlags(s.Flags, len(s.Trials), func(trial int) bool {
@@ -526,19 +517,13 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
 			if vr.Rounds < minRoundsForBootstrap && vr.Name != m.Baseline {
-				what := "complete round"
-				if st.Workload != "" {
-					what = "sound repetition"
+				// In precision mode toll chose the rounds; only the budget
+				// is the user's.
+				cut, least := budgetCut(m, st.Index), 0
+				if cut {
+					least = m.Precision.MinRounds
 				}
-				if vr.Rounds != 1 {
-					what += "s"
-				}
-				w := fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap)
-				if budgetCut(m, st.Index) {
-					// toll chose the rounds; only the budget is the user's.
-					w += fmt.Sprintf("; the run's budget ended this step before toll's least of %d rounds: a longer budget gives it those (precision.budget, toll run --budget)", m.Precision.MinRounds)
-				}
-				s.Warnings = append(s.Warnings, w)
+				s.Warnings = append(s.Warnings, warn(WarnFewRounds, vr.Name, vr.Rounds, st.Workload != "", st.Label(), minRoundsForBootstrap, cut, least))
 			}
 		}
 	}

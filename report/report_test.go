@@ -257,7 +257,7 @@ func TestBrief(t *testing.T) {
 	s := summaryWithLoad(t, record.LoadSettings{Model: "open", Arrival: "uniform"})
 	worst := 964.0
 	s.FlagGroups = []analyze.FlagGroup{{Code: analyze.FlagLateArrival, Trials: []int{1, 2}, Of: 6, Worst: &worst}}
-	s.Warnings = append(s.Warnings, "a warning")
+	s.Warnings = append(s.Warnings, analyze.Warning{Code: analyze.WarnNote, Text: "a warning"})
 	var b bytes.Buffer
 	if err := Brief(&b, s); err != nil {
 		t.Fatal(err)
