@@ -33,7 +33,8 @@ func meanNeighbours(rounds map[int]*TrialCosts) (float64, []string, bool) {
 	var sum float64
 	var n int
 	names := map[string]bool{}
-	for _, tc := range rounds {
+	for _, r := range slices.Sorted(maps.Keys(rounds)) { // in order: the sum is the same to the last digit
+		tc := rounds[r]
 		if tc.NeighbourCores == nil {
 			continue
 		}

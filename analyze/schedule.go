@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/stats"
@@ -61,8 +63,8 @@ func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*Tria
 		return Warning{}, false
 	}
 	var p99s []float64
-	for _, tc := range rounds {
-		if x, ok := tc.Costs[LatencyP99]; ok {
+	for _, r := range slices.Sorted(maps.Keys(rounds)) { // in order: the mean is an argument, to the last digit
+		if x, ok := rounds[r].Costs[LatencyP99]; ok {
 			p99s = append(p99s, x)
 		}
 	}
