@@ -103,16 +103,54 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		return tc, fmt.Errorf("trial %d: the analysis window is empty (window %.1fs, trims %.1fs + %.1fs)", t.Index, t.Window().Seconds(), trim.Start, trim.End)
 	}
 
-	// Load: requests whose intended send time falls in the window.
-	var sched, completed, ok, sent, peak uint64
+	ld, err := loadCosts(t, tc)
+	if err != nil {
+		return tc, err
+	}
+	w = tc.Window // cut at the last whole interval
+	measured := measuredCosts(t, tc, ld.secs, ld.completed)
+	scrapedCosts(t, tc, measured)
+	telemetryCosts(t, tc, ld.secs)
+	if s, ok := timeToPeak(t, w); ok {
+		tc.Costs[TimeToPeak] = s
+	}
+	machineCosts(t, w, tc)
+	tc.Seconds = trialSeconds(t)
+	tc.Flags = flagTrial(t, tc, ld.sched, ld.sent)
+	if ld.latErr != nil {
+		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
+			Message: "latency left out: " + ld.latErr.Error()})
+	}
+	return tc, nil
+}
+
+// trialLoad is what a trial's load did in its window.
+type trialLoad struct {
+	// sched, sent and completed count the requests due, sent and
+	// completed in the window; secs is the seconds of the trial's own load
+	// in it, which every rate is over.
+	sched, sent, completed uint64
+	secs                   float64
+	// latErr says why the latency histograms could not be read.
+	latErr error
+}
+
+// loadCosts sets t's costs of the load in tc's window: throughput, errors,
+// latency and each request's own; it cuts the window at the last whole
+// interval of a trial cut short.
+func loadCosts(t *record.Trial, tc *TrialCosts) (trialLoad, error) {
+	w := tc.Window
+	// Requests whose intended send time falls in the window.
+	var ld trialLoad
+	var ok, peak uint64
 	var errs record.ErrorCounts
 	for _, iv := range t.Intervals {
 		if !w.holdsInterval(iv.T) {
 			continue
 		}
-		sched += iv.Scheduled
-		sent += iv.Sent
-		completed += iv.Completed
+		ld.sched += iv.Scheduled
+		ld.sent += iv.Sent
+		ld.completed += iv.Completed
 		peak = max(peak, iv.Completed) // intervals are one second long
 		ok += iv.OK
 		errs = errs.Add(iv.Errors)
@@ -125,19 +163,20 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	}
 	// Rates are per second of the trial's own load: in a sliced duet it
 	// ran in half of the window.
-	secs := w.Length() * t.Share()
+	ld.secs = w.Length() * t.Share()
 	if !t.Idle { // an idle step sent nothing: its per-request costs are absent
-		tc.Costs[Throughput] = float64(completed) / secs
+		tc.Costs[Throughput] = float64(ld.completed) / ld.secs
 	}
 	if peak > 0 {
 		tc.Costs[PeakThroughput] = float64(peak) / t.Share()
 	}
-	if completed > 0 {
-		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
+	if ld.completed > 0 {
+		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(ld.completed)
 	}
 	// A histogram that cannot be read leaves the trial's latency out, and
 	// says so in a flag; its other costs stand.
 	h, latErr := mergeHistograms(t.Intervals, w)
+	ld.latErr = latErr
 	if latErr == nil && h != nil && h.TotalCount() > 0 {
 		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
 		tc.Costs[LatencyMin] = float64(h.Min()) / 1000
@@ -150,10 +189,16 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[LatencyMax] = float64(h.Max()) / 1000
 	}
 	if err := requestCosts(tc, t.Load.Requests, t.Window().Seconds()*t.Share()); err != nil {
-		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
+		return ld, fmt.Errorf("trial %d: %w", t.Index, err)
 	}
+	return ld, nil
+}
 
-	// Services: CPU, memory, threads of every measured service, and their sum.
+// measuredCosts sets the costs of t's measured services in tc's window
+// (CPU, memory, threads of each, and their sum; CPU per request over the
+// completed requests, rates over secs) and returns the services measured.
+func measuredCosts(t *record.Trial, tc *TrialCosts, secs float64, completed uint64) map[string]bool {
+	w := tc.Window
 	measured := map[string]bool{}
 	startedHere := map[string]bool{}
 	var startup float64
@@ -208,8 +253,12 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	if started {
 		tc.Costs[Startup] = 1000 * startup
 	}
-	// A service's own metrics (scrape:) are its costs whether or not its
-	// other costs are measured.
+	return measured
+}
+
+// scrapedCosts adds a service's own metrics (scrape:) to tc: they are its
+// costs whether or not its other costs are measured.
+func scrapedCosts(t *record.Trial, tc *TrialCosts, measured map[string]bool) {
 	for _, series := range t.Samples {
 		sc := scrapeCosts(series)
 		if len(sc) == 0 {
@@ -225,41 +274,35 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 			tc.Costs[c] += v
 		}
 	}
+}
 
-	// Telemetry received by toll's sink. Spans, bytes and rejects are
-	// attributed over the trial's cycle later (attributeTelemetry);
-	// profiles are uploaded on a timer, not per request, so their rate over
-	// the window stands. Telemetry received is the bytes of the requests
-	// the sink accepted: those it rejected are counted apart.
-	if len(t.Telemetry) > 0 {
-		n := len(t.Telemetry)
-		ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
-		profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
-		for i, s := range t.Telemetry {
-			ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
-			rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
-		}
-		over := func(v []float64) float64 { return w.rise(ts, v) / secs }
-		tc.Costs[Spans] = over(spans)
-		tc.Costs[ExportBytes] = over(bytes) / 1024
-		tc.Costs[Profiles] = over(profiles)
-		tc.Costs[Rejected] = over(rejected)
-		tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
-		if tp := tc.Costs[Throughput]; tp > 0 {
-			tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
-		}
+// telemetryCosts sets the telemetry toll's sink received in tc's window,
+// as rates over secs. Spans, bytes and rejects are attributed over the
+// trial's cycle later (attributeTelemetry); profiles are uploaded on a
+// timer, not per request, so their rate over the window stands. Telemetry
+// received is the bytes of the requests the sink accepted: those it
+// rejected are counted apart.
+func telemetryCosts(t *record.Trial, tc *TrialCosts, secs float64) {
+	if len(t.Telemetry) == 0 {
+		return
 	}
-	if s, ok := timeToPeak(t, w); ok {
-		tc.Costs[TimeToPeak] = s
+	w := tc.Window
+	n := len(t.Telemetry)
+	ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
+	profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, s := range t.Telemetry {
+		ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
+		rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
 	}
-	machineCosts(t, w, tc)
-	tc.Seconds = trialSeconds(t)
-	tc.Flags = flagTrial(t, tc, sched, sent)
-	if latErr != nil {
-		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
-			Message: "latency left out: " + latErr.Error()})
+	over := func(v []float64) float64 { return w.rise(ts, v) / secs }
+	tc.Costs[Spans] = over(spans)
+	tc.Costs[ExportBytes] = over(bytes) / 1024
+	tc.Costs[Profiles] = over(profiles)
+	tc.Costs[Rejected] = over(rejected)
+	tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
+	if tp := tc.Costs[Throughput]; tp > 0 {
+		tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
 	}
-	return tc, nil
 }
 
 // serviceCosts computes one service's costs over w, its rates over secs of
