@@ -31,10 +31,6 @@ func packageFiles(t *testing.T) (*token.FileSet, []*ast.File) {
 	return fset, files
 }
 
-// boundFields are the names of a change's interval bounds in analyze's
-// types (Delta, CostChange, ProfileRow, ProfileRowChange).
-var boundFields = map[string]bool{"CILow": true, "CIHigh": true, "AbsCILow": true, "AbsCIHigh": true}
-
 // isBound says whether e reads a change's interval bound: x.CILow,
 // *x.CIHigh and the like.
 func isBound(e ast.Expr) bool {
@@ -47,7 +43,13 @@ func isBound(e ast.Expr) bool {
 		case *ast.UnaryExpr:
 			e = x.X
 		case *ast.SelectorExpr:
-			return boundFields[x.Sel.Name]
+			// The names of a change's bounds in analyze's types (Delta,
+			// CostChange, ProfileRow, ProfileRowChange).
+			switch x.Sel.Name {
+			case "CILow", "CIHigh", "AbsCILow", "AbsCIHigh":
+				return true
+			}
+			return false
 		default:
 			return false
 		}

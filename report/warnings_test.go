@@ -91,14 +91,13 @@ func TestWarningReadBackFromText(t *testing.T) {
 	}
 }
 
-// settingNamed matches the scenario settings and flags a warning may tell
-// the user to change.
-var settingNamed = regexp.MustCompile(`load\.variant_warmup|load\.warmup|starts:|--starts|restart:|restart less|more rounds|raise `)
-
 // TestPrecisionWarningsNameNoSetting checks that in precision mode the
 // warnings about what toll chooses (warm-up, starts, rounds) say what toll
 // did, and that with a fixed design they still name the setting.
 func TestPrecisionWarningsNameNoSetting(t *testing.T) {
+	// The scenario settings and flags a warning may tell the user to
+	// change.
+	settingNamed := regexp.MustCompile(`load\.variant_warmup|load\.warmup|starts:|--starts|restart:|restart less|more rounds|raise `)
 	w := func(code analyze.WarningCode, args ...any) string {
 		return WarningText(analyze.Warning{Code: code, Args: args})
 	}
