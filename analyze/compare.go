@@ -175,28 +175,18 @@ func fixedVariance(cal record.Calibration, c Cost, starts int) float64 {
 // between starts adds to the change of one start: xs are the paired
 // rounds' log ratios and launches the start each ran under. It is the
 // spread of the starts' means less what their rounds' own spread puts into
-// it (one-way random effects, the method of moments), at least 0; ok is
-// false with fewer than two starts of two rounds or more.
+// it (stats.BetweenGroups), at least 0; ok is false with fewer than two
+// starts of two rounds or more.
 func startSpread(xs []float64, launches []int) (v float64, ok bool) {
 	by := map[int][]float64{}
 	for i, x := range xs {
 		by[launches[i]] = append(by[launches[i]], x)
 	}
-	var means []float64
-	var within float64 // the mean of the starts' squared standard errors
+	var starts [][]float64
 	for _, l := range slices.Sorted(maps.Keys(by)) {
-		ys := by[l]
-		if len(ys) < 2 {
-			continue
-		}
-		means = append(means, stats.Mean(ys))
-		within += stats.Variance(ys) / float64(len(ys))
+		starts = append(starts, by[l])
 	}
-	if len(means) < 2 {
-		return 0, false
-	}
-	within /= float64(len(means))
-	return max(stats.Variance(means)-within, 0), true
+	return stats.BetweenGroups(starts)
 }
 
 // Compare computes the paired difference of variant against baseline.
