@@ -116,6 +116,7 @@ func roundListEN(rs []int) string {
 	return "rounds " + strings.Join(s, ", ")
 }
 
+// warmupUnsettledEN words analyze.WarnWarmupUnsettled.
 func warmupUnsettledEN(a analyze.Args) string {
 	svcs, last := a.Strs(10), a.Floats(11)
 	rates := make([]string, len(svcs))
@@ -138,6 +139,7 @@ func warmupUnsettledEN(a analyze.Args) string {
 		a.Str(0), a.Int(1), a.Int(2), ended, rule, strings.Join(rates, ", "), advice)
 }
 
+// jitUnderLoadEN words analyze.WarnJITUnderLoad.
 func jitUnderLoadEN(a analyze.Args) string {
 	var parts []string
 	for i := 4; i+2 < len(a); i += 3 {
@@ -158,6 +160,7 @@ func jitUnderLoadEN(a analyze.Args) string {
 	return w
 }
 
+// restartOnceEN words analyze.WarnRestartOnce.
 func restartOnceEN(a analyze.Args) string {
 	starts := a.Int(0)
 	ran := "ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is one draw for every round: memory, threads and open files have an estimate and no verdict"
@@ -171,6 +174,7 @@ func restartOnceEN(a analyze.Args) string {
 		"they were ready within %.2f s here, so restart: per-round would compare them round by round (docs/method.md, \"Two starts of one program\")", ran, a.Float(2))
 }
 
+// jvmStartsEN words analyze.WarnJVMStarts.
 func jvmStartsEN(a analyze.Args) string {
 	starts := a.Int(0)
 	each, more := "each variant's JVMs ran as one process for the whole run", "run the scenario again to see another draw, or start them several times in one run (starts:, toll run --starts N)"
