@@ -78,8 +78,12 @@ type CostChange struct {
 	PValue *float64 `json:"p_value,omitempty"`
 	// SignificantCorrected is Significant once the variant's changes are
 	// corrected for their number (VariantChange's Multiplicity).
-	SignificantCorrected bool   `json:"significant_corrected"`
-	Verdict              string `json:"verdict"`
+	SignificantCorrected bool `json:"significant_corrected"`
+	// Direction is where the interval lies against no change, and
+	// HalfWidth half its width in percent (absent without an interval).
+	Direction Direction `json:"direction,omitempty"`
+	HalfWidth *float64  `json:"half_width,omitempty"`
+	Verdict   string    `json:"verdict"`
 }
 
 // CompareRuns compares the overheads of every variant run in both a and b,
@@ -154,10 +158,11 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	p := iv.PValue
 	cc.PValue = &p
 	cc.Significant = iv.Excludes
+	cc.Direction, cc.HalfWidth = boundsDirection(cc.CILow, cc.CIHigh), halfWidth(cc.CILow, cc.CIHigh)
 	if cc.Significant {
-		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, (hi-lo)/2)
+		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, *cc.HalfWidth)
 	} else {
-		cc.Verdict = fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", cc.Pct, (hi-lo)/2)
+		cc.Verdict = fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", cc.Pct, *cc.HalfWidth)
 	}
 	return cc
 }
