@@ -4,12 +4,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/tollperf/toll/probe/runtime"
 )
 
 // Cost identifies one figure toll reports per trial.
 type Cost string
 
-// The costs toll reports, in report order.
+// The costs toll reports, in report order. A runtime's (JVMHeapUsed to
+// JVMInit here) come from its metrics (package probe/runtime): these
+// constants name those of the JVM that toll's own rules use.
 const (
 	CPUPerRequest  Cost = "cpu_per_request_ms"
 	CPUNoJIT       Cost = "cpu_per_request_nojit_ms"
@@ -64,7 +68,10 @@ const minStarts = 3
 // perStart says whether c is measured once per start of the services
 // (the JVM's init, the time to ready), not in every round: with restart:
 // once its pairs are the run's starts.
-func (c Cost) perStart() bool { return c == JVMInit || c == Startup }
+func (c Cost) perStart() bool {
+	m, ok := runtimeMetric(c)
+	return c == Startup || ok && m.Kind == runtime.AtStart
+}
 
 // minRatioCount is the mean baseline below which a count (counted) is
 // compared by its difference: a count of a few moves by whole units, and
@@ -74,7 +81,10 @@ const minRatioCount = 10
 
 // counted says whether c counts things (threads, open files), a whole
 // number of them at each sample.
-func (c Cost) counted() bool { return c == Threads || c == FDs || c == JVMThreads }
+func (c Cost) counted() bool {
+	m, ok := runtimeMetric(c)
+	return c == Threads || c == FDs || ok && m.Whole
+}
 
 // fewStarts says why cost c, measured over n starts, gets no interval:
 // "" when it may have one (it is not measured once per start, or n is at
@@ -104,7 +114,7 @@ type CostInfo struct {
 
 // Costs returns every cost in report order.
 func Costs() []CostInfo {
-	return []CostInfo{
+	out := []CostInfo{
 		{CPUPerRequest, "CPU per request", "ms", 3, false},
 		{CPUNoJIT, "CPU per request without JIT", "ms", 3, false},
 		{CPUCores, "CPU", "cores", 3, false},
@@ -114,20 +124,9 @@ func Costs() []CostInfo {
 		{Memory, "memory (cgroup)", "MiB", 1, false},
 		{Threads, "threads", "", 0, false},
 		{FDs, "open files", "", 0, false},
-		{JVMHeapUsed, "JVM heap used", "MiB", 1, false},
-		{JVMHeapCommit, "JVM heap committed", "MiB", 1, false},
-		{JVMCommitted, "JVM committed (NMT total)", "MiB", 1, false},
-		{JVMOffHeap, "JVM off-heap committed (NMT)", "MiB", 1, false},
-		{Metaspace, "JVM metaspace used", "MiB", 1, false},
-		{MetaCommitted, "JVM metaspace committed", "MiB", 1, false},
-		{Classes, "JVM classes loaded", "", 0, false},
-		{JVMThreads, "JVM threads", "", 0, false},
-		{GCTime, "JVM GC time", "ms/s", 2, true},
-		{GCCount, "JVM GCs", "/min", 1, true},
-		{JITTime, "JVM JIT compile time", "ms/s", 2, true},
-		{JITCompiles, "JVM JIT compiles", "/min", 1, true},
-		{JITCPU, "JVM JIT compilers' CPU", "ms/s", 2, true},
-		{JVMInit, "JVM init", "ms", 0, false},
+	}
+	out = append(out, runtimeCostInfos()...)
+	return append(out, []CostInfo{
 		{LatencyMin, "latency min", "ms", 2, false},
 		{LatencyMean, "latency mean", "ms", 2, false},
 		{LatencyP50, "latency p50", "ms", 2, false},
@@ -149,7 +148,7 @@ func Costs() []CostInfo {
 		{MachineCPU, "machine CPU (all cores)", "%", 1, true},
 		{Steal, "machine steal", "%", 2, true},
 		{MachineMem, "machine memory used", "%", 1, true},
-	}
+	}...)
 }
 
 // CPUBusy is the cost of one CPU's busy share of the machine, in percent.

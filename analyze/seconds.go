@@ -59,10 +59,11 @@ func trialSeconds(t *record.Trial) []Second {
 			cpu: cpuPerSecondOf(t, one),
 			rss: gaugePerSecondOf(t, one, func(p record.Sample) (float64, bool) { return float64(p.RSS) / (1 << 20), true }),
 			heap: gaugePerSecondOf(t, one, func(p record.Sample) (float64, bool) {
-				if p.JVM == nil {
+				j := p.Runtime("jvm")
+				if j == nil {
 					return 0, false
 				}
-				return float64(p.JVM.HeapUsed) / (1 << 20), true
+				return j.Values["heap_used"] / (1 << 20), true
 			}),
 		}
 	}

@@ -93,10 +93,11 @@ var seriesMetrics = []seriesMetric{
 	}},
 	{"heap", "JVM heap used", "MiB", func(t *secondsOf) map[int]float64 {
 		return gaugePerSecond(t.Trial, func(p record.Sample) (float64, bool) {
-			if p.JVM == nil {
+			j := p.Runtime("jvm")
+			if j == nil {
 				return 0, false
 			}
-			return float64(p.JVM.HeapUsed) / (1 << 20), true
+			return j.Values["heap_used"] / (1 << 20), true
 		})
 	}},
 	{"latency_p50", "Latency p50", "ms", func(t *secondsOf) map[int]float64 { return latencyPerSecond(t, 50) }},

@@ -11,20 +11,20 @@ import (
 // variesByStart says whether cost c differs between two starts of one
 // program by more than its rounds show: how much memory a process maps
 // and keeps (its heap's sizing, its allocator's arenas), how many threads
-// and files it holds, and a JVM's heap, metaspace, classes, collections
-// and compilation. Two starts of one Go program read memory 7–16% apart;
-// a run that started each variant once compares two such draws, which no
+// and files it holds, and a runtime's figures whose metric says so (a
+// JVM's heap, metaspace, classes, collections and compilation). Two
+// starts of one Go program read memory 7–16% apart; a run that started each variant once compares two such draws, which no
 // number of rounds averages away. Kalibera and Jones's rule applies:
 // repeat at the level where the variance arises, here the start. CPU per
 // request of a JVM carries its start-to-start term from the calibration
 // instead (fixedVariance).
 func variesByStart(c Cost) bool {
 	switch c {
-	case RSS, Memory, Threads, FDs, JVMHeapUsed, JVMHeapCommit, JVMCommitted, JVMOffHeap,
-		Metaspace, MetaCommitted, Classes, JVMThreads, GCTime, GCCount, JITTime, JITCompiles, JITCPU:
+	case RSS, Memory, Threads, FDs:
 		return true
 	}
-	return false
+	m, ok := runtimeMetric(c)
+	return ok && m.VariesByStart
 }
 
 // startedOnce says whether m's load test started each variant's services

@@ -103,54 +103,16 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		return tc, fmt.Errorf("trial %d: the analysis window is empty (window %.1fs, trims %.1fs + %.1fs)", t.Index, t.Window().Seconds(), trim.Start, trim.End)
 	}
 
-	ld, err := loadCosts(t, tc)
-	if err != nil {
-		return tc, err
-	}
-	w = tc.Window // cut at the last whole interval
-	measured := measuredCosts(t, tc, ld.secs, ld.completed)
-	scrapedCosts(t, tc, measured)
-	telemetryCosts(t, tc, ld.secs)
-	if s, ok := timeToPeak(t, w); ok {
-		tc.Costs[TimeToPeak] = s
-	}
-	machineCosts(t, w, tc)
-	tc.Seconds = trialSeconds(t)
-	tc.Flags = flagTrial(t, tc, ld.sched, ld.sent)
-	if ld.latErr != nil {
-		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
-			Message: "latency left out: " + ld.latErr.Error()})
-	}
-	return tc, nil
-}
-
-// trialLoad is what a trial's load did in its window.
-type trialLoad struct {
-	// sched, sent and completed count the requests due, sent and
-	// completed in the window; secs is the seconds of the trial's own load
-	// in it, which every rate is over.
-	sched, sent, completed uint64
-	secs                   float64
-	// latErr says why the latency histograms could not be read.
-	latErr error
-}
-
-// loadCosts sets t's costs of the load in tc's window: throughput, errors,
-// latency and each request's own; it cuts the window at the last whole
-// interval of a trial cut short.
-func loadCosts(t *record.Trial, tc *TrialCosts) (trialLoad, error) {
-	w := tc.Window
-	// Requests whose intended send time falls in the window.
-	var ld trialLoad
-	var ok, peak uint64
+	// Load: requests whose intended send time falls in the window.
+	var sched, completed, ok, sent, peak uint64
 	var errs record.ErrorCounts
 	for _, iv := range t.Intervals {
 		if !w.holdsInterval(iv.T) {
 			continue
 		}
-		ld.sched += iv.Scheduled
-		ld.sent += iv.Sent
-		ld.completed += iv.Completed
+		sched += iv.Scheduled
+		sent += iv.Sent
+		completed += iv.Completed
 		peak = max(peak, iv.Completed) // intervals are one second long
 		ok += iv.OK
 		errs = errs.Add(iv.Errors)
@@ -163,20 +125,19 @@ func loadCosts(t *record.Trial, tc *TrialCosts) (trialLoad, error) {
 	}
 	// Rates are per second of the trial's own load: in a sliced duet it
 	// ran in half of the window.
-	ld.secs = w.Length() * t.Share()
+	secs := w.Length() * t.Share()
 	if !t.Idle { // an idle step sent nothing: its per-request costs are absent
-		tc.Costs[Throughput] = float64(ld.completed) / ld.secs
+		tc.Costs[Throughput] = float64(completed) / secs
 	}
 	if peak > 0 {
 		tc.Costs[PeakThroughput] = float64(peak) / t.Share()
 	}
-	if ld.completed > 0 {
-		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(ld.completed)
+	if completed > 0 {
+		tc.Costs[ErrorRate] = 100 * float64(errs.Total()) / float64(completed)
 	}
 	// A histogram that cannot be read leaves the trial's latency out, and
 	// says so in a flag; its other costs stand.
 	h, latErr := mergeHistograms(t.Intervals, w)
-	ld.latErr = latErr
 	if latErr == nil && h != nil && h.TotalCount() > 0 {
 		ms := func(q float64) float64 { return float64(h.ValueAtQuantile(q)) / 1000 }
 		tc.Costs[LatencyMin] = float64(h.Min()) / 1000
@@ -189,76 +150,13 @@ func loadCosts(t *record.Trial, tc *TrialCosts) (trialLoad, error) {
 		tc.Costs[LatencyMax] = float64(h.Max()) / 1000
 	}
 	if err := requestCosts(tc, t.Load.Requests, t.Window().Seconds()*t.Share()); err != nil {
-		return ld, fmt.Errorf("trial %d: %w", t.Index, err)
+		return tc, fmt.Errorf("trial %d: %w", t.Index, err)
 	}
-	return ld, nil
-}
 
-// measuredCosts sets the costs of t's measured services in tc's window
-// (CPU, memory, threads of each, and their sum; CPU per request over the
-// completed requests, rates over secs) and returns the services measured.
-func measuredCosts(t *record.Trial, tc *TrialCosts, secs float64, completed uint64) map[string]bool {
-	w := tc.Window
-	measured := map[string]bool{}
-	startedHere := map[string]bool{}
-	var startup float64
-	var started bool
-	for _, s := range t.Services {
-		if s.Measured {
-			measured[s.Name] = true
-			startedHere[s.Name] = s.Started
-			if s.Started {
-				startup += s.StartupS
-				started = true
-			}
-		}
-	}
-	var cpu, jit float64
-	haveCPU, haveJIT := false, false
-	for _, series := range t.Samples {
-		if !measured[series.Service] || len(series.Points) == 0 {
-			continue
-		}
-		sc := serviceCosts(series, w, secs, completed)
-		if !startedHere[series.Service] {
-			// The JVM's start-up belongs to the trial it started for; with
-			// restart: once, later trials would repeat the one figure and
-			// give it an interval of nothing.
-			delete(sc, JVMInit)
-		}
-		tc.Services[series.Service] = sc
-		for c, v := range sc {
-			if c == CPUPerRequest || c == CPUNoJIT {
-				continue
-			}
-			tc.Costs[c] += v
-		}
-		cpu += sc[CPUCores] * secs
-		haveCPU = true
-		if ms, ok := sc[JITCPU]; ok {
-			jit += ms / 1000 * secs
-			haveJIT = true
-		}
-	}
-	if haveCPU && completed > 0 {
-		tc.Costs[CPUPerRequest] = 1000 * cpu / float64(completed)
-		if haveJIT {
-			// Every measured service's CPU but its JVM's compiler threads':
-			// a JIT still compiling is a warm-up that ends, in bursts that
-			// land in some rounds and not others (docs/method.md, "A JVM
-			// still compiling"); its own row has it.
-			tc.Costs[CPUNoJIT] = 1000 * max(cpu-jit, 0) / float64(completed)
-		}
-	}
-	if started {
-		tc.Costs[Startup] = 1000 * startup
-	}
-	return measured
-}
-
-// scrapedCosts adds a service's own metrics (scrape:) to tc: they are its
-// costs whether or not its other costs are measured.
-func scrapedCosts(t *record.Trial, tc *TrialCosts, measured map[string]bool) {
+	// Services: CPU, memory, threads of every measured service, and their sum.
+	measured := addServiceCosts(t, w, secs, completed, tc)
+	// A service's own metrics (scrape:) are its costs whether or not its
+	// other costs are measured.
 	for _, series := range t.Samples {
 		sc := scrapeCosts(series)
 		if len(sc) == 0 {
@@ -274,35 +172,19 @@ func scrapedCosts(t *record.Trial, tc *TrialCosts, measured map[string]bool) {
 			tc.Costs[c] += v
 		}
 	}
-}
 
-// telemetryCosts sets the telemetry toll's sink received in tc's window,
-// as rates over secs. Spans, bytes and rejects are attributed over the
-// trial's cycle later (attributeTelemetry); profiles are uploaded on a
-// timer, not per request, so their rate over the window stands. Telemetry
-// received is the bytes of the requests the sink accepted: those it
-// rejected are counted apart.
-func telemetryCosts(t *record.Trial, tc *TrialCosts, secs float64) {
-	if len(t.Telemetry) == 0 {
-		return
+	telemetryCosts(t, w, secs, tc)
+	if s, ok := timeToPeak(t, w); ok {
+		tc.Costs[TimeToPeak] = s
 	}
-	w := tc.Window
-	n := len(t.Telemetry)
-	ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
-	profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
-	for i, s := range t.Telemetry {
-		ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
-		rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
+	machineCosts(t, w, tc)
+	tc.Seconds = trialSeconds(t)
+	tc.Flags = flagTrial(t, tc, sched, sent)
+	if latErr != nil {
+		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
+			Message: "latency left out: " + latErr.Error()})
 	}
-	over := func(v []float64) float64 { return w.rise(ts, v) / secs }
-	tc.Costs[Spans] = over(spans)
-	tc.Costs[ExportBytes] = over(bytes) / 1024
-	tc.Costs[Profiles] = over(profiles)
-	tc.Costs[Rejected] = over(rejected)
-	tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
-	if tp := tc.Costs[Throughput]; tp > 0 {
-		tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
-	}
+	return tc, nil
 }
 
 // serviceCosts computes one service's costs over w, its rates over secs of
@@ -343,7 +225,7 @@ func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint
 	if km > 0 {
 		out[Memory] = mem / km / (1 << 20)
 	}
-	jvmCosts(s, w, out)
+	runtimeCosts(s, w, out)
 	jitCPU(s, w, secs, completed, out)
 	if n := s.NMT; n != nil && n.Committed > 0 {
 		// One reading, at the trial's end: the JVM's committed memory is a
@@ -353,6 +235,97 @@ func serviceCosts(s record.ServiceSeries, w Window, secs float64, completed uint
 	}
 	hardwareCosts(s, w, completed, out)
 	return out
+}
+
+// addServiceCosts adds the costs of t's measured services over w, each on
+// its own and summed, with their CPU per request (secs: the seconds of
+// the trial's own load; completed: its requests), and returns which
+// services are measured.
+func addServiceCosts(t *record.Trial, w Window, secs float64, completed uint64, tc *TrialCosts) map[string]bool {
+	measured := map[string]bool{}
+	startedHere := map[string]bool{}
+	var startup float64
+	var started bool
+	for _, s := range t.Services {
+		if s.Measured {
+			measured[s.Name] = true
+			startedHere[s.Name] = s.Started
+			if s.Started {
+				startup += s.StartupS
+				started = true
+			}
+		}
+	}
+	var cpu, jit float64
+	haveCPU, haveJIT := false, false
+	for _, series := range t.Samples {
+		if !measured[series.Service] || len(series.Points) == 0 {
+			continue
+		}
+		sc := serviceCosts(series, w, secs, completed)
+		if !startedHere[series.Service] {
+			// A runtime's start-up (the JVM's init) belongs to the trial
+			// it started for; with restart: once, later trials would
+			// repeat the one figure and give it an interval of nothing.
+			maps.DeleteFunc(sc, func(c Cost, _ float64) bool { return c.perStart() })
+		}
+		tc.Services[series.Service] = sc
+		for c, v := range sc {
+			if c == CPUPerRequest || c == CPUNoJIT {
+				continue
+			}
+			tc.Costs[c] += v
+		}
+		cpu += sc[CPUCores] * secs
+		haveCPU = true
+		if ms, ok := sc[JITCPU]; ok {
+			jit += ms / 1000 * secs
+			haveJIT = true
+		}
+	}
+	if haveCPU && completed > 0 {
+		tc.Costs[CPUPerRequest] = 1000 * cpu / float64(completed)
+		if haveJIT {
+			// Every measured service's CPU but its JVM's compiler threads':
+			// a JIT still compiling is a warm-up that ends, in bursts that
+			// land in some rounds and not others (docs/method.md, "A JVM
+			// still compiling"); its own row has it.
+			tc.Costs[CPUNoJIT] = 1000 * max(cpu-jit, 0) / float64(completed)
+		}
+	}
+	if started {
+		tc.Costs[Startup] = 1000 * startup
+	}
+	return measured
+}
+
+// telemetryCosts adds what toll's sink received over w, per second of the
+// trial's own load (secs).
+func telemetryCosts(t *record.Trial, w Window, secs float64, tc *TrialCosts) {
+	// Telemetry received by toll's sink. Spans, bytes and rejects are
+	// attributed over the trial's cycle later (attributeTelemetry);
+	// profiles are uploaded on a timer, not per request, so their rate over
+	// the window stands. Telemetry received is the bytes of the requests
+	// the sink accepted: those it rejected are counted apart.
+	if len(t.Telemetry) == 0 {
+		return
+	}
+	n := len(t.Telemetry)
+	ts, spans, bytes := make([]float64, n), make([]float64, n), make([]float64, n)
+	profiles, rejected, rejectedBytes := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i, s := range t.Telemetry {
+		ts[i], spans[i], bytes[i], profiles[i] = s.T, float64(s.Spans), float64(acceptedBytes(s)), float64(s.Profiles)
+		rejected[i], rejectedBytes[i] = float64(s.Rejected), float64(s.RejectedBytes)
+	}
+	over := func(v []float64) float64 { return w.rise(ts, v) / secs }
+	tc.Costs[Spans] = over(spans)
+	tc.Costs[ExportBytes] = over(bytes) / 1024
+	tc.Costs[Profiles] = over(profiles)
+	tc.Costs[Rejected] = over(rejected)
+	tc.Costs[RejectedBytes] = over(rejectedBytes) / 1024
+	if tp := tc.Costs[Throughput]; tp > 0 {
+		tc.Costs[SpansPerReq] = tc.Costs[Spans] / tp
+	}
 }
 
 // hardwareCosts adds instructions and cycles per request over w, where the
@@ -371,61 +344,15 @@ func hardwareCosts(s record.ServiceSeries, w Window, completed uint64, out map[C
 	out[CyclesPerReq] = w.rise(ts, cyc) / float64(completed)
 }
 
-// jvmCosts adds the JVM's figures over w: means of the gauges, and GC time
-// and count per unit of time from the cumulative counters.
-func jvmCosts(s record.ServiceSeries, w Window, out map[Cost]float64) {
-	var pts []*record.JVMSample
-	var ts []float64
-	for _, p := range s.Points {
-		if p.JVM != nil && p.T >= w.From-1e-9 && p.T <= w.To+1e-9 {
-			pts = append(pts, p.JVM)
-			ts = append(ts, p.T)
-		}
-	}
-	if len(pts) == 0 {
-		return
-	}
-	var heap, committed, meta, metaCommitted, classes, threads float64
-	for _, j := range pts {
-		heap += float64(j.HeapUsed)
-		committed += float64(j.HeapCommitted)
-		meta += float64(j.MetaspaceUsed)
-		metaCommitted += float64(j.MetaspaceCommitted)
-		classes += float64(j.ClassesLoaded)
-		threads += float64(j.Threads)
-	}
-	n := float64(len(pts))
-	out[JVMHeapUsed] = heap / n / (1 << 20)
-	out[JVMHeapCommit] = committed / n / (1 << 20)
-	out[Metaspace] = meta / n / (1 << 20)
-	if metaCommitted > 0 { // 0 until the JVM's first collection
-		out[MetaCommitted] = metaCommitted / n / (1 << 20)
-	}
-	out[Classes] = classes / n
-	out[JVMThreads] = threads / n
-	if last := len(pts) - 1; last > 0 && ts[last] > ts[0] {
-		span := ts[last] - ts[0]
-		out[GCTime] = 1000 * (pts[last].GCTime - pts[0].GCTime) / span
-		out[GCCount] = 60 * float64(pts[last].GCCount-pts[0].GCCount) / span
-		if pts[last].JITCompiles > 0 {
-			out[JITTime] = 1000 * (pts[last].JITTime - pts[0].JITTime) / span
-			out[JITCompiles] = 60 * float64(pts[last].JITCompiles-pts[0].JITCompiles) / span
-		}
-	}
-	if pts[0].InitS > 0 {
-		out[JVMInit] = 1000 * pts[0].InitS
-	}
-}
-
 // jitCPU adds the CPU of the JVM's JIT compiler threads over w, per second
 // of load (secs), and the service's CPU per request without it, where the
 // samples carry it.
 func jitCPU(s record.ServiceSeries, w Window, secs float64, completed uint64, out map[Cost]float64) {
 	var ts, jit []float64
 	for _, p := range s.Points {
-		if p.JVM != nil && p.JVM.JITCPU > 0 {
+		if j := p.Runtime("jvm"); j != nil && j.Values["jit_cpu"] > 0 {
 			ts = append(ts, p.T)
-			jit = append(jit, p.JVM.JITCPU)
+			jit = append(jit, j.Values["jit_cpu"])
 		}
 	}
 	if len(ts) < 2 || secs <= 0 {

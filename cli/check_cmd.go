@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -18,6 +19,7 @@ import (
 
 func newCheckCmd() *cobra.Command {
 	var startup bool
+	var vars []string
 	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "Validate a scenario and print its plan and expected duration, starting nothing",
@@ -29,7 +31,11 @@ long the run is expected to take. Nothing is started. An invalid scenario exits
 		Example: `  toll check examples/quickstart.yaml`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := checkScenario(args[0], startup)
+			own, err := parseLabels(vars)
+			if err != nil {
+				return &exitError{ExitUsage, fmt.Errorf("--set: %w", err)}
+			}
+			s, err := checkScenario(args[0], startup, own)
 			if err != nil {
 				return &exitError{ExitUsage, err}
 			}
@@ -37,15 +43,22 @@ long the run is expected to take. Nothing is started. An invalid scenario exits
 		},
 	}
 	cmd.Flags().BoolVar(&startup, "startup", false, "check the scenario as toll run --startup reads it (its start-up experiment)")
+	cmd.Flags().StringArrayVar(&vars, "set", nil, "fill in the scenario's placeholder ${KEY} with VALUE, KEY=VALUE (repeatable), as toll run --set does")
 	return cmd
 }
 
 // checkScenario reads and validates the scenario in file as toll run does
 // before it starts anything, programs included, and returns it with the
 // variants run adds (an A/A control).
-func checkScenario(file string, startup bool) (*scenario.Scenario, error) {
-	read := scenario.Read
+// vars fill in the file's own placeholders (--set).
+func checkScenario(file string, startup bool, vars map[string]string) (*scenario.Scenario, error) {
+	read := func(file string) (*scenario.Scenario, error) {
+		return scenario.ReadWith(file, scenario.Overrides{Vars: vars})
+	}
 	if startup {
+		if len(vars) > 0 {
+			return nil, errors.New("--set and --startup: a start-up experiment reads the file as it is")
+		}
 		read = scenario.ReadStartup
 	}
 	s, err := read(file)

@@ -815,7 +815,7 @@ func TestKubernetesProbeReadsJVM(t *testing.T) {
 			t.Fatalf("probe line %q: %v", line, err)
 		}
 	}
-	if j := last.Sample.JVM; j == nil || j.Pid != jvmCmd.Process.Pid || j.ClassesLoaded < 100 || j.HeapCommitted == 0 {
+	if j := last.Sample.Runtime("jvm"); j == nil || j.Pid != jvmCmd.Process.Pid || j.Values["classes_loaded"] < 100 || j.Values["heap_committed"] == 0 {
 		t.Fatalf("last probe sample of the JVM: %+v; want its hsperfdata counters", last.Sample)
 	}
 }

@@ -61,6 +61,12 @@ type runFlags struct {
 	// policy (--rounds, --warmup, --duration, --restart): its short
 	// version.
 	short scenario.Overrides
+	// vars are --set's KEY=VALUE placeholders of the user's own.
+	vars []string
+	// history is where the run is recorded (--history), with labels
+	// (--label).
+	history string
+	labels  []string
 }
 
 // newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
@@ -136,6 +142,19 @@ appended to it as Markdown.
 			if fl.Changed("budget") {
 				f.short.Budget = &budget
 			}
+			if len(f.vars) > 0 {
+				vars, err := parseLabels(f.vars)
+				if err != nil {
+					return &exitError{ExitUsage, fmt.Errorf("--set: %w", err)}
+				}
+				f.short.Vars = vars
+			}
+			if _, err := parseLabels(f.labels); err != nil {
+				return &exitError{ExitUsage, err}
+			}
+			if len(f.labels) > 0 && f.history == "" {
+				return &exitError{ExitUsage, errors.New("--label labels the run in a history: give --history too")}
+			}
 			if f.kube.on {
 				seq, err := kubeSequential(fl, f.short.Sequential)
 				if err != nil {
@@ -159,6 +178,9 @@ appended to it as Markdown.
 	fl.DurationVar(&budget, "budget", 0, "the longest a run in precision mode may take (default: the scenario's precision.budget, or 10m)")
 	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts (with --kubernetes, default $"+envSequential+")")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
+	fl.StringArrayVar(&f.vars, "set", nil, "fill in the scenario's placeholder ${KEY} with VALUE, KEY=VALUE (repeatable): one file for every version of an agent")
+	fl.StringVar(&f.history, "history", "", "also record the run in this history, a SQLite file or a postgres:// URL (toll history; docs/history.md)")
+	fl.StringArrayVar(&f.labels, "label", nil, "with --history: a label of the run, KEY=VALUE (repeatable): the agent's version, the application's commit, the branch")
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
 	fl.BoolVar(&f.control, "control", false, "add an A/A control (the scenario's control: true): a copy of the baseline run beside the variants, by which every variant's change is corrected")
@@ -200,7 +222,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 	}
 	if f.resume != "" {
 		if f.aa || f.control || f.findMax || f.out != "" || f.seed != 0 || !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
+			return &exitError{ExitUsage, errors.New("--resume takes the run's own settings: --aa, --control, --find-max, --out, --seed, --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision, --budget and --set do not apply")}
 		}
 		var m *record.Manifest
 		if s, m, err = run.ReadResumable(f.resume); err != nil {
@@ -210,7 +232,7 @@ func runScenario(ctx context.Context, stdout, stderr io.Writer, file string, f r
 		f.isolateNetwork = f.isolateNetwork || m.Layout.Network == scenario.NetworkIsolated
 	} else if f.startup {
 		if !f.short.Empty() {
-			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision and --budget do not apply")}
+			return &exitError{ExitUsage, errors.New("--startup runs startup.repetitions starts of each variant: --rounds, --warmup, --duration, --restart, --starts, --sequential, --precision, --budget and --set do not apply")}
 		}
 		if s, err = scenario.ReadStartup(file); err != nil {
 			return &exitError{ExitUsage, err}
@@ -351,6 +373,9 @@ func finishRun(ctx context.Context, stdout, stderr io.Writer, dir *record.Dir, b
 			_, err = stdout.Write(js)
 		}
 		repErr = err
+	}
+	if repErr == nil && runErr == nil && sum != nil && f.history != "" {
+		repErr = recordInHistory(ctx, stderr, f.history, f.labels, dir.Path, sum)
 	}
 	var judged error
 	if repErr == nil && runErr == nil {

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +25,8 @@ import (
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/probe/jvm"
+	"github.com/tollperf/toll/probe/runtime"
+	"github.com/tollperf/toll/probe/runtimes"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/sink"
@@ -59,9 +60,9 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 		return fmt.Errorf("probe: %w", err)
 	}
 	samplers := map[string]*probe.Members{}
-	jvms := map[string]*jvmReader{}
+	rts := map[string]*runtimeReader{}
 	defer func() {
-		for _, j := range jvms {
+		for _, j := range rts {
 			j.close()
 		}
 	}()
@@ -102,10 +103,10 @@ func Probe(ctx context.Context, w io.Writer, interval time.Duration, runLabel st
 			}
 			line := ProbeLine{Time: now, Service: svc, Sample: record.Sample{CPU: ps.CPU.Seconds(), User: ps.User.Seconds(), System: ps.System.Seconds(),
 				RSS: ps.RSS, Threads: ps.Threads, FDs: ps.FDs, Procs: ps.Procs}}
-			if jvms[svc] == nil {
-				jvms[svc] = &jvmReader{}
+			if rts[svc] == nil {
+				rts[svc] = &runtimeReader{}
 			}
-			line.Sample.JVM = jvms[svc].read(groups[svc])
+			line.Sample.Runtimes = rts[svc].read(groups[svc])
 			if err := out.encode(line); err != nil {
 				return fmt.Errorf("probe: %w", err)
 			}
@@ -311,7 +312,7 @@ func readStart(fs procfs.FS, pids []int, st *ServiceStart) {
 		}
 	}
 	for _, pid := range pids {
-		path, err := hsperfdata(pid)
+		path, err := jvm.PathIn("/proc", pid) // in its own container too
 		if err != nil {
 			continue
 		}
@@ -350,61 +351,38 @@ func launchedAt(ticks uint64) time.Time {
 	return now.Add(started - sinceBoot)
 }
 
-// jvmReader reads the counters of the JVM among a service's processes,
-// from the hsperfdata file jstat reads (through /proc/PID/root, so in
-// another container of the pod too). Until it finds one it looks at every
-// sample, a stat per process: the probe starts with the pod, and a JVM
-// creates its file only once it runs, seconds later on a busy node.
-type jvmReader struct {
-	r   *jvm.Reader
-	pid int
+// runtimeReader reads the language runtime among a service's processes
+// (a JVM's hsperfdata through /proc/PID/root, so in another container of
+// the pod too). Until it finds one it looks at every sample: the probe
+// starts with the pod, and a JVM creates its file only once it runs,
+// seconds later on a busy node.
+type runtimeReader struct {
+	name string
+	p    runtime.Process
 }
 
-func (j *jvmReader) read(pids []int) *record.JVMSample {
-	if j.r != nil && !slices.Contains(pids, j.pid) {
-		j.close() // that JVM is gone; look again
+func (j *runtimeReader) read(pids []int) []record.RuntimeSample {
+	if j.p != nil && !slices.Contains(pids, j.p.Pid()) {
+		j.close() // that process is gone; look again
 	}
-	if j.r == nil {
-		for _, pid := range pids {
-			path, err := hsperfdata(pid)
-			if err != nil {
-				continue
-			}
-			if r, err := jvm.Open(path); err == nil {
-				j.r, j.pid = r, pid
-				break
-			}
+	if j.p == nil {
+		r, p, err := runtimes.All().Find("/proc", pids)
+		if err != nil {
+			return nil
 		}
+		j.name, j.p = r.Name(), p
 	}
-	if j.r == nil {
-		return nil
-	}
-	c, err := j.r.Counters()
+	v, err := j.p.Read()
 	if err != nil {
 		return nil
 	}
-	return torecord.JVM(j.pid, c)
+	return []record.RuntimeSample{{Runtime: j.name, Pid: j.p.Pid(), Values: v}}
 }
 
-// hsperfdata finds the hsperfdata file of the JVM with pid: in this
-// container's /tmp (a JVM beside the probe, or a local test), else in its
-// own container's, through /proc/PID/root (the pod shares one process
-// namespace, so the file's name is the pid the probe sees).
-func hsperfdata(pid int) (string, error) {
-	if p, err := jvm.Path(pid); err == nil {
-		return p, nil
-	}
-	m, _ := filepath.Glob(fmt.Sprintf("/proc/%d/root/tmp/hsperfdata_*/%d", pid, pid))
-	if len(m) == 0 {
-		return "", fmt.Errorf("no hsperfdata file for pid %d: %w", pid, os.ErrNotExist)
-	}
-	return m[0], nil
-}
-
-func (j *jvmReader) close() {
-	if j.r != nil {
-		j.r.Close()
-		j.r = nil
+func (j *runtimeReader) close() {
+	if j.p != nil {
+		j.p.Close()
+		j.p = nil
 	}
 }
 

@@ -22,6 +22,25 @@ func (s *sampler) pulls() bool {
 	return false
 }
 
+// pullAt reads the services' own metrics at the window's start, at, unless
+// ctx ends first, where some service has any (pulls): the returned group
+// is done once it has. The window's end is read by the caller.
+func (s *sampler) pullAt(ctx context.Context, at time.Time) *sync.WaitGroup {
+	var edge sync.WaitGroup
+	if s.pulls() {
+		edge.Go(func() {
+			timer := time.NewTimer(time.Until(at))
+			defer timer.Stop()
+			select {
+			case <-timer.C:
+				s.pull(ctx, time.Now(), false)
+			case <-ctx.Done():
+			}
+		})
+	}
+	return &edge
+}
+
 // pull reads, at one edge of the window (now), every service's own metrics
 // (scrape:) and, at the end, its JVM's Native Memory Tracking (nmt: true).
 // The services are read at once, each bounded by its scrape's timeout.
@@ -68,18 +87,18 @@ const nmtTimeout = 10 * time.Second
 // only if the JVM was started with NMT on (jcmd attaches to it).
 func (sp *serviceProbe) readNMT(ctx context.Context, t float64, mu *sync.Mutex) {
 	mu.Lock()
-	jr, pid := sp.jvm, sp.jvmPid
+	jp := sp.jvmOf()
 	mu.Unlock()
 	var n jvm.NMT
 	var err error
 	switch {
-	case jr == nil:
+	case jp == nil:
 		err = errors.New("nmt: no JVM found in the service's processes (hsperfdata)")
-	case !jr.NMTEnabled():
+	case !jp.Reader().NMTEnabled():
 		err = jvm.ErrNMTDisabled
 	default:
 		cctx, cancel := context.WithTimeout(ctx, nmtTimeout)
-		n, err = jvm.ReadNMT(cctx, pid)
+		n, err = jvm.ReadNMT(cctx, jp.Pid())
 		cancel()
 	}
 	mu.Lock()

@@ -10,6 +10,8 @@ import (
 	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/probe/machine"
 	"github.com/tollperf/toll/probe/perfcount"
+	"github.com/tollperf/toll/probe/runtime"
+	"github.com/tollperf/toll/probe/runtimes"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/torecord"
@@ -35,11 +37,11 @@ type serviceProbe struct {
 	tree     processes
 	cg       *cgroup.Group
 	points   []record.Sample
-	jvm      *jvm.Reader // the JVM in the tree, if it has one
 	hw       *perfcount.Group
-	jvmPid   int
-	// compilers reads the CPU of the JVM's JIT compiler threads.
-	compilers *jvm.CompilerThreads
+	// rt is the language runtime in the tree (a JVM, Node.js), if it runs
+	// one that toll reads, and rtName its name.
+	rt     runtime.Process
+	rtName string
 
 	// scrape and nmt are the service's own metrics and its JVM's Native
 	// Memory Tracking, read at the window's edges (pull.go).
@@ -59,21 +61,21 @@ type processes interface {
 	Pids() []int
 }
 
-// readJVM reads the counters of sp's JVM, if it has one.
-func (sp *serviceProbe) readJVM() *record.JVMSample {
-	if sp.jvm == nil {
+// readRuntime reads sp's runtime, if it runs one.
+func (sp *serviceProbe) readRuntime() []record.RuntimeSample {
+	if sp.rt == nil {
 		return nil
 	}
-	c, err := sp.jvm.Counters()
+	v, err := sp.rt.Read()
 	if err != nil {
 		return nil
 	}
-	j := torecord.JVM(sp.jvmPid, c)
-	if sp.compilers != nil {
-		if d, err := sp.compilers.CPU(); err == nil {
-			j.JITCPU = d.Seconds()
-		}
-	}
+	return []record.RuntimeSample{{Runtime: sp.rtName, Pid: sp.rt.Pid(), Values: v}}
+}
+
+// jvmOf returns the JVM sp's runtime is, or nil.
+func (sp *serviceProbe) jvmOf() *jvm.Process {
+	j, _ := sp.rt.(*jvm.Process)
 	return j
 }
 
@@ -94,8 +96,8 @@ func findJVM(tree processes) (*jvm.Reader, int) {
 
 // close releases what sp holds.
 func (sp *serviceProbe) close() {
-	if sp.jvm != nil {
-		sp.jvm.Close()
+	if sp.rt != nil {
+		sp.rt.Close()
 	}
 	if sp.hw != nil {
 		sp.hw.Close()
@@ -109,7 +111,7 @@ func newSampler(b *Backend, st *started, t0 time.Time) *sampler {
 			scrape: st.v.Services[i].Scrape, nmt: st.v.Services[i].NMT}
 		sp.tree = serviceProcesses(st, i, svc.Pid())
 		if sp.tree != nil {
-			// Looked for once, before the load: finding a JVM lists
+			// Looked for once, before the load: finding a runtime lists
 			// /tmp and resolves a user, milliseconds of the load
 			// generator's CPU that would hold its requests up. A service
 			// is ready before its trials, and a JVM writes its
@@ -118,9 +120,8 @@ func newSampler(b *Backend, st *started, t0 time.Time) *sampler {
 			if len(sp.tree.Pids()) == 0 {
 				sp.tree.Sample()
 			}
-			sp.jvm, sp.jvmPid = findJVM(sp.tree)
-			if sp.jvm != nil {
-				sp.compilers, _ = jvm.NewCompilerThreads("/proc", sp.jvmPid)
+			if r, p, err := runtimes.All().Find("/proc", sp.tree.Pids()); err == nil {
+				sp.rt, sp.rtName = p, r.Name()
 			}
 		}
 		if b.hwCPUs != nil && sp.cg != nil && sp.cg.PerfEventDir() != "" {
@@ -209,7 +210,7 @@ func (s *sampler) take(now time.Time) {
 			}
 		}
 		if ok {
-			p.JVM = sp.readJVM()
+			p.Runtimes = sp.readRuntime()
 			sp.points = append(sp.points, p)
 		}
 	}

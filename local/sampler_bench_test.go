@@ -11,6 +11,7 @@ import (
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/probe"
+	"github.com/tollperf/toll/probe/runtimes"
 )
 
 // BenchmarkSampleJVM measures what one sample of a service costs toll: its
@@ -61,9 +62,15 @@ func BenchmarkSampleJVM(b *testing.B) {
 	}
 	s := &sampler{t0: time.Now(), services: []*serviceProbe{sp}}
 	defer s.close()
-	s.take(time.Now()) // finds the JVM
+	s.take(time.Now()) // lists the tree
+	r, rp, err := runtimes.All().Find("/proc", sp.tree.Pids())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp.rt, sp.rtName = rp, r.Name()
+	s.take(time.Now())
 	p := sp.points[len(sp.points)-1]
-	if p.JVM == nil || p.Threads < 200 {
+	if p.Runtime("jvm") == nil || p.Threads < 200 {
 		b.Fatalf("sample %+v: want a JVM with ≥ 200 threads", p)
 	}
 	var ru0, ru1 syscall.Rusage

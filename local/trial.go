@@ -253,41 +253,12 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	}
 	warmup, duration := tn.window(s.Load.Warmup.D(), s.Load.Duration.D())
 	measureStart := origin.Add(warmup)
-	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
-		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
-		PlannedS: duration.Seconds(), LoadShare: tn.share(), Start: origin, MeasureStart: measureStart,
-		Exports: st.v.Exports, LoadCPUs: b.loadCPUs, Target: st.v.Target}
-	w := st.warmup
-	if w != nil {
-		// The warm-up is this trial's: its load timeline began there.
-		tr.Start, tr.VariantWarmupS, tr.VariantWarmup = w.start, w.lasted.Seconds(), w.rec
-		st.warmup = nil
-	}
-	for _, run := range st.runs {
-		run.Started = st.fresh
-		tr.Services = append(tr.Services, run)
-	}
-	st.fresh = false
+	tr, w := b.newTrialRecord(pt, st, tn, origin, measureStart, duration)
 
 	// A service that exits during the trial ends it.
 	tctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	for i, svc := range st.group.Services() {
-		name := st.runs[i].Name
-		go func() {
-			select {
-			case <-svc.Done():
-				// The error carries the end of the service's log: what it
-				// said before it exited.
-				if err := svc.ExitErr(); err != nil {
-					cancel(fmt.Errorf("during the trial, %w", err))
-				} else {
-					cancel(fmt.Errorf("service %s exited during the trial", name))
-				}
-			case <-tctx.Done():
-			}
-		}()
-	}
+	watchExits(tctx, cancel, st)
 
 	cfg, seed := b.loadConfig(st, pt, origin, warmup, duration)
 	if cfg.Pacer != nil {
@@ -311,18 +282,7 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	// at its end, below.
 	ectx, stopEdge := context.WithCancel(tctx)
 	defer stopEdge()
-	var edge sync.WaitGroup
-	if smp.pulls() {
-		edge.Go(func() {
-			timer := time.NewTimer(time.Until(measureStart))
-			defer timer.Stop()
-			select {
-			case <-timer.C:
-				smp.pull(ectx, time.Now(), false)
-			case <-ectx.Done():
-			}
-		})
-	}
+	edge := smp.pullAt(ectx, measureStart)
 
 	b.beginProgress()
 	if live := b.hooks.Live; live != nil {
@@ -356,12 +316,7 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	}
 
 	if res != nil {
-		tr.MeasureEnd = res.MeasureEnd
-		if tr.MeasureEnd.IsZero() || tr.MeasureEnd.Before(measureStart) {
-			tr.MeasureEnd = measureStart
-		}
-		torecord.FillLoad(tr, res)
-		tr.Load.ArrivalSeed = seed
+		fillLoad(tr, res, measureStart, seed)
 		if fromErr == nil && toErr == nil {
 			tr.Load.CPUWaitMS = float64(waitTo-waitFrom) / float64(time.Millisecond)
 		}
@@ -371,28 +326,94 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	prof.stop(b.dir, tr, measureStart, tr.MeasureEnd)
 	tr.Samples = smp.series()
 	tr.Telemetry = smp.telemetry
-	if w != nil {
-		// The warm-up's requests and the telemetry they caused count in
-		// this trial's telemetry cycle, which begins with them.
-		tr.Load.WarmupCompleted += w.completed
-		if w.telemetry != nil && len(tr.Telemetry) > 0 {
-			tr.Telemetry = append([]record.Telemetry{torecord.Telemetry(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
-		}
-	}
+	w.addTo(tr, measureStart)
 	tr.Machine = smp.host
-	if cause := context.Cause(tctx); cause != nil || loadErr != nil {
-		tr.Interrupted = true
-		switch {
-		case cause != nil && !errors.Is(cause, context.Canceled):
-			tr.Error = cause.Error() // a service exited, and this trial says so
-			st.exitReported = true
-		case loadErr != nil:
-			tr.Error = loadErr.Error()
-		default:
-			tr.Error = "interrupted"
-		}
-	}
+	interrupted(tr, st, context.Cause(tctx), loadErr)
 	return tr, res, nil
+}
+
+// newTrialRecord begins the record of trial pt of st's services, whose
+// load timeline began at origin and whose window at measureStart, and
+// returns it with the variant warm-up it takes over (nil for none).
+func (b *Backend) newTrialRecord(pt *plan.Trial, st *started, tn turn, origin, measureStart time.Time, duration time.Duration) (*record.Trial, *variantWarmup) {
+	tr := &record.Trial{Index: pt.Index, Round: pt.Round, Launch: pt.Launch, Step: pt.Step, Variant: pt.Variant, Order: pt.Order, Pair: pt.Pair,
+		TargetRate: pt.Rate, TargetUsers: pt.Users, Idle: pt.Idle, CPULimit: pt.CPULimit,
+		PlannedS: duration.Seconds(), LoadShare: tn.share(), Start: origin, MeasureStart: measureStart,
+		Exports: st.v.Exports, LoadCPUs: b.loadCPUs, Target: st.v.Target}
+	w := st.warmup
+	if w != nil {
+		// The warm-up is this trial's: its load timeline began there.
+		tr.Start, tr.VariantWarmupS, tr.VariantWarmup = w.start, w.lasted.Seconds(), w.rec
+		st.warmup = nil
+	}
+	for _, run := range st.runs {
+		run.Started = st.fresh
+		tr.Services = append(tr.Services, run)
+	}
+	st.fresh = false
+	return tr, w
+}
+
+// watchExits cancels ctx, with the service's exit as the cause, when one
+// of st's services exits before ctx ends.
+func watchExits(ctx context.Context, cancel context.CancelCauseFunc, st *started) {
+	for i, svc := range st.group.Services() {
+		name := st.runs[i].Name
+		go func() {
+			select {
+			case <-svc.Done():
+				// The error carries the end of the service's log: what it
+				// said before it exited.
+				if err := svc.ExitErr(); err != nil {
+					cancel(fmt.Errorf("during the trial, %w", err))
+				} else {
+					cancel(fmt.Errorf("service %s exited during the trial", name))
+				}
+			case <-ctx.Done():
+			}
+		}()
+	}
+}
+
+// fillLoad records the load's result res in tr, whose window began at
+// measureStart, and the seed of its arrivals.
+func fillLoad(tr *record.Trial, res *load.Result, measureStart time.Time, seed uint64) {
+	tr.MeasureEnd = res.MeasureEnd
+	if tr.MeasureEnd.IsZero() || tr.MeasureEnd.Before(measureStart) {
+		tr.MeasureEnd = measureStart
+	}
+	torecord.FillLoad(tr, res)
+	tr.Load.ArrivalSeed = seed
+}
+
+// addTo counts the warm-up w's requests, and the telemetry they caused, in
+// tr's telemetry cycle, which begins with them; a nil w adds nothing.
+func (w *variantWarmup) addTo(tr *record.Trial, measureStart time.Time) {
+	if w == nil {
+		return
+	}
+	tr.Load.WarmupCompleted += w.completed
+	if w.telemetry != nil && len(tr.Telemetry) > 0 {
+		tr.Telemetry = append([]record.Telemetry{torecord.Telemetry(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
+	}
+}
+
+// interrupted marks tr as cut short, by cause (the trial's context's) or
+// the load's error loadErr, if either ended it.
+func interrupted(tr *record.Trial, st *started, cause, loadErr error) {
+	if cause == nil && loadErr == nil {
+		return
+	}
+	tr.Interrupted = true
+	switch {
+	case cause != nil && !errors.Is(cause, context.Canceled):
+		tr.Error = cause.Error() // a service exited, and this trial says so
+		st.exitReported = true
+	case loadErr != nil:
+		tr.Error = loadErr.Error()
+	default:
+		tr.Error = "interrupted"
+	}
 }
 
 // idle waits out an idle trial's warm-up and window, in which no load is

@@ -383,12 +383,65 @@ type Sample struct {
 	// where the kernel allows counting them.
 	Instructions uint64 `json:"instructions,omitempty"`
 	Cycles       uint64 `json:"cycles,omitempty"`
-	// JVM holds a JVM's counters (from its hsperfdata file) when the
-	// service's process tree runs one.
+	// Runtimes holds the readings of the language runtimes the service's
+	// processes run (a JVM, Node.js: package probe/runtime), one per
+	// runtime found.
+	Runtimes []RuntimeSample `json:"runtimes,omitempty"`
+	// JVM holds a JVM's counters as toll wrote them before it kept
+	// runtimes' readings by name: read back from older trial files, and
+	// read through Runtime("jvm").
 	JVM *JVMSample `json:"jvm,omitempty"`
 }
 
-// JVMSample is one reading of a JVM's counters. GC figures are cumulative.
+// RuntimeSample is one reading of a language runtime in a service's
+// processes: its figures by metric name, each in its metric's unit
+// (bytes, seconds, or a count; counters cumulative since the process
+// started).
+type RuntimeSample struct {
+	// Runtime is the runtime's name ("jvm", "node").
+	Runtime string `json:"runtime"`
+	// Pid is the process read.
+	Pid    int                `json:"pid"`
+	Values map[string]float64 `json:"values"`
+}
+
+// Runtime returns p's reading of the runtime named name, or nil. A JVM
+// reading of an older trial file (p.JVM) is returned by name as well.
+func (p *Sample) Runtime(name string) *RuntimeSample {
+	for i := range p.Runtimes {
+		if p.Runtimes[i].Runtime == name {
+			return &p.Runtimes[i]
+		}
+	}
+	if name == "jvm" && p.JVM != nil {
+		return &RuntimeSample{Runtime: "jvm", Pid: p.JVM.Pid, Values: p.JVM.Values()}
+	}
+	return nil
+}
+
+// Values returns j by the names of the JVM's metrics (probe/jvm's
+// Runtime), which are its fields' JSON names.
+func (j *JVMSample) Values() map[string]float64 {
+	v := map[string]float64{
+		"heap_used": float64(j.HeapUsed), "heap_committed": float64(j.HeapCommitted),
+		"metaspace_used": float64(j.MetaspaceUsed), "metaspace_committed": float64(j.MetaspaceCommitted),
+		"class_space_used": float64(j.ClassSpaceUsed),
+		"classes_loaded":   float64(j.ClassesLoaded), "classes_unloaded": float64(j.ClassesUnloaded),
+		"gc_count": float64(j.GCCount), "gc_time": j.GCTime,
+		"threads": float64(j.Threads), "peak_threads": float64(j.PeakThreads),
+		"jit_compiles": float64(j.JITCompiles), "jit_time": j.JITTime,
+	}
+	if j.JITCPU > 0 {
+		v["jit_cpu"] = j.JITCPU
+	}
+	if j.InitS > 0 {
+		v["init_s"] = j.InitS
+	}
+	return v
+}
+
+// JVMSample is one reading of a JVM's counters, as trial files written
+// before runtimes were kept by name hold it. GC figures are cumulative.
 type JVMSample struct {
 	Pid                int     `json:"pid"`
 	HeapUsed           uint64  `json:"heap_used"`

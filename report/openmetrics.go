@@ -64,7 +64,8 @@ const (
 // quantile label that promtool and the text parsers reserve for summaries.
 const latencyHelp = "Request latency at a percentile, from the load generator's histogram (percentile 0 is the minimum, 100 the maximum)."
 
-// costMetrics maps each cost to its family. Latency percentiles share
+// costMetrics maps each cost to its family; a runtime's costs have theirs
+// from their metrics (analyze.RuntimeMetric). Latency percentiles share
 // toll_latency_percentile_seconds, told apart by percentile (the maximum
 // is percentile 100). No help text holds a quote or a backslash: the
 // OpenMetrics encoder escapes a quote in # HELP, which the classic text
@@ -81,20 +82,6 @@ func costMetrics() map[analyze.Cost]metric {
 		analyze.Memory:         {"toll_memory_bytes", "bytes", mibToB, "Memory charged to the measured services' cgroups.", nil},
 		analyze.Threads:        {"toll_threads", "", 1, "Threads of the measured services.", nil},
 		analyze.FDs:            {"toll_open_fds", "", 1, "Open file descriptors of the measured services.", nil},
-		analyze.JVMHeapUsed:    {"toll_jvm_heap_used_bytes", "bytes", mibToB, "JVM heap used.", nil},
-		analyze.JVMHeapCommit:  {"toll_jvm_heap_committed_bytes", "bytes", mibToB, "JVM heap committed.", nil},
-		analyze.Metaspace:      {"toll_jvm_metaspace_used_bytes", "bytes", mibToB, "JVM metaspace used.", nil},
-		analyze.MetaCommitted:  {"toll_jvm_metaspace_committed_bytes", "bytes", mibToB, "JVM metaspace committed.", nil},
-		analyze.JVMCommitted:   {"toll_jvm_committed_bytes", "bytes", mibToB, "JVM total committed memory (Native Memory Tracking).", nil},
-		analyze.JVMOffHeap:     {"toll_jvm_offheap_committed_bytes", "bytes", mibToB, "JVM committed memory besides its heap (Native Memory Tracking).", nil},
-		analyze.Classes:        {"toll_jvm_classes_loaded", "", 1, "JVM classes loaded.", nil},
-		analyze.JVMThreads:     {"toll_jvm_threads", "", 1, "JVM threads.", nil},
-		analyze.GCTime:         {"toll_jvm_gc_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM spent in GC.", nil},
-		analyze.GCCount:        {"toll_jvm_gcs_per_second", "", perMinS, "JVM garbage collections per second.", nil},
-		analyze.JITTime:        {"toll_jvm_jit_time_ratio", "ratio", msToS, "Share of wall-clock time the JVM's JIT compilers spent compiling: above zero under steady load, the JVM was still warming up.", nil},
-		analyze.JITCompiles:    {"toll_jvm_jit_compiles_per_second", "", perMinS, "Methods the JVM's JIT compiled per second.", nil},
-		analyze.JITCPU:         {"toll_jvm_jit_cpu_ratio", "ratio", msToS, "CPU the JVM's JIT compiler threads used, in cores (CPU seconds per second of load).", nil},
-		analyze.JVMInit:        {"toll_jvm_init_seconds", "seconds", msToS, "JVM start-up time until the application's main.", nil},
 		analyze.LatencyMin:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "0"}},
 		analyze.LatencyP50:     {"toll_latency_percentile_seconds", "seconds", msToS, latencyHelp, []string{"percentile", "50"}},
 		analyze.LatencyP90:     {"toll_latency_percentile_seconds", "seconds", msToS, "", []string{"percentile", "90"}},
@@ -131,6 +118,10 @@ func metricOf(c analyze.Cost) metric {
 	metrics := costMetrics()
 	if m, ok := metrics[c]; ok {
 		return m
+	}
+	if rm, ok := analyze.RuntimeMetric(c); ok {
+		unit, scale := rm.Base()
+		return metric{name: rm.Family, unit: unit, scale: scale, help: rm.Help}
 	}
 	if p := cpuCost.FindStringSubmatch(string(c)); p != nil {
 		m := metrics[analyze.MachineCPU]

@@ -171,6 +171,9 @@ func TestMetricNames(t *testing.T) {
 		{analyze.ScrapeCost("otelcol_receiver_accepted_spans", true), "toll_scraped_per_second", 1, []string{"metric", "otelcol_receiver_accepted_spans"}},
 		{analyze.ScrapeCost("otelcol_exporter_queue_size", false), "toll_scraped", 1, []string{"metric", "otelcol_exporter_queue_size"}},
 		{analyze.JVMOffHeap, "toll_jvm_offheap_committed_bytes", 1 << 20, nil},
+		{analyze.GCCount, "toll_jvm_gcs_per_second", 1.0 / 60, nil},
+		{"node_heap_used_mib", "toll_node_heap_used_bytes", 1 << 20, nil},
+		{"node_event_loop_busy_ms_per_s", "toll_node_event_loop_busy_ratio", 1e-3, nil},
 	} {
 		m := metricOf(tt.cost)
 		if m.name != tt.name || m.scale != tt.scale || !slices.Equal(m.labels, tt.labels) {

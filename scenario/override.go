@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -35,11 +38,49 @@ type Overrides struct {
 	// precision settings.
 	Precision *float64
 	Budget    *time.Duration
+	// Vars fill in the file's placeholders of the user's own (`toll run
+	// --set version=2.10.0` for each ${version}) before it is read: one
+	// scenario for every version of an agent.
+	Vars map[string]string
 }
 
 // Empty reports whether o overrides nothing.
 func (o Overrides) Empty() bool {
-	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil && len(o.Vars) == 0
+}
+
+// reservedVars are the placeholders toll fills in itself.
+var reservedVars = []string{"sink", "sink_addr", "toll", "variant", "listen"}
+
+// reVarName is a user's placeholder's name, and reVarValue what its value
+// may hold: the characters of versions, paths, image references and
+// URLs, and nothing that changes what the YAML around it means.
+var (
+	reVarName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	reVarValue = regexp.MustCompile(`^[A-Za-z0-9._/@+=,~:%-]*$`)
+)
+
+// fill replaces each ${NAME} of vars in data with its value, refusing a
+// name toll fills in itself, a value that could change the YAML's
+// meaning, and a name the file does not use.
+func fill(data []byte, vars map[string]string) ([]byte, error) {
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		val := vars[name]
+		switch {
+		case !reVarName.MatchString(name):
+			return nil, fmt.Errorf("--set %s: a name is letters, digits and _, starting with a letter", name)
+		case slices.Contains(reservedVars, name) || strings.HasPrefix(name, "port"):
+			return nil, fmt.Errorf("--set %s: ${%s} is toll's own placeholder", name, name)
+		case !reVarValue.MatchString(val) || strings.Contains(val, ": "):
+			return nil, fmt.Errorf("--set %s=%q: a value holds letters, digits and . _ / @ + = , ~ : %% - (a version, a path, an image, a URL), no spaces or quotes", name, val)
+		}
+		ph := []byte("${" + name + "}")
+		if !bytes.Contains(data, ph) {
+			return nil, fmt.Errorf("--set %s: the scenario has no ${%s} to fill in", name, name)
+		}
+		data = bytes.ReplaceAll(data, ph, []byte(val))
+	}
+	return data, nil
 }
 
 // ReadWith reads the scenario file at path as Read does, with o's settings
@@ -51,6 +92,9 @@ func ReadWith(path string, o Overrides) (*Scenario, error) {
 	data, err := readSource(path)
 	if err != nil {
 		return nil, err
+	}
+	if data, err = fill(data, o.Vars); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	// A duet read as a sequential run is checked against this machine's
 	// CPUs as the sequential run it becomes, below.

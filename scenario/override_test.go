@@ -109,3 +109,38 @@ func TestReadWithSequential(t *testing.T) {
 		})
 	}
 }
+
+// TestReadWithVars checks --set: a placeholder of the user's own filled in
+// before the file is read (the Source keeps the value), and refused when
+// the name is toll's, the value could change the YAML, or the file has no
+// such placeholder.
+func TestReadWithVars(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "versions.yaml")
+	src := strings.Replace(good, "name: demo", "name: demo-${version}", 1)
+	if src == good {
+		t.Fatal("the test's scenario has no name: demo to template")
+	}
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadWith(path, Overrides{Vars: map[string]string{"version": "2.10.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "demo-2.10.0" || !strings.Contains(string(s.Source), "demo-2.10.0") {
+		t.Errorf("name %q, source holds the value: %v", s.Name, strings.Contains(string(s.Source), "demo-2.10.0"))
+	}
+	for vars, want := range map[string]string{
+		"sink=x":            "toll's own placeholder",
+		"port_app=1":        "toll's own placeholder",
+		"version=1.0: evil": "no spaces or quotes",
+		"version=a'b":       "no spaces or quotes",
+		"commit=abc":        "the scenario has no ${commit}",
+		"9lives=1":          "a name is letters",
+	} {
+		k, v, _ := strings.Cut(vars, "=")
+		if _, err := ReadWith(path, Overrides{Vars: map[string]string{k: v}}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--set %s: %v, want %q", vars, err, want)
+		}
+	}
+}

@@ -288,7 +288,7 @@ func errUnwrapAll(err error) error {
 }
 
 // TestExamples checks that every scenario shipped in examples/ and
-// examples/java/ reads.
+// examples/java/ reads, one that names ${version} with a version given.
 func TestExamples(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.yaml")
 	if err != nil || len(paths) == 0 {
@@ -297,7 +297,11 @@ func TestExamples(t *testing.T) {
 	java, _ := filepath.Glob("../examples/java/*.yaml")
 	paths = append(paths, java...)
 	for _, p := range paths {
-		if _, err := Read(p); err != nil {
+		var o Overrides
+		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "${version}") {
+			o.Vars = map[string]string{"version": "2.33.1"}
+		}
+		if _, err := ReadWith(p, o); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}

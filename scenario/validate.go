@@ -748,11 +748,63 @@ func (v *validator) load(l *Load, generators int) {
 	if len(l.Requests) == 0 && !idleOnly {
 		v.fail("load.requests", "at least one request is required")
 	}
-	v.count("load.requests", len(l.Requests), MaxRequests, "requests", "each gets latency and error rows of its own in every report")
+	v.requests(l.Requests)
+	v.loadModel(l, generators)
+	if err := CheckArrival(l.Arrival); v.present("load.arrival") && err != nil {
+		v.fail("load.arrival", "%s", err)
+	}
+	switch l.ThinkDistribution {
+	case "", "constant", "exponential":
+	default:
+		v.fail("load.think_distribution", "%q is not one of constant, exponential", l.ThinkDistribution)
+	}
+	if l.Duration == 0 {
+		v.fail("load.duration", "is required (the measured window of each trial, e.g. 30s)")
+	}
+	if !v.present("load.warmup") && l.Warmup == 0 { // unless toll chose one (schedule)
+		l.Warmup = Duration(DefaultWarmup)
+	}
+	if !v.present("load.timeout") {
+		l.Timeout = Duration(DefaultTimeout)
+	}
+	for _, d := range []struct {
+		field string
+		d     Duration
+	}{{"load.duration", l.Duration}, {"load.warmup", l.Warmup}, {"load.variant_warmup", l.VariantWarmup}, {"load.timeout", l.Timeout}, {"load.think", l.Think}, {"load.ramp", l.Ramp}} {
+		v.duration(d.field, d.d)
+	}
+	if l.Quantum != nil {
+		v.duration("load.quantum", *l.Quantum)
+	}
+	if u := l.VariantWarmupUntil; u != nil {
+		v.warmupUntil(l, u)
+	}
+	if v.present("load.variant_warmup_rate") || v.present("load.variant_warmup_users") {
+		v.warmupLoad(l, generators)
+	}
+	if idleOnly && l.VariantWarmup > 0 {
+		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
+	}
+	switch {
+	case !v.present("load.max_conns"):
+		l.MaxConns = DefaultMaxConns
+	case l.MaxConns < 1:
+		v.fail("load.max_conns", "must be at least 1, not %d (leave max_conns out for the default of %d)", l.MaxConns, DefaultMaxConns)
+	default:
+		if err := checkConns(v.m, l.MaxConns, generators, 1, "connections"); err != nil {
+			v.fail("load.max_conns", "%s", err)
+		}
+	}
+}
+
+// requests checks the load's requests and fills in their defaults: path,
+// name, method and weight.
+func (v *validator) requests(reqs []Request) {
+	v.count("load.requests", len(reqs), MaxRequests, "requests", "each gets latency and error rows of its own in every report")
 	names := map[string]bool{}
 	weights := 0
-	for i := range l.Requests {
-		r := &l.Requests[i]
+	for i := range reqs {
+		r := &reqs[i]
 		p := fmt.Sprintf("load.requests[%d]", i)
 		if r.Path == "" {
 			r.Path = "/"
@@ -808,6 +860,11 @@ func (v *validator) load(l *Load, generators int) {
 	if weights > MaxWeights {
 		v.fail("load.requests", "the weights add up to %d, above toll's limit of %d: the load generator keeps one period of the mix in memory; use smaller weights in the same ratio", weights, MaxWeights)
 	}
+}
+
+// loadModel checks the load's model: users (closed) or rate/rates (open),
+// and that the fields of the other model are not set.
+func (v *validator) loadModel(l *Load, generators int) {
 	switch {
 	case len(l.Users) > 0 && (v.present("load.rate") || len(l.Rates) > 0):
 		v.fail("load.users", "set users (closed model) or rate/rates (open model), not both")
@@ -846,51 +903,6 @@ func (v *validator) load(l *Load, generators int) {
 			if v.present("load." + f) {
 				v.fail("load."+f, "applies to the open model only (rate or rates)")
 			}
-		}
-	}
-	if err := CheckArrival(l.Arrival); v.present("load.arrival") && err != nil {
-		v.fail("load.arrival", "%s", err)
-	}
-	switch l.ThinkDistribution {
-	case "", "constant", "exponential":
-	default:
-		v.fail("load.think_distribution", "%q is not one of constant, exponential", l.ThinkDistribution)
-	}
-	if l.Duration == 0 {
-		v.fail("load.duration", "is required (the measured window of each trial, e.g. 30s)")
-	}
-	if !v.present("load.warmup") && l.Warmup == 0 { // unless toll chose one (schedule)
-		l.Warmup = Duration(DefaultWarmup)
-	}
-	if !v.present("load.timeout") {
-		l.Timeout = Duration(DefaultTimeout)
-	}
-	for _, d := range []struct {
-		field string
-		d     Duration
-	}{{"load.duration", l.Duration}, {"load.warmup", l.Warmup}, {"load.variant_warmup", l.VariantWarmup}, {"load.timeout", l.Timeout}, {"load.think", l.Think}, {"load.ramp", l.Ramp}} {
-		v.duration(d.field, d.d)
-	}
-	if l.Quantum != nil {
-		v.duration("load.quantum", *l.Quantum)
-	}
-	if u := l.VariantWarmupUntil; u != nil {
-		v.warmupUntil(l, u)
-	}
-	if v.present("load.variant_warmup_rate") || v.present("load.variant_warmup_users") {
-		v.warmupLoad(l, generators)
-	}
-	if idleOnly && l.VariantWarmup > 0 {
-		v.fail("load.variant_warmup", "warms each variant's services with load before its first loaded trial, and every step of this scenario is idle (rate 0); leave it out, or add a rate")
-	}
-	switch {
-	case !v.present("load.max_conns"):
-		l.MaxConns = DefaultMaxConns
-	case l.MaxConns < 1:
-		v.fail("load.max_conns", "must be at least 1, not %d (leave max_conns out for the default of %d)", l.MaxConns, DefaultMaxConns)
-	default:
-		if err := checkConns(v.m, l.MaxConns, generators, 1, "connections"); err != nil {
-			v.fail("load.max_conns", "%s", err)
 		}
 	}
 }
@@ -1088,7 +1100,11 @@ func checkPlaceholder(p string) error {
 	case strings.HasPrefix(p, "port:") && reName.MatchString(strings.TrimPrefix(p, "port:")):
 		return nil
 	}
-	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant})", p)
+	own := ""
+	if reVarName.MatchString(p) {
+		own = fmt.Sprintf("; a value of your own: toll run --set %s=VALUE", p)
+	}
+	return fmt.Errorf("unknown placeholder ${%s} (known: ${port:NAME}, ${listen}, ${sink}, ${sink_addr}, ${toll}, ${variant}%s)", p, own)
 }
 
 // expandForCheck fills placeholders with sample values so a URL or address

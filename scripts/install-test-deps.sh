@@ -16,12 +16,16 @@
 #   nginx                   examples/sidecar.yaml: the other sidecar proxy
 #   bpftrace                examples/ebpf.yaml: the eBPF agent (e2e/shapes TestEBPFAgent), and
 #                           examples/reproductions/kindling.yaml (TestReproductionKindling)
+#   nodejs                  Node.js as a runtime toll reads (probe/node TestLive,
+#                           e2e/sampling TestNodeRuntime), when no node is present
 #   linux-perf              profile: true and toll run --profile sample stacks with perf
 #                           (probe/profile TestPerfSamplesKnownFunction)
+#   postgresql              history: the shared history in a real server (scripts/postgres.sh)
 set -euo pipefail
-pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf)
+pkgs=(prometheus-pushgateway prometheus chromium podman runc haproxy nginx bpftrace linux-perf postgresql)
 command -v javac >/dev/null || pkgs+=(default-jdk-headless)
 command -v mvn >/dev/null || pkgs+=(maven)
+command -v node >/dev/null || pkgs+=(nodejs)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -1,5 +1,5 @@
 // Package torecord turns what toll's measuring packages read (the load
-// generator's result, a JVM's counters, a sink's counts) into the trial
+// generator's result, a sink's counts) into the trial
 // record's types, the same way wherever a trial ran: on this machine or in
 // a pod of a Kubernetes cluster.
 package torecord
@@ -8,7 +8,6 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/tollperf/toll/load"
-	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/sink"
 )
@@ -56,20 +55,6 @@ func encodeHist(h *hdr.Histogram) string {
 		return ""
 	}
 	return string(b)
-}
-
-// JVM is what a sample records of the counters c of the JVM with
-// pid, here or in a pod's probe (package kube).
-func JVM(pid int, c jvm.Counters) *record.JVMSample {
-	j := &record.JVMSample{Pid: pid, HeapUsed: c.HeapUsed, HeapCommitted: c.HeapCommitted,
-		MetaspaceUsed: c.MetaspaceUsed, MetaspaceCommitted: c.MetaspaceCommitted, ClassSpaceUsed: c.ClassSpaceUsed,
-		ClassesLoaded: c.ClassesLoaded, ClassesUnloaded: c.ClassesUnloaded, GCCount: c.GCCount,
-		GCTime: c.GCTime.Seconds(), Threads: c.Threads, PeakThreads: c.PeakThreads,
-		JITCompiles: c.JITCompiles, JITTime: c.JITTime.Seconds()}
-	if !c.VMStart.IsZero() && c.VMInitDone.After(c.VMStart) {
-		j.InitS = c.VMInitDone.Sub(c.VMStart).Seconds()
-	}
-	return j
 }
 
 // Telemetry records a sink's counts c at t seconds. The record's

@@ -2,10 +2,8 @@ package torecord
 
 import (
 	"testing"
-	"time"
 
 	"github.com/tollperf/toll/load"
-	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/sink"
 )
 
@@ -37,26 +35,5 @@ func TestErrorExamplesNoneIsNil(t *testing.T) {
 	}
 	if got := ErrorExamples(load.ErrorExamples{Timeout: "GET /: timeout"}); got == nil || got.Timeout != "GET /: timeout" {
 		t.Errorf("a timeout: %+v", got)
-	}
-}
-
-// TestJVMInitTime checks that a JVM's init time is recorded only when its
-// counters hold a start and a later end of initialisation.
-func TestJVMInitTime(t *testing.T) {
-	start := time.Unix(1000, 0)
-	tests := []struct {
-		name       string
-		start, end time.Time
-		want       float64
-	}{
-		{"both", start, start.Add(1500 * time.Millisecond), 1.5},
-		{"no start", time.Time{}, start, 0},
-		{"not done", start, time.Time{}, 0},
-	}
-	for _, tt := range tests {
-		got := JVM(42, jvm.Counters{VMStart: tt.start, VMInitDone: tt.end, GCTime: 2 * time.Second})
-		if got.Pid != 42 || got.InitS != tt.want || got.GCTime != 2 {
-			t.Errorf("%s: %+v, want init %v s", tt.name, got, tt.want)
-		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -93,123 +92,22 @@ type Placeholders struct {
 // environment with the scenario's over it (for a process of this machine),
 // Own the scenario's alone (for a container or a pod).
 func Resolve(s *scenario.Scenario, name string, ph Placeholders) (*Variant, error) {
-	sinkURL, self := ph.Sink, ph.Toll
 	sv, ok := s.Variant(name)
 	if !ok {
 		return nil, fmt.Errorf("no variant %q", name)
 	}
-	v := &Variant{Name: name, Exports: sv.Exports, Ports: map[string]int{}}
-	var expandErr error
-	port := func(pn string) int {
-		if p, ok := v.Ports[pn]; ok {
-			return p
-		}
-		p, err := ph.Port(pn)
-		if err != nil && expandErr == nil {
-			expandErr = err
-		}
-		v.Ports[pn] = p
-		return p
-	}
-	// expandIn fills in the placeholders of str as the service with
-	// published ports own sees them (nil: everywhere else): inside its
-	// container ${port:NAME} of its own ports is the container's port.
-	expandIn := func(own map[string]int, str string) string {
-		return scenario.Expand(str, func(key string) string {
-			switch {
-			case key == "sink":
-				return sinkURL
-			case key == "sink_addr":
-				return strings.TrimPrefix(sinkURL, "http://")
-			case key == "toll":
-				return self
-			case key == "variant":
-				return name
-			case key == "listen":
-				return cmp.Or(ph.Listen, "127.0.0.1")
-			case strings.HasPrefix(key, "port:"):
-				pn := strings.TrimPrefix(key, "port:")
-				if p, ok := own[pn]; ok {
-					return strconv.Itoa(p)
-				}
-				return strconv.Itoa(port(pn))
-			}
-			return "${" + key + "}"
-		})
-	}
-	expand := func(str string) string { return expandIn(nil, str) }
+	r := &resolver{ph: ph, name: name, v: &Variant{Name: name, Exports: sv.Exports, Ports: map[string]int{}}}
+	v := r.v
 	skip := map[string]bool{}
 	for _, n := range sv.Skip {
 		skip[n] = true
 	}
 	for _, base := range s.Services {
-		if skip[base.Name] {
-			continue
+		if !skip[base.Name] {
+			v.Services = append(v.Services, r.service(s, base, sv))
 		}
-		svc := Service{Service: base}
-		var own map[string]int
-		if base.Image != "" {
-			own = base.Ports
-			for _, pn := range slices.Sorted(maps.Keys(own)) {
-				svc.Publish = append(svc.Publish, container.Port{Host: port(pn), Container: own[pn]})
-			}
-		}
-		o := sv.Services[base.Name]
-		// Limits: the variant's replace the service's own, and the
-		// variant's change to the service replaces both.
-		for _, l := range []struct {
-			cpu float64
-			mem scenario.ByteSize
-		}{{sv.CPULimit, sv.MemoryLimit}, {o.CPULimit, o.MemoryLimit}} {
-			if l.cpu > 0 {
-				svc.CPULimit = l.cpu
-			}
-			if l.mem > 0 {
-				svc.MemoryLimit = l.mem
-			}
-		}
-		cmd := base.Command
-		if len(o.Command) > 0 {
-			cmd = o.Command
-		}
-		cmd = append(append([]string(nil), cmd...), o.Args...)
-		for _, a := range cmd {
-			svc.Argv = append(svc.Argv, expandIn(own, a))
-		}
-		if len(svc.Argv) > 0 && svc.Argv[0] == "toll" && base.Image == "" {
-			svc.Argv[0] = self // a container's toll is the image's
-		}
-		env := map[string]string{}
-		for k, val := range base.Env {
-			env[k] = val
-		}
-		for k, val := range o.Env {
-			env[k] = val
-		}
-		svc.Env = os.Environ()
-		keys := make([]string, 0, len(env))
-		for k := range env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			svc.Own = append(svc.Own, k+"="+expandIn(own, env[k]))
-		}
-		svc.Env = append(svc.Env, svc.Own...)
-		svc.Ready.HTTP = expand(base.Ready.HTTP)
-		svc.Ready.TCP = expand(base.Ready.TCP)
-		if len(base.Ready.Command) > 0 {
-			svc.Ready.Command = argvOf(base.Ready.Command, expand, self)
-		}
-		svc.ReadyDir = s.ReadyDir(base)
-		if base.Scrape != nil {
-			sc := *base.Scrape
-			sc.URL = expand(sc.URL)
-			svc.Scrape = &sc
-		}
-		v.Services = append(v.Services, svc)
 	}
-	argv := func(words []string) []string { return argvOf(words, expand, self) }
+	argv := func(words []string) []string { return argvOf(words, r.expand, ph.Toll) }
 	dir := s.CommandDir()
 	if s.Job != nil {
 		cmd := s.Job.Command
@@ -220,7 +118,7 @@ func Resolve(s *scenario.Scenario, name string, ph Placeholders) (*Variant, erro
 		var own []string
 		for _, m := range []map[string]string{s.Job.Env, sv.Job.Env} {
 			for _, k := range slices.Sorted(maps.Keys(m)) {
-				own = append(own, k+"="+expand(m[k]))
+				own = append(own, k+"="+r.expand(m[k]))
 			}
 		}
 		v.Job = &Command{Argv: argv(cmd), Env: append(os.Environ(), own...), Own: own, Dir: dir}
@@ -235,16 +133,130 @@ func Resolve(s *scenario.Scenario, name string, ph Placeholders) (*Variant, erro
 	if sv.Load.Target != "" {
 		target = sv.Load.Target
 	}
-	v.Target = strings.TrimRight(expand(target), "/")
-	for _, r := range s.Load.Requests {
+	v.Target = strings.TrimRight(r.expand(target), "/")
+	for _, req := range s.Load.Requests {
 		h := http.Header{}
-		for k, val := range r.Headers {
-			h.Set(k, expand(val))
+		for k, val := range req.Headers {
+			h.Set(k, r.expand(val))
 		}
-		v.Requests = append(v.Requests, Request{Name: r.Name, Method: r.Method, URL: v.Target + expand(r.Path),
-			Header: h, Body: []byte(expand(r.Body)), Weight: r.Weight})
+		v.Requests = append(v.Requests, Request{Name: req.Name, Method: req.Method, URL: v.Target + r.expand(req.Path),
+			Header: h, Body: []byte(r.expand(req.Body)), Weight: req.Weight})
 	}
-	return v, expandErr
+	return v, r.err
+}
+
+// resolver fills in one variant's placeholders, choosing each named port
+// once.
+type resolver struct {
+	ph   Placeholders
+	name string
+	v    *Variant
+	err  error // the first port that could not be chosen
+}
+
+// port is the host port named pn, chosen on first use.
+func (r *resolver) port(pn string) int {
+	if p, ok := r.v.Ports[pn]; ok {
+		return p
+	}
+	p, err := r.ph.Port(pn)
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	r.v.Ports[pn] = p
+	return p
+}
+
+// expandIn fills in the placeholders of str as the service with published
+// ports own sees them (nil: everywhere else): inside its container
+// ${port:NAME} of its own ports is the container's port.
+func (r *resolver) expandIn(own map[string]int, str string) string {
+	return scenario.Expand(str, func(key string) string {
+		switch {
+		case key == "sink":
+			return r.ph.Sink
+		case key == "sink_addr":
+			return strings.TrimPrefix(r.ph.Sink, "http://")
+		case key == "toll":
+			return r.ph.Toll
+		case key == "variant":
+			return r.name
+		case key == "listen":
+			return cmp.Or(r.ph.Listen, "127.0.0.1")
+		case strings.HasPrefix(key, "port:"):
+			pn := strings.TrimPrefix(key, "port:")
+			if p, ok := own[pn]; ok {
+				return strconv.Itoa(p)
+			}
+			return strconv.Itoa(r.port(pn))
+		}
+		return "${" + key + "}"
+	})
+}
+
+// expand fills in the placeholders of str as seen outside any container.
+func (r *resolver) expand(str string) string { return r.expandIn(nil, str) }
+
+// service is the scenario's service base with variant sv's changes to it.
+func (r *resolver) service(s *scenario.Scenario, base scenario.Service, sv scenario.Variant) Service {
+	self := r.ph.Toll
+	svc := Service{Service: base}
+	var own map[string]int
+	if base.Image != "" {
+		own = base.Ports
+		for _, pn := range slices.Sorted(maps.Keys(own)) {
+			svc.Publish = append(svc.Publish, container.Port{Host: r.port(pn), Container: own[pn]})
+		}
+	}
+	o := sv.Services[base.Name]
+	// Limits: the variant's replace the service's own, and the variant's
+	// change to the service replaces both.
+	for _, l := range []struct {
+		cpu float64
+		mem scenario.ByteSize
+	}{{sv.CPULimit, sv.MemoryLimit}, {o.CPULimit, o.MemoryLimit}} {
+		if l.cpu > 0 {
+			svc.CPULimit = l.cpu
+		}
+		if l.mem > 0 {
+			svc.MemoryLimit = l.mem
+		}
+	}
+	cmd := base.Command
+	if len(o.Command) > 0 {
+		cmd = o.Command
+	}
+	cmd = append(append([]string(nil), cmd...), o.Args...)
+	for _, a := range cmd {
+		svc.Argv = append(svc.Argv, r.expandIn(own, a))
+	}
+	if len(svc.Argv) > 0 && svc.Argv[0] == "toll" && base.Image == "" {
+		svc.Argv[0] = self // a container's toll is the image's
+	}
+	env := map[string]string{}
+	for k, val := range base.Env {
+		env[k] = val
+	}
+	for k, val := range o.Env {
+		env[k] = val
+	}
+	svc.Env = os.Environ()
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		svc.Own = append(svc.Own, k+"="+r.expandIn(own, env[k]))
+	}
+	svc.Env = append(svc.Env, svc.Own...)
+	svc.Ready.HTTP = r.expand(base.Ready.HTTP)
+	svc.Ready.TCP = r.expand(base.Ready.TCP)
+	if len(base.Ready.Command) > 0 {
+		svc.Ready.Command = argvOf(base.Ready.Command, r.expand, self)
+	}
+	svc.ReadyDir = s.ReadyDir(base)
+	if base.Scrape != nil {
+		sc := *base.Scrape
+		sc.URL = r.expand(sc.URL)
+		svc.Scrape = &sc
+	}
+	return svc
 }
 
 // argvOf expands the placeholders of words, and a first word "toll" to self.
