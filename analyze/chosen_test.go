@@ -1,43 +1,49 @@
 package analyze
 
 import (
-	"regexp"
 	"testing"
 
 	"github.com/tollperf/toll/record"
 )
 
-// settingNamed matches the scenario settings and flags a warning may tell
-// the user to change.
-var settingNamed = regexp.MustCompile(`load\.variant_warmup|load\.warmup|starts:|--starts|restart:|restart less|more rounds|raise `)
-
-// TestPrecisionWarningsNameNoSetting checks that in precision mode the
-// warnings about what toll chooses (warm-up, starts, rounds) say what toll
-// did, and that with a fixed design they still name the setting.
-func TestPrecisionWarningsNameNoSetting(t *testing.T) {
+// TestWarningsSayWhoChose checks that the warnings about what toll
+// chooses in precision mode (warm-up, starts) carry who chose it, which
+// their words follow (report's TestPrecisionWarningsNameNoSetting).
+func TestWarningsSayWhoChose(t *testing.T) {
 	rounds := map[int]*TrialCosts{1: {Services: map[string]map[Cost]float64{"app": {JITTime: 50}}}}
 	wt := &record.Trial{Variant: "otel", Index: 3, Round: 2, VariantWarmupS: 300,
 		VariantWarmup: &record.VariantWarmup{MaxS: 300, JITMsPerS: map[string]float64{"app": 20}}}
-	drift := func(by warmupOwner) string {
-		return Drift{Variant: "otel", Cost: CPUPerRequest, Rounds: 10, ChangePct: -30, by: by}.message("10 req/s")
+	drift := func(by warmupOwner) Warning {
+		return Drift{Variant: "otel", Cost: CPUPerRequest, Rounds: 10, ChangePct: -30, by: by}.warning("10 req/s")
 	}
-	pct := jvmStartNoise(record.DefaultCalibration())
+	jit := func(by warmupOwner) Warning {
+		w, _ := jitWarning("otel", "10 req/s", rounds, by)
+		return w
+	}
+	starts := func(n int, chosen bool) Warning {
+		w, _ := jvmStartWarning(jvmStartNoise(record.DefaultCalibration()), n, chosen)
+		return w
+	}
 	for _, tt := range []struct {
-		name          string
-		fixed, chosen string
+		name string
+		w    Warning
+		code WarningCode
+		arg  int
+		want any
 	}{
-		{"JIT compiling under load", jitWarning("otel", "10 req/s", rounds, warmupByUser), jitWarning("otel", "10 req/s", rounds, warmupByToll)},
-		{"JIT compiling under load, restarted every round", jitWarning("otel", "10 req/s", rounds, warmupByUser), jitWarning("otel", "10 req/s", rounds, warmupFresh)},
-		{"warm-up unsettled", warmupWarning(wt, &record.WarmupUntil{JITBelowMs: 5, OverS: 10}), warmupWarning(wt, &record.WarmupUntil{JITBelowMs: 5, OverS: 10, Auto: true})},
-		{"drift", drift(warmupByUser), drift(warmupByToll)},
-		{"drift, restarted every round", drift(warmupByUser), drift(warmupFresh)},
-		{"JVM started once", jvmStartWarning(pct, 1, false), jvmStartWarning(pct, 3, true)},
+		{"JIT, fixed design", jit(warmupByUser), WarnJITUnderLoad, 2, WarmupByUser},
+		{"JIT, toll's warm-up", jit(warmupByToll), WarnJITUnderLoad, 2, WarmupByToll},
+		{"JIT, restarted every round", jit(warmupFresh), WarnJITUnderLoad, 2, WarmupByFresh},
+		{"warm-up, the scenario's rule", warmupWarning(wt, &record.WarmupUntil{JITBelowMs: 5, OverS: 10}), WarnWarmupUnsettled, 9, false},
+		{"warm-up, toll's rule", warmupWarning(wt, &record.WarmupUntil{JITBelowMs: 5, OverS: 10, Auto: true}), WarnWarmupUnsettled, 9, true},
+		{"drift, fixed design", drift(warmupByUser), WarnDrift, 6, WarmupByUser},
+		{"drift, toll's warm-up", drift(warmupByToll), WarnDrift, 6, WarmupByToll},
+		{"drift, restarted every round", drift(warmupFresh), WarnDrift, 6, WarmupByFresh},
+		{"JVM started once", starts(1, false), WarnJVMStarts, 1, false},
+		{"JVM starts toll chose", starts(3, true), WarnJVMStarts, 1, true},
 	} {
-		if !settingNamed.MatchString(tt.fixed) {
-			t.Errorf("%s, fixed design: names no setting: %s", tt.name, tt.fixed)
-		}
-		if tt.chosen == "" || settingNamed.MatchString(tt.chosen) {
-			t.Errorf("%s, precision mode: %q", tt.name, tt.chosen)
+		if tt.w.Code != tt.code || len(tt.w.Args) <= tt.arg || tt.w.Args[tt.arg] != tt.want {
+			t.Errorf("%s: %+v, want %s with argument %d %v", tt.name, tt.w, tt.code, tt.arg, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // Delta is a variant's difference from the baseline for one cost, from the
@@ -56,6 +57,14 @@ type Delta struct {
 	// cost's precision target; absent for a cost that has none.
 	Equivalent bool     `json:"equivalent,omitempty"`
 	MarginPct  *float64 `json:"margin_pct,omitempty"`
+	// Direction is where the interval lies against no change: up or down
+	// when Significant, same when it holds 0, none without an interval.
+	Direction Direction `json:"direction,omitempty"`
+	// HalfWidth is half the width of the interval [CILow, CIHigh], in
+	// CIUnit; AbsHalfWidth that of [AbsCILow, AbsCIHigh]. Absent without
+	// the interval.
+	HalfWidth    *float64 `json:"half_width,omitempty"`
+	AbsHalfWidth *float64 `json:"abs_half_width,omitempty"`
 	// launches are the starts the paired rounds ran under, for the
 	// stopping rule (PrecisionSeries); nil for a controlled change.
 	launches []int
@@ -166,28 +175,18 @@ func fixedVariance(cal record.Calibration, c Cost, starts int) float64 {
 // between starts adds to the change of one start: xs are the paired
 // rounds' log ratios and launches the start each ran under. It is the
 // spread of the starts' means less what their rounds' own spread puts into
-// it (one-way random effects, the method of moments), at least 0; ok is
-// false with fewer than two starts of two rounds or more.
+// it (stats.BetweenGroups), at least 0; ok is false with fewer than two
+// starts of two rounds or more.
 func startSpread(xs []float64, launches []int) (v float64, ok bool) {
 	by := map[int][]float64{}
 	for i, x := range xs {
 		by[launches[i]] = append(by[launches[i]], x)
 	}
-	var means []float64
-	var within float64 // the mean of the starts' squared standard errors
+	var starts [][]float64
 	for _, l := range slices.Sorted(maps.Keys(by)) {
-		ys := by[l]
-		if len(ys) < 2 {
-			continue
-		}
-		means = append(means, mean(ys))
-		within += variance(ys) / float64(len(ys))
+		starts = append(starts, by[l])
 	}
-	if len(means) < 2 {
-		return 0, false
-	}
-	within /= float64(len(means))
-	return max(variance(means)-within, 0), true
+	return stats.BetweenGroups(starts)
 }
 
 // Compare computes the paired difference of variant against baseline.
@@ -202,7 +201,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		d.Verdict = "n/a (no paired rounds)"
 		return d
 	}
-	d.Abs = mean(vari) - mean(base)
+	d.Abs = stats.Mean(vari) - stats.Mean(base)
 	d.FromZero = !slices.ContainsFunc(base, func(b float64) bool { return b != 0 })
 	ratio := !info.Additive
 	for i := range base {
@@ -210,7 +209,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 			ratio = false
 		}
 	}
-	if info.Cost.counted() && mean(base) < minRatioCount {
+	if info.Cost.counted() && stats.Mean(base) < minRatioCount {
 		ratio = false
 	}
 	// A cost measured once per start of the services pairs starts, not
@@ -223,7 +222,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	for i := range base {
 		diffs[i] = vari[i] - base[i]
 	}
-	if div := TInterval(diffs); div.HasCI && few == "" {
+	if div := stats.TInterval(diffs); div.HasCI && few == "" {
 		lo, hi := div.Low, div.High
 		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
@@ -241,7 +240,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 			d.Rounds = append(d.Rounds, vari[i]-base[i])
 		}
 	}
-	iv := TInterval(xs)
+	iv := stats.TInterval(xs)
 	if ratio {
 		// Each variant's level in a run carries effects that its rounds
 		// share (fixed); a change between two variants carries two.
@@ -263,6 +262,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		} else {
 			d.Verdict = fmt.Sprintf("%+.*f %s (%s)", info.Digits, d.Abs, info.Unit, why)
 		}
+		d.Settle()
 		return d
 	}
 	lo, hi := iv.Low, iv.High
@@ -273,16 +273,17 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	p := iv.PValue
 	d.PValue = &p
 	d.Significant = iv.Excludes
-	blo, bhi := BootstrapInterval(xs, 2000)
+	blo, bhi := stats.Bootstrap(xs, 2000)
 	d.BootstrapAgrees = (blo > 0 || bhi < 0) == iv.Excludes
-	switch b := mean(base); {
+	switch b := stats.Mean(base); {
 	case !d.Significant:
 	case ratio:
 		d.Size = SizeOf(*d.Pct)
 	case b > 0:
 		d.Size = SizeOf(100 * d.Abs / b)
 	}
-	half := (hi - lo) / 2
+	d.Settle()
+	half := *d.HalfWidth
 	switch {
 	case !d.Significant:
 		d.Verdict = "~"
@@ -292,17 +293,6 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		d.Verdict = fmt.Sprintf("%+.*f ± %.*f %s", info.Digits, iv.Mean, info.Digits, half, info.Unit)
 	}
 	return d
-}
-
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // JudgeEquivalence records whether d's whole interval lies within

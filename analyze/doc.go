@@ -28,4 +28,9 @@
 //     shown; they are left out of the comparison only when asked, except
 //     trials cut short (interrupted), which are left out unless asked for:
 //     their window is not the one planned.
+//
+// The arithmetic of intervals, tests and corrections is package stats';
+// analyze decides what is compared and records each outcome as a typed
+// value: a change's bounds, Direction and HalfWidth, a Warning as a code
+// with its arguments. Package report words and draws them.
 package analyze

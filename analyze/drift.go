@@ -1,12 +1,10 @@
 package analyze
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/tollperf/toll/stats"
 )
 
 // Drift is a trend in a variant's per-round values of a cost at one load
@@ -104,49 +102,19 @@ func findDrift(byRound map[int]float64) (change float64, p *float64, ok bool) {
 		change = 100 * (math.Exp(ys[n-1]-ys[0]) - 1)
 		return change, nil, (up || down) && math.Abs(change) >= driftFewChange
 	}
-	alpha, beta := stat.LinearRegression(xs, ys, nil, false)
-	var sse, sxx float64
-	mx := stat.Mean(xs, nil)
-	for i := range xs {
-		e := ys[i] - (alpha + beta*xs[i])
-		sse += e * e
-		sxx += (xs[i] - mx) * (xs[i] - mx)
-	}
-	se := math.Sqrt(sse / float64(n-2) / sxx)
-	pv := 0.0
-	if se > 0 {
-		pv = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 2)}.Survival(math.Abs(beta)/se)
-	} else if beta == 0 {
-		pv = 1
-	}
+	beta, pv := stats.Slope(xs, ys)
 	change = 100 * (math.Exp(beta*(xs[n-1]-xs[0])) - 1)
 	return change, &pv, pv < driftPValue && math.Abs(change) >= driftFitChange
 }
 
-// message says what a drift means and what to do about it: a comparison
-// whose per-round ratio did not drift holds, since each round pairs the
-// sides at the same moments; one whose ratio drifted too measures a moving
-// target.
-func (d Drift) message(stepLabel string) string {
-	dir := "rose"
-	if d.ChangePct < 0 {
-		dir = "fell"
-	}
+// warning is what a drift means: a comparison whose per-round ratio did
+// not drift holds, since each round pairs the sides at the same moments
+// (WarnDriftPaired); one whose ratio drifted too measures a moving target
+// (WarnDrift).
+func (d Drift) warning(stepLabel string) Warning {
+	rose, label := !(d.ChangePct < 0), Info(d.Cost).Label
 	if d.RatioChangePct != nil && !d.RatioTrend && math.Abs(*d.RatioChangePct) < ratioSteady {
-		whose := "its ratio to the baseline, round by round, did not trend"
-		if d.baseline {
-			whose = "no variant's ratio to it, round by round, trended"
-		}
-		return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s, but %s (%+.1f%% over the run): the sides moved alike (the machine changed speed, or every side warmed up together), so the comparisons, paired within each round, hold; the levels are the run's average",
-			d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, whose, *d.RatioChangePct)
+		return warn(WarnDriftPaired, d.Variant, label, rose, math.Abs(d.ChangePct), d.Rounds, stepLabel, d.baseline, *d.RatioChangePct)
 	}
-	advice := "warm each variant up once after it starts (load.variant_warmup) or every trial longer (load.warmup), restart less often, or leave the first rounds out"
-	switch d.by {
-	case warmupByToll:
-		advice = "toll warmed each start once before measuring (a JVM until its JIT settled, within the budget; other runtimes briefly), and the interval carries the spread these rounds show"
-	case warmupFresh:
-		advice = freshAdvice
-	}
-	return fmt.Sprintf("%s's %s %s %.0f%% over its %d rounds at %s: it was still warming up (a JIT compiling, caches filling) or the machine drifted, so its comparison measures a moving target; %s",
-		d.Variant, Info(d.Cost).Label, dir, math.Abs(d.ChangePct), d.Rounds, stepLabel, advice)
+	return warn(WarnDrift, d.Variant, label, rose, math.Abs(d.ChangePct), d.Rounds, stepLabel, d.by.arg())
 }

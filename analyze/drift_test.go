@@ -3,7 +3,6 @@ package analyze
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 )
 
@@ -80,16 +79,16 @@ func TestRatioDrift(t *testing.T) {
 	flat := func(r int) float64 { return 1 + 0.01*float64(r%3) }
 	base := trials(falling, 40)
 	for _, tt := range []struct {
-		name    string
-		x       map[int]*TrialCosts
-		base    map[int]*TrialCosts
-		trend   bool
-		ok      bool
-		message string
+		name  string
+		x     map[int]*TrialCosts
+		base  map[int]*TrialCosts
+		trend bool
+		ok    bool
+		code  WarningCode
 	}{
-		{"both fell alike", trials(func(r int) float64 { return 1.5 * falling(r) }, 40), base, false, true, "did not trend"},
-		{"only the variant fell", trials(falling, 40), trials(flat, 40), true, true, "moving target"},
-		{"two rounds paired", trials(falling, 2), base, false, false, "moving target"},
+		{"both fell alike", trials(func(r int) float64 { return 1.5 * falling(r) }, 40), base, false, true, WarnDriftPaired},
+		{"only the variant fell", trials(falling, 40), trials(flat, 40), true, true, WarnDrift},
+		{"two rounds paired", trials(falling, 2), base, false, false, WarnDrift},
 	} {
 		change, trend, ok := ratioDrift(tt.x, tt.base, CPUPerRequest)
 		if trend != tt.trend || ok != tt.ok {
@@ -99,17 +98,17 @@ func TestRatioDrift(t *testing.T) {
 		if ok {
 			d.RatioChangePct, d.RatioTrend = &change, trend
 		}
-		if msg := d.message("50 req/s"); !strings.Contains(msg, tt.message) {
-			t.Errorf("%s: %q, want it to say %q", tt.name, msg, tt.message)
+		if w := d.warning("50 req/s"); w.Code != tt.code {
+			t.Errorf("%s: %+v, want %s", tt.name, w, tt.code)
 		}
 	}
 	wide := -10.4 // no trend by the fit, but too large to call steady
-	if msg := (Drift{Variant: "otel", Cost: CPUPerRequest, Rounds: 15, ChangePct: -32, RatioChangePct: &wide}).message("100 req/s"); !strings.Contains(msg, "moving target") {
-		t.Errorf("a ratio that moved 10%% read as steady: %q", msg)
+	if w := (Drift{Variant: "otel", Cost: CPUPerRequest, Rounds: 15, ChangePct: -32, RatioChangePct: &wide}).warning("100 req/s"); w.Code != WarnDrift {
+		t.Errorf("a ratio that moved 10%% read as steady: %+v", w)
 	}
 	flatRatio := 0.4
 	d := Drift{Variant: "baseline", Cost: CPUPerRequest, Rounds: 40, ChangePct: -22, RatioChangePct: &flatRatio, baseline: true}
-	if msg := d.message("50 req/s"); !strings.Contains(msg, "no variant's ratio to it, round by round, trended (+0.4% over the run)") {
-		t.Errorf("baseline drift with steady ratios: %q", msg)
+	if w := d.warning("50 req/s"); w.Code != WarnDriftPaired || w.Args.Bool(6) != true || w.Args.Float(7) != 0.4 || w.Args.Bool(2) {
+		t.Errorf("baseline drift with steady ratios: %+v", w)
 	}
 }

@@ -1,11 +1,9 @@
 package analyze
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/tollperf/toll/record"
 )
@@ -24,7 +22,7 @@ const jitBusy = 20
 // When toll chose the warm-up (a run in precision mode), it says what toll
 // did instead of which setting to change; when the scenario starts its
 // services afresh every round or trial, that warming is what it measures.
-func jitWarning(variant, step string, rounds map[int]*TrialCosts, by warmupOwner) string {
+func jitWarning(variant, step string, rounds map[int]*TrialCosts, by warmupOwner) (Warning, bool) {
 	busy := map[string][]int{}
 	peak := map[string]float64{}
 	compilersRead := false
@@ -40,27 +38,15 @@ func jitWarning(variant, step string, rounds map[int]*TrialCosts, by warmupOwner
 		}
 	}
 	if len(busy) == 0 {
-		return ""
+		return Warning{}, false
 	}
-	var parts []string
+	args := []any{variant, step, by.arg(), compilersRead}
 	for _, svc := range slices.Sorted(maps.Keys(busy)) {
 		rs := busy[svc]
 		sort.Ints(rs)
-		parts = append(parts, fmt.Sprintf("%s in %s (up to %.0f ms/s)", svc, roundList(rs), peak[svc]))
+		args = append(args, svc, rs, peak[svc])
 	}
-	advice := "so warm up longer (load.variant_warmup, or until the JIT settles: load.variant_warmup_until) or restart less often"
-	switch by {
-	case warmupByToll:
-		advice = "toll warmed each start until its JIT settled or the budget allowed no longer, and the interval carries the spread these rounds show"
-	case warmupFresh:
-		advice = freshAdvice
-	}
-	w := fmt.Sprintf("%s's JVM was still JIT-compiling under load at %s: %s; its costs there include warm-up; %s",
-		variant, step, strings.Join(parts, ", "), advice)
-	if compilersRead {
-		w += `; "CPU per request without JIT" leaves the compiler threads' own CPU out`
-	}
-	return w
+	return warn(WarnJITUnderLoad, args...), true
 }
 
 // warmupOwner says who chose how a run's services were warmed, which
@@ -78,9 +64,16 @@ const (
 	warmupFresh
 )
 
-// freshAdvice is what a warning says of a service still warming up in a
-// run that starts it afresh every round or trial on purpose.
-const freshAdvice = "the scenario starts its services afresh every round (or trial), so that warming up is part of what it measures, and the interval carries the spread these rounds show"
+// arg returns who chose the warm-up as a warning's argument.
+func (o warmupOwner) arg() string {
+	switch o {
+	case warmupByToll:
+		return WarmupByToll
+	case warmupFresh:
+		return WarmupByFresh
+	}
+	return WarmupByUser
+}
 
 // warmupOwnerOf returns who chose m's warm-up.
 func warmupOwnerOf(m *record.Manifest) warmupOwner {
@@ -93,18 +86,6 @@ func warmupOwnerOf(m *record.Manifest) warmupOwner {
 		return warmupFresh
 	}
 	return warmupByUser
-}
-
-// roundList writes rounds as "round 3" or "rounds 1, 2, 5".
-func roundList(rs []int) string {
-	if len(rs) == 1 {
-		return fmt.Sprintf("round %d", rs[0])
-	}
-	s := make([]string, len(rs))
-	for i, r := range rs {
-		s[i] = fmt.Sprint(r)
-	}
-	return "rounds " + strings.Join(s, ", ")
 }
 
 // Warmup is how a variant's warm-ups with an end condition
@@ -127,9 +108,9 @@ type Warmup struct {
 // warmups summarizes the variant warm-ups the trials record, in variant
 // order, and warns of each that reached its maximum with a JVM still
 // compiling: the trial after it measured a moving target.
-func warmups(variants []string, trials []*record.Trial, until *record.WarmupUntil) ([]Warmup, []string) {
+func warmups(variants []string, trials []*record.Trial, until *record.WarmupUntil) ([]Warmup, []Warning) {
 	byVariant := map[string]*Warmup{}
-	var warnings []string
+	var warnings []Warning
 	for _, t := range trials {
 		w := t.VariantWarmup
 		if w == nil {
@@ -161,23 +142,17 @@ func warmups(variants []string, trials []*record.Trial, until *record.WarmupUnti
 
 // warmupWarning says that the warm-up before trial t ended with its JVMs
 // still compiling, at what rate.
-func warmupWarning(t *record.Trial, until *record.WarmupUntil) string {
-	var rates []string
-	for _, svc := range slices.Sorted(maps.Keys(t.VariantWarmup.JITMsPerS)) {
-		rates = append(rates, fmt.Sprintf("%s %.1f ms/s", svc, t.VariantWarmup.JITMsPerS[svc]))
+func warmupWarning(t *record.Trial, until *record.WarmupUntil) Warning {
+	svcs := slices.Sorted(maps.Keys(t.VariantWarmup.JITMsPerS))
+	rates := make([]float64, len(svcs))
+	for i, svc := range svcs {
+		rates[i] = t.VariantWarmup.JITMsPerS[svc]
 	}
-	rule := ""
+	var below, over float64
 	if until != nil {
-		rule = fmt.Sprintf(" (below %g ms/s over %g s)", until.JITBelowMs, until.OverS)
+		below, over = until.JITBelowMs, until.OverS
 	}
-	ended := fmt.Sprintf("reached its maximum of %g s", t.VariantWarmup.MaxS)
-	if t.VariantWarmupS < t.VariantWarmup.MaxS-0.5 {
-		ended = fmt.Sprintf("was cut short after %.0f s", t.VariantWarmupS)
-	}
-	advice := "raise load.variant_warmup"
-	if until != nil && until.Auto {
-		advice = "toll's warm-up stops there, and the interval carries what it left"
-	}
-	return fmt.Sprintf("%s's variant warm-up before trial %d (round %d) %s without its JIT settling%s, last compiling %s: that trial measures a JVM still warming up; %s",
-		t.Variant, t.Index, t.Round, ended, rule, strings.Join(rates, ", "), advice)
+	cut := t.VariantWarmupS < t.VariantWarmup.MaxS-0.5
+	return warn(WarnWarmupUnsettled, t.Variant, t.Index, t.Round, cut, t.VariantWarmup.MaxS, t.VariantWarmupS,
+		until != nil, below, over, until != nil && until.Auto, svcs, rates)
 }

@@ -3,7 +3,7 @@ package analyze
 import (
 	"math"
 	"reflect"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/tollperf/toll/record"
@@ -27,10 +27,10 @@ func TestJITStillCompilingWarns(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		jit   []float64 // ms/s per round
-		warns string
+		warns []int     // the rounds warned of
 	}{
-		{"warming up", []float64{300, 120, 5, 2, 1}, "rounds 1, 2"},
-		{"warm", []float64{2, 2, 2, 2, 2}, ""},
+		{"warming up", []float64{300, 120, 5, 2, 1}, []int{1, 2}},
+		{"warm", []float64{2, 2, 2, 2, 2}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline"}}
@@ -42,17 +42,17 @@ func TestJITStillCompilingWarns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got string
+			var got *Warning
 			for _, w := range s.Warnings {
-				if strings.Contains(w, "JIT-compiling") {
-					got = w
+				if w.Code == WarnJITUnderLoad {
+					got = &w
 				}
 			}
 			switch {
-			case tt.warns == "" && got != "":
-				t.Errorf("warning for a warm JVM: %s", got)
-			case tt.warns != "" && (!strings.Contains(got, tt.warns) || !strings.Contains(got, "variant_warmup")):
-				t.Errorf("warning %q, want one naming %s and load.variant_warmup (all: %q)", got, tt.warns, s.Warnings)
+			case tt.warns == nil && got != nil:
+				t.Errorf("warning for a warm JVM: %+v", got)
+			case tt.warns != nil && (got == nil || !slices.Equal(got.Args.Ints(5), tt.warns) || got.Args.Str(2) != WarmupByUser):
+				t.Errorf("warning %+v, want one naming rounds %v and the user's warm-up (all: %+v)", got, tt.warns, s.Warnings)
 			}
 		})
 	}
@@ -84,10 +84,9 @@ func TestWarmupsWarnOfAnUnsettledJIT(t *testing.T) {
 	if len(warns) != 1 {
 		t.Fatalf("warnings %q, want one, for otel", warns)
 	}
-	for _, s := range []string{"otel's variant warm-up before trial 1 (round 1)", "maximum of 120 s", "app 17.2 ms/s", "below 5 ms/s over 10 s"} {
-		if !strings.Contains(warns[0], s) {
-			t.Errorf("warning %q lacks %q", warns[0], s)
-		}
+	want0 := warn(WarnWarmupUnsettled, "otel", 1, 1, false, 120.0, 120.0, true, 5.0, 10.0, false, []string{"app"}, []float64{17.25})
+	if !reflect.DeepEqual(warns[0], want0) {
+		t.Errorf("warning %+v, want %+v", warns[0], want0)
 	}
 	if got, _ := warmups([]string{"baseline"}, []*record.Trial{{Variant: "baseline", VariantWarmupS: 60}}, nil); got != nil {
 		t.Errorf("a fixed warm-up is summarized: %+v", got)

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"math"
-	"strings"
 	"testing"
 
 	"github.com/tollperf/toll/record"
@@ -52,7 +51,7 @@ func TestJVMStartNoise(t *testing.T) {
 	}
 	warned := func(s *Summary) bool {
 		for _, w := range s.Warnings {
-			if strings.Contains(w, "two starts of the same JVM") {
+			if w.Code == WarnJVMStarts {
 				return true
 			}
 		}
@@ -131,7 +130,7 @@ func TestJVMStartNoise(t *testing.T) {
 		}
 		said := false
 		for _, w := range s.Warnings {
-			said = said || strings.Contains(w, "differed between the run's 4 starts")
+			said = said || w.Code == WarnStartSpread && w.Args.Int(3) == 4
 		}
 		if said != tt.spread {
 			t.Errorf("%s: warnings %q; want the starts' spread said: %v", tt.name, s.Warnings, tt.spread)

@@ -1,6 +1,6 @@
 package analyze
 
-import "sort"
+import "github.com/tollperf/toll/stats"
 
 // Multiplicity says how many costs one comparison (a variant against the
 // baseline at one step, or a variant's overhead in two runs) tested at
@@ -15,7 +15,7 @@ type Multiplicity struct {
 	// Significant counts those whose 95% interval excludes no change.
 	Significant int `json:"significant"`
 	// ExpectedByChance is how many of Tested would read significant if
-	// none changed: (1 − Confidence) × Tested.
+	// none changed: (1 − stats.Confidence) × Tested.
 	ExpectedByChance float64 `json:"expected_by_chance"`
 	// Primary is the cost judged at its own 95% ("" when none was
 	// tested).
@@ -50,19 +50,18 @@ type test struct {
 }
 
 // correct sets each test's corrected verdict and returns the comparison's
-// Multiplicity. The primary cost keeps its verdict; among the others,
-// sorted by p-value, the i-th smallest (from 0) of m stays significant
-// while its p-value is at most (1 − Confidence) / (m − i) and every
-// smaller one's was (Holm 1979). A change must also have been significant
-// on its own: the correction only removes verdicts.
+// Multiplicity. The primary cost keeps its verdict; the others are
+// corrected together by Holm's method (stats.Holm). A change must also
+// have been significant on its own: the correction only removes verdicts.
 func correct(ts []test) Multiplicity {
-	alpha := 1 - Confidence
+	alpha := 1 - stats.Confidence
 	var costs []Cost
 	for _, t := range ts {
 		costs = append(costs, t.cost)
 	}
 	m := Multiplicity{Tested: len(ts), ExpectedByChance: alpha * float64(len(ts)), Primary: PrimaryCost(costs)}
 	var rest []test
+	var ps []float64
 	for _, t := range ts {
 		if t.significant {
 			m.Significant++
@@ -74,16 +73,12 @@ func correct(ts []test) Multiplicity {
 			}
 			continue
 		}
-		*t.corrected = false
 		rest = append(rest, t)
+		ps = append(ps, t.p)
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].p < rest[j].p })
-	for i, t := range rest {
-		if t.p > alpha/float64(len(rest)-i) {
-			break
-		}
-		if t.significant {
-			*t.corrected = true
+	for i, holds := range stats.Holm(ps, alpha) {
+		*rest[i].corrected = holds && rest[i].significant
+		if *rest[i].corrected {
 			m.SignificantCorrected++
 		}
 	}

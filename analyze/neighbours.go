@@ -1,10 +1,8 @@
 package analyze
 
 import (
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/tollperf/toll/record"
 )
@@ -35,7 +33,8 @@ func meanNeighbours(rounds map[int]*TrialCosts) (float64, []string, bool) {
 	var sum float64
 	var n int
 	names := map[string]bool{}
-	for _, tc := range rounds {
+	for _, r := range slices.Sorted(maps.Keys(rounds)) { // in order: the sum is the same to the last digit
+		tc := rounds[r]
 		if tc.NeighbourCores == nil {
 			continue
 		}
@@ -56,17 +55,14 @@ func meanNeighbours(rounds map[int]*TrialCosts) (float64, []string, bool) {
 // NeighbourShareLimit of the baseline's own CPU): the schedule then lets
 // one side's background work into the comparison. baseCores is the
 // baseline's own CPU in cores.
-func neighbourWarning(baseline, v, step string, base, rounds map[int]*TrialCosts, baseCores float64) string {
+func neighbourWarning(baseline, v, step string, base, rounds map[int]*TrialCosts, baseCores float64) (Warning, bool) {
 	nb, nbNames, okB := meanNeighbours(base)
 	nv, nvNames, okV := meanNeighbours(rounds)
 	if !okB || !okV || baseCores <= 0 {
-		return ""
+		return Warning{}, false
 	}
 	if d := nb - nv; d < NeighbourShareLimit*baseCores && -d < NeighbourShareLimit*baseCores {
-		return ""
+		return Warning{}, false
 	}
-	return fmt.Sprintf("%s at %s: while %s was measured, the idle services of %s used %.3f cores (%.0f%% of %s's own CPU); while %s was measured, those of %s used %.3f: "+
-		"background work (exporters, timers, GC, JIT) that falls on the two sides unevenly in this schedule and may bias %s's latency and CPU; "+
-		"restart: per-trial runs each variant alone (bench/gold.sh compares the two schedules)",
-		v, step, baseline, strings.Join(nbNames, ", "), nb, 100*nb/baseCores, baseline, v, strings.Join(nvNames, ", "), nv, v)
+	return warn(WarnNeighboursUneven, v, step, baseline, nbNames, nb, 100*nb/baseCores, nvNames, nv), true
 }

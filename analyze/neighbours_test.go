@@ -1,7 +1,8 @@
 package analyze
 
 import (
-	"strings"
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/tollperf/toll/record"
@@ -40,23 +41,24 @@ func TestNeighbourWarning(t *testing.T) {
 		name          string
 		base, variant []float64 // neighbour cores per round; < 0: none ran
 		baseCores     float64
-		want          string // "" for no warning
+		want          []float64 // the baseline's neighbours' cores, % of its CPU, the variant's; nil for no warning
 	}{
-		{"even", []float64{0.01, 0.012}, []float64{0.011, 0.01}, 0.2, ""},
-		{"uneven but small against the baseline's CPU", []float64{0.012, 0.012}, []float64{0.002, 0.002}, 0.5, ""},
-		{"the variant's idle background falls on the baseline", []float64{0.03, 0.03}, []float64{0.001, 0.001}, 0.2,
-			"while baseline was measured, the idle services of agent used 0.030 cores (15% of baseline's own CPU); while agent was measured, those of baseline used 0.001"},
-		{"the other way", []float64{0.001}, []float64{0.03}, 0.2, "those of baseline used 0.030"},
-		{"no neighbours (restart per trial)", []float64{-1, -1}, []float64{-1, -1}, 0.2, ""},
+		{"even", []float64{0.01, 0.012}, []float64{0.011, 0.01}, 0.2, nil},
+		{"uneven but small against the baseline's CPU", []float64{0.012, 0.012}, []float64{0.002, 0.002}, 0.5, nil},
+		{"the variant's idle background falls on the baseline", []float64{0.03, 0.03}, []float64{0.001, 0.001}, 0.2, []float64{0.03, 15, 0.001}},
+		{"the other way", []float64{0.001}, []float64{0.03}, 0.2, []float64{0.001, 0.5, 0.03}},
+		{"no neighbours (restart per trial)", []float64{-1, -1}, []float64{-1, -1}, 0.2, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := neighbourWarning("baseline", "agent", "300 req/s", rounds(tt.base, "agent"), rounds(tt.variant, "baseline"), tt.baseCores)
+			got, ok := neighbourWarning("baseline", "agent", "300 req/s", rounds(tt.base, "agent"), rounds(tt.variant, "baseline"), tt.baseCores)
 			switch {
-			case tt.want == "" && got != "":
-				t.Errorf("warned: %s", got)
-			case tt.want != "" && !strings.Contains(got, tt.want):
-				t.Errorf("warning %q does not contain %q", got, tt.want)
+			case tt.want == nil && ok:
+				t.Errorf("warned: %+v", got)
+			case tt.want != nil && (!ok || got.Code != WarnNeighboursUneven ||
+				math.Abs(got.Args.Float(4)-tt.want[0]) > 1e-9 || math.Abs(got.Args.Float(5)-tt.want[1]) > 1e-6 || math.Abs(got.Args.Float(7)-tt.want[2]) > 1e-9 ||
+				!slices.Equal(got.Args.Strs(3), []string{"agent"}) || !slices.Equal(got.Args.Strs(6), []string{"baseline"})):
+				t.Errorf("warning %+v, want the figures %v", got, tt.want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -263,8 +264,8 @@ func TestCutBeforeTheWindowIsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "trial 6 (otel, round 3) was cut short with nothing to analyse: load: run interrupted at 282ms: context canceled"
-	if !slices.Contains(s.Warnings, want) {
-		t.Errorf("warnings %q lack %q", s.Warnings, want)
+	want := warn(WarnTrialCutShort, 6, "otel", 3, "load: run interrupted at 282ms: context canceled")
+	if !slices.ContainsFunc(s.Warnings, func(w Warning) bool { return reflect.DeepEqual(w, want) }) {
+		t.Errorf("warnings %+v lack %+v", s.Warnings, want)
 	}
 }

@@ -4,9 +4,8 @@ import (
 	"math"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // Defaults of a run in precision mode: the rounds and starts every run
@@ -338,7 +337,7 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 	xs := s.LogRatios
 	cal := p.calibration()
 	fixed, _ := sideFixedLog(cal, s.Cost, p.Starts, xs, s.Launches)
-	iv := TInterval(xs).Widened(2 * fixed)
+	iv := stats.TInterval(xs).Widened(2 * fixed)
 	if iv.HasCI {
 		lo, hi := 100*math.Expm1(iv.Low), 100*math.Expm1(iv.High)
 		w.HalfPct, w.HasCI = (hi-lo)/2, true
@@ -379,10 +378,10 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		}
 		// The least rounds, at least two per new start, within the target.
 		nMin := max(n, minRounds, n+2*extra)
-		if q := tQuantile(maxRounds); q*math.Sqrt(2*f) >= limit {
+		if q := stats.TQuantileN(maxRounds); q*math.Sqrt(2*f) >= limit {
 			continue // rounds alone cannot reach it at these starts
 		}
-		need := roundsFor(sd2, 2*f, limit, nMin)
+		need := stats.RoundsFor(sd2, 2*f, limit, nMin, maxRounds)
 		if need < 0 {
 			continue
 		}
@@ -410,49 +409,6 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		}
 	}
 	return w
-}
-
-// roundsFor returns the least n ≥ nMin with t(n−1)·√(sd2/n + fixed2) ≤
-// limit, or −1 past maxRounds. The first guess is n ≈ (t·s/limit')², the
-// classic estimate, refined by the t quantile of its own degrees of freedom.
-func roundsFor(sd2, fixed2, limit float64, nMin int) int {
-	ok := func(n int) bool {
-		return tQuantile(n)*math.Sqrt(sd2/float64(n)+fixed2) <= limit
-	}
-	if ok(nMin) {
-		return nMin
-	}
-	lo, hi := nMin, nMin*2
-	for !ok(hi) {
-		if hi >= maxRounds {
-			return -1
-		}
-		lo, hi = hi, min(hi*2, maxRounds)
-	}
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
-// tQuantile returns the two-sided 95% Student t quantile for n values.
-// Past 30 degrees of freedom it is the Cornish–Fisher expansion about the
-// normal quantile (within 1e-5 there), which the estimate's searches call
-// thousands of times.
-func tQuantile(n int) float64 {
-	nu := float64(max(n-1, 1))
-	if nu < 30 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}
-		return t.Quantile(1 - (1-Confidence)/2)
-	}
-	const z = 1.959963984540054
-	z3, z5 := z*z*z, z*z*z*z*z
-	return z + (z3+z)/(4*nu) + (5*z5+16*z3+3*z)/(96*nu*nu) + (3*z5*z*z+19*z5+17*z3-15*z)/(384*nu*nu*nu)
 }
 
 // PrecisionSeries returns, for the stopping rule, the paired series of

@@ -6,9 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // ratios returns n log ratios of mean mu whose spread is sd (in log
@@ -84,7 +83,7 @@ func TestDecideEstimate(t *testing.T) {
 	if d.Reason != Continue || d.MoreRounds <= 0 {
 		t.Fatalf("%+v: want more rounds", d)
 	}
-	s := TInterval(xs).StdDev
+	s := stats.TInterval(xs).StdDev
 	classic := math.Pow(1.96*s/math.Log1p(0.03), 2)
 	n := 10 + d.MoreRounds
 	if float64(n) < classic || float64(n) > 1.3*classic+3 {
@@ -293,7 +292,7 @@ func simulateCoverage(noise func(*rand.Rand) float64, jvm bool, n int, seed uint
 				Elapsed: time.Duration(len(xs)) * 5 * time.Second, RoundTime: 5 * time.Second, StartTime: 30 * time.Second})
 			if d.Reason != Continue {
 				fixed, _ := sideFixedLog(record.DefaultCalibration(), CPUPerRequest, starts, xs, ls)
-				iv := TInterval(xs).Widened(2 * fixed)
+				iv := stats.TInterval(xs).Widened(2 * fixed)
 				if iv.Low <= truth && truth <= iv.High {
 					hit++
 				}
@@ -319,16 +318,6 @@ func studentT3(r *rand.Rand) float64 {
 		chi += g * g
 	}
 	return z / math.Sqrt(chi/3)
-}
-
-// The fast t quantile agrees with gonum's where it replaces it.
-func TestTQuantile(t *testing.T) {
-	for _, n := range []int{2, 5, 30, 31, 40, 100, 1000, 100000} {
-		want := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-Confidence)/2)
-		if got := tQuantile(n); math.Abs(got-want) > 1e-4 {
-			t.Errorf("tQuantile(%d) = %v, want %v", n, got, want)
-		}
-	}
 }
 
 // TestDecideCedes checks that a load step whose target is out of reach in

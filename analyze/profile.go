@@ -9,6 +9,7 @@ import (
 	pprof "github.com/google/pprof/profile"
 	"github.com/tollperf/toll/probe/profile"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // ProfileDiff is where one variant's added CPU per request goes at one
@@ -104,6 +105,10 @@ type ProfileRow struct {
 	CIHigh *float64 `json:"ci_high_ms,omitempty"`
 	// Significant is set when the interval excludes zero.
 	Significant bool `json:"significant"`
+	// Direction is where the interval lies against no change, and
+	// HalfWidth half its width in ms (absent without an interval).
+	Direction Direction `json:"direction,omitempty"`
+	HalfWidth *float64  `json:"half_width_ms,omitempty"`
 	// SharePct is Delta as a percentage of the total profiled change.
 	SharePct float64 `json:"share_pct"`
 }
@@ -592,12 +597,13 @@ func profileRow(name, origin string, rounds []int, at func(r int) (base, vari fl
 		b, v := at(r)
 		bs, vs, ds = append(bs, b), append(vs, v), append(ds, v-b)
 	}
-	iv := TInterval(ds)
-	row := ProfileRow{Name: name, Origin: origin, Baseline: mean(bs), Variant: mean(vs), Delta: iv.Mean, Significant: iv.HasCI && iv.Excludes}
+	iv := stats.TInterval(ds)
+	row := ProfileRow{Name: name, Origin: origin, Baseline: stats.Mean(bs), Variant: stats.Mean(vs), Delta: iv.Mean, Significant: iv.HasCI && iv.Excludes}
 	if iv.HasCI {
 		lo, hi := iv.Low, iv.High
 		row.CILow, row.CIHigh = &lo, &hi
 	}
+	row.Settle()
 	return row
 }
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/tollperf/toll/stats"
 )
 
 // MaxProfileChangeRows is how many functions, packages and origins a
@@ -73,6 +73,10 @@ type ProfileRowChange struct {
 	CIHigh *float64 `json:"ci_high_ms,omitempty"`
 	// Significant is set when the interval excludes zero.
 	Significant bool `json:"significant"`
+	// Direction is where the interval lies against no change, and
+	// HalfWidth half its width in ms (absent without an interval).
+	Direction Direction `json:"direction,omitempty"`
+	HalfWidth *float64  `json:"half_width_ms,omitempty"`
 }
 
 // profileSides says which of a and b have differential profiles.
@@ -194,6 +198,7 @@ func zeroRow(other ProfileRow, n int) *ProfileRow {
 		lo, hi := zero, zero
 		r.CILow, r.CIHigh = &lo, &hi
 	}
+	r.Settle()
 	return &r
 }
 
@@ -223,6 +228,7 @@ func rowChange(name string, a, b *ProfileRow, bound float64, na, nb int) Profile
 	}
 	rc.CILow, rc.CIHigh = &lo, &hi
 	rc.Significant = lo > 0 || hi < 0
+	rc.Settle()
 	return rc
 }
 
@@ -242,25 +248,9 @@ func changeInterval(a, b *ProfileRow, bound float64, na, nb int) (lo, hi float64
 	case b == nil:
 		return -*a.CIHigh - bound, -*a.CILow + bound, true
 	}
-	change := b.Delta - a.Delta
 	// Each row's interval is Delta ± t(0.975, n−1)·se.
-	se := func(r *ProfileRow, n int) float64 {
-		if n < 2 {
-			return 0
-		}
-		q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-Confidence)/2)
-		return (*r.CIHigh - *r.CILow) / 2 / q
-	}
-	sa, sb := se(a, na), se(b, nb)
-	va, vb := sa*sa, sb*sb
-	if va+vb == 0 {
-		// Both runs' rounds agreed exactly: the change is what it is.
-		return change, change, true
-	}
-	df := (va + vb) * (va + vb) / (va*va/float64(na-1) + vb*vb/float64(nb-1))
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-Confidence)/2)
-	half := q * math.Sqrt(va+vb)
-	return change - half, change + half, true
+	lo, hi = stats.DiffOfIntervals(a.Delta, *a.CILow, *a.CIHigh, na, b.Delta, *b.CILow, *b.CIHigh, nb)
+	return lo, hi, true
 }
 
 // topChanges returns the MaxProfileChangeRows rows of rows whose Change is

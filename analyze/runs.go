@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"github.com/tollperf/toll/stats"
 )
 
 // RunComparison compares two runs of the same scenario (two releases of an
@@ -78,8 +78,12 @@ type CostChange struct {
 	PValue *float64 `json:"p_value,omitempty"`
 	// SignificantCorrected is Significant once the variant's changes are
 	// corrected for their number (VariantChange's Multiplicity).
-	SignificantCorrected bool   `json:"significant_corrected"`
-	Verdict              string `json:"verdict"`
+	SignificantCorrected bool `json:"significant_corrected"`
+	// Direction is where the interval lies against no change, and
+	// HalfWidth half its width in percent (absent without an interval).
+	Direction Direction `json:"direction,omitempty"`
+	HalfWidth *float64  `json:"half_width,omitempty"`
+	Verdict   string    `json:"verdict"`
 }
 
 // CompareRuns compares the overheads of every variant run in both a and b,
@@ -136,7 +140,7 @@ func CompareRuns(a, b *Summary) (*RunComparison, error) {
 
 func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	cc := CostChange{Cost: ca.Cost, Label: ca.Label, A: ca.Delta, B: cb.Delta}
-	iv := WelchInterval(xb, xa, fixed)
+	iv := stats.Welch(xb, xa, fixed)
 	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	cc.Pct = pct(iv.Mean)
 	if !iv.HasCI {
@@ -154,10 +158,11 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	p := iv.PValue
 	cc.PValue = &p
 	cc.Significant = iv.Excludes
+	cc.Direction, cc.HalfWidth = boundsDirection(cc.CILow, cc.CIHigh), halfWidth(cc.CILow, cc.CIHigh)
 	if cc.Significant {
-		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, (hi-lo)/2)
+		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, *cc.HalfWidth)
 	} else {
-		cc.Verdict = fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", cc.Pct, (hi-lo)/2)
+		cc.Verdict = fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", cc.Pct, *cc.HalfWidth)
 	}
 	return cc
 }
@@ -225,50 +230,4 @@ func find(cs []CostResult, c Cost) (CostResult, bool) {
 		}
 	}
 	return CostResult{}, false
-}
-
-// WelchInterval returns mean(xs) − mean(ys) with its two-sided 95% Welch t
-// interval: the samples are independent and may have different variances;
-// the degrees of freedom follow Welch–Satterthwaite. fixed is a variance
-// added to the difference's that the samples' spread cannot show (effects
-// that stay the same through each sample); the degrees of freedom stay the
-// samples'.
-func WelchInterval(xs, ys []float64, fixed float64) Interval {
-	nx, ny := float64(len(xs)), float64(len(ys))
-	iv := Interval{N: len(xs) + len(ys), Mean: mean(xs) - mean(ys)}
-	iv.Low, iv.High = iv.Mean, iv.Mean
-	if nx < 2 || ny < 2 {
-		return iv
-	}
-	vx, vy := variance(xs)/nx, variance(ys)/ny
-	se := math.Sqrt(vx + vy + max(fixed, 0))
-	iv.HasCI = true
-	if se == 0 {
-		iv.Excludes = iv.Mean != 0
-		iv.PValue = 1
-		if iv.Excludes {
-			iv.PValue = 0
-		}
-		return iv
-	}
-	df := nx + ny - 2
-	if vx+vy > 0 {
-		df = (vx + vy) * (vx + vy) / (vx*vx/(nx-1) + vy*vy/(ny-1))
-	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	q := t.Quantile(1 - (1-Confidence)/2)
-	iv.Low, iv.High = iv.Mean-q*se, iv.Mean+q*se
-	iv.StdDev = se
-	iv.PValue = 2 * t.Survival(math.Abs(iv.Mean)/se)
-	iv.Excludes = iv.Low > 0 || iv.High < 0
-	return iv
-}
-
-func variance(xs []float64) float64 {
-	m := mean(xs)
-	var ss float64
-	for _, x := range xs {
-		ss += (x - m) * (x - m)
-	}
-	return ss / float64(len(xs)-1)
 }

@@ -1,10 +1,12 @@
 package analyze
 
 import (
-	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // QuickStartS is the start-up, in seconds, under which toll advises a load
@@ -21,9 +23,9 @@ const QuickStartS = 2.0
 // without a verdict (docs/method.md, "Two starts of one program").
 // Restarted every round, it varies between rounds and is inside the
 // interval.
-func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
+func restartOnceWarning(m *record.Manifest, trials []*record.Trial) (Warning, bool) {
 	if m.Restart != "once" || !loadTest(m) || m.Mode == "find-max" || m.Rounds < 2 {
-		return ""
+		return Warning{}, false
 	}
 	slowest := 0.0
 	started := false
@@ -33,26 +35,18 @@ func restartOnceWarning(m *record.Manifest, trials []*record.Trial) string {
 				continue
 			}
 			if sr.Container != "" {
-				return "" // a container's start includes its engine's
+				return Warning{}, false // a container's start includes its engine's
 			}
 			started = true
 			slowest = max(slowest, sr.StartupS)
 		}
 	}
 	if !started || slowest >= QuickStartS {
-		return ""
+		return Warning{}, false
 	}
-	ran := "ran as one process for the whole run, so what differs between two starts of the same program (memory layout, heap sizing) is one draw for every round: memory, threads and open files have an estimate and no verdict"
-	if m.Starts > 1 {
-		ran = fmt.Sprintf("started %d times, each start for a span of the rounds, so what differs between two starts of the same program (memory layout, heap sizing) is one draw for every round of a start: memory, threads and open files are compared over the %d starts", m.Starts, m.Starts)
-	}
-	if m.Precision != nil {
-		// Precision mode starts again only services that run a JVM; the
-		// report says what toll chose, not a setting to change.
-		return fmt.Sprintf("each variant's services %s (docs/method.md, \"Two starts of one program\")", ran)
-	}
-	return fmt.Sprintf("restart: once: each variant's services %s; "+
-		"they were ready within %.2f s here, so restart: per-round would compare them round by round (docs/method.md, \"Two starts of one program\")", ran, slowest)
+	// Precision mode starts again only services that run a JVM; the
+	// report says what toll chose, not a setting to change.
+	return warn(WarnRestartOnce, m.Starts, m.Precision != nil, slowest), true
 }
 
 // SliceTailShare is the most of a sliced duet's turn (load.slice) that a
@@ -64,25 +58,24 @@ const SliceTailShare = 0.1
 // sliceWarning warns when variant's latency p99 at step, the mean over its
 // rounds, took more than SliceTailShare of the run's slice: its slowest
 // requests outlived their turn.
-func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*TrialCosts) string {
+func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*TrialCosts) (Warning, bool) {
 	if m.Load.SliceS <= 0 {
-		return ""
+		return Warning{}, false
 	}
 	var p99s []float64
-	for _, tc := range rounds {
-		if x, ok := tc.Costs[LatencyP99]; ok {
+	for _, r := range slices.Sorted(maps.Keys(rounds)) { // in order: the mean is an argument, to the last digit
+		if x, ok := rounds[r].Costs[LatencyP99]; ok {
 			p99s = append(p99s, x)
 		}
 	}
 	if len(p99s) == 0 {
-		return ""
+		return Warning{}, false
 	}
-	sliceMs, p99 := 1000*m.Load.SliceS, mean(p99s)
+	sliceMs, p99 := 1000*m.Load.SliceS, stats.Mean(p99s)
 	if p99 <= SliceTailShare*sliceMs {
-		return ""
+		return Warning{}, false
 	}
-	return fmt.Sprintf("%s at %s: latency p99 %.1f ms is more than a tenth of the %g ms turns the duet's sides took (load.slice): requests of one turn ran into the other side's, so the latency tails hold some of each other's load; a longer slice keeps them apart",
-		variant, step, p99, sliceMs)
+	return warn(WarnSliceTail, variant, step, p99, sliceMs), true
 }
 
 // sharedCPUsBusyWarning warns when the services' CPUs, shared by sides
@@ -92,9 +85,9 @@ func sliceWarning(m *record.Manifest, variant, step string, rounds map[int]*Tria
 // JVM's compiler and GC threads starved, exporters batching more), not
 // under its own load. A load test run one variant at a time may mean to
 // saturate its services; one with every variant at once is made to.
-func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) string {
+func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) (Warning, bool) {
 	if !SharedDuet(m) {
-		return ""
+		return Warning{}, false
 	}
 	cpus := parseCPUList(m.Layout.DuetCPUs[0])
 	busy, peak := 0, 0.0
@@ -114,10 +107,9 @@ func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) string {
 		peak = max(peak, most)
 	}
 	if busy == 0 {
-		return ""
+		return Warning{}, false
 	}
-	return fmt.Sprintf("the services' CPUs (%s), shared by the variants loaded at once, were more than %.0f%% busy in %d of %d trials (up to %.0f%%): the sides queued behind one another, and their costs were measured at saturation (a JVM's compiler and GC threads starved, exporters batching more), not under each one's load alone; lower the rate, or run fewer variants at once (mode: duet)",
-		m.Layout.DuetCPUs[0], SaturatedBusy, busy, n, peak)
+	return warn(WarnSharedCPUsBusy, m.Layout.DuetCPUs[0], SaturatedBusy, busy, n, peak), true
 }
 
 // jvmStarts returns how many times a load test that started its services
@@ -142,27 +134,15 @@ func jvmStarts(m *record.Manifest, trials []*TrialCosts) int {
 //
 // With chosen (precision mode), toll chose the starts, and the warning says
 // so instead of asking for more.
-func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) string {
+func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) (Warning, bool) {
 	if len(pct) == 0 {
-		return ""
+		return Warning{}, false
 	}
-	each, more := "each variant's JVMs ran as one process for the whole run", "run the scenario again to see another draw, or start them several times in one run (starts:, toll run --starts N)"
-	if starts > 1 {
-		each, more = fmt.Sprintf("each variant's JVMs started %d times, each start for a span of the rounds", starts), "more starts resolve smaller changes"
-	}
-	lead := "restart: once: "
-	if chosen {
-		lead = "" // the schedule is the scenario's; the starts are toll's
-		times := "once"
-		if starts != 1 {
-			times = fmt.Sprintf("%d times", starts)
-		}
-		more = "toll started them " + times + ", as many as the precision target needed or the budget allowed"
-	}
+	// A change between two sides carries two starts' terms; more starts
+	// divide them.
 	per := math.Sqrt(float64(starts))
-	return fmt.Sprintf("%s%s, and two starts of the same JVM differ in CPU per request by what their JIT compiled (docs/method.md, \"Two starts of one JVM\"); "+
-		"the CPU intervals carry it, %.1f%% per side and start (%.1f%% without the JIT's CPU), so changes smaller than about %.1f%% (%.1f%%) stay unresolved: %s",
-		lead, each, pct[CPUPerRequest], pct[CPUNoJIT], 1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per, more)
+	return warn(WarnJVMStarts, starts, chosen, pct[CPUPerRequest], pct[CPUNoJIT],
+		1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per), true
 }
 
 // loadTest reports whether m's trials were load tests ("load", or absent

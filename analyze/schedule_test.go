@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/tollperf/toll/record"
@@ -35,19 +34,19 @@ func TestRestartOnceWarning(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := restartOnceWarning(&tt.m, tt.trials)
-			if (got != "") != tt.warn {
-				t.Fatalf("warning %q, want one: %v", got, tt.warn)
+			got, ok := restartOnceWarning(&tt.m, tt.trials)
+			if ok != tt.warn {
+				t.Fatalf("warning %+v, want one: %v", got, tt.warn)
 			}
-			if tt.warn && !strings.Contains(got, "ready within 0.30 s") {
-				t.Errorf("warning %q does not give the slowest start (0.30 s)", got)
+			if tt.warn && (got.Code != WarnRestartOnce || got.Args.Float(2) != 0.3 || got.Args.Bool(1)) {
+				t.Errorf("warning %+v does not give the slowest start (0.3 s)", got)
 			}
 		})
 	}
 	// In precision mode toll chose the starts: the note names no setting.
 	m := record.Manifest{Restart: "once", Rounds: 10, Precision: &record.Precision{}}
-	if got := restartOnceWarning(&m, []*record.Trial{trial(0.05, "")}); got == "" || strings.Contains(got, "restart:") {
-		t.Errorf("precision mode: %q, want a note that names no setting", got)
+	if got, ok := restartOnceWarning(&m, []*record.Trial{trial(0.05, "")}); !ok || !got.Args.Bool(1) {
+		t.Errorf("precision mode: %+v, want a note that toll chose", got)
 	}
 }
 
@@ -76,12 +75,12 @@ func TestSliceWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := &record.Manifest{Load: record.LoadSettings{SliceS: tt.sliceS}}
-			got := sliceWarning(m, "otel", "300 req/s", tt.rounds)
-			if (got != "") != tt.warn {
-				t.Fatalf("warning %q, want one: %v", got, tt.warn)
+			got, ok := sliceWarning(m, "otel", "300 req/s", tt.rounds)
+			if ok != tt.warn {
+				t.Fatalf("warning %+v, want one: %v", got, tt.warn)
 			}
-			if tt.warn && !strings.Contains(got, "p99 6.0 ms is more than a tenth of the 50 ms turns") {
-				t.Errorf("warning %q does not give the p99 and the slice", got)
+			if tt.warn && (got.Code != WarnSliceTail || got.Args.Float(2) != 6 || got.Args.Float(3) != 50) {
+				t.Errorf("warning %+v does not give the p99 (6 ms) and the slice (50 ms)", got)
 			}
 		})
 	}
@@ -108,19 +107,20 @@ func TestSharedCPUsBusyWarning(t *testing.T) {
 		mode   string
 		layout record.Layout
 		tcs    []*TrialCosts
-		want   string // in the warning; "" for none
+		want   []float64 // busy trials, trials, the peak; nil for none
 	}{
-		{"together, saturated", "together", shared, trials(99, 100, 60), "were more than 90% busy in 2 of 3 trials (up to 100%)"},
-		{"shared duet, saturated", "duet", shared, trials(95), "in 1 of 1 trials"},
-		{"together, with room", "together", shared, trials(60, 70, 89), ""},
-		{"the saturated trial left out", "together", shared, left, ""},
-		{"split duet", "duet", record.Layout{DuetCPUs: []string{"1", "2"}}, trials(99), ""},
-		{"one variant at a time", "sequential", record.Layout{}, trials(99), ""},
+		{"together, saturated", "together", shared, trials(99, 100, 60), []float64{2, 3, 100}},
+		{"shared duet, saturated", "duet", shared, trials(95), []float64{1, 1, 95}},
+		{"together, with room", "together", shared, trials(60, 70, 89), nil},
+		{"the saturated trial left out", "together", shared, left, nil},
+		{"split duet", "duet", record.Layout{DuetCPUs: []string{"1", "2"}}, trials(99), nil},
+		{"one variant at a time", "sequential", record.Layout{}, trials(99), nil},
 	} {
 		m := &record.Manifest{Mode: tt.mode, Layout: tt.layout}
-		got := sharedCPUsBusyWarning(m, tt.tcs)
-		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
-			t.Errorf("%s: %q, want one with %q", tt.name, got, tt.want)
+		got, ok := sharedCPUsBusyWarning(m, tt.tcs)
+		if ok != (tt.want != nil) || ok && (got.Args.Float(1) != SaturatedBusy ||
+			got.Args.Float(2) != tt.want[0] || got.Args.Float(3) != tt.want[1] || got.Args.Float(4) != tt.want[2]) {
+			t.Errorf("%s: %+v, want one with %v", tt.name, got, tt.want)
 		}
 	}
 }

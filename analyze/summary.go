@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // SummarySchemaVersion is the version of the Summary JSON (summary.json).
@@ -34,7 +36,7 @@ type Summary struct {
 	// FlagGroups are the flags by cause, one group per code: what a
 	// report lists, a line each.
 	FlagGroups []FlagGroup `json:"flag_groups,omitempty"`
-	Warnings   []string    `json:"warnings,omitempty"`
+	Warnings   []Warning   `json:"warnings,omitempty"`
 	// Drifts are trends in a variant's per-round CPU per request: a
 	// service still warming up, or a machine changing speed.
 	Drifts []Drift `json:"drifts,omitempty"`
@@ -237,18 +239,60 @@ type Options struct {
 	Unreadable []record.Unreadable
 }
 
-// Summarize analyses the trials of a run.
+// Summarize analyses the trials of a run, in stages that each read what
+// the ones before set: sortTrials turns each trial into its costs and
+// files them by step, variant and round; compareStep compares every
+// variant with the baseline at each step (compareVariant, with its
+// warnings in variantWarnings and its drift in driftOf) and adds the
+// step's series (stepFigures); runWarnings adds what concerns the whole
+// run; finish judges the run (flags, corrections, headlines, validity)
+// and warns of too few rounds.
 func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summary, error) {
-	s := &Summary{SchemaVersion: SummarySchemaVersion, Scenario: m.Scenario, Baseline: m.Baseline,
-		Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged, IncludeInterrupted: opt.IncludeInterrupted}
-	type key struct {
-		step    int
-		variant string
+	z := &summarizer{m: m, trials: trials, opt: opt,
+		s: &Summary{SchemaVersion: SummarySchemaVersion, Scenario: m.Scenario, Baseline: m.Baseline,
+			Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged, IncludeInterrupted: opt.IncludeInterrupted},
+		byKey: map[stepVariant]map[int]*TrialCosts{}, steps: map[int]Step{}}
+	z.sortTrials()
+	for _, si := range slices.Sorted(maps.Keys(z.steps)) {
+		z.s.Steps = append(z.s.Steps, z.compareStep(si))
 	}
-	byKey := map[key]map[int]*TrialCosts{} // round → costs
-	steps := map[int]Step{}
-	var summarized []*record.Trial // the trials behind s.Trials
-	for _, t := range trials {
+	z.runWarnings()
+	return z.finish()
+}
+
+// stepVariant keys a variant's trials at a step; a duet's baseline trials
+// beside variant v are also filed under pairKey(baseline, v).
+type stepVariant struct {
+	step    int
+	variant string
+}
+
+// summarizer is the state of one run's analysis as Summarize's stages
+// build it.
+type summarizer struct {
+	m      *record.Manifest
+	trials []*record.Trial
+	opt    Options
+	s      *Summary
+	// byKey holds the trials compared, by step and variant, then round.
+	byKey map[stepVariant]map[int]*TrialCosts
+	steps map[int]Step
+	// summarized are the trials behind s.Trials, index for index.
+	summarized []*record.Trial
+	// starts is jvmStarts', once startedOnce's, cal the calibration of
+	// the run's fixed terms and roles each measured service's role.
+	starts int
+	once   bool
+	cal    record.Calibration
+	roles  map[string]string
+}
+
+// sortTrials summarizes each trial, warns of those that cannot be, and
+// files those to compare by step, variant and round; it also sets what
+// the comparisons need of the whole run.
+func (z *summarizer) sortTrials() {
+	m, s, opt := z.m, z.s, z.opt
+	for _, t := range z.trials {
 		if t.Target != "" {
 			if s.Targets == nil {
 				s.Targets = map[string]string{}
@@ -259,26 +303,25 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		if err != nil && t.Interrupted {
 			// Cut short before its window: nothing to analyse, but it
 			// is not to vanish from the report.
-			s.Warnings = append(s.Warnings, fmt.Sprintf("trial %d (%s, round %d) was cut short with nothing to analyse: %s",
-				t.Index, t.Variant, t.Round, oneLine(t.Error)))
+			s.Warnings = append(s.Warnings, warn(WarnTrialCutShort, t.Index, t.Variant, t.Round, oneLine(t.Error)))
 			continue
 		}
 		if err != nil {
-			s.Warnings = append(s.Warnings, err.Error())
+			s.Warnings = append(s.Warnings, warn(WarnTrialUnanalysable, err.Error()))
 			continue
 		}
 		s.Trials = append(s.Trials, tc)
-		summarized = append(summarized, t)
-		steps[t.Step] = stepOf(m, t)
+		z.summarized = append(z.summarized, t)
+		z.steps[t.Step] = stepOf(m, t)
 	}
-	var warns []string
-	s.Warmups, warns = warmups(m.Variants, trials, m.Load.VariantWarmupUntil)
+	var warns []Warning
+	s.Warmups, warns = warmups(m.Variants, z.trials, m.Load.VariantWarmupUntil)
 	s.Warnings = append(s.Warnings, warns...)
 	// Telemetry is counted over each trial's cycle, which reaches past its
 	// window, so whether a trial exported anything is known only now.
-	attributeTelemetry(trials, s.Trials)
+	attributeTelemetry(z.trials, s.Trials)
 	for i, tc := range s.Trials {
-		t := summarized[i]
+		t := z.summarized[i]
 		tc.Flags = append(tc.Flags, flagTelemetry(t, tc)...)
 		s.Flags = append(s.Flags, tc.Flags...)
 		// A failed job or start is shown, never averaged in, and so is a
@@ -287,220 +330,270 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 			tc.Excluded = true
 			continue
 		}
-		put := func(k key) {
-			if byKey[k] == nil {
-				byKey[k] = map[int]*TrialCosts{}
-			}
-			byKey[k][t.Round] = tc
-		}
-		put(key{t.Step, t.Variant})
+		z.file(stepVariant{t.Step, t.Variant}, t.Round, tc)
 		if t.Pair != "" {
 			// A duet's baseline trial pairs with the variant beside it only.
-			put(key{t.Step, pairKey(t.Variant, t.Pair)})
+			z.file(stepVariant{t.Step, pairKey(t.Variant, t.Pair)}, t.Round, tc)
 		}
 	}
-	if ms, ok := measured(m, trials); ok {
+	if ms, ok := measured(m, z.trials); ok {
 		s.Measured = &ms
 	}
-	starts := jvmStarts(m, s.Trials)
-	once := startedOnce(m)
-	cal := CalibrationOf(m)
-	if starts > 0 {
-		s.StartNoisePct = jvmStartNoise(cal)
+	z.starts, z.once, z.cal = jvmStarts(m, s.Trials), startedOnce(m), CalibrationOf(m)
+	if z.starts > 0 {
+		s.StartNoisePct = jvmStartNoise(z.cal)
 	}
-	roles := map[string]string{}
-	for _, t := range trials {
+	z.roles = map[string]string{}
+	for _, t := range z.trials {
 		for _, sr := range t.Services {
 			if sr.Measured {
-				roles[sr.Name] = sr.Role
+				z.roles[sr.Name] = sr.Role
 			}
 		}
 	}
-	var stepIdx []int
-	for i := range steps {
-		stepIdx = append(stepIdx, i)
+}
+
+// file puts tc under k for its round.
+func (z *summarizer) file(k stepVariant, round int, tc *TrialCosts) {
+	if z.byKey[k] == nil {
+		z.byKey[k] = map[int]*TrialCosts{}
 	}
-	sort.Ints(stepIdx)
-	for _, si := range stepIdx {
-		st := steps[si]
-		base := byKey[key{si, m.Baseline}]
-		// baseOf returns the baseline's trials that variant v is compared
-		// with: in a duet, those beside it.
-		baseOf := func(v string) map[int]*TrialCosts {
-			if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
-				return duet
-			}
-			return base
-		}
-		for _, v := range m.Variants {
-			rounds := byKey[key{si, v}]
-			vr := VariantResult{Name: v, Rounds: len(rounds)}
-			var disagree, uncontrolled, spread []string
-			for _, info := range costsOf(s.Trials) {
-				vals := values(rounds, info.Cost)
-				if len(vals) == 0 {
-					continue
-				}
-				cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
-				if v != m.Baseline {
-					b, x, launches := paired(base, rounds, info.Cost)
-					if duet, ok := byKey[key{si, pairKey(m.Baseline, v)}]; ok {
-						b, x, launches = paired(duet, rounds, info.Cost)
-					}
-					d, fixed, raised := compareCost(cal, info, b, x, launches, starts, once)
-					if raised {
-						spread = append(spread, info.Label)
-					}
-					d.launches = launches
-					if m.Control != "" && v != m.Control {
-						if cb, cx, ok := controlled(info, baseOf(v), rounds, baseOf(m.Control), byKey[key{si, m.Control}]); ok {
-							d = Compare(info, cb, cx, fixed)
-							d.Controlled = true
-							d.launches = nil
-						} else {
-							uncontrolled = append(uncontrolled, info.Label)
-						}
-					}
-					if SharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
-						d = notComparable(d, "shared duet: each side waits for the other's CPU")
-					}
-					if concurrent(m) && isMachine(info.Cost) {
-						d = notComparable(d, m.Mode+": every side reads the one machine at once")
-					}
-					if pr := m.Precision; pr != nil {
-						if margin, ok := pr.Targets[string(info.Cost)]; ok {
-							d.JudgeEquivalence(margin)
-						}
-					}
-					cr.Delta = &d
-					if isLatency(info.Cost) && d.CILow != nil {
-						s.LatencyWithinRun = true
-					}
-					if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
-						disagree = append(disagree, info.Label)
-					}
-				}
-				vr.Costs = append(vr.Costs, cr)
-			}
-			if len(uncontrolled) > 0 && v != m.Baseline {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: no round of the A/A control to correct %s by (fewer than 2 rounds with both); those changes are against the baseline alone",
-					v, st.Label(), strings.Join(uncontrolled, ", ")))
-			}
-			if v == m.Control {
-				for _, cr := range vr.Costs {
-					if cr.Cost == CPUPerRequest && cr.Delta != nil && cr.Delta.Significant {
-						s.Warnings = append(s.Warnings, fmt.Sprintf("the A/A control (a copy of the baseline) read %s CPU per request at %s: the method had a bias of about that size in this run, and every variant's change is corrected by the control's",
-							cr.Delta.Verdict, st.Label()))
-					}
-				}
-			}
-			if len(spread) > 0 {
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: %s differed between the run's %d starts more than toll's start-to-start term for a JVM allows (docs/method.md, \"Several starts in one run\"); those intervals carry the spread these starts showed",
-					v, st.Label(), strings.Join(spread, ", "), starts))
-			}
-			if len(disagree) > 0 {
-				more := " (more rounds help)"
-				if m.Precision != nil {
-					more = ""
-				}
-				s.Warnings = append(s.Warnings, fmt.Sprintf("%s at %s: the bootstrap and t intervals disagree for %s; treat those verdicts with care%s",
-					v, st.Label(), strings.Join(disagree, ", "), more))
-			}
-			byRound := map[int]float64{}
-			for r, tc := range rounds {
-				if x, ok := tc.Costs[CPUPerRequest]; ok {
-					byRound[r] = x
-				}
-			}
-			if w := jitWarning(v, st.Label(), rounds, warmupOwnerOf(m)); w != "" && st.Workload == "" {
-				s.Warnings = append(s.Warnings, w)
-			}
-			if w := sliceWarning(m, v, st.Label(), rounds); w != "" {
-				s.Warnings = append(s.Warnings, w)
-			}
-			if c, _, ok := meanNeighbours(rounds); ok {
-				vr.NeighbourCores = &c
-			}
-			if v != m.Baseline {
-				baseCores := mean(values(baseOf(v), CPUCores))
-				if w := neighbourWarning(m.Baseline, v, st.Label(), baseOf(v), rounds, baseCores); w != "" {
-					s.Warnings = append(s.Warnings, w)
-				}
-			}
-			if change, p, ok := findDrift(byRound); ok {
-				d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, by: warmupOwnerOf(m)}
-				if v != m.Baseline {
-					if rc, trend, ok := ratioDrift(rounds, baseOf(v), CPUPerRequest); ok {
-						d.RatioChangePct, d.RatioTrend = &rc, trend
-					}
-				} else {
-					// The baseline's own level moved: do its comparisons?
-					for _, w := range m.Variants {
-						if w == m.Baseline {
-							continue
-						}
-						rc, trend, ok := ratioDrift(byKey[key{si, w}], baseOf(w), CPUPerRequest)
-						if !ok {
-							continue
-						}
-						if d.RatioChangePct == nil || math.Abs(rc) > math.Abs(*d.RatioChangePct) {
-							d.RatioChangePct = &rc
-						}
-						d.RatioTrend = d.RatioTrend || trend
-					}
-				}
-				s.Drifts = append(s.Drifts, d)
-				s.Warnings = append(s.Warnings, d.message(st.Label()))
-			}
-			if hc, name := headline(m.Workload); hc != "" && v != m.Baseline {
-				for _, cr := range vr.Costs {
-					if cr.Cost == hc {
-						vr.Ratio = ratioOf(hc, name, cr.Delta)
-					}
-				}
-			}
-			if label := workLabel(trials); label != "" {
-				for i := range vr.Costs {
-					if vr.Costs[i].Cost == JobWallPerWork {
-						vr.Costs[i].Label = label
-					}
-				}
-			}
-			vr.Services = serviceResults(cal, m.Baseline, v, baseOf(v), rounds, roles, starts, once)
-			st.Variants = append(st.Variants, vr)
-		}
-		var compared []*record.Trial
-		for i, tc := range s.Trials {
-			if t := summarized[i]; t.Step == si && !tc.Excluded {
-				compared = append(compared, t)
-				w := tc.Window
-				if st.Window == nil || w.To > st.Window.To {
-					st.Window = &w
-				}
-			}
-		}
-		st.Series = stepSeries(m.Variants, compared)
-		if opt.SeriesEvery > 0 {
-			var tcs []*TrialCosts
-			for _, tc := range s.Trials {
-				if tc.Step == si && !tc.Excluded {
-					tcs = append(tcs, tc)
-				}
-			}
-			st.Binned = binSeconds(m.Variants, tcs, opt.SeriesEvery)
-		}
-		st.Spectra = stepSpectra(m.Variants, compared, opt.Trim)
-		s.Steps = append(s.Steps, st)
+	z.byKey[k][round] = tc
+}
+
+// baseOf returns the baseline's trials at step si that variant v is
+// compared with: in a duet, those beside it.
+func (z *summarizer) baseOf(si int, v string) map[int]*TrialCosts {
+	if duet, ok := z.byKey[stepVariant{si, pairKey(z.m.Baseline, v)}]; ok {
+		return duet
 	}
-	if w := restartOnceWarning(m, trials); w != "" {
+	return z.byKey[stepVariant{si, z.m.Baseline}]
+}
+
+// compareStep returns step si with every variant compared with the
+// baseline and the step's series.
+func (z *summarizer) compareStep(si int) Step {
+	st := z.steps[si]
+	for _, v := range z.m.Variants {
+		st.Variants = append(st.Variants, z.compareVariant(st, v))
+	}
+	z.stepFigures(&st, si)
+	return st
+}
+
+// compareVariant compares variant v with the baseline at step st, cost by
+// cost, and adds the warnings its comparison calls for.
+func (z *summarizer) compareVariant(st Step, v string) VariantResult {
+	m, si := z.m, st.Index
+	rounds := z.byKey[stepVariant{si, v}]
+	vr := VariantResult{Name: v, Rounds: len(rounds)}
+	var c costNotes
+	for _, info := range costsOf(z.s.Trials) {
+		vals := values(rounds, info.Cost)
+		if len(vals) == 0 {
+			continue
+		}
+		cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: stats.Mean(vals), Values: vals}
+		if v != m.Baseline {
+			d := z.compareCost(si, v, info, rounds, &c)
+			cr.Delta = &d
+			if isLatency(info.Cost) && d.CILow != nil {
+				z.s.LatencyWithinRun = true
+			}
+		}
+		vr.Costs = append(vr.Costs, cr)
+	}
+	z.variantWarnings(st, v, vr, rounds, c)
+	if n, _, ok := meanNeighbours(rounds); ok {
+		vr.NeighbourCores = &n
+	}
+	if d, ok := z.driftOf(si, v, rounds); ok {
+		z.s.Drifts = append(z.s.Drifts, d)
+		z.s.Warnings = append(z.s.Warnings, d.warning(st.Label()))
+	}
+	if hc, name := headline(m.Workload); hc != "" && v != m.Baseline {
+		for _, cr := range vr.Costs {
+			if cr.Cost == hc {
+				vr.Ratio = ratioOf(hc, name, cr.Delta)
+			}
+		}
+	}
+	if label := workLabel(z.trials); label != "" {
+		for i := range vr.Costs {
+			if vr.Costs[i].Cost == JobWallPerWork {
+				vr.Costs[i].Label = label
+			}
+		}
+	}
+	vr.Services = serviceResults(z.cal, m.Baseline, v, z.baseOf(si, v), rounds, z.roles, z.starts, z.once)
+	return vr
+}
+
+// costNotes are the labels of a variant's costs that its warnings name:
+// those with no round of the A/A control to correct by, those whose starts
+// differed more than the start-to-start term, and those whose bootstrap
+// and t intervals disagree.
+type costNotes struct {
+	uncontrolled, spread, disagree []string
+}
+
+// compareCost compares variant v's cost info at step si with the
+// baseline's, corrected by the A/A control where the run has one, and
+// notes in c what its warnings need.
+func (z *summarizer) compareCost(si int, v string, info CostInfo, rounds map[int]*TrialCosts, c *costNotes) Delta {
+	m := z.m
+	b, x, launches := paired(z.byKey[stepVariant{si, m.Baseline}], rounds, info.Cost)
+	if duet, ok := z.byKey[stepVariant{si, pairKey(m.Baseline, v)}]; ok {
+		b, x, launches = paired(duet, rounds, info.Cost)
+	}
+	d, fixed, raised := compareCost(z.cal, info, b, x, launches, z.starts, z.once)
+	if raised {
+		c.spread = append(c.spread, info.Label)
+	}
+	d.launches = launches
+	if m.Control != "" && v != m.Control {
+		if cb, cx, ok := controlled(info, z.baseOf(si, v), rounds, z.baseOf(si, m.Control), z.byKey[stepVariant{si, m.Control}]); ok {
+			d = Compare(info, cb, cx, fixed)
+			d.Controlled = true
+			d.launches = nil
+		} else {
+			c.uncontrolled = append(c.uncontrolled, info.Label)
+		}
+	}
+	if SharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
+		d = notComparable(d, "shared duet: each side waits for the other's CPU")
+	}
+	if concurrent(m) && isMachine(info.Cost) {
+		d = notComparable(d, m.Mode+": every side reads the one machine at once")
+	}
+	if pr := m.Precision; pr != nil {
+		if margin, ok := pr.Targets[string(info.Cost)]; ok {
+			d.JudgeEquivalence(margin)
+		}
+	}
+	if d.N >= minRoundsForBootstrap && !d.BootstrapAgrees {
+		c.disagree = append(c.disagree, info.Label)
+	}
+	return d
+}
+
+// variantWarnings adds the warnings of variant v's comparison at step st
+// (vr, from its rounds), c the costs they name.
+func (z *summarizer) variantWarnings(st Step, v string, vr VariantResult, rounds map[int]*TrialCosts, c costNotes) {
+	m, s, step := z.m, z.s, st.Label()
+	if len(c.uncontrolled) > 0 && v != m.Baseline {
+		s.Warnings = append(s.Warnings, warn(WarnControlMissing, v, step, c.uncontrolled))
+	}
+	if v == m.Control {
+		for _, cr := range vr.Costs {
+			if cr.Cost == CPUPerRequest && cr.Delta != nil && cr.Delta.Significant {
+				s.Warnings = append(s.Warnings, warn(WarnControlBias, cr.Delta.Verdict, step))
+			}
+		}
+	}
+	if len(c.spread) > 0 {
+		s.Warnings = append(s.Warnings, warn(WarnStartSpread, v, step, c.spread, z.starts))
+	}
+	if len(c.disagree) > 0 {
+		s.Warnings = append(s.Warnings, warn(WarnBootstrapDisagrees, v, step, c.disagree, m.Precision != nil))
+	}
+	if w, ok := jitWarning(v, step, rounds, warmupOwnerOf(m)); ok && st.Workload == "" {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := jvmStartWarning(s.StartNoisePct, starts, m.Precision != nil); w != "" {
+	if w, ok := sliceWarning(m, v, step, rounds); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w := sharedCPUsBusyWarning(m, s.Trials); w != "" {
+	if v != m.Baseline {
+		base := z.baseOf(st.Index, v)
+		baseCores := stats.Mean(values(base, CPUCores))
+		if w, ok := neighbourWarning(m.Baseline, v, step, base, rounds, baseCores); ok {
+			s.Warnings = append(s.Warnings, w)
+		}
+	}
+}
+
+// driftOf returns the drift of variant v's CPU per request over its rounds
+// at step si, with that of its ratio to the baseline (for the baseline,
+// the largest of every variant's ratio to it); false without one.
+func (z *summarizer) driftOf(si int, v string, rounds map[int]*TrialCosts) (Drift, bool) {
+	m := z.m
+	byRound := map[int]float64{}
+	for r, tc := range rounds {
+		if x, ok := tc.Costs[CPUPerRequest]; ok {
+			byRound[r] = x
+		}
+	}
+	change, p, ok := findDrift(byRound)
+	if !ok {
+		return Drift{}, false
+	}
+	d := Drift{Variant: v, Step: si, Cost: CPUPerRequest, Rounds: len(byRound), ChangePct: change, PValue: p, baseline: v == m.Baseline, by: warmupOwnerOf(m)}
+	if v != m.Baseline {
+		if rc, trend, ok := ratioDrift(rounds, z.baseOf(si, v), CPUPerRequest); ok {
+			d.RatioChangePct, d.RatioTrend = &rc, trend
+		}
+		return d, true
+	}
+	// The baseline's own level moved: do its comparisons?
+	for _, w := range m.Variants {
+		if w == m.Baseline {
+			continue
+		}
+		rc, trend, ok := ratioDrift(z.byKey[stepVariant{si, w}], z.baseOf(si, w), CPUPerRequest)
+		if !ok {
+			continue
+		}
+		if d.RatioChangePct == nil || math.Abs(rc) > math.Abs(*d.RatioChangePct) {
+			d.RatioChangePct = &rc
+		}
+		d.RatioTrend = d.RatioTrend || trend
+	}
+	return d, true
+}
+
+// stepFigures sets step st's window, per-second series, spans
+// (Options.SeriesEvery) and latency spectra from the trials compared at
+// step si.
+func (z *summarizer) stepFigures(st *Step, si int) {
+	var compared []*record.Trial
+	var tcs []*TrialCosts
+	for i, tc := range z.s.Trials {
+		if t := z.summarized[i]; t.Step == si && !tc.Excluded {
+			compared, tcs = append(compared, t), append(tcs, tc)
+			w := tc.Window
+			if st.Window == nil || w.To > st.Window.To {
+				st.Window = &w
+			}
+		}
+	}
+	st.Series = stepSeries(z.m.Variants, compared)
+	if z.opt.SeriesEvery > 0 {
+		st.Binned = binSeconds(z.m.Variants, tcs, z.opt.SeriesEvery)
+	}
+	st.Spectra = stepSpectra(z.m.Variants, compared, z.opt.Trim)
+}
+
+// runWarnings adds the warnings that concern the whole run: services
+// started once, JVMs' starts, shared CPUs saturated.
+func (z *summarizer) runWarnings() {
+	m, s := z.m, z.s
+	if w, ok := restartOnceWarning(m, z.trials); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
+	if w, ok := jvmStartWarning(s.StartNoisePct, z.starts, m.Precision != nil); ok {
+		s.Warnings = append(s.Warnings, w)
+	}
+	if w, ok := sharedCPUsBusyWarning(m, s.Trials); ok {
+		s.Warnings = append(s.Warnings, w)
+	}
+}
+
+// finish judges the run as a whole: its flags by cause, each variant's
+// costs corrected for their number, the headlines, how requests arrived,
+// whether it is valid and whole; and warns of steps with too few rounds
+// for a useful interval.
+func (z *summarizer) finish() (*Summary, error) {
+	m, s := z.m, z.s
 	s.FlagGroups = groupFlags(s.Flags, len(s.Trials), func(trial int) bool {
 		for _, tc := range s.Trials {
 			if tc.Index == trial {
@@ -516,28 +609,22 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 		}
 	}
 	s.Headlines = headlines(s)
-	s.Arrivals = arrivalsOf(m, summarized, s.Trials)
-	s.Invalid = append(invalidRun(m, trials, s, opt.IncludeInterrupted), unanswered(m, s)...)
-	s.Partial = partialRun(m, trials, opt.Unreadable)
+	s.Arrivals = arrivalsOf(m, z.summarized, s.Trials)
+	s.Invalid = append(invalidRun(m, z.trials, s, z.opt.IncludeInterrupted), unanswered(m, s)...)
+	s.Partial = partialRun(m, z.trials, z.opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")
 	}
 	for _, st := range s.Steps {
 		for _, vr := range st.Variants {
 			if vr.Rounds < minRoundsForBootstrap && vr.Name != m.Baseline {
-				what := "complete round"
-				if st.Workload != "" {
-					what = "sound repetition"
+				// In precision mode toll chose the rounds; only the budget
+				// is the user's.
+				cut, least := budgetCut(m, st.Index), 0
+				if cut {
+					least = m.Precision.MinRounds
 				}
-				if vr.Rounds != 1 {
-					what += "s"
-				}
-				w := fmt.Sprintf("%s has %d %s at %s: at least 2 are needed for an interval, %d or more for a useful one", vr.Name, vr.Rounds, what, st.Label(), minRoundsForBootstrap)
-				if budgetCut(m, st.Index) {
-					// toll chose the rounds; only the budget is the user's.
-					w += fmt.Sprintf("; the run's budget ended this step before toll's least of %d rounds: a longer budget gives it those (precision.budget, toll run --budget)", m.Precision.MinRounds)
-				}
-				s.Warnings = append(s.Warnings, w)
+				s.Warnings = append(s.Warnings, warn(WarnFewRounds, vr.Name, vr.Rounds, st.Workload != "", st.Label(), minRoundsForBootstrap, cut, least))
 			}
 		}
 	}
@@ -771,6 +858,7 @@ func withoutInterval(d Delta, code string) Delta {
 	d.AbsCILow, d.AbsCIHigh = nil, nil
 	d.Significant, d.BootstrapAgrees, d.Size = false, true, SizeNone
 	d.NoVerdict = code
+	d.Settle()
 	return d
 }
 
@@ -818,7 +906,7 @@ func serviceResults(cal record.Calibration, baseline, v string, base, rounds map
 			if len(vals) == 0 {
 				continue
 			}
-			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: mean(vals), Values: vals}
+			cr := CostResult{Cost: c, Label: info.Label, Unit: info.Unit, Value: stats.Mean(vals), Values: vals}
 			if v != baseline && len(theirs) > 0 {
 				b, x, launches := paired(theirs, mine, c)
 				d, _, _ := compareCost(cal, info, b, x, launches, starts, once)

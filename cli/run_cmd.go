@@ -323,7 +323,7 @@ func finishRun(ctx context.Context, stdout, stderr io.Writer, dir *record.Dir, b
 	if f.findMax {
 		fm, err := dir.ReadFindMax()
 		if err == nil && fm != nil {
-			err = report.FindMaxText(text, fm, baseline)
+			err = report.FindMaxText(text, analyze.SummarizeFindMax(fm, baseline))
 		}
 		var written []string
 		if fm != nil {
@@ -537,7 +537,7 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 			return nil, nil, err
 		}
 		// A search's trials are one per rate, not rounds to compare.
-		return nil, nil, report.FindMaxText(w, fm, m.Baseline)
+		return nil, nil, report.FindMaxText(w, analyze.SummarizeFindMax(fm, m.Baseline))
 	}
 	trials, unreadable, err := dir.ReadTrials()
 	if err != nil {

@@ -44,8 +44,8 @@ func BenchmarkJSON(w io.Writer, s *analyze.Summary) error {
 					Value: 1 + *d.Pct/100,
 					Extra: fmt.Sprintf("%s: %+.1f%% against %s over %d rounds (%s)", c.Cost, *d.Pct, s.Baseline, d.N, RunLabel(s)),
 				}
-				if d.CILow != nil && d.CIHigh != nil {
-					e.Range = fmt.Sprintf("95%% CI [%.4f, %.4f]", 1+*d.CILow/100, 1+*d.CIHigh/100)
+				if low, high, ok := d.RatioBounds(); ok {
+					e.Range = fmt.Sprintf("95%% CI [%.4f, %.4f]", low, high)
 				}
 				entries = append(entries, e)
 			}

@@ -106,17 +106,12 @@ func shorten(s string, n int) string {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// svg renders the chart as an inline SVG element.
-func (c lineChart) svg() template.HTML {
-	w, h := float64(c.Width), float64(c.Height)
-	if w == 0 {
-		w = 560
-	}
-	if h == 0 {
-		h = 260
-	}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := 0.0, math.Inf(-1)
+// extent returns the range of the chart's axes: its points', bands' and
+// background bands' (from 0 up, or below 0 with ZeroLine), within XMin and
+// XMax where set, and never empty.
+func (c lineChart) extent() (xmin, xmax, ymin, ymax float64) {
+	xmin, xmax = math.Inf(1), math.Inf(-1)
+	ymin, ymax = 0.0, math.Inf(-1)
 	if c.ZeroLine {
 		ymax = 0
 	}
@@ -152,6 +147,19 @@ func (c lineChart) svg() template.HTML {
 	if !finite(ymax) || ymax <= ymin {
 		ymax = ymin + 1
 	}
+	return xmin, xmax, ymin, ymax
+}
+
+// svg renders the chart as an inline SVG element.
+func (c lineChart) svg() template.HTML {
+	w, h := float64(c.Width), float64(c.Height)
+	if w == 0 {
+		w = 560
+	}
+	if h == 0 {
+		h = 260
+	}
+	xmin, xmax, ymin, ymax := c.extent()
 	// Headroom above the highest value, so no line runs along the frame.
 	yt := niceTicks(ymin, ymin+(ymax-ymin)*1.15, 5)
 	ymax = math.Max(ymax, yt[len(yt)-1])

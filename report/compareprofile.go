@@ -65,9 +65,9 @@ func profileSideCell(r *analyze.ProfileRow, bound float64) Cell {
 	if r == nil {
 		return Cell{Text: "within ±" + num(bound, 4), Kind: KindText}
 	}
-	c := msChangeCell(r.Delta, r.CILow, r.CIHigh)
-	if r.CILow != nil && r.CIHigh != nil {
-		c.Text += " ± " + num((*r.CIHigh-*r.CILow)/2, 4)
+	c := msChangeCell(r.Delta, r.CILow, r.CIHigh, r.Direction)
+	if r.HalfWidth != nil {
+		c.Text += " ± " + num(*r.HalfWidth, 4)
 	}
 	return c
 }
@@ -75,34 +75,27 @@ func profileSideCell(r *analyze.ProfileRow, bound float64) Cell {
 // profileChangeCell is a row's change B − A: "+0.0400 ± 0.0030" when its
 // interval excludes 0, "~ (+0.0001 ± 0.0030)" when it holds it.
 func profileChangeCell(r analyze.ProfileRowChange) Cell {
-	c := msChangeCell(r.Change, r.CILow, r.CIHigh)
+	c := msChangeCell(r.Change, r.CILow, r.CIHigh, r.Direction)
 	switch c.Verdict {
 	case VerdictNA:
 		c.Text += " (no interval)"
 	case VerdictSame:
-		c.Text = "~ (" + c.Text + " ± " + num((*r.CIHigh-*r.CILow)/2, 4) + ")"
+		c.Text = "~ (" + c.Text + " ± " + num(*r.HalfWidth, 4) + ")"
 	default:
-		c.Text += " ± " + num((*r.CIHigh-*r.CILow)/2, 4)
+		c.Text += " ± " + num(*r.HalfWidth, 4)
 	}
 	return c
 }
 
-// msChangeCell is a change of v ms per request with its interval [lo, hi],
-// its verdict read from the interval.
-func msChangeCell(v float64, lo, hi *float64) Cell {
+// msChangeCell is a change of v ms per request with its interval [lo, hi]
+// and its direction.
+func msChangeCell(v float64, lo, hi *float64, dir analyze.Direction) Cell {
 	c := Cell{Text: signed(v, 4), Kind: KindChange, Value: &v, Unit: "ms", Low: lo, High: hi, Verdict: VerdictNA}
 	if lo == nil || hi == nil {
 		return c
 	}
 	c.Bounds = "[" + signed(*lo, 4) + ", " + signed(*hi, 4) + "]"
-	switch {
-	case *lo > 0:
-		c.Verdict = VerdictUp
-	case *hi < 0:
-		c.Verdict = VerdictDown
-	default:
-		c.Verdict = VerdictSame
-	}
+	c.Verdict = verdictOf(dir)
 	return c
 }
 

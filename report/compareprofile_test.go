@@ -22,7 +22,9 @@ func profiledSummary(deltas map[string]float64, half float64) *analyze.Summary {
 	}
 	row := func(name, origin string, delta float64) analyze.ProfileRow {
 		lo, hi := delta-half, delta+half
-		return analyze.ProfileRow{Name: name, Origin: origin, Baseline: 0.1, Variant: 0.1 + delta, Delta: delta, CILow: &lo, CIHigh: &hi, Significant: lo > 0 || hi < 0}
+		r := analyze.ProfileRow{Name: name, Origin: origin, Baseline: 0.1, Variant: 0.1 + delta, Delta: delta, CILow: &lo, CIHigh: &hi, Significant: lo > 0 || hi < 0}
+		r.Settle()
+		return r
 	}
 	d := analyze.ProfileDiff{Step: 0, Variant: "otel", Rounds: 5}
 	var total float64

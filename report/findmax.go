@@ -4,21 +4,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/analyze"
 )
 
 // FindMaxTable is the table of a find-max run: each variant's highest
 // sustainable rate, and its change against the baseline's.
-func FindMaxTable(f *record.FindMax, baseline string) Table {
+func FindMaxTable(f *analyze.FindMaxSummary) Table {
 	t := Table{
 		Title:  fmt.Sprintf("highest sustainable rate (p99 ≤ %s ms, no errors, nothing missed, ≥ 99%% of the rate achieved)", num(f.SLOP99MS, 1)),
 		Header: []string{"variant", "max rate (req/s)", "Δ%", "failed at (req/s)", "trials", "search time"},
-	}
-	var base float64
-	for _, v := range f.Variants {
-		if v.Name == baseline {
-			base = v.MaxRate
-		}
 	}
 	for _, v := range f.Variants {
 		maxRate, delta, failed := "none passed", "", "—"
@@ -28,8 +22,8 @@ func FindMaxTable(f *record.FindMax, baseline string) Table {
 				maxRate += " (not converged)"
 			}
 		}
-		if v.Name != baseline && base > 0 && v.MaxRate > 0 {
-			delta = signed(100*(v.MaxRate/base-1), 1) + "%"
+		if v.DeltaPct != nil {
+			delta = signed(*v.DeltaPct, 1) + "%"
 		}
 		if v.FailedRate > 0 {
 			failed = num(v.FailedRate, 0)
@@ -41,9 +35,9 @@ func FindMaxTable(f *record.FindMax, baseline string) Table {
 
 // FindMaxText writes a find-max run's result as aligned text, with each
 // variant's trials.
-func FindMaxText(w io.Writer, f *record.FindMax, baseline string) error {
+func FindMaxText(w io.Writer, f *analyze.FindMaxSummary) error {
 	ew := &errWriter{w: w}
-	t := FindMaxTable(f, baseline)
+	t := FindMaxTable(f)
 	fmt.Fprintf(ew, "\n  %s\n", t.Title)
 	writeAligned(ew, t)
 	for _, v := range f.Variants {

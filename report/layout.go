@@ -206,8 +206,8 @@ func (p pair) diff() string {
 	}
 	d := p.vari.Delta
 	s := signed(d.Abs, p.info.Digits)
-	if d.AbsCILow != nil && d.AbsCIHigh != nil {
-		s += " ± " + num((*d.AbsCIHigh-*d.AbsCILow)/2, p.info.Digits)
+	if d.AbsHalfWidth != nil {
+		s += " ± " + num(*d.AbsHalfWidth, p.info.Digits)
 	}
 	return s
 }

@@ -212,11 +212,12 @@ func Families(s *analyze.Summary) []*dto.MetricFamily {
 				}
 				costed := slices.Concat(base, []string{"cost", string(c.Cost)})
 				add("toll_overhead_ratio", "ratio", "Variant / baseline of a cost (geometric mean of the paired per-round ratios): 1.5 is +50%.", 1+*d.Pct/100, costed...)
-				if d.CILow == nil || d.CIHigh == nil {
+				low, high, ok := d.RatioBounds()
+				if !ok {
 					continue
 				}
-				add("toll_overhead_low_ratio", "ratio", "Low end of the 95% interval of toll_overhead_ratio.", 1+*d.CILow/100, costed...)
-				add("toll_overhead_high_ratio", "ratio", "High end of the 95% interval of toll_overhead_ratio.", 1+*d.CIHigh/100, costed...)
+				add("toll_overhead_low_ratio", "ratio", "Low end of the 95% interval of toll_overhead_ratio.", low, costed...)
+				add("toll_overhead_high_ratio", "ratio", "High end of the 95% interval of toll_overhead_ratio.", high, costed...)
 				sig := 0.0
 				if d.Significant {
 					sig = 1

@@ -48,6 +48,7 @@ func TestPrecisionLines(t *testing.T) {
 func TestEquivalentCell(t *testing.T) {
 	pct, lo, hi := 0.2, -1.0, 1.4
 	d := &analyze.Delta{Pct: &pct, CILow: &lo, CIHigh: &hi, CIUnit: "%"}
+	d.Settle()
 	info := analyze.Info(analyze.CPUPerRequest)
 	if c := ChangeCell(info, d); c.Verdict != VerdictSame || !strings.HasPrefix(c.Text, "~") {
 		t.Errorf("without a margin: %+v", c)

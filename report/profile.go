@@ -74,14 +74,7 @@ func profileCells(r analyze.ProfileRow) []Cell {
 	if r.CILow != nil && r.CIHigh != nil {
 		change.Bounds = "[" + signed(*r.CILow, 4) + ", " + signed(*r.CIHigh, 4) + "]"
 		bounds = TextCell(change.Bounds)
-		switch {
-		case *r.CILow > 0:
-			change.Verdict = VerdictUp
-		case *r.CIHigh < 0:
-			change.Verdict = VerdictDown
-		default:
-			change.Verdict = VerdictSame
-		}
+		change.Verdict = verdictOf(r.Direction)
 	}
 	share := r.SharePct
 	base, vari := r.Baseline, r.Variant

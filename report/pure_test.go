@@ -3,11 +3,7 @@ package report
 import (
 	"bytes"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,23 +63,9 @@ func TestReadSummaryRejects(t *testing.T) {
 // trial records or decodes histograms (analyze does), and none looks into
 // a cell's rendered text to decide how to show it.
 func TestReportReadsNoTrialsNorRenderedText(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, name, src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	fset, files := packageFiles(t)
+	for _, f := range files {
+		name := fset.File(f.Pos()).Name()
 		for _, imp := range f.Imports {
 			if strings.Contains(imp.Path.Value, "hdrhistogram") {
 				t.Errorf("%s imports %s: histograms are analyze's", name, imp.Path.Value)
@@ -135,6 +117,7 @@ func TestChangeCell(t *testing.T) {
 		{"no interval", analyze.Delta{Pct: f(4), CIUnit: "%"}, VerdictNA, analyze.SizeNone, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.d.Settle()
 			c := ChangeCell(pctInfo, &tt.d)
 			if c.Kind != KindChange || c.Verdict != tt.verdict || c.Size != tt.size || c.Bounds != tt.bounds {
 				t.Errorf("cell %+v, want verdict %s, size %s, bounds %q", c, tt.verdict, tt.size, tt.bounds)

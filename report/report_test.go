@@ -32,6 +32,7 @@ func TestDeltaPct(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			tt.d.Settle()
 			if got := DeltaPct(tt.info, &tt.d); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
@@ -133,6 +134,7 @@ func TestCSV(t *testing.T) {
 func TestDeltaAbs(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	d := &analyze.Delta{N: 5, Abs: 0.412, AbsCILow: f(0.292), AbsCIHigh: f(0.532)}
+	d.Settle()
 	if got, want := DeltaAbs(analyze.Info(analyze.LatencyP50), d), "+0.41 ± 0.12"; got != want {
 		t.Errorf("latency: %q, want %q", got, want)
 	}
@@ -255,7 +257,7 @@ func TestBrief(t *testing.T) {
 	s := summaryWithLoad(t, record.LoadSettings{Model: "open", Arrival: "uniform"})
 	worst := 964.0
 	s.FlagGroups = []analyze.FlagGroup{{Code: analyze.FlagLateArrival, Trials: []int{1, 2}, Of: 6, Worst: &worst}}
-	s.Warnings = append(s.Warnings, "a warning")
+	s.Warnings = append(s.Warnings, analyze.Warning{Code: analyze.WarnNote, Text: "a warning"})
 	var b bytes.Buffer
 	if err := Brief(&b, s); err != nil {
 		t.Fatal(err)

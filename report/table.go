@@ -65,6 +65,19 @@ const (
 	VerdictEquivalent Verdict = "equivalent"
 )
 
+// verdictOf is the verdict a cell shows for a change's direction.
+func verdictOf(d analyze.Direction) Verdict {
+	switch d {
+	case analyze.DirectionUp:
+		return VerdictUp
+	case analyze.DirectionDown:
+		return VerdictDown
+	case analyze.DirectionSame:
+		return VerdictSame
+	}
+	return VerdictNA
+}
+
 // TextCell is a cell of text.
 func TextCell(s string) Cell { return Cell{Text: s, Kind: KindText} }
 
@@ -122,15 +135,9 @@ func ChangeCell(info analyze.CostInfo, d *analyze.Delta) Cell {
 	}
 	if d.CILow != nil {
 		c.Bounds = Bounds(info, d)
-		switch {
-		case !d.Significant && d.Equivalent:
+		c.Verdict = verdictOf(d.Direction)
+		if d.Direction == analyze.DirectionSame && d.Equivalent {
 			c.Verdict = VerdictEquivalent
-		case !d.Significant:
-			c.Verdict = VerdictSame
-		case *d.CILow > 0:
-			c.Verdict = VerdictUp
-		default:
-			c.Verdict = VerdictDown
 		}
 	}
 	if c.Size == "" {
@@ -481,10 +488,10 @@ func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
 	}
 	if d.Pct == nil {
 		// Additive cost: the interval is in the cost's unit.
-		if d.CILow == nil {
+		if d.HalfWidth == nil {
 			return "n/a"
 		}
-		half := (*d.CIHigh - *d.CILow) / 2
+		half := *d.HalfWidth
 		if !d.Significant {
 			return fmt.Sprintf("~ (± %s)", num(half, info.Digits))
 		}
@@ -532,8 +539,8 @@ func num(v float64, digits int) string {
 // of its 95% interval: "+0.412 ± 0.120".
 func DeltaAbs(info analyze.CostInfo, d *analyze.Delta) string {
 	s := signed(d.Abs, info.Digits)
-	if info.Unit == "ms" && d.AbsCILow != nil && d.AbsCIHigh != nil {
-		s += " ± " + num((*d.AbsCIHigh-*d.AbsCILow)/2, info.Digits)
+	if info.Unit == "ms" && d.AbsHalfWidth != nil {
+		s += " ± " + num(*d.AbsHalfWidth, info.Digits)
 	}
 	return s
 }

@@ -241,7 +241,7 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 		fmt.Fprintln(w)
 	}
 	for _, warn := range s.Warnings {
-		fmt.Fprintf(w, "%s! %s\n", indent, warn)
+		fmt.Fprintf(w, "%s! %s\n", indent, WarningText(warn))
 	}
 	m := s.Manifest
 	if a := s.Arrivals; a != nil && a.Note != "" {

@@ -15,7 +15,17 @@ import (
 
 // JSON returns summary.json's content.
 func JSON(s *analyze.Summary) ([]byte, error) {
-	b, err := json.MarshalIndent(s, "", "  ")
+	// Each warning carries its words beside its code, for a reader of
+	// the JSON; the summary itself is left as analyze made it.
+	withText := *s
+	if len(s.Warnings) > 0 {
+		withText.Warnings = make([]analyze.Warning, len(s.Warnings))
+		for i, w := range s.Warnings {
+			w.Text = WarningText(w)
+			withText.Warnings[i] = w
+		}
+	}
+	b, err := json.MarshalIndent(&withText, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode summary: %w", err)
 	}

@@ -91,7 +91,7 @@ restart: `+restart)
 					}
 				}
 			}
-			var s struct{ Warnings []string }
+			var s struct{ Warnings []struct{ Text string } }
 			b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 			if err != nil {
 				t.Fatal(err)
@@ -101,7 +101,7 @@ restart: `+restart)
 			}
 			warned := false
 			for _, w := range s.Warnings {
-				warned = warned || strings.Contains(w, "the idle services of busy used")
+				warned = warned || strings.Contains(w.Text, "the idle services of busy used")
 			}
 			if warned != (restart == "once") {
 				t.Errorf("restart %s: warned of uneven neighbours %v; warnings %q", restart, warned, s.Warnings)

@@ -82,8 +82,10 @@ rounds: 4
 			Starts int `json:"starts"`
 		} `json:"manifest"`
 		StartNoisePct map[string]float64 `json:"start_noise_pct"`
-		Warnings      []string           `json:"warnings"`
-		Steps         []struct {
+		Warnings      []struct {
+			Text string `json:"text"`
+		} `json:"warnings"`
+		Steps []struct {
 			Variants []struct {
 				Name  string `json:"name"`
 				Costs []struct {
@@ -122,7 +124,7 @@ rounds: 4
 	}
 	said := false
 	for _, w := range sum.Warnings {
-		said = said || strings.Contains(w, "JVMs started 2 times")
+		said = said || strings.Contains(w.Text, "JVMs started 2 times")
 	}
 	if !said {
 		t.Errorf("warnings %q, want the JVMs' two starts said", sum.Warnings)

@@ -108,7 +108,9 @@ rounds: 2
 			Variant        string `json:"variant"`
 			Count, Settled int
 		} `json:"warmups"`
-		Warnings []string `json:"warnings"`
+		Warnings []struct {
+			Text string `json:"text"`
+		} `json:"warnings"`
 	}
 	if err := json.Unmarshal(b, &warmups); err != nil {
 		t.Fatal(err)
@@ -122,8 +124,8 @@ rounds: 2
 		}
 	}
 	for _, w := range warmups.Warnings {
-		if strings.Contains(w, "variant warm-up") {
-			t.Errorf("warning of a settled warm-up: %s", w)
+		if strings.Contains(w.Text, "variant warm-up") {
+			t.Errorf("warning of a settled warm-up: %s", w.Text)
 		}
 	}
 	if !strings.Contains(stdout, "variant warm-ups until the JIT settles (below 10 ms/s over 3 s, at most 50s)") {
