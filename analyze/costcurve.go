@@ -51,6 +51,10 @@ type CostCurve struct {
 	// request a second (for CPU in cores: CPU-seconds per request).
 	Fixed      *Bounds `json:"fixed,omitempty"`
 	PerRequest *Bounds `json:"per_request,omitempty"`
+	// PerThousand is PerRequest per 1,000 requests a second (Istio's
+	// form: "0.35 vCPU per 1,000 requests per second"); for CPU in cores
+	// it is also the milliseconds of CPU per request.
+	PerThousand *Bounds `json:"per_1000_rps,omitempty"`
 	// Fits says whether the steps lie on the line within their errors (at
 	// 1%); FitP is that test's p-value, on DF degrees of freedom (steps
 	// less two; 0: two steps, which any line fits).
@@ -85,7 +89,11 @@ func costCurve(s *Summary, v string, c Cost) (CostCurve, bool) {
 	cc := CostCurve{Variant: v, Cost: c, Label: info.Label, Unit: info.Unit, Summed: slices.Contains(curveCosts(), c)}
 	var steps []costmodel.Step
 	for _, st := range s.Steps {
-		if st.Users > 0 || st.Workload != "" || st.CPULimit > 0 {
+		// An idle step's memory is a service that has not served yet:
+		// an agent's buffers and caches fill with the first requests, a
+		// step no line through the loaded steps crosses. Its CPU is the
+		// fixed part itself.
+		if st.Users > 0 || st.Workload != "" || st.CPULimit > 0 || (st.Idle && c != CPUCores) {
 			continue
 		}
 		for _, vr := range st.Variants {
@@ -116,6 +124,7 @@ func costCurve(s *Summary, v string, c Cost) (CostCurve, bool) {
 	}
 	f, p := m.FixedInterval(), m.PerRequestInterval()
 	cc.Fixed, cc.PerRequest = &Bounds{f.Value, f.Low, f.High}, &Bounds{p.Value, p.Low, p.High}
+	cc.PerThousand = &Bounds{p.Value * 1000, p.Low * 1000, p.High * 1000}
 	cc.Fits, cc.FitP, cc.DF, cc.model = m.Fits(), m.FitP, m.DF, m
 	return cc, true
 }
@@ -184,7 +193,7 @@ func Bill(curves []CostCurve, load FleetLoad) ([]BillLine, error) {
 		case cc.Summed && !cc.Fits:
 			bl.Refused = fmt.Sprintf("the steps do not lie on a line (p = %.2g): read the steps themselves", cc.FitP)
 		case cc.Summed:
-			p, err := cc.model.Predict(costmodel.Load{Rates: load.Rates})
+			p, err := cc.line().Predict(costmodel.Load{Rates: load.Rates})
 			if err != nil {
 				bl.Refused = err.Error()
 			} else {
@@ -201,6 +210,20 @@ func Bill(curves []CostCurve, load FleetLoad) ([]BillLine, error) {
 		out = append(out, bl)
 	}
 	return out, nil
+}
+
+// line is the curve's fitted line, fitted again from its points when the
+// curve was read back from summary.json.
+func (cc CostCurve) line() *costmodel.Model {
+	if cc.model != nil {
+		return cc.model
+	}
+	var steps []costmodel.Step
+	for _, p := range cc.Points {
+		steps = append(steps, costmodel.Step{Rate: p.Rate, Added: p.Added, SE: (p.High - p.Low) / (2 * normal95)})
+	}
+	m, _ := costmodel.Fit(steps) // it fitted when the curve was made
+	return m
 }
 
 // between reads a latency's added value at the instances' rate, linearly
@@ -231,14 +254,42 @@ func (cc CostCurve) between(rates []float64) (Bounds, error) {
 	return Bounds{}, errors.New("no step")
 }
 
-// PerThousand is a summed cost's part per request expressed per 1,000
-// requests a second (Istio's form: "0.35 vCPU per 1,000 requests per
-// second"), with its interval; nil for a latency.
-func (cc CostCurve) PerThousand() *Bounds {
-	if cc.PerRequest == nil {
-		return nil
-	}
-	p := cc.PerRequest
-	return &Bounds{p.Value * 1000, p.Low * 1000, p.High * 1000}
+// Price is what a variant's added cores and memory (RSS) cost an hour at
+// a fleet's load, with the prediction intervals' bounds.
+type Price struct {
+	Variant string `json:"variant"`
+	// Priced are the costs priced (those with a figure).
+	Priced  []Cost `json:"priced"`
+	PerHour Bounds `json:"per_hour"`
+	// PerMonth is PerHour over a 30-day month.
+	PerMonth Bounds `json:"per_month"`
 }
 
+// Prices prices each variant's added cores and RSS in lines at
+// perCoreHour a core and perGiBHour a GiB, each an hour; a variant none
+// of whose priced costs has a figure has none.
+func Prices(lines []BillLine, perCoreHour, perGiBHour float64) []Price {
+	var out []Price
+	for _, l := range lines {
+		var unit float64
+		switch l.Cost {
+		case CPUCores:
+			unit = perCoreHour
+		case RSS:
+			unit = perGiBHour / 1024 // RSS is in MiB
+		}
+		if unit == 0 || l.Refused != "" {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].Variant != l.Variant {
+			out = append(out, Price{Variant: l.Variant})
+		}
+		p := &out[len(out)-1]
+		p.Priced = append(p.Priced, l.Cost)
+		p.PerHour.Value += l.Added.Value * unit
+		p.PerHour.Low += l.Added.Low * unit
+		p.PerHour.High += l.Added.High * unit
+		p.PerMonth = Bounds{p.PerHour.Value * 24 * 30, p.PerHour.Low * 24 * 30, p.PerHour.High * 24 * 30}
+	}
+	return out
+}

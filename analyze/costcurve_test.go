@@ -39,7 +39,7 @@ func TestCostCurveAndBill(t *testing.T) {
 	if cpu.Cost != CPUCores || !cpu.Fits || cpu.Fixed.Low > 0.011 || cpu.Fixed.High < 0.011 || cpu.PerRequest.Low > 0.29e-3 || cpu.PerRequest.High < 0.29e-3 {
 		t.Fatalf("CPU curve %+v fixed %+v per request %+v", cpu, cpu.Fixed, cpu.PerRequest)
 	}
-	if k := cpu.PerThousand(); k.Low > 0.29 || k.High < 0.29 {
+	if k := cpu.PerThousand; k.Low > 0.29 || k.High < 0.29 {
 		t.Errorf("per 1,000 req/s: %+v, want 0.29 cores", k)
 	}
 	forty := make([]float64, 40)
@@ -55,6 +55,10 @@ func TestCostCurveAndBill(t *testing.T) {
 	}
 	if b := bill[1].Added; bill[1].Refused != "" || abs(b.Value-p99(300)) > 1e-9 {
 		t.Errorf("p99 at 300 req/s: %+v (%s), want %.3f ms read between the steps", b, bill[1].Refused, p99(300))
+	}
+	prices := Prices(bill, 0.04, 0)
+	if len(prices) != 1 || abs(prices[0].PerHour.Value-bill[0].Added.Value*0.04) > 1e-12 || abs(prices[0].PerMonth.Value-prices[0].PerHour.Value*720) > 1e-9 {
+		t.Errorf("prices %+v", prices)
 	}
 	bill, _ = Bill(curves, FleetLoad{Rates: []float64{1200}})
 	for _, b := range bill {

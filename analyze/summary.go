@@ -75,6 +75,10 @@ type Summary struct {
 	// run to run, which for a latency is often larger (the report says
 	// so).
 	LatencyWithinRun bool `json:"latency_within_run,omitempty"`
+	// CostCurves are what each variant adds across the run's open-model
+	// load steps, when there are two rates or more: for CPU and memory a
+	// fixed part plus a part per request, for latencies the steps.
+	CostCurves []CostCurve `json:"cost_curves,omitempty"`
 	// Profiles say, for each variant at each load step whose services
 	// were profiled, where its added CPU per request goes (AddProfiles).
 	Profiles []ProfileDiff `json:"profiles,omitempty"`
@@ -609,6 +613,7 @@ func (z *summarizer) finish() (*Summary, error) {
 		}
 	}
 	s.Headlines = headlines(s)
+	s.CostCurves = CostCurves(s)
 	s.Arrivals = arrivalsOf(m, z.summarized, s.Trials)
 	s.Invalid = append(invalidRun(m, z.trials, s, z.opt.IncludeInterrupted), unanswered(m, s)...)
 	s.Partial = partialRun(m, z.trials, z.opt.Unreadable)

@@ -54,8 +54,9 @@ R1,R2,… (one instance at each, times --instances).`,
 				return &exitError{ExitUsage, fmt.Errorf("%s: %w", args[0], analyze.ErrNoCurve)}
 			}
 			type bill struct {
-				Load  analyze.FleetLoad  `json:"load"`
-				Lines []analyze.BillLine `json:"lines"`
+				Load   analyze.FleetLoad  `json:"load"`
+				Lines  []analyze.BillLine `json:"lines"`
+				Prices []analyze.Price    `json:"prices,omitempty"`
 			}
 			var bills []bill
 			for _, l := range loads {
@@ -63,7 +64,7 @@ R1,R2,… (one instance at each, times --instances).`,
 				if err != nil {
 					return &exitError{ExitFailure, err}
 				}
-				bills = append(bills, bill{l, lines})
+				bills = append(bills, bill{l, lines, analyze.Prices(lines, perCoreHour, perGiBHour)})
 			}
 			out := cmd.OutOrStdout()
 			if asJSON {
@@ -79,7 +80,7 @@ R1,R2,… (one instance at each, times --instances).`,
 			}
 			for _, b := range bills {
 				fmt.Fprintln(out)
-				if err := report.BillText(out, b.Load, b.Lines, perCoreHour, perGiBHour); err != nil {
+				if err := report.BillText(out, b.Load, b.Lines, b.Prices); err != nil {
 					return err
 				}
 			}

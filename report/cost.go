@@ -22,7 +22,7 @@ func CostCurvesText(w io.Writer, curves []analyze.CostCurve) error {
 		switch {
 		case cc.Summed && cc.Fits:
 			fmt.Fprintf(w, "    %s, %s: %s %s whatever the load, plus %s %s per 1,000 req/s%s\n", cc.Variant, cc.Label,
-				boundsText(*cc.Fixed), cc.Unit, boundsText(*cc.PerThousand()), cc.Unit, perRequestNote(cc))
+				boundsText(*cc.Fixed), cc.Unit, boundsText(*cc.PerThousand), cc.Unit, perRequestNote(cc))
 		case cc.Summed:
 			fmt.Fprintf(w, "    %s, %s: the steps do not lie on a line (p = %.2g), as they are: %s\n", cc.Variant, cc.Label, cc.FitP, pointsText(cc))
 		default:
@@ -33,14 +33,13 @@ func CostCurvesText(w io.Writer, curves []analyze.CostCurve) error {
 }
 
 // perRequestNote gives CPU's part per request in milliseconds of CPU, the
-// form a per-request cost is read in elsewhere in the report.
+// form a per-request cost is read in elsewhere in the report: cores per
+// 1,000 requests a second are milliseconds of CPU per request.
 func perRequestNote(cc analyze.CostCurve) string {
-	if cc.Cost != analyze.CPUCores || cc.PerRequest == nil {
+	if cc.Cost != analyze.CPUCores || cc.PerThousand == nil {
 		return ""
 	}
-	p := *cc.PerRequest
-	ms := analyze.Bounds{Value: p.Value * 1000, Low: p.Low * 1000, High: p.High * 1000}
-	return fmt.Sprintf(" (%s ms of CPU per request)", boundsText(ms))
+	return fmt.Sprintf(" (%s ms of CPU per request)", boundsText(*cc.PerThousand))
 }
 
 // boundsText writes an estimate with its interval, signed.
@@ -59,19 +58,15 @@ func pointsText(cc analyze.CostCurve) string {
 
 // BillText writes the bill at a fleet's load: each variant's added cost
 // in total over the instances with its prediction interval, a latency at
-// the instances' rate, and, with prices, what the added cores and memory
-// cost an hour.
-func BillText(w io.Writer, load analyze.FleetLoad, lines []analyze.BillLine, perCoreHour, perGiBHour float64) error {
+// the instances' rate, and what the added cores and memory cost (prices,
+// when priced).
+func BillText(w io.Writer, load analyze.FleetLoad, lines []analyze.BillLine, prices []analyze.Price) error {
 	fmt.Fprintf(w, "at %s:\n", loadText(load))
 	variant := ""
-	var coresCost, memCost [3]float64
 	for _, l := range lines {
 		if l.Variant != variant {
-			if variant != "" {
-				priceLine(w, perCoreHour, perGiBHour, coresCost, memCost)
-			}
+			priceLine(w, prices, variant)
 			variant = l.Variant
-			coresCost, memCost = [3]float64{}, [3]float64{}
 			fmt.Fprintf(w, "  %s adds\n", variant)
 		}
 		what := "in total"
@@ -83,29 +78,23 @@ func BillText(w io.Writer, load analyze.FleetLoad, lines []analyze.BillLine, per
 			continue
 		}
 		fmt.Fprintf(w, "    %-22s %s %s %s\n", l.Label, boundsText(l.Added), l.Unit, what)
-		switch l.Cost {
-		case analyze.CPUCores:
-			coresCost = [3]float64{l.Added.Value, l.Added.Low, l.Added.High}
-		case analyze.RSS:
-			memCost = [3]float64{l.Added.Value / 1024, l.Added.Low / 1024, l.Added.High / 1024}
-		}
 	}
-	if variant != "" {
-		priceLine(w, perCoreHour, perGiBHour, coresCost, memCost)
-	}
+	priceLine(w, prices, variant)
 	return nil
 }
 
-// priceLine writes what the added cores and memory (RSS) cost an hour.
-func priceLine(w io.Writer, perCoreHour, perGiBHour float64, cores, gib [3]float64) {
-	if perCoreHour <= 0 && perGiBHour <= 0 {
-		return
+// priceLine writes what variant's added cores and memory cost.
+func priceLine(w io.Writer, prices []analyze.Price, variant string) {
+	for _, p := range prices {
+		if p.Variant == variant && variant != "" {
+			var of []string
+			for _, c := range p.Priced {
+				of = append(of, analyze.Info(c).Label)
+			}
+			fmt.Fprintf(w, "    %-22s %.4g [%.4g, %.4g] an hour, %.4g [%.4g, %.4g] a 30-day month (%s)\n", "price",
+				p.PerHour.Value, p.PerHour.Low, p.PerHour.High, p.PerMonth.Value, p.PerMonth.Low, p.PerMonth.High, strings.Join(of, " and "))
+		}
 	}
-	var v [3]float64
-	for i := range v {
-		v[i] = cores[i]*perCoreHour + gib[i]*perGiBHour
-	}
-	fmt.Fprintf(w, "    %-22s %.4g [%.4g, %.4g] an hour (%.4g a 30-day month)\n", "price", v[0], v[1], v[2], v[0]*24*30)
 }
 
 // loadText says what the load is.

@@ -144,6 +144,13 @@ func Text(w io.Writer, s *analyze.Summary) error {
 			fmt.Fprintf(ew, "  %s\n", h)
 		}
 	}
+	if len(s.CostCurves) > 0 {
+		fmt.Fprintln(ew)
+		if err := CostCurvesText(ew, s.CostCurves); err != nil {
+			return err
+		}
+		fmt.Fprintln(ew, "  toll cost DIR --rate R --instances N gives the added cores, memory and latency at your load.")
+	}
 	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios [95%% interval]; ~ means the interval contains 0.\n", s.Baseline)
 	if s.Manifest.Precision != nil {
 		fmt.Fprintf(ew, "  = means the whole CI lies within the precision target: no change beyond it.\n")
