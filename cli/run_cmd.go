@@ -65,6 +65,10 @@ type runFlags struct {
 	// (--label).
 	history string
 	labels  []string
+	// curve runs the load steps of a cost curve (--curve) up to upTo
+	// requests a second (--up-to; default the scenario's top rate).
+	curve bool
+	upTo  float64
 }
 
 // newRunCmd returns `toll run`; stopNow is closed on a second interrupt,
@@ -147,6 +151,9 @@ appended to it as Markdown.
 				}
 				f.short.Vars = vars
 			}
+			if err := f.curveRates(file); err != nil {
+				return err
+			}
 			if _, err := parseLabels(f.labels); err != nil {
 				return &exitError{ExitUsage, err}
 			}
@@ -176,6 +183,8 @@ appended to it as Markdown.
 	fl.DurationVar(&budget, "budget", 0, "the longest a run in precision mode may take (default: the scenario's precision.budget, or 10m)")
 	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts (with --kubernetes, default $"+envSequential+")")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
+	fl.BoolVar(&f.curve, "curve", false, "run the load steps of a cost curve in place of the scenario's rates: idle, then five rates evenly up to --up-to; the report gives each variant's fixed part and part per request, and toll cost the bill at your load")
+	fl.Float64Var(&f.upTo, "up-to", 0, "with --curve: the top rate in requests a second (default: the scenario's highest rate)")
 	fl.StringArrayVar(&f.vars, "set", nil, "fill in the scenario's placeholder ${KEY} with VALUE, KEY=VALUE (repeatable): one file for every version of an agent")
 	fl.StringVar(&f.history, "history", "", "also record the run in this history, a SQLite file or a postgres:// URL (toll history; docs/history.md)")
 	fl.StringArrayVar(&f.labels, "label", nil, "with --history: a label of the run, KEY=VALUE (repeatable): the agent's version, the application's commit, the branch")
@@ -627,4 +636,34 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// curveRates sets the cost curve's load steps (--curve) from --up-to or
+// the scenario's highest rate.
+func (f *runFlags) curveRates(file string) error {
+	if !f.curve {
+		if f.upTo != 0 {
+			return &exitError{ExitUsage, errors.New("--up-to is the top rate of --curve: give --curve too")}
+		}
+		return nil
+	}
+	if f.resume != "" || f.findMax || f.startup {
+		return &exitError{ExitUsage, errors.New("--curve runs a cost curve's load steps: not with --resume, --find-max or --startup")}
+	}
+	top := f.upTo
+	if top == 0 {
+		s, err := scenario.ReadWith(file, scenario.Overrides{Vars: f.short.Vars})
+		if err != nil {
+			return &exitError{ExitUsage, err}
+		}
+		if top = s.Load.TopRate(); top == 0 {
+			return &exitError{ExitUsage, fmt.Errorf("%s: --curve steps the open model's rate, and the scenario has none above 0: give --up-to", file)}
+		}
+	}
+	rates, err := scenario.CurveRates(top)
+	if err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	f.short.Rates = rates
+	return nil
 }

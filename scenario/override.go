@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,6 +39,9 @@ type Overrides struct {
 	// precision settings.
 	Precision *float64
 	Budget    *time.Duration
+	// Rates replace the load's rate or rates with these open-model steps
+	// (toll run --curve: the steps of a cost curve).
+	Rates []float64
 	// Vars fill in the file's placeholders of the user's own (`toll run
 	// --set version=2.10.0` for each ${version}) before it is read: one
 	// scenario for every version of an agent.
@@ -46,7 +50,7 @@ type Overrides struct {
 
 // Empty reports whether o overrides nothing.
 func (o Overrides) Empty() bool {
-	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil && len(o.Vars) == 0
+	return o.Rounds == nil && o.Warmup == nil && o.Duration == nil && o.Restart == nil && o.Starts == nil && !o.Sequential && o.Precision == nil && o.Budget == nil && len(o.Vars) == 0 && len(o.Rates) == 0
 }
 
 // reservedVars are the placeholders toll fills in itself.
@@ -236,6 +240,22 @@ func (o Overrides) apply(data []byte) ([]byte, error) {
 			setScalar(load, "duration", o.Duration.String())
 		}
 	}
+	if len(o.Rates) > 0 {
+		load := child(top, "load")
+		if load == nil || load.Kind != yaml.MappingNode {
+			return nil, fmt.Errorf("--curve sets load.rates, and the scenario has no load")
+		}
+		if child(load, "users") != nil {
+			return nil, fmt.Errorf("--curve steps the open model's rate, and the scenario's load has users (the closed model)")
+		}
+		remove(load, "rate")
+		remove(load, "rates")
+		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}
+		for _, r := range o.Rates {
+			seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(r, 'f', -1, 64)})
+		}
+		load.Content = append(load.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "rates"}, seq)
+	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -294,7 +314,7 @@ func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
 		node  *yaml.Node
 		value string
 	}
-	if o.Sequential || o.Precision != nil || o.Budget != nil || (o.Rounds != nil && child(top, "precision") != nil) {
+	if o.Sequential || o.Precision != nil || o.Budget != nil || len(o.Rates) > 0 || (o.Rounds != nil && child(top, "precision") != nil) {
 		return nil, false // keys to remove or add: the document is written anew
 	}
 	var edits []edit
@@ -333,4 +353,33 @@ func (o Overrides) patch(data []byte, top *yaml.Node) ([]byte, bool) {
 		lines[n.Line-1] = slices.Concat(line[:at], []byte(e.value), line[at+len(n.Value):])
 	}
 	return bytes.Join(lines, nil), true
+}
+
+// CurveSteps is how many loaded steps a cost curve runs, besides an idle
+// one: five rates spread evenly up to the top pin a line down and leave
+// three degrees of freedom to check that it is one.
+const CurveSteps = 5
+
+// CurveRates are the load steps of a cost curve up to top requests a
+// second: idle (the fixed part's own reading), then CurveSteps rates
+// spread evenly from top/CurveSteps to top, rounded to whole requests.
+func CurveRates(top float64) ([]float64, error) {
+	if !(top >= CurveSteps) || top > MaxRate {
+		return nil, fmt.Errorf("--curve up to %g req/s: want %d to %g", top, CurveSteps, float64(MaxRate))
+	}
+	rates := []float64{0}
+	for i := 1; i <= CurveSteps; i++ {
+		rates = append(rates, math.Round(top*float64(i)/CurveSteps))
+	}
+	return rates, nil
+}
+
+// TopRate is the highest rate of s's open-model load (0 for the closed
+// model).
+func (l Load) TopRate() float64 {
+	var top float64
+	for _, st := range l.Steps() {
+		top = max(top, st.Rate)
+	}
+	return top
 }

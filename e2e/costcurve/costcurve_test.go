@@ -1,0 +1,138 @@
+// Package costcurve tests the cost model across load as a user runs it:
+// toll run --curve on a service with both parts of an agent's cost
+// injected exactly, then toll cost at a rate between the steps, checked
+// by a run at that rate.
+package costcurve
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tollperf/toll/cli"
+	"github.com/tollperf/toll/e2e/tolltest"
+)
+
+// scenario is one provider, measured, loaded directly; the variant burns
+// 20 ms of CPU a second in the background and 200 µs more a request.
+const scenario = `name: injected
+services:
+  - name: provider
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "2000"]
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    measure: true
+variants:
+  - name: baseline
+  - name: agent
+    services:
+      provider: {args: [--background-cpu, 20ms, --extra-cpu, 200us]}
+load:
+  target: "http://127.0.0.1:${port:provider}"
+  requests: [{path: /provider}]
+  rate: 200
+  warmup: 500ms
+  duration: 1500ms
+mode: sequential
+restart: once
+rounds: 3
+`
+
+// TestCurveRecoversInjectedParts runs the curve up to 200 req/s: the
+// fixed part (0.020 cores) and the part per request (0.2 ms of CPU) are
+// each within their intervals; then a run at 100 req/s, between the
+// steps, reads an added CPU within the prediction interval toll cost gave
+// for that rate, and a rate above the steps is refused.
+func TestCurveRecoversInjectedParts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs real services")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "injected.yaml")
+	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	curve := filepath.Join(dir, "curve")
+	code, stdout, stderr := tolltest.Run(t, "run", path, "--curve", "--out", curve, "-q")
+	if code != cli.ExitOK {
+		t.Fatalf("toll run --curve: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = tolltest.Run(t, "cost", curve, "--rate", "100", "--json")
+	if code != cli.ExitOK {
+		t.Fatalf("toll cost: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Curves []struct {
+			Cost       string
+			Fits       bool
+			Fixed      *struct{ Value, Low, High float64 }
+			PerRequest *struct{ Value, Low, High float64 } `json:"per_request"`
+			Points     []struct{ Rate float64 }
+		}
+		Bills []struct {
+			Lines []struct {
+				Cost  string
+				Added struct{ Value, Low, High float64 }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("toll cost --json: %v\n%s", err, stdout)
+	}
+	cpu := doc.Curves[0]
+	if cpu.Cost != "cpu_cores" || len(cpu.Points) != 6 || cpu.Fixed == nil || cpu.PerRequest == nil {
+		t.Fatalf("CPU curve %+v", cpu)
+	}
+	t.Logf("fixed %+v cores, per request %+v CPU-s, fits %v", *cpu.Fixed, *cpu.PerRequest, cpu.Fits)
+	if !cpu.Fits || cpu.Fixed.Low > 0.020 || cpu.Fixed.High < 0.020 || cpu.PerRequest.Low > 0.2e-3 || cpu.PerRequest.High < 0.2e-3 {
+		t.Errorf("fixed %+v cores (want 0.020), per request %+v CPU-s (want 0.0002), fits %v", *cpu.Fixed, *cpu.PerRequest, cpu.Fits)
+	}
+	pred := doc.Bills[0].Lines[0].Added
+	// A run at 100 req/s, between the steps: its added CPU falls within
+	// the prediction.
+	at100 := filepath.Join(dir, "at100.yaml")
+	if err := os.WriteFile(at100, []byte(strings.Replace(scenario, "rate: 200", "rate: 100", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "at100")
+	code, stdout, stderr = tolltest.Run(t, "run", at100, "--out", out, "-q")
+	if code != cli.ExitOK {
+		t.Fatalf("toll run at 100 req/s: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var sum struct {
+		Steps []struct {
+			Variants []struct {
+				Name  string
+				Costs []struct {
+					Cost  string
+					Delta *struct{ Abs float64 }
+				}
+			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	added := -1.0
+	for _, v := range sum.Steps[0].Variants {
+		for _, c := range v.Costs {
+			if v.Name == "agent" && c.Cost == "cpu_cores" && c.Delta != nil {
+				added = c.Delta.Abs
+			}
+		}
+	}
+	t.Logf("at 100 req/s: predicted %+v cores, measured %.4f", pred, added)
+	if added < pred.Low || added > pred.High {
+		t.Errorf("at 100 req/s the agent added %.4f cores, outside the prediction %+v", added, pred)
+	}
+	// A rate beyond the steps is refused, with the range.
+	code, stdout, _ = tolltest.Run(t, "cost", curve, "--rate", "400")
+	if code != cli.ExitOK || !strings.Contains(stdout, "outside the rates measured (0 to 200 req/s)") {
+		t.Errorf("toll cost at 400 req/s: exit %d\n%s", code, stdout)
+	}
+}
