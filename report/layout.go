@@ -67,6 +67,15 @@ func LayoutMarkdown(w io.Writer, s *analyze.Summary, name string) error {
 		writeMarkdownTable(ew, t)
 	}
 	fmt.Fprintf(ew, "\nEach change is the geometric mean of the per-round ratios with its 95%% confidence interval as [low, high] (or the mean of the per-round differences ± the half-width of its interval); ~ means the interval holds 0.\n")
+	if len(s.CostCurves) > 0 {
+		// A layout that spans several loads gains the model beside its
+		// tables: what the steps say of the loads between them.
+		fmt.Fprintf(ew, "\n### Across load\n\n```\n")
+		if err := CostCurvesText(ew, s.CostCurves); err != nil {
+			return err
+		}
+		fmt.Fprintf(ew, "```\n")
+	}
 	for _, n := range v.Notes {
 		fmt.Fprintf(ew, "\n%s\n", escape(n))
 	}
