@@ -144,21 +144,8 @@ appended to it as Markdown.
 			if fl.Changed("budget") {
 				f.short.Budget = &budget
 			}
-			if len(f.vars) > 0 {
-				vars, err := parseLabels(f.vars)
-				if err != nil {
-					return &exitError{ExitUsage, fmt.Errorf("--set: %w", err)}
-				}
-				f.short.Vars = vars
-			}
-			if err := f.curveRates(file); err != nil {
+			if err := f.ownSettings(file); err != nil {
 				return err
-			}
-			if _, err := parseLabels(f.labels); err != nil {
-				return &exitError{ExitUsage, err}
-			}
-			if len(f.labels) > 0 && f.history == "" {
-				return &exitError{ExitUsage, errors.New("--label labels the run in a history: give --history too")}
 			}
 			if f.kube.on {
 				seq, err := kubeSequential(fl, f.short.Sequential)
@@ -183,11 +170,7 @@ appended to it as Markdown.
 	fl.DurationVar(&budget, "budget", 0, "the longest a run in precision mode may take (default: the scenario's precision.budget, or 10m)")
 	fl.BoolVar(&f.short.Sequential, "sequential", false, "run a duet scenario one variant under load at a time instead (mode: sequential): a duet's result checked without its shortcuts (with --kubernetes, default $"+envSequential+")")
 	fl.StringVar(&f.out, "out", "", "results directory to create (default results/<scenario>-<UTC time>)")
-	fl.BoolVar(&f.curve, "curve", false, "run the load steps of a cost curve in place of the scenario's rates: idle, then five rates evenly up to --up-to; the report gives each variant's fixed part and part per request, and toll cost the bill at your load")
-	fl.Float64Var(&f.upTo, "up-to", 0, "with --curve: the top rate in requests a second (default: the scenario's highest rate)")
-	fl.StringArrayVar(&f.vars, "set", nil, "fill in the scenario's placeholder ${KEY} with VALUE, KEY=VALUE (repeatable): one file for every version of an agent")
-	fl.StringVar(&f.history, "history", "", "also record the run in this history, a SQLite file or a postgres:// URL (toll history; docs/history.md)")
-	fl.StringArrayVar(&f.labels, "label", nil, "with --history: a label of the run, KEY=VALUE (repeatable): the agent's version, the application's commit, the branch")
+	f.addOwnFlags(fl)
 	fl.Int64Var(&f.seed, "seed", 0, "seed of the random variant order (default: the scenario's, or drawn and recorded)")
 	fl.BoolVar(&f.aa, "aa", false, "A/A run: compare the baseline with a second copy of itself to show the noise floor")
 	fl.BoolVar(&f.control, "control", false, "add an A/A control (the scenario's control: true): a copy of the baseline run beside the variants, by which every variant's change is corrected")
@@ -636,6 +619,37 @@ func isTerminal(w io.Writer) bool {
 	}
 	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
 	return err == nil
+}
+
+// addOwnFlags adds the flags that shape a run beyond the file's short
+// version: a cost curve's steps, the file's own placeholders, a history.
+func (f *runFlags) addOwnFlags(fl *pflag.FlagSet) {
+	fl.BoolVar(&f.curve, "curve", false, "run the load steps of a cost curve in place of the scenario's rates: idle, then five rates evenly up to --up-to; the report gives each variant's fixed part and part per request, and toll cost the bill at your load")
+	fl.Float64Var(&f.upTo, "up-to", 0, "with --curve: the top rate in requests a second (default: the scenario's highest rate)")
+	fl.StringArrayVar(&f.vars, "set", nil, "fill in the scenario's placeholder ${KEY} with VALUE, KEY=VALUE (repeatable): one file for every version of an agent")
+	fl.StringVar(&f.history, "history", "", "also record the run in this history, a SQLite file or a postgres:// URL (toll history; docs/history.md)")
+	fl.StringArrayVar(&f.labels, "label", nil, "with --history: a label of the run, KEY=VALUE (repeatable): the agent's version, the application's commit, the branch")
+}
+
+// ownSettings reads the flags addOwnFlags added, before anything starts.
+func (f *runFlags) ownSettings(file string) error {
+	if len(f.vars) > 0 {
+		vars, err := parseLabels(f.vars)
+		if err != nil {
+			return &exitError{ExitUsage, fmt.Errorf("--set: %w", err)}
+		}
+		f.short.Vars = vars
+	}
+	if err := f.curveRates(file); err != nil {
+		return err
+	}
+	if _, err := parseLabels(f.labels); err != nil {
+		return &exitError{ExitUsage, err}
+	}
+	if len(f.labels) > 0 && f.history == "" {
+		return &exitError{ExitUsage, errors.New("--label labels the run in a history: give --history too")}
+	}
+	return nil
 }
 
 // curveRates sets the cost curve's load steps (--curve) from --up-to or
