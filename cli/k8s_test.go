@@ -390,7 +390,7 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["otel"] != "node-a" {
+	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || !slices.Equal(m.Layout.Kubernetes.Nodes["otel"], record.NodeSet{"node-a"}) {
 		t.Fatalf("manifest layout %+v", m.Layout)
 	}
 	// Every pod of the run, with the node it was scheduled on.
@@ -420,6 +420,9 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	}
 	ends := 0
 	for _, tr := range trials {
+		if tr.Node != "node-a" {
+			t.Errorf("trial %d: node %q, want its services' node-a", tr.Index, tr.Node)
+		}
 		if tr.TelemetryEnd != nil {
 			ends++
 			if tr.Variant == "otel" && (tr.TelemetryEnd.Spans <= tr.Telemetry[len(tr.Telemetry)-1].Spans || tr.TelemetryEnd.T <= tr.Telemetry[len(tr.Telemetry)-1].T) {
