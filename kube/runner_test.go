@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -91,7 +92,8 @@ func TestUnscheduled(t *testing.T) {
 // TestStartsOnTwoNodes starts a variant twice, the scheduler putting its
 // first pod on one node and its second on another, and checks that the
 // manifest's nodes of the variant are both, each once, that a note says
-// its services ran on two nodes.
+// its services ran on two nodes, and that each start's time from launch
+// to ready is the probe's, or none when the probe printed no start.
 func TestStartsOnTwoNodes(t *testing.T) {
 	s, err := scenario.ReadWith("../examples/quickstart.yaml", scenario.Overrides{Sequential: true})
 	if err != nil {
@@ -131,12 +133,13 @@ func TestStartsOnTwoNodes(t *testing.T) {
 		logs[r.b.PodName("otel", i+1)+"/"+ProbeContainer] = b.String()
 	}
 	tests := []struct {
-		node  string
-		nodes record.NodeSet
+		node     string
+		startupS float64 // the consumer's; 0: not timed
+		nodes    record.NodeSet
 	}{
-		{"node-a", record.NodeSet{"node-a"}},
-		{"node-b", record.NodeSet{"node-a", "node-b"}},
-		{"node-a", record.NodeSet{"node-a", "node-b"}},
+		{"node-a", 0.12, record.NodeSet{"node-a"}},
+		{"node-b", 0.08, record.NodeSet{"node-a", "node-b"}},
+		{"node-a", 0, record.NodeSet{"node-a", "node-b"}},
 	}
 	for i, tt := range tests {
 		if err := r.Start(context.Background(), "otel", 0); err != nil {
@@ -145,6 +148,9 @@ func TestStartsOnTwoNodes(t *testing.T) {
 		if r.nodes["otel"] != tt.node {
 			t.Errorf("start %d: node %q, want %q", i+1, r.nodes["otel"], tt.node)
 		}
+		if got, ok := r.startup["otel"]["consumer"]; ok != (tt.startupS > 0) || math.Abs(got-tt.startupS) > 1e-9 {
+			t.Errorf("start %d: consumer's start-up %gs (timed %v), want %gs", i+1, got, ok, tt.startupS)
+		}
 		if got := m.Layout.Kubernetes.Nodes["otel"]; !slices.Equal(got, tt.nodes) {
 			t.Errorf("start %d: manifest nodes of otel %v, want %v", i+1, got, tt.nodes)
 		}
@@ -152,13 +158,16 @@ func TestStartsOnTwoNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var moved int
+	var moved, untimed int
 	for _, n := range m.Notes {
 		if strings.Contains(n, "variant otel's services ran on 2 nodes (node-a, node-b)") {
 			moved++
 		}
+		if strings.Contains(n, "variant otel, start 3: no start-up recorded") {
+			untimed++
+		}
 	}
-	if moved != 1 {
-		t.Errorf("manifest notes %q: want one saying otel ran on two nodes", m.Notes)
+	if moved != 1 || untimed != 1 {
+		t.Errorf("manifest notes %q: want one saying otel ran on two nodes, one that start 3 was not timed", m.Notes)
 	}
 }
