@@ -2,8 +2,10 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/e2e/kubetest"
 	"github.com/tollperf/toll/e2e/tolltest"
@@ -35,7 +38,13 @@ func runArgs(kubeconfig, out string, rounds int, scenarioPath string) []string {
 // TestQuickstartOnCluster runs the quickstart, one variant at a time, on
 // the cluster: the results directory holds every trial with its load and
 // the consumer's samples, toll report reads it, the manifest says where
-// the variants ran, and the run leaves no object behind.
+// the variants ran, and the run leaves no object behind. Each trial's
+// progress line gives the CPU its table row does (the analysis window's,
+// not the probe's whole span around the load), each trial names its
+// node, and each variant's first trial holds its start, timed by the
+// probe.
+//
+// The scenario's trims are 0, so the analysis window is the measured one.
 func TestQuickstartOnCluster(t *testing.T) {
 	kubeconfig, c := kubetest.Cluster(t)
 	kubetest.Empty(t, c)
@@ -48,9 +57,30 @@ func TestQuickstartOnCluster(t *testing.T) {
 	if len(trials) != 4 { // 2 rounds × 2 variants
 		t.Fatalf("%d trials, want 4", len(trials))
 	}
+	m := kubetest.ReadManifest(t, out)
+	progress := map[int]string{}
+	for _, mm := range progressCPU.FindAllStringSubmatch(stdout+stderr, -1) {
+		progress[atoi(t, mm[1])] = mm[2]
+	}
 	for _, tr := range trials {
 		if tr.Interrupted || tr.Load.OK == 0 {
 			t.Errorf("trial %d (%s): interrupted %v (%s), %d OK requests", tr.Index, tr.Variant, tr.Interrupted, tr.Error, tr.Load.OK)
+		}
+		tc, err := analyze.SummarizeTrial(tr, analyze.Trim{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%.3f", tc.Costs[analyze.CPUCores]); progress[tr.Index] != want {
+			t.Errorf("trial %d (%s): progress line CPU %q cores, its analysis %s", tr.Index, tr.Variant, progress[tr.Index], want)
+		}
+		if tr.Node == "" || !slices.Contains(m.Layout.Kubernetes.Nodes[tr.Variant], tr.Node) {
+			t.Errorf("trial %d (%s): node %q, not among the manifest's %v", tr.Index, tr.Variant, tr.Node, m.Layout.Kubernetes.Nodes)
+		}
+		for _, sr := range tr.Services {
+			// restart: once: the first round's trials hold the start.
+			if first := tr.Round == 1; sr.Started != first || (first && (sr.StartupS <= 0 || sr.StartupS > 10)) {
+				t.Errorf("trial %d (%s, round %d), %s: started %v, start-up %gs; want a start timed in round 1 only", tr.Index, tr.Variant, tr.Round, sr.Name, sr.Started, sr.StartupS)
+			}
 		}
 		var consumer *record.ServiceSeries
 		for i := range tr.Samples {
@@ -65,7 +95,6 @@ func TestQuickstartOnCluster(t *testing.T) {
 			t.Errorf("trial %d (otel): no telemetry sample from its sink", tr.Index)
 		}
 	}
-	m := kubetest.ReadManifest(t, out)
 	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || len(m.Layout.Kubernetes.Nodes["baseline"]) == 0 || len(m.Layout.Kubernetes.Nodes["otel"]) == 0 {
 		t.Errorf("manifest layout %+v: want the node of each variant", m.Layout)
 	}
@@ -73,9 +102,27 @@ func TestQuickstartOnCluster(t *testing.T) {
 	if code != 0 || !strings.Contains(report, "otel") {
 		t.Errorf("toll report: exit %d\n%s\n%s", code, report, stderr)
 	}
+	sum := tolltest.ReadSummary(t, out)
+	for _, v := range []string{"baseline", "otel"} {
+		if ms := sum.Value(t, v, "startup_ms"); ms <= 0 {
+			t.Errorf("%s: startup_ms %g, want the probe's time from launch to ready", v, ms)
+		}
+	}
 	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after the run: %v", left)
 	}
+}
+
+// progressCPU matches a trial's progress line: its index and its CPU.
+var progressCPU = regexp.MustCompile(`\[(\d+)/\d+\] round \d+ .*  CPU ([0-9.]+) cores`)
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestGCAfterKilledRun kills toll's CLI during a run on the cluster
