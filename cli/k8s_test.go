@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -268,6 +270,10 @@ func (f *fakeCluster) runLoad(ctx context.Context, argv []string) []byte {
 	return out.Bytes()
 }
 
+// servicePod matches the name of a pod of a variant's services (its start's
+// number last: -s1).
+var servicePod = regexp.MustCompile(`-s[0-9]+$`)
+
 // Read answers pod logs as the pod's containers would have printed them.
 func (f *fakeCluster) Read(_ context.Context, ns, pod, container string, since time.Time) ([]byte, error) {
 	f.mu.Lock()
@@ -286,6 +292,13 @@ func (f *fakeCluster) Read(_ context.Context, ns, pod, container string, since t
 	case kube.LoadContainer:
 		return f.loadOut[pod], nil
 	case kube.ProbeContainer:
+		// A service pod's probe times its services' start first: each
+		// launched at the pod's start, ready 30 ms later.
+		if ready := start.Add(30 * time.Millisecond); servicePod.MatchString(pod) && !ready.Before(since) {
+			for _, svc := range []string{"provider", "consumer"} {
+				enc.Encode(kube.StartLine{Time: ready, Start: kube.ServiceStart{Service: svc, Launched: start, PortOpen: ready, Ready: ready}})
+			}
+		}
 		for at := start; at.Before(time.Now()); at = at.Add(100 * time.Millisecond) {
 			if at.Before(since) {
 				continue
@@ -390,7 +403,7 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["otel"] != "node-a" {
+	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || !slices.Equal(m.Layout.Kubernetes.Nodes["otel"], record.NodeSet{"node-a"}) {
 		t.Fatalf("manifest layout %+v", m.Layout)
 	}
 	// Every pod of the run, with the node it was scheduled on.
@@ -420,6 +433,17 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	}
 	ends := 0
 	for _, tr := range trials {
+		// restart: once: each variant's first trial holds its start, timed
+		// by the probe from launch to ready, and no later one does.
+		first := tr.Round == 1
+		for _, sr := range tr.Services {
+			if sr.Started != first || (first && math.Abs(sr.StartupS-0.03) > 1e-6) || (!first && sr.StartupS != 0) {
+				t.Errorf("trial %d (%s, round %d), service %s: started %v, start-up %gs; want the probe's 0.03s in round 1 only", tr.Index, tr.Variant, tr.Round, sr.Name, sr.Started, sr.StartupS)
+			}
+		}
+		if tr.Node != "node-a" {
+			t.Errorf("trial %d: node %q, want its services' node-a", tr.Index, tr.Node)
+		}
 		if tr.TelemetryEnd != nil {
 			ends++
 			if tr.Variant == "otel" && (tr.TelemetryEnd.Spans <= tr.Telemetry[len(tr.Telemetry)-1].Spans || tr.TelemetryEnd.T <= tr.Telemetry[len(tr.Telemetry)-1].T) {
@@ -452,6 +476,9 @@ func TestKubernetesRunFakeCluster(t *testing.T) {
 	base, otel := sum.Value(t, "baseline", "cpu_cores"), sum.Value(t, "otel", "cpu_cores")
 	if otel < 1.5*base || base <= 0 {
 		t.Errorf("cpu_cores: baseline %.3f, otel %.3f; the probe says the measured consumer uses 0.1 and 0.2", base, otel)
+	}
+	if ms := sum.Value(t, "otel", "startup_ms"); math.Abs(ms-30) > 1e-6 {
+		t.Errorf("otel startup_ms %g, want the probe's 30 ms from launch to ready", ms)
 	}
 	if tput := sum.Value(t, "otel", "throughput_rps"); tput < 100 {
 		t.Errorf("otel throughput %.1f req/s; the load Job sent 200", tput)

@@ -213,7 +213,11 @@ func (b *Builder) podSpec() corev1.PodSpec {
 // container, which shares the pod's process namespace and samples every
 // service's processes (TOLL_SERVICE in their environment) each
 // scenario.sample. The pod is ready when every service's readiness check
-// passes, run by the probe container inside the pod's network.
+// passes, run by the probe container inside the pod's network. The probe
+// container comes first, so that it runs before the services start, and
+// times each service's start from inside the pod (probe --startup, a
+// StartLine per service with a readiness check): launch to ready, as a
+// local start is timed.
 func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 	v := b.variants[variant]
 	share := true
@@ -221,7 +225,11 @@ func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 	spec.ShareProcessNamespace = &share
 	spec.Affinity = b.affinity(variant)
 	var ready []string
+	var checks []StartCheck
 	for _, svc := range v.Services {
+		if svc.Ready.HTTP != "" || svc.Ready.TCP != "" {
+			checks = append(checks, StartCheck{Service: svc.Name, HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP})
+		}
 		c := corev1.Container{Name: objectName(svc.Name), Image: b.image(svc), Command: svc.Argv,
 			Resources: resources(svc.CPULimit, int64(svc.MemoryLimit)), ImagePullPolicy: b.pull()}
 		if svc.Image != "" {
@@ -254,39 +262,33 @@ func (b *Builder) Pod(variant string, start int) *corev1.Pod {
 		probe.ReadinessProbe = &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{
 			Command: append([]string{TollPath, "k8s", "ready"}, ready...)}}, PeriodSeconds: 1, FailureThreshold: 1, TimeoutSeconds: 5}
 	}
-	spec.Containers = append(spec.Containers, probe)
+	if len(checks) > 0 {
+		js, _ := json.Marshal(checks)
+		probe.Command = append(probe.Command, "--startup", escapeExpansion(string(js)))
+	}
+	spec.Containers = append([]corev1.Container{probe}, spec.Containers...)
 	meta := b.meta(b.PodName(variant, start), variant, ComponentServices)
 	meta.Labels[LabelStart] = strconv.Itoa(start)
 	return &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta, Spec: spec}
 }
 
 // StartupPod is the pod of trial t of a start-up experiment, the start-th
-// start of its variant: Pod, with the trial's CPU limit (t.CPULimit, when
-// above 0) on every service in place of its own, and toll's probe
-// container first, so that it runs before the services start, with each
-// service's readiness check (probe --startup): it times their starts
-// (StartLine) from inside the pod.
+// start of its variant: Pod (toll's probe first, timing each service's
+// start), with the trial's CPU limit (t.CPULimit, when above 0) on every
+// service in place of its own.
 func (b *Builder) StartupPod(t *plan.Trial, start int) *corev1.Pod {
 	p := b.Pod(t.Variant, start)
 	v := b.variants[t.Variant]
 	cs := p.Spec.Containers
-	var checks []StartCheck
 	for i, svc := range v.Services {
 		if t.CPULimit > 0 {
-			cs[i].Resources = resources(t.CPULimit, int64(svc.MemoryLimit))
-		}
-		if svc.Ready.HTTP != "" || svc.Ready.TCP != "" {
-			checks = append(checks, StartCheck{Service: svc.Name, HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP})
+			cs[i+1].Resources = resources(t.CPULimit, int64(svc.MemoryLimit))
 		}
 	}
-	probe := cs[len(cs)-1]
-	js, _ := json.Marshal(checks)
-	probe.Command = append(probe.Command, "--startup", escapeExpansion(string(js)))
 	// No CPU quota on the probe here: it checks every service every 25 ms
 	// and the kubelet runs its readiness command beside it, and a
 	// throttled probe would see a start late by up to a quota period.
-	probe.Resources = resources(0, 64<<20)
-	p.Spec.Containers = append([]corev1.Container{probe}, cs[:len(cs)-1]...)
+	cs[0].Resources = resources(0, 64<<20)
 	p.Labels[LabelTrial] = strconv.Itoa(t.Index)
 	return p
 }

@@ -78,6 +78,10 @@ type Runner struct {
 	starts map[string]int
 	pods   map[string]string // running variant -> its pod
 	fresh  map[string]bool   // no trial since the variant's pod started
+	nodes  map[string]string // running variant -> its pod's node
+	// startup holds, by running variant and service, the seconds from the
+	// service's launch to its readiness in the variant's current pod.
+	startup map[string]map[string]float64
 }
 
 var (
@@ -112,13 +116,14 @@ func (r *Runner) Setup(ctx context.Context, rr backend.Run) error {
 		return err
 	}
 	r.b, r.rr = b, rr
-	r.starts, r.pods, r.fresh = map[string]int{}, map[string]string{}, map[string]bool{}
+	r.starts, r.pods, r.fresh, r.nodes = map[string]int{}, map[string]string{}, map[string]bool{}, map[string]string{}
+	r.startup = map[string]map[string]float64{}
 	m := rr.Manifest
 	m.Layout.Place = "kubernetes"
 	m.Layout.Cgroup = "none"
 	m.Layout.CgroupNote = "in a cluster, toll's probe container reads each service's processes from /proc inside its pod"
 	m.Layout.Kubernetes = &record.KubernetesLayout{Namespace: b.Namespace(), Placement: b.k.Placement, LoadPlacement: b.LoadPlacement(),
-		Label: LabelRun + "=" + b.run, Nodes: map[string]string{}}
+		Label: LabelRun + "=" + b.run, Nodes: map[string]record.NodeSet{}}
 	for _, v := range rr.Scenario.Variants {
 		if _, err := r.Client.CoreV1().Pods(b.Namespace()).Create(ctx, b.SinkPod(v.Name), metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("variant %s: create its sink: %w", v.Name, err)
@@ -170,11 +175,51 @@ func (r *Runner) Start(ctx context.Context, variant string, cpuLimit float64) er
 		}
 		return fmt.Errorf("variant %s: %w", variant, err)
 	}
-	if p.Spec.NodeName != "" {
-		r.rr.Manifest.Layout.Kubernetes.Nodes[variant] = p.Spec.NodeName
-	}
+	r.ranOn(variant, p.Spec.NodeName)
 	r.placed(p, ComponentServices, variant, 0)
+	r.startup[variant] = nil
+	starts, err := r.startLines(ctx, pod.Name, r.b.variants[variant].Services)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		// The services serve: the run goes on, without their start-up.
+		r.rr.Manifest.Notes = append(r.rr.Manifest.Notes, fmt.Sprintf("variant %s, start %d: no start-up recorded: %v", variant, r.starts[variant], err))
+		return nil
+	}
+	r.startup[variant] = map[string]float64{}
+	for name, st := range starts {
+		if !st.Launched.IsZero() && !st.Ready.Before(st.Launched) {
+			r.startup[variant][name] = st.Ready.Sub(st.Launched).Seconds()
+		}
+	}
 	return nil
+}
+
+// ranOn records that the variant's services (its current pod) run on
+// node: the trials that follow name it, the manifest's set of the
+// variant's nodes holds it, and once a variant has run on more than one
+// node a note of the manifest says so, since its trials then compare
+// across nodes.
+func (r *Runner) ranOn(variant, node string) {
+	r.nodes[variant] = node
+	k := r.rr.Manifest.Layout.Kubernetes
+	set := k.Nodes[variant]
+	if !set.Add(node) {
+		return
+	}
+	k.Nodes[variant] = set
+	if len(set) < 2 {
+		return
+	}
+	prefix := fmt.Sprintf("variant %s's services ran on ", variant)
+	note := prefix + fmt.Sprintf("%d nodes (%s): the scheduler put its starts on different nodes, and each trial's file names its node", len(set), strings.Join(set, ", "))
+	m := r.rr.Manifest
+	if i := slices.IndexFunc(m.Notes, func(n string) bool { return strings.HasPrefix(n, prefix) }); i >= 0 {
+		m.Notes[i] = note
+		return
+	}
+	m.Notes = append(m.Notes, note)
 }
 
 // placed records in the manifest the node pod p of the run was scheduled
@@ -274,7 +319,7 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 	tr := &record.Trial{Index: t.Index, Round: t.Round, Launch: t.Launch, Step: t.Step, Variant: t.Variant, Order: t.Order, Pair: t.Pair,
 		TargetRate: t.Rate, TargetUsers: t.Users, PlannedS: s.Load.Duration.D().Seconds(),
 		Start: ll.Start, MeasureStart: ll.MeasureStart, MeasureEnd: ll.MeasureEnd, Exports: v.Exports,
-		Target: r.b.Target(t.Variant), Load: ll.Load, Intervals: ll.Intervals}
+		Target: r.b.Target(t.Variant), Load: ll.Load, Intervals: ll.Intervals, Node: r.nodes[t.Variant]}
 	if fresh {
 		tr.VariantWarmupS = r.b.VariantWarmup().Seconds()
 	}
@@ -282,9 +327,16 @@ func (r *Runner) Trial(ctx context.Context, t *plan.Trial) (*record.Trial, *load
 		tr.MeasureEnd = tr.MeasureStart
 	}
 	for _, svc := range v.Services {
-		tr.Services = append(tr.Services, record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
-			Argv: svc.Argv, Image: r.b.image(svc), Container: pod + "/" + objectName(svc.Name), Started: r.fresh[t.Variant],
-			Log: "logs/" + r.logName(t.Variant, svc.Name)})
+		sr := record.ServiceRun{Name: svc.Name, Role: svc.Role, Measured: svc.Measure || svc.Role == "agent",
+			Argv: svc.Argv, Image: r.b.image(svc), Container: pod + "/" + objectName(svc.Name), Log: "logs/" + r.logName(t.Variant, svc.Name)}
+		if fresh {
+			// The start belongs to the first trial after it, with the time
+			// from launch to ready toll's probe saw; a start it could not
+			// time is not claimed (the manifest's notes say why).
+			s, ok := r.startup[t.Variant][svc.Name]
+			sr.Started, sr.StartupS = ok, s
+		}
+		tr.Services = append(tr.Services, sr)
 	}
 	r.fresh[t.Variant] = false
 	margin := s.Sample.D() + time.Second

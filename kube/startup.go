@@ -61,9 +61,8 @@ func (r *Runner) StartupTrial(ctx context.Context, t *plan.Trial) (*record.Trial
 	tr.MeasureStart, tr.MeasureEnd = tr.Start, time.Now()
 	if p != nil {
 		r.placed(p, ComponentServices, t.Variant, t.Index)
-		if p.Spec.NodeName != "" {
-			r.rr.Manifest.Layout.Kubernetes.Nodes[t.Variant] = p.Spec.NodeName
-		}
+		r.ranOn(t.Variant, p.Spec.NodeName)
+		tr.Node = p.Spec.NodeName
 	}
 	var starts map[string]ServiceStart
 	if err == nil {

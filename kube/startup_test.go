@@ -209,10 +209,13 @@ func TestStartupTrial(t *testing.T) {
 			if err != nil || len(pods.Items) != 0 {
 				t.Errorf("the start's pod is still there: %v %v", pods, err)
 			}
+			if tt.status.Phase == ready.Phase && tt.status.Conditions != nil && tr.Node != "node-a" {
+				t.Errorf("trial's node %q, want the start's node-a", tr.Node)
+			}
 			if !slices.Contains(m.Notes, StartupNote) {
 				t.Errorf("manifest notes %q", m.Notes)
 			}
-			if tt.status.Phase == ready.Phase && tt.status.Conditions != nil && m.Layout.Kubernetes.Nodes["baseline"] != "node-a" {
+			if tt.status.Phase == ready.Phase && tt.status.Conditions != nil && !slices.Equal(m.Layout.Kubernetes.Nodes["baseline"], record.NodeSet{"node-a"}) {
 				t.Errorf("manifest nodes %v, want the start's", m.Layout.Kubernetes.Nodes)
 			}
 		})

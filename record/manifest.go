@@ -1,6 +1,11 @@
 package record
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
 
 // Manifest describes a run: what toll ran, where, and how.
 type Manifest struct {
@@ -205,15 +210,48 @@ type KubernetesLayout struct {
 	// LoadPlacement is "prefer-other-node" (the load Jobs off the service
 	// pods' nodes where the cluster had room) or "other-node" (always).
 	LoadPlacement string `json:"load_placement,omitempty"`
-	// Nodes are the nodes the variants' pods ran on, by variant (the
-	// last pod's, when the variant was started more than once).
-	Nodes map[string]string `json:"nodes,omitempty"`
+	// Nodes are the nodes the variants' service pods ran on, by variant,
+	// each node once in the order first used: more than one when the
+	// variant was started more than once and the scheduler moved it (each
+	// trial's Node says which). Results written before this was a set
+	// name one node, the last pod's, which reads as a set of one.
+	Nodes map[string]NodeSet `json:"nodes,omitempty"`
 	// Pods are the run's pods and the node the scheduler put each on, in
 	// the order they were scheduled: each variant's sink, each start of a
 	// variant's services, each trial's load pods.
 	Pods []KubernetesPod `json:"pods,omitempty"`
 	// Label is the value of the toll.run label on every object of the run.
 	Label string `json:"label"`
+}
+
+// NodeSet is the nodes a variant's pods ran on, each once.
+type NodeSet []string
+
+// Add adds node to the set unless it holds it or node is "", and reports
+// whether it added it.
+func (n *NodeSet) Add(node string) bool {
+	if node == "" || slices.Contains(*n, node) {
+		return false
+	}
+	*n = append(*n, node)
+	return true
+}
+
+// UnmarshalJSON reads a list of nodes, or one node's name, as results
+// written before the set was a list have it.
+func (n *NodeSet) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*n = nil
+		n.Add(one)
+		return nil
+	}
+	var list []string
+	if err := json.Unmarshal(b, &list); err != nil {
+		return fmt.Errorf("nodes: want a node's name or a list of them: %w", err)
+	}
+	*n = list
+	return nil
 }
 
 // KubernetesPod is one pod of a run in a cluster and where it ran.

@@ -56,6 +56,9 @@ type Trial struct {
 	MeasureEnd   time.Time `json:"measure_end"`
 	// LoadCPUs is the CPU list toll itself (load generator, sinks) ran on.
 	LoadCPUs string `json:"load_cpus,omitempty"`
+	// Node is the Kubernetes node the variant's services ran on during
+	// the trial (a run in a cluster; "" on one machine).
+	Node string `json:"node,omitempty"`
 	// Target is the load's target as the variant's load was sent to it,
 	// with the scenario's placeholders (${port:NAME}) expanded.
 	Target string `json:"target,omitempty"`

@@ -41,10 +41,14 @@ func (r *runner) finished(tr *record.Trial, res *load.Result) {
 				line += fmt.Sprintf("  p99 %7.2f ms", float64(res.Latency.ValueAtQuantile(99))/1000)
 			}
 		}
+		// Over the analysis window too: the samples reach before the
+		// load starts and after it ends (a cluster's probe is read with a
+		// margin either side), when the services idle.
+		from, to := r.s.Trim.Start.D().Seconds(), tr.Window().Seconds()-r.s.Trim.End.D().Seconds()
 		var cpu float64
 		for _, ser := range tr.Samples {
-			if n := len(ser.Points); n > 1 && isMeasured(tr, ser.Service) {
-				cpu += (ser.Points[n-1].CPU - ser.Points[0].CPU) / (ser.Points[n-1].T - ser.Points[0].T)
+			if isMeasured(tr, ser.Service) && to > from {
+				cpu += cpuRise(ser.Points, from, to) / (to - from)
 			}
 		}
 		line += fmt.Sprintf("  CPU %.3f cores", cpu/tr.Share())
@@ -106,6 +110,29 @@ func (r *runner) status(pt *plan.Trial, sec load.Second, cpu, share float64) {
 // trialStep describes the step a load test's trial ran at.
 func trialStep(tr *record.Trial) scenario.Step {
 	return scenario.Step{Rate: tr.TargetRate, Users: tr.TargetUsers, Idle: tr.Idle, CPULimit: tr.CPULimit}
+}
+
+// cpuRise returns how many CPU-seconds the cumulative samples pts grew by
+// between from and to (seconds from the window's start), interpolated
+// linearly at both edges and clamped to the first and last sample, as the
+// analysis reads a counter over its window.
+func cpuRise(pts []record.Sample, from, to float64) float64 {
+	at := func(x float64) float64 {
+		if len(pts) == 0 {
+			return 0
+		}
+		if x <= pts[0].T {
+			return pts[0].CPU
+		}
+		for i := 1; i < len(pts); i++ {
+			if x <= pts[i].T {
+				f := (x - pts[i-1].T) / (pts[i].T - pts[i-1].T)
+				return pts[i-1].CPU + f*(pts[i].CPU-pts[i-1].CPU)
+			}
+		}
+		return pts[len(pts)-1].CPU
+	}
+	return at(to) - at(from)
 }
 
 func isMeasured(tr *record.Trial, name string) bool {

@@ -107,3 +107,44 @@ func TestPosition(t *testing.T) {
 		})
 	}
 }
+
+// TestProgressLineCPUOverTheWindow checks that a trial's progress line
+// gives its measured services' CPU over the analysis window, as the
+// table does, when its samples reach into the idle seconds before the
+// load starts and after it ends (a cluster's probe is read with a margin
+// either side of the load).
+func TestProgressLineCPUOverTheWindow(t *testing.T) {
+	start := time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		points []record.Sample
+		want   float64 // cores over the window
+	}{
+		{"idle before and after", []record.Sample{{T: -4, CPU: 1}, {T: -2, CPU: 1}, {T: 0, CPU: 1}, {T: 1, CPU: 1.5}, {T: 2, CPU: 2}, {T: 3, CPU: 2.5}, {T: 4, CPU: 3}, {T: 6, CPU: 3}}, 0.5},
+		{"samples off the edges", []record.Sample{{T: -1.5, CPU: 0}, {T: -0.5, CPU: 0}, {T: 0.5, CPU: 0.4}, {T: 3.5, CPU: 1.6}, {T: 4.5, CPU: 1.6}}, 0.35},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := &record.Trial{Index: 1, Round: 1, Variant: "otel", TargetRate: 50, MeasureStart: start, MeasureEnd: start.Add(4 * time.Second),
+				Services: []record.ServiceRun{{Name: "consumer", Measured: true}},
+				Samples:  []record.ServiceSeries{{Service: "consumer", Points: tt.points}}}
+			for i := range 4 {
+				tr.Intervals = append(tr.Intervals, record.Interval{T: float64(i), Scheduled: 50, Sent: 50, Completed: 50, OK: 50})
+			}
+			tr.Load.Completed = 200
+			var out strings.Builder
+			r := &runner{s: &scenario.Scenario{}, opt: Options{Progress: &out}, total: 2, planned: 2}
+			r.finished(tr, nil)
+			tc, err := analyze.SummarizeTrial(tr, analyze.Trim{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.Costs[analyze.CPUCores]; math.Abs(got-tt.want) > 1e-9 {
+				t.Fatalf("analysis: %g cores, want %g", got, tt.want)
+			}
+			if want := fmt.Sprintf("CPU %.3f cores", tt.want); !strings.Contains(out.String(), want) {
+				t.Errorf("progress line %q: want %q, the table's CPU over the measured window", out.String(), want)
+			}
+		})
+	}
+}

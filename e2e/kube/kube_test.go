@@ -2,8 +2,11 @@ package kube
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/tollperf/toll/analyze"
 	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/e2e/kubetest"
 	"github.com/tollperf/toll/e2e/tolltest"
@@ -34,7 +38,13 @@ func runArgs(kubeconfig, out string, rounds int, scenarioPath string) []string {
 // TestQuickstartOnCluster runs the quickstart, one variant at a time, on
 // the cluster: the results directory holds every trial with its load and
 // the consumer's samples, toll report reads it, the manifest says where
-// the variants ran, and the run leaves no object behind.
+// the variants ran, and the run leaves no object behind. Each trial's
+// progress line gives the CPU its table row does (the analysis window's,
+// not the probe's whole span around the load), each trial names its
+// node, and each variant's first trial holds its start, timed by the
+// probe.
+//
+// The scenario's trims are 0, so the analysis window is the measured one.
 func TestQuickstartOnCluster(t *testing.T) {
 	kubeconfig, c := kubetest.Cluster(t)
 	kubetest.Empty(t, c)
@@ -47,9 +57,30 @@ func TestQuickstartOnCluster(t *testing.T) {
 	if len(trials) != 4 { // 2 rounds × 2 variants
 		t.Fatalf("%d trials, want 4", len(trials))
 	}
+	m := kubetest.ReadManifest(t, out)
+	progress := map[int]string{}
+	for _, mm := range progressCPU.FindAllStringSubmatch(stdout+stderr, -1) {
+		progress[atoi(t, mm[1])] = mm[2]
+	}
 	for _, tr := range trials {
 		if tr.Interrupted || tr.Load.OK == 0 {
 			t.Errorf("trial %d (%s): interrupted %v (%s), %d OK requests", tr.Index, tr.Variant, tr.Interrupted, tr.Error, tr.Load.OK)
+		}
+		tc, err := analyze.SummarizeTrial(tr, analyze.Trim{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("%.3f", tc.Costs[analyze.CPUCores]); progress[tr.Index] != want {
+			t.Errorf("trial %d (%s): progress line CPU %q cores, its analysis %s", tr.Index, tr.Variant, progress[tr.Index], want)
+		}
+		if tr.Node == "" || !slices.Contains(m.Layout.Kubernetes.Nodes[tr.Variant], tr.Node) {
+			t.Errorf("trial %d (%s): node %q, not among the manifest's %v", tr.Index, tr.Variant, tr.Node, m.Layout.Kubernetes.Nodes)
+		}
+		for _, sr := range tr.Services {
+			// restart: once: the first round's trials hold the start.
+			if first := tr.Round == 1; sr.Started != first || (first && (sr.StartupS <= 0 || sr.StartupS > 10)) {
+				t.Errorf("trial %d (%s, round %d), %s: started %v, start-up %gs; want a start timed in round 1 only", tr.Index, tr.Variant, tr.Round, sr.Name, sr.Started, sr.StartupS)
+			}
 		}
 		var consumer *record.ServiceSeries
 		for i := range tr.Samples {
@@ -64,17 +95,34 @@ func TestQuickstartOnCluster(t *testing.T) {
 			t.Errorf("trial %d (otel): no telemetry sample from its sink", tr.Index)
 		}
 	}
-	m := kubetest.ReadManifest(t, out)
-	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || m.Layout.Kubernetes.Nodes["baseline"] == "" || m.Layout.Kubernetes.Nodes["otel"] == "" {
+	if m.Layout.Place != "kubernetes" || m.Layout.Kubernetes == nil || len(m.Layout.Kubernetes.Nodes["baseline"]) == 0 || len(m.Layout.Kubernetes.Nodes["otel"]) == 0 {
 		t.Errorf("manifest layout %+v: want the node of each variant", m.Layout)
 	}
 	code, report, stderr := tolltest.Run(t, "report", out)
 	if code != 0 || !strings.Contains(report, "otel") {
 		t.Errorf("toll report: exit %d\n%s\n%s", code, report, stderr)
 	}
+	sum := tolltest.ReadSummary(t, out)
+	for _, v := range []string{"baseline", "otel"} {
+		if ms := sum.Value(t, v, "startup_ms"); ms <= 0 {
+			t.Errorf("%s: startup_ms %g, want the probe's time from launch to ready", v, ms)
+		}
+	}
 	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
 		t.Errorf("left after the run: %v", left)
 	}
+}
+
+// progressCPU matches a trial's progress line: its index and its CPU.
+var progressCPU = regexp.MustCompile(`\[(\d+)/\d+\] round \d+ .*  CPU ([0-9.]+) cores`)
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // TestGCAfterKilledRun kills toll's CLI during a run on the cluster
@@ -206,11 +254,11 @@ func TestNodePerVariant(t *testing.T) {
 	twoNodes(t, c)
 	m := runPlaced(t, kubeconfig, c, "kubernetes:\n  placement: node-per-variant\n")
 	nodes := m.Layout.Kubernetes.Nodes
-	if nodes["baseline"] == "" || nodes["otel"] == "" || nodes["baseline"] == nodes["otel"] {
+	if len(nodes["baseline"]) != 1 || len(nodes["otel"]) != 1 || nodes["baseline"][0] == nodes["otel"][0] {
 		t.Errorf("variants' nodes %v: want baseline and otel each on a node of its own", nodes)
 	}
 	for _, p := range m.Layout.Kubernetes.Pods {
-		if p.Component == kube.ComponentServices && p.Node != nodes[p.Variant] {
+		if p.Component == kube.ComponentServices && !slices.Contains(nodes[p.Variant], p.Node) {
 			t.Errorf("service pod %s on %s, the manifest's nodes say %s", p.Name, p.Node, nodes[p.Variant])
 		}
 	}
