@@ -55,6 +55,10 @@ type CostCurve struct {
 	// form: "0.35 vCPU per 1,000 requests per second"); for CPU in cores
 	// it is also the milliseconds of CPU per request.
 	PerThousand *Bounds `json:"per_1000_rps,omitempty"`
+	// Line is the fitted line with its 95% confidence band at rates
+	// spread over the steps' range, for a chart; absent when it does not
+	// fit.
+	Line []CurvePoint `json:"line,omitempty"`
 	// Fits says whether the steps lie on the line within their errors (at
 	// 1%); FitP is that test's p-value, on DF degrees of freedom (steps
 	// less two; 0: two steps, which any line fits).
@@ -126,6 +130,14 @@ func costCurve(s *Summary, v string, c Cost) (CostCurve, bool) {
 	cc.Fixed, cc.PerRequest = &Bounds{f.Value, f.Low, f.High}, &Bounds{p.Value, p.Low, p.High}
 	cc.PerThousand = &Bounds{p.Value * 1000, p.Low * 1000, p.High * 1000}
 	cc.Fits, cc.FitP, cc.DF, cc.model = m.Fits(), m.FitP, m.DF, m
+	if cc.Fits {
+		const n = 20
+		for i := 0; i <= n; i++ {
+			r := m.MinRate + (m.MaxRate-m.MinRate)*float64(i)/n
+			at := m.At(r)
+			cc.Line = append(cc.Line, CurvePoint{Rate: r, Added: at.Value, Low: at.Low, High: at.High})
+		}
+	}
 	return cc, true
 }
 

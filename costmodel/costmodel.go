@@ -159,6 +159,14 @@ func (m *Model) medianSE() float64 {
 	return (ses[k/2-1] + ses[k/2]) / 2
 }
 
+// At is the line at rate with its 95% confidence interval: the line's
+// own error, without a new measurement's scatter (Predict has that).
+func (m *Model) At(rate float64) Interval {
+	v := m.Fixed + m.PerRequest*rate
+	se := math.Sqrt(max(0, m.FixedSE*m.FixedSE+rate*rate*m.PerRequestSE*m.PerRequestSE+2*rate*m.Cov))
+	return Interval{Value: v, Low: v - z95*se, High: v + z95*se}
+}
+
 // FixedInterval and PerRequestInterval are the line's two parts with
 // their 95% intervals.
 func (m *Model) FixedInterval() Interval {

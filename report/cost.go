@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"html/template"
 	"io"
 	"strings"
 
@@ -107,4 +108,43 @@ func loadText(l analyze.FleetLoad) string {
 		return fmt.Sprintf("%d instance(s) at %g req/s each (%g req/s in total)", len(l.Rates), l.Rates[0], l.Total())
 	}
 	return fmt.Sprintf("%d instances at %g req/s in total", len(l.Rates), l.Total())
+}
+
+// costCurveCharts draws, per summed cost, what each variant adds against
+// the load: every step with its interval, and the fitted line with its
+// confidence band where the steps lie on one.
+func costCurveCharts(s *analyze.Summary, colors map[string]string) []template.HTML {
+	var out []template.HTML
+	for _, cost := range []analyze.Cost{analyze.CPUCores, analyze.RSS} {
+		info := analyze.Info(cost)
+		c := lineChart{Title: "added " + info.Label + " against load: steps, and the fitted line (fixed part + part per request)",
+			XLabel: "target rate (req/s)", YLabel: "added " + info.Unit, Width: 560, ZeroLine: true}
+		used := map[string]bool{}
+		for _, cc := range s.CostCurves {
+			if cc.Cost != cost {
+				continue
+			}
+			steps := chartSeries{Color: colors[cc.Variant], Width: 0, Markers: true}
+			for _, p := range cc.Points {
+				steps.Points = append(steps.Points, [2]float64{p.Rate, p.Added})
+				steps.Band = append(steps.Band, [3]float64{p.Rate, p.Low, p.High})
+			}
+			c.Series = append(c.Series, steps)
+			if len(cc.Line) > 0 {
+				line := chartSeries{Color: colors[cc.Variant], Width: 2}
+				for _, p := range cc.Line {
+					line.Points = append(line.Points, [2]float64{p.Rate, p.Added})
+					line.Band = append(line.Band, [3]float64{p.Rate, p.Low, p.High})
+				}
+				c.Series = append(c.Series, line)
+			}
+			used[cc.Variant] = true
+		}
+		if len(c.Series) == 0 {
+			continue
+		}
+		c.Legend = variantLegend(s, used, colors)
+		out = append(out, c.svg())
+	}
+	return out
 }

@@ -94,7 +94,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		}
 	}
 	if len(s.Steps) > 1 {
-		d.Load = loadCharts(s, colors)
+		d.Load = append(loadCharts(s, colors), costCurveCharts(s, colors)...)
 	}
 	tables := Tables(s)
 	// The profile tables come last, three per difference: its flame graph
