@@ -9,6 +9,7 @@
 #   BUILD='bash fetch-otel-version.sh ${version}'  run before each version (in FILE's directory)
 #   SIZE=3%       the change toll bisect looks for
 #   BISECT=0      skip the bisect
+#   BISECT_FLAGS='--rounds 5'  toll bisect's own flags (default: precision mode, half the size)
 # Measure alone: nothing else may build, test or send load meanwhile.
 set -euo pipefail
 file=$1
@@ -37,6 +38,8 @@ if [ "${BISECT:-1}" = 1 ]; then
   echo "releases.sh: bisect at $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)"
   args=(bisect "$file" --versions-file "$versions" --size "${SIZE:-3%}" --out "$out/bisect" --history "$out/bisect.db")
   [ -n "${BUILD:-}" ] && args+=(--build "$BUILD")
+  # shellcheck disable=SC2206 # flags, split on purpose
+  [ -n "${BISECT_FLAGS:-}" ] && args+=(${BISECT_FLAGS})
   start=$(date +%s)
   "$toll" "${args[@]}" || true
   echo "bisect: $(( $(date +%s) - start )) s"
