@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -120,43 +119,48 @@ type Load struct {
 }
 
 // Predict is the added cost, in total over load's instances, with a
-// prediction interval: the line's own error at those rates, plus what a
-// measurement scatters about the line (the steps' median error, scaled as
-// the line's), taken as the same for every instance (what makes one run
-// read high, the machine, the build, makes its instances read high
-// together), so that a run at a load between the steps falls within it.
-// A rate outside the steps' range is refused.
+// prediction interval: the line's own error at those rates, plus what one
+// measurement scatters about the line there (the larger error of the two
+// steps around each rate, scaled as the line's), taken as the same for
+// every instance (what makes one run read high, the machine, the build,
+// makes its instances read high together), so that a run at a load
+// between the steps falls within it. A rate outside the steps' range is
+// refused.
 func (m *Model) Predict(l Load) (Interval, error) {
 	if len(l.Rates) == 0 {
 		return Interval{}, errors.New("no instance")
 	}
-	var n, sr float64
+	var n, sr, near float64
 	for _, r := range l.Rates {
 		if r < m.MinRate-1e-9 || r > m.MaxRate+1e-9 {
 			return Interval{}, fmt.Errorf("%g req/s: %w (%g to %g req/s): measure a step there", r, ErrOutside, m.MinRate, m.MaxRate)
 		}
 		n++
 		sr += r
+		near = max(near, m.stepSE(r))
 	}
 	v := n*m.Fixed + m.PerRequest*sr
 	line := n*n*m.FixedSE*m.FixedSE + sr*sr*m.PerRequestSE*m.PerRequestSE + 2*n*sr*m.Cov
-	scatter := n * m.Scale * m.medianSE()
+	scatter := n * m.Scale * near
 	se := math.Sqrt(max(0, line) + scatter*scatter)
 	return Interval{Value: v, Low: v - z95*se, High: v + z95*se}, nil
 }
 
-// medianSE is the steps' median standard error.
-func (m *Model) medianSE() float64 {
-	ses := make([]float64, len(m.Steps))
-	for i, s := range m.Steps {
-		ses[i] = s.SE
+// stepSE is the larger standard error of the steps nearest rate on either
+// side (the step's own at a measured rate): what a measurement there
+// scatters by.
+func (m *Model) stepSE(rate float64) float64 {
+	below, above := -1.0, -1.0
+	var seBelow, seAbove float64
+	for _, s := range m.Steps {
+		if s.Rate <= rate && (below < 0 || s.Rate > below || (s.Rate == below && s.SE > seBelow)) {
+			below, seBelow = s.Rate, s.SE
+		}
+		if s.Rate >= rate && (above < 0 || s.Rate < above || (s.Rate == above && s.SE > seAbove)) {
+			above, seAbove = s.Rate, s.SE
+		}
 	}
-	slices.Sort(ses)
-	k := len(ses)
-	if k%2 == 1 {
-		return ses[k/2]
-	}
-	return (ses[k/2-1] + ses[k/2]) / 2
+	return max(seBelow, seAbove)
 }
 
 // At is the line at rate with its 95% confidence interval: the line's

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/cli"
 	"github.com/tollperf/toll/e2e/tolltest"
@@ -53,6 +55,17 @@ func TestCurveRecoversInjectedParts(t *testing.T) {
 	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	others := tolltest.OthersCPU()
+	// busy fails the test, or skips it when other work took the machine:
+	// steps measured minutes apart on a machine shared with other tests
+	// read what the other work left them, which no step's interval holds.
+	busy := func(format string, args ...any) {
+		t.Helper()
+		if o := others(); o > 0.3 {
+			t.Skipf("the machine was busy (%.2f CPUs went to other work meanwhile): "+format, append([]any{o}, args...)...)
+		}
+		t.Errorf(format, args...)
+	}
 	curve := filepath.Join(dir, "curve")
 	code, stdout, stderr := tolltest.Run(t, "run", path, "--curve", "--out", curve, "-q")
 	if code != cli.ExitOK {
@@ -84,9 +97,11 @@ func TestCurveRecoversInjectedParts(t *testing.T) {
 	if cpu.Cost != "cpu_cores" || len(cpu.Points) != 6 || cpu.Fixed == nil || cpu.PerRequest == nil {
 		t.Fatalf("CPU curve %+v", cpu)
 	}
-	t.Logf("fixed %+v cores, per request %+v CPU-s, fits %v", *cpu.Fixed, *cpu.PerRequest, cpu.Fits)
-	if !cpu.Fits || cpu.Fixed.Low > 0.020 || cpu.Fixed.High < 0.020 || cpu.PerRequest.Low > 0.2e-3 || cpu.PerRequest.High < 0.2e-3 {
-		t.Errorf("fixed %+v cores (want 0.020), per request %+v CPU-s (want 0.0002), fits %v", *cpu.Fixed, *cpu.PerRequest, cpu.Fits)
+	fixed := backgroundCost(t)
+	t.Logf("fixed %+v cores (the injection costs %.4f here), per request %+v CPU-s, fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, cpu.Fits)
+	if !cpu.Fits || cpu.Fixed.Low > fixed || cpu.Fixed.High < fixed || cpu.PerRequest.Low > 0.2e-3 || cpu.PerRequest.High < 0.2e-3 {
+		busy("fixed %+v cores (want %.4f), per request %+v CPU-s (want 0.0002), fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, cpu.Fits)
+		return
 	}
 	pred := doc.Bills[0].Lines[0].Added
 	// A run at 100 req/s, between the steps: its added CPU falls within
@@ -128,11 +143,35 @@ func TestCurveRecoversInjectedParts(t *testing.T) {
 	}
 	t.Logf("at 100 req/s: predicted %+v cores, measured %.4f", pred, added)
 	if added < pred.Low || added > pred.High {
-		t.Errorf("at 100 req/s the agent added %.4f cores, outside the prediction %+v", added, pred)
+		busy("at 100 req/s the agent added %.4f cores, outside the prediction %+v", added, pred)
 	}
 	// A rate beyond the steps is refused, with the range.
 	code, stdout, _ = tolltest.Run(t, "cost", curve, "--rate", "400")
 	if code != cli.ExitOK || !strings.Contains(stdout, "outside the rates measured (0 to 200 req/s)") {
 		t.Errorf("toll cost at 400 req/s: exit %d\n%s", code, stdout)
 	}
+}
+
+// backgroundCost is what the provider's --background-cpu 20ms costs on
+// this machine, in cores: its CPU over 4 s idle, less an idle provider's
+// (the burn's own wake-ups, ten a second, add a little to the 20 ms it
+// spins).
+func backgroundCost(t *testing.T) float64 {
+	t.Helper()
+	idle := func(args ...string) float64 {
+		cmd := tolltest.Command(t, append([]string{"app", "provider", "--addr", "127.0.0.1:0"}, args...)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(4 * time.Second)
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+		u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if !ok {
+			t.Fatal("no resource usage of the provider")
+		}
+		sec := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+		return (sec(u.Utime) + sec(u.Stime)) / 4
+	}
+	return idle("--background-cpu", "20ms") - idle()
 }
