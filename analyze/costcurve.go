@@ -109,8 +109,9 @@ func costCurve(s *Summary, v string, c Cost) (CostCurve, bool) {
 				if cr.Cost != c || d == nil || d.AbsCILow == nil || d.AbsCIHigh == nil || !(*d.AbsCIHigh > *d.AbsCILow) {
 					continue
 				}
-				cc.Points = append(cc.Points, CurvePoint{Rate: st.Rate, Added: d.Abs, Low: *d.AbsCILow, High: *d.AbsCIHigh})
-				steps = append(steps, costmodel.Step{Rate: st.Rate, Added: d.Abs, SE: (*d.AbsCIHigh - *d.AbsCILow) / (2 * normal95)})
+				p := CurvePoint{Rate: st.Rate, Added: d.Abs, Low: *d.AbsCILow, High: *d.AbsCIHigh}
+				cc.Points = append(cc.Points, p)
+				steps = append(steps, p.step())
 			}
 		}
 	}
@@ -224,6 +225,12 @@ func Bill(curves []CostCurve, load FleetLoad) ([]BillLine, error) {
 	return out, nil
 }
 
+// step is p as a step of the line, its standard error from its 95%
+// interval.
+func (p CurvePoint) step() costmodel.Step {
+	return costmodel.Step{Rate: p.Rate, Added: p.Added, SE: (p.High - p.Low) / (2 * normal95)}
+}
+
 // line is the curve's fitted line, fitted again from its points when the
 // curve was read back from summary.json.
 func (cc CostCurve) line() *costmodel.Model {
@@ -232,7 +239,7 @@ func (cc CostCurve) line() *costmodel.Model {
 	}
 	var steps []costmodel.Step
 	for _, p := range cc.Points {
-		steps = append(steps, costmodel.Step{Rate: p.Rate, Added: p.Added, SE: (p.High - p.Low) / (2 * normal95)})
+		steps = append(steps, p.step())
 	}
 	m, _ := costmodel.Fit(steps) // it fitted when the curve was made
 	return m

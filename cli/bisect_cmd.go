@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -318,8 +317,8 @@ func (b *bisection) estimate(sum *analyze.Summary, v string) (bisect.Estimate, e
 				if c.Cost != b.cost || d == nil || d.Method != "log-ratio" || d.Pct == nil || d.CILow == nil || d.CIHigh == nil || *d.CILow <= -100 {
 					continue
 				}
-				lr := func(pct float64) float64 { return math.Log1p(pct / 100) }
-				return bisect.Estimate{Y: lr(*d.Pct), SE: (lr(*d.CIHigh) - lr(*d.CILow)) / (2 * 1.959963984540054)}, nil
+				y, se := history.LogRatio(*d.Pct, *d.CILow, *d.CIHigh)
+				return bisect.Estimate{Y: y, SE: se}, nil
 			}
 		}
 	}

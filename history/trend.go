@@ -118,11 +118,19 @@ func (s *Series) scale(p Point) (cp changepoint.Point, ok bool) {
 	if s.Unit != "%" {
 		return changepoint.Point{Y: p.Change, SE: (*p.High - *p.Low) / (2 * z95)}, true
 	}
-	lr := func(pct float64) float64 { return math.Log1p(pct / 100) }
 	if *p.Low <= -100 {
 		return cp, false
 	}
-	return changepoint.Point{Y: lr(p.Change), SE: (lr(*p.High) - lr(*p.Low)) / (2 * z95)}, true
+	y, se := LogRatio(p.Change, *p.Low, *p.High)
+	return changepoint.Point{Y: y, SE: se}, true
+}
+
+// LogRatio puts a change in percent with its 95% interval [low, high] on
+// the scale on which changes add: the log of the ratio, and its standard
+// error from the interval. low must be above -100%.
+func LogRatio(change, low, high float64) (y, se float64) {
+	lr := func(pct float64) float64 { return math.Log1p(pct / 100) }
+	return lr(change), (lr(high) - lr(low)) / (2 * z95)
 }
 
 // unscale puts a level back in the series' unit.
