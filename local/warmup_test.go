@@ -41,7 +41,7 @@ func TestWarmupPhases(t *testing.T) {
 		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}, false},
 		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}, false},
 		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}, false},
-		{"chosen by toll for a JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, true},
+		{"chosen by toll for a JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"16 users", "100/s"}, true},
 		{"chosen by toll, no JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"100/s"}, false},
 		{"chosen by toll for a JVM rewarmed beside a partner", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s"}, true},
 		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true},

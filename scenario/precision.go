@@ -36,8 +36,13 @@ const (
 	DefaultJVMWarmupMax = 5 * time.Minute
 	// DefaultJVMWarmupUsers is the closed-model users that warm a JVM
 	// first, before the trials' own load (each phase until the JIT
-	// settles, both within DefaultJVMWarmupMax).
-	DefaultJVMWarmupUsers = 2
+	// settles, both within DefaultJVMWarmupMax). Enough for a server that
+	// answers each request late (a 40 ms delayed acknowledgement, a
+	// downstream call) to see hundreds of requests a second, which is what
+	// brings its code to the JIT's thresholds: two users sent 50 a second
+	// to such a server, and its warm-up took twice as long. Users never
+	// send faster than a JVM answers, however cold.
+	DefaultJVMWarmupUsers = 16
 	// DefaultNoJVMWarmup is the variant warm-up toll chooses for services
 	// that run no JVM: long enough for caches and connection pools.
 	DefaultNoJVMWarmup = 10 * time.Second
