@@ -24,6 +24,13 @@ const (
 	// extrapolates a spread measured in far fewer rounds, and says only
 	// that this design will not reach the target.
 	OutOfReach = 10
+	// MaxStartShare is the most of a budget that starts (stopping,
+	// starting and warming the services) may take when a run aims at the
+	// narrowest interval its budget holds rather than at a target it can
+	// reach: past it, each start's warm-up measures nothing while its
+	// share of the start-to-start term shrinks slowly (as 1/starts), and
+	// the budget goes to the rounds, which narrow every other cost too.
+	MaxStartShare = 0.2
 )
 
 // Target is the precision asked of one primary cost: the half-width, in
@@ -125,8 +132,13 @@ type Width struct {
 	// FitStarts is, for JVMs started once under a budget, the further
 	// starts that leave the narrowest interval when the rounds the budget
 	// still holds are spread over them: what a run aims at when the
-	// estimate does not fit in its budget.
+	// estimate does not fit in its budget. The starts it counts take
+	// at most MaxStartShare of the budget in all.
 	FitStarts int `json:"fit_starts"`
+	// StartHalfPct is the part of HalfPct that what differs between
+	// starts holds, for JVMs started once: the half-width that term alone
+	// gives at the starts so far, which no number of rounds narrows.
+	StartHalfPct float64 `json:"start_half_pct,omitempty"`
 }
 
 // Decision is the stopping rule's answer after a round.
@@ -343,6 +355,12 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		w.HalfPct, w.HasCI = (hi-lo)/2, true
 	}
 	w.Reached = w.HasCI && w.HalfPct <= target
+	if p.Starts > 0 && iv.HasCI {
+		// The start term's share of the fixed terms, at the interval's
+		// quantile: what rounds alone would leave of the half-width.
+		j := max(fixed-fixedVariance(cal, s.Cost, 0), 0)
+		w.StartHalfPct = 100 * math.Expm1(stats.TQuantile(float64(len(xs)-1))*math.Sqrt(2*j))
+	}
 	n := len(xs)
 	if n < 2 {
 		// No spread yet: the minimum rounds come first.
@@ -397,9 +415,10 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		// The variance of the change's mean is sd²/n + 2·(r² + J/S).
 		left := budget - p.Elapsed
 		least := math.Inf(1)
+		most := time.Duration(MaxStartShare * float64(budget))
 		for extra := 0; extra <= maxMoreStarts; extra++ {
 			more := int((left - time.Duration(extra)*p.StartTime) / roundTime)
-			if extra > 0 && more < 2*extra {
+			if extra > 0 && (more < 2*extra || time.Duration(p.Starts+extra)*p.StartTime > most) {
 				break
 			}
 			v := sd2/float64(n+max(more, 0)) + 2*(r2+jTotal/float64(p.Starts+extra))

@@ -168,27 +168,43 @@ func TestDecideSpreadsStartsOverTheBudget(t *testing.T) {
 
 // When the start-to-start term dominates and the estimate's starts do not
 // fit in the budget, a run aims at the starts that do: those that leave the
-// narrowest interval, each with its share of the rounds.
+// narrowest interval, each with its share of the rounds, with every start
+// taking at most MaxStartShare of the budget in all.
 func TestDecideAimsAtTheStartsTheBudgetHolds(t *testing.T) {
 	goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, MinStarts: 2, Budget: 25 * time.Minute}
-	at := func(rounds int) (PairedSeries, Progress) {
+	at := func(rounds int, startTime time.Duration) (PairedSeries, Progress) {
 		return PairedSeries{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(rounds, 0.2, 0.005), Launches: make([]int, rounds)},
-			Progress{Rounds: rounds, Starts: 1, RoundsThisStart: rounds, RoundTime: 10 * time.Second, StartTime: 6 * time.Minute,
-				Elapsed: 6*time.Minute + time.Duration(rounds)*10*time.Second}
+			Progress{Rounds: rounds, Starts: 1, RoundsThisStart: rounds, RoundTime: 10 * time.Second, StartTime: startTime,
+				Elapsed: startTime + time.Duration(rounds)*10*time.Second}
 	}
-	// After 12 rounds (8:00) two more starts fit, with 30 rounds between
-	// them: 42 in all, 14 a start.
 	for _, tc := range []struct {
-		rounds   int
-		newStart bool
-	}{{12, false}, {14, true}} {
-		s, p := at(tc.rounds)
+		name      string
+		rounds    int
+		startTime time.Duration
+		fit       int
+		newStart  bool
+	}{
+		// Starts of a minute: five take a fifth of the budget.
+		{"cheap starts", 20, time.Minute, 4, true},
+		// Starts of two minutes: two of them take 4 of its 5 minutes.
+		{"dear starts", 12, 2 * time.Minute, 1, true},
+		// Starts of six minutes: the one run is past a fifth of the
+		// budget, and the estimate (33 min) does not fit, but the
+		// minimum of two starts holds: the second comes once the first
+		// has had half the rounds the rest of the budget holds (39).
+		{"starts past the share, early", 12, 6 * time.Minute, 0, false},
+		{"starts past the share, at its share", 40, 6 * time.Minute, 0, true},
+	} {
+		s, p := at(tc.rounds, tc.startTime)
 		d := Decide(goal, []PairedSeries{s}, p)
-		if d.Worst < 0 || d.Widths[d.Worst].FitStarts != 2 || d.MoreStarts <= 2 {
-			t.Fatalf("after %d rounds: %+v, want an estimate of more than 2 starts, 2 within the budget", tc.rounds, d)
+		if d.Worst < 0 || d.Widths[d.Worst].FitStarts != tc.fit || d.MoreStarts <= tc.fit {
+			t.Fatalf("%s: %+v, want an estimate of more than %d starts, %d within the budget", tc.name, d, tc.fit, tc.fit)
 		}
 		if d.NewStart != tc.newStart {
-			t.Errorf("after %d rounds: new start %v, want %v (%+v)", tc.rounds, d.NewStart, tc.newStart, d)
+			t.Errorf("%s: new start %v, want %v (%+v)", tc.name, d.NewStart, tc.newStart, d)
+		}
+		if w := d.Widths[d.Worst]; w.StartHalfPct <= 0 || w.StartHalfPct > w.HalfPct {
+			t.Errorf("%s: the start term's part %.2f%% of ±%.2f%%, want within it", tc.name, w.StartHalfPct, w.HalfPct)
 		}
 	}
 }
@@ -220,6 +236,8 @@ func TestDecideAimsAtTheTargetItCanReach(t *testing.T) {
 		startTime time.Duration
 	}{
 		{"the budget holds the starts the target needs", time.Minute},
+		// Out of the budget's reach, starts that cost 3 minutes each
+		// already took more than a fifth of it: the rounds get the rest.
 		{"the budget holds neither target", 3 * time.Minute},
 	} {
 		p := Progress{Rounds: n, Starts: 2, RoundsThisStart: second, RoundTime: 10 * time.Second, StartTime: tc.startTime,
@@ -228,8 +246,8 @@ func TestDecideAimsAtTheTargetItCanReach(t *testing.T) {
 		if d.Reason != Continue || d.Widths[0].MoreRounds < 100 || d.Widths[1].MoreStarts < 3 {
 			t.Fatalf("%s: %+v, want the CPU with the compilers' far from its target and the one without them asking for starts", tc.name, d)
 		}
-		if !d.NewStart {
-			t.Errorf("%s: after %d rounds under the second start, no new start (%+v)", tc.name, second, d)
+		if want := tc.startTime < 2*time.Minute; d.NewStart != want {
+			t.Errorf("%s: after %d rounds under the second start, new start %v, want %v (%+v)", tc.name, second, d.NewStart, want, d)
 		}
 	}
 }

@@ -335,6 +335,10 @@ type PrecisionStep struct {
 	Cost      string  `json:"cost,omitempty"`
 	HalfPct   float64 `json:"half_pct"`
 	TargetPct float64 `json:"target_pct"`
+	// StartHalfPct is the part of HalfPct that what differs between
+	// starts of the services holds (JVMs started once): what more rounds
+	// under these starts would leave.
+	StartHalfPct float64 `json:"start_half_pct,omitempty"`
 	// MoreRounds, MoreStarts and MoreS estimate what would have reached
 	// every target (MoreRounds −1: not within the bounds estimated).
 	MoreRounds int     `json:"more_rounds,omitempty"`

@@ -66,6 +66,9 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 			at = fmt.Sprintf("at ±%.1f%%", st.HalfPct)
 		}
 		line := fmt.Sprintf("budget spent after %d rounds%s, %s: %s %s %s", st.Rounds, over, took, st.Variant, label, at)
+		if st.HalfPct > 0 && st.StartHalfPct >= st.HalfPct/2 {
+			line += fmt.Sprintf(", of which ±%.1f%% is what differs between starts (only more starts narrow it)", st.StartHalfPct)
+		}
 		switch {
 		case st.MoreRounds < 0:
 			line += fmt.Sprintf("; ±%g%% is out of reach at this spread (more than %d times the budget)", st.TargetPct, analyze.OutOfReach)

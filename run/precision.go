@@ -98,7 +98,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 		w := d.Widths[d.Worst]
 		rec.Variant, rec.Cost, rec.TargetPct = w.Variant, string(w.Cost), w.TargetPct
 		if w.HasCI {
-			rec.HalfPct = w.HalfPct
+			rec.HalfPct, rec.StartHalfPct = w.HalfPct, w.StartHalfPct
 		}
 	}
 	return roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && starts > 0, Record: rec}, nil
