@@ -28,7 +28,7 @@ type variantWarmup struct {
 	start  time.Time     // its load's origin
 	lasted time.Duration // from start to the end of its load
 	rec    *record.VariantWarmup
-	// completed counts the warm-up's completed requests, and telemetry
+	// completed counts the warm-up's requests sent, and telemetry
 	// is the variant's sink's count at its start (nil without a sink):
 	// the telemetry they caused belongs to the trial's cycle, as their
 	// requests do.
@@ -179,7 +179,7 @@ func (b *Backend) warmAlongside(owed []*plan.Trial, rewarm []bool) ([]*plan.Tria
 type warmupPhase struct {
 	origin  time.Time   // its load's origin
 	ends    []time.Time // when each trial's load ended
-	done    []uint64    // each trial's completed requests
+	done    []uint64    // each trial's requests sent
 	errs    []error     // each trial's load's error
 	verdict jitVerdict  // how its JVMs ended it (load.variant_warmup_until)
 	exited  bool        // a service of one of the trials exited
@@ -211,7 +211,10 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 			res, err := load.Run(wctx, cfg)
 			ph.ends[i] = time.Now()
 			if res != nil {
-				ph.done[i] = res.Completed + res.WarmupCompleted
+				// Requests abandoned in flight as the phase ended were
+				// still served, and their telemetry sent: every request
+				// sent counts.
+				ph.done[i] = res.Sent + res.WarmupCompleted
 				if !res.MeasureEnd.IsZero() && res.MeasureEnd.Before(ph.ends[i]) {
 					ph.ends[i] = res.MeasureEnd
 				}
