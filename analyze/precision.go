@@ -157,6 +157,10 @@ type Decision struct {
 	// NewStart is set when the start-to-start term dominates the width:
 	// the next round should run under a new start of the services.
 	NewStart bool `json:"new_start"`
+	// Planned is the further starts the run plans now, a new start this
+	// decision asks for included (0 when its services carry no
+	// start-to-start term): what a backend may start and warm at once.
+	Planned int `json:"planned"`
 }
 
 // Decide is the stopping rule of a run in precision mode. It computes each
@@ -237,6 +241,9 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		}
 	}
 	planned = max(planned, minStarts-p.Starts)
+	if p.Starts > 0 {
+		d.Planned = planned
+	}
 	enough := p.Rounds >= minRounds && p.Starts >= minStarts
 	switch {
 	case enough && all:

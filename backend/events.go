@@ -38,6 +38,11 @@ type Events interface {
 	WarmupCap() (time.Duration, bool)
 	// WarmupSpent counts a bounded variant warm-up that took d.
 	WarmupSpent(d time.Duration)
+	// StartsAhead returns how many further starts of every variant's
+	// services the run expects after the one being warmed: a backend
+	// may start and warm them beside it, all at once, and use one at
+	// each new start. 0 when it expects none or cannot tell.
+	StartsAhead() int
 	// Stopped is called once a variant's services have stopped, with a
 	// reading of its telemetry sink's counts: they end the telemetry
 	// cycle of the variant's last trial, whose record the orchestrator

@@ -105,6 +105,11 @@ type Backend struct {
 	holdersSlow int
 	variants    map[string]*variant.Variant
 	running     map[string]*started // guarded by mu
+	// spares are each variant's starts warmed ahead of their turn, oldest
+	// first, and retired the sinks of starts a spare replaced, which
+	// Close stops (spares.go). Guarded by mu.
+	spares  map[string][]*started
+	retired []*sinkProcess
 	// containers runs the services that have an image.
 	containers place.Containers
 	starts     map[string]int // starts per variant, to name log files
@@ -126,7 +131,8 @@ func New(opt Options) *Backend {
 		opt.StopGrace = 5 * time.Second
 	}
 	return &Backend{cfg: opt,
-		running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{}}
+		running: map[string]*started{}, sinks: map[string]*sinkProcess{}, starts: map[string]int{}, variants: map[string]*variant.Variant{},
+		spares: map[string][]*started{}}
 }
 
 // Adapt returns s as it is: the local backend runs every scenario as
@@ -188,9 +194,14 @@ func (b *Backend) Close(ctx context.Context) error {
 			b.stop(name)
 		}()
 	}
+	for _, q := range b.spares {
+		for _, st := range q {
+			wg.Go(func() { b.stopSpare(st) })
+		}
+	}
 	wg.Wait()
 	// So are the sinks: each may take its 2 s to shut down.
-	for _, sk := range b.sinks {
+	for _, sk := range append(slices.Collect(maps.Values(b.sinks)), b.retired...) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()

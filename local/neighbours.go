@@ -1,6 +1,7 @@
 package local
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -41,6 +42,13 @@ func (b *Backend) neighbours(pt *plan.Trial) *neighbourMeter {
 		}
 		m.names = append(m.names, name)
 		m.reads = append(m.reads, cpuReader(st))
+	}
+	// Starts warmed ahead of their turn wait idle beside it (spares.go).
+	for _, name := range slices.Sorted(maps.Keys(b.spares)) {
+		for i, st := range b.spares[name] {
+			m.names = append(m.names, fmt.Sprintf("%s (start %d ahead)", name, i+1))
+			m.reads = append(m.reads, cpuReader(st))
+		}
 	}
 	m.start = make([]float64, len(m.names))
 	m.ok = make([]bool, len(m.names))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,6 +45,15 @@ type started struct {
 	// profileDirs are where the profilers loaded at the services' start
 	// keep their data, by service name.
 	profileDirs map[string]string
+	// cpuLimit is the CPU quota the services started with (0: their
+	// own).
+	cpuLimit float64
+	// spareOf names the variant of a start warmed ahead of its turn,
+	// which waits idle beside the variant's current start (spares.go);
+	// sink is its own telemetry sink, which becomes the variant's when
+	// the start does. Both are empty for a start run at its turn.
+	spareOf string
+	sink    *sinkProcess
 }
 
 // startLimited starts variant name's services in order and waits until
@@ -51,15 +61,30 @@ type started struct {
 // keeps each service's own cpu_limit, or its variant's): a start-up step's
 // limit, or a load test's matrix step's.
 func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float64) error {
-	v := b.variants[name]
-	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}}
+	if b.promoteSpare(name, cpuLimit) {
+		return nil
+	}
+	st, err := b.launchStart(ctx, name, b.variants[name], cpuLimit, false)
+	if err != nil {
+		return err
+	}
+	b.running[name] = st
+	return nil
+}
+
+// launchStart starts the services of v, variant name resolved, in order
+// and waits until each is ready, as startLimited does, and returns them
+// started. A spare's cgroups carry its start's number: it runs beside
+// the variant's current start.
+func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Variant, cpuLimit float64, spare bool) (*started, error) {
+	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}, cpuLimit: cpuLimit}
 	b.starts[name]++
 	var specs []launch.Spec
 	for i, svc := range v.Services {
 		svcArgv, svcEnv, profDir, err := b.prepareProfiling(v, i, b.starts[name])
 		if err != nil {
 			b.dropCgroups(st)
-			return fmt.Errorf("variant %s: %w", name, err)
+			return nil, fmt.Errorf("variant %s: %w", name, err)
 		}
 		st.profileDirs[svc.Name] = profDir
 		cpus := svc.CPUs
@@ -78,10 +103,14 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 		}
 		var cg *cgroup.Group
 		if b.tree != nil {
-			g, err := b.tree.NewGroup(name+"."+svc.Name, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
+			cgName := name + "." + svc.Name
+			if spare {
+				cgName += "." + strconv.Itoa(b.starts[name])
+			}
+			g, err := b.tree.NewGroup(cgName, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
 				b.dropCgroups(st)
-				return fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
+				return nil, fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
 			}
 			st.cgs[svc.Name] = g
 			cg = g
@@ -98,7 +127,7 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 			Cgroup: cg, CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 		if err != nil {
 			b.dropCgroups(st)
-			return fmt.Errorf("variant %s: %w", name, err)
+			return nil, fmt.Errorf("variant %s: %w", name, err)
 		}
 		// Every service runs under the _exec supervisor, which kills what
 		// the service started if toll dies, and every process of the run
@@ -109,7 +138,7 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 			re, err := regexp.Compile(svc.Ready.Log)
 			if err != nil {
 				b.dropCgroups(st)
-				return fmt.Errorf("variant %s: %s: ready.log: %w", name, svc.Name, err)
+				return nil, fmt.Errorf("variant %s: %s: ready.log: %w", name, svc.Name, err)
 			}
 			readyLog = re
 		}
@@ -134,15 +163,14 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 	g, err := launch.StartGroup(ctx, b.kill, specs)
 	if err != nil {
 		b.dropCgroups(st)
-		return fmt.Errorf("variant %s: %w", name, err)
+		return nil, fmt.Errorf("variant %s: %w", name, err)
 	}
 	st.group = g
 	for i, svc := range g.Services() {
 		st.runs[i].Pid = svc.Pid()
 		st.runs[i].StartupS = svc.StartupTime().Seconds()
 	}
-	b.running[name] = st
-	return nil
+	return st, nil
 }
 
 // stop stops variant name's services and removes their cgroups, and
@@ -155,6 +183,9 @@ func (b *Backend) stop(name string) error {
 	b.mu.Unlock()
 	if !ok {
 		return nil
+	}
+	if st.spareOf != "" {
+		return b.stopSpare(st) // a spare cut short in its warm-up
 	}
 	b.noteIdleExits(st)
 	err := st.group.StopContext(b.kill, b.cfg.StopGrace)

@@ -75,6 +75,11 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		return nil
 	}
 	owed, rewarm = b.warmAlongside(owed, rewarm)
+	auto := b.s.Load.VariantWarmupAuto
+	jvm := b.anyJVM(owed)
+	spares := b.startSpares(ctx, owed, jvm && b.s.Load.VariantWarmupUntil != nil)
+	defer b.shelveSpares(spares)
+	owed, rewarm = append(owed, spares...), append(rewarm, make([]bool, len(spares))...)
 	names := make([]string, len(owed))
 	for i, pt := range owed {
 		names[i] = pt.Variant
@@ -96,8 +101,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	// A warm-up toll chose lasts at most longest in all, its phases
 	// included; a scenario's phases each last at most longest.
 	deadline := time.Now().Add(longest)
-	auto := b.s.Load.VariantWarmupAuto
-	for _, shape := range warmupPhases(b.s, auto && b.anyJVM(owed)) {
+	for _, shape := range warmupPhases(b.s, auto && jvm) {
 		loads := make([]*plan.Trial, len(owed))
 		for i, pt := range owed {
 			loads[i] = shape.trial(pt, rewarm[i])
@@ -148,7 +152,18 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			}
 		}
 		st.warmup = w
-		b.say(warmupLine(pt.Variant, w))
+		if st.spareOf == "" {
+			b.say(warmupLine(pt.Variant, w))
+		}
+	}
+	if len(spares) > 0 {
+		n := len(spares) / (len(owed) - len(spares))
+		starts := "1 more start"
+		if n > 1 {
+			starts = fmt.Sprintf("%d more starts", n)
+		}
+		b.say(fmt.Sprintf("and %s of each variant ahead of its turn, warmed at once: a new start needs no warm-up of its own", starts))
+		b.note(fmt.Sprintf("toll warmed %s of each variant ahead of its turn beside the start it warmed, all at once, each with ports and a telemetry sink of its own; each waited idle until its start, its CPU counted among the neighbours of the trials meanwhile", starts))
 	}
 	return nil
 }

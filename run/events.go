@@ -60,6 +60,17 @@ func (e events) WarmupSpent(d time.Duration) {
 	}
 }
 
+// StartsAhead returns the further starts a run in precision mode plans
+// after the current one (0 in other runs).
+func (e events) StartsAhead() int {
+	e.r.mu.Lock()
+	defer e.r.mu.Unlock()
+	if e.r.prec == nil {
+		return 0
+	}
+	return e.r.prec.ahead
+}
+
 // Stopped ends the telemetry cycle of the variant's last trial.
 func (e events) Stopped(variant string, counts backend.SinkCounts) error {
 	return e.r.endTelemetryCycle(variant, counts)

@@ -57,6 +57,8 @@ type roundDecision struct {
 	NewStart bool
 	// Record is written to the manifest as the step's state.
 	Record record.PrecisionStep
+	// Planned is the further starts the rule plans, NewStart's included.
+	Planned int
 }
 
 // analysisRule is toll's stopping rule: after each round it analyses the
@@ -101,7 +103,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 			rec.HalfPct, rec.StartHalfPct = w.HalfPct, w.StartHalfPct
 		}
 	}
-	return roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && starts > 0, Record: rec}, nil
+	return roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && starts > 0, Record: rec, Planned: d.Planned}, nil
 }
 
 // precisionRun tracks a run in precision mode across execute's actions.
@@ -121,13 +123,22 @@ type precisionRun struct {
 	// and in the step under way: part of what a start costs, not of a
 	// round.
 	warmedRun, warmedStep time.Duration
+	// ahead is the further starts the rule plans after the one to be
+	// warmed next (backend.Events.StartsAhead): at first the minimum
+	// starts but one, then what the latest new start's decision planned
+	// beyond it. Guarded by the runner's mu.
+	ahead int
 }
 
 // newPrecisionRun tracks a run of s in precision mode under rule. spent is
 // what the run's sittings before a resumption spent of the budget: the
 // budget is the run's, not each sitting's.
 func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duration) *precisionRun {
-	return &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
+	pr := &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
+	if s.Restart == scenario.RestartOnce && spent == 0 {
+		pr.ahead = max(s.Precision.MinStarts-1, 0)
+	}
+	return pr
 }
 
 // enterStep begins load step step, with its share of what is left of
@@ -235,6 +246,9 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		m.Planned = slices.DeleteFunc(m.Planned, func(p record.PlannedTrial) bool { return skip[p.Index] })
 		r.total -= len(skip)
 	case d.NewStart && once:
+		r.mu.Lock()
+		pr.ahead = max(d.Planned-1, 0)
+		r.mu.Unlock()
 		var restart []plan.Action
 		for i := len(r.s.Variants) - 1; i >= 0; i-- {
 			restart = append(restart, plan.Action{Kind: plan.Stop, Variant: r.s.Variants[i].Name})

@@ -1,0 +1,260 @@
+package local
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tollperf/toll/plan"
+)
+
+// Spares are starts of a variant's services warmed ahead of their turn.
+// A JVM's warm-up takes a minute or more and measures nothing, and most of
+// it is waiting: for its compilation to settle, and for its cost to stop
+// moving over windows of seconds. When the run expects more starts
+// (Events.StartsAhead), the warm-up of one start also starts and warms the
+// next ones, every variant's, all at once; at each new start a spare takes
+// the place of the stopped services, warm already. Each spare has its own
+// ports and its own telemetry sink, so that what it sends while it waits
+// is never counted for the variant's current start, and it waits idle on
+// the variant's CPUs, where each trial's record counts what it took
+// (neighbours).
+
+// maxSpares bounds the spares of each variant warmed at once.
+const maxSpares = 3
+
+// spareKey names spare n of variant name while it warms, in the maps a
+// warm-up reads by variant.
+func spareKey(name string, n int) string { return name + "#" + strconv.Itoa(n) }
+
+// startSpares starts the spares that the warm-up of owed's freshly
+// started services warms beside them, when jvm (a JVM among them) and the
+// run expects further starts, and returns a trial of each at its
+// variant's first trial's load, for the warm-up to load. Each spare runs
+// under its key (spareKey) in b.running until shelveSpares. A spare that
+// cannot start is noted and stopped, and the warm-up goes on without it.
+func (b *Backend) startSpares(ctx context.Context, owed []*plan.Trial, jvm bool) []*plan.Trial {
+	n := b.sparesWanted(owed, jvm)
+	if n == 0 {
+		return nil
+	}
+	var out []*plan.Trial
+	for k := 0; k < n; k++ {
+		for _, pt := range owed {
+			key, err := b.startSpare(ctx, pt.Variant)
+			if err != nil {
+				b.note(fmt.Sprintf("a start of %s ahead of its turn: %v; its next start begins and warms then", pt.Variant, err))
+				return out
+			}
+			sp := *pt
+			sp.Variant, sp.Pair, sp.Index = key, "", 0
+			out = append(out, &sp)
+		}
+	}
+	return out
+}
+
+// sparesWanted returns how many spares of each of owed's variants to warm
+// now: what the run expects (Events.StartsAhead), less those waiting
+// already, within maxSpares and what memory holds (half of what is
+// available, each spare counted at twice what the variants' services take
+// now), and none for services that must not run twice at once (a
+// container, published ports, a load target without a port toll chose)
+// or that are profiled.
+func (b *Backend) sparesWanted(owed []*plan.Trial, jvm bool) int {
+	if !jvm || b.events == nil || b.profilers != nil {
+		return 0
+	}
+	n := b.events.StartsAhead()
+	for _, pt := range owed {
+		n = min(n, maxSpares-len(b.spares[pt.Variant]))
+		if !b.twice(pt.Variant) {
+			return 0
+		}
+	}
+	if n <= 0 {
+		return 0
+	}
+	var rss uint64
+	for _, pt := range owed {
+		st := b.running[pt.Variant]
+		for i, svc := range st.group.Services() {
+			if tree := serviceProcesses(st, i, svc.Pid()); tree != nil {
+				if smp, err := tree.Sample(); err == nil {
+					rss += smp.RSS
+				}
+			}
+		}
+	}
+	if avail, ok := memAvailable(); ok && rss > 0 {
+		n = min(n, int(avail/2/(2*rss)))
+	}
+	return max(n, 0)
+}
+
+// twice reports whether variant name's services may run twice at once: a
+// second start binds ports of its own (the load target's port is one toll
+// chose), and none runs in a container or publishes a port.
+func (b *Backend) twice(name string) bool {
+	v := b.variants[name]
+	for _, svc := range v.Services {
+		if svc.Image != "" || len(svc.Publish) > 0 {
+			return false
+		}
+	}
+	u := v.Target
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexByte(u, '/'); i >= 0 {
+		u = u[:i]
+	}
+	_, port, err := net.SplitHostPort(u)
+	return err == nil && port != "" && b.chosePort(name, port)
+}
+
+// chosePort reports whether port is one toll gave variant name's
+// placeholders (${port:NAME}), not one written in the scenario.
+func (b *Backend) chosePort(name, port string) bool {
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return false
+	}
+	for _, q := range b.variants[name].Ports {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// startSpare resolves variant name again, with ports and a telemetry sink
+// of its own, starts its services, and runs them under their key in
+// b.running.
+func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
+	pool := &portPool{}
+	defer pool.release()
+	port, err := pool.take()
+	if err != nil {
+		return "", fmt.Errorf("telemetry sink: %w", err)
+	}
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	v, err := resolveVariant(b.s, name, pool, "http://"+addr, b.cfg.Self)
+	if err != nil {
+		return "", err
+	}
+	pool.release()
+	key := spareKey(name, b.starts[name]+1)
+	sk, err := startSinkProcess(ctx, b.cfg.Self, key, addr, b.dir.LogPath(fmt.Sprintf("%s.sink.%d.log", name, b.starts[name]+1)), b.id)
+	if err != nil {
+		return "", err
+	}
+	st, err := b.launchStart(ctx, name, v, b.running[name].cpuLimit, true)
+	if err != nil {
+		closeSink(sk)
+		return "", err
+	}
+	// The warm-up that started it warms it: none is owed at its turn.
+	st.spareOf, st.sink, st.warmed = name, sk, true
+	b.mu.Lock()
+	b.running[key] = st
+	b.mu.Unlock()
+	return key, nil
+}
+
+// shelveSpares moves the warmed spares of trials from b.running to their
+// variants' queues, their warm-up's requests and telemetry left out of
+// the trial that will take them over: the requests' telemetry arrived
+// while the spare waited, at its own sink.
+func (b *Backend) shelveSpares(trials []*plan.Trial) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, pt := range trials {
+		st := b.running[pt.Variant]
+		if st == nil {
+			continue
+		}
+		delete(b.running, pt.Variant)
+		if w := st.warmup; w != nil {
+			w.completed, w.telemetry = 0, nil
+		}
+		b.spares[st.spareOf] = append(b.spares[st.spareOf], st)
+	}
+}
+
+// promoteSpare makes the oldest spare of variant name, started under the
+// same CPU limit, its current start, with its sink the variant's, and
+// reports whether there was one.
+func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.spares[name]
+	if len(q) == 0 || q[0].cpuLimit != cpuLimit {
+		return false
+	}
+	st := q[0]
+	b.spares[name] = q[1:]
+	if old := b.sinks[name]; old != nil {
+		b.retired = append(b.retired, old)
+	}
+	b.sinks[name] = st.sink
+	st.spareOf, st.sink = "", nil
+	if st.warmup != nil {
+		// Its trial's timeline begins now: its warm-up ended while it
+		// waited.
+		st.warmup.start = time.Now()
+	}
+	b.running[name] = st
+	return true
+}
+
+// stopSpare stops a spare that never took its turn, with its sink, and
+// removes its cgroups: it measured nothing, and tells the orchestrator
+// nothing.
+func (b *Backend) stopSpare(st *started) error {
+	err := st.group.StopContext(b.kill, b.cfg.StopGrace)
+	b.dropCgroups(st)
+	for _, d := range st.profileDirs {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
+	if st.sink != nil {
+		closeSink(st.sink)
+	}
+	if err != nil {
+		return fmt.Errorf("stop a start of %s ahead of its turn: %w", st.spareOf, err)
+	}
+	return nil
+}
+
+// closeSink stops sk, waiting at most its grace.
+func closeSink(sk *sinkProcess) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*sinkStopGrace)
+	defer cancel()
+	sk.Close(ctx)
+}
+
+// memAvailable returns the kernel's estimate of the memory available for
+// new processes (MemAvailable in /proc/meminfo), in bytes.
+func memAvailable() (uint64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 2 && fs[0] == "MemAvailable:" {
+			kb, err := strconv.ParseUint(fs[1], 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
+}

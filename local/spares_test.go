@@ -1,0 +1,49 @@
+package local
+
+import (
+	"testing"
+
+	"github.com/tollperf/toll/container"
+	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/variant"
+)
+
+// TestTwice checks which variants a spare start may run beside: those
+// whose load target's port toll chose, with no container and no published
+// port; a port written in the scenario would be bound twice.
+func TestTwice(t *testing.T) {
+	chosen := map[string]int{"app": 31000}
+	tests := []struct {
+		name string
+		v    variant.Variant
+		want bool
+	}{
+		{"a port toll chose", variant.Variant{Target: "http://127.0.0.1:31000", Ports: chosen,
+			Services: []variant.Service{{}}}, true},
+		{"a path after the port", variant.Variant{Target: "http://127.0.0.1:31000/api", Ports: chosen,
+			Services: []variant.Service{{}}}, true},
+		{"a port written in the scenario", variant.Variant{Target: "http://127.0.0.1:8080", Ports: chosen,
+			Services: []variant.Service{{}}}, false},
+		{"no port", variant.Variant{Target: "http://localhost/", Ports: chosen,
+			Services: []variant.Service{{}}}, false},
+		{"a container", variant.Variant{Target: "http://127.0.0.1:31000", Ports: chosen,
+			Services: []variant.Service{{Service: scenario.Service{Image: "app:1"}}}}, false},
+		{"a published port", variant.Variant{Target: "http://127.0.0.1:31000", Ports: chosen,
+			Services: []variant.Service{{Publish: []container.Port{{Host: 31000, Container: 80}}}}}, false},
+	}
+	for _, tt := range tests {
+		v := tt.v
+		b := &Backend{variants: map[string]*variant.Variant{"x": &v}}
+		if got := b.twice("x"); got != tt.want {
+			t.Errorf("%s: twice %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestMemAvailable reads this machine's available memory.
+func TestMemAvailable(t *testing.T) {
+	n, ok := memAvailable()
+	if !ok || n == 0 {
+		t.Fatalf("MemAvailable %d, %v", n, ok)
+	}
+}
