@@ -465,10 +465,10 @@ func (z *summarizer) compareCost(si int, v string, info CostInfo, rounds map[int
 		}
 	}
 	if SharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
-		d = notComparable(d, "shared duet: each side waits for the other's CPU")
+		d = notComparable(d, WhySharedDuet, m)
 	}
 	if concurrent(m) && isMachine(info.Cost) {
-		d = notComparable(d, m.Mode+": every side reads the one machine at once")
+		d = notComparable(d, WhyOneMachine, m)
 	}
 	if pr := m.Precision; pr != nil {
 		if margin, ok := pr.Targets[string(info.Cost)]; ok {
@@ -491,7 +491,12 @@ func (z *summarizer) variantWarnings(st Step, v string, vr VariantResult, rounds
 	if v == m.Control {
 		for _, cr := range vr.Costs {
 			if cr.Cost == CPUPerRequest && cr.Delta != nil && cr.Delta.Significant {
-				s.Warnings = append(s.Warnings, warn(WarnControlBias, cr.Delta.Verdict, step))
+				r := cr.Delta.Reading
+				unit := r.Unit
+				if r.Ratio {
+					unit = "%"
+				}
+				s.Warnings = append(s.Warnings, warn(WarnControlBias, r.Estimate, r.HalfWidth, unit, r.Digits, step))
 			}
 		}
 	}
@@ -848,11 +853,14 @@ func isLatency(c Cost) bool {
 func isMachine(c Cost) bool { return strings.HasPrefix(string(c), "machine_") }
 
 // notComparable keeps d's paired values but withdraws its interval and
-// verdict: the run's design makes the difference meaningless (why).
-func notComparable(d Delta, why string) Delta {
+// verdict: the design of run m makes the difference meaningless (why).
+func notComparable(d Delta, why WhyCode, m *record.Manifest) Delta {
 	d = withoutInterval(d, NoVerdictDesign)
 	d.Pct = nil
-	d.Verdict = "n/a (" + why + ")"
+	d.Reading = Reading{Code: ReadNotComparable, Why: why}
+	if why == WhyOneMachine {
+		d.Reading.Mode = m.Mode
+	}
 	return d
 }
 

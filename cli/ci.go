@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/report"
 )
 
 // githubActions is what toll writes for GitHub Actions: workflow-command
@@ -41,10 +42,10 @@ func (g githubActions) annotation(kind, title, msg string) {
 func (g githubActions) gates(results []analyze.GateResult) {
 	for _, r := range results {
 		for _, f := range r.Failures {
-			g.annotation("error", "toll: gate failed: "+r.Gate, f)
+			g.annotation("error", "toll: gate failed: "+r.Gate, report.GateFailureText(r, f))
 		}
 		for _, u := range r.Unjudged {
-			g.annotation("warning", "toll: gate not judged: "+r.Gate, u)
+			g.annotation("warning", "toll: gate not judged: "+r.Gate, report.GateUnjudgedText(u))
 		}
 	}
 }

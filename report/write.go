@@ -13,10 +13,15 @@ import (
 	"github.com/tollperf/toll/record"
 )
 
-// JSON returns summary.json's content.
+// JSON returns summary.json's content. Each change carries its words,
+// for a reader of the JSON: it fills in the Verdict of every change of s
+// (DeltaVerdict), which analyze leaves empty.
 func JSON(s *analyze.Summary) ([]byte, error) {
+	for d := range s.Deltas() {
+		d.Verdict = DeltaVerdict(d)
+	}
 	// Each warning carries its words beside its code, for a reader of
-	// the JSON; the summary itself is left as analyze made it.
+	// the JSON; the summary's own warnings are left as analyze made them.
 	withText := *s
 	if len(s.Warnings) > 0 {
 		withText.Warnings = make([]analyze.Warning, len(s.Warnings))
