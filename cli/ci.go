@@ -92,7 +92,7 @@ func partialGates(w io.Writer, gh githubActions, what string, sum *analyze.Summa
 	if len(gates) == 0 || sum.Partial == nil {
 		return nil
 	}
-	msg := fmt.Sprintf("gates not judged: %s is a %s", what, sum.Partial.Text)
+	msg := fmt.Sprintf("gates not judged: %s is a %s", what, report.PartialText(sum.Partial))
 	fmt.Fprintln(w, "  "+msg)
 	gh.annotation("error", "toll: gates not judged", msg)
 	return &exitError{ExitUnjudged, errors.New(msg)}

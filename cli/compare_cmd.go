@@ -109,7 +109,7 @@ appended to it as Markdown.
 				if s.Partial == nil {
 					continue
 				}
-				fmt.Fprintf(msgs, "  ! %s: %s\n", args[i], s.Partial.Text)
+				fmt.Fprintf(msgs, "  ! %s: %s\n", args[i], report.PartialText(s.Partial))
 				if err := partialGates(msgs, gh, args[i], s, gs); err != nil && unjudged == nil {
 					unjudged = err
 				}

@@ -544,7 +544,7 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 	})
 	switch {
 	case len(trials) == 0 && sum != nil && sum.Partial != nil:
-		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, sum.Partial.Text)
+		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, report.PartialText(sum.Partial))
 	case len(trials) == 0:
 		return nil, nil, fmt.Errorf("%s holds no finished trial", dir.Path)
 	case err != nil && (sum == nil || len(sum.Trials) > 0):

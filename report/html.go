@@ -27,7 +27,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	}
 	d := htmlData{Scenario: s.Scenario, Baseline: s.Baseline, Warnings: warningTexts(s.Warnings), Invalid: s.Invalid}
 	if s.Partial != nil {
-		d.Partial = s.Partial.Text
+		d.Partial = PartialText(s.Partial)
 	}
 	if s.Arrivals != nil {
 		d.Arrivals = s.Arrivals.Note

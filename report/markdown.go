@@ -29,7 +29,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		fmt.Fprintf(ew, "\n**%s**\n", escape(h))
 	}
 	if s.Partial != nil {
-		fmt.Fprintf(ew, "\n**%s**\n", escape(s.Partial.Text))
+		fmt.Fprintf(ew, "\n**%s**\n", escape(PartialText(s.Partial)))
 	}
 	if !s.Valid() {
 		fmt.Fprintf(ew, "\n**✗ invalid run: %s**\n", escape(strings.Join(s.Invalid, "; ")))

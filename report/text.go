@@ -198,7 +198,7 @@ func Brief(w io.Writer, s *analyze.Summary) error {
 func outcome(s *analyze.Summary) string {
 	var lines []string
 	if s.Partial != nil {
-		lines = append(lines, "! "+s.Partial.Text)
+		lines = append(lines, "! "+PartialText(s.Partial))
 	}
 	if !s.Valid() {
 		lines = append(lines, "✗ invalid run: "+strings.Join(s.Invalid, "; "))
