@@ -62,7 +62,7 @@ func TestLateArrivals(t *testing.T) {
 				}
 			}
 			if late != tt.wantFlags*3 || !s.Valid() {
-				t.Errorf("%d late-arrivals flags (want %d), valid %v (want true: %v)", late, tt.wantFlags*3, s.Valid(), s.Invalid)
+				t.Errorf("%d late-arrivals flags (want %d), valid %v (want true: %v)", late, tt.wantFlags*3, s.Valid(), s.Invalidities)
 			}
 			// The summary groups them in one line's worth: the trials and
 			// the worst p99, a condition that invalidates nothing.

@@ -3,7 +3,6 @@ package analyze
 import (
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,35 +88,36 @@ func TestInvalidRun(t *testing.T) {
 		name    string
 		spoil   func([]*record.Trial)
 		opt     Options
-		invalid string // a part of the reason; "" for a valid run
+		invalid *Invalidity // nil for a valid run
 	}{
-		{"clean", func([]*record.Trial) {}, Options{}, ""},
+		{"clean", func([]*record.Trial) {}, Options{}, nil},
 		{"every request failed", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 1) {
 				failAll(tr)
 			}
-		}, Options{}, "otel at 100 req/s: all 3 trials failed or were flagged (no request succeeded in 3)"},
-		{"one sound trial left", func(ts []*record.Trial) { failAll(ts[1]); failAll(ts[3]) }, Options{}, ""},
+		}, Options{}, &Invalidity{Code: InvalidUnsound, Variant: "otel", Step: "100 req/s", Trials: 3, Failed: 3}},
+		{"one sound trial left", func(ts []*record.Trial) { failAll(ts[1]); failAll(ts[3]) }, Options{}, nil},
 		{"every trial flagged", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 0) {
 				tr.TargetRate = 200 // achieved 100: rate missed
 			}
-		}, Options{}, "baseline at 200 req/s: all 3 trials failed or were flagged (flagged rate-missed in 3)"},
+		}, Options{}, &Invalidity{Code: InvalidUnsound, Variant: "baseline", Step: "200 req/s", Trials: 3, Flagged: []FlagCount{{FlagRateMissed, 3}}}},
 		{"flags that do not invalidate", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 1) {
 				n := len(tr.Samples[0].Points)
 				tr.Samples[0].Points[n-1].NrThrottled = 5
 			}
-		}, Options{}, ""},
+		}, Options{}, nil},
 		{"cut short, left out", func(ts []*record.Trial) {
 			// The only trial of a variant, cut short: missing, not failed.
 			cut(ts[1])
-		}, Options{}, ""},
+		}, Options{}, nil},
 		{"cut short, kept", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 1) {
 				cut(tr)
 			}
-		}, Options{IncludeInterrupted: true}, "otel at 100 req/s: all 3 trials failed or were flagged (flagged interrupted in 3; flagged rate-missed in 3; flagged short in 3)"},
+		}, Options{IncludeInterrupted: true}, &Invalidity{Code: InvalidUnsound, Variant: "otel", Step: "100 req/s", Trials: 3,
+			Flagged: []FlagCount{{FlagInterrupted, 3}, {FlagRateMissed, 3}, {FlagShort, 3}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,9 +127,12 @@ func TestInvalidRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := strings.Join(s.Invalid, "\n")
-			if s.Valid() != (tt.invalid == "") || !strings.Contains(got, tt.invalid) || len(s.Invalid) > 1 {
-				t.Errorf("invalid %q, want %q", got, tt.invalid)
+			var want []Invalidity
+			if tt.invalid != nil {
+				want = []Invalidity{*tt.invalid}
+			}
+			if s.Valid() != (tt.invalid == nil) || !reflect.DeepEqual(s.Invalidities, want) {
+				t.Errorf("invalid %+v, want %+v", s.Invalidities, want)
 			}
 		})
 	}

@@ -40,10 +40,15 @@ type Summary struct {
 	// Drifts are trends in a variant's per-round CPU per request: a
 	// service still warming up, or a machine changing speed.
 	Drifts []Drift `json:"drifts,omitempty"`
-	// Invalid says why the run's measurement is not valid, one reason per
-	// load step and variant none of whose trials is sound (every one failed
-	// or carries a flag that invalidates it), or, in precision mode, whose
-	// primary cost has no interval; empty for a valid run.
+	// Invalidities say why the run's measurement is not valid, one per
+	// load step and variant none of whose trials is sound (every one
+	// failed or carries a flag that invalidates it), or, in precision
+	// mode, whose primary cost has no interval; empty for a valid run.
+	// summary.json holds them in words (Invalid).
+	Invalidities []Invalidity `json:"-"`
+	// Invalid is Invalidities in words, one line each: analyze leaves it
+	// empty; report fills it in when it writes summary.json, and a
+	// summary read back has its lines here alone.
 	Invalid []string `json:"invalid,omitempty"`
 	// Partial says what is missing from a run that did not carry out its
 	// whole plan; nil for a complete run.
@@ -88,8 +93,8 @@ type Summary struct {
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any
-// load step is left without a sound trial.
-func (s *Summary) Valid() bool { return len(s.Invalid) == 0 }
+// load step is left without a sound trial, as analysed or as read back.
+func (s *Summary) Valid() bool { return len(s.Invalidities) == 0 && len(s.Invalid) == 0 }
 
 // Step is one load step's results.
 type Step struct {
@@ -620,7 +625,7 @@ func (z *summarizer) finish() (*Summary, error) {
 	s.Headlines = headlines(s)
 	s.CostCurves = CostCurves(s)
 	s.Arrivals = arrivalsOf(m, z.summarized, s.Trials)
-	s.Invalid = append(invalidRun(m, z.trials, s, z.opt.IncludeInterrupted), unanswered(m, s)...)
+	s.Invalidities = append(invalidRun(m, z.trials, s, z.opt.IncludeInterrupted), unanswered(m, s)...)
 	s.Partial = partialRun(m, z.trials, z.opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")

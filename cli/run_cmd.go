@@ -390,7 +390,7 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 		return &exitError{ExitFailure, err}
 	}
 	if !sum.Valid() {
-		for _, why := range sum.Invalid {
+		for _, why := range report.InvalidTexts(sum) {
 			gh.annotation("error", "toll: invalid run", why)
 		}
 		if len(gates) > 0 {
@@ -422,7 +422,7 @@ func invalid(sum *analyze.Summary) error {
 	if sum == nil || sum.Valid() {
 		return nil
 	}
-	return &exitError{ExitInvalid, fmt.Errorf("invalid run: %s", strings.Join(sum.Invalid, "; "))}
+	return &exitError{ExitInvalid, fmt.Errorf("invalid run: %s", strings.Join(report.InvalidTexts(sum), "; "))}
 }
 
 // isolate makes sure the run happens in a network namespace that holds only

@@ -201,7 +201,7 @@ func outcome(s *analyze.Summary) string {
 		lines = append(lines, "! "+PartialText(s.Partial))
 	}
 	if !s.Valid() {
-		lines = append(lines, "✗ invalid run: "+strings.Join(s.Invalid, "; "))
+		lines = append(lines, "✗ invalid run: "+strings.Join(InvalidTexts(s), "; "))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -20,15 +20,16 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	for d := range s.Deltas() {
 		d.Verdict = DeltaVerdict(d)
 	}
-	// Each warning carries its words beside its code, and a partial run
-	// its line, for a reader of the JSON; the summary's own are left as
-	// analyze made them.
+	// Each warning carries its words beside its code, and a partial or
+	// invalid run its lines, for a reader of the JSON; the summary's own
+	// are left as analyze made them.
 	withText := *s
 	if s.Partial != nil {
 		p := *s.Partial
 		p.Text = PartialText(&p)
 		withText.Partial = &p
 	}
+	withText.Invalid = InvalidTexts(s)
 	if len(s.Warnings) > 0 {
 		withText.Warnings = make([]analyze.Warning, len(s.Warnings))
 		for i, w := range s.Warnings {
