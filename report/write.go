@@ -13,12 +13,16 @@ import (
 	"github.com/tollperf/toll/record"
 )
 
-// JSON returns summary.json's content. Each change carries its words,
-// for a reader of the JSON: it fills in the Verdict of every change of s
-// (DeltaVerdict), which analyze leaves empty.
+// JSON returns summary.json's content. Each change and flag carries its
+// words, for a reader of the JSON: it fills in the Verdict of every
+// change of s (DeltaVerdict) and the Message of every flag (FlagText),
+// which analyze leaves empty.
 func JSON(s *analyze.Summary) ([]byte, error) {
 	for d := range s.Deltas() {
 		d.Verdict = DeltaVerdict(d)
+	}
+	for f := range s.AllFlags() {
+		f.Message = FlagText(*f)
 	}
 	// Each warning carries its words beside its code, and a partial or
 	// invalid run its lines, for a reader of the JSON; the summary's own
