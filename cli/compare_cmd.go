@@ -182,9 +182,9 @@ func refuseDifferences(diffs []analyze.RunDifference, allowMachines, allowServic
 	for _, d := range diffs {
 		switch {
 		case d.Machine() && !allowMachines:
-			machine = append(machine, d.String())
+			machine = append(machine, report.DifferenceText(d))
 		case !d.Machine() && !allowServices:
-			service = append(service, d.String())
+			service = append(service, report.DifferenceText(d))
 		}
 	}
 	var parts []string

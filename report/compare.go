@@ -162,9 +162,9 @@ func DifferenceLines(rc *analyze.RunComparison) []string {
 	var machine, service []string
 	for _, d := range rc.Differences {
 		if d.Machine() {
-			machine = append(machine, d.String())
+			machine = append(machine, DifferenceText(d))
 		} else {
-			service = append(service, d.String())
+			service = append(service, DifferenceText(d))
 		}
 	}
 	var lines []string
@@ -175,4 +175,21 @@ func DifferenceLines(rc *analyze.RunComparison) []string {
 		lines = append(lines, "NOT THE SAME SERVICES, compared anyway (--allow-different-services): "+strings.Join(service, "; ")+". Every change below holds the services' difference as well as the agent's.")
 	}
 	return lines
+}
+
+// DifferenceText says in English what differs between two runs: `CPU
+// model: "AMD EPYC" in A, "Intel Xeon" in B`, or `service "provider":
+// command ["app", "--work", "1"] in A, absent in B`.
+func DifferenceText(d analyze.RunDifference) string {
+	if d.What == analyze.DiffService {
+		side := func(s string) string {
+			if s == "" {
+				return "absent"
+			}
+			return s
+		}
+		return fmt.Sprintf("service %q: %s in A, %s in B", d.Service, side(d.A), side(d.B))
+	}
+	what := map[string]string{analyze.DiffCPUModel: "CPU model", analyze.DiffCores: "cores", analyze.DiffKernel: "kernel", analyze.DiffCgroup: "cgroup version"}[d.What]
+	return fmt.Sprintf("%s: %q in A, %q in B", what, d.A, d.B)
 }
