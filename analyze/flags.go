@@ -226,15 +226,6 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	return fs
 }
 
-// kernelThread is what a holder's description adds when it is a kernel
-// thread.
-func kernelThread(kernel bool) string {
-	if kernel {
-		return ", a kernel thread"
-	}
-	return ""
-}
-
 // failures returns how a trial's requests failed, by cause (could not
 // connect, timed out, answered 4xx, answered 5xx, failed otherwise): the
 // count of each, and the example the load generator kept of it.

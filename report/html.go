@@ -30,7 +30,7 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 		d.Partial = PartialText(s.Partial)
 	}
 	if s.Arrivals != nil {
-		d.Arrivals = s.Arrivals.Note
+		d.Arrivals = ArrivalsNote(s.Arrivals)
 	}
 	m := s.Manifest
 	if m == nil {

@@ -251,8 +251,8 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 		fmt.Fprintf(w, "%s! %s\n", indent, WarningText(warn))
 	}
 	m := s.Manifest
-	if a := s.Arrivals; a != nil && a.Note != "" {
-		fmt.Fprintf(w, "\n%s%s\n", indent, a.Note)
+	if a := s.Arrivals; a != nil {
+		fmt.Fprintf(w, "\n%s%s\n", indent, ArrivalsNote(a))
 	}
 	if m.Load.Model == "closed" {
 		fmt.Fprintf(w, "\n%sClosed model: each user waits for a response before its next request, so a slow or stalled\n"+

@@ -24,9 +24,9 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 	for f := range s.AllFlags() {
 		f.Message = FlagText(*f)
 	}
-	// Each warning carries its words beside its code, and a partial or
-	// invalid run its lines, for a reader of the JSON; the summary's own
-	// are left as analyze made them.
+	// Each warning carries its words beside its code, a partial or
+	// invalid run its lines and the arrivals their note, for a reader of
+	// the JSON; the summary's own are left as analyze made them.
 	withText := *s
 	if s.Partial != nil {
 		p := *s.Partial
@@ -34,6 +34,11 @@ func JSON(s *analyze.Summary) ([]byte, error) {
 		withText.Partial = &p
 	}
 	withText.Invalid = InvalidTexts(s)
+	if s.Arrivals != nil {
+		a := *s.Arrivals
+		a.Note = ArrivalsNote(&a)
+		withText.Arrivals = &a
+	}
 	if len(s.Warnings) > 0 {
 		withText.Warnings = make([]analyze.Warning, len(s.Warnings))
 		for i, w := range s.Warnings {
