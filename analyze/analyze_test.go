@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,15 +15,15 @@ func TestCompareVerdicts(t *testing.T) {
 	info := Info(CPUPerRequest)
 	base := []float64{1.00, 1.02, 0.98, 1.01, 0.99}
 	tests := []struct {
-		name       string
-		factor     []float64
-		wantSig    bool
-		wantPct    float64
-		verdictHas string
+		name    string
+		factor  []float64
+		wantSig bool
+		wantPct float64
+		reading ReadingCode
 	}{
-		{"plus ten percent", []float64{1.10, 1.11, 1.09, 1.10, 1.10}, true, 10, "+10.0% ±"},
-		{"no change", []float64{1.01, 0.99, 1.00, 1.02, 0.98}, false, 0, "~"},
-		{"minus five", []float64{0.95, 0.95, 0.96, 0.94, 0.95}, true, -5, "-5.0% ±"},
+		{"plus ten percent", []float64{1.10, 1.11, 1.09, 1.10, 1.10}, true, 10, ReadChange},
+		{"no change", []float64{1.01, 0.99, 1.00, 1.02, 0.98}, false, 0, ReadSame},
+		{"minus five", []float64{0.95, 0.95, 0.96, 0.94, 0.95}, true, -5, ReadChange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,8 +38,8 @@ func TestCompareVerdicts(t *testing.T) {
 			if math.Abs(*d.Pct-tt.wantPct) > 1 {
 				t.Errorf("pct %.2f, want ≈ %.0f", *d.Pct, tt.wantPct)
 			}
-			if !strings.HasPrefix(d.Verdict, tt.verdictHas) {
-				t.Errorf("verdict %q, want prefix %q", d.Verdict, tt.verdictHas)
+			if r := d.Reading; r.Code != tt.reading || r.Code == ReadChange && (!r.Ratio || r.Estimate != *d.Pct || r.HalfWidth != *d.HalfWidth) {
+				t.Errorf("reading %+v, want %s of the estimate ± the half-width", r, tt.reading)
 			}
 			if *d.CILow > *d.Pct || *d.CIHigh < *d.Pct {
 				t.Errorf("estimate outside its interval: %+v", d)
@@ -53,11 +54,11 @@ func TestCompareAdditiveAndZeros(t *testing.T) {
 		t.Errorf("spans: %+v", d)
 	}
 	d = Compare(Info(ErrorRate), []float64{0, 0, 0}, []float64{0, 0, 0}, 0)
-	if d.Significant || d.Verdict != "~" {
+	if d.Significant || d.Reading.Code != ReadSame {
 		t.Errorf("zero errors: %+v", d)
 	}
 	d = Compare(Info(CPUPerRequest), []float64{1}, []float64{1.2}, fixedVariance(record.DefaultCalibration(), CPUPerRequest, 0))
-	if d.CILow != nil || !strings.Contains(d.Verdict, "no interval") {
+	if d.CILow != nil || d.Reading.Code != ReadNoInterval || d.Reading.Why != WhyOneRound {
 		t.Errorf("one round: %+v", d)
 	}
 }
@@ -87,8 +88,8 @@ func TestCompareSmallCounts(t *testing.T) {
 		if math.Abs(d.Abs-tt.abs) > 1e-9 {
 			t.Errorf("%s %v → %v: Δ %g, want %g", tt.cost, tt.base, tt.vari, d.Abs, tt.abs)
 		}
-		if !tt.ratio && (d.CIUnit != Info(tt.cost).Unit || strings.Contains(d.Verdict, "%")) {
-			t.Errorf("%s %v → %v: verdict %q in %q, want a difference in the cost's unit", tt.cost, tt.base, tt.vari, d.Verdict, d.CIUnit)
+		if !tt.ratio && (d.CIUnit != Info(tt.cost).Unit || d.Reading.Ratio || d.Reading.Unit != Info(tt.cost).Unit) {
+			t.Errorf("%s %v → %v: reading %+v in %q, want a difference in the cost's unit", tt.cost, tt.base, tt.vari, d.Reading, d.CIUnit)
 		}
 	}
 }
@@ -104,13 +105,13 @@ func TestComparePerStart(t *testing.T) {
 		cost       Cost
 		base, vari []float64
 		wantCI     bool
-		verdictHas string
+		why        WhyCode
 	}{
-		{"JVM init, two starts", JVMInit, []float64{54, 42}, []float64{70, 58}, false, "+33.8% (2 starts: too few for an interval)"},
-		{"JVM init, one start", JVMInit, []float64{54}, []float64{70}, false, "(1 start: no interval)"},
-		{"start-up, two starts", Startup, []float64{5759, 5800}, []float64{15511, 9000}, false, "2 starts: too few"},
-		{"start-up, three starts", Startup, []float64{5759, 5800, 6100}, []float64{15511, 15000, 16800}, true, "±"},
-		{"CPU per request, two rounds", CPUPerRequest, []float64{1.0, 1.02}, []float64{1.2, 1.21}, true, "±"},
+		{"JVM init, two starts", JVMInit, []float64{54, 42}, []float64{70, 58}, false, WhyFewStarts},
+		{"JVM init, one start", JVMInit, []float64{54}, []float64{70}, false, WhyOneStart},
+		{"start-up, two starts", Startup, []float64{5759, 5800}, []float64{15511, 9000}, false, WhyFewStarts},
+		{"start-up, three starts", Startup, []float64{5759, 5800, 6100}, []float64{15511, 15000, 16800}, true, ""},
+		{"CPU per request, two rounds", CPUPerRequest, []float64{1.0, 1.02}, []float64{1.2, 1.21}, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,8 +122,8 @@ func TestComparePerStart(t *testing.T) {
 			if got := d.AbsCILow != nil; got != tt.wantCI {
 				t.Errorf("interval of the difference %v, want %v: %+v", got, tt.wantCI, d)
 			}
-			if !strings.Contains(d.Verdict, tt.verdictHas) {
-				t.Errorf("verdict %q, want it to hold %q", d.Verdict, tt.verdictHas)
+			if r := d.Reading; r.Why != tt.why || (r.Code == ReadNoInterval) == tt.wantCI || r.Why == WhyFewStarts && r.Count != len(tt.base) {
+				t.Errorf("reading %+v, want why %q", r, tt.why)
 			}
 			if !tt.wantCI && d.Significant {
 				t.Errorf("significant without an interval: %+v", d)
@@ -151,8 +152,8 @@ func TestCompareRunsPerStart(t *testing.T) {
 			if got := cc.CILow != nil; got != tt.wantCI {
 				t.Errorf("interval %v, want %v: %+v", got, tt.wantCI, cc)
 			}
-			if !tt.wantCI && (cc.Significant || !strings.Contains(cc.Verdict, "starts: too few")) {
-				t.Errorf("verdict %q, significant %v", cc.Verdict, cc.Significant)
+			if !tt.wantCI && (cc.Significant || cc.Reading.Why != WhyFewStarts || cc.Reading.Count != 2) {
+				t.Errorf("reading %+v, significant %v", cc.Reading, cc.Significant)
 			}
 		})
 	}
@@ -246,8 +247,8 @@ func TestFlags(t *testing.T) {
 	for _, f := range sum.Flags {
 		got[f.Code] = true
 		// The flag says why the requests failed, not only how many.
-		if f.Code == FlagErrors && !strings.HasSuffix(f.Message, "of requests failed (3 answered 5xx: HTTP 503 Service Unavailable)") {
-			t.Errorf("errors flag %q does not say how the requests failed", f.Message)
+		if f.Code == FlagErrors && (!slices.Equal(f.Args.Ints(1), []int{0, 0, 0, 3, 0}) || f.Args.Strs(2)[3] != "HTTP 503 Service Unavailable") {
+			t.Errorf("errors flag %+v does not say how the requests failed", f.Args)
 		}
 	}
 	for _, want := range []string{FlagRateMissed, FlagErrors, FlagNoTelemetry} {
@@ -554,10 +555,10 @@ func TestCheckRun(t *testing.T) {
 		r := g.CheckRun(s)
 		var got []string
 		for _, f := range r.Failures {
-			got = append(got, strings.Fields(f)[0])
+			got = append(got, f.Variant)
 		}
 		if strings.Join(got, ",") != strings.Join(tt.fail, ",") {
-			t.Errorf("%s: fails %v, want %v:\n%s", tt.gate, got, tt.fail, strings.Join(r.Failures, "\n"))
+			t.Errorf("%s: fails %v, want %v", tt.gate, got, tt.fail)
 		}
 		if len(r.Unjudged) > 0 {
 			t.Errorf("%s: unjudged %v", tt.gate, r.Unjudged)
@@ -651,13 +652,13 @@ func TestSharedDuetLatencyNotCompared(t *testing.T) {
 			switch {
 			case c.Cost == CPUPerRequest && !c.Delta.Significant:
 				t.Errorf("%s: CPU per request not significant: %+v", tt.name, c.Delta)
-			case c.Cost == LatencyP50 && !tt.latency && (c.Delta.Significant || c.Delta.CILow != nil || !strings.HasPrefix(c.Delta.Verdict, "n/a")):
+			case c.Cost == LatencyP50 && !tt.latency && (c.Delta.Significant || c.Delta.CILow != nil || c.Delta.Reading != Reading{Code: ReadNotComparable, Why: WhySharedDuet}):
 				t.Errorf("%s: latency p50 compared: %+v", tt.name, c.Delta)
 			case c.Cost == LatencyP50 && tt.latency && !c.Delta.Significant:
 				t.Errorf("%s: latency p50 not compared: %+v", tt.name, c.Delta)
 			case c.Cost == MachineCPU:
 				seen = true
-				if c.Delta.Significant || !strings.HasPrefix(c.Delta.Verdict, "n/a (duet") {
+				if c.Delta.Significant || c.Delta.Reading != (Reading{Code: ReadNotComparable, Why: WhyOneMachine, Mode: "duet"}) {
 					t.Errorf("%s: the machine's CPU compared between a duet's sides: %+v", tt.name, c.Delta)
 				}
 			}
@@ -746,7 +747,7 @@ func TestRunNoiseFloor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := Compare(info, base, scaled(tt.factor), fixedVariance(record.DefaultCalibration(), info.Cost, 0))
 			if d.Significant != tt.signif {
-				t.Errorf("significant %v, want %v (%s)", d.Significant, tt.signif, d.Verdict)
+				t.Errorf("significant %v, want %v (%+v)", d.Significant, tt.signif, d.Reading)
 			}
 			if half := (*d.CIHigh - *d.CILow) / 2; half < tt.minHalf {
 				t.Errorf("half-width %.3f%%, want at least %.1f%%: the run-level effect is not in the interval", half, tt.minHalf)
@@ -755,30 +756,6 @@ func TestRunNoiseFloor(t *testing.T) {
 	}
 	d := Compare(Info(Spans), []float64{10, 10.1, 9.9}, []float64{20, 20.1, 19.9}, 0)
 	if !d.Significant || *d.CIHigh-*d.CILow > 0.01 {
-		t.Errorf("additive cost: %s [%v, %v], want the rounds' own exact interval", d.Verdict, *d.CILow, *d.CIHigh)
-	}
-}
-
-func TestFailures(t *testing.T) {
-	tests := []struct {
-		name string
-		e    record.ErrorCounts
-		x    *record.ErrorExamples
-		want string
-	}{
-		{"none", record.ErrorCounts{}, nil, ""},
-		{"counts of a trial recorded without examples", record.ErrorCounts{Timeout: 2}, nil, " (2 timed out)"},
-		{"refused", record.ErrorCounts{Connect: 5}, &record.ErrorExamples{Connect: "dial tcp 127.0.0.1:1: connect: connection refused"},
-			" (5 could not connect: dial tcp 127.0.0.1:1: connect: connection refused)"},
-		{"two causes, in ErrorCounts' order", record.ErrorCounts{HTTP4xx: 1, Other: 7},
-			&record.ErrorExamples{HTTP4xx: "HTTP 404 Not Found", Other: "unexpected EOF"},
-			" (1 answered 4xx: HTTP 404 Not Found; 7 failed otherwise: unexpected EOF)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := failures(tt.e, tt.x); got != tt.want {
-				t.Errorf("failures = %q, want %q", got, tt.want)
-			}
-		})
+		t.Errorf("additive cost: %+v [%v, %v], want the rounds' own exact interval", d.Reading, *d.CILow, *d.CIHigh)
 	}
 }

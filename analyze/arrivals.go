@@ -2,11 +2,8 @@ package analyze
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tollperf/toll/record"
 )
@@ -30,7 +27,9 @@ type Arrivals struct {
 	// load CPUs during the loads of the trials flagged late-arrivals, most
 	// often and longest first (record.Load.LoadCPUsHeldBy).
 	LateHeldBy []LateHolder `json:"late_held_by,omitempty"`
-	// Note is the sentence the reports print.
+	// Note is the sentence the reports print: analyze leaves it empty,
+	// report fills it in when it writes summary.json, and a summary read
+	// back keeps it.
 	Note string `json:"note"`
 }
 
@@ -68,35 +67,6 @@ func arrivalsOf(m *record.Manifest, trials []*record.Trial, costs []*TrialCosts)
 		}
 	}
 	a.LateHeldBy = lateHolders(trials, late)
-	how := "each request sent at its own time"
-	if a.GridS > 0 {
-		grid := time.Duration(a.GridS * float64(time.Second)).String()
-		how = "released on a grid of " + grid
-		a.Note = fmt.Sprintf("Latency was measured with a release grid of %s (load.quantum): the requests due in each %s step were sent together, "+
-			"so the service's queueing of each burst is in the latency; leave quantum out to send each request at its own time. ", grid, grid)
-	}
-	a.Note += fmt.Sprintf("Arrivals: %s, %s; ", a.Process, how)
-	if a.LatenessP99US == 0 {
-		// A trial that sent anything records at least 1 µs: none did, or
-		// the run is from before toll measured its lateness.
-		a.Note += "the load generator's send lateness was not recorded"
-	} else {
-		a.Note += fmt.Sprintf("the load generator's send lateness was at most %s µs at p99 in any trial", strconv.FormatInt(a.LatenessP99US, 10))
-	}
-	a.Note += "."
-	if a.LateTrials > 0 {
-		a.Note += fmt.Sprintf(" %d trial(s) above %d µs are flagged %s: that delay is in their latency, and their CPU costs stand. "+
-			"A busy load CPU or a shared machine holds the generator up, and a service that stalls long enough to hold every connection (load.max_conns) makes requests wait for one.",
-			a.LateTrials, LateArrivalLimit.Microseconds(), FlagLateArrival)
-		if len(a.LateHeldBy) > 0 {
-			var parts []string
-			for _, h := range a.LateHeldBy[:min(len(a.LateHeldBy), 3)] {
-				parts = append(parts, fmt.Sprintf("%s (%s%s; %.0f ms in the median one)", h.Name, trialCount(h.Trials, a.LateTrials), kernelThread(h.Kernel), h.MedianMS))
-			}
-			a.Note += " On the load CPUs ran, during those trials' loads: " + strings.Join(parts, ", ") +
-				". A kernel thread that runs for milliseconds at a time there holds the generator back by as much (docs/method.md, \"Arrivals: when requests leave\")."
-		}
-	}
 	return a
 }
 
@@ -130,16 +100,4 @@ func lateHolders(trials []*record.Trial, late map[int]bool) []LateHolder {
 		return cmp.Or(cmp.Compare(y.Trials, x.Trials), cmp.Compare(y.MedianMS, x.MedianMS), strings.Compare(x.Name, y.Name))
 	})
 	return out
-}
-
-// trialCount says in how many of n trials something was: "in 3 of 5", or
-// "in every one".
-func trialCount(k, n int) string {
-	if k == n {
-		if n == 1 {
-			return "in it"
-		}
-		return "in every one"
-	}
-	return fmt.Sprintf("in %d of %d", k, n)
 }

@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"strings"
+	"reflect"
 	"testing"
 
 	"github.com/tollperf/toll/record"
@@ -17,22 +17,19 @@ func TestLateArrivals(t *testing.T) {
 		lateness  [2]int64 // p99 µs of the baseline's and the variant's trial
 		quantumS  float64
 		wantFlags int
-		wantNote  []string
-		notNote   []string
 		waitMS    float64            // toll's threads' wait to run, in each trial
 		heldBy    []record.CPUHolder // who ran on the load CPUs, in each trial
-		wantFlag  string             // in the flag's message
+		wantHeld  []LateHolder       // who ran on the load CPUs of the late trials
 	}{
-		{"on time", [2]int64{12, 30}, 0, 0, []string{"Arrivals: uniform, each request sent at its own time", "at most 30 µs at p99"}, []string{"release grid", "flagged"}, 0, nil, ""},
-		{"on time, a kernel thread beside", [2]int64{12, 30}, 0, 0, nil, []string{"kdamond"}, 0, []record.CPUHolder{{Name: "kdamond.0", PID: 77, Kernel: true, MS: 80}}, ""},
-		{"one trial late", [2]int64{12, LateArrivalLimit.Microseconds() + 1}, 0, 1, []string{"3 trial(s) above 100 µs are flagged late-arrivals", "their CPU costs stand"}, []string{"release grid", "On the load CPUs"}, 0, nil, "above 100 µs"},
-		{"late, held up by the machine", [2]int64{12, 900}, 0, 1, []string{"flagged late-arrivals"}, nil, 12.5, nil, "toll's threads waited 12.5 ms in all to run"},
-		{"late, a kernel thread on the load CPU", [2]int64{12, 900}, 0, 1,
-			[]string{"On the load CPUs ran, during those trials' loads: kdamond.0 (in every one, a kernel thread; 80 ms in the median one), sshd (in every one; 2 ms"}, nil, 12.5,
+		{"on time", [2]int64{12, 30}, 0, 0, 0, nil, nil},
+		{"on time, a kernel thread beside", [2]int64{12, 30}, 0, 0, 0, []record.CPUHolder{{Name: "kdamond.0", PID: 77, Kernel: true, MS: 80}}, nil},
+		{"one trial late", [2]int64{12, LateArrivalLimit.Microseconds() + 1}, 0, 1, 0, nil, nil},
+		{"late, held up by the machine", [2]int64{12, 900}, 0, 1, 12.5, nil, nil},
+		{"late, a kernel thread on the load CPU", [2]int64{12, 900}, 0, 1, 12.5,
 			[]record.CPUHolder{{Name: "kdamond.0", PID: 77, Kernel: true, MS: 80}, {Name: "sshd", PID: 500, MS: 2}},
-			"on the load CPUs meanwhile ran kdamond.0 (pid 77, a kernel thread) 80 ms, sshd (pid 500) 2 ms (see Arrivals)"},
-		{"a release grid", [2]int64{5, 8}, 0.002, 0, []string{"Latency was measured with a release grid of 2ms", "released on a grid of 2ms"}, nil, 0, nil, ""},
-		{"a run from before lateness was recorded", [2]int64{0, 0}, 0.002, 0, []string{"release grid of 2ms", "send lateness was not recorded"}, []string{"at most 0"}, 0, nil, ""},
+			[]LateHolder{{Name: "kdamond.0", Kernel: true, Trials: 3, MedianMS: 80}, {Name: "sshd", Trials: 3, MedianMS: 2}}},
+		{"a release grid", [2]int64{5, 8}, 0.002, 0, 0, nil, nil},
+		{"a run from before lateness was recorded", [2]int64{0, 0}, 0.002, 0, 0, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -56,13 +53,17 @@ func TestLateArrivals(t *testing.T) {
 			for _, f := range s.Flags {
 				if f.Code == FlagLateArrival {
 					late++
-					if f.Variant != "v" || !strings.Contains(f.Message, tt.wantFlag) {
+					// The flag gives its lateness, the limit, the wait
+					// and who ran on the load CPUs (report words them).
+					a := f.Args
+					if f.Variant != "v" || a.Int(0) != int(tt.lateness[1]) || a.Int(1) != int(2*tt.lateness[1]) ||
+						a.Int(2) != int(LateArrivalLimit.Microseconds()) || a.Float(3) != tt.waitMS || !reflect.DeepEqual(a[4], tt.heldBy) {
 						t.Errorf("flag %+v", f)
 					}
 				}
 			}
 			if late != tt.wantFlags*3 || !s.Valid() {
-				t.Errorf("%d late-arrivals flags (want %d), valid %v (want true: %v)", late, tt.wantFlags*3, s.Valid(), s.Invalid)
+				t.Errorf("%d late-arrivals flags (want %d), valid %v (want true: %v)", late, tt.wantFlags*3, s.Valid(), s.Invalidities)
 			}
 			// The summary groups them in one line's worth: the trials and
 			// the worst p99, a condition that invalidates nothing.
@@ -79,15 +80,13 @@ func TestLateArrivals(t *testing.T) {
 			if s.Trials[1].LatenessP99US != tt.lateness[1] {
 				t.Errorf("trial lateness p99 %d, want %d", s.Trials[1].LatenessP99US, tt.lateness[1])
 			}
-			for _, want := range tt.wantNote {
-				if !strings.Contains(s.Arrivals.Note, want) {
-					t.Errorf("note %q lacks %q", s.Arrivals.Note, want)
-				}
-			}
-			for _, not := range tt.notNote {
-				if strings.Contains(s.Arrivals.Note, not) {
-					t.Errorf("note %q says %q", s.Arrivals.Note, not)
-				}
+			// What the note says (report words it): the arrivals, the
+			// grid, the worst lateness, the late trials and who held
+			// their load CPUs.
+			a := s.Arrivals
+			if a.Process != "uniform" || a.GridS != tt.quantumS || a.LatenessP99US != max(tt.lateness[0], tt.lateness[1]) ||
+				a.LateTrials != tt.wantFlags*3 || !reflect.DeepEqual(a.LateHeldBy, tt.wantHeld) || a.Note != "" {
+				t.Errorf("arrivals %+v", a)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -43,8 +42,15 @@ type Delta struct {
 	// BootstrapAgrees is false when a bootstrap interval disagrees with the
 	// t interval about excluding zero (few rounds, skewed ratios).
 	BootstrapAgrees bool `json:"bootstrap_agrees"`
-	// Verdict is "+3.1% ± 0.8%", "~" or "n/a (…)".
+	// Verdict is the change in words ("+3.1% ± 0.8%", "~", "n/a (…)"):
+	// analyze leaves it empty and says how the change reads in Reading;
+	// report fills it in when it writes summary.json, for a reader of
+	// the JSON, and a summary read back keeps the words it was written
+	// with.
 	Verdict string `json:"verdict"`
+	// Reading is how the change reads, for a report to put in words. A
+	// change read back from summary.json has none (ReadStored).
+	Reading Reading `json:"-"`
 	// Method is "log-ratio" or "difference".
 	Method string `json:"method"`
 	// Rounds holds each paired round's change, in CIUnit: the ratio's
@@ -198,7 +204,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	n := len(base)
 	d := Delta{N: n, BootstrapAgrees: true, Size: SizeNone}
 	if n == 0 || len(vari) != n {
-		d.Verdict = "n/a (no paired rounds)"
+		d.Reading = Reading{Code: ReadNoPairs}
 		return d
 	}
 	d.Abs = stats.Mean(vari) - stats.Mean(base)
@@ -255,13 +261,9 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	if !iv.HasCI || few != "" {
 		why := few
 		if why == "" {
-			why = "1 round: no interval"
+			why = WhyOneRound
 		}
-		if ratio {
-			d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)
-		} else {
-			d.Verdict = fmt.Sprintf("%+.*f %s (%s)", info.Digits, d.Abs, info.Unit, why)
-		}
+		d.Reading = estimateReading(ReadNoInterval, &d, info).withWhy(why, n)
 		d.Settle()
 		return d
 	}
@@ -283,21 +285,21 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		d.Size = SizeOf(100 * d.Abs / b)
 	}
 	d.Settle()
-	half := *d.HalfWidth
-	switch {
-	case !d.Significant:
-		d.Verdict = "~"
-	case ratio:
-		d.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", *d.Pct, half)
-	default:
-		d.Verdict = fmt.Sprintf("%+.*f ± %.*f %s", info.Digits, iv.Mean, info.Digits, half, info.Unit)
+	if !d.Significant {
+		d.Reading = Reading{Code: ReadSame}
+		return d
 	}
+	d.Reading = estimateReading(ReadChange, &d, info)
+	if !ratio {
+		d.Reading.Estimate = iv.Mean
+	}
+	d.Reading.HalfWidth = *d.HalfWidth
 	return d
 }
 
 // JudgeEquivalence records whether d's whole interval lies within
 // ±marginPct (a relative change only). When it does and the interval
-// holds 0, the verdict says so in place of "~".
+// holds 0, it reads equivalent (ReadEquivalent) in place of the same.
 func (d *Delta) JudgeEquivalence(marginPct float64) {
 	if d.Pct == nil || d.CILow == nil || d.CIHigh == nil || !(marginPct > 0) {
 		return
@@ -306,6 +308,6 @@ func (d *Delta) JudgeEquivalence(marginPct float64) {
 	d.MarginPct = &m
 	d.Equivalent = -m <= *d.CILow && *d.CIHigh <= m
 	if d.Equivalent && !d.Significant {
-		d.Verdict = fmt.Sprintf("equivalent: no change beyond ±%g%%", m)
+		d.Reading = Reading{Code: ReadEquivalent}
 	}
 }

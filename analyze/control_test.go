@@ -54,10 +54,10 @@ func TestControlCorrectsABias(t *testing.T) {
 
 	with := summarize(true)
 	if d := deltaOf(t, with, "twin", CPUPerRequest); d.Significant || !d.Controlled {
-		t.Errorf("with the control, twin: %s (controlled %v), want ~", d.Verdict, d.Controlled)
+		t.Errorf("with the control, twin: %+v (controlled %v), want ~", d.Reading, d.Controlled)
 	}
 	if d := deltaOf(t, with, "plus10", CPUPerRequest); !d.Significant || !d.Controlled || math.Abs(*d.Pct-10) > 1 {
-		t.Errorf("with the control, plus10: %s, want +10%% ± a little", d.Verdict)
+		t.Errorf("with the control, plus10: %+v, want +10%% ± a little", d.Reading)
 	}
 	if d := deltaOf(t, with, controlName, CPUPerRequest); d.Controlled || !d.Significant {
 		t.Errorf("the control itself is compared with the baseline alone and shows the bias: %+v", d)

@@ -89,14 +89,14 @@ func (c Cost) counted() bool {
 // fewStarts says why cost c, measured over n starts, gets no interval:
 // "" when it may have one (it is not measured once per start, or n is at
 // least minStarts).
-func fewStarts(c Cost, n int) string {
+func fewStarts(c Cost, n int) WhyCode {
 	switch {
 	case !c.perStart() || n >= minStarts:
 		return ""
 	case n == 1:
-		return "1 start: no interval"
+		return WhyOneStart
 	default:
-		return fmt.Sprintf("%d starts: too few for an interval", n)
+		return WhyFewStarts
 	}
 }
 

@@ -182,8 +182,9 @@ type BillLine struct {
 	Added Bounds `json:"added"`
 	// Summed is set for a total over instances.
 	Summed bool `json:"summed"`
-	// Refused says why there is no figure: a rate outside the steps, a
-	// line that does not fit, instances at different rates for a latency.
+	// Refused says why there is no figure, the error that refused it: a
+	// rate outside the steps, a line that does not fit, instances at
+	// different rates for a latency.
 	Refused string `json:"refused,omitempty"`
 }
 
@@ -202,23 +203,21 @@ func Bill(curves []CostCurve, load FleetLoad) ([]BillLine, error) {
 	var out []BillLine
 	for _, cc := range curves {
 		bl := BillLine{Variant: cc.Variant, Cost: cc.Cost, Label: cc.Label, Unit: cc.Unit, Summed: cc.Summed}
+		var err error
 		switch {
 		case cc.Summed && !cc.Fits:
-			bl.Refused = fmt.Sprintf("the steps do not lie on a line (p = %.2g): read the steps themselves", cc.FitP)
+			err = fmt.Errorf("the steps do not lie on a line (p = %.2g): read the steps themselves", cc.FitP)
 		case cc.Summed:
-			p, err := cc.line().Predict(costmodel.Load{Rates: load.Rates})
-			if err != nil {
-				bl.Refused = err.Error()
-			} else {
+			var p costmodel.Interval
+			if p, err = cc.line().Predict(costmodel.Load{Rates: load.Rates}); err == nil {
 				bl.Added = Bounds{p.Value, p.Low, p.High}
 			}
 		default:
-			b, err := cc.between(load.Rates)
-			if err != nil {
-				bl.Refused = err.Error()
-			} else {
-				bl.Added = b
-			}
+			bl.Added, err = cc.between(load.Rates)
+		}
+		if err != nil {
+			// The error says why there is no figure.
+			bl.Refused, bl.Added = err.Error(), Bounds{}
 		}
 		out = append(out, bl)
 	}

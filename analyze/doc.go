@@ -31,6 +31,8 @@
 //
 // The arithmetic of intervals, tests and corrections is package stats';
 // analyze decides what is compared and records each outcome as a typed
-// value: a change's bounds, Direction and HalfWidth, a Warning as a code
-// with its arguments. Package report words and draws them.
+// value: a change's bounds, Direction, HalfWidth and Reading, a Warning
+// or a Flag as a code with its arguments, a gate's findings, why a run is
+// invalid or partial. Package report words and draws them: analyze
+// formats no text but errors' (TestNoProse).
 package analyze

@@ -1,24 +1,23 @@
 package analyze
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/tollperf/toll/record"
 )
 
 // TestEquivalenceVerdict checks that a change whose whole interval lies
-// within the precision target reads "equivalent", and that a change whose
-// interval holds 0 but reaches past the target stays "~".
+// within the precision target reads equivalent, and that a change whose
+// interval holds 0 but reaches past the target reads the same.
 func TestEquivalenceVerdict(t *testing.T) {
 	tests := []struct {
 		name       string
 		noise      []float64 // the variant's per-round ratio to the baseline
 		equivalent bool
-		verdict    string
+		reading    ReadingCode
 	}{
-		{"narrow around 0", []float64{1.004, 0.996, 1.002, 0.998, 1.001, 0.999}, true, "equivalent: no change beyond ±3%"},
-		{"wide around 0", []float64{1.08, 0.92, 1.06, 0.94, 1.07, 0.93}, false, "~"},
+		{"narrow around 0", []float64{1.004, 0.996, 1.002, 0.998, 1.001, 0.999}, true, ReadEquivalent},
+		{"wide around 0", []float64{1.08, 0.92, 1.06, 0.94, 1.07, 0.93}, false, ReadSame},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,8 +34,8 @@ func TestEquivalenceVerdict(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := deltaOf(t, s, "otel", CPUPerRequest)
-			if d.Equivalent != tt.equivalent || !strings.HasPrefix(d.Verdict, tt.verdict) || d.Significant {
-				t.Errorf("equivalent %v verdict %q [%v, %v], want %v %q", d.Equivalent, d.Verdict, *d.CILow, *d.CIHigh, tt.equivalent, tt.verdict)
+			if d.Equivalent != tt.equivalent || d.Reading.Code != tt.reading || *d.MarginPct != 3 || d.Significant {
+				t.Errorf("equivalent %v reading %q [%v, %v], want %v %q", d.Equivalent, d.Reading.Code, *d.CILow, *d.CIHigh, tt.equivalent, tt.reading)
 			}
 			// A run with fixed rounds states no margin.
 			m.Precision = nil
@@ -44,8 +43,8 @@ func TestEquivalenceVerdict(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := deltaOf(t, s, "otel", CPUPerRequest); d.Equivalent || d.Verdict != "~" {
-				t.Errorf("without a margin: equivalent %v verdict %q", d.Equivalent, d.Verdict)
+			if d := deltaOf(t, s, "otel", CPUPerRequest); d.Equivalent || d.Reading.Code != ReadSame {
+				t.Errorf("without a margin: equivalent %v reading %q", d.Equivalent, d.Reading.Code)
 			}
 		})
 	}

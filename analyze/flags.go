@@ -1,9 +1,8 @@
 package analyze
 
 import (
-	"fmt"
+	"iter"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tollperf/toll/record"
@@ -16,6 +15,11 @@ type Flag struct {
 	Variant string `json:"variant"`
 	Round   int    `json:"round"`
 	Code    string `json:"code"`
+	// Args are the names and numbers the flag's words use, in the order
+	// its code's comment gives. Message is the flag in words: analyze
+	// leaves it empty, report fills it in when it writes summary.json,
+	// and a flag read back has its Message alone.
+	Args    Args   `json:"-"`
 	Message string `json:"message"`
 	// Value is the figure the flag was raised for, in the unit its code
 	// measures (FlagGroup.Worst says which): a late-arrivals flag's p99
@@ -24,28 +28,56 @@ type Flag struct {
 	Value float64 `json:"value,omitempty"`
 }
 
-// Flag codes.
+// Flag codes, each with the Args of its words in order.
 const (
-	FlagRateMissed  = "rate-missed"   // achieved rate below 99% of target
-	FlagErrors      = "errors"        // some requests failed
-	FlagUnsent      = "unsent"        // scheduled requests never sent
-	FlagShort       = "short"         // the window was much shorter than asked
-	FlagNoTelemetry = "no-telemetry"  // a variant that exports sent nothing
-	FlagInterrupted = "interrupted"   // the trial was cut short
-	FlagThrottled   = "throttled"     // a service was throttled by its CPU limit
-	FlagSaturated   = "saturated"     // a CPU outside the services' was nearly fully busy
-	FlagSteal       = "steal"         // the hypervisor took a share of the CPUs
-	FlagScrape      = "scrape"        // a service's own metrics could not be read
-	FlagNMT         = "nmt"           // a JVM's Native Memory Tracking could not be read
-	FlagLateArrival = "late-arrivals" // the load generator sent requests late (p99 above LateArrivalLimit)
+	// FlagRateMissed: the achieved rate was below 99% of the target.
+	// Args: achieved (req/s), target (req/s).
+	FlagRateMissed = "rate-missed"
+	// FlagErrors: some requests failed. Args: the share that failed (%),
+	// then by cause (could not connect, timed out, answered 4xx,
+	// answered 5xx, failed otherwise) the counts ([]int) and the load
+	// generator's example of each ([]string, "" for none).
+	FlagErrors = "errors"
+	// FlagUnsent: scheduled requests were never sent. Args: unsent,
+	// scheduled.
+	FlagUnsent = "unsent"
+	// FlagShort: the window was much shorter than asked. Args: measured
+	// (s), planned (s).
+	FlagShort = "short"
+	// FlagNoTelemetry: a variant that exports sent nothing. No Args.
+	FlagNoTelemetry = "no-telemetry"
+	// FlagInterrupted: the trial was cut short. Args: its error.
+	FlagInterrupted = "interrupted"
+	// FlagThrottled: a service was throttled by its CPU limit. Args:
+	// service, times.
+	FlagThrottled = "throttled"
+	// FlagSaturated: a CPU outside the services' was nearly fully busy.
+	// Args: the CPU, its busy share (%).
+	FlagSaturated = "saturated"
+	// FlagSteal: the hypervisor took a share of the CPUs. Args: the
+	// share (%).
+	FlagSteal = "steal"
+	// FlagScrape: a service's own metrics could not be read. Args:
+	// service, the error.
+	FlagScrape = "scrape"
+	// FlagNMT: a JVM's Native Memory Tracking could not be read. Args:
+	// service, the error.
+	FlagNMT = "nmt"
+	// FlagLateArrival: the load generator sent requests late (p99 above
+	// LateArrivalLimit). Args: p99 (µs), max (µs), the limit (µs),
+	// toll's threads' wait to run (ms, 0 unknown), what ran longest on
+	// the load CPUs ([]record.CPUHolder).
+	FlagLateArrival = "late-arrivals"
 	// FlagLatencyUnreadable marks a trial whose latency histogram could
 	// not be read (corrupt, missing, or beyond toll's bounds): its latency
-	// is left out, its other costs stand.
+	// is left out, its other costs stand. Args: the error.
 	FlagLatencyUnreadable = "latency-unreadable"
 	// FlagProfile marks a profiled trial whose profile failed, wholly or
 	// for some of its services (the profiler died, or its samples could
 	// not be read): where the CPU goes leaves its round out, or lacks
-	// those services' stacks in it. Its costs stand.
+	// those services' stacks in it. Its costs stand. Args: the services,
+	// the profiler ("" unknown), whether the others' stacks were kept,
+	// the error's first line.
 	FlagProfile = "profile"
 )
 
@@ -95,7 +127,8 @@ func unplanned(t *record.Trial, flags []Flag, includeInterrupted bool) bool {
 }
 
 // FlagExportsRejected marks a variant that exports whose every export
-// toll's sink refused: its agent is not working either.
+// toll's sink refused: its agent is not working either. Args: the
+// refused requests/s, KiB/s.
 const FlagExportsRejected = "exports-rejected"
 
 // SaturatedBusy is the busy share (percent) above which a CPU that runs no
@@ -120,25 +153,22 @@ func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
 	if !t.Exports || tc.Costs[Spans] != 0 || tc.Costs[ExportBytes] != 0 {
 		return nil
 	}
-	f := Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagNoTelemetry,
-		Message: "variant is configured to export telemetry but toll's sink received none over the trial's cycle"}
+	f := Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagNoTelemetry}
 	if tc.Costs[Rejected] > 0 {
-		f.Code = FlagExportsRejected
-		f.Message = fmt.Sprintf("variant is configured to export telemetry but toll's sink rejected all of it (%.2f requests/s, %.1f KiB/s): see the sink's limits and the agent's log",
-			tc.Costs[Rejected], tc.Costs[RejectedBytes])
+		f.Code, f.Args = FlagExportsRejected, Args{tc.Costs[Rejected], tc.Costs[RejectedBytes]}
 	}
 	return []Flag{f}
 }
 
 func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 	var fs []Flag
-	add := func(code, format string, args ...any) {
-		fs = append(fs, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: code, Message: fmt.Sprintf(format, args...)})
+	add := func(code string, args ...any) {
+		fs = append(fs, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: code, Args: args})
 	}
 	// figure sets the figure of the flag just added.
 	figure := func(v float64) { fs[len(fs)-1].Value = v }
 	if t.Interrupted {
-		add(FlagInterrupted, "trial was interrupted: %s", t.Error)
+		add(FlagInterrupted, t.Error)
 	}
 	// A window holds a whole number of requests: at 25 req/s a 1.5 s
 	// window is due 37.5, and 37 on time is not a missed rate. One
@@ -148,129 +178,63 @@ func flagTrial(t *record.Trial, tc *TrialCosts, sched, sent uint64) []Flag {
 		slack = 1 / w
 	}
 	if got := tc.Costs[Throughput]; t.TargetRate > 0 && got+slack < 0.99*t.TargetRate {
-		add(FlagRateMissed, "achieved %.1f req/s, below 99%% of the %.0f req/s target", got, t.TargetRate)
+		add(FlagRateMissed, got, t.TargetRate)
 		figure(100 * got / t.TargetRate)
 	}
 	if e := tc.Costs[ErrorRate]; e > 0 {
-		add(FlagErrors, "%.2f%% of requests failed%s", e, failures(t.Load.Errors, t.Load.ErrorExamples))
+		counts, examples := failures(t.Load.Errors, t.Load.ErrorExamples)
+		add(FlagErrors, e, counts, examples)
 		figure(e)
 	}
 	if sched > sent {
-		add(FlagUnsent, "%d of %d scheduled requests were never sent (load generator or connections saturated)", sched-sent, sched)
+		add(FlagUnsent, int(sched-sent), int(sched))
 		figure(float64(sched - sent))
 	}
 	if got := t.Window().Seconds(); t.PlannedS > 0 && got < 0.9*t.PlannedS {
-		add(FlagShort, "measured window was %.1fs of the %.1fs planned", got, t.PlannedS)
+		add(FlagShort, got, t.PlannedS)
 		figure(100 * got / t.PlannedS)
 	}
 	for _, sat := range tc.saturated {
-		add(FlagSaturated, "CPU %d, which runs no measured service, was %.0f%% busy: toll's load generator may have been starved, so rate and latency may be its own", sat.cpu, sat.busy)
+		add(FlagSaturated, sat.cpu, sat.busy)
 		figure(sat.busy)
 	}
 	if p99 := t.Load.LatenessP99US; p99 > LateArrivalLimit.Microseconds() {
-		msg := fmt.Sprintf("the load generator sent requests late: p99 %d µs (max %d µs) after their due time, above %d µs",
-			p99, t.Load.LatenessMaxUS, LateArrivalLimit.Microseconds())
-		if w := t.Load.CPUWaitMS; w > 0 {
-			msg += fmt.Sprintf("; toll's threads waited %.1f ms in all to run during the load", w)
-		}
-		if hs := t.Load.LoadCPUsHeldBy; len(hs) > 0 {
-			msg += "; on the load CPUs meanwhile ran " + describeHolders(hs)
-		}
-		add(FlagLateArrival, "%s (see Arrivals)", msg)
+		add(FlagLateArrival, int(p99), int(t.Load.LatenessMaxUS), int(LateArrivalLimit.Microseconds()), t.Load.CPUWaitMS, t.Load.LoadCPUsHeldBy)
 		figure(float64(p99))
 	}
 	if st := tc.Costs[Steal]; st > StealLimit {
-		add(FlagSteal, "the hypervisor took %.1f%% of the CPUs' time (steal): the machine was shared", st)
+		add(FlagSteal, st)
 		figure(st)
 	}
 	if p := t.Profile; p != nil && p.Error != "" {
-		add(FlagProfile, "%s", profileFailure(p))
+		// A service whose profiler fails in every trial would leave
+		// every round out: the others' stacks are kept.
+		add(FlagProfile, p.Services, p.Profiler, p.File != "", oneLine(p.Error))
 	}
 	for _, s := range t.Samples {
 		if s.ScrapeError != "" {
-			add(FlagScrape, "%s: its metrics could not be scraped, so the trial lacks their rows: %s", s.Service, s.ScrapeError)
+			add(FlagScrape, s.Service, s.ScrapeError)
 		}
 		if s.NMTError != "" {
-			add(FlagNMT, "%s: no Native Memory Tracking summary, so the trial lacks JVM committed and off-heap: %s", s.Service, s.NMTError)
+			add(FlagNMT, s.Service, s.NMTError)
 		}
 		if n := len(s.Points); n > 1 && s.Points[n-1].NrThrottled > s.Points[0].NrThrottled {
-			add(FlagThrottled, "%s was throttled %d times by its CPU limit", s.Service, s.Points[n-1].NrThrottled-s.Points[0].NrThrottled)
+			add(FlagThrottled, s.Service, int(s.Points[n-1].NrThrottled-s.Points[0].NrThrottled))
 			figure(float64(s.Points[n-1].NrThrottled - s.Points[0].NrThrottled))
 		}
 	}
 	return fs
 }
 
-// profileFailure says which services' profile failed in a trial and how,
-// and what the analysis of where the CPU goes does without it.
-func profileFailure(p *record.TrialProfile) string {
-	what := "its round is left out of where the CPU goes"
-	if p.File != "" {
-		// A service whose profiler fails in every trial would leave
-		// every round out: the others' stacks are kept.
-		what = "where the CPU goes lacks those stacks in its round"
-	}
-	profiler := p.Profiler
-	if profiler == "" {
-		profiler = "the profiler"
-	}
-	return fmt.Sprintf("the profile of %s failed (%s), so %s: %s", strings.Join(p.Services, ", "), profiler, what, oneLine(p.Error))
-}
-
-// describeHolders names the three processes or kernel threads that ran
-// longest on the load CPUs during a trial's load, with their CPU time.
-func describeHolders(hs []record.CPUHolder) string {
-	var parts []string
-	for _, h := range hs[:min(len(hs), 3)] {
-		parts = append(parts, fmt.Sprintf("%s (pid %d%s) %.0f ms", h.Name, h.PID, kernelThread(h.Kernel), h.MS))
-	}
-	if n := len(hs) - 3; n > 0 {
-		parts = append(parts, fmt.Sprintf("%d more", n))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// kernelThread is what a holder's description adds when it is a kernel
-// thread.
-func kernelThread(kernel bool) string {
-	if kernel {
-		return ", a kernel thread"
-	}
-	return ""
-}
-
-// failures says how a trial's requests failed, by cause, with the example
-// the load generator kept of each: " (5 could not connect: dial tcp
-// 127.0.0.1:1: connect: connection refused)". Empty when nothing failed.
-func failures(e record.ErrorCounts, x *record.ErrorExamples) string {
+// failures returns how a trial's requests failed, by cause (could not
+// connect, timed out, answered 4xx, answered 5xx, failed otherwise): the
+// count of each, and the example the load generator kept of it.
+func failures(e record.ErrorCounts, x *record.ErrorExamples) (counts []int, examples []string) {
 	if x == nil {
 		x = &record.ErrorExamples{}
 	}
-	var parts []string
-	for _, c := range []struct {
-		n       uint64
-		what    string
-		example string
-	}{
-		{e.Connect, "could not connect", x.Connect},
-		{e.Timeout, "timed out", x.Timeout},
-		{e.HTTP4xx, "answered 4xx", x.HTTP4xx},
-		{e.HTTP5xx, "answered 5xx", x.HTTP5xx},
-		{e.Other, "failed otherwise", x.Other},
-	} {
-		if c.n == 0 {
-			continue
-		}
-		part := fmt.Sprintf("%d %s", c.n, c.what)
-		if c.example != "" {
-			part += ": " + c.example
-		}
-		parts = append(parts, part)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, "; ") + ")"
+	return []int{int(e.Connect), int(e.Timeout), int(e.HTTP4xx), int(e.HTTP5xx), int(e.Other)},
+		[]string{x.Connect, x.Timeout, x.HTTP4xx, x.HTTP5xx, x.Other}
 }
 
 // FlagGroup is every flag of one cause over the run: which trials it
@@ -354,4 +318,32 @@ func groupFlags(flags []Flag, of int, excluded func(trial int) bool) []FlagGroup
 		return len(b.Trials) - len(a.Trials)
 	})
 	return groups
+}
+
+// AllFlags yields every flag s holds: the run's, each trial's, and each
+// group's first, so that a report can fill in their words.
+func (s *Summary) AllFlags() iter.Seq[*Flag] {
+	return func(yield func(*Flag) bool) {
+		each := func(fs []Flag) bool {
+			for i := range fs {
+				if !yield(&fs[i]) {
+					return false
+				}
+			}
+			return true
+		}
+		if !each(s.Flags) {
+			return
+		}
+		for _, tc := range s.Trials {
+			if !each(tc.Flags) {
+				return
+			}
+		}
+		for i := range s.FlagGroups {
+			if !yield(&s.FlagGroups[i].First) {
+				return
+			}
+		}
+	}
 }

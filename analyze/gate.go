@@ -22,17 +22,33 @@ type Gate struct {
 }
 
 // GateResult is what one gate found in a run (each variant against the
-// baseline) or in a comparison of two runs.
+// baseline) or in a comparison of two runs. report puts its findings in
+// words.
 type GateResult struct {
 	// Gate is the gate as written.
-	Gate string `json:"gate"`
-	// Failures has one line per variant and step whose change lies wholly
-	// beyond the threshold.
-	Failures []string `json:"failures,omitempty"`
-	// Unjudged has one line per variant and step whose change of the
+	Gate string
+	// Failures has one finding per variant and step whose change lies
+	// wholly beyond the threshold.
+	Failures []GateFinding
+	// Unjudged has one finding per variant and step whose change of the
 	// gate's cost has no interval in percent to judge: a single round, or
 	// a cost compared by difference because some round's value was 0.
-	Unjudged []string `json:"unjudged,omitempty"`
+	Unjudged []GateFinding
+}
+
+// GateFinding is one variant and step at which a gate failed or could
+// not judge the change of its cost: Delta, against Baseline, within a
+// run (CheckRun), or Change between two runs (Check).
+type GateFinding struct {
+	// Variant is the variant's name, Step its load step's label and
+	// Label the cost's.
+	Variant string
+	Step    string
+	Label   string
+	// Baseline is the run's baseline, for a Delta.
+	Baseline string
+	Delta    *Delta
+	Change   *CostChange
 }
 
 // Failed says whether the gate failed anywhere.
@@ -123,13 +139,14 @@ func (g Gate) Check(rc *RunComparison) GateResult {
 	r := GateResult{Gate: g.Text}
 	for _, st := range rc.Steps {
 		for _, v := range st.Variants {
-			for _, c := range v.Costs {
+			for i, c := range v.Costs {
+				f := GateFinding{Variant: v.Name, Step: st.Label(), Label: c.Label, Change: &v.Costs[i]}
 				switch {
 				case c.Cost != g.Cost:
 				case c.CILow == nil:
-					r.Unjudged = append(r.Unjudged, fmt.Sprintf("%s at %s: %s changed %s", v.Name, st.Label(), c.Label, c.Verdict))
+					r.Unjudged = append(r.Unjudged, f)
 				case g.beyond(*c.CILow, *c.CIHigh):
-					r.Failures = append(r.Failures, fmt.Sprintf("%s at %s: %s changed %s, beyond %s", v.Name, st.Label(), c.Label, c.Verdict, g.Text))
+					r.Failures = append(r.Failures, f)
 				}
 			}
 		}
@@ -153,13 +170,13 @@ func (g Gate) CheckRun(s *Summary) GateResult {
 					continue
 				}
 				d := c.Delta
+				f := GateFinding{Variant: v.Name, Step: st.Label(), Label: c.Label, Baseline: s.Baseline, Delta: d}
 				if d.CIUnit != "%" || d.CILow == nil || d.CIHigh == nil {
-					r.Unjudged = append(r.Unjudged, fmt.Sprintf("%s at %s: %s is %s against %s: no interval in percent to judge", v.Name, st.Label(), c.Label, d.Verdict, s.Baseline))
+					r.Unjudged = append(r.Unjudged, f)
 					continue
 				}
 				if g.beyond(*d.CILow, *d.CIHigh) {
-					r.Failures = append(r.Failures, fmt.Sprintf("%s at %s: %s %+.1f%% [%+.1f%%, %+.1f%%] against %s, beyond %s",
-						v.Name, st.Label(), c.Label, *d.Pct, *d.CILow, *d.CIHigh, s.Baseline, g.Text))
+					r.Failures = append(r.Failures, f)
 				}
 			}
 		}

@@ -43,7 +43,7 @@ func TestIdleStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(s.Flags) > 0 || !s.Valid() {
-		t.Errorf("flags %+v, invalid %v", s.Flags, s.Invalid)
+		t.Errorf("flags %+v, invalid %+v", s.Flags, s.Invalidities)
 	}
 	for _, tc := range s.Trials {
 		for _, c := range []Cost{Throughput, PeakThroughput, ErrorRate, CPUPerRequest, LatencyP50, LatencyP99, LatencyMean, SpansPerReq} {

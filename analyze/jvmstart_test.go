@@ -73,7 +73,7 @@ func TestJVMStartNoise(t *testing.T) {
 			s := summarize(tt.restart, tt.jvm, 1.03)
 			d := deltaOf(t, s, "twin", CPUPerRequest)
 			if d.Significant != tt.significant {
-				t.Errorf("a 3%% draw read %s, want significant: %v", d.Verdict, tt.significant)
+				t.Errorf("a 3%% draw read %+v, want significant: %v", d.Reading, tt.significant)
 			}
 			if got := len(s.StartNoisePct) > 0; got != tt.carried || warned(s) != tt.carried {
 				t.Errorf("start_noise_pct %v, warning %v; want carried: %v", s.StartNoisePct, warned(s), tt.carried)
@@ -82,13 +82,13 @@ func TestJVMStartNoise(t *testing.T) {
 				t.Errorf("start_noise_pct %v, want CPU per request's %.1f%%", s.StartNoisePct, JVMStartNoisePct(CPUPerRequest))
 			}
 			if rss := deltaOf(t, s, "twin", RSS); rss.Significant {
-				t.Errorf("RSS, the same on both sides, read %s", rss.Verdict)
+				t.Errorf("RSS, the same on both sides, read %+v", rss.Reading)
 			}
 		})
 	}
 	// A twice larger draw is still read through the term.
 	if d := deltaOf(t, summarize("once", true, 1.15), "twin", CPUPerRequest); !d.Significant {
-		t.Errorf("a 15%% change with JVMs started once read %s, want it resolved", d.Verdict)
+		t.Errorf("a 15%% change with JVMs started once read %+v, want it resolved", d.Reading)
 	}
 
 	// The calibration the manifest records is the one applied: the default
@@ -97,12 +97,12 @@ func TestJVMStartNoise(t *testing.T) {
 	def := record.DefaultCalibration()
 	cal = &def
 	if d := deltaOf(t, summarize("once", true, 1.03), "twin", CPUPerRequest); d.Significant {
-		t.Errorf("with the default calibration recorded, a 3%% draw read %s, want it carried", d.Verdict)
+		t.Errorf("with the default calibration recorded, a 3%% draw read %+v, want it carried", d.Reading)
 	}
 	cal = &record.Calibration{RunNoisePct: def.RunNoisePct}
 	if s := summarize("once", true, 1.03); !deltaOf(t, s, "twin", CPUPerRequest).Significant || len(s.StartNoisePct) > 0 || warned(s) {
-		t.Errorf("with no start-to-start term recorded, a 3%% draw read %s (start_noise_pct %v, warned %v), want it resolved and no term",
-			deltaOf(t, s, "twin", CPUPerRequest).Verdict, s.StartNoisePct, warned(s))
+		t.Errorf("with no start-to-start term recorded, a 3%% draw read %+v (start_noise_pct %v, warned %v), want it resolved and no term",
+			deltaOf(t, s, "twin", CPUPerRequest).Reading, s.StartNoisePct, warned(s))
 	}
 	cal = nil
 
@@ -122,7 +122,7 @@ func TestJVMStartNoise(t *testing.T) {
 		s := summarize("once", true, tt.draws...)
 		d := deltaOf(t, s, "twin", CPUPerRequest)
 		if d.Significant != tt.significant {
-			t.Errorf("%s: read %s, want significant: %v", tt.name, d.Verdict, tt.significant)
+			t.Errorf("%s: read %+v, want significant: %v", tt.name, d.Reading, tt.significant)
 		}
 		prior := 100 * math.Expm1(math.Sqrt(2*fixedVariance(record.DefaultCalibration(), CPUPerRequest, len(tt.draws))))
 		if math.Abs(d.FixedPct-prior) > 1e-9 == !tt.spread || d.FixedPct < prior {
@@ -150,7 +150,7 @@ func TestJVMStartNoise(t *testing.T) {
 		}
 		for _, cc := range rc.Steps[0].Variants[0].Costs {
 			if cc.Cost == CPUPerRequest && cc.Significant != tt.significant {
-				t.Errorf("compare, restart %s: %s, want significant: %v", tt.restart, cc.Verdict, tt.significant)
+				t.Errorf("compare, restart %s: %+v, want significant: %v", tt.restart, cc.Reading, tt.significant)
 			}
 		}
 	}

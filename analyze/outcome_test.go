@@ -3,7 +3,6 @@ package analyze
 import (
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,35 +88,36 @@ func TestInvalidRun(t *testing.T) {
 		name    string
 		spoil   func([]*record.Trial)
 		opt     Options
-		invalid string // a part of the reason; "" for a valid run
+		invalid *Invalidity // nil for a valid run
 	}{
-		{"clean", func([]*record.Trial) {}, Options{}, ""},
+		{"clean", func([]*record.Trial) {}, Options{}, nil},
 		{"every request failed", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 1) {
 				failAll(tr)
 			}
-		}, Options{}, "otel at 100 req/s: all 3 trials failed or were flagged (no request succeeded in 3)"},
-		{"one sound trial left", func(ts []*record.Trial) { failAll(ts[1]); failAll(ts[3]) }, Options{}, ""},
+		}, Options{}, &Invalidity{Code: InvalidUnsound, Variant: "otel", Step: "100 req/s", Trials: 3, Failed: 3}},
+		{"one sound trial left", func(ts []*record.Trial) { failAll(ts[1]); failAll(ts[3]) }, Options{}, nil},
 		{"every trial flagged", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 0) {
 				tr.TargetRate = 200 // achieved 100: rate missed
 			}
-		}, Options{}, "baseline at 200 req/s: all 3 trials failed or were flagged (flagged rate-missed in 3)"},
+		}, Options{}, &Invalidity{Code: InvalidUnsound, Variant: "baseline", Step: "200 req/s", Trials: 3, Flagged: []FlagCount{{FlagRateMissed, 3}}}},
 		{"flags that do not invalidate", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 1) {
 				n := len(tr.Samples[0].Points)
 				tr.Samples[0].Points[n-1].NrThrottled = 5
 			}
-		}, Options{}, ""},
+		}, Options{}, nil},
 		{"cut short, left out", func(ts []*record.Trial) {
 			// The only trial of a variant, cut short: missing, not failed.
 			cut(ts[1])
-		}, Options{}, ""},
+		}, Options{}, nil},
 		{"cut short, kept", func(ts []*record.Trial) {
 			for _, tr := range every2(ts, 1) {
 				cut(tr)
 			}
-		}, Options{IncludeInterrupted: true}, "otel at 100 req/s: all 3 trials failed or were flagged (flagged interrupted in 3; flagged rate-missed in 3; flagged short in 3)"},
+		}, Options{IncludeInterrupted: true}, &Invalidity{Code: InvalidUnsound, Variant: "otel", Step: "100 req/s", Trials: 3,
+			Flagged: []FlagCount{{FlagInterrupted, 3}, {FlagRateMissed, 3}, {FlagShort, 3}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,9 +127,12 @@ func TestInvalidRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := strings.Join(s.Invalid, "\n")
-			if s.Valid() != (tt.invalid == "") || !strings.Contains(got, tt.invalid) || len(s.Invalid) > 1 {
-				t.Errorf("invalid %q, want %q", got, tt.invalid)
+			var want []Invalidity
+			if tt.invalid != nil {
+				want = []Invalidity{*tt.invalid}
+			}
+			if s.Valid() != (tt.invalid == nil) || !reflect.DeepEqual(s.Invalidities, want) {
+				t.Errorf("invalid %+v, want %+v", s.Invalidities, want)
 			}
 		})
 	}
@@ -165,35 +168,36 @@ func TestPartialRun(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup func(t *testing.T) (*record.Manifest, []*record.Trial)
-		want  string // "" for a complete run
+		want  *Partial // nil for a complete run: the fields of its words
 	}{
 		{"complete", func(t *testing.T) (*record.Manifest, []*record.Trial) {
 			m := plan(3, 100)
 			return m, ran(t, m, 6)
-		}, ""},
+		}, nil},
 		{"interrupted in round 4 of 10", func(t *testing.T) (*record.Manifest, []*record.Trial) {
 			m := plan(10, 100)
 			m.Interrupted = true
 			ts := ran(t, m, 8)
 			cut(ts[7]) // round 4's second trial, cut short
 			return m, ts
-		}, "partial run (interrupted): 7 of 20 trials complete; missing: round 4 baseline, rounds 5-10"},
+		}, &Partial{Interrupted: true, Planned: 20, Complete: 7, Gaps: []Gap{{First: 4, Last: 4, Variants: []string{"baseline"}}, {First: 5, Last: 10}}}},
 		{"killed", func(t *testing.T) (*record.Manifest, []*record.Trial) {
 			m := plan(3, 100)
 			m.Finished = time.Time{}
 			return m, ran(t, m, 5)
-		}, "partial run (toll did not finish it: killed, or still running): 5 of 6 trials complete; missing: round 3 baseline"},
+		}, &Partial{Unfinished: true, Planned: 6, Complete: 5, Gaps: []Gap{{First: 3, Last: 3, Variants: []string{"baseline"}}}}},
 		{"stopped by an error, two steps", func(t *testing.T) (*record.Manifest, []*record.Trial) {
 			m := plan(2, 100, 200)
 			m.Error = "variant otel: start otel/app: exited before ready: exit status 1; last 1 log lines:\n\tboom"
 			return m, ran(t, m, 3)
-		}, "partial run (stopped by an error: variant otel: start otel/app: exited before ready: exit status 1): 3 of 8 trials complete; missing: 100 req/s: round 2 baseline; 200 req/s: rounds 1-2"},
+		}, &Partial{Cause: "variant otel: start otel/app: exited before ready: exit status 1", Planned: 8, Complete: 3,
+			Gaps: []Gap{{Step: "100 req/s", First: 2, Last: 2, Variants: []string{"baseline"}}, {Step: "200 req/s", First: 1, Last: 2}}}},
 		{"no plan recorded", func(t *testing.T) (*record.Manifest, []*record.Trial) {
 			m := plan(3, 100)
 			ts := ran(t, m, 4)
 			m.Planned, m.Interrupted = nil, true
 			return m, ts
-		}, "partial run (interrupted): 4 trials complete; the manifest does not list the trials planned"},
+		}, &Partial{Interrupted: true, Complete: 4}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,13 +206,15 @@ func TestPartialRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch {
-			case tt.want == "" && s.Partial != nil:
-				t.Errorf("complete run called partial: %+v", s.Partial)
-			case tt.want != "" && s.Partial == nil:
-				t.Errorf("partial run not called partial; want %q", tt.want)
-			case tt.want != "" && s.Partial.Text != tt.want:
-				t.Errorf("got  %q\nwant %q", s.Partial.Text, tt.want)
+			switch p := s.Partial; {
+			case tt.want == nil && p != nil:
+				t.Errorf("complete run called partial: %+v", p)
+			case tt.want != nil && p == nil:
+				t.Errorf("partial run not called partial; want %+v", tt.want)
+			case tt.want == nil:
+			case p.Interrupted != tt.want.Interrupted || p.Unfinished != tt.want.Unfinished || p.Cause != tt.want.Cause ||
+				p.Planned != tt.want.Planned || p.Complete != tt.want.Complete || !reflect.DeepEqual(p.Gaps, tt.want.Gaps):
+				t.Errorf("got  %+v\nwant %+v", p, tt.want)
 			}
 		})
 	}

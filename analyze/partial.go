@@ -1,11 +1,9 @@
 package analyze
 
 import (
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/tollperf/toll/record"
 )
@@ -34,8 +32,16 @@ type Partial struct {
 	// their trials are left out, as missing ones are.
 	Unreadable []record.Unreadable `json:"unreadable,omitempty"`
 	// Text says it in one line: "partial run (interrupted): 7 of 20 trials
-	// complete; missing: round 4 otel, rounds 5-10".
+	// complete; missing: round 4 otel, rounds 5-10". analyze leaves it
+	// empty; report fills it in when it writes summary.json, and a
+	// summary read back keeps it.
 	Text string `json:"text"`
+	// Cause is the first line of Error, without the announcement of a
+	// service's log that may end it (that log is in the flags of the
+	// trial it cut short).
+	Cause string `json:"-"`
+	// Gaps name the missing trials by round, for a report's words.
+	Gaps []Gap `json:"-"`
 }
 
 // partialRun compares the trials found with the manifest's plan, and
@@ -58,43 +64,30 @@ func partialRun(m *record.Manifest, trials []*record.Trial, unreadable []record.
 	if !p.Interrupted && !p.Unfinished && len(p.Missing) == 0 && len(p.Unreadable) == 0 {
 		return nil
 	}
-	var why []string
-	switch {
-	case p.Interrupted:
-		why = append(why, "interrupted")
-	case p.Unfinished:
-		why = append(why, "toll did not finish it: killed, or still running")
-	case p.Error != "":
-		// The error's first line: a service's log, when it follows, is in
-		// the flags of the trial it cut short.
-		why = append(why, "stopped by an error: "+logFollows.ReplaceAllString(oneLine(p.Error), ""))
-	}
-	var b strings.Builder
-	b.WriteString("partial run")
-	if len(why) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(why, "; "))
-	}
+	p.Cause = logFollows.ReplaceAllString(oneLine(p.Error), "")
 	if p.Planned == 0 {
 		p.Complete = len(done)
-		fmt.Fprintf(&b, ": %d trials complete; the manifest does not list the trials planned", p.Complete)
-	} else {
-		fmt.Fprintf(&b, ": %d of %d trials complete", p.Complete, p.Planned)
-		if len(p.Missing) > 0 {
-			fmt.Fprintf(&b, "; missing: %s", describeMissing(m, p.Missing))
-		}
 	}
-	for _, u := range p.Unreadable {
-		fmt.Fprintf(&b, "; left out, unreadable: %s", oneLine(u.Reason))
-	}
-	p.Text = b.String()
+	p.Gaps = gapsOf(m, p.Missing)
 	return p
 }
 
-// describeMissing names the missing trials by round: a round none of whose
-// trials is there by its number ("rounds 5-10"), a round with some by its
-// number and the missing variants ("round 4 otel"). With several load
-// steps in the plan, each step's part is prefixed with its label.
-func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
+// Gap is missing trials named together: whole rounds First to Last of a
+// load step, or round First (= Last) with only Variants missing.
+type Gap struct {
+	// Step is the load step's label; "" when the plan has one step.
+	Step        string
+	First, Last int
+	// Variants are the variants missing from round First, in plan
+	// order; nil for whole rounds.
+	Variants []string
+}
+
+// gapsOf names the missing trials by round: a round none of whose trials
+// is there as one of a range of whole rounds ("rounds 5-10"), a round
+// with some by the missing variants ("round 4 otel"), step by step in
+// the plan's order.
+func gapsOf(m *record.Manifest, missing []record.PlannedTrial) []Gap {
 	type key struct{ step, round int }
 	planned := map[key]int{}
 	var steps []int
@@ -109,7 +102,7 @@ func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
 		k := key{pt.Step, pt.Round}
 		byRound[k] = append(byRound[k], pt.Variant)
 	}
-	var parts []string
+	var gaps []Gap
 	for _, st := range steps {
 		var rounds []int
 		for k := range byRound {
@@ -117,36 +110,27 @@ func describeMissing(m *record.Manifest, missing []record.PlannedTrial) string {
 				rounds = append(rounds, k.round)
 			}
 		}
-		if len(rounds) == 0 {
-			continue
-		}
 		slices.Sort(rounds)
-		var items []string
+		label := ""
+		if len(steps) > 1 {
+			label = stepLabel(m, st)
+		}
 		for i := 0; i < len(rounds); i++ {
 			r := rounds[i]
 			k := key{st, r}
 			if len(byRound[k]) < planned[k] {
-				items = append(items, fmt.Sprintf("round %d %s", r, strings.Join(uniq(byRound[k]), " ")))
+				gaps = append(gaps, Gap{Step: label, First: r, Last: r, Variants: uniq(byRound[k])})
 				continue
 			}
 			j := i
 			for j+1 < len(rounds) && rounds[j+1] == rounds[j]+1 && len(byRound[key{st, rounds[j+1]}]) == planned[key{st, rounds[j+1]}] {
 				j++
 			}
-			if j == i {
-				items = append(items, "round "+strconv.Itoa(r))
-			} else {
-				items = append(items, fmt.Sprintf("rounds %d-%d", r, rounds[j]))
-			}
+			gaps = append(gaps, Gap{Step: label, First: r, Last: rounds[j]})
 			i = j
 		}
-		part := strings.Join(items, ", ")
-		if len(steps) > 1 {
-			part = stepLabel(m, st) + ": " + part
-		}
-		parts = append(parts, part)
 	}
-	return strings.Join(parts, "; ")
+	return gaps
 }
 
 // logFollows matches the end of an error's first line that announces the

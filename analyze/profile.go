@@ -277,30 +277,33 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 		variant string
 	}
 	rounds := map[key]map[int]*trialProfile{}
-	why := map[string]string{} // by variant: why a trial of it has no profile
+	why := map[string]error{} // by variant: why a trial of it has no profile
 	for _, tc := range s.Trials {
 		t := byIndex[tc.Index]
 		if tc.Excluded || t == nil || t.Idle {
 			continue
 		}
-		what := fmt.Sprintf("trial %d (%s, round %d)", t.Index, t.Variant, t.Round)
+		// trialErr is an error of the trial, format following its name.
+		trialErr := func(format string, args ...any) error {
+			return fmt.Errorf("trial %d (%s, round %d)"+format, append([]any{t.Index, t.Variant, t.Round}, args...)...)
+		}
 		switch {
 		case t.Profile == nil:
-			return fmt.Errorf("%s has no profile, while other trials of the run have: profile every variant's services alike", what)
+			return trialErr(" has no profile, while other trials of the run have: profile every variant's services alike")
 		case t.Profile.File == "":
 			// The trial's profile flag says why it has none.
-			if why[t.Variant] == "" {
-				why[t.Variant] = fmt.Sprintf("%s: %s", what, oneLine(t.Profile.Error))
+			if why[t.Variant] == nil {
+				why[t.Variant] = trialErr(": %s", oneLine(t.Profile.Error))
 			}
 			continue
 		}
 		p, err := read(t.Profile.File)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return trialErr(": %w", err)
 		}
 		tp, err := profileOf(p, t, tc.Window)
 		if err != nil {
-			return fmt.Errorf("%s: %w", what, err)
+			return trialErr(": %w", err)
 		}
 		if tp == nil {
 			continue // no request completed in the window
@@ -335,8 +338,8 @@ func AddProfiles(s *Summary, trials []*record.Trial, read func(name string) (*pp
 			if len(paired) == 0 {
 				err := fmt.Errorf("%s at %s: no round with a profile of both it and the baseline %s", v, st.Label(), s.Baseline)
 				for _, n := range []string{v, s.Baseline} {
-					if why[n] != "" {
-						err = fmt.Errorf("%w (%s)", err, why[n])
+					if why[n] != nil {
+						err = fmt.Errorf("%w (%v)", err, why[n])
 					}
 				}
 				return err

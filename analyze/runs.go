@@ -83,7 +83,12 @@ type CostChange struct {
 	// HalfWidth half its width in percent (absent without an interval).
 	Direction Direction `json:"direction,omitempty"`
 	HalfWidth *float64  `json:"half_width,omitempty"`
-	Verdict   string    `json:"verdict"`
+	// Verdict is the change in words, which report fills in from Reading
+	// when it writes the comparison; analyze leaves it empty.
+	Verdict string `json:"verdict"`
+	// Reading is how the change reads, for a report to put in words: an
+	// estimate in percent, and without an interval why.
+	Reading Reading `json:"-"`
 }
 
 // CompareRuns compares the overheads of every variant run in both a and b,
@@ -143,14 +148,16 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	iv := stats.Welch(xb, xa, fixed)
 	pct := func(x float64) float64 { return 100 * (math.Exp(x) - 1) }
 	cc.Pct = pct(iv.Mean)
+	cc.Reading = Reading{Code: ReadNoInterval, Estimate: cc.Pct, Ratio: true, Unit: "%", Digits: 1}
 	if !iv.HasCI {
-		cc.Verdict = fmt.Sprintf("%+.1f%% (too few rounds for an interval)", cc.Pct)
+		cc.Reading.Why = WhyFewRounds
 		return cc
 	}
-	if few := fewStarts(ca.Cost, min(len(xa), len(xb))); few != "" {
+	n := min(len(xa), len(xb))
+	if few := fewStarts(ca.Cost, n); few != "" {
 		// As within a run (Compare): what is measured once per start
 		// needs three starts in each run for an interval.
-		cc.Verdict = fmt.Sprintf("%+.1f%% (%s)", cc.Pct, few)
+		cc.Reading = cc.Reading.withWhy(few, n)
 		return cc
 	}
 	lo, hi := pct(iv.Low), pct(iv.High)
@@ -159,10 +166,9 @@ func costChange(ca, cb CostResult, xa, xb []float64, fixed float64) CostChange {
 	cc.PValue = &p
 	cc.Significant = iv.Excludes
 	cc.Direction, cc.HalfWidth = boundsDirection(cc.CILow, cc.CIHigh), halfWidth(cc.CILow, cc.CIHigh)
+	cc.Reading.Code, cc.Reading.HalfWidth = ReadSame, *cc.HalfWidth
 	if cc.Significant {
-		cc.Verdict = fmt.Sprintf("%+.1f%% ± %.1f%%", cc.Pct, *cc.HalfWidth)
-	} else {
-		cc.Verdict = fmt.Sprintf("~ (%+.1f%% ± %.1f%%)", cc.Pct, *cc.HalfWidth)
+		cc.Reading.Code = ReadChange
 	}
 	return cc
 }

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -38,23 +37,6 @@ type RunDifference struct {
 // Machine says whether the difference is of the machine, not of a
 // service.
 func (d RunDifference) Machine() bool { return d.What != DiffService }
-
-// String says what differs: `CPU model: "AMD EPYC" in A, "Intel Xeon" in
-// B`, or `service "provider": command ["app", "--work", "1"] in A, absent
-// in B`.
-func (d RunDifference) String() string {
-	if d.What == DiffService {
-		side := func(s string) string {
-			if s == "" {
-				return "absent"
-			}
-			return s
-		}
-		return fmt.Sprintf("service %q: %s in A, %s in B", d.Service, side(d.A), side(d.B))
-	}
-	what := map[string]string{DiffCPUModel: "CPU model", DiffCores: "cores", DiffKernel: "kernel", DiffCgroup: "cgroup version"}[d.What]
-	return fmt.Sprintf("%s: %q in A, %q in B", what, d.A, d.B)
-}
 
 // MachineDifferences returns how the machines two runs' manifests record
 // differ: CPU model, cores, kernel and cgroup version, each compared only

@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -93,12 +92,7 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 	}
 	// Too few starts: the estimate stands, the interval does not.
 	d = withoutInterval(d, NoVerdictFewStarts)
-	why := "1 start per variant: what differs between two starts is in no interval"
-	if d.Pct != nil {
-		d.Verdict = fmt.Sprintf("%+.1f%% (%s)", *d.Pct, why)
-	} else {
-		d.Verdict = fmt.Sprintf("%+.*f %s (%s)", info.Digits, d.Abs, info.Unit, why)
-	}
+	d.Reading = estimateReading(ReadNoInterval, &d, info).withWhy(WhyOneStartEach, d.Starts)
 	return d
 }
 

@@ -65,8 +65,8 @@ func TestStartVaryingCostsCompareStarts(t *testing.T) {
 			s := summarize(tt.restart, tt.draws...)
 			d := deltaOf(t, s, "twin", RSS)
 			if d.Starts != tt.starts || (d.CILow != nil) != tt.interval || d.Significant != tt.significant {
-				t.Errorf("RSS %s over %d starts (interval %v); want %d starts, interval %v, significant %v",
-					d.Verdict, d.Starts, d.CILow != nil, tt.starts, tt.interval, tt.significant)
+				t.Errorf("RSS %+v over %d starts (interval %v); want %d starts, interval %v, significant %v",
+					d.Reading, d.Starts, d.CILow != nil, tt.starts, tt.interval, tt.significant)
 			}
 			if !tt.interval && d.NoVerdict != NoVerdictFewStarts {
 				t.Errorf("no verdict %q, want %q", d.NoVerdict, NoVerdictFewStarts)
@@ -74,7 +74,7 @@ func TestStartVaryingCostsCompareStarts(t *testing.T) {
 			for _, h := range s.Headlines {
 				for _, c := range h.Changes {
 					if (c.Cost == RSS || c.Cost == Memory) && !tt.interval {
-						t.Errorf("headline names %s (%s) without a verdict", c.Label, c.Delta.Verdict)
+						t.Errorf("headline names %s (%+v) without a verdict", c.Label, c.Delta.Reading)
 					}
 				}
 			}

@@ -40,10 +40,15 @@ type Summary struct {
 	// Drifts are trends in a variant's per-round CPU per request: a
 	// service still warming up, or a machine changing speed.
 	Drifts []Drift `json:"drifts,omitempty"`
-	// Invalid says why the run's measurement is not valid, one reason per
-	// load step and variant none of whose trials is sound (every one failed
-	// or carries a flag that invalidates it), or, in precision mode, whose
-	// primary cost has no interval; empty for a valid run.
+	// Invalidities say why the run's measurement is not valid, one per
+	// load step and variant none of whose trials is sound (every one
+	// failed or carries a flag that invalidates it), or, in precision
+	// mode, whose primary cost has no interval; empty for a valid run.
+	// summary.json holds them in words (Invalid).
+	Invalidities []Invalidity `json:"-"`
+	// Invalid is Invalidities in words, one line each: analyze leaves it
+	// empty; report fills it in when it writes summary.json, and a
+	// summary read back has its lines here alone.
 	Invalid []string `json:"invalid,omitempty"`
 	// Partial says what is missing from a run that did not carry out its
 	// whole plan; nil for a complete run.
@@ -88,8 +93,8 @@ type Summary struct {
 }
 
 // Valid reports whether the run's measurement is valid: no variant at any
-// load step is left without a sound trial.
-func (s *Summary) Valid() bool { return len(s.Invalid) == 0 }
+// load step is left without a sound trial, as analysed or as read back.
+func (s *Summary) Valid() bool { return len(s.Invalidities) == 0 && len(s.Invalid) == 0 }
 
 // Step is one load step's results.
 type Step struct {
@@ -465,10 +470,10 @@ func (z *summarizer) compareCost(si int, v string, info CostInfo, rounds map[int
 		}
 	}
 	if SharedDuet(m) && m.Load.SliceS == 0 && isLatency(info.Cost) {
-		d = notComparable(d, "shared duet: each side waits for the other's CPU")
+		d = notComparable(d, WhySharedDuet, m)
 	}
 	if concurrent(m) && isMachine(info.Cost) {
-		d = notComparable(d, m.Mode+": every side reads the one machine at once")
+		d = notComparable(d, WhyOneMachine, m)
 	}
 	if pr := m.Precision; pr != nil {
 		if margin, ok := pr.Targets[string(info.Cost)]; ok {
@@ -491,7 +496,12 @@ func (z *summarizer) variantWarnings(st Step, v string, vr VariantResult, rounds
 	if v == m.Control {
 		for _, cr := range vr.Costs {
 			if cr.Cost == CPUPerRequest && cr.Delta != nil && cr.Delta.Significant {
-				s.Warnings = append(s.Warnings, warn(WarnControlBias, cr.Delta.Verdict, step))
+				r := cr.Delta.Reading
+				unit := r.Unit
+				if r.Ratio {
+					unit = "%"
+				}
+				s.Warnings = append(s.Warnings, warn(WarnControlBias, r.Estimate, r.HalfWidth, unit, r.Digits, step))
 			}
 		}
 	}
@@ -615,7 +625,7 @@ func (z *summarizer) finish() (*Summary, error) {
 	s.Headlines = headlines(s)
 	s.CostCurves = CostCurves(s)
 	s.Arrivals = arrivalsOf(m, z.summarized, s.Trials)
-	s.Invalid = append(invalidRun(m, z.trials, s, z.opt.IncludeInterrupted), unanswered(m, s)...)
+	s.Invalidities = append(invalidRun(m, z.trials, s, z.opt.IncludeInterrupted), unanswered(m, s)...)
 	s.Partial = partialRun(m, z.trials, z.opt.Unreadable)
 	if len(s.Trials) == 0 {
 		return s, fmt.Errorf("no trial to analyse")
@@ -848,11 +858,14 @@ func isLatency(c Cost) bool {
 func isMachine(c Cost) bool { return strings.HasPrefix(string(c), "machine_") }
 
 // notComparable keeps d's paired values but withdraws its interval and
-// verdict: the run's design makes the difference meaningless (why).
-func notComparable(d Delta, why string) Delta {
+// verdict: the design of run m makes the difference meaningless (why).
+func notComparable(d Delta, why WhyCode, m *record.Manifest) Delta {
 	d = withoutInterval(d, NoVerdictDesign)
 	d.Pct = nil
-	d.Verdict = "n/a (" + why + ")"
+	d.Reading = Reading{Code: ReadNotComparable, Why: why}
+	if why == WhyOneMachine {
+		d.Reading.Mode = m.Mode
+	}
 	return d
 }
 

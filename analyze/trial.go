@@ -182,7 +182,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	tc.Flags = flagTrial(t, tc, sched, sent)
 	if latErr != nil {
 		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,
-			Message: "latency left out: " + latErr.Error()})
+			Args: Args{latErr.Error()}})
 	}
 	return tc, nil
 }

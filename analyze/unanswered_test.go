@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"strings"
+	"reflect"
 	"testing"
 
 	"github.com/tollperf/toll/record"
@@ -37,11 +37,12 @@ func TestPrecisionRunWithoutInterval(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := len(s.Invalid) > 0; got != tt.invalid {
-				t.Fatalf("invalid %v (%q), want %v", got, s.Invalid, tt.invalid)
+			if got := len(s.Invalidities) > 0; got != tt.invalid {
+				t.Fatalf("invalid %v (%+v), want %v", got, s.Invalidities, tt.invalid)
 			}
-			if tt.invalid && !strings.Contains(s.Invalid[0], "no interval for CPU per request (1 round compared") {
-				t.Errorf("invalid %q does not say which cost lacks an interval and why", s.Invalid)
+			want := Invalidity{Code: InvalidUnanswered, Variant: "otel", Step: "100 req/s", Costs: []string{"CPU per request"}, Rounds: 1}
+			if tt.invalid && !reflect.DeepEqual(s.Invalidities[0], want) {
+				t.Errorf("invalid %+v does not say which cost lacks an interval and why: want %+v", s.Invalidities, want)
 			}
 		})
 	}

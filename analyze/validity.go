@@ -1,7 +1,7 @@
 package analyze
 
 import (
-	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,7 +16,7 @@ import (
 // (see invalidates). Trials left out because they were cut short are not
 // judged (they are missing, which Partial reports), unless they were kept
 // in the comparison. The result is empty for a valid run.
-func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeInterrupted bool) []string {
+func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeInterrupted bool) []Invalidity {
 	costs := map[int]*TrialCosts{}
 	for _, tc := range s.Trials {
 		costs[tc.Index] = tc
@@ -98,37 +98,21 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 		}
 		return strings.Compare(a.variant, b.variant)
 	})
-	var out []string
+	var out []Invalidity
 	for _, k := range keys {
 		tl := tallies[k]
 		if tl.bad < tl.n {
 			continue
 		}
-		var why []string
-		if tl.failed > 0 && m.Workload != "" && m.Workload != "load" {
-			why = append(why, fmt.Sprintf("%d failed", tl.failed))
-		} else if tl.failed > 0 {
-			why = append(why, fmt.Sprintf("no request succeeded in %d", tl.failed))
-		}
-		if tl.unanalysed > 0 {
-			why = append(why, fmt.Sprintf("%d could not be analysed", tl.unanalysed))
-		}
-		var codes []string
-		for c := range tl.codes {
-			codes = append(codes, c)
-		}
-		slices.Sort(codes)
-		for _, c := range codes {
+		iv := Invalidity{Code: InvalidUnsound, Variant: k.variant, Step: tl.label, Trials: tl.n, Failed: tl.failed,
+			Jobs: m.Workload != "" && m.Workload != "load", Unanalysed: tl.unanalysed}
+		for _, c := range slices.Sorted(maps.Keys(tl.codes)) {
 			if c == FlagErrors && tl.failed == tl.codes[c] {
 				continue // said already: no request succeeded
 			}
-			why = append(why, fmt.Sprintf("flagged %s in %d", c, tl.codes[c]))
+			iv.Flagged = append(iv.Flagged, FlagCount{Code: c, Trials: tl.codes[c]})
 		}
-		all := fmt.Sprintf("all %d trials failed or were flagged", tl.n)
-		if tl.n == 1 {
-			all = "its only trial failed or was flagged"
-		}
-		out = append(out, fmt.Sprintf("%s at %s: %s (%s)", k.variant, tl.label, all, strings.Join(why, "; ")))
+		out = append(out, iv)
 	}
 	return out
 }
@@ -138,7 +122,7 @@ func invalidRun(m *record.Manifest, trials []*record.Trial, s *Summary, includeI
 // interval at all (its budget ended the step before an interval's two
 // rounds), so the run answers nothing about it. One reason per step and
 // variant; none for a run with fixed rounds.
-func unanswered(m *record.Manifest, s *Summary) []string {
+func unanswered(m *record.Manifest, s *Summary) []Invalidity {
 	if m == nil || m.Precision == nil {
 		return nil
 	}
@@ -147,7 +131,7 @@ func unanswered(m *record.Manifest, s *Summary) []string {
 		targets = append(targets, c)
 	}
 	slices.Sort(targets)
-	var out []string
+	var out []Invalidity
 	for _, st := range s.Steps {
 		for _, v := range st.Variants {
 			if v.Name == m.Baseline || v.Name == m.Control {
@@ -165,13 +149,48 @@ func unanswered(m *record.Manifest, s *Summary) []string {
 			if len(missing) == 0 {
 				continue
 			}
-			rounds := fmt.Sprintf("%d rounds", v.Rounds)
-			if v.Rounds == 1 {
-				rounds = "1 round"
-			}
-			out = append(out, fmt.Sprintf("%s at %s: no interval for %s (%s compared; an interval needs 2): the precision run ended before it had one, so it answers nothing about it; a longer budget gives more rounds (precision.budget, toll run --budget)",
-				v.Name, st.Label(), strings.Join(missing, ", "), rounds))
+			out = append(out, Invalidity{Code: InvalidUnanswered, Variant: v.Name, Step: st.Label(), Costs: missing, Rounds: v.Rounds})
 		}
 	}
 	return out
+}
+
+// InvalidCode names why a load step and variant make a run invalid.
+type InvalidCode string
+
+// Why a run is invalid (Invalidity).
+const (
+	// InvalidUnsound: none of the variant's trials at the step is sound.
+	InvalidUnsound InvalidCode = "unsound"
+	// InvalidUnanswered: in precision mode, the run ended the step before
+	// the variant's primary costs had an interval.
+	InvalidUnanswered InvalidCode = "unanswered"
+)
+
+// Invalidity is one load step and variant that makes a run invalid, with
+// the counts a report's words give.
+type Invalidity struct {
+	Code    InvalidCode
+	Variant string
+	// Step is the load step's label.
+	Step string
+	// Trials is the variant's trials at the step; of them, Failed had no
+	// request succeed (or, with Jobs, failed as a job or start-up run),
+	// Unanalysed could not be analysed, and Flagged carry flags that
+	// invalidate them (InvalidUnsound).
+	Trials     int
+	Failed     int
+	Jobs       bool
+	Unanalysed int
+	Flagged    []FlagCount
+	// Costs are the labels of the primary costs without an interval, and
+	// Rounds the rounds compared (InvalidUnanswered).
+	Costs  []string
+	Rounds int
+}
+
+// FlagCount is how many trials carry a flag.
+type FlagCount struct {
+	Code   string
+	Trials int
 }

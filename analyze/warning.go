@@ -32,7 +32,9 @@ const (
 	// Args: variant, step, the costs' labels.
 	WarnControlMissing WarningCode = "control-missing"
 	// WarnControlBias: the A/A control read a change of CPU per request.
-	// Args: the control's verdict, step.
+	// Args: the control's change, its interval's half-width, their unit
+	// ("%" for a ratio), the unit's digits, step. A summary written
+	// before had two: the control's verdict in words, step.
 	WarnControlBias WarningCode = "control-bias"
 	// WarnStartSpread: costs differed between a run's starts more than the
 	// start-to-start term allows. Args: variant, step, the costs' labels,

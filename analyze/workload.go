@@ -40,7 +40,8 @@ const (
 const TimeToPeak Cost = "time_to_peak_s"
 
 // FlagFailed marks a job that did not succeed (exit status, signal,
-// timeout) or a start in which a service did not become ready.
+// timeout) or a start in which a service did not become ready. Args:
+// whether a job (else a start) failed, its error.
 const FlagFailed = "failed"
 
 // logCostPrefix starts the name of a figure read from a log (log_metrics).
@@ -88,13 +89,13 @@ func logCostInfo(c Cost) (CostInfo, bool) {
 }
 
 // failed says whether a start-up or job trial failed (its figures are not
-// a measurement of the planned work).
+// a measurement of the planned work), and with which error.
 func failed(t *record.Trial) (bool, string) {
 	switch {
 	case t.Job != nil && t.Job.Failed:
-		return true, "job failed: " + t.Job.Error
+		return true, t.Job.Error
 	case t.Startup != nil && t.Startup.Failed:
-		return true, "start failed: " + t.Startup.Error
+		return true, t.Startup.Error
 	}
 	return false, ""
 }
@@ -107,14 +108,14 @@ func summarizeWorkload(t *record.Trial) (*TrialCosts, bool) {
 	}
 	tc := &TrialCosts{Index: t.Index, Round: t.Round, Step: t.Step, Variant: t.Variant,
 		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}}
-	add := func(code, msg string) {
-		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: code, Message: msg})
+	add := func(code string, args ...any) {
+		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: code, Args: args})
 	}
 	if t.Interrupted {
-		add(FlagInterrupted, "trial was interrupted: "+t.Error)
+		add(FlagInterrupted, t.Error)
 	}
 	if bad, why := failed(t); bad {
-		add(FlagFailed, why)
+		add(FlagFailed, t.Job != nil, why)
 	}
 	if j := t.Job; j != nil {
 		jobCosts(j, tc.Costs)

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,15 +133,15 @@ func TestFailedJobNotAveraged(t *testing.T) {
 		}
 	}
 	if len(s.Flags) != 1 || s.Flags[0].Code != FlagFailed || !s.Valid() {
-		t.Errorf("flags %+v, invalid %v", s.Flags, s.Invalid)
+		t.Errorf("flags %+v, invalid %+v", s.Flags, s.Invalidities)
 	}
 	for i := 1; i < len(trials); i += 2 {
 		tr := trials[i]
 		tr.Job.Failed = true
 	}
 	s, _ = Summarize(m, trials, Options{})
-	if s.Valid() || !strings.Contains(strings.Join(s.Invalid, ";"), "agent at job") {
-		t.Errorf("every agent job failed, yet invalid is %v", s.Invalid)
+	if s.Valid() || !slices.ContainsFunc(s.Invalidities, func(iv Invalidity) bool { return iv.Variant == "agent" && iv.Step == "job" && iv.Jobs }) {
+		t.Errorf("every agent job failed, yet invalid is %+v", s.Invalidities)
 	}
 }
 
@@ -161,7 +162,7 @@ func TestQuietJobKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(s.Flags) != 0 || !s.Valid() {
-		t.Errorf("flags %+v, invalid %v", s.Flags, s.Invalid)
+		t.Errorf("flags %+v, invalid %+v", s.Flags, s.Invalidities)
 	}
 	agent := s.Steps[0].Variants[1]
 	if agent.Rounds != 3 {

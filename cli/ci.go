@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/report"
 )
 
 // githubActions is what toll writes for GitHub Actions: workflow-command
@@ -41,10 +42,10 @@ func (g githubActions) annotation(kind, title, msg string) {
 func (g githubActions) gates(results []analyze.GateResult) {
 	for _, r := range results {
 		for _, f := range r.Failures {
-			g.annotation("error", "toll: gate failed: "+r.Gate, f)
+			g.annotation("error", "toll: gate failed: "+r.Gate, report.GateFailureText(r, f))
 		}
 		for _, u := range r.Unjudged {
-			g.annotation("warning", "toll: gate not judged: "+r.Gate, u)
+			g.annotation("warning", "toll: gate not judged: "+r.Gate, report.GateUnjudgedText(u))
 		}
 	}
 }
@@ -91,7 +92,7 @@ func partialGates(w io.Writer, gh githubActions, what string, sum *analyze.Summa
 	if len(gates) == 0 || sum.Partial == nil {
 		return nil
 	}
-	msg := fmt.Sprintf("gates not judged: %s is a %s", what, sum.Partial.Text)
+	msg := fmt.Sprintf("gates not judged: %s is a %s", what, report.PartialText(sum.Partial))
 	fmt.Fprintln(w, "  "+msg)
 	gh.annotation("error", "toll: gates not judged", msg)
 	return &exitError{ExitUnjudged, errors.New(msg)}

@@ -109,7 +109,7 @@ appended to it as Markdown.
 				if s.Partial == nil {
 					continue
 				}
-				fmt.Fprintf(msgs, "  ! %s: %s\n", args[i], s.Partial.Text)
+				fmt.Fprintf(msgs, "  ! %s: %s\n", args[i], report.PartialText(s.Partial))
 				if err := partialGates(msgs, gh, args[i], s, gs); err != nil && unjudged == nil {
 					unjudged = err
 				}
@@ -182,9 +182,9 @@ func refuseDifferences(diffs []analyze.RunDifference, allowMachines, allowServic
 	for _, d := range diffs {
 		switch {
 		case d.Machine() && !allowMachines:
-			machine = append(machine, d.String())
+			machine = append(machine, report.DifferenceText(d))
 		case !d.Machine() && !allowServices:
-			service = append(service, d.String())
+			service = append(service, report.DifferenceText(d))
 		}
 	}
 	var parts []string

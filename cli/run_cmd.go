@@ -390,7 +390,7 @@ func judge(w io.Writer, sum *analyze.Summary, gates []analyze.Gate) error {
 		return &exitError{ExitFailure, err}
 	}
 	if !sum.Valid() {
-		for _, why := range sum.Invalid {
+		for _, why := range report.InvalidTexts(sum) {
 			gh.annotation("error", "toll: invalid run", why)
 		}
 		if len(gates) > 0 {
@@ -422,7 +422,7 @@ func invalid(sum *analyze.Summary) error {
 	if sum == nil || sum.Valid() {
 		return nil
 	}
-	return &exitError{ExitInvalid, fmt.Errorf("invalid run: %s", strings.Join(sum.Invalid, "; "))}
+	return &exitError{ExitInvalid, fmt.Errorf("invalid run: %s", strings.Join(report.InvalidTexts(sum), "; "))}
 }
 
 // isolate makes sure the run happens in a network namespace that holds only
@@ -544,7 +544,7 @@ func renderDir(ctx context.Context, w io.Writer, dir *record.Dir, opt renderOpti
 	})
 	switch {
 	case len(trials) == 0 && sum != nil && sum.Partial != nil:
-		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, sum.Partial.Text)
+		return nil, nil, fmt.Errorf("%s holds no finished trial: %s", dir.Path, report.PartialText(sum.Partial))
 	case len(trials) == 0:
 		return nil, nil, fmt.Errorf("%s holds no finished trial", dir.Path)
 	case err != nil && (sum == nil || len(sum.Trials) > 0):

@@ -24,7 +24,7 @@ func CompareTables(rc *analyze.RunComparison) []Table {
 				if info.Unit != "" {
 					label += " (" + info.Unit + ")"
 				}
-				t.Rows = append(t.Rows, []Cell{TextCell(label), ChangeCell(info, c.A), ChangeCell(info, c.B), TextCell(c.Verdict)})
+				t.Rows = append(t.Rows, []Cell{TextCell(label), ChangeCell(info, c.A), ChangeCell(info, c.B), TextCell(ChangeVerdict(&c))})
 			}
 			ts = append(ts, t)
 		}
@@ -103,19 +103,46 @@ type CompareDoc struct {
 	B string `json:"b"`
 	*analyze.RunComparison
 	// Gates is the outcome of each --fail-on, in the order given.
-	Gates []analyze.GateResult `json:"gates"`
+	Gates []GateDoc `json:"gates"`
 	// Failed is true when some gate failed (toll compare exits 4).
 	Failed bool `json:"failed"`
 }
 
+// GateDoc is the outcome of one gate in a CompareDoc: its findings in
+// words.
+type GateDoc struct {
+	// Gate is the gate as written.
+	Gate string `json:"gate"`
+	// Failures has a line per variant and step beyond the threshold
+	// (GateFailureText).
+	Failures []string `json:"failures,omitempty"`
+	// Unjudged has a line per variant and step the gate could not judge
+	// (GateUnjudgedText).
+	Unjudged []string `json:"unjudged,omitempty"`
+}
+
 // CompareJSON writes the comparison of runs a and b, with the outcome of
-// its gates, as JSON (see docs/results-schema.md).
+// its gates, as JSON (see docs/results-schema.md). It fills in the
+// Verdict of every change rc holds, which analyze leaves empty.
 func CompareJSON(w io.Writer, rc *analyze.RunComparison, a, b string, gates []analyze.GateResult) error {
-	doc := CompareDoc{SchemaVersion: 1, A: a, B: b, RunComparison: rc, Gates: gates}
-	if doc.Gates == nil {
-		doc.Gates = []analyze.GateResult{}
+	for c := range rc.Changes() {
+		c.Verdict = ChangeVerdict(c)
+		for _, d := range []*analyze.Delta{c.A, c.B} {
+			if d != nil {
+				d.Verdict = DeltaVerdict(d)
+			}
+		}
 	}
+	doc := CompareDoc{SchemaVersion: 1, A: a, B: b, RunComparison: rc, Gates: []GateDoc{}}
 	for _, g := range gates {
+		gd := GateDoc{Gate: g.Gate}
+		for _, f := range g.Failures {
+			gd.Failures = append(gd.Failures, GateFailureText(g, f))
+		}
+		for _, f := range g.Unjudged {
+			gd.Unjudged = append(gd.Unjudged, GateUnjudgedText(f))
+		}
+		doc.Gates = append(doc.Gates, gd)
 		doc.Failed = doc.Failed || g.Failed()
 	}
 	js, err := json.MarshalIndent(doc, "", "  ")
@@ -135,9 +162,9 @@ func DifferenceLines(rc *analyze.RunComparison) []string {
 	var machine, service []string
 	for _, d := range rc.Differences {
 		if d.Machine() {
-			machine = append(machine, d.String())
+			machine = append(machine, DifferenceText(d))
 		} else {
-			service = append(service, d.String())
+			service = append(service, DifferenceText(d))
 		}
 	}
 	var lines []string
@@ -148,4 +175,21 @@ func DifferenceLines(rc *analyze.RunComparison) []string {
 		lines = append(lines, "NOT THE SAME SERVICES, compared anyway (--allow-different-services): "+strings.Join(service, "; ")+". Every change below holds the services' difference as well as the agent's.")
 	}
 	return lines
+}
+
+// DifferenceText says in English what differs between two runs: `CPU
+// model: "AMD EPYC" in A, "Intel Xeon" in B`, or `service "provider":
+// command ["app", "--work", "1"] in A, absent in B`.
+func DifferenceText(d analyze.RunDifference) string {
+	if d.What == analyze.DiffService {
+		side := func(s string) string {
+			if s == "" {
+				return "absent"
+			}
+			return s
+		}
+		return fmt.Sprintf("service %q: %s in A, %s in B", d.Service, side(d.A), side(d.B))
+	}
+	what := map[string]string{analyze.DiffCPUModel: "CPU model", analyze.DiffCores: "cores", analyze.DiffKernel: "kernel", analyze.DiffCgroup: "cgroup version"}[d.What]
+	return fmt.Sprintf("%s: %q in A, %q in B", what, d.A, d.B)
 }

@@ -5,6 +5,7 @@
 //
 // It computes nothing analyze can: a change's verdict is its Direction, a
 // "± x" its HalfWidth (a test fails on arithmetic with a bound), and the
-// words of each warning come from one catalogue per language
-// (warnings_en.go, WarningText).
+// words of each warning, verdict and gate finding come from one
+// catalogue per language (warnings_en.go, WarningText; verdicts_en.go,
+// DeltaVerdict, ChangeVerdict, GateFailureText).
 package report

@@ -72,7 +72,7 @@ func causeText(g analyze.FlagGroup) string {
 	} else {
 		// Without a figure, the first trial's own message says it (an
 		// error may be followed by the last lines of a service's log).
-		msg := strings.TrimRight(g.First.Message, "\n")
+		msg := strings.TrimRight(FlagText(g.First), "\n")
 		if len(g.Trials) > 1 {
 			return fmt.Sprintf("trial %d (%s, round %d): %s", g.First.Trial, g.First.Variant, g.First.Round, msg)
 		}

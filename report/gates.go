@@ -17,10 +17,10 @@ func GatesText(w io.Writer, results []analyze.GateResult) error {
 			fmt.Fprintf(ew, "  ✓ %s\n", r.Gate)
 		}
 		for _, f := range r.Failures {
-			fmt.Fprintf(ew, "  ✗ %s\n", f)
+			fmt.Fprintf(ew, "  ✗ %s\n", GateFailureText(r, f))
 		}
 		for _, u := range r.Unjudged {
-			fmt.Fprintf(ew, "  ? %s: not judged (%s)\n", r.Gate, u)
+			fmt.Fprintf(ew, "  ? %s: not judged (%s)\n", r.Gate, GateUnjudgedText(u))
 		}
 	}
 	return ew.err
@@ -47,10 +47,10 @@ func GatesMarkdown(w io.Writer, results []analyze.GateResult) error {
 			fmt.Fprintf(ew, "- ✓ %s\n", codeSpan(r.Gate))
 		}
 		for _, f := range r.Failures {
-			fmt.Fprintf(ew, "- ✗ %s\n", escape(f))
+			fmt.Fprintf(ew, "- ✗ %s\n", escape(GateFailureText(r, f)))
 		}
 		for _, u := range r.Unjudged {
-			fmt.Fprintf(ew, "- ? %s not judged: %s\n", codeSpan(r.Gate), escape(u))
+			fmt.Fprintf(ew, "- ? %s not judged: %s\n", codeSpan(r.Gate), escape(GateUnjudgedText(u)))
 		}
 	}
 	return ew.err

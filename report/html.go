@@ -25,12 +25,12 @@ func HTML(w io.Writer, s *analyze.Summary) error {
 	if s == nil {
 		return fmt.Errorf("html report: no summary")
 	}
-	d := htmlData{Scenario: s.Scenario, Baseline: s.Baseline, Warnings: warningTexts(s.Warnings), Invalid: s.Invalid}
+	d := htmlData{Scenario: s.Scenario, Baseline: s.Baseline, Warnings: warningTexts(s.Warnings), Invalid: InvalidTexts(s)}
 	if s.Partial != nil {
-		d.Partial = s.Partial.Text
+		d.Partial = PartialText(s.Partial)
 	}
 	if s.Arrivals != nil {
-		d.Arrivals = s.Arrivals.Note
+		d.Arrivals = ArrivalsNote(s.Arrivals)
 	}
 	m := s.Manifest
 	if m == nil {

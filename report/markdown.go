@@ -29,10 +29,10 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 		fmt.Fprintf(ew, "\n**%s**\n", escape(h))
 	}
 	if s.Partial != nil {
-		fmt.Fprintf(ew, "\n**%s**\n", escape(s.Partial.Text))
+		fmt.Fprintf(ew, "\n**%s**\n", escape(PartialText(s.Partial)))
 	}
 	if !s.Valid() {
-		fmt.Fprintf(ew, "\n**✗ invalid run: %s**\n", escape(strings.Join(s.Invalid, "; ")))
+		fmt.Fprintf(ew, "\n**✗ invalid run: %s**\n", escape(strings.Join(InvalidTexts(s), "; ")))
 	}
 	if lines := headlineLines(s); len(lines) > 0 {
 		fmt.Fprintln(ew)

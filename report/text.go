@@ -198,10 +198,10 @@ func Brief(w io.Writer, s *analyze.Summary) error {
 func outcome(s *analyze.Summary) string {
 	var lines []string
 	if s.Partial != nil {
-		lines = append(lines, "! "+s.Partial.Text)
+		lines = append(lines, "! "+PartialText(s.Partial))
 	}
 	if !s.Valid() {
-		lines = append(lines, "✗ invalid run: "+strings.Join(s.Invalid, "; "))
+		lines = append(lines, "✗ invalid run: "+strings.Join(InvalidTexts(s), "; "))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -251,8 +251,8 @@ func writeNotes(w io.Writer, s *analyze.Summary, indent string) {
 		fmt.Fprintf(w, "%s! %s\n", indent, WarningText(warn))
 	}
 	m := s.Manifest
-	if a := s.Arrivals; a != nil && a.Note != "" {
-		fmt.Fprintf(w, "\n%s%s\n", indent, a.Note)
+	if a := s.Arrivals; a != nil {
+		fmt.Fprintf(w, "\n%s%s\n", indent, ArrivalsNote(a))
 	}
 	if m.Load.Model == "closed" {
 		fmt.Fprintf(w, "\n%sClosed model: each user waits for a response before its next request, so a slow or stalled\n"+

@@ -28,8 +28,7 @@ func WarningText(w analyze.Warning) string {
 		return fmt.Sprintf("%s at %s: no round of the A/A control to correct %s by (fewer than 2 rounds with both); those changes are against the baseline alone",
 			a.Str(0), a.Str(1), strings.Join(a.Strs(2), ", "))
 	case analyze.WarnControlBias:
-		return fmt.Sprintf("the A/A control (a copy of the baseline) read %s CPU per request at %s: the method had a bias of about that size in this run, and every variant's change is corrected by the control's",
-			a.Str(0), a.Str(1))
+		return controlBiasEN(a)
 	case analyze.WarnStartSpread:
 		return fmt.Sprintf("%s at %s: %s differed between the run's %d starts more than toll's start-to-start term for a JVM allows (docs/method.md, \"Several starts in one run\"); those intervals carry the spread these starts showed",
 			a.Str(0), a.Str(1), strings.Join(a.Strs(2), ", "), a.Int(3))
@@ -202,4 +201,17 @@ func warningTexts(ws []analyze.Warning) []string {
 		out[i] = WarningText(w)
 	}
 	return out
+}
+
+// controlBiasEN returns WarnControlBias's words: the control's change in
+// percent or in its unit; a summary written before the warning held its
+// numbers gives the change in words (its first argument a string).
+func controlBiasEN(a analyze.Args) string {
+	change, step := a.Str(0), a.Str(1)
+	if len(a) == 0 || a.Str(0) == "" {
+		r := analyze.Reading{Code: analyze.ReadChange, Estimate: a.Float(0), HalfWidth: a.Float(1), Unit: a.Str(2), Digits: a.Int(3), Ratio: a.Str(2) == "%"}
+		change, step = readingEN(r), a.Str(4)
+	}
+	return fmt.Sprintf("the A/A control (a copy of the baseline) read %s CPU per request at %s: the method had a bias of about that size in this run, and every variant's change is corrected by the control's",
+		change, step)
 }

@@ -13,11 +13,32 @@ import (
 	"github.com/tollperf/toll/record"
 )
 
-// JSON returns summary.json's content.
+// JSON returns summary.json's content. Each change and flag carries its
+// words, for a reader of the JSON: it fills in the Verdict of every
+// change of s (DeltaVerdict) and the Message of every flag (FlagText),
+// which analyze leaves empty.
 func JSON(s *analyze.Summary) ([]byte, error) {
-	// Each warning carries its words beside its code, for a reader of
-	// the JSON; the summary itself is left as analyze made it.
+	for d := range s.Deltas() {
+		d.Verdict = DeltaVerdict(d)
+	}
+	for f := range s.AllFlags() {
+		f.Message = FlagText(*f)
+	}
+	// Each warning carries its words beside its code, a partial or
+	// invalid run its lines and the arrivals their note, for a reader of
+	// the JSON; the summary's own are left as analyze made them.
 	withText := *s
+	if s.Partial != nil {
+		p := *s.Partial
+		p.Text = PartialText(&p)
+		withText.Partial = &p
+	}
+	withText.Invalid = InvalidTexts(s)
+	if s.Arrivals != nil {
+		a := *s.Arrivals
+		a.Note = ArrivalsNote(&a)
+		withText.Arrivals = &a
+	}
 	if len(s.Warnings) > 0 {
 		withText.Warnings = make([]analyze.Warning, len(s.Warnings))
 		for i, w := range s.Warnings {
