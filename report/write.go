@@ -53,20 +53,27 @@ func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 		return profiles, err
 	}
 	js = nil // a day's per-second series make it hundreds of MB
-	written, err := WriteRendered(d, s)
+	written, err := writeRendered(d, s, HTML)
 	return append(append(profiles, "summary.json"), written...), err
 }
 
 // WriteRendered writes the files WriteAll writes but summary.json, from s:
-// what `toll report --from-summary` writes, summary.json being its input.
+// what `toll report --from-summary` writes, summary.json being its input,
+// report.html saying it was rendered from summary.json alone.
 // It returns the names of the files it wrote, also when it stops at an
 // error.
 func WriteRendered(d *record.Dir, s *analyze.Summary) ([]string, error) {
+	return writeRendered(d, s, HTMLFromSummary)
+}
+
+// writeRendered writes the files WriteAll writes but summary.json, from s,
+// report.html by html: its footer says what s was read from.
+func writeRendered(d *record.Dir, s *analyze.Summary, html func(io.Writer, *analyze.Summary) error) ([]string, error) {
 	var written []string
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
-	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
+	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", html}} {
 		// Straight to the file: a day's series.csv is hundreds of MB.
 		err := d.WriteFileWith(out.name, func(w io.Writer) error {
 			if err := out.render(w, s); err != nil {
