@@ -105,13 +105,29 @@ func ReadSummary(r io.Reader) (*analyze.Summary, error) {
 	if err := jsonv2.UnmarshalRead(r, &s, jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false)); err != nil {
 		return nil, fmt.Errorf("decode summary: %w", err)
 	}
-	if s.SchemaVersion != analyze.SummarySchemaVersion {
-		return nil, fmt.Errorf("summary schema_version %d, this toll reads %d", s.SchemaVersion, analyze.SummarySchemaVersion)
+	if err := checkSummarySchema(s.SchemaVersion); err != nil {
+		return nil, err
 	}
 	if s.Manifest == nil {
 		return nil, fmt.Errorf("summary has no manifest")
 	}
 	return &s, nil
+}
+
+// checkSummarySchema refuses a summary of a schema version this toll does
+// not read: a newer one, or one below 1, which no toll writes (a summary
+// with no schema_version, or 0, was not written by toll as it is). The
+// caller names the file.
+func checkSummarySchema(version int) error {
+	switch {
+	case version > analyze.SummarySchemaVersion:
+		return fmt.Errorf("schema_version %d is newer than this toll reads (%d): upgrade toll", version, analyze.SummarySchemaVersion)
+	case version < 1:
+		return fmt.Errorf("schema_version %d (or none): toll writes %d, so the summary was not written by toll as it is, or was edited", version, analyze.SummarySchemaVersion)
+	case version != analyze.SummarySchemaVersion:
+		return fmt.Errorf("schema_version %d is older than this toll reads (%d): analyse the run again with toll report", version, analyze.SummarySchemaVersion)
+	}
+	return nil
 }
 
 // DecodeSummary decodes summary.json's content held in memory, as
