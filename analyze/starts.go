@@ -3,7 +3,6 @@ package analyze
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/tollperf/toll/record"
 )
@@ -67,8 +66,10 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 		}
 		by[l] = append(by[l], i)
 	}
-	ratio := !info.Additive && !slices.ContainsFunc(base, func(x float64) bool { return x <= 0 }) &&
-		!slices.ContainsFunc(vari, func(x float64) bool { return x <= 0 })
+	// The starts' pairs are compared as Compare compares rounds: a count
+	// of a few by its difference, and so averaged by its means, not by
+	// the geometric means of its ratios.
+	ratio := byRatio(info, base, vari)
 	var bs, vs []float64
 	for _, l := range order {
 		var b, v float64
