@@ -281,6 +281,27 @@ func (d *Dir) LogOpener(name string) func(flag int, perm os.FileMode) (*os.File,
 	return func(flag int, perm os.FileMode) (*os.File, error) { return d.OpenLog(name, flag, perm) }
 }
 
+// Open opens name, relative to the directory, for reading, reached from
+// the directory held open, as every file of the run is: a file such as
+// summary.json, streamed rather than read whole.
+func (d *Dir) Open(name string) (*os.File, error) {
+	f, err := d.openFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(d.Path, name), err)
+	}
+	return f, nil
+}
+
+// ReadFile reads name, relative to the directory, whole, reached from the
+// directory held open.
+func (d *Dir) ReadFile(name string) ([]byte, error) {
+	b, err := d.readFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(d.Path, name), err)
+	}
+	return b, nil
+}
+
 // ReadLogs lists the logs directory, reached from the directory held open.
 func (d *Dir) ReadLogs() ([]fs.DirEntry, error) {
 	entries, err := d.readDir(logsDir)

@@ -243,3 +243,51 @@ func TestLogsFollowTheDirectoryHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsFollowTheDirectoryHeld moves a results directory away, puts a
+// symbolic link to another directory holding a decoy summary.json at its
+// path, and reads the run's files through Open and ReadFile: each reads
+// the directory Create made, as toll report --from-summary and toll run
+// --resume read it.
+func TestReadsFollowTheDirectoryHeld(t *testing.T) {
+	tmp := t.TempDir()
+	out, moved, decoy := filepath.Join(tmp, "out"), filepath.Join(tmp, "moved"), filepath.Join(tmp, "decoy")
+	d, err := CreateExact(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("summary.json", []byte("run\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(decoy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(decoy, "summary.json"), []byte("decoy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(out, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(decoy, out); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		read func() ([]byte, error)
+	}{
+		{"ReadFile", func() ([]byte, error) { return d.ReadFile("summary.json") }},
+		{"Open", func() ([]byte, error) {
+			f, err := d.Open("summary.json")
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return io.ReadAll(f)
+		}},
+	}
+	for _, tt := range tests {
+		if b, err := tt.read(); err != nil || string(b) != "run\n" {
+			t.Errorf("%s: %q (%v), want the run's own %q", tt.name, b, err, "run\n")
+		}
+	}
+}
