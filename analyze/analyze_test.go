@@ -94,6 +94,35 @@ func TestCompareSmallCounts(t *testing.T) {
 	}
 }
 
+// TestCompareStartsSmallCounts: a count of a few compared over starts of
+// the services averages each start's rounds by their mean, as its
+// difference is taken, where it took their geometric mean, the average of
+// a ratio: JVM threads 4 and 6 to 5 and 7 in each start read +1.02, not +1.
+// A count of many and a cost that is no count keep their ratio.
+func TestCompareStartsSmallCounts(t *testing.T) {
+	tests := []struct {
+		cost       Cost
+		base, vari []float64
+		ratio      bool
+		abs        float64
+	}{
+		{JVMThreads, []float64{4, 6, 4, 6, 4, 6}, []float64{5, 7, 5, 7, 5, 7}, false, 1},
+		{Threads, []float64{1, 3, 1, 3, 1, 3}, []float64{2, 4, 2, 4, 2, 4}, false, 1},
+		{JVMThreads, []float64{40, 60, 40, 60, 40, 60}, []float64{50, 70, 50, 70, 50, 70}, true, math.Sqrt(50*70) - math.Sqrt(40*60)},
+		{CPUCores, []float64{1, 3, 1, 3, 1, 3}, []float64{2, 4, 2, 4, 2, 4}, true, math.Sqrt(8) - math.Sqrt(3)},
+	}
+	launches := []int{0, 0, 1, 1, 2, 2}
+	for _, tt := range tests {
+		d := compareStarts(Info(tt.cost), tt.base, tt.vari, launches, 0)
+		if (d.Pct != nil) != tt.ratio {
+			t.Errorf("%s %v → %v: method %s; want a ratio: %v", tt.cost, tt.base, tt.vari, d.Method, tt.ratio)
+		}
+		if math.Abs(d.Abs-tt.abs) > 1e-9 {
+			t.Errorf("%s %v → %v: Δ %g, want %g", tt.cost, tt.base, tt.vari, d.Abs, tt.abs)
+		}
+	}
+}
+
 // TestComparePerStart: a cost measured once per start of the services
 // (JVM init, start-up) pairs starts; two give no interval, where t with one
 // degree of freedom read ±37131% on JVM init, or ±0 ms where the two

@@ -195,6 +195,20 @@ func startSpread(xs []float64, launches []int) (v float64, ok bool) {
 	return stats.BetweenGroups(starts)
 }
 
+// byRatio says whether cost info, of the paired values base and vari, is
+// compared by the ratio of each pair rather than by its difference: not an
+// additive cost, which may be 0 in a healthy run, nor any pair with a value
+// of 0 or less, which has no ratio, nor a count whose baseline is a few
+// (minRatioCount), whose ratio reads large where the difference says what
+// changed.
+func byRatio(info CostInfo, base, vari []float64) bool {
+	nonPositive := func(x float64) bool { return x <= 0 }
+	if info.Additive || slices.ContainsFunc(base, nonPositive) || slices.ContainsFunc(vari, nonPositive) {
+		return false
+	}
+	return !info.Cost.counted() || stats.Mean(base) >= minRatioCount
+}
+
 // Compare computes the paired difference of variant against baseline.
 // base[i] and vari[i] are the values of the same round. fixed is the
 // variance, in squared log units, that effects fixed for the whole run add
@@ -209,15 +223,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	}
 	d.Abs = stats.Mean(vari) - stats.Mean(base)
 	d.FromZero = !slices.ContainsFunc(base, func(b float64) bool { return b != 0 })
-	ratio := !info.Additive
-	for i := range base {
-		if base[i] <= 0 || vari[i] <= 0 {
-			ratio = false
-		}
-	}
-	if info.Cost.counted() && stats.Mean(base) < minRatioCount {
-		ratio = false
-	}
+	ratio := byRatio(info, base, vari)
 	// A cost measured once per start of the services pairs starts, not
 	// rounds; over two starts its interval (t with one degree of freedom)
 	// is ±12.7 standard errors of a spread read from two values: up to

@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"math"
-	"slices"
 
 	"github.com/tollperf/toll/record"
 )
@@ -66,8 +65,10 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 		}
 		by[l] = append(by[l], i)
 	}
-	ratio := !info.Additive && !slices.ContainsFunc(base, func(x float64) bool { return x <= 0 }) &&
-		!slices.ContainsFunc(vari, func(x float64) bool { return x <= 0 })
+	// The starts' pairs are compared as Compare compares rounds: a count
+	// of a few by its difference, and so averaged by its means, not by
+	// the geometric means of its ratios.
+	ratio := byRatio(info, base, vari)
 	var bs, vs []float64
 	for _, l := range order {
 		var b, v float64

@@ -81,7 +81,8 @@ type Run struct {
 	Scenario *scenario.Scenario
 	// ID labels everything the run creates.
 	ID runid.ID
-	// Dir is the results directory (logs go to Dir.LogPath).
+	// Dir is the results directory (logs are opened by Dir.OpenLog, named by
+	// Dir.LogPath).
 	Dir *record.Dir
 	// Manifest is the run's manifest, written after Setup.
 	Manifest *record.Manifest

@@ -124,7 +124,7 @@ func softMemoryLimit() {
 // summary.json alone, decoded as a stream (a day's is hundreds of MB).
 func renderSummary(dir *record.Dir) (*analyze.Summary, error) {
 	path := filepath.Join(dir.Path, "summary.json")
-	f, err := os.Open(path)
+	f, err := dir.Open("summary.json")
 	if err != nil {
 		return nil, err
 	}

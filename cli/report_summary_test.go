@@ -73,4 +73,22 @@ func TestReportFromSummary(t *testing.T) {
 			t.Errorf("error %q does not name %s", err, w)
 		}
 	}
+
+	// A summary of schema_version 0 was rendered as if this toll's.
+	unversioned := bytes.Replace(js, []byte(`"schema_version": 1,`), []byte(`"schema_version": 0,`), 1)
+	if bytes.Equal(unversioned, js) {
+		t.Fatal("summary.json has no schema_version 1 to replace")
+	}
+	if err := d.WriteFile("summary.json", unversioned); err != nil {
+		t.Fatal(err)
+	}
+	err = run()
+	if code := exitCodeOf(err); code != ExitFailure {
+		t.Fatalf("summary.json of schema_version 0: exit %d (%v), want %d", code, err, ExitFailure)
+	}
+	for _, w := range []string{filepath.Join(d.Path, "summary.json"), "schema_version 0"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not name %s", err, w)
+		}
+	}
 }

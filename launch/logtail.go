@@ -30,17 +30,17 @@ const DefaultLogLimit = 64 << 20
 // logCheckEvery is how often a running service's log size is checked.
 const logCheckEvery = time.Second
 
-// tailLines returns up to the last n lines of the file at path, looking only
+// tailLines returns up to the last n lines of the log open opens, looking only
 // at what follows offset start (the size the file had before the service
 // started) and at most at its last maxTailBytes. A line cut by that window
 // (the end of a line longer than the window) is kept, marked truncated,
 // when fewer than n whole lines follow it. Each line is made safe to print
 // (printable) and at most about maxLineBytes long.
-func tailLines(path string, start int64, n int) ([]string, error) {
+func tailLines(open opener, start int64, n int) ([]string, error) {
 	if n <= 0 {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	f, err := open(os.O_RDONLY)
 	if err != nil {
 		return nil, fmt.Errorf("tail log: %w", err)
 	}
@@ -225,13 +225,13 @@ func unsafeRune(r rune) bool {
 	return (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f) || r == utf8.RuneError
 }
 
-// capLog keeps the log at path under limit bytes: once it is larger, it
+// capLog keeps the log open opens under limit bytes: once it is larger, it
 // keeps the log's last maxTailBytes behind a line saying how much was
 // dropped, and returns how many bytes it dropped. The service goes on
 // appending (its log is opened O_APPEND), after what is kept; what it
 // writes while the end is copied may be lost.
-func capLog(path string, limit int64) (int64, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+func capLog(open opener, limit int64) (int64, error) {
+	f, err := open(os.O_RDWR | os.O_APPEND)
 	if err != nil {
 		return 0, fmt.Errorf("cap log: %w", err)
 	}
@@ -317,7 +317,7 @@ func quoteEntries(es []logEntry) []string {
 	return out
 }
 
-// logExcerpt returns what an error quotes of the log at path since offset
+// logExcerpt returns what an error quotes of the log open opens since offset
 // start (the size it had before the service started): at most n lines, a
 // run of identical lines (the access log of readiness checks) counted as
 // one and said to be repeated, each made safe to print (quoteLine). When
@@ -327,11 +327,11 @@ func quoteEntries(es []logEntry) []string {
 // number of first lines; head is 0 when the excerpt is the whole log or,
 // for n below 3, its end. It reads at most the log's first maxHeadBytes
 // and last maxTailBytes.
-func logExcerpt(path string, start int64, n int) (lines []string, head int, err error) {
+func logExcerpt(open opener, start int64, n int) (lines []string, head int, err error) {
 	if n <= 0 {
 		return nil, 0, nil
 	}
-	f, err := os.Open(path)
+	f, err := open(os.O_RDONLY)
 	if err != nil {
 		return nil, 0, fmt.Errorf("log excerpt: %w", err)
 	}

@@ -40,7 +40,7 @@ func TestTailLines(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := tailLines(path, tt.start, tt.n)
+			got, err := tailLines(pathOpener(path), tt.start, tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func TestTailLinesLongLine(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, err := tailLines(path, 0, 15)
+			got, err := tailLines(pathOpener(path), 0, 15)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,10 +106,10 @@ func TestCapLog(t *testing.T) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if dropped, err := capLog(path, 4<<20); err != nil || dropped != 0 {
+	if dropped, err := capLog(pathOpener(path), 4<<20); err != nil || dropped != 0 {
 		t.Fatalf("under the limit: dropped %d, %v", dropped, err)
 	}
-	dropped, err := capLog(path, 1<<20)
+	dropped, err := capLog(pathOpener(path), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func TestLogExcerpt(t *testing.T) {
 			if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			got, head, err := logExcerpt(path, 0, tt.n)
+			got, head, err := logExcerpt(pathOpener(path), 0, tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -248,3 +248,6 @@ func TestLogExcerpt(t *testing.T) {
 		})
 	}
 }
+
+// pathOpener opens the log at path, as a Spec with no OpenLog does.
+func pathOpener(path string) opener { return (&Spec{LogPath: path}).logOpener() }

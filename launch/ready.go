@@ -30,14 +30,14 @@ const (
 
 // waitReady polls the readiness checks of r until they all pass, the
 // process exits (exited is closed), r's timeout passes or ctx is done.
-// The log check reads logPath from offset logStart on.
-func waitReady(ctx context.Context, r Readiness, logPath string, logStart int64, exited <-chan struct{}) error {
+// The log check reads the log openLog opens from offset logStart on.
+func waitReady(ctx context.Context, r Readiness, openLog opener, logStart int64, exited <-chan struct{}) error {
 	if !r.configured() {
 		return nil
 	}
 	var lw *logWatch
 	if r.Log != nil {
-		lw = &logWatch{path: logPath, offset: logStart, re: r.Log}
+		lw = &logWatch{open: openLog, offset: logStart, re: r.Log}
 	}
 	timeout := r.timeout()
 	deadline := time.Now().Add(timeout)
@@ -213,7 +213,7 @@ const maxLogLine = 64 << 10
 
 // logWatch looks for a line matching re in a log file as it grows.
 type logWatch struct {
-	path    string
+	open    opener // opens the log
 	offset  int64  // where the next read starts
 	partial []byte // the start of a line whose end has not been written yet
 	re      *regexp.Regexp
@@ -226,7 +226,7 @@ func (w *logWatch) check() error {
 	if w.matched {
 		return nil
 	}
-	f, err := os.Open(w.path)
+	f, err := w.open(os.O_RDONLY)
 	if err != nil {
 		return fmt.Errorf("log: %w", err)
 	}

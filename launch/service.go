@@ -74,7 +74,7 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
-	logFile, logStart, err := openLog(spec.LogPath)
+	logFile, logStart, err := openLog(&spec)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", spec.Name, err)
 	}
@@ -98,7 +98,7 @@ func start(ctx context.Context, spec Spec, others []int) (*Service, error) {
 		go s.capLog(limit)
 	}
 
-	err = waitReady(ctx, spec.Ready, spec.LogPath, logStart, s.done)
+	err = waitReady(ctx, spec.Ready, spec.logOpener(), logStart, s.done)
 	if err == nil {
 		// Readiness says something answers; make sure it is the service.
 		err = checkOwner(ctx, proc, spec.Ready, s.pid, append(others, members(spec)...), spec.Forwarded)
@@ -159,13 +159,16 @@ func (s *Service) supervise(cmd *exec.Cmd, started chan<- error) {
 	close(s.done)
 }
 
-// openLog opens path for appending, creating it and its directory if needed,
-// and returns the file with its size before this start.
-func openLog(path string) (*os.File, int64, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, 0, fmt.Errorf("create log directory: %w", err)
+// openLog opens spec's log for appending, creating it if needed, and its
+// directory too when it is opened by its path, and returns the file with
+// its size before this start.
+func openLog(spec *Spec) (*os.File, int64, error) {
+	if spec.OpenLog == nil {
+		if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
+			return nil, 0, fmt.Errorf("create log directory: %w", err)
+		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := spec.logOpener()(os.O_WRONLY | os.O_APPEND | os.O_CREATE)
 	if err != nil {
 		return nil, 0, fmt.Errorf("open log: %w", err)
 	}
@@ -249,7 +252,7 @@ func (s *Service) capLog(limit int64) {
 			return
 		case <-tick.C:
 		}
-		if dropped, _ := capLog(s.Spec.LogPath, limit); dropped > 0 {
+		if dropped, _ := capLog(s.Spec.logOpener(), limit); dropped > 0 {
 			s.logStart.Store(0) // what was before this start is gone too
 		}
 	}
@@ -258,7 +261,7 @@ func (s *Service) capLog(limit int64) {
 // LogTail returns up to the last n lines that the service wrote to its log
 // since it started, or nil if the log cannot be read.
 func (s *Service) LogTail(n int) []string {
-	lines, err := tailLines(s.Spec.LogPath, s.logStart.Load(), n)
+	lines, err := tailLines(s.Spec.logOpener(), s.logStart.Load(), n)
 	if err != nil {
 		return nil
 	}
@@ -269,7 +272,7 @@ func (s *Service) LogTail(n int) []string {
 // since it started, its first and its last, for an error (see logExcerpt),
 // and how many are its first; nil if the log cannot be read.
 func (s *Service) logExcerpt(n int) (lines []string, head int) {
-	lines, head, err := logExcerpt(s.Spec.LogPath, s.logStart.Load(), n)
+	lines, head, err := logExcerpt(s.Spec.logOpener(), s.logStart.Load(), n)
 	if err != nil {
 		return nil, 0
 	}

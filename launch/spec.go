@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"regexp"
 	"syscall"
 	"time"
@@ -70,6 +71,11 @@ type Spec struct {
 	// LogPath is the file that receives the service's stdout and stderr. It
 	// is created if needed and appended to.
 	LogPath string
+	// OpenLog, when set, opens the log, as os.OpenFile does LogPath, which
+	// then only names it: a results directory held open opens its logs
+	// from the directory it holds, wherever LogPath leads since
+	// (record.Dir.LogOpener).
+	OpenLog func(flag int, perm os.FileMode) (*os.File, error)
 	// LogLimit is the size the log may reach while the service runs,
 	// checked every second: past it, all but the log's last 64 KiB is
 	// dropped, behind a line that says so. Zero means DefaultLogLimit;
@@ -96,6 +102,19 @@ type Spec struct {
 	// gone, whether the service stopped, was killed or had exited. nil
 	// means nothing to remove.
 	Release func(context.Context) error
+}
+
+// opener opens a service's log as os.OpenFile does, with flag.
+type opener func(flag int) (*os.File, error)
+
+// logOpener returns how the service's log is opened: by OpenLog when set,
+// else by LogPath.
+func (s *Spec) logOpener() opener {
+	if open := s.OpenLog; open != nil {
+		return func(flag int) (*os.File, error) { return open(flag, 0o644) }
+	}
+	path := s.LogPath
+	return func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0o644) }
 }
 
 // validate checks the fields that Start cannot do without.

@@ -214,3 +214,26 @@ func TestInterruptedAtSaysWhen(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptedAt checks the words of when a run was cut: rounded to the
+// millisecond, never negative, and a start missed by less than half a
+// millisecond neither "0s before its start" nor "at -0s".
+func TestInterruptedAt(t *testing.T) {
+	tests := []struct {
+		cut  time.Duration
+		want string
+	}{
+		{-6255226 * time.Nanosecond, "6ms before its start"},
+		{-1500 * time.Millisecond, "1.5s before its start"},
+		{-300 * time.Microsecond, "just before its start"},
+		{0, "at its start"},
+		{300 * time.Microsecond, "at its start"},
+		{6255226 * time.Nanosecond, "at 6ms"},
+		{90*time.Second + 1234567*time.Nanosecond, "at 1m30.001s"},
+	}
+	for _, tt := range tests {
+		if got := interruptedAt(tt.cut); got != tt.want {
+			t.Errorf("interruptedAt(%v) = %q, want %q", tt.cut, got, tt.want)
+		}
+	}
+}

@@ -366,11 +366,8 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	// Where the run was cut, for its error: cancelled before Start (a
 	// start shared by a duet's sides, say), it is cut at Start, having
 	// sent nothing; its elapsed time is then negative.
-	at := "at " + cut.Round(time.Millisecond).String()
-	if cut < 0 {
-		at = (-cut).Round(time.Millisecond).String() + " before its start"
-		cut = 0
-	}
+	at := interruptedAt(cut)
+	cut = max(cut, 0)
 	n := 0
 	if cut > r.warmup {
 		n = min(int((cut-r.warmup+time.Second-1)/time.Second), len(r.rec.intervals))
@@ -464,6 +461,23 @@ const (
 	dispatchWindowEnd            // the window ended while waiting for a worker
 	dispatchCancelled            // ctx was done while waiting for a worker
 )
+
+// interruptedAt says when a run was interrupted, cut being the time from
+// its start: rounded to the millisecond, and before the start said as
+// such, never as a negative time, nor as "0s before" a start it missed by
+// less than half a millisecond.
+func interruptedAt(cut time.Duration) string {
+	switch r := cut.Round(time.Millisecond); {
+	case r < 0:
+		return (-r).String() + " before its start"
+	case cut < 0:
+		return "just before its start"
+	case r == 0:
+		return "at its start"
+	default:
+		return "at " + r.String()
+	}
+}
 
 // schedule walks the timeline, handing each request to a worker at its due
 // time, until the end of the measured window or until ctx is done. It returns

@@ -302,7 +302,7 @@ func (b *Backend) Setup(ctx context.Context, run backend.Run) error {
 		return err
 	}
 	for _, v := range s.Variants {
-		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], b.dir.LogPath(v.Name+".sink.log"), b.id)
+		sk, err := startSinkProcess(ctx, opt.Self, v.Name, sinkAddrs[v.Name], b.dir, v.Name+".sink.log", b.id)
 		if err != nil {
 			return err
 		}
@@ -428,7 +428,7 @@ func (b *Backend) setupPinning(m *record.Manifest) error {
 // that a resumed run names its logs after them instead of over them.
 func startsSoFar(dir *record.Dir, variants []string) map[string]int {
 	starts := map[string]int{}
-	entries, err := os.ReadDir(dir.LogPath(""))
+	entries, err := dir.ReadLogs()
 	if err != nil {
 		return starts
 	}

@@ -144,7 +144,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Varia
 		}
 		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, b.starts[name])
 		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, b.id), Dir: l.Dir,
-			LogPath: b.dir.LogPath(logName),
+			LogPath: b.dir.LogPath(logName), OpenLog: b.dir.LogOpener(logName),
 			Ready: launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D(),
 				Command: svc.Ready.Command, CommandDir: svc.ReadyDir, CommandEnv: runid.Label(os.Environ(), b.id)},
 			DeathSignal: supervise.DeathSignal, Members: l.Members, Forwarded: l.Forwarded, Release: l.Release})

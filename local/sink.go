@@ -12,6 +12,7 @@ import (
 	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/sink"
 )
@@ -46,8 +47,8 @@ type sinkProcess struct {
 }
 
 // startSinkProcess starts self's _sink for variant on addr (host:port),
-// its log at logPath, labelled with run id, and returns once it listens.
-func startSinkProcess(ctx context.Context, self, variant, addr, logPath string, id runid.ID) (*sinkProcess, error) {
+// its log logName in dir, labelled with run id, and returns once it listens.
+func startSinkProcess(ctx context.Context, self, variant, addr string, dir *record.Dir, logName string, id runid.ID) (*sinkProcess, error) {
 	f, err := os.CreateTemp("", leftover.SinkCountsPattern(id))
 	if err != nil {
 		return nil, fmt.Errorf("telemetry sink for %s: %w", variant, err)
@@ -63,7 +64,8 @@ func startSinkProcess(ctx context.Context, self, variant, addr, logPath string, 
 		Name:    variant + "/sink",
 		Argv:    []string{self, "_sink", "--addr", addr, "--counts", path},
 		Env:     runid.Label(os.Environ(), id),
-		LogPath: logPath,
+		LogPath: dir.LogPath(logName),
+		OpenLog: dir.LogOpener(logName),
 		Ready:   launch.Readiness{TCP: addr, Timeout: 10 * time.Second},
 	})
 	if err != nil {

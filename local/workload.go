@@ -62,8 +62,9 @@ func (b *Backend) Prepare(ctx context.Context) error {
 // hook runs variant name's prepare or before_each command c to its end, its
 // output in the variant's hook log.
 func (b *Backend) hook(ctx context.Context, name, what string, c *variant.Command) error {
-	logPath := b.dir.LogPath(fmt.Sprintf("%s.%s.log", name, what))
-	f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	logName := fmt.Sprintf("%s.%s.log", name, what)
+	logPath := b.dir.LogPath(logName)
+	f, err := b.dir.OpenLog(logName, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("variant %s: %s: %w", name, what, err)
 	}
@@ -123,7 +124,7 @@ func (b *Backend) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, 
 	argv = append(append(argv, "--"), v.Job.Argv...)
 	b.beginProgress()
 	svc, err := launch.Start(ctx, launch.Spec{Name: pt.Variant + "/job", Argv: argv, Env: runid.Label(v.Job.Env, b.id), Dir: v.Job.Dir,
-		LogPath: b.dir.LogPath(logName), DeathSignal: supervise.DeathSignal})
+		LogPath: b.dir.LogPath(logName), OpenLog: b.dir.LogOpener(logName), DeathSignal: supervise.DeathSignal})
 	if err != nil {
 		return nil, fmt.Errorf("variant %s: job: %w", pt.Variant, err)
 	}
@@ -173,7 +174,7 @@ func (b *Backend) jobTrial(ctx context.Context, pt *plan.Trial) (*record.Trial, 
 		time.Sleep(100 * time.Millisecond)
 		tr.Telemetry = append(tr.Telemetry, torecord.Telemetry(time.Since(svc.Started).Seconds(), sk.Counts()))
 	}
-	jr.LogMetrics = readLogMetrics(b.dir.LogPath(logName), 0, job.LogMetrics)
+	jr.LogMetrics = readLogMetrics(b.dir, logName, 0, job.LogMetrics)
 	return tr, nil
 }
 
@@ -238,7 +239,7 @@ func (b *Backend) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tri
 				}
 				j.InitDoneS -= launched
 			}
-			ss.LogMetrics = readLogMetrics(b.dir.LogPath(strings.TrimPrefix(run.Log, "logs/")), 0, b.s.Startup.LogMetrics)
+			ss.LogMetrics = readLogMetrics(b.dir, strings.TrimPrefix(run.Log, "logs/"), 0, b.s.Startup.LogMetrics)
 			tr.Services = append(tr.Services, run)
 			tr.Startup.Services = append(tr.Startup.Services, ss)
 		}
@@ -265,7 +266,7 @@ func (b *Backend) awaitLogMetrics(tr *record.Trial) {
 			if !ss.Measured || len(ss.LogMetrics) == want {
 				continue
 			}
-			ss.LogMetrics = readLogMetrics(b.dir.LogPath(strings.TrimPrefix(tr.Services[i].Log, "logs/")), 0, b.s.Startup.LogMetrics)
+			ss.LogMetrics = readLogMetrics(b.dir, strings.TrimPrefix(tr.Services[i].Log, "logs/"), 0, b.s.Startup.LogMetrics)
 			missing = missing || len(ss.LogMetrics) < want
 		}
 		if !missing || time.Now().After(deadline) {
@@ -364,14 +365,14 @@ func firstConnect(ctx context.Context, addr string) time.Time {
 	}
 }
 
-// readLogMetrics reads the figures ms ask for from the log at path, from
+// readLogMetrics reads the figures ms ask for from the log name in dir, from
 // byte offset from: for each, the first capture group of its regex on the
 // first line that matches, as a number.
-func readLogMetrics(path string, from int64, ms []scenario.LogMetric) map[string]float64 {
+func readLogMetrics(dir *record.Dir, name string, from int64, ms []scenario.LogMetric) map[string]float64 {
 	if len(ms) == 0 {
 		return nil
 	}
-	f, err := os.Open(path)
+	f, err := dir.OpenLog(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

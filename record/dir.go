@@ -259,8 +259,57 @@ func (d *Dir) readJSON(name string, v any) error {
 	return nil
 }
 
-// LogPath is the path of the service log file name.
+// LogPath is the path of the service log file name, to name it: the file
+// is opened by OpenLog, from the directory held open.
 func (d *Dir) LogPath(name string) string { return filepath.Join(d.Path, logsDir, name) }
+
+// OpenLog opens the log file name (relative to the logs directory, as
+// LogPath takes it) as os.OpenFile does, reached from the directory held
+// open and not by LogPath: a service or hook started after the directory
+// was moved away, or swapped for a symbolic link, still logs into it.
+func (d *Dir) OpenLog(name string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := d.openFile(filepath.Join(logsDir, name), flag, perm)
+	if err != nil {
+		return nil, fmt.Errorf("open log %s: %w", d.LogPath(name), err)
+	}
+	return f, nil
+}
+
+// LogOpener returns a function that opens the log file name as OpenLog
+// does, for a service's launch.Spec.OpenLog.
+func (d *Dir) LogOpener(name string) func(flag int, perm os.FileMode) (*os.File, error) {
+	return func(flag int, perm os.FileMode) (*os.File, error) { return d.OpenLog(name, flag, perm) }
+}
+
+// Open opens name, relative to the directory, for reading, reached from
+// the directory held open, as every file of the run is: a file such as
+// summary.json, streamed rather than read whole.
+func (d *Dir) Open(name string) (*os.File, error) {
+	f, err := d.openFile(name, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(d.Path, name), err)
+	}
+	return f, nil
+}
+
+// ReadFile reads name, relative to the directory, whole, reached from the
+// directory held open.
+func (d *Dir) ReadFile(name string) ([]byte, error) {
+	b, err := d.readFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(d.Path, name), err)
+	}
+	return b, nil
+}
+
+// ReadLogs lists the logs directory, reached from the directory held open.
+func (d *Dir) ReadLogs() ([]fs.DirEntry, error) {
+	entries, err := d.readDir(logsDir)
+	if err != nil {
+		return nil, fmt.Errorf("read logs of %s: %w", d.Path, err)
+	}
+	return entries, nil
+}
 
 // WriteManifest writes manifest.json, setting its schema version.
 func (d *Dir) WriteManifest(m *Manifest) error {

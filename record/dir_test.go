@@ -182,3 +182,112 @@ func TestWriteFileWithStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestLogsFollowTheDirectoryHeld moves a results directory away and puts a
+// symbolic link to another directory at its path, then opens, writes,
+// reads and lists logs: each reaches the directory Create made, under its
+// new name, and nothing the link's target, where a service started after
+// the swap used to log.
+func TestLogsFollowTheDirectoryHeld(t *testing.T) {
+	tests := []struct {
+		name string
+		use  func(d *Dir) error
+	}{
+		{"OpenLog", func(d *Dir) error {
+			f, err := d.OpenLog("a.provider.2.log", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				return err
+			}
+			f.WriteString("started\n")
+			return f.Close()
+		}},
+		{"LogOpener", func(d *Dir) error {
+			f, err := d.LogOpener("a.provider.2.log")(os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+			if err != nil {
+				return err
+			}
+			f.WriteString("started\n")
+			return f.Close()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			out, moved, decoy := filepath.Join(tmp, "out"), filepath.Join(tmp, "moved"), filepath.Join(tmp, "decoy")
+			d, err := CreateExact(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(decoy, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(out, moved); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(decoy, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.use(d); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(filepath.Join(moved, "logs", "a.provider.2.log")); err != nil || string(b) != "started\n" {
+				t.Errorf("the log in the directory held reads %q (%v), want %q", b, err, "started\n")
+			}
+			if leaked, _ := os.ReadDir(decoy); len(leaked) > 0 {
+				t.Errorf("written into the link's target: %v", leaked)
+			}
+			entries, err := d.ReadLogs()
+			if err != nil || len(entries) != 1 || entries[0].Name() != "a.provider.2.log" {
+				t.Errorf("ReadLogs: %v (%v), want the log written", entries, err)
+			}
+		})
+	}
+}
+
+// TestReadsFollowTheDirectoryHeld moves a results directory away, puts a
+// symbolic link to another directory holding a decoy summary.json at its
+// path, and reads the run's files through Open and ReadFile: each reads
+// the directory Create made, as toll report --from-summary and toll run
+// --resume read it.
+func TestReadsFollowTheDirectoryHeld(t *testing.T) {
+	tmp := t.TempDir()
+	out, moved, decoy := filepath.Join(tmp, "out"), filepath.Join(tmp, "moved"), filepath.Join(tmp, "decoy")
+	d, err := CreateExact(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("summary.json", []byte("run\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(decoy, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(decoy, "summary.json"), []byte("decoy\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(out, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(decoy, out); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		read func() ([]byte, error)
+	}{
+		{"ReadFile", func() ([]byte, error) { return d.ReadFile("summary.json") }},
+		{"Open", func() ([]byte, error) {
+			f, err := d.Open("summary.json")
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return io.ReadAll(f)
+		}},
+	}
+	for _, tt := range tests {
+		if b, err := tt.read(); err != nil || string(b) != "run\n" {
+			t.Errorf("%s: %q (%v), want the run's own %q", tt.name, b, err, "run\n")
+		}
+	}
+}

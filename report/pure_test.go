@@ -51,10 +51,25 @@ func TestRendersFromSummaryJSONAlone(t *testing.T) {
 	}
 }
 
+// TestReadSummaryRejects checks that a summary that is not JSON, lacks its
+// manifest, or is of a schema version this toll does not read (none, 0,
+// below 0 or newer) is refused, and that the error says which field and
+// why: schema_version 0 was once read silently as this toll's.
 func TestReadSummaryRejects(t *testing.T) {
-	for _, in := range []string{`{`, `{"schema_version": 99, "manifest": {}}`, `{"schema_version": 1}`} {
-		if _, err := ReadSummary(strings.NewReader(in)); err == nil {
-			t.Errorf("%s: no error", in)
+	tests := []struct {
+		in, want string
+	}{
+		{`{`, "decode summary"},
+		{`{"schema_version": 1}`, "no manifest"},
+		{`{"manifest": {}}`, "schema_version 0 (or none)"},
+		{`{"schema_version": 0, "manifest": {}}`, "schema_version 0 (or none)"},
+		{`{"schema_version": -1, "manifest": {}}`, "schema_version -1 (or none)"},
+		{`{"schema_version": 99, "manifest": {}}`, "schema_version 99 is newer"},
+	}
+	for _, tt := range tests {
+		_, err := ReadSummary(strings.NewReader(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one saying %q", tt.in, err, tt.want)
 		}
 	}
 }

@@ -74,20 +74,27 @@ func WriteAll(d *record.Dir, s *analyze.Summary) ([]string, error) {
 		return profiles, err
 	}
 	js = nil // a day's per-second series make it hundreds of MB
-	written, err := WriteRendered(d, s)
+	written, err := writeRendered(d, s, HTML)
 	return append(append(profiles, "summary.json"), written...), err
 }
 
 // WriteRendered writes the files WriteAll writes but summary.json, from s:
-// what `toll report --from-summary` writes, summary.json being its input.
+// what `toll report --from-summary` writes, summary.json being its input,
+// report.html saying it was rendered from summary.json alone.
 // It returns the names of the files it wrote, also when it stops at an
 // error.
 func WriteRendered(d *record.Dir, s *analyze.Summary) ([]string, error) {
+	return writeRendered(d, s, HTMLFromSummary)
+}
+
+// writeRendered writes the files WriteAll writes but summary.json, from s,
+// report.html by html: its footer says what s was read from.
+func writeRendered(d *record.Dir, s *analyze.Summary, html func(io.Writer, *analyze.Summary) error) ([]string, error) {
 	var written []string
 	for _, out := range []struct {
 		name   string
 		render func(io.Writer, *analyze.Summary) error
-	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", HTML}} {
+	}{{"report.md", Markdown}, {"trials.csv", CSV}, {"series.csv", SeriesCSV}, {"metrics.txt", OpenMetrics}, {"report.html", html}} {
 		// Straight to the file: a day's series.csv is hundreds of MB.
 		err := d.WriteFileWith(out.name, func(w io.Writer) error {
 			if err := out.render(w, s); err != nil {
@@ -119,13 +126,29 @@ func ReadSummary(r io.Reader) (*analyze.Summary, error) {
 	if err := jsonv2.UnmarshalRead(r, &s, jsonv1.DefaultOptionsV1(), jsonv1.ReportErrorsWithLegacySemantics(false)); err != nil {
 		return nil, fmt.Errorf("decode summary: %w", err)
 	}
-	if s.SchemaVersion != analyze.SummarySchemaVersion {
-		return nil, fmt.Errorf("summary schema_version %d, this toll reads %d", s.SchemaVersion, analyze.SummarySchemaVersion)
+	if err := checkSummarySchema(s.SchemaVersion); err != nil {
+		return nil, err
 	}
 	if s.Manifest == nil {
 		return nil, fmt.Errorf("summary has no manifest")
 	}
 	return &s, nil
+}
+
+// checkSummarySchema refuses a summary of a schema version this toll does
+// not read: a newer one, or one below 1, which no toll writes (a summary
+// with no schema_version, or 0, was not written by toll as it is). The
+// caller names the file.
+func checkSummarySchema(version int) error {
+	switch {
+	case version > analyze.SummarySchemaVersion:
+		return fmt.Errorf("schema_version %d is newer than this toll reads (%d): upgrade toll", version, analyze.SummarySchemaVersion)
+	case version < 1:
+		return fmt.Errorf("schema_version %d (or none): toll writes %d, so the summary was not written by toll as it is, or was edited", version, analyze.SummarySchemaVersion)
+	case version != analyze.SummarySchemaVersion:
+		return fmt.Errorf("schema_version %d is older than this toll reads (%d): analyse the run again with toll report", version, analyze.SummarySchemaVersion)
+	}
+	return nil
 }
 
 // DecodeSummary decodes summary.json's content held in memory, as

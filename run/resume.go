@@ -48,7 +48,7 @@ func ReadResumable(path string) (*scenario.Scenario, *record.Manifest, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := os.ReadFile(filepath.Join(dir.Path, "scenario.yaml"))
+	data, err := dir.ReadFile("scenario.yaml")
 	if err != nil {
 		return nil, nil, fmt.Errorf("resume %s: %w", path, err)
 	}

@@ -13,7 +13,9 @@ import (
 // once its first trial is written and puts a symbolic link to another
 // directory in its place: the run goes on writing its trials, manifest and
 // reports into the directory it created, now under its new name, and
-// nothing into the link's target, where they all used to go.
+// nothing into the link's target, where they all used to go. The services
+// start afresh every round, so that the logs of the starts after the swap,
+// which were opened by path into the link's target, are written too.
 func TestResultsDirSwappedForALink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -21,6 +23,7 @@ func TestResultsDirSwappedForALink(t *testing.T) {
 	path := tolltest.WriteScenario(t, "swapped", tolltest.HeavyVariants, `  rate: 20
   warmup: 200ms
   duration: 1s
+restart: per-round
 rounds: 3`)
 	tmp := t.TempDir()
 	out, moved, decoy := filepath.Join(tmp, "out"), filepath.Join(tmp, "moved"), filepath.Join(tmp, "decoy")
@@ -55,6 +58,11 @@ rounds: 3`)
 	}
 	if trials := tolltest.ReadTrials(t, moved); len(trials) != 6 {
 		t.Errorf("%d trials in the run's own directory, want 6", len(trials))
+	}
+	for _, v := range []string{"baseline", "heavy"} {
+		if logs, _ := filepath.Glob(filepath.Join(moved, "logs", v+".provider.*.log")); len(logs) != 3 {
+			t.Errorf("%d logs of %s's provider in the run's own directory, want one a start, 3: %v", len(logs), v, logs)
+		}
 	}
 	for _, name := range []string{"manifest.json", "summary.json", "report.md"} {
 		if _, err := os.Stat(filepath.Join(moved, name)); err != nil {
