@@ -150,7 +150,7 @@ func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
 	}
 	pool.release()
 	key := spareKey(name, b.starts[name]+1)
-	sk, err := startSinkProcess(ctx, b.cfg.Self, key, addr, b.dir.LogPath(fmt.Sprintf("%s.sink.%d.log", name, b.starts[name]+1)), b.id)
+	sk, err := startSinkProcess(ctx, b.cfg.Self, key, addr, b.dir, fmt.Sprintf("%s.sink.%d.log", name, b.starts[name]+1), b.id)
 	if err != nil {
 		return "", err
 	}
