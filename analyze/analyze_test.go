@@ -788,3 +788,28 @@ func TestRunNoiseFloor(t *testing.T) {
 		t.Errorf("additive cost: %+v [%v, %v], want the rounds' own exact interval", d.Reading, *d.CILow, *d.CIHigh)
 	}
 }
+
+// TestAbsoluteIntervalCarriesFixedTerms checks that a ratio cost's
+// interval in its own unit carries the run's fixed terms as its interval
+// in percent does: an identical twin whose rounds agree closely, under a
+// JVM's start-to-start term, reads no change in either.
+func TestAbsoluteIntervalCarriesFixedTerms(t *testing.T) {
+	base := []float64{0.540, 0.542, 0.538, 0.541, 0.539, 0.540, 0.541, 0.539}
+	twin := []float64{0.545, 0.546, 0.543, 0.546, 0.544, 0.545, 0.546, 0.544}
+	fixed := fixedVariance(record.DefaultCalibration(), CPUNoJIT, 2)
+	d := Compare(Info(CPUNoJIT), base, twin, fixed)
+	if d.CILow == nil || d.AbsCILow == nil {
+		t.Fatalf("no interval: %+v", d)
+	}
+	pctHolds0 := *d.CILow <= 0 && 0 <= *d.CIHigh
+	absHolds0 := *d.AbsCILow <= 0 && 0 <= *d.AbsCIHigh
+	if !pctHolds0 || absHolds0 != pctHolds0 {
+		t.Errorf("twin: [%+.2f%%, %+.2f%%] and [%+.4f, %+.4f] ms, want both to hold 0", *d.CILow, *d.CIHigh, *d.AbsCILow, *d.AbsCIHigh)
+	}
+	// Each bound in its unit matches the one in percent of the baseline
+	// to within a tenth of the width.
+	mb := 0.540
+	if lo := 100 * *d.AbsCILow / mb; math.Abs(lo-*d.CILow) > 0.1*(*d.CIHigh-*d.CILow) {
+		t.Errorf("low bound %+.2f%% of the baseline in ms, %+.2f%% as a ratio", lo, *d.CILow)
+	}
+}

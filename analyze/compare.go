@@ -235,6 +235,15 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		diffs[i] = vari[i] - base[i]
 	}
 	if div := stats.TInterval(diffs); div.HasCI && few == "" {
+		if ratio {
+			// The effects fixed for the run act on each side's level,
+			// in proportion to it: the difference carries both sides'
+			// (vari·σ)² + (base·σ)², as the ratio's interval carries
+			// 2σ². Without them an identical twin's difference could
+			// read as a change its ratio does not show.
+			mb, mv := stats.Mean(base), stats.Mean(vari)
+			div = div.Widened((mb*mb + mv*mv) * fixed)
+		}
 		lo, hi := div.Low, div.High
 		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
