@@ -111,6 +111,11 @@ const (
 	// whole run's budget, and load steps after it may reach theirs: it
 	// stops at its minimum and leaves them its share.
 	Ceded StopReason = "ceded"
+	// Idle: an idle load step (rate 0) ran its minimum rounds and starts.
+	// It has no request for a per-request target to aim at; its rounds
+	// measure what the variants cost without load (a cost curve's fixed
+	// part).
+	Idle StopReason = "idle"
 )
 
 // Width is one series' interval against its target.
@@ -274,6 +279,42 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		}
 	}
 	return d
+}
+
+// DecideIdle is the stopping rule of an idle load step: it stops once the
+// step has run the goal's minimum rounds over its minimum starts (Idle),
+// or when one more round would pass the budget, and asks for a new start
+// when the current one has had its share of the minimum rounds.
+func DecideIdle(g Goal, p Progress) Decision {
+	minRounds := max(g.MinRounds, 2)
+	minStarts := g.MinStarts
+	if p.Starts == 0 {
+		minStarts = 0
+	}
+	roundTime := p.RoundTime
+	if roundTime <= 0 && p.Rounds > 0 {
+		roundTime = p.Elapsed / time.Duration(p.Rounds)
+	}
+	d := Decision{Reason: Continue, Worst: -1}
+	switch {
+	case p.Rounds >= minRounds && p.Starts >= minStarts:
+		d.Reason = Idle
+	case g.Budget > 0 && p.Elapsed+roundTime > g.Budget:
+		d.Reason = BudgetSpent
+	case p.Starts > 0 && p.Starts < minStarts && p.RoundsThisStart >= max(minRounds/minStarts, 2):
+		d.NewStart, d.Planned = true, minStarts-p.Starts
+	}
+	return d
+}
+
+// StepIdle reports whether load step step of sum is idle (rate 0).
+func StepIdle(sum *Summary, step int) bool {
+	for _, st := range sum.Steps {
+		if st.Index == step {
+			return st.Idle
+		}
+	}
+	return false
 }
 
 // reachable returns, when some series have not reached their targets and

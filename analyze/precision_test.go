@@ -367,3 +367,29 @@ func TestDecideCedes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideIdle checks the stopping rule of an idle load step, which has
+// no request for a per-request target: it stops after its minimum rounds
+// over its minimum starts, starts again when a start has had its share
+// of them, and stops when the budget holds no more rounds.
+func TestDecideIdle(t *testing.T) {
+	g := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, MinStarts: 2, Budget: 3 * time.Minute}
+	for _, tt := range []struct {
+		name     string
+		p        Progress
+		want     StopReason
+		newStart bool
+	}{
+		{"first rounds", Progress{Rounds: 1, Starts: 1, RoundsThisStart: 1, RoundTime: 5 * time.Second}, Continue, false},
+		{"a start's share", Progress{Rounds: 2, Starts: 1, RoundsThisStart: 2, RoundTime: 5 * time.Second}, Continue, true},
+		{"rounds but one start", Progress{Rounds: 5, Starts: 1, RoundsThisStart: 5, RoundTime: 5 * time.Second}, Continue, true},
+		{"its minimum", Progress{Rounds: 5, Starts: 2, RoundsThisStart: 3, RoundTime: 5 * time.Second}, Idle, false},
+		{"started every round", Progress{Rounds: 5, RoundTime: 5 * time.Second}, Idle, false},
+		{"the budget", Progress{Rounds: 3, Starts: 2, RoundsThisStart: 1, RoundTime: 5 * time.Second, Elapsed: 178 * time.Second}, BudgetSpent, false},
+	} {
+		d := DecideIdle(g, tt.p)
+		if d.Reason != tt.want || d.NewStart != tt.newStart {
+			t.Errorf("%s: %s, new start %v; want %s, %v", tt.name, d.Reason, d.NewStart, tt.want, tt.newStart)
+		}
+	}
+}

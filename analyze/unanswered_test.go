@@ -47,3 +47,22 @@ func TestPrecisionRunWithoutInterval(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleStepAnswersNoTarget checks that an idle step of a run in
+// precision mode, which has no request for CPU per request, does not make
+// the run invalid: its rounds measure the costs at rest.
+func TestIdleStepAnswersNoTarget(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "agent"}, Load: record.LoadSettings{Rates: []float64{0}},
+		Precision: &record.Precision{Targets: map[string]float64{string(CPUPerRequest): 3}}}
+	var trials []*record.Trial
+	for r := 1; r <= 5; r++ {
+		trials = append(trials, idleTrial(2*r-1, r, "baseline", 5, 0.01, 100), idleTrial(2*r, r, "agent", 5, 0.02, 200))
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Invalidities) > 0 {
+		t.Errorf("an idle step makes the run invalid: %+v", s.Invalidities)
+	}
+}

@@ -133,6 +133,9 @@ func unanswered(m *record.Manifest, s *Summary) []Invalidity {
 	slices.Sort(targets)
 	var out []Invalidity
 	for _, st := range s.Steps {
+		if st.Idle {
+			continue // no request for a target to aim at (DecideIdle)
+		}
 		for _, v := range st.Variants {
 			if v.Name == m.Baseline || v.Name == m.Control {
 				continue

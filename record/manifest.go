@@ -321,7 +321,8 @@ type Precision struct {
 // PrecisionStep is where the stopping rule left one load step.
 type PrecisionStep struct {
 	Step int `json:"step"`
-	// Stop is "reached", "budget", "ceded" (out of reach in what was left
+	// Stop is "reached", "budget", "idle" (an idle step that ran its minimum
+	// rounds and starts), "ceded" (out of reach in what was left
 	// of the run's budget: its share went to the load steps after it), or
 	// "continue" for a run that ended
 	// otherwise (interrupted, or out of planned rounds).

@@ -77,6 +77,9 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		}
 		return line
 	}
+	if st.Stop == "idle" {
+		return fmt.Sprintf("%d rounds%s, %s: no request for a per-request target to aim at; the minimum rounds measured what the variants cost without load", st.Rounds, over, took)
+	}
 	if st.Stop == "ceded" {
 		why := fmt.Sprintf("±%g%% is out of reach at this spread", st.TargetPct)
 		if st.MoreS > 0 {

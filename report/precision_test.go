@@ -24,6 +24,8 @@ func TestPrecisionLines(t *testing.T) {
 			"reached ±3% on CPU per request and ±10% on latency mean after 11 rounds, 5 min"},
 		{record.PrecisionStep{Stop: "budget", Rounds: 30, Starts: 4, ElapsedS: 1500, TargetPct: 3, HalfPct: 4.2, Variant: "otel", Cost: "cpu_per_request_ms", MoreStarts: 2, MoreS: 480}, nil,
 			"budget spent after 30 rounds over 4 starts, 25 min: otel CPU per request at ±4.2%; about 2 more starts (≈ 8 min) would reach ±3%"},
+		{record.PrecisionStep{Stop: "idle", Rounds: 5, Starts: 2, ElapsedS: 50}, nil,
+			"5 rounds over 2 starts, 50 s: no request for a per-request target to aim at; the minimum rounds measured what the variants cost without load"},
 		{record.PrecisionStep{Stop: "budget", Rounds: 12, Starts: 2, ElapsedS: 600, TargetPct: 3, HalfPct: 5.1, StartHalfPct: 4.4, Variant: "agent", Cost: "cpu_per_request_ms", MoreRounds: -1}, nil,
 			"budget spent after 12 rounds over 2 starts, 10 min: agent CPU per request at ±5.1%, of which ±4.4% is what differs between starts (only more starts narrow it); ±3% is out of reach at this spread (more than 10 times the budget)"},
 	}

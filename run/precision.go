@@ -90,11 +90,17 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 	}
 	g := p.goal
 	g.Budget = st.Budget
-	d := analyze.Decide(g, analyze.PrecisionSeries(sum, st.Step, g.Targets), analyze.Progress{
+	prog := analyze.Progress{
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
 		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
 		Calibration: analyze.CalibrationOf(m),
-	})
+	}
+	var d analyze.Decision
+	if analyze.StepIdle(sum, st.Step) {
+		d = analyze.DecideIdle(g, prog)
+	} else {
+		d = analyze.Decide(g, analyze.PrecisionSeries(sum, st.Step, g.Targets), prog)
+	}
 	rec := record.PrecisionStep{Stop: string(d.Reason), MoreRounds: d.MoreRounds, MoreStarts: d.MoreStarts, MoreS: d.MoreTime.Seconds()}
 	if d.Worst >= 0 {
 		w := d.Widths[d.Worst]
