@@ -99,6 +99,25 @@ func (p Progress) calibration() record.Calibration {
 	return p.Calibration
 }
 
+// roundTime returns what one more round takes: RoundTime, or the rounds'
+// mean so far when it is not set.
+func (p Progress) roundTime() time.Duration {
+	if p.RoundTime <= 0 && p.Rounds > 0 {
+		return p.Elapsed / time.Duration(p.Rounds)
+	}
+	return p.RoundTime
+}
+
+// minimums returns the rounds (at least two, for an interval) and starts
+// (none where the services carry no start-to-start term) a step runs
+// before g's stopping rule may stop it.
+func (g Goal) minimums(p Progress) (rounds, starts int) {
+	if p.Starts > 0 {
+		starts = g.MinStarts
+	}
+	return max(g.MinRounds, 2), starts
+}
+
 // StopReason says why a run in precision mode stopped, or that it goes on.
 type StopReason string
 
@@ -177,15 +196,8 @@ type Decision struct {
 // rule that stopped on a verdict would stop on the rounds that happen to
 // look significant, and inflate false positives.
 func Decide(g Goal, series []PairedSeries, p Progress) Decision {
-	minRounds := max(g.MinRounds, 2)
-	minStarts := g.MinStarts
-	if p.Starts == 0 {
-		minStarts = 0
-	}
-	roundTime := p.RoundTime
-	if roundTime <= 0 && p.Rounds > 0 {
-		roundTime = p.Elapsed / time.Duration(p.Rounds)
-	}
+	minRounds, minStarts := g.minimums(p)
+	roundTime := p.roundTime()
 	d := Decision{Reason: Continue, Worst: -1}
 	all := len(series) > 0
 	worst := 0.0
@@ -286,15 +298,8 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 // or when one more round would pass the budget, and asks for a new start
 // when the current one has had its share of the minimum rounds.
 func DecideIdle(g Goal, p Progress) Decision {
-	minRounds := max(g.MinRounds, 2)
-	minStarts := g.MinStarts
-	if p.Starts == 0 {
-		minStarts = 0
-	}
-	roundTime := p.RoundTime
-	if roundTime <= 0 && p.Rounds > 0 {
-		roundTime = p.Elapsed / time.Duration(p.Rounds)
-	}
+	minRounds, minStarts := g.minimums(p)
+	roundTime := p.roundTime()
 	d := Decision{Reason: Continue, Worst: -1}
 	switch {
 	case p.Rounds >= minRounds && p.Starts >= minStarts:
