@@ -202,11 +202,7 @@ func (b *Backend) Close(ctx context.Context) error {
 	wg.Wait()
 	// So are the sinks: each may take its 2 s to shut down.
 	for _, sk := range append(slices.Collect(maps.Values(b.sinks)), b.retired...) {
-		wg.Go(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			defer cancel()
-			sk.Close(ctx)
-		})
+		wg.Go(func() { closeSink(sk) })
 	}
 	wg.Wait()
 	if b.tree != nil {

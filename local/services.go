@@ -188,15 +188,7 @@ func (b *Backend) stop(name string) error {
 		return b.stopSpare(st) // a spare cut short in its warm-up
 	}
 	b.noteIdleExits(st)
-	err := st.group.StopContext(b.kill, b.cfg.StopGrace)
-	b.dropCgroups(st)
-	// What a profiler loaded at the services' start kept is of no use
-	// once they have stopped: each trial's profile is written.
-	for _, d := range st.profileDirs {
-		if d != "" {
-			os.RemoveAll(d)
-		}
-	}
+	err := b.halt(st)
 	var endErr error
 	if sk := b.sinks[name]; sk != nil && b.events != nil {
 		endErr = b.events.Stopped(name, func(context.Context) (record.Telemetry, time.Time, error) {
@@ -207,6 +199,20 @@ func (b *Backend) stop(name string) error {
 		return fmt.Errorf("stop variant %s: %w", name, err)
 	}
 	return endErr
+}
+
+// halt stops st's services and removes their cgroups and what the
+// profilers loaded at their start kept: of no use once they have
+// stopped, since each trial's profile is written.
+func (b *Backend) halt(st *started) error {
+	err := st.group.StopContext(b.kill, b.cfg.StopGrace)
+	b.dropCgroups(st)
+	for _, d := range st.profileDirs {
+		if d != "" {
+			os.RemoveAll(d)
+		}
+	}
+	return err
 }
 
 // noteIdleExits notes the services of st that exited on their own while

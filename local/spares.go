@@ -1,13 +1,11 @@
 package local
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net"
-	"os"
+	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tollperf/toll/plan"
@@ -91,8 +89,10 @@ func (b *Backend) sparesWanted(owed []*plan.Trial, jvm bool) int {
 			}
 		}
 	}
-	if avail, ok := memAvailable(); ok && rss > 0 {
-		n = min(n, int(avail/2/(2*rss)))
+	if b.machine != nil && rss > 0 {
+		if m, err := b.machine.Sample(); err == nil {
+			n = min(n, int(m.MemAvailable/2/(2*rss)))
+		}
 	}
 	return max(n, 0)
 }
@@ -107,15 +107,8 @@ func (b *Backend) twice(name string) bool {
 			return false
 		}
 	}
-	u := v.Target
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-	}
-	if i := strings.IndexByte(u, '/'); i >= 0 {
-		u = u[:i]
-	}
-	_, port, err := net.SplitHostPort(u)
-	return err == nil && port != "" && b.chosePort(name, port)
+	u, err := url.Parse(v.Target)
+	return err == nil && u.Port() != "" && b.chosePort(name, u.Port())
 }
 
 // chosePort reports whether port is one toll gave variant name's
@@ -168,9 +161,7 @@ func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
 }
 
 // shelveSpares moves the warmed spares of trials from b.running to their
-// variants' queues, their warm-up's requests and telemetry left out of
-// the trial that will take them over: the requests' telemetry arrived
-// while the spare waited, at its own sink.
+// variants' queues.
 func (b *Backend) shelveSpares(trials []*plan.Trial) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -180,9 +171,6 @@ func (b *Backend) shelveSpares(trials []*plan.Trial) {
 			continue
 		}
 		delete(b.running, pt.Variant)
-		if w := st.warmup; w != nil {
-			w.completed, w.telemetry = 0, nil
-		}
 		b.spares[st.spareOf] = append(b.spares[st.spareOf], st)
 	}
 }
@@ -204,10 +192,11 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	}
 	b.sinks[name] = st.sink
 	st.spareOf, st.sink = "", nil
-	if st.warmup != nil {
-		// Its trial's timeline begins now: its warm-up ended while it
-		// waited.
-		st.warmup.start = time.Now()
+	if w := st.warmup; w != nil {
+		// Its trial's timeline begins now, its warm-up long over: the
+		// warm-up's requests, and the telemetry they sent to the
+		// spare's own sink while it waited, are not the trial's.
+		w.start, w.completed, w.telemetry = time.Now(), 0, nil
 	}
 	b.running[name] = st
 	return true
@@ -217,13 +206,7 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 // removes its cgroups: it measured nothing, and tells the orchestrator
 // nothing.
 func (b *Backend) stopSpare(st *started) error {
-	err := st.group.StopContext(b.kill, b.cfg.StopGrace)
-	b.dropCgroups(st)
-	for _, d := range st.profileDirs {
-		if d != "" {
-			os.RemoveAll(d)
-		}
-	}
+	err := b.halt(st)
 	if st.sink != nil {
 		closeSink(st.sink)
 	}
@@ -235,26 +218,7 @@ func (b *Backend) stopSpare(st *started) error {
 
 // closeSink stops sk, waiting at most its grace.
 func closeSink(sk *sinkProcess) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*sinkStopGrace)
+	ctx, cancel := context.WithTimeout(context.Background(), sinkStopGrace)
 	defer cancel()
 	sk.Close(ctx)
-}
-
-// memAvailable returns the kernel's estimate of the memory available for
-// new processes (MemAvailable in /proc/meminfo), in bytes.
-func memAvailable() (uint64, bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fs := strings.Fields(sc.Text())
-		if len(fs) >= 2 && fs[0] == "MemAvailable:" {
-			kb, err := strconv.ParseUint(fs[1], 10, 64)
-			return kb * 1024, err == nil
-		}
-	}
-	return 0, false
 }
