@@ -165,9 +165,14 @@ func (f *fakeCluster) step(ctx context.Context) {
 			up.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "consumer",
 				State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ErrImagePull", Message: "toll:latest: not found"}}}}
 		}
-		if _, err := pods.UpdateStatus(ctx, up, metav1.UpdateOptions{}); err == nil {
+		// The pod has started before anyone can see it ready: toll reads
+		// its probe as soon as it is.
+		f.mu.Lock()
+		f.started[p.Name] = time.Now()
+		f.mu.Unlock()
+		if _, err := pods.UpdateStatus(ctx, up, metav1.UpdateOptions{}); err != nil {
 			f.mu.Lock()
-			f.started[p.Name] = time.Now()
+			delete(f.started, p.Name)
 			f.mu.Unlock()
 		}
 	}
