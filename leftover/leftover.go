@@ -65,7 +65,7 @@ type Cleaner interface {
 // The sinks' counts files go last: a file a sink of a dead run still has
 // mapped is gone from /tmp once that sink is killed.
 func Cleaners() []Cleaner {
-	return []Cleaner{Processes{}, Containers{}, Cgroups{}, SinkCounts{Dir: os.TempDir()}}
+	return []Cleaner{Processes{}, Containers{}, Cgroups{}, SinkCounts{Dir: os.TempDir()}, Scratch{Dir: os.TempDir()}}
 }
 
 // Clean runs each cleaner in turn and returns everything removed, with their
@@ -244,11 +244,18 @@ func SinkCountsPattern(id runid.ID) string {
 // false for the unlabelled names of older tolls, ok false for a name that
 // is not a counts file's.
 func sinkCountsOwner(name string) (id runid.ID, labelled, ok bool) {
-	mid, found := strings.CutPrefix(name, sinkCountsPrefix)
+	return owner(name, sinkCountsPrefix, sinkCountsSuffix)
+}
+
+// owner returns the run that name, prefix + run + "-" + random + suffix,
+// carries; labelled is false for a name with no run in it, ok false for a
+// name not framed by prefix and suffix.
+func owner(name, prefix, suffix string) (id runid.ID, labelled, ok bool) {
+	mid, found := strings.CutPrefix(name, prefix)
 	if !found {
 		return runid.ID{}, false, false
 	}
-	if mid, found = strings.CutSuffix(mid, sinkCountsSuffix); !found || mid == "" {
+	if mid, found = strings.CutSuffix(mid, suffix); !found || mid == "" {
 		return runid.ID{}, false, false
 	}
 	i := strings.LastIndexByte(mid, '-')
@@ -318,6 +325,55 @@ func (c SinkCounts) Clean(ctx context.Context) ([]Removed, error) {
 	return removed, errors.Join(errs...)
 }
 
+// scratchPrefix begins the name of a run's scratch directory:
+// toll-scratch-<run>-<random>.
+const scratchPrefix = "toll-scratch-"
+
+// ScratchPattern is the os.MkdirTemp pattern of run id's scratch directory,
+// where the profiled processes and the profilers write what toll reads
+// back and removes: it names the run, so that Scratch can tell whether the
+// run still lives.
+func ScratchPattern(id runid.ID) string {
+	return scratchPrefix + id.String() + "-*"
+}
+
+// Scratch removes the scratch directories (toll-scratch-*) that runs that
+// are gone left in Dir: a run removes its own at its end, a killed one
+// cannot.
+type Scratch struct {
+	// Dir is where they are, os.TempDir() for toll run's.
+	Dir string
+}
+
+// Kind returns "scratch directories".
+func (Scratch) Kind() string { return "scratch directories" }
+
+// Clean removes the scratch directories of runs that are gone.
+func (c Scratch) Clean(ctx context.Context) ([]Removed, error) {
+	entries, err := os.ReadDir(c.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", c.Dir, err)
+	}
+	var removed []Removed
+	var errs []error
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
+		id, labelled, ok := owner(e.Name(), scratchPrefix, "")
+		if !ok || !labelled || !e.IsDir() || id.Alive() {
+			continue
+		}
+		path := filepath.Join(c.Dir, e.Name())
+		if err := os.RemoveAll(path); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, Removed{Kind: "scratch directory", What: path + " of run " + id.String()})
+	}
+	return removed, errors.Join(errs...)
+}
+
 // mappedFiles returns the paths of every file some process has mapped, as
 // far as /proc/PID/maps can be read (another user's need root; their
 // files in a sticky /tmp are not ours to remove either).
@@ -378,6 +434,9 @@ func Describe(removed []Removed) string {
 func plural(kind string) string {
 	if strings.HasSuffix(kind, "s") {
 		return kind + "es"
+	}
+	if stem, ok := strings.CutSuffix(kind, "ry"); ok {
+		return stem + "ries"
 	}
 	return kind + "s"
 }

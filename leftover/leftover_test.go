@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -294,4 +295,55 @@ func FuzzSinkCountsOwner(f *testing.F) {
 			t.Fatalf("%q read as %+v (labelled %v, ok %v), want %+v", made, got, labelled, ok, id)
 		}
 	})
+}
+
+// TestScratchRemovesOnlyDeadRuns: the scratch directory of a run that is
+// gone is removed with what its profilers left in it; a live run's, a file
+// of that name and what is named otherwise are kept.
+func TestScratchRemovesOnlyDeadRuns(t *testing.T) {
+	self, err := runid.Self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	mkdir := func(pattern string) string {
+		t.Helper()
+		d, err := os.MkdirTemp(dir, pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "1234.1.collapsed"), []byte("a;b 1\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	dead := mkdir(ScratchPattern(deadRun(t)))
+	live := mkdir(ScratchPattern(self))
+	other := mkdir("toll-other-*")
+	file := filepath.Join(dir, "toll-scratch-"+deadRun(t).String()+"-1")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	removed, err := Scratch{Dir: dir}.Clean(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 1 || removed[0].Kind != "scratch directory" || !strings.HasPrefix(removed[0].What, dead) {
+		t.Errorf("removed %v, want %s alone", removed, dead)
+	}
+	if _, err := os.Stat(dead); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is left: %v", dead, err)
+	}
+	for _, p := range []string{live, other, file} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s, not a dead run's scratch directory, was removed: %v", p, err)
+		}
+	}
+	if !slices.Contains(Cleaners(), Cleaner(Scratch{Dir: os.TempDir()})) {
+		t.Errorf("Cleaners() = %v: toll cleanup does not remove scratch directories", Cleaners())
+	}
+	if got := Describe(append(removed, removed...)); !strings.Contains(got, "2 scratch directories") {
+		t.Errorf("Describe: %q", got)
+	}
 }

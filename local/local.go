@@ -15,6 +15,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -94,7 +95,11 @@ type Backend struct {
 	// (profile.Preparer) for the services it takes, else perf, the last;
 	// nil when no service is profiled.
 	profilers []profile.Profiler
-	duetCPUs  [2]string // baseline's, others' (mode: duet)
+	// scratch is the run's private directory (leftover.ScratchPattern)
+	// for what profilers and profiled processes write there and toll
+	// reads back; empty when nothing is profiled. Close removes it.
+	scratch  string
+	duetCPUs [2]string // baseline's, others' (mode: duet)
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
@@ -110,6 +115,14 @@ type Backend struct {
 	// Close stops (spares.go). Guarded by mu.
 	spares  map[string][]*started
 	retired []*sinkProcess
+	// warmShare is the share of the machine's CPUs that the services of
+	// the last variant warm-up used, known once one has run (warmShared):
+	// the next warms starts ahead of their turn only where it left room
+	// (spareRoom). roomNoted is set once the manifest says a warm-up did
+	// not.
+	warmShare  float64
+	warmShared bool
+	roomNoted  bool
 	// containers runs the services that have an image.
 	containers place.Containers
 	starts     map[string]int // starts per variant, to name log files
@@ -213,6 +226,9 @@ func (b *Backend) Close(ctx context.Context) error {
 	stray, err := leftover.KillRun(ctx, b.id)
 	if len(stray) > 0 {
 		b.say("toll: killed what outlived the services: " + leftover.Describe(stray))
+	}
+	if b.scratch != "" {
+		err = errors.Join(err, os.RemoveAll(b.scratch))
 	}
 	return err
 }

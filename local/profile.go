@@ -11,6 +11,7 @@ import (
 	"time"
 
 	pprof "github.com/google/pprof/profile"
+	"github.com/tollperf/toll/leftover"
 	"github.com/tollperf/toll/probe/profile"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/variant"
@@ -34,8 +35,17 @@ func (b *Backend) setupProfiling(ctx context.Context) error {
 	if !want {
 		return nil
 	}
-	b.profilers = []profile.Profiler{profile.AsyncProfiler{Lib: b.cfg.AsyncProfiler}, profile.PySpy{Path: b.cfg.PySpy, Dir: b.dir.Path},
-		profile.Perf{Dir: b.dir.Path}}
+	// What the profilers and the profiled processes write, toll reads back
+	// and removes: it goes to a directory of the run's own, private and
+	// outside the results, which a process writing by path cannot be
+	// led out of by a link put in the results' place.
+	scratch, err := os.MkdirTemp("", leftover.ScratchPattern(b.id))
+	if err != nil {
+		return fmt.Errorf("profiling: %w", err)
+	}
+	b.scratch = scratch
+	b.profilers = []profile.Profiler{profile.AsyncProfiler{Lib: b.cfg.AsyncProfiler}, profile.PySpy{Path: b.cfg.PySpy, Dir: scratch},
+		profile.Perf{Dir: scratch}}
 	// A service is sampled by one profiler in every variant: samples of
 	// two profilers would compare their naming, not the variants.
 	first := map[string]string{} // service → "profiler (variant)"
@@ -101,8 +111,8 @@ func (b *Backend) prepareProfiling(v *variant.Variant, i, start int) ([]string, 
 	if !ok {
 		return svc.Argv, svc.Env, "", nil
 	}
-	dir := filepath.Join(b.dir.Path, "profiles", "data", fmt.Sprintf("%s.%s.%d", v.Name, svc.Name, start))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := filepath.Join(b.scratch, fmt.Sprintf("%s.%s.%d", v.Name, svc.Name, start))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, nil, "", fmt.Errorf("profiling %s: %w", svc.Name, err)
 	}
 	argv, env, _ := pp.Prepare(svc.Argv, svc.Env, dir)

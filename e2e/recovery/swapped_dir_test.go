@@ -1,12 +1,14 @@
 package recovery
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tollperf/toll/e2e/tolltest"
+	"github.com/tollperf/toll/probe/profile"
 )
 
 // TestResultsDirSwappedForALink moves a live run's results directory away
@@ -15,7 +17,9 @@ import (
 // reports into the directory it created, now under its new name, and
 // nothing into the link's target, where they all used to go. The services
 // start afresh every round, so that the logs of the starts after the swap,
-// which were opened by path into the link's target, are written too.
+// which were opened by path into the link's target, are written too. Where
+// perf can sample, the run profiles: perf's data, which it writes by path,
+// goes to the run's scratch directory in TMPDIR, removed at its end.
 func TestResultsDirSwappedForALink(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -30,7 +34,20 @@ rounds: 3`)
 	if err := os.Mkdir(decoy, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	run := tolltest.Start(t, "run", path, "--out", out, "-q")
+	before, err := os.Stat(decoy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", path, "--out", out, "-q"}
+	scratch := t.TempDir()
+	t.Setenv("TMPDIR", scratch)
+	perfErr := (profile.Perf{}).Available(context.Background())
+	if perfErr == nil {
+		args = append(args, "--profile")
+	} else {
+		t.Logf("not profiled: %v", perfErr)
+	}
+	run := tolltest.Start(t, args...)
 	if !tolltest.Eventually(60*time.Second, func() bool {
 		trials, _ := filepath.Glob(filepath.Join(out, "trials", "*.json"))
 		return len(trials) > 0
@@ -45,6 +62,11 @@ rounds: 3`)
 	}
 	if err := run.Wait(t, 2*time.Minute); err != nil {
 		t.Errorf("toll run: %v\n%s", err, run.Output())
+	}
+	// A file created and removed there again leaves no name, but changes
+	// the directory's modification time.
+	if after, err := os.Stat(decoy); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the link's target was written into (its modification time %v, before the run %v): %v", after.ModTime(), before.ModTime(), err)
 	}
 	var leaked []string
 	filepath.Walk(decoy, func(p string, _ os.FileInfo, err error) error {
@@ -62,6 +84,14 @@ rounds: 3`)
 	for _, v := range []string{"baseline", "heavy"} {
 		if logs, _ := filepath.Glob(filepath.Join(moved, "logs", v+".provider.*.log")); len(logs) != 3 {
 			t.Errorf("%d logs of %s's provider in the run's own directory, want one a start, 3: %v", len(logs), v, logs)
+		}
+	}
+	if perfErr == nil {
+		if profiles, _ := filepath.Glob(filepath.Join(moved, "profiles", "trials", "*.pb.gz")); len(profiles) != 6 {
+			t.Errorf("%d trial profiles in the run's own directory, want 6: %v", len(profiles), profiles)
+		}
+		if left, _ := filepath.Glob(filepath.Join(scratch, "toll-scratch-*")); len(left) > 0 {
+			t.Errorf("the run's scratch directory is left: %v", left)
 		}
 	}
 	for _, name := range []string{"manifest.json", "summary.json", "report.md"} {
