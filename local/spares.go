@@ -26,6 +26,16 @@ import (
 // maxSpares bounds the spares of each variant warmed at once.
 const maxSpares = 3
 
+// spareRoom is the largest share of the machine's CPUs that the services
+// of the last warm-up may have used for the next to warm starts ahead
+// beside its own. Spares double what a warm-up asks of the CPUs, and a
+// warm-up that kept them busy already then settles none of its JVMs:
+// five variants' JVMs warmed with their five spares on 2 CPUs all reached
+// the 5-minute cap still compiling, and the trials measured JVMs that had
+// not settled (CPU per request twice what it is). The first warm-up of a
+// run warms no spare: nothing has measured its demand yet.
+const spareRoom = 0.5
+
 // spareKey names spare n of variant name while it warms, in the maps a
 // warm-up reads by variant.
 func spareKey(name string, n int) string { return name + "#" + strconv.Itoa(n) }
@@ -63,12 +73,21 @@ func (b *Backend) startSpares(ctx context.Context, owed []*plan.Trial, jvm bool)
 // available, each spare counted at twice what the variants' services take
 // now), and none for services that must not run twice at once (a
 // container, published ports, a load target without a port toll chose)
-// or that are profiled.
+// or that are profiled; and none unless the last warm-up's services used
+// less than spareRoom of the machine's CPUs.
 func (b *Backend) sparesWanted(owed []*plan.Trial, jvm bool) int {
 	if !jvm || b.events == nil || b.profilers != nil {
 		return 0
 	}
 	n := b.events.StartsAhead()
+	if n > 0 && !roomForSpares(b.warmShared, b.warmShare) {
+		if b.warmShared && !b.roomNoted {
+			b.roomNoted = true
+			b.note(fmt.Sprintf("no start was warmed ahead of its turn: the last variant warm-up's services used %.0f%% of the machine's CPUs, and starts ahead are warmed beside one that used less than %.0f%%",
+				100*b.warmShare, 100*spareRoom))
+		}
+		return 0
+	}
 	for _, pt := range owed {
 		n = min(n, maxSpares-len(b.spares[pt.Variant]))
 		if !b.twice(pt.Variant) {
@@ -221,4 +240,45 @@ func closeSink(sk *sinkProcess) {
 	ctx, cancel := context.WithTimeout(context.Background(), sinkStopGrace)
 	defer cancel()
 	sk.Close(ctx)
+}
+
+// roomForSpares reports whether a warm-up may warm starts ahead beside its
+// own: the last one's services used share of the machine's CPUs (known:
+// one has run), less than spareRoom.
+func roomForSpares(known bool, share float64) bool {
+	return known && share < spareRoom
+}
+
+// warmupCPU returns the CPU-seconds that the services of owed's variants
+// have used so far, and how many CPUs the machine has (0 when unknown).
+func (b *Backend) warmupCPU(owed []*plan.Trial) (cpu float64, cpus int) {
+	for _, pt := range owed {
+		st := b.running[pt.Variant]
+		if st == nil || st.group == nil {
+			continue
+		}
+		for i, svc := range st.group.Services() {
+			if tree := serviceProcesses(st, i, svc.Pid()); tree != nil {
+				if smp, err := tree.Sample(); err == nil {
+					cpu += smp.CPU.Seconds()
+				}
+			}
+		}
+	}
+	if b.machine != nil {
+		if m, err := b.machine.Sample(); err == nil {
+			cpus = len(m.PerCPU)
+		}
+	}
+	return cpu, cpus
+}
+
+// measureWarmShare keeps the share of the machine's CPUs that the
+// services of owed's variants used since a warm-up began, when they had
+// used cpu0 CPU-seconds (warmupCPU).
+func (b *Backend) measureWarmShare(owed []*plan.Trial, cpu0 float64, began time.Time) {
+	cpu, cpus := b.warmupCPU(owed)
+	if el := time.Since(began).Seconds(); cpus > 0 && el > 0 {
+		b.warmShare, b.warmShared = max(cpu-cpu0, 0)/el/float64(cpus), true
+	}
 }

@@ -39,3 +39,25 @@ func TestTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestRoomForSpares: starts are warmed ahead only beside a warm-up whose
+// last one left the CPUs room for twice its demand, and never at the
+// first, whose demand nothing has measured.
+func TestRoomForSpares(t *testing.T) {
+	for _, tt := range []struct {
+		known bool
+		share float64
+		want  bool
+	}{
+		{false, 0, false},
+		{true, 0, true},
+		{true, 0.2, true},
+		{true, 0.49, true},
+		{true, 0.5, false},
+		{true, 0.95, false},
+	} {
+		if got := roomForSpares(tt.known, tt.share); got != tt.want {
+			t.Errorf("roomForSpares(%v, %v) = %v, want %v", tt.known, tt.share, got, tt.want)
+		}
+	}
+}

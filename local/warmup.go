@@ -98,9 +98,11 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		}
 	}
 	var phases []warmupPhase
+	cpu0, _ := b.warmupCPU(owed)
+	began := time.Now()
 	// A warm-up toll chose lasts at most longest in all, its phases
 	// included; a scenario's phases each last at most longest.
-	deadline := time.Now().Add(longest)
+	deadline := began.Add(longest)
 	for _, shape := range warmupPhases(b.s, auto && jvm) {
 		loads := make([]*plan.Trial, len(owed))
 		for i, pt := range owed {
@@ -126,6 +128,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			break // a service exited (its trial says so), or no JIT to settle
 		}
 	}
+	b.measureWarmShare(owed, cpu0, began)
 	first, last := phases[0], phases[len(phases)-1]
 	for i, pt := range owed {
 		st := b.running[pt.Variant]

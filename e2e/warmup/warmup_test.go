@@ -506,11 +506,13 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // TestSparesWarmedAtOnce runs real JVMs in precision mode, started once
-// per start, with at least two starts: the first start's warm-up also
-// starts and warms the second start of every variant, at once, so that
-// the second start needs no warm-up of its own. Its trials take over the
-// warm-up that ran ahead of them (not one of their own), the report says
-// so, and the spares' processes stop with the run.
+// per start, with at least three starts. The first start's warm-up warms
+// it alone and measures what its services ask of the CPUs: little, at 150
+// requests a second. The second start's warm-up then also starts and warms
+// the third start of every variant, at once, so that the third start
+// needs no warm-up of its own. Its trials take over the warm-up that ran
+// ahead of them (not one of their own), the report says so, and the
+// spares' processes stop with the run.
 func TestSparesWarmedAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
@@ -527,7 +529,7 @@ restart: once
   duration: 1s
   variant_warmup: 20s
   variant_warmup_until: {jit_below: 10ms, over: 3s}
-precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 2}
+precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 `)
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := tolltest.Command(t, "run", path, "--out", out)
@@ -535,8 +537,8 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 2}
 	cmd.Stdout, cmd.Stderr = &so, &se
 	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
 	stdout, stderr := so.String(), se.String()
-	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 1 {
-		t.Errorf("baseline warmed %d times, want once for both starts:\n%s", n, stdout)
+	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 2 {
+		t.Errorf("baseline warmed %d times, want twice for three starts:\n%s", n, stdout)
 	}
 	if !strings.Contains(stdout+stderr, "and 1 more start of each variant ahead of its turn, warmed at once") {
 		t.Errorf("no line says a start was warmed ahead of its turn:\n%s", stdout)
@@ -554,8 +556,8 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 2}
 	if err := json.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	if m.Starts != 2 {
-		t.Fatalf("%d starts, want 2:\n%s", m.Starts, stdout)
+	if m.Starts != 3 {
+		t.Fatalf("%d starts, want 3:\n%s", m.Starts, stdout)
 	}
 	warmed := map[int]map[string]float64{} // start → variant → warm-up
 	for _, tr := range tolltest.ReadTrials(t, out) {
@@ -566,19 +568,19 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 2}
 			warmed[tr.Launch] = map[string]float64{}
 		}
 		warmed[tr.Launch][tr.Variant] = tr.VariantWarmupS
-		// The second start's services began their trial, fresh.
-		if tr.Launch == 1 && !tr.Services[0].Started {
-			t.Errorf("trial %d (%s, start 2) does not record its services as started for it", tr.Index, tr.Variant)
+		// The third start's services began their trial, fresh.
+		if tr.Launch == 2 && !tr.Services[0].Started {
+			t.Errorf("trial %d (%s, start 3) does not record its services as started for it", tr.Index, tr.Variant)
 		}
 	}
-	for l := 0; l < 2; l++ {
+	for l := 0; l < 3; l++ {
 		if len(warmed[l]) != 2 {
 			t.Errorf("start %d: warm-ups %v, want both variants' taken over by a trial", l+1, warmed[l])
 		}
 	}
-	for v, s := range warmed[1] {
-		if d := s - warmed[0][v]; d > 0.5 || d < -0.5 {
-			t.Errorf("%s: start 2 warmed %.1f s and start 1 %.1f s, want the one warm-up of both", v, s, warmed[0][v])
+	for v, s := range warmed[2] {
+		if d := s - warmed[1][v]; d > 0.5 || d < -0.5 {
+			t.Errorf("%s: start 3 warmed %.1f s and start 2 %.1f s, want the one warm-up of both", v, s, warmed[1][v])
 		}
 	}
 }
