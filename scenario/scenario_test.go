@@ -287,15 +287,21 @@ func errUnwrapAll(err error) error {
 	}
 }
 
-// TestExamples checks that every scenario shipped in examples/ and
-// examples/java/ reads, one that names ${version} with a version given.
+// TestExamples checks that every scenario shipped in examples/,
+// examples/java/ and examples/go-otel/ reads, one that names ${version}
+// with a version given.
 func TestExamples(t *testing.T) {
 	paths, err := filepath.Glob("../examples/*.yaml")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no examples found: %v", err)
 	}
-	java, _ := filepath.Glob("../examples/java/*.yaml")
-	paths = append(paths, java...)
+	for _, dir := range []string{"java", "go-otel"} {
+		more, _ := filepath.Glob(filepath.Join("../examples", dir, "*.yaml"))
+		if len(more) == 0 {
+			t.Errorf("no examples in examples/%s", dir)
+		}
+		paths = append(paths, more...)
+	}
 	for _, p := range paths {
 		var o Overrides
 		if data, err := os.ReadFile(p); err == nil && strings.Contains(string(data), "${version}") {

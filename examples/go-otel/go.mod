@@ -1,0 +1,3 @@
+module toll.example/go-otel
+
+go 1.22
