@@ -97,17 +97,7 @@ func (b *Backend) sparesWanted(owed []*plan.Trial, jvm bool) int {
 	if n <= 0 {
 		return 0
 	}
-	var rss uint64
-	for _, pt := range owed {
-		st := b.running[pt.Variant]
-		for i, svc := range st.group.Services() {
-			if tree := serviceProcesses(st, i, svc.Pid()); tree != nil {
-				if smp, err := tree.Sample(); err == nil {
-					rss += smp.RSS
-				}
-			}
-		}
-	}
+	_, rss := b.servicesUse(owed)
 	if b.machine != nil && rss > 0 {
 		if m, err := b.machine.Sample(); err == nil {
 			n = min(n, int(m.MemAvailable/2/(2*rss)))
@@ -249,9 +239,9 @@ func roomForSpares(known bool, share float64) bool {
 	return known && share < spareRoom
 }
 
-// warmupCPU returns the CPU-seconds that the services of owed's variants
-// have used so far, and how many CPUs the machine has (0 when unknown).
-func (b *Backend) warmupCPU(owed []*plan.Trial) (cpu float64, cpus int) {
+// servicesUse returns what the services of owed's variants have used so
+// far: CPU-seconds, and the resident memory they hold now.
+func (b *Backend) servicesUse(owed []*plan.Trial) (cpu float64, rss uint64) {
 	for _, pt := range owed {
 		st := b.running[pt.Variant]
 		if st == nil || st.group == nil {
@@ -261,24 +251,24 @@ func (b *Backend) warmupCPU(owed []*plan.Trial) (cpu float64, cpus int) {
 			if tree := serviceProcesses(st, i, svc.Pid()); tree != nil {
 				if smp, err := tree.Sample(); err == nil {
 					cpu += smp.CPU.Seconds()
+					rss += smp.RSS
 				}
 			}
 		}
 	}
-	if b.machine != nil {
-		if m, err := b.machine.Sample(); err == nil {
-			cpus = len(m.PerCPU)
-		}
-	}
-	return cpu, cpus
+	return cpu, rss
 }
 
 // measureWarmShare keeps the share of the machine's CPUs that the
 // services of owed's variants used since a warm-up began, when they had
-// used cpu0 CPU-seconds (warmupCPU).
+// used cpu0 CPU-seconds (servicesUse).
 func (b *Backend) measureWarmShare(owed []*plan.Trial, cpu0 float64, began time.Time) {
-	cpu, cpus := b.warmupCPU(owed)
-	if el := time.Since(began).Seconds(); cpus > 0 && el > 0 {
-		b.warmShare, b.warmShared = max(cpu-cpu0, 0)/el/float64(cpus), true
+	if b.machine == nil {
+		return
+	}
+	m, err := b.machine.Sample()
+	cpu, _ := b.servicesUse(owed)
+	if el := time.Since(began).Seconds(); err == nil && len(m.PerCPU) > 0 && el > 0 {
+		b.warmShare, b.warmShared = max(cpu-cpu0, 0)/el/float64(len(m.PerCPU)), true
 	}
 }

@@ -98,7 +98,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		}
 	}
 	var phases []warmupPhase
-	cpu0, _ := b.warmupCPU(owed)
+	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
 	// A warm-up toll chose lasts at most longest in all, its phases
 	// included; a scenario's phases each last at most longest.
@@ -129,6 +129,25 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		}
 	}
 	b.measureWarmShare(owed, cpu0, began)
+	b.keepWarmups(owed, phases, tels, longest)
+	if len(spares) > 0 {
+		n := len(spares) / (len(owed) - len(spares))
+		starts := "1 more start"
+		if n > 1 {
+			starts = fmt.Sprintf("%d more starts", n)
+		}
+		b.say(fmt.Sprintf("and %s of each variant ahead of its turn, warmed at once: a new start needs no warm-up of its own", starts))
+		b.note(fmt.Sprintf("toll warmed %s of each variant ahead of its turn beside the start it warmed, all at once, each with ports and a telemetry sink of its own; each waited idle until its start, its CPU counted among the neighbours of the trials meanwhile", starts))
+	}
+	return nil
+}
+
+// keepWarmups gives each of owed's started services the outcome of the
+// warm-up that phases made of it (its trial records it, telemetry at its
+// start in tels), says each variant's line (not a spare's), and notes a
+// warm-up with nothing to settle that the scenario made last its full
+// longest.
+func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*sink.Counts, longest time.Duration) {
 	first, last := phases[0], phases[len(phases)-1]
 	for i, pt := range owed {
 		st := b.running[pt.Variant]
@@ -159,16 +178,6 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			b.say(warmupLine(pt.Variant, w))
 		}
 	}
-	if len(spares) > 0 {
-		n := len(spares) / (len(owed) - len(spares))
-		starts := "1 more start"
-		if n > 1 {
-			starts = fmt.Sprintf("%d more starts", n)
-		}
-		b.say(fmt.Sprintf("and %s of each variant ahead of its turn, warmed at once: a new start needs no warm-up of its own", starts))
-		b.note(fmt.Sprintf("toll warmed %s of each variant ahead of its turn beside the start it warmed, all at once, each with ports and a telemetry sink of its own; each waited idle until its start, its CPU counted among the neighbours of the trials meanwhile", starts))
-	}
-	return nil
 }
 
 // warmAlongside adds to owed every other variant whose services are
