@@ -284,43 +284,48 @@ func (SinkCounts) Kind() string { return "sink counts files" }
 
 // Clean removes the counts files of runs that are gone.
 func (c SinkCounts) Clean(ctx context.Context) ([]Removed, error) {
-	entries, err := os.ReadDir(c.Dir)
+	var mapped map[string]bool // read once, for the first unlabelled file
+	return removeDead(ctx, c.Dir, "sink counts file", os.Remove, func(e os.DirEntry, path string) (string, bool) {
+		id, labelled, ok := sinkCountsOwner(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			return "", false
+		}
+		if labelled {
+			return path + " of run " + id.String(), !id.Alive()
+		}
+		if mapped == nil {
+			mapped = mappedFiles()
+		}
+		return path, !mapped[path]
+	})
+}
+
+// removeDead removes, with remove, each entry of dir that dead says a run
+// that is gone left (and how to name it), each reported as of kind; an
+// entry gone meanwhile is no error.
+func removeDead(ctx context.Context, dir, kind string, remove func(string) error, dead func(e os.DirEntry, path string) (what string, ok bool)) ([]Removed, error) {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", c.Dir, err)
+		return nil, fmt.Errorf("read %s: %w", dir, err)
 	}
 	var removed []Removed
 	var errs []error
-	var mapped map[string]bool // read once, for the first unlabelled file
 	for _, e := range entries {
 		if err := ctx.Err(); err != nil {
 			return removed, err
 		}
-		id, labelled, ok := sinkCountsOwner(e.Name())
-		if !ok || !e.Type().IsRegular() {
+		path := filepath.Join(dir, e.Name())
+		what, ok := dead(e, path)
+		if !ok {
 			continue
 		}
-		path := filepath.Join(c.Dir, e.Name())
-		what := path
-		if labelled {
-			if id.Alive() {
-				continue
-			}
-			what += " of run " + id.String()
-		} else {
-			if mapped == nil {
-				mapped = mappedFiles()
-			}
-			if mapped[path] {
-				continue
-			}
-		}
-		if err := os.Remove(path); err != nil {
+		if err := remove(path); err != nil {
 			if !errors.Is(err, os.ErrNotExist) {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		removed = append(removed, Removed{Kind: "sink counts file", What: what})
+		removed = append(removed, Removed{Kind: kind, What: what})
 	}
 	return removed, errors.Join(errs...)
 }
@@ -350,28 +355,13 @@ func (Scratch) Kind() string { return "scratch directories" }
 
 // Clean removes the scratch directories of runs that are gone.
 func (c Scratch) Clean(ctx context.Context) ([]Removed, error) {
-	entries, err := os.ReadDir(c.Dir)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", c.Dir, err)
-	}
-	var removed []Removed
-	var errs []error
-	for _, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return removed, err
-		}
+	return removeDead(ctx, c.Dir, "scratch directory", os.RemoveAll, func(e os.DirEntry, path string) (string, bool) {
 		id, labelled, ok := owner(e.Name(), scratchPrefix, "")
 		if !ok || !labelled || !e.IsDir() || id.Alive() {
-			continue
+			return "", false
 		}
-		path := filepath.Join(c.Dir, e.Name())
-		if err := os.RemoveAll(path); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		removed = append(removed, Removed{Kind: "scratch directory", What: path + " of run " + id.String()})
-	}
-	return removed, errors.Join(errs...)
+		return path + " of run " + id.String(), true
+	})
 }
 
 // mappedFiles returns the paths of every file some process has mapped, as
