@@ -227,6 +227,9 @@ type Delta struct {
 	// Controlled is set when the change is corrected by the run's A/A
 	// control.
 	Controlled bool
+	// SignificantCorrected is set when the change still reads one once
+	// corrected for the number of costs tested.
+	SignificantCorrected bool `json:"significant_corrected"`
 }
 
 // String writes d as "+12.0% [+3.1%, +20.9%] (verdict)" for a test's
