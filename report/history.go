@@ -132,7 +132,7 @@ type runLink struct {
 // historySVG draws a series: x the runs in order, y the change; each run a
 // dot with its interval, each level a line, each change a dashed mark.
 func historySVG(s *history.Series) string {
-	const wd, ht, left, right, top, bottom = 720.0, 240.0, 64.0, 16.0, 12.0, 28.0
+	const wd, ht, right, top, bottom = 720.0, 240.0, 16.0, 12.0, 28.0
 	n := len(s.Points)
 	if n == 0 {
 		return ""
@@ -149,14 +149,22 @@ func historySVG(s *history.Series) string {
 		hi = lo + 1
 	}
 	pad := (hi - lo) * 0.08
+	ticks := []float64{lo, (lo + hi) / 2, hi}
 	lo, hi = lo-pad, hi+pad
+	labels := make([]string, len(ticks))
+	left := 64.0 // wide enough for "+100.0%"
+	for i, v := range ticks {
+		labels[i] = formatChange(s.Unit, v)
+		// About 6.5 px a character at 11 px, and 6 px to the axis.
+		left = max(left, 6.5*float64(len([]rune(labels[i])))+12)
+	}
 	x := func(i float64) float64 { return left + (i+0.5)*(wd-left-right)/float64(n) }
 	y := func(v float64) float64 { return top + (hi-v)*(ht-top-bottom)/(hi-lo) }
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img">`, wd, ht, wd, ht)
 	fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#999"/>`, left, wd-right, y(0), y(0))
-	for _, v := range []float64{lo + pad, (lo + hi) / 2, hi - pad} {
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="end">%s</text>`, left-6, y(v)+4, template.HTMLEscapeString(formatChange(s.Unit, v)))
+	for i, v := range ticks {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="end">%s</text>`, left-6, y(v)+4, template.HTMLEscapeString(labels[i]))
 	}
 	// Levels: from each change (or the start) to the next.
 	starts := []int{0}
