@@ -141,8 +141,9 @@ func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) (Warning, bo
 	// A change between two sides carries two starts' terms; more starts
 	// divide them.
 	per := math.Sqrt(float64(starts))
+	z := stats.ZQuantile()
 	return warn(WarnJVMStarts, starts, chosen, pct[CPUPerRequest], pct[CPUNoJIT],
-		1.96*math.Sqrt2*pct[CPUPerRequest]/per, 1.96*math.Sqrt2*pct[CPUNoJIT]/per), true
+		z*math.Sqrt2*pct[CPUPerRequest]/per, z*math.Sqrt2*pct[CPUNoJIT]/per), true
 }
 
 // loadTest reports whether m's trials were load tests ("load", or absent

@@ -23,6 +23,7 @@ import (
 	"github.com/tollperf/toll/report"
 	"github.com/tollperf/toll/run"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/stats"
 )
 
 // runFlags are the options of `toll run`.
@@ -605,7 +606,7 @@ func writeNoiseFloor(w io.Writer, s *analyze.Summary) {
 				half := (*c.Delta.CIHigh - *c.Delta.CILow) / 2
 				fmt.Fprintf(w, "\n  Noise floor at %s (A/A, %d rounds): CPU per request %s.\n", st.Label(), c.Delta.N, report.DeltaPct(analyze.Info(c.Cost), c.Delta))
 				fmt.Fprintf(w, "  A real overhead of about ±%.1f%% would be detected (CI excluding 0) half the time with this many rounds;\n", half)
-				fmt.Fprintf(w, "  about ±%.1f%% would be detected 4 times in 5. More rounds narrow this as 1/√rounds.\n", half*2.8/1.96)
+				fmt.Fprintf(w, "  about ±%.1f%% would be detected 4 times in 5. More rounds narrow this as 1/√rounds.\n", stats.Detectable(half, 0.8))
 			}
 		}
 	}

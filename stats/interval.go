@@ -51,6 +51,21 @@ func TQuantile(df float64) float64 {
 	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-Confidence)/2)
 }
 
+// ZQuantile returns the two-sided Confidence quantile of the standard
+// normal distribution: z(0.975) ≈ 1.96.
+func ZQuantile() float64 {
+	return distuv.UnitNormal.Quantile(1 - (1-Confidence)/2)
+}
+
+// Detectable returns the smallest true change that an interval of
+// half-width half excludes from 0 with probability power (for power
+// above one half): half · (z(1−α/2) + z(power)) / z(1−α/2). An interval's
+// own half-width is detected half the time.
+func Detectable(half, power float64) float64 {
+	z := ZQuantile()
+	return half * (z + distuv.UnitNormal.Quantile(power)) / z
+}
+
 // tSurvival2 returns the two-sided p-value of the statistic x under
 // Student's t with df degrees of freedom.
 func tSurvival2(x, df float64) float64 {

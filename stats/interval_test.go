@@ -112,3 +112,21 @@ func TestBootstrap(t *testing.T) {
 		t.Errorf("no values: [%g, %g]", lo, hi)
 	}
 }
+
+func TestDetectable(t *testing.T) {
+	for _, tt := range []struct {
+		half, power, want float64
+	}{
+		{1, 0.5, 1},
+		{1, 0.8, 1.4294}, // (1.96 + 0.8416) / 1.96
+		{2, 0.9, 3.3076}, // 2 · (1.96 + 1.2816) / 1.96
+		{0, 0.8, 0},
+	} {
+		if got := Detectable(tt.half, tt.power); math.Abs(got-tt.want) > 1e-3 {
+			t.Errorf("Detectable(%g, %g) = %.4f, want %.4f", tt.half, tt.power, got, tt.want)
+		}
+	}
+	if z := ZQuantile(); math.Abs(z-1.95996) > 1e-4 {
+		t.Errorf("ZQuantile() = %.5f, want 1.95996", z)
+	}
+}
