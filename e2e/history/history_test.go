@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,10 +28,22 @@ const load = `  rate: 20
   warmup: 500ms
   duration: 1s`
 
+// historySeries is what the tests read of a series in toll history --json.
+type historySeries struct {
+	Cost    string
+	Points  []struct{ Labels map[string]string }
+	Changes []struct {
+		Index  int
+		Labels map[string][2]string
+	}
+}
+
 // TestBisectFindsTheVersion bisects five versions, the fourth of which
 // does four times the work: toll names it, after the third, confirmed,
-// each run recorded in the history with its version, and the history's
-// trend of the same runs finds the change at the same version.
+// each run recorded in the history with its version. The history's trend
+// of those runs is logged, not judged: a bisect runs the versions out of
+// order (40000, 160001, 40002, 160000, ...), so its runs in time order
+// alternate between the levels rather than step from one to the other.
 func TestBisectFindsTheVersion(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -52,23 +65,17 @@ func TestBisectFindsTheVersion(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("toll history: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	var doc struct {
-		Series []struct {
-			Cost    string
-			Points  []struct{ Labels map[string]string }
-			Changes []struct {
-				Index  int
-				Labels map[string][2]string
-			}
-		}
-	}
+	var doc struct{ Series []historySeries }
 	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
 		t.Fatalf("toll history --json: %v\n%s", err, stdout)
 	}
-	if len(doc.Series) != 1 || doc.Series[0].Cost != "cpu_per_request_ms" {
-		t.Fatalf("series %+v", doc.Series)
+	// CPU per request, and any other cost with a change of level (the
+	// machine's CPU may show the fourfold work too).
+	i := slices.IndexFunc(doc.Series, func(s historySeries) bool { return s.Cost == "cpu_per_request_ms" })
+	if i < 0 {
+		t.Fatalf("no CPU per request series in %+v", doc.Series)
 	}
-	s := doc.Series[0]
+	s := doc.Series[i]
 	for _, p := range s.Points {
 		if p.Labels["version"] == "" || p.Labels["branch"] != "main" {
 			t.Errorf("a run recorded with labels %v", p.Labels)
