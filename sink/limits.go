@@ -44,6 +44,19 @@ const (
 	// Larger requests are answered 413.
 	MaxDecodedBytes = 8 << 20
 
+	// MaxRatio is the most a request body may grow when decompressed,
+	// checked from RatioFrom decoded bytes on. Telemetry carries random
+	// trace and span IDs and timestamps, so its batches compress about
+	// 5 to 30 times; a body of zeros, the usual bomb, about 1,000 times
+	// (DEFLATE's limit). Refused at this ratio, a bomb costs the sink
+	// RatioFrom of inflating, not MaxDecodedBytes.
+	MaxRatio = 256
+
+	// RatioFrom is how many bytes a body decompresses to before MaxRatio
+	// applies: a small body (a few spans, an agent's metadata) may
+	// compress further than a batch.
+	RatioFrom = 1 << 20
+
 	// MaxGRPCMessageBytes is the largest OTLP/gRPC message the sink
 	// accepts, gRPC's default and the Collector's: larger ones get
 	// RESOURCE_EXHAUSTED.
@@ -160,12 +173,17 @@ const (
 	// each held 32 KiB, most of the memory budget, and took the sink past
 	// 100 MB. A typical batch (0.1–0.5 MiB) costs a few more doublings.
 	firstRead = 4 << 10
+
+	// scratchBytes is the buffer a compressed body is counted into, once
+	// per decode slot in use (pooled).
+	scratchBytes = 32 << 10
 )
 
 // limits are a sink's bounds; fields, so that tests can lower them
 // before Start.
 type limits struct {
 	maxBody, maxDecoded int64
+	maxRatio, ratioFrom int64
 	maxGRPC             int
 	memory              int64
 	decodes, conns      int
@@ -203,7 +221,7 @@ func (l limits) bodyDeadline(start, now time.Time, n int64, pressed bool) time.T
 
 // defaultLimits returns the limits documented by the constants above.
 func defaultLimits() limits {
-	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxGRPC: MaxGRPCMessageBytes,
+	return limits{maxBody: MaxBodyBytes, maxDecoded: MaxDecodedBytes, maxRatio: MaxRatio, ratioFrom: RatioFrom, maxGRPC: MaxGRPCMessageBytes,
 		memory: MemoryBudget, decodes: MaxDecodes, conns: MaxConns, pressureConns: PressureConns,
 		wait: DecodeWait, stall: StallTimeout, minRate: MinBodyRate,
 		pressedGrace: PressedBodyGrace, pressedRate: PressedBodyRate}
@@ -212,7 +230,7 @@ func defaultLimits() limits {
 // check reports limits under which some acceptable request could never be
 // served.
 func (l limits) check() error {
-	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 ||
+	if l.maxBody <= 0 || l.maxDecoded <= 0 || l.maxRatio <= 0 || l.ratioFrom <= 0 || l.maxGRPC <= 0 || l.decodes <= 0 || l.conns <= 0 || l.wait <= 0 || l.stall <= 0 || l.minRate <= 0 ||
 		l.pressureConns <= 0 || l.pressedGrace <= 0 || l.pressedRate <= 0 {
 		return fmt.Errorf("limits must be positive: %+v", l)
 	}
@@ -429,7 +447,10 @@ func (s *Sink) decompress(c compression, raw []byte, l *lease) ([]byte, *request
 // decompressUpTo returns raw decompressed with c, up to limit bytes. It
 // decompresses twice: first into nothing, counting, so that a body over
 // the limit (a gzip bomb) is refused having kept nothing, then into a
-// buffer of exactly the size counted, charged to l.
+// buffer of exactly the size counted, charged to l. The first pass also
+// gives up on a body that decompresses to more than MaxRatio times the
+// bytes it has read so far, once past RatioFrom: a bomb then costs the
+// sink a megabyte of inflating, not the whole limit.
 func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) ([]byte, *requestError) {
 	if c == identity {
 		return raw, nil
@@ -439,11 +460,15 @@ func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) 
 		what = "inflate"
 	}
 	var n int64
-	err := s.withReader(c, raw, func(zr io.Reader) error {
+	err := s.withReader(c, raw, func(zr io.Reader, read func() int64) error {
 		var err error
-		n, err = io.Copy(io.Discard, io.LimitReader(zr, limit+1))
+		n, err = s.countDecoded(zr, read, limit)
 		return err
 	})
+	if errors.Is(err, errRatio) {
+		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
+			msg: fmt.Sprintf("request body decompresses to more than %d times its size", s.lim.maxRatio)}
+	}
 	if err != nil {
 		return nil, &requestError{status: http.StatusBadRequest, msg: fmt.Sprintf("%s request body: %v", what, err)}
 	}
@@ -455,7 +480,7 @@ func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) 
 		return nil, rerr
 	}
 	out := make([]byte, n)
-	err = s.withReader(c, raw, func(zr io.Reader) error {
+	err = s.withReader(c, raw, func(zr io.Reader, _ func() int64) error {
 		_, err := io.ReadFull(zr, out)
 		return err
 	})
@@ -465,13 +490,49 @@ func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) 
 	return out, nil
 }
 
-// withReader calls f with a reader of raw decompressed with c, pooled.
+// errRatio is countDecoded's error for a body that decompresses beyond
+// the sink's ratio.
+var errRatio = errors.New("compression ratio above the limit")
+
+// countDecoded reads zr to its end or to limit+1 bytes, and returns how
+// many bytes it gave. read returns how many compressed bytes zr has
+// consumed; past RatioFrom decoded bytes, a body that gave more than
+// maxRatio times that is refused with errRatio.
+func (s *Sink) countDecoded(zr io.Reader, read func() int64, limit int64) (int64, error) {
+	p, _ := s.scratch.Get().(*[]byte)
+	if p == nil {
+		b := make([]byte, scratchBytes)
+		p = &b
+	}
+	defer s.scratch.Put(p)
+	var n int64
+	for n <= limit {
+		m, err := zr.Read((*p)[:min(int64(len(*p)), limit+1-n)])
+		n += int64(m)
+		if n > s.lim.ratioFrom && n > s.lim.maxRatio*read() {
+			return n, errRatio
+		}
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// withReader calls f with a reader of raw decompressed with c, pooled,
+// and a function that says how many bytes of raw it has consumed.
 // HTTP's deflate is a zlib stream (RFC 9110, 8.4.1.2), which is what
 // Elastic's APM agents send; some clients send bare DEFLATE data instead
 // (RFC 1951), which is accepted too when the body does not start with a
 // zlib header.
-func (s *Sink) withReader(c compression, raw []byte, f func(io.Reader) error) error {
+func (s *Sink) withReader(c compression, raw []byte, f func(zr io.Reader, read func() int64) error) error {
 	br := bytes.NewReader(raw)
+	// The decompressors read a bytes.Reader a byte at a time (it is an
+	// io.ByteReader), never ahead of what they have decoded.
+	read := func() int64 { return int64(len(raw) - br.Len()) }
 	switch {
 	case c == gzipped:
 		zr, _ := s.gzips.Get().(*gzip.Reader)
@@ -485,7 +546,7 @@ func (s *Sink) withReader(c compression, raw []byte, f func(io.Reader) error) er
 			return err
 		}
 		defer s.gzips.Put(zr)
-		return f(zr)
+		return f(zr, read)
 	case zlibHeader(raw):
 		zr, _ := s.zlibs.Get().(io.ReadCloser)
 		var err error
@@ -498,7 +559,7 @@ func (s *Sink) withReader(c compression, raw []byte, f func(io.Reader) error) er
 			return err
 		}
 		defer s.zlibs.Put(zr)
-		return f(zr)
+		return f(zr, read)
 	default:
 		fr, _ := s.flates.Get().(io.ReadCloser)
 		if fr == nil {
@@ -507,7 +568,7 @@ func (s *Sink) withReader(c compression, raw []byte, f func(io.Reader) error) er
 			return err
 		}
 		defer s.flates.Put(fr)
-		return f(fr)
+		return f(fr, read)
 	}
 }
 
