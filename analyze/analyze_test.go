@@ -813,3 +813,46 @@ func TestAbsoluteIntervalCarriesFixedTerms(t *testing.T) {
 		t.Errorf("low bound %+.2f%% of the baseline in ms, %+.2f%% as a ratio", lo, *d.CILow)
 	}
 }
+
+// TestTelemetryPooledOverRounds replays three trials of a Java agent on a
+// busy machine (4 spans per request): the first trial's cycle holds the
+// variant warm-up's 724 requests, and a batch of its last spans reached
+// the sink only in the variant's next trial, which read 4.7 spans per
+// request against 3.9 for its predecessor. The variant's value counts
+// every span over every request, 4.0, where the mean of the rounds read
+// 4.2; the rounds keep their own values.
+func TestTelemetryPooledOverRounds(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "otel", Variants: []string{"otel"}}
+	counts := []uint64{0, 3046, 3610, 4098}
+	warm := []uint64{724, 60, 60}
+	var trials []*record.Trial
+	for i := range 3 {
+		tr := synthetic(t, i+1, i+1, "otel", 3, 20, 0.001, 1000)
+		tr.Exports = true
+		tr.Start = tr.MeasureStart.Add(-3 * time.Second)
+		tr.Load.Sent, tr.Load.WarmupCompleted = 60, warm[i]
+		tr.Telemetry = []record.Telemetry{{T: -3, Spans: counts[i]}, {T: 3, Spans: counts[i+1]}}
+		trials = append(trials, tr)
+	}
+	trials[2].TelemetryEnd = &record.Telemetry{T: 4, Spans: counts[3]}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{3046.0 / 784, 564.0 / 120, 488.0 / 120}
+	for i, tc := range s.Trials {
+		if got := tc.Costs[SpansPerReq]; math.Abs(got-want[i]) > 1e-9 {
+			t.Errorf("trial %d: %.3f spans per request, want %.3f", tc.Index, got, want[i])
+		}
+	}
+	got := map[Cost]float64{}
+	for _, cr := range s.Steps[0].Variants[0].Costs {
+		got[cr.Cost] = cr.Value
+	}
+	if v := got[SpansPerReq]; math.Abs(v-4098.0/1024) > 1e-9 {
+		t.Errorf("the variant's spans per request %.3f, want %.3f (every span over every request)", v, 4098.0/1024)
+	}
+	if v, tp := got[Spans], got[Throughput]; math.Abs(v-tp*4098.0/1024) > 1e-6 {
+		t.Errorf("the variant's spans/s %.3f, want %.3f spans per request × %.1f req/s", v, 4098.0/1024, tp)
+	}
+}

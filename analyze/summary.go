@@ -219,8 +219,10 @@ func ownCosts(rs ...map[int]*TrialCosts) []Cost {
 	return append(out, scraped...)
 }
 
-// CostResult is one cost of one variant: its mean over rounds and, for
-// variants other than the baseline, its difference from the baseline.
+// CostResult is one cost of one variant: its mean over rounds (for
+// telemetry counted over each trial's cycle, its count over all the
+// rounds' requests: pooledTelemetry) and, for variants other than the
+// baseline, its difference from the baseline.
 type CostResult struct {
 	Cost   Cost      `json:"cost"`
 	Label  string    `json:"label"`
@@ -403,6 +405,9 @@ func (z *summarizer) compareVariant(st Step, v string) VariantResult {
 			continue
 		}
 		cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: stats.Mean(vals), Values: vals}
+		if pooled, ok := pooledTelemetry(rounds, info.Cost); ok {
+			cr.Value = pooled
+		}
 		if v != m.Baseline {
 			d := z.compareCost(si, v, info, rounds, &c)
 			cr.Delta = &d
@@ -770,6 +775,54 @@ func controlled(info CostInfo, base, vari, ctlBase, ctl map[int]*TrialCosts) (ad
 	return adj, v, len(v) >= 2
 }
 
+// countedOverCycle reports whether attributeTelemetry counts cost c over
+// each trial's cycle: per request, or per request times the window's rate.
+func countedOverCycle(c Cost) bool {
+	switch c {
+	case SpansPerReq, Spans, ExportBytes, Rejected, RejectedBytes:
+		return true
+	}
+	return false
+}
+
+// pooledTelemetry returns a variant's value of telemetry cost c over its
+// rounds: everything its sink received over all their cycles per request
+// of them all (times the rounds' mean rate, for a cost per second), where
+// a mean over rounds would weigh each round's count alone. Where a busy
+// machine holds a batch back past the start of the variant's next trial,
+// it falls in that trial's count, not its own: one round reads high and
+// its predecessor low (4.7 and 3.9 spans per request for 4), and a round
+// whose cycle held the variant warm-up's requests weighs, here, as many
+// requests as it counted. ok is false where a round was not counted so.
+func pooledTelemetry(rounds map[int]*TrialCosts, c Cost) (v float64, ok bool) {
+	if !countedOverCycle(c) || len(rounds) == 0 {
+		return 0, false
+	}
+	var items, reqs, rate float64
+	for _, tc := range rounds {
+		x, has := tc.Costs[c]
+		if !has || tc.cycleRequests <= 0 {
+			return 0, false
+		}
+		perReq := x
+		if c != SpansPerReq {
+			tp := tc.Costs[Throughput]
+			if tp <= 0 {
+				return 0, false
+			}
+			perReq = x / tp
+			rate += tp
+		}
+		items += perReq * tc.cycleRequests
+		reqs += tc.cycleRequests
+	}
+	v = items / reqs
+	if c != SpansPerReq {
+		v *= rate / float64(len(rounds))
+	}
+	return v, true
+}
+
 // attributeTelemetry counts each trial's exported telemetry over its whole
 // cycle. An exporter sends in batches, and what it still holds when a
 // window closes is flushed later, while the variant is idle (a batch span
@@ -821,6 +874,7 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 			continue // a sink that restarted: keep the window's count
 		}
 		perReq := float64(end.Spans-from.Spans) / reqs
+		tc.cycleRequests = reqs
 		tc.Costs[SpansPerReq] = perReq
 		tc.Costs[Spans] = perReq * tc.Costs[Throughput]
 		tc.Costs[ExportBytes] = float64(acceptedBytes(*end)-acceptedBytes(from)) / reqs * tc.Costs[Throughput] / 1024

@@ -42,6 +42,9 @@ type TrialCosts struct {
 	neighbours []string  // the idle variants beside the trial
 	saturated  []cpuBusy // CPUs outside the services' that were saturated
 	requests   []string  // the request mix's entries with costs of their own
+	// cycleRequests is how many requests the telemetry of the trial's
+	// cycle was counted over (attributeTelemetry); 0 when it was not.
+	cycleRequests float64
 }
 
 // requestCosts adds each request-mix entry's own latency and error costs,
