@@ -94,9 +94,12 @@ func warmupOwnerOf(m *record.Manifest) warmupOwner {
 type Warmup struct {
 	Variant string `json:"variant"`
 	// Count is its warm-ups; Settled those that ended because its JVMs
-	// settled, before their maximum.
+	// settled, before their maximum; Steady those of Settled that ended
+	// because its CPU per request had stopped moving while a JIT still
+	// compiled.
 	Count   int `json:"count"`
 	Settled int `json:"settled"`
+	Steady  int `json:"steady,omitempty"`
 	// NoJVM is set when no measured service of the variant was a JVM: its
 	// warm-ups had nothing to wait for and lasted their maximum.
 	NoJVM bool `json:"no_jvm,omitempty"`
@@ -127,6 +130,9 @@ func warmups(variants []string, trials []*record.Trial, until *record.WarmupUnti
 		switch {
 		case w.Settled:
 			s.Settled++
+			if w.CostSteady {
+				s.Steady++
+			}
 		case !w.NoJVM:
 			warnings = append(warnings, warmupWarning(t, until))
 		}

@@ -95,7 +95,11 @@ func warmupsLine(s *analyze.Summary) string {
 		if w.NoJVM {
 			parts = append(parts, fmt.Sprintf("%s %s, no JVM", w.Variant, lasted))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s %s, %d of %d settled", w.Variant, lasted, w.Settled, w.Count))
+			part := fmt.Sprintf("%s %s, %d of %d settled", w.Variant, lasted, w.Settled, w.Count)
+			if w.Steady > 0 {
+				part += fmt.Sprintf(" (%d on a steady CPU per request, its JIT still compiling)", w.Steady)
+			}
+			parts = append(parts, part)
 		}
 	}
 	if u.Auto {
