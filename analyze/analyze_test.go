@@ -852,6 +852,22 @@ func TestTelemetryPooledOverRounds(t *testing.T) {
 	if v := got[SpansPerReq]; math.Abs(v-4098.0/1024) > 1e-9 {
 		t.Errorf("the variant's spans per request %.3f, want %.3f (every span over every request)", v, 4098.0/1024)
 	}
+	m.Variants = []string{"baseline", "otel"}
+	m.Baseline = "baseline"
+	for i := range 3 {
+		b := synthetic(t, 10+i, i+1, "baseline", 3, 20, 0.001, 1000) // no agent: it exports nothing
+		b.Start = b.MeasureStart.Add(-3 * time.Second)
+		b.Telemetry = []record.Telemetry{{T: -3}, {T: 3}}
+		b.TelemetryEnd = &record.Telemetry{T: 4}
+		trials = append(trials, b)
+	}
+	paired, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := deltaOf(t, paired, "otel", SpansPerReq); math.Abs(d.Abs-4098.0/1024) > 1e-9 {
+		t.Errorf("otel's difference from a baseline that exports nothing: %+.3f spans per request, want %+.3f (%+v)", d.Abs, 4098.0/1024, *d)
+	}
 	if v, tp := got[Spans], got[Throughput]; math.Abs(v-tp*4098.0/1024) > 1e-6 {
 		t.Errorf("the variant's spans/s %.3f, want %.3f spans per request × %.1f req/s", v, 4098.0/1024, tp)
 	}

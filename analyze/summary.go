@@ -410,6 +410,7 @@ func (z *summarizer) compareVariant(st Step, v string) VariantResult {
 		}
 		if v != m.Baseline {
 			d := z.compareCost(si, v, info, rounds, &c)
+			z.poolDifference(&d, si, v, info.Cost, rounds)
 			cr.Delta = &d
 			if isLatency(info.Cost) && d.CILow != nil {
 				z.s.LatencyWithinRun = true
@@ -821,6 +822,30 @@ func pooledTelemetry(rounds map[int]*TrialCosts, c Cost) (v float64, ok bool) {
 		v *= rate / float64(len(rounds))
 	}
 	return v, true
+}
+
+// poolDifference centres the difference d of telemetry cost c between
+// variant v (its rounds) and its baseline at step si on their pooled
+// values (pooledTelemetry), as the table shows them, its interval moved
+// with it; the change in percent stays the rounds'.
+func (z *summarizer) poolDifference(d *Delta, si int, v string, c Cost, rounds map[int]*TrialCosts) {
+	if d.Controlled {
+		return
+	}
+	pv, ok := pooledTelemetry(rounds, c)
+	if !ok {
+		return
+	}
+	pb, ok := pooledTelemetry(z.baseOf(si, v), c)
+	if !ok {
+		return
+	}
+	shift := pv - pb - d.Abs
+	d.Abs += shift
+	if d.AbsCILow != nil && d.AbsCIHigh != nil {
+		lo, hi := *d.AbsCILow+shift, *d.AbsCIHigh+shift
+		d.AbsCILow, d.AbsCIHigh = &lo, &hi
+	}
 }
 
 // attributeTelemetry counts each trial's exported telemetry over its whole
