@@ -17,6 +17,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/tollperf/toll/stats"
 )
 
 // Step is one load step's added cost: at Rate requests a second, the
@@ -106,9 +108,6 @@ type Interval struct {
 	Value, Low, High float64
 }
 
-// z95 is the normal quantile of a two-sided 95% interval.
-const z95 = 1.959963984540054
-
 // ErrOutside is returned for a prediction at a rate outside the steps'.
 var ErrOutside = errors.New("outside the rates measured")
 
@@ -143,7 +142,7 @@ func (m *Model) Predict(l Load) (Interval, error) {
 	line := n*n*m.FixedSE*m.FixedSE + sr*sr*m.PerRequestSE*m.PerRequestSE + 2*n*sr*m.Cov
 	scatter := n * m.Scale * near
 	se := math.Sqrt(max(0, line) + scatter*scatter)
-	return Interval{Value: v, Low: v - z95*se, High: v + z95*se}, nil
+	return around(v, se), nil
 }
 
 // stepSE is the larger standard error of the steps nearest rate on either
@@ -168,16 +167,23 @@ func (m *Model) stepSE(rate float64) float64 {
 func (m *Model) At(rate float64) Interval {
 	v := m.Fixed + m.PerRequest*rate
 	se := math.Sqrt(max(0, m.FixedSE*m.FixedSE+rate*rate*m.PerRequestSE*m.PerRequestSE+2*rate*m.Cov))
-	return Interval{Value: v, Low: v - z95*se, High: v + z95*se}
+	return around(v, se)
+}
+
+// around returns v with its 95% interval for a normal error of standard
+// deviation se.
+func around(v, se float64) Interval {
+	z := stats.ZQuantile()
+	return Interval{Value: v, Low: v - z*se, High: v + z*se}
 }
 
 // FixedInterval and PerRequestInterval are the line's two parts with
 // their 95% intervals.
 func (m *Model) FixedInterval() Interval {
-	return Interval{m.Fixed, m.Fixed - z95*m.FixedSE, m.Fixed + z95*m.FixedSE}
+	return around(m.Fixed, m.FixedSE)
 }
 
 // PerRequestInterval is the part per request with its 95% interval.
 func (m *Model) PerRequestInterval() Interval {
-	return Interval{m.PerRequest, m.PerRequest - z95*m.PerRequestSE, m.PerRequest + z95*m.PerRequestSE}
+	return around(m.PerRequest, m.PerRequestSE)
 }

@@ -7,10 +7,8 @@ import (
 	"slices"
 
 	"github.com/tollperf/toll/changepoint"
+	"github.com/tollperf/toll/stats"
 )
-
-// z95 is the normal quantile of a two-sided 95% interval.
-const z95 = 1.959963984540054
 
 // Series is one cost of one variant at one load step, over the runs of
 // one scenario on machines of one fingerprint, oldest first.
@@ -116,7 +114,7 @@ func (s *Series) scale(p Point) (cp changepoint.Point, ok bool) {
 		return cp, false
 	}
 	if s.Unit != "%" {
-		return changepoint.Point{Y: p.Change, SE: (*p.High - *p.Low) / (2 * z95)}, true
+		return changepoint.Point{Y: p.Change, SE: (*p.High - *p.Low) / (2 * stats.ZQuantile())}, true
 	}
 	if *p.Low <= -100 {
 		return cp, false
@@ -130,7 +128,7 @@ func (s *Series) scale(p Point) (cp changepoint.Point, ok bool) {
 // error from the interval. low must be above -100%.
 func LogRatio(change, low, high float64) (y, se float64) {
 	lr := func(pct float64) float64 { return math.Log1p(pct / 100) }
-	return lr(change), (lr(high) - lr(low)) / (2 * z95)
+	return lr(change), (lr(high) - lr(low)) / (2 * stats.ZQuantile())
 }
 
 // unscale puts a level back in the series' unit.
@@ -166,10 +164,10 @@ func (s *Series) detect(o changepoint.Options) []Shift {
 }
 
 // shift describes a change of level at Points[i] from level before to
-// after (on the additive scale), d ± z95·se apart.
+// after (on the additive scale), d ± z·se apart (stats.ZQuantile).
 func (s *Series) shift(i int, before, after, d, se float64) Shift {
 	sh := Shift{Index: i, Run: s.Points[i].Run, Before: s.unscale(before), After: s.unscale(after),
-		Shift: s.unscale(d), Low: s.unscale(d - z95*se), High: s.unscale(d + z95*se)}
+		Shift: s.unscale(d), Low: s.unscale(d - stats.ZQuantile()*se), High: s.unscale(d + stats.ZQuantile()*se)}
 	if i > 0 {
 		a, b := s.Points[i-1].Labels, s.Points[i].Labels
 		for _, k := range slices.Sorted(maps.Keys(a)) {

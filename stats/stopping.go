@@ -12,7 +12,7 @@ func TQuantileN(n int) float64 {
 	if nu < 30 {
 		return TQuantile(nu)
 	}
-	const z = 1.959963984540054
+	z := ZQuantile()
 	z3, z5 := z*z*z, z*z*z*z*z
 	return z + (z3+z)/(4*nu) + (5*z5+16*z3+3*z)/(96*nu*nu) + (3*z5*z*z+19*z5+17*z3-15*z)/(384*nu*nu*nu)
 }
