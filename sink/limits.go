@@ -173,10 +173,6 @@ const (
 	// each held 32 KiB, most of the memory budget, and took the sink past
 	// 100 MB. A typical batch (0.1–0.5 MiB) costs a few more doublings.
 	firstRead = 4 << 10
-
-	// scratchBytes is the buffer a compressed body is counted into, once
-	// per decode slot in use (pooled).
-	scratchBytes = 32 << 10
 )
 
 // limits are a sink's bounds; fields, so that tests can lower them
@@ -462,7 +458,7 @@ func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) 
 	var n int64
 	err := s.withReader(c, raw, func(zr io.Reader, read func() int64) error {
 		var err error
-		n, err = s.countDecoded(zr, read, limit)
+		n, err = io.Copy(io.Discard, &ratioCheck{r: io.LimitReader(zr, limit+1), read: read, from: s.lim.ratioFrom, most: s.lim.maxRatio})
 		return err
 	})
 	if errors.Is(err, errRatio) {
@@ -490,36 +486,27 @@ func (s *Sink) decompressUpTo(c compression, raw []byte, l *lease, limit int64) 
 	return out, nil
 }
 
-// errRatio is countDecoded's error for a body that decompresses beyond
+// errRatio is ratioCheck's error for a body that decompresses beyond
 // the sink's ratio.
 var errRatio = errors.New("compression ratio above the limit")
 
-// countDecoded reads zr to its end or to limit+1 bytes, and returns how
-// many bytes it gave. read returns how many compressed bytes zr has
-// consumed; past RatioFrom decoded bytes, a body that gave more than
-// maxRatio times that is refused with errRatio.
-func (s *Sink) countDecoded(zr io.Reader, read func() int64, limit int64) (int64, error) {
-	p, _ := s.scratch.Get().(*[]byte)
-	if p == nil {
-		b := make([]byte, scratchBytes)
-		p = &b
+// ratioCheck reads r, a decompressor, and fails with errRatio once it
+// has given more than RatioFrom bytes and more than MaxRatio times the
+// compressed bytes read says it has consumed.
+type ratioCheck struct {
+	r          io.Reader
+	read       func() int64
+	n          int64 // bytes given so far
+	from, most int64 // ratioFrom and maxRatio
+}
+
+func (c *ratioCheck) Read(p []byte) (int, error) {
+	m, err := c.r.Read(p)
+	c.n += int64(m)
+	if c.n > c.from && c.n > c.most*c.read() {
+		return m, errRatio
 	}
-	defer s.scratch.Put(p)
-	var n int64
-	for n <= limit {
-		m, err := zr.Read((*p)[:min(int64(len(*p)), limit+1-n)])
-		n += int64(m)
-		if n > s.lim.ratioFrom && n > s.lim.maxRatio*read() {
-			return n, errRatio
-		}
-		if errors.Is(err, io.EOF) {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return m, err
 }
 
 // withReader calls f with a reader of raw decompressed with c, pooled,

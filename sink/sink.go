@@ -83,11 +83,10 @@ type Sink struct {
 	mem   *semaphore.Weighted
 	slots *semaphore.Weighted
 
-	bufs    sync.Pool // *[]byte, for request bodies
-	gzips   sync.Pool // *gzip.Reader
-	zlibs   sync.Pool // io.ReadCloser from zlib.NewReader, a zlib.Resetter
-	flates  sync.Pool // io.ReadCloser from flate.NewReader, a flate.Resetter
-	scratch sync.Pool // *[]byte of scratchBytes, what a body decompresses to when counted
+	bufs   sync.Pool // *[]byte, for request bodies
+	gzips  sync.Pool // *gzip.Reader
+	zlibs  sync.Pool // io.ReadCloser from zlib.NewReader, a zlib.Resetter
+	flates sync.Pool // io.ReadCloser from flate.NewReader, a flate.Resetter
 
 	// fresh holds the connections that have not sent a request yet (see
 	// connState); closing is set when Close begins.
