@@ -405,12 +405,15 @@ func (z *summarizer) compareVariant(st Step, v string) VariantResult {
 			continue
 		}
 		cr := CostResult{Cost: info.Cost, Label: info.Label, Unit: info.Unit, Value: stats.Mean(vals), Values: vals}
-		if pooled, ok := pooledTelemetry(rounds, info.Cost); ok {
+		pooled, isPooled := pooledTelemetry(rounds, info.Cost)
+		if isPooled {
 			cr.Value = pooled
 		}
 		if v != m.Baseline {
 			d := z.compareCost(si, v, info, rounds, &c)
-			z.poolDifference(&d, si, v, info.Cost, rounds)
+			if isPooled {
+				z.poolDifference(&d, si, v, info.Cost, pooled)
+			}
 			cr.Delta = &d
 			if isLatency(info.Cost) && d.CILow != nil {
 				z.s.LatencyWithinRun = true
@@ -825,15 +828,11 @@ func pooledTelemetry(rounds map[int]*TrialCosts, c Cost) (v float64, ok bool) {
 }
 
 // poolDifference centres the difference d of telemetry cost c between
-// variant v (its rounds) and its baseline at step si on their pooled
-// values (pooledTelemetry), as the table shows them, its interval moved
-// with it; the change in percent stays the rounds'.
-func (z *summarizer) poolDifference(d *Delta, si int, v string, c Cost, rounds map[int]*TrialCosts) {
+// variant v, whose pooled value is pv, and its baseline at step si on
+// their pooled values (pooledTelemetry), as the table shows them, its
+// interval moved with it; the change in percent stays the rounds'.
+func (z *summarizer) poolDifference(d *Delta, si int, v string, c Cost, pv float64) {
 	if d.Controlled {
-		return
-	}
-	pv, ok := pooledTelemetry(rounds, c)
-	if !ok {
 		return
 	}
 	pb, ok := pooledTelemetry(z.baseOf(si, v), c)
