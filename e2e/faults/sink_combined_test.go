@@ -115,10 +115,10 @@ func TestSinkCombinedAttack(t *testing.T) {
 		t.Errorf("the sink's peak RSS was %.1f MB under attack, want under 100 MB", mb)
 	}
 	// The sink runs at idle priority: on a machine whose CPUs other work
-	// keeps busy it gets little CPU at all (a quiet machine serves about
-	// 9,000 to 12,000 back-to-back exports in 6 s alone), and a comparison of two
-	// starved phases says nothing about the attack. The memory bound above
-	// holds anyway.
+	// keeps busy it gets little CPU at all (a quiet machine serves 9,000
+	// to 12,000 back-to-back exports in 6 s alone), and a comparison of
+	// two starved phases says nothing about the attack. The memory bound
+	// above holds anyway.
 	slots := int(exportFor / every)
 	if aloneB2B.ok < minAlone || alone.ok < slots*9/10 {
 		t.Logf("the sink served only %d back-to-back exports alone (fewer than %d are too few), and %d of %d every %v: the machine starves its idle priority, so the attack's share is not judged", aloneB2B.ok, minAlone, alone.ok, slots, every)
@@ -197,10 +197,9 @@ func (c connUse) String() string {
 // exportLoop exports batches of 64 spans to the sink at url with the
 // OpenTelemetry SDK's OTLP/HTTP exporter for d, one every interval (one
 // after another when 0; at once after one that overran, whose missed
-// slots are lost), and counts those
-// that succeeded. Each export may take up to 5 s, and none is retried. The
-// exporter keeps its connection alive, as agents do, or dials a new one
-// for every export (conns).
+// slots are lost), and counts those that succeeded. Each export may take
+// up to 5 s, and none is retried. The exporter keeps its connection
+// alive, as agents do, or dials a new one for every export (conns).
 func exportLoop(t *testing.T, url string, d, interval time.Duration, conns connUse) exports {
 	t.Helper()
 	ctx := context.Background()
