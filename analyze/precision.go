@@ -79,6 +79,12 @@ type Progress struct {
 	// rounds: stopping, starting and warming them. A new start is asked
 	// for only when it and two rounds fit in the budget.
 	StartTime time.Duration
+	// ReadyStarts is how many further starts of every variant wait warmed
+	// already (started ahead of their turn), and SwapTime what one of
+	// them takes to replace the current start: stopping it. The next
+	// ReadyStarts new starts cost SwapTime each, not StartTime.
+	ReadyStarts int
+	SwapTime    time.Duration
 	// RunLeft is what is left of the whole run's budget, for this step
 	// and those after it, and Later is set when load steps follow this
 	// one: a step whose target is out of reach in RunLeft cedes its
@@ -106,6 +112,13 @@ func (p Progress) roundTime() time.Duration {
 		return p.Elapsed / time.Duration(p.Rounds)
 	}
 	return p.RoundTime
+}
+
+// startsCost returns what n more starts take: the first ReadyStarts of
+// them SwapTime each, the rest StartTime each.
+func (p Progress) startsCost(n int) time.Duration {
+	ready := min(max(n, 0), max(p.ReadyStarts, 0))
+	return time.Duration(ready)*p.SwapTime + time.Duration(max(n-ready, 0))*p.StartTime
 }
 
 // minimums returns the rounds (at least two, for an interval) and starts
@@ -234,7 +247,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		all = false
 	}
 	if d.MoreRounds >= 0 {
-		d.MoreTime = time.Duration(d.MoreRounds)*roundTime + time.Duration(d.MoreStarts)*p.StartTime
+		d.MoreTime = time.Duration(d.MoreRounds)*roundTime + p.startsCost(d.MoreStarts)
 		if g.Budget > 0 && d.MoreTime > OutOfReach*g.Budget {
 			d.MoreRounds, d.MoreTime = -1, 0
 		}
@@ -285,7 +298,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 		case fit > 0:
 			share = max(min(share, fit), 2)
 		}
-		fits := g.Budget <= 0 || p.Elapsed+p.StartTime+2*roundTime <= g.Budget
+		fits := g.Budget <= 0 || p.Elapsed+p.startsCost(1)+2*roundTime <= g.Budget
 		if p.RoundsThisStart >= share && planned > 0 && fits {
 			d.NewStart = true
 		}
@@ -334,7 +347,7 @@ func reachable(ws []Width, p Progress, roundTime, budget time.Duration) (starts,
 			continue
 		}
 		unreached++
-		if w.MoreRounds < 0 || p.Elapsed+time.Duration(w.MoreRounds)*roundTime+time.Duration(w.MoreStarts)*p.StartTime > budget {
+		if w.MoreRounds < 0 || p.Elapsed+time.Duration(w.MoreRounds)*roundTime+p.startsCost(w.MoreStarts) > budget {
 			continue
 		}
 		ok = true
@@ -358,7 +371,7 @@ func nearest(ws []Width, p Progress, roundTime time.Duration) int {
 		if w.Reached || w.MoreRounds < 0 {
 			continue
 		}
-		if t := time.Duration(w.MoreRounds)*roundTime + time.Duration(w.MoreStarts)*p.StartTime; t < best {
+		if t := time.Duration(w.MoreRounds)*roundTime + p.startsCost(w.MoreStarts); t < best {
 			best, at = t, i
 		}
 	}
@@ -377,7 +390,7 @@ func budgetShare(budget time.Duration, p Progress, roundTime time.Duration, more
 		return 0
 	}
 	for ; more > 0; more-- {
-		left := budget - p.Elapsed - time.Duration(more)*p.StartTime
+		left := budget - p.Elapsed - p.startsCost(more)
 		if left >= time.Duration(2*more)*roundTime {
 			return (p.Rounds + int(left/roundTime)) / (p.Starts + more)
 		}
@@ -456,7 +469,7 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		if need < 0 {
 			continue
 		}
-		cost := time.Duration(need-n)*roundTime + time.Duration(extra)*p.StartTime
+		cost := time.Duration(need-n)*roundTime + p.startsCost(extra)
 		if cost < best {
 			best, w.MoreRounds, w.MoreStarts = cost, need-n, extra
 		}
@@ -470,8 +483,8 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		least := math.Inf(1)
 		most := time.Duration(MaxStartShare * float64(budget))
 		for extra := 0; extra <= maxMoreStarts; extra++ {
-			more := int((left - time.Duration(extra)*p.StartTime) / roundTime)
-			if extra > 0 && (more < 2*extra || time.Duration(p.Starts+extra)*p.StartTime > most) {
+			more := int((left - p.startsCost(extra)) / roundTime)
+			if extra > 0 && (more < 2*extra || time.Duration(p.Starts)*p.StartTime+p.startsCost(extra) > most) {
 				break
 			}
 			v := sd2/float64(n+max(more, 0)) + 2*(r2+jTotal/float64(p.Starts+extra))

@@ -59,6 +59,9 @@ func TestDecide(t *testing.T) {
 			Progress{Rounds: 20, Starts: 2, RoundsThisStart: 10, Elapsed: 3 * time.Minute, RoundTime: 6 * time.Second, StartTime: 30 * time.Second}, Continue, true},
 		{"no new start the budget cannot hold", one(ratios(8, 0.01, 0.001), launches(8, 1)),
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 8, Elapsed: 9 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute}, Continue, false},
+		{"a start warmed ahead of its turn fits where a cold one does not", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 8, Elapsed: 9 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
+				ReadyStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
 		{"no series cannot reach", nil, Progress{Rounds: 8, Elapsed: time.Minute}, Continue, false},
 	}
 	for _, tt := range tests {

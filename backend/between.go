@@ -19,3 +19,13 @@ type SinkWatcher interface {
 	// has exited, and nil while they all run.
 	SinksAlive(variants ...string) error
 }
+
+// StartsAhead is a Backend that starts and warms a variant's services
+// ahead of their turn (as Events.StartsAhead asks). The stopping rule
+// prices a new start by what it takes: with a warm start waiting for every
+// variant, only stopping the current one.
+type StartsAhead interface {
+	// WarmStartsReady returns how many further starts of every variant
+	// wait warmed now.
+	WarmStartsReady() int
+}

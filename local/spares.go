@@ -169,6 +169,20 @@ func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
 	return key, nil
 }
 
+// WarmStartsReady implements backend.StartsAhead: the spares that every
+// variant has waiting, warmed.
+func (b *Backend) WarmStartsReady() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ready := -1
+	for _, v := range b.s.Variants {
+		if n := len(b.spares[v.Name]); ready < 0 || n < ready {
+			ready = n
+		}
+	}
+	return max(ready, 0)
+}
+
 // shelveSpares moves the warmed spares of trials from b.running to their
 // variants' queues.
 func (b *Backend) shelveSpares(trials []*plan.Trial) {

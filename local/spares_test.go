@@ -61,3 +61,29 @@ func TestRoomForSpares(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmStartsReady: the starts ready are those every variant has
+// waiting; one variant without a spare leaves none.
+func TestWarmStartsReady(t *testing.T) {
+	s := &scenario.Scenario{Variants: []scenario.Variant{{Name: "baseline"}, {Name: "otel"}}}
+	for _, tt := range []struct {
+		name   string
+		spares map[string]int
+		want   int
+	}{
+		{"none", map[string]int{}, 0},
+		{"one variant only", map[string]int{"otel": 2}, 0},
+		{"each has one", map[string]int{"baseline": 1, "otel": 1}, 1},
+		{"the fewest count", map[string]int{"baseline": 3, "otel": 2}, 2},
+	} {
+		b := &Backend{s: s, spares: map[string][]*started{}}
+		for v, n := range tt.spares {
+			for range n {
+				b.spares[v] = append(b.spares[v], &started{spareOf: v})
+			}
+		}
+		if got := b.WarmStartsReady(); got != tt.want {
+			t.Errorf("%s: %d starts ready, want %d", tt.name, got, tt.want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ type abilities struct {
 	jobs     backend.Jobs        // job experiments
 	preparer backend.Preparer    // commands before the first start
 	watcher  backend.SinkWatcher // sinks that can end mid-run
+	ahead    backend.StartsAhead // starts warmed ahead of their turn
 }
 
 // abilitiesOf finds what b does beyond backend.Backend.
@@ -27,6 +28,7 @@ func abilitiesOf(b backend.Backend) abilities {
 	a.jobs, _ = b.(backend.Jobs)
 	a.preparer, _ = b.(backend.Preparer)
 	a.watcher, _ = b.(backend.SinkWatcher)
+	a.ahead, _ = b.(backend.StartsAhead)
 	return a
 }
 

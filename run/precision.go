@@ -41,6 +41,11 @@ type roundState struct {
 	// took: stopping, starting and warming them.
 	RoundTime time.Duration
 	StartTime time.Duration
+	// ReadyStarts is the starts of every variant's services warmed ahead
+	// of their turn and waiting, and SwapTime what one takes to replace
+	// the current start.
+	ReadyStarts int
+	SwapTime    time.Duration
 	// RunLeft is what is left of the whole run's budget; Later is set
 	// when load steps follow this one, which a step out of reach leaves
 	// its share to.
@@ -93,6 +98,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 	prog := analyze.Progress{
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
 		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
+		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime,
 		Calibration: analyze.CalibrationOf(m),
 	}
 	var d analyze.Decision
@@ -125,6 +131,10 @@ type precisionRun struct {
 	thisStart  int // rounds under it
 	startTime  time.Duration
 	startCount int
+	// stopTime is the time the stops of the services took, over
+	// stopCount new starts: what a start warmed ahead of its turn costs.
+	stopTime  time.Duration
+	stopCount int
 	// warmedRun and warmedStep are the variant warm-ups' time in the run
 	// and in the step under way: part of what a start costs, not of a
 	// round.
@@ -215,6 +225,14 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 	if once {
 		st.Starts, st.RoundsThisStart = t.Launch+1, pr.thisStart
 		st.StartTime = (pr.startTime + pr.warmedRun) / time.Duration(max(pr.startCount, 1))
+		if r.can.ahead != nil {
+			// A start warmed ahead of its turn costs only the stop of the
+			// current one: a round's time until a stop has been timed.
+			st.ReadyStarts, st.SwapTime = r.can.ahead.WarmStartsReady(), st.RoundTime
+			if pr.stopCount > 0 {
+				st.SwapTime = pr.stopTime / time.Duration(pr.stopCount)
+			}
+		}
 	}
 	d, err := pr.rule.afterRound(m, r.keptTrials(), st)
 	if err != nil {

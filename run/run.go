@@ -508,9 +508,16 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 			continue
 		}
 		if a.Kind == plan.Start || a.Kind == plan.Stop {
-			pr.startTime += time.Since(began)
+			took := time.Since(began)
+			pr.startTime += took
 			if a.Kind == plan.Start && a.Variant == r.s.Variants[0].Name {
 				pr.startCount++
+			}
+			if a.Kind == plan.Stop {
+				pr.stopTime += took
+				if a.Variant == r.s.Variants[0].Name {
+					pr.stopCount++
+				}
 			}
 		}
 		if t, ok := roundEnds(actions, i); ok {
