@@ -144,13 +144,11 @@ func allMarked(h jitHistory, owed []*plan.Trial, marks ...map[string]bool) bool 
 }
 
 // costPoint is one reading of a variant's measured services during a
-// warm-up: their cumulative CPU time without their JIT compiler threads',
-// those threads' own, and the warm-up's completed requests, at a time
-// since the warm-up began.
+// warm-up: their cumulative CPU time and the warm-up's completed requests,
+// at a time since the warm-up began.
 type costPoint struct {
 	at   time.Duration
 	cpu  time.Duration
-	jit  time.Duration
 	done uint64
 }
 
@@ -166,12 +164,6 @@ type steadyRule struct {
 	band    float64 // a share of the mean, e.g. 0.05
 	// least is the fewest completed requests a span must hold to count.
 	least uint64
-	// jitShare, when above 0, also asks that the JIT compiler threads'
-	// CPU over the spans be at most that share of the rest: where the
-	// trials judge CPU with the compilers' in it, a JVM whose hot code
-	// runs at a steady cost while its compilers still take a CPU (an
-	// agent's classes being compiled) has not stopped moving.
-	jitShare float64
 }
 
 // defaultSteady is the rule a warm-up toll chose uses beside the JIT's:
@@ -211,9 +203,6 @@ func (r steadyRule) steady(ps []costPoint) bool {
 		}
 		cprs = append(cprs, float64(end.cpu-begin.cpu)/float64(end.done-begin.done))
 		end = begin
-	}
-	if cpu := last.cpu - end.cpu; r.jitShare > 0 && (cpu <= 0 || float64(last.jit-end.jit) > r.jitShare*float64(cpu)) {
-		return false
 	}
 	var sum, lo, hi float64
 	lo = cprs[0]

@@ -202,35 +202,3 @@ func TestSteadyCostRule(t *testing.T) {
 		}
 	}
 }
-
-// TestSteadyCostRuleJITShare: where the trials judge CPU with the JIT
-// compilers' in it, a steady cost counts only once those compilers use at
-// most the band's share of what the rest of the variant uses; a rule
-// without that share ignores them, as for a cost that leaves them out.
-func TestSteadyCostRuleJITShare(t *testing.T) {
-	us := time.Microsecond
-	compiling := func(share float64) []costPoint {
-		ps := costReadings(40, 100, func(int) time.Duration { return 300 * us })
-		for i := range ps {
-			ps[i].jit = time.Duration(share * float64(ps[i].cpu))
-		}
-		return ps
-	}
-	judged := defaultSteady(10 * time.Second)
-	judged.jitShare = judged.band
-	for _, tt := range []struct {
-		name   string
-		r      steadyRule
-		ps     []costPoint
-		steady bool
-	}{
-		{"compilers at 60% of the CPU, judged", judged, compiling(0.6), false},
-		{"compilers at 60% of the CPU, left out", defaultSteady(10 * time.Second), compiling(0.6), true},
-		{"compilers at 2% of the CPU, judged", judged, compiling(0.02), true},
-		{"compilers at 6% of the CPU, judged", judged, compiling(0.06), false},
-	} {
-		if got := tt.r.steady(tt.ps); got != tt.steady {
-			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.steady)
-		}
-	}
-}

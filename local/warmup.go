@@ -270,9 +270,6 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 			// A warm-up toll chose also ends once the cost the trials
 			// measure has stopped moving, whatever the JIT still does.
 			r := defaultSteady(u.Over.D())
-			if b.s.Precision.CountsJIT() {
-				r.jitShare = r.band
-			}
 			steady = &r
 		}
 		ph.verdict = b.watchJIT(wctx, rule, steady, completed, owed, ph.origin)
@@ -474,8 +471,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 	h := jitHistory{}
 	sides := map[string]bool{} // the variants whose JVMs have settled
 	costs := map[string][]costPoint{}
-	jit := map[string]time.Duration{} // the compilers' CPU, by variant
-	steadyBy := map[string]bool{}     // the variants whose cost stopped moving
+	steadyBy := map[string]bool{} // the variants whose cost stopped moving
 	verdict := func(settled bool) jitVerdict {
 		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}, steadyBy: steadyBy}
 		_, rates := rule.settled(h)
@@ -503,7 +499,6 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		}
 		now := time.Now()
 		cpu := map[string]time.Duration{}
-		clear(jit)
 		for _, w := range ws {
 			if w.jvm == nil || steady != nil {
 				smp, err := w.tree.Sample()
@@ -517,7 +512,6 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 				if w.compilers != nil {
 					if c, err := w.compilers.CPU(); err == nil {
 						cpu[w.variant] -= c
-						jit[w.variant] += c
 					}
 				}
 			}
@@ -539,7 +533,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		rule.markSides(h, owed, sides)
 		if steady != nil {
 			for v, n := range completed {
-				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], jit: jit[v], done: n.Load()})
+				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
 				if !sides[v] && steady.steady(costs[v]) {
 					steadyBy[v] = true
 				}

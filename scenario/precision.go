@@ -146,23 +146,6 @@ func (p *Precision) Targets() map[string]float64 {
 	return out
 }
 
-// CountsJIT reports whether the primary costs judge a JVM's CPU with its
-// JIT compiler threads' CPU in it (cpu_per_request, cpu_cores) and none
-// without it: a variant warm-up toll chooses then ends on a steady cost
-// only once those threads use little beside the application.
-func (p *Precision) CountsJIT() bool {
-	counts := false
-	for _, c := range p.Costs {
-		switch c.Cost {
-		case "cpu_per_request_nojit":
-			return false
-		case "cpu_per_request", "cpu_cores":
-			counts = true
-		}
-	}
-	return counts
-}
-
 // precision checks and completes s.Precision: precision mode is on when
 // the scenario has a precision block, or when it is a load test that
 // fixes no rounds.

@@ -180,27 +180,3 @@ func TestWarmupChosenInPrecisionMode(t *testing.T) {
 		}
 	}
 }
-
-// TestCountsJIT: a warm-up judges the JIT compilers' share of the CPU
-// only where the primary costs count it and none leaves it out.
-func TestCountsJIT(t *testing.T) {
-	for _, tt := range []struct {
-		costs []string
-		want  bool
-	}{
-		{[]string{"cpu_per_request"}, true},
-		{[]string{"cpu_cores"}, true},
-		{[]string{"cpu_per_request_nojit"}, false},
-		{[]string{"cpu_per_request_nojit", "cpu_per_request"}, false},
-		{[]string{"latency_mean"}, false},
-		{[]string{"cpu_per_request", "latency_mean"}, true},
-	} {
-		p := Precision{}
-		for _, c := range tt.costs {
-			p.Costs = append(p.Costs, PrecisionCost{Cost: c})
-		}
-		if got := p.CountsJIT(); got != tt.want {
-			t.Errorf("%v: CountsJIT %v, want %v", tt.costs, got, tt.want)
-		}
-	}
-}
