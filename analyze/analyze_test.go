@@ -410,17 +410,23 @@ func TestMachineFlags(t *testing.T) {
 		name       string
 		cpu0Busy   float64 // share of CPU 0 (toll's) busy per second
 		steal      float64 // share of all CPUs stolen per second
+		idle       []record.NeighbourCPU
 		wantFlags  []string
 		wantCPUPct float64
 	}{
-		{"quiet", 0.2, 0, nil, 35},
-		{"generator starved", 0.95, 0, []string{FlagSaturated}, 72.5},
-		{"shared host", 0.2, 0.05, []string{FlagSteal}, 35},
+		{"quiet", 0.2, 0, nil, nil, 35},
+		{"generator starved", 0.95, 0, nil, []string{FlagSaturated}, 72.5},
+		{"shared host", 0.2, 0.05, nil, []string{FlagSteal}, 35},
+		// A start warmed ahead of its turn at idle priority on CPUs 0-1
+		// took 0.8 of a core: 40% of CPU 0, which the generator left idle.
+		{"busy at idle priority", 0.95, 0, []record.NeighbourCPU{{Variant: "v#2", CPUS: 4 * 0.8, S: 4, IdleCPUs: "0-1"}}, nil, 72.5},
+		{"busy beside a neighbour at its own priority", 0.95, 0, []record.NeighbourCPU{{Variant: "w", CPUS: 4 * 0.8, S: 4}}, []string{FlagSaturated}, 72.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := synthetic(t, 1, 1, "v", 4, 100, 0.001, 1000)
 			tr.Services[0].CPUs = "1"
+			tr.Neighbours = tt.idle
 			for s := 0; s <= 4; s++ {
 				x := float64(s)
 				// CPU 1 (the service's) is half busy throughout.

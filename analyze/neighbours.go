@@ -27,6 +27,29 @@ func neighbourCores(t *record.Trial) (float64, bool) {
 	return sum, len(t.Neighbours) > 0
 }
 
+// idleNeighbourBusy returns the busy share (percent) of each CPU that
+// trial t's neighbours at idle priority took (starts warmed ahead of their
+// turn beside it, record.NeighbourCPU.IdleCPUs), each spread evenly over
+// its CPUs. The kernel ran them only where the trial's services and load
+// generator left a CPU idle, so what they took says nothing of whether
+// those were held back: the checks for a saturated CPU leave it out.
+func idleNeighbourBusy(t *record.Trial) map[int]float64 {
+	var out map[int]float64
+	for _, n := range t.Neighbours {
+		cpus := parseCPUList(n.IdleCPUs)
+		if len(cpus) == 0 || n.S <= 0 {
+			continue
+		}
+		if out == nil {
+			out = map[int]float64{}
+		}
+		for _, c := range cpus {
+			out[c] += 100 * n.CPUS / n.S / float64(len(cpus))
+		}
+	}
+	return out
+}
+
 // meanNeighbours returns the mean neighbour CPU, in cores, over rounds, the
 // neighbours' names, and whether any round had neighbours.
 func meanNeighbours(rounds map[int]*TrialCosts) (float64, []string, bool) {

@@ -85,6 +85,12 @@ type Progress struct {
 	// ReadyStarts new starts cost SwapTime each, not StartTime.
 	ReadyStarts int
 	SwapTime    time.Duration
+	// WarmingStarts is how many further starts of every variant are
+	// warming beside the rounds, not ready yet. They are priced as ready
+	// ones, and a new start waits for them while the budget holds more
+	// rounds under the current start: those rounds are needed anyway,
+	// and the start then costs a stop, not a warm-up.
+	WarmingStarts int
 	// RunLeft is what is left of the whole run's budget, for this step
 	// and those after it, and Later is set when load steps follow this
 	// one: a step whose target is out of reach in RunLeft cedes its
@@ -114,11 +120,23 @@ func (p Progress) roundTime() time.Duration {
 	return p.RoundTime
 }
 
-// startsCost returns what n more starts take: the first ReadyStarts of
-// them SwapTime each, the rest StartTime each.
+// startsCost returns what n more starts take: the first ReadyStarts and
+// WarmingStarts of them SwapTime each, the rest StartTime each.
 func (p Progress) startsCost(n int) time.Duration {
-	ready := min(max(n, 0), max(p.ReadyStarts, 0))
+	ready := min(max(n, 0), max(p.ReadyStarts, 0)+max(p.WarmingStarts, 0))
 	return time.Duration(ready)*p.SwapTime + time.Duration(max(n-ready, 0))*p.StartTime
+}
+
+// awaitWarming reports whether a new start due now waits for the start
+// warming beside the rounds: one is warming and none is ready, the current
+// start has had fewer than twice its share of rounds, and the budget holds
+// one more round under it before the new start and that start's first two
+// rounds.
+func (p Progress) awaitWarming(g Goal, share int, roundTime time.Duration) bool {
+	if p.WarmingStarts <= 0 || p.ReadyStarts > 0 || p.RoundsThisStart >= 2*share {
+		return false
+	}
+	return g.Budget <= 0 || p.Elapsed+3*roundTime+p.startsCost(1) <= g.Budget
 }
 
 // minimums returns the rounds (at least two, for an interval) and starts
@@ -299,7 +317,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 			share = max(min(share, fit), 2)
 		}
 		fits := g.Budget <= 0 || p.Elapsed+p.startsCost(1)+2*roundTime <= g.Budget
-		if p.RoundsThisStart >= share && planned > 0 && fits {
+		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, share, roundTime) {
 			d.NewStart = true
 		}
 	}

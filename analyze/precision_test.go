@@ -62,6 +62,17 @@ func TestDecide(t *testing.T) {
 		{"a start warmed ahead of its turn fits where a cold one does not", one(ratios(8, 0.01, 0.001), launches(8, 1)),
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 8, Elapsed: 9 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
 				ReadyStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
+		{"a new start is due after its share of rounds", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute}, Continue, true},
+		{"a new start waits for the one warming beside the rounds", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
+				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, false},
+		{"a start warming beside the rounds is waited for twice its share at most", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 14, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
+				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
+		{"a start warming beside the rounds is not waited for past the budget", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 9*time.Minute + 45*time.Second, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
+				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
 		{"no series cannot reach", nil, Progress{Rounds: 8, Elapsed: time.Minute}, Continue, false},
 	}
 	for _, tt := range tests {

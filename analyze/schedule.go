@@ -99,7 +99,7 @@ func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) (Warning, bool
 		n++
 		most := 0.0
 		for _, c := range cpus {
-			most = max(most, tc.Costs[CPUBusy(c)])
+			most = max(most, tc.Costs[CPUBusy(c)]-tc.idleBusy[c])
 		}
 		if most > SaturatedBusy {
 			busy++

@@ -89,8 +89,9 @@ func TestSliceWarning(t *testing.T) {
 // TestSharedCPUsBusyWarning checks the warning for sides loaded at once on
 // shared CPUs that were saturated: given for a shared duet or variants
 // together whose services' CPU was above SaturatedBusy in a trial, not
-// when it had room, not for a run of one variant at a time or a split
-// duet, and not for trials left out.
+// when it had room (what neighbours at idle priority took left out), not
+// for a run of one variant at a time or a split duet, and not for trials
+// left out.
 func TestSharedCPUsBusyWarning(t *testing.T) {
 	trials := func(busy ...float64) []*TrialCosts {
 		var tcs []*TrialCosts
@@ -102,6 +103,9 @@ func TestSharedCPUsBusyWarning(t *testing.T) {
 	shared := record.Layout{DuetCPUs: []string{"1", "1"}}
 	left := trials(95, 50)
 	left[0].Excluded = true
+	// A start warming ahead of its turn at idle priority took 30% of CPU 1.
+	idle := trials(97, 99)
+	idle[0].idleBusy = map[int]float64{1: 30}
 	for _, tt := range []struct {
 		name   string
 		mode   string
@@ -113,6 +117,7 @@ func TestSharedCPUsBusyWarning(t *testing.T) {
 		{"shared duet, saturated", "duet", shared, trials(95), []float64{1, 1, 95}},
 		{"together, with room", "together", shared, trials(60, 70, 89), nil},
 		{"the saturated trial left out", "together", shared, left, nil},
+		{"busy at idle priority", "duet", shared, idle, []float64{1, 2, 99}},
 		{"split duet", "duet", record.Layout{DuetCPUs: []string{"1", "2"}}, trials(99), nil},
 		{"one variant at a time", "sequential", record.Layout{}, trials(99), nil},
 	} {

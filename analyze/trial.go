@@ -41,7 +41,10 @@ type TrialCosts struct {
 
 	neighbours []string  // the idle variants beside the trial
 	saturated  []cpuBusy // CPUs outside the services' that were saturated
-	requests   []string  // the request mix's entries with costs of their own
+	// idleBusy is the busy share (percent) of each CPU that neighbours at
+	// idle priority took (idleNeighbourBusy), by CPU.
+	idleBusy map[int]float64
+	requests []string // the request mix's entries with costs of their own
 	// cycleRequests is how many requests the telemetry of the trial's
 	// cycle was counted over (attributeTelemetry); 0 when it was not.
 	cycleRequests float64
@@ -96,6 +99,7 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	w := WindowOf(t, trim)
 	tc := &TrialCosts{Index: t.Index, Round: t.Round, Launch: t.Launch, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
 		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}, LatenessP99US: t.Load.LatenessP99US}
+	tc.idleBusy = idleNeighbourBusy(t)
 	if c, ok := neighbourCores(t); ok {
 		tc.NeighbourCores = &c
 		for _, n := range t.Neighbours {
@@ -449,7 +453,7 @@ func machineCosts(t *record.Trial, w Window, tc *TrialCosts) {
 		if services[cpu] || len(ms[n-1].PerCPUTotal) <= cpu {
 			continue
 		}
-		if b := perCPU(cpu); b > SaturatedBusy {
+		if b := perCPU(cpu) - tc.idleBusy[cpu]; b > SaturatedBusy {
 			tc.saturated = append(tc.saturated, cpuBusy{cpu, b})
 		}
 	}

@@ -23,9 +23,13 @@ type SinkWatcher interface {
 // StartsAhead is a Backend that starts and warms a variant's services
 // ahead of their turn (as Events.StartsAhead asks). The stopping rule
 // prices a new start by what it takes: with a warm start waiting for every
-// variant, only stopping the current one.
+// variant, only stopping the current one; and it lets the rounds go on
+// under the current start while the next one warms beside them.
 type StartsAhead interface {
 	// WarmStartsReady returns how many further starts of every variant
 	// wait warmed now.
 	WarmStartsReady() int
+	// WarmingAhead returns how many further starts of every variant are
+	// warming beside the rounds now; a new start waits for them.
+	WarmingAhead() int
 }

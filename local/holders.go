@@ -80,7 +80,8 @@ func (b *Backend) holders(sides int) *holderMeter {
 		return m
 	}
 	own := map[int]bool{os.Getpid(): true}
-	for _, st := range b.running {
+	running, _ := b.runningNow()
+	for _, st := range running {
 		for _, svc := range st.group.Services() {
 			own[svc.Pid()] = true
 		}

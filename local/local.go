@@ -83,7 +83,7 @@ type Backend struct {
 	kill   context.Context // done once services must be stopped without grace
 	noKill context.CancelFunc
 	dir    *record.Dir
-	mu     sync.Mutex // guards running while Close stops every variant at once, and holdersOff and holdersSlow
+	mu     sync.Mutex // guards running, spares, starts and ahead (a warm-up beside the rounds reads and changes them), and holdersOff and holdersSlow
 
 	sinks    map[string]*sinkProcess // by variant
 	tree     *cgroup.Tree
@@ -120,6 +120,9 @@ type Backend struct {
 	// the next warms starts ahead of their turn only where it left room
 	// (spareRoom). roomNoted is set once the manifest says a warm-up did
 	// not.
+	// ahead is the warm-up of starts ahead of their turn running beside
+	// the rounds (ahead.go), nil when none runs. Guarded by mu.
+	ahead      *aheadWarm
 	warmShare  float64
 	warmShared bool
 	roomNoted  bool
@@ -197,10 +200,12 @@ func (b *Backend) Close(ctx context.Context) error {
 		return nil
 	}
 	defer b.noKill()
+	b.stopAhead()
 	// Every variant's services are stopped at once: services that ignore
 	// SIGTERM cost the grace period once, not once per variant.
 	var wg sync.WaitGroup
-	for _, name := range slices.Collect(maps.Keys(b.running)) {
+	running, _ := b.runningNow()
+	for _, name := range slices.Collect(maps.Keys(running)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -17,6 +17,7 @@ import (
 // during the trial's window.
 type neighbourMeter struct {
 	names []string
+	idle  []string // the CPUs a neighbour runs on at idle priority; "" for none
 	reads []func() (float64, bool)
 	start []float64
 	ok    []bool
@@ -35,24 +36,39 @@ func (b *Backend) neighbours(pt *plan.Trial) *neighbourMeter {
 	if b.s.Mode == scenario.ModeDuet {
 		loaded = append(loaded, b.s.Baseline)
 	}
-	for _, name := range slices.Sorted(maps.Keys(b.running)) {
-		st := b.running[name]
+	running, spares := b.runningNow()
+	for _, name := range slices.Sorted(maps.Keys(running)) {
+		st := running[name]
 		if slices.Contains(loaded, name) {
 			continue
 		}
 		m.names = append(m.names, name)
+		m.idle = append(m.idle, b.idleCPUs(st))
 		m.reads = append(m.reads, cpuReader(st))
 	}
 	// Starts warmed ahead of their turn wait idle beside it (spares.go).
-	for _, name := range slices.Sorted(maps.Keys(b.spares)) {
-		for i, st := range b.spares[name] {
+	for _, name := range slices.Sorted(maps.Keys(spares)) {
+		for i, st := range spares[name] {
 			m.names = append(m.names, fmt.Sprintf("%s (start %d ahead)", name, i+1))
+			m.idle = append(m.idle, b.idleCPUs(st))
 			m.reads = append(m.reads, cpuReader(st))
 		}
 	}
 	m.start = make([]float64, len(m.names))
 	m.ok = make([]bool, len(m.names))
 	return m
+}
+
+// idleCPUs returns the CPUs that st, a start warmed ahead of its turn
+// beside the rounds, runs on at idle priority until its turn; "" for one
+// that runs on its own CPUs at its own priority.
+func (b *Backend) idleCPUs(st *started) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if st.unwiden == nil {
+		return ""
+	}
+	return b.warmupCPUs
 }
 
 // cpuReader returns a reading of the CPU seconds that st's services have
@@ -113,7 +129,7 @@ func (m *neighbourMeter) end() []record.NeighbourCPU {
 		if !ok || !m.ok[i] {
 			continue
 		}
-		out = append(out, record.NeighbourCPU{Variant: m.names[i], CPUS: max(0, v-m.start[i]), S: secs})
+		out = append(out, record.NeighbourCPU{Variant: m.names[i], CPUS: max(0, v-m.start[i]), S: secs, IdleCPUs: m.idle[i]})
 	}
 	return out
 }

@@ -3,8 +3,10 @@ package local
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +56,9 @@ type started struct {
 	// the start does. Both are empty for a start run at its turn.
 	spareOf string
 	sink    *sinkProcess
+	// unwiden puts a spare warmed beside the rounds back on its own CPUs
+	// at its own priority (widenForWarmup), at its turn; nil otherwise.
+	unwiden func() error
 }
 
 // startLimited starts variant name's services in order and waits until
@@ -61,27 +66,31 @@ type started struct {
 // keeps each service's own cpu_limit, or its variant's): a start-up step's
 // limit, or a load test's matrix step's.
 func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float64) error {
+	if err := b.awaitAhead(ctx); err != nil {
+		return fmt.Errorf("variant %s: %w", name, err)
+	}
 	if b.promoteSpare(name, cpuLimit) {
 		return nil
 	}
-	st, err := b.launchStart(ctx, name, b.variants[name], cpuLimit, false)
+	st, err := b.launchStart(ctx, name, b.nextStart(name), b.variants[name], cpuLimit, false)
 	if err != nil {
 		return err
 	}
+	b.mu.Lock()
 	b.running[name] = st
+	b.mu.Unlock()
 	return nil
 }
 
-// launchStart starts the services of v, variant name resolved, in order
-// and waits until each is ready, as startLimited does, and returns them
-// started. A spare's cgroups carry its start's number: it runs beside
-// the variant's current start.
-func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Variant, cpuLimit float64, spare bool) (*started, error) {
+// launchStart starts the services of v, variant name resolved, as its
+// start number n (nextStart), in order and waits until each is ready, as
+// startLimited does, and returns them started. A spare's cgroups carry
+// its start's number: it runs beside the variant's current start.
+func (b *Backend) launchStart(ctx context.Context, name string, n int, v *variant.Variant, cpuLimit float64, spare bool) (*started, error) {
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}, cpuLimit: cpuLimit}
-	b.starts[name]++
 	var specs []launch.Spec
 	for i, svc := range v.Services {
-		svcArgv, svcEnv, profDir, err := b.prepareProfiling(v, i, b.starts[name])
+		svcArgv, svcEnv, profDir, err := b.prepareProfiling(v, i, n)
 		if err != nil {
 			b.dropCgroups(st)
 			return nil, fmt.Errorf("variant %s: %w", name, err)
@@ -105,7 +114,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Varia
 		if b.tree != nil {
 			cgName := name + "." + svc.Name
 			if spare {
-				cgName += "." + strconv.Itoa(b.starts[name])
+				cgName += "." + strconv.Itoa(n)
 			}
 			g, err := b.tree.NewGroup(cgName, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
@@ -122,7 +131,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Varia
 		if svc.Image != "" {
 			pl = &b.containers
 		}
-		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: b.starts[name], Run: b.id,
+		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: n, Run: b.id,
 			Argv: svcArgv, Env: svc.Own, HostEnv: svcEnv, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
 			Cgroup: cg, CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 		if err != nil {
@@ -142,7 +151,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Varia
 			}
 			readyLog = re
 		}
-		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, b.starts[name])
+		logName := fmt.Sprintf("%s.%s.%d.log", name, svc.Name, n)
 		specs = append(specs, launch.Spec{Name: name + "/" + svc.Name, Argv: argv, Env: runid.Label(l.Env, b.id), Dir: l.Dir,
 			LogPath: b.dir.LogPath(logName), OpenLog: b.dir.LogOpener(logName),
 			Ready: launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D(),
@@ -171,6 +180,36 @@ func (b *Backend) launchStart(ctx context.Context, name string, v *variant.Varia
 		st.runs[i].StartupS = svc.StartupTime().Seconds()
 	}
 	return st, nil
+}
+
+// nextStart counts a start of variant name's services and returns its
+// number, which names its logs and a spare's cgroups.
+func (b *Backend) nextStart(name string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.starts[name]++
+	return b.starts[name]
+}
+
+// runningOf returns the started services run under name (a variant, or a
+// spare's key while it warms), nil when none runs.
+func (b *Backend) runningOf(name string) *started {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.running[name]
+}
+
+// runningNow returns copies of what runs now (running) and of the spares
+// waiting their turn, for a reading that ranges over them while a warm-up
+// ahead of the rounds may start or shelve a spare.
+func (b *Backend) runningNow() (map[string]*started, map[string][]*started) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	spares := map[string][]*started{}
+	for name, q := range b.spares {
+		spares[name] = slices.Clone(q)
+	}
+	return maps.Clone(b.running), spares
 }
 
 // stop stops variant name's services and removes their cgroups, and

@@ -68,13 +68,11 @@ func (b *Backend) startSpares(ctx context.Context, owed []*plan.Trial, jvm bool)
 }
 
 // sparesWanted returns how many spares of each of owed's variants to warm
-// now: what the run expects (Events.StartsAhead), less those waiting
-// already, within maxSpares and what memory holds (half of what is
-// available, each spare counted at twice what the variants' services take
-// now), and none for services that must not run twice at once (a
-// container, published ports, a load target without a port toll chose)
-// or that are profiled; and none unless the last warm-up's services used
-// less than spareRoom of the machine's CPUs.
+// beside their warm-up: what the run expects (Events.StartsAhead), within
+// what may run (sparesRoom), and none for services that must not run twice
+// at once (a container, published ports, a load target without a port
+// toll chose) or that are profiled; and none unless the last warm-up's
+// services used less than spareRoom of the machine's CPUs.
 func (b *Backend) sparesWanted(owed []*plan.Trial, jvm bool) int {
 	if !jvm || b.events == nil || b.profilers != nil {
 		return 0
@@ -88,8 +86,20 @@ func (b *Backend) sparesWanted(owed []*plan.Trial, jvm bool) int {
 		}
 		return 0
 	}
+	return b.sparesRoom(owed, n)
+}
+
+// sparesRoom returns how many of n spares of each of owed's variants may
+// run: within maxSpares with those waiting already and what memory holds
+// (half of what is available, each spare counted at twice what the
+// variants' services take now), and none for services that must not run
+// twice at once.
+func (b *Backend) sparesRoom(owed []*plan.Trial, n int) int {
 	for _, pt := range owed {
-		n = min(n, maxSpares-len(b.spares[pt.Variant]))
+		b.mu.Lock()
+		waiting := len(b.spares[pt.Variant])
+		b.mu.Unlock()
+		n = min(n, maxSpares-waiting)
 		if !b.twice(pt.Variant) {
 			return 0
 		}
@@ -151,12 +161,17 @@ func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	pool.release()
-	key := spareKey(name, b.starts[name]+1)
-	sk, err := startSinkProcess(ctx, b.cfg.Self, key, addr, b.dir, fmt.Sprintf("%s.sink.%d.log", name, b.starts[name]+1), b.id)
+	n := b.nextStart(name)
+	key := spareKey(name, n)
+	sk, err := startSinkProcess(ctx, b.cfg.Self, key, addr, b.dir, fmt.Sprintf("%s.sink.%d.log", name, n), b.id)
 	if err != nil {
 		return "", err
 	}
-	st, err := b.launchStart(ctx, name, v, b.running[name].cpuLimit, true)
+	var limit float64
+	if cur := b.runningOf(name); cur != nil {
+		limit = cur.cpuLimit
+	}
+	st, err := b.launchStart(ctx, name, n, v, limit, true)
 	if err != nil {
 		closeSink(sk)
 		return "", err
@@ -203,9 +218,9 @@ func (b *Backend) shelveSpares(trials []*plan.Trial) {
 // reports whether there was one.
 func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	q := b.spares[name]
 	if len(q) == 0 || q[0].cpuLimit != cpuLimit {
+		b.mu.Unlock()
 		return false
 	}
 	st := q[0]
@@ -222,6 +237,16 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 		w.start, w.completed, w.telemetry = time.Now(), 0, nil
 	}
 	b.running[name] = st
+	unwiden := st.unwiden
+	st.unwiden = nil
+	b.mu.Unlock()
+	// A spare warmed beside the rounds waited at idle priority on every
+	// CPU: its trials run on its own CPUs at its own priority.
+	if unwiden != nil {
+		if err := unwiden(); err != nil {
+			b.note(fmt.Sprintf("%s: back on its own CPUs after its warm-up ahead of its turn: %v", name, err))
+		}
+	}
 	return true
 }
 
@@ -257,7 +282,7 @@ func roomForSpares(known bool, share float64) bool {
 // far: CPU-seconds, and the resident memory they hold now.
 func (b *Backend) servicesUse(owed []*plan.Trial) (cpu float64, rss uint64) {
 	for _, pt := range owed {
-		st := b.running[pt.Variant]
+		st := b.runningOf(pt.Variant)
 		if st == nil || st.group == nil {
 			continue
 		}

@@ -38,12 +38,13 @@ func newOrigin() time.Time {
 func (b *Backend) duet(ctx context.Context, sides []*plan.Trial, keep backend.Keep) error {
 	var sts []*started
 	for _, pt := range sides {
-		sts = append(sts, b.running[pt.Variant])
+		sts = append(sts, b.runningOf(pt.Variant))
 	}
 	owedWarmup(sts...)
 	if err := b.warmUp(ctx, sides...); err != nil {
 		return err
 	}
+	b.warmAheadOf(sides)
 	// Every side's profiler samples before the sides' origin is fixed.
 	for _, st := range sts {
 		st.profiling = b.startProfiling(ctx, st)
@@ -226,8 +227,8 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	// returns.
 	leave := sync.OnceFunc(held.leave)
 	defer leave()
-	st, ok := b.running[pt.Variant]
-	if !ok {
+	st := b.runningOf(pt.Variant)
+	if st == nil {
 		return nil, nil, fmt.Errorf("trial %d: variant %s is not running", pt.Index, pt.Variant)
 	}
 	s := b.s

@@ -60,7 +60,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	var owed []*plan.Trial
 	var rewarm []bool
 	for _, pt := range pts {
-		st := b.running[pt.Variant]
+		st := b.runningOf(pt.Variant)
 		if st == nil || pt.Idle || st.warmed {
 			continue
 		}
@@ -75,7 +75,6 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		return nil
 	}
 	owed, rewarm = b.warmAlongside(owed, rewarm)
-	auto := b.s.Load.VariantWarmupAuto
 	jvm := b.anyJVM(owed)
 	spares := b.startSpares(ctx, owed, jvm && b.s.Load.VariantWarmupUntil != nil)
 	defer b.shelveSpares(spares)
@@ -97,36 +96,11 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 			tels[i] = &n
 		}
 	}
-	var phases []warmupPhase
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	// A warm-up toll chose lasts at most longest in all, its phases
-	// included; a scenario's phases each last at most longest.
-	deadline := began.Add(longest)
-	for _, shape := range warmupPhases(b.s, auto && jvm) {
-		loads := make([]*plan.Trial, len(owed))
-		for i, pt := range owed {
-			loads[i] = shape.trial(pt, rewarm[i])
-		}
-		phaseLongest := longest
-		if auto && len(phases) > 0 {
-			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
-				break
-			}
-		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("variant warm-up: %w", err)
-		}
-		for i, pt := range owed {
-			if e := ph.errs[i]; e != nil && !errors.Is(e, context.Canceled) && !errors.Is(e, errWarmupEnded) {
-				return fmt.Errorf("variant warm-up of %s: %w", pt.Variant, e)
-			}
-		}
-		phases = append(phases, ph)
-		if ph.exited || !ph.verdict.anyJVM() {
-			break // a service exited (its trial says so), or no JIT to settle
-		}
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm)
+	if err != nil {
+		return err
 	}
 	b.measureWarmShare(owed, cpu0, began)
 	b.keepWarmups(owed, phases, tels, longest)
@@ -142,6 +116,43 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	return nil
 }
 
+// warmPhases runs the phases of a variant warm-up of owed's services
+// (warmupPhases), each trial's load shaped by its phase, warmed again beside
+// a fresh duet partner where rewarm says so, and returns how each went. A
+// warm-up toll chose lasts at most longest in all, its phases included; a
+// scenario's phases each last at most longest.
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool) ([]warmupPhase, error) {
+	auto := b.s.Load.VariantWarmupAuto
+	var phases []warmupPhase
+	deadline := time.Now().Add(longest)
+	for _, shape := range warmupPhases(b.s, auto && jvm) {
+		loads := make([]*plan.Trial, len(owed))
+		for i, pt := range owed {
+			loads[i] = shape.trial(pt, rewarm[i])
+		}
+		phaseLongest := longest
+		if auto && len(phases) > 0 {
+			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
+				break
+			}
+		}
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("variant warm-up: %w", err)
+		}
+		for i, pt := range owed {
+			if e := ph.errs[i]; e != nil && !errors.Is(e, context.Canceled) && !errors.Is(e, errWarmupEnded) {
+				return nil, fmt.Errorf("variant warm-up of %s: %w", pt.Variant, e)
+			}
+		}
+		phases = append(phases, ph)
+		if ph.exited || !ph.verdict.anyJVM() {
+			break // a service exited (its trial says so), or no JIT to settle
+		}
+	}
+	return phases, nil
+}
+
 // keepWarmups gives each of owed's started services the outcome of the
 // warm-up that phases made of it (its trial records it, telemetry at its
 // start in tels), says each variant's line (not a spare's), and notes a
@@ -150,7 +161,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*sink.Counts, longest time.Duration) {
 	first, last := phases[0], phases[len(phases)-1]
 	for i, pt := range owed {
-		st := b.running[pt.Variant]
+		st := b.runningOf(pt.Variant)
 		w := &variantWarmup{start: first.origin, lasted: max(last.ends[i].Sub(first.origin), 0), telemetry: tels[i]}
 		for _, ph := range phases {
 			w.completed += ph.done[i]
@@ -188,7 +199,7 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 // first trial then records its own warm-up, as if it had run there.
 func (b *Backend) warmAlongside(owed []*plan.Trial, rewarm []bool) ([]*plan.Trial, []bool) {
 	for _, v := range b.s.Variants {
-		st := b.running[v.Name]
+		st := b.runningOf(v.Name)
 		if st == nil || st.warmed || slices.ContainsFunc(owed, func(pt *plan.Trial) bool { return pt.Variant == v.Name }) {
 			continue
 		}
@@ -226,7 +237,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 	// the rule that ends it once their cost stops moving.
 	completed := map[string]*atomic.Uint64{}
 	for i, pt := range owed {
-		st := b.running[pt.Variant]
+		st := b.runningOf(pt.Variant)
 		cfg, _ := b.loadConfig(st, loads[i], ph.origin, 0, longest)
 		if maxConns > 0 {
 			cfg.MaxConns = min(cfg.MaxConns, maxConns)
@@ -301,7 +312,7 @@ type measuredTree struct {
 func (b *Backend) measuredTrees(owed []*plan.Trial) []measuredTree {
 	var out []measuredTree
 	for _, pt := range owed {
-		st := b.running[pt.Variant]
+		st := b.runningOf(pt.Variant)
 		for i, svc := range st.group.Services() {
 			if !st.runs[i].Measured {
 				continue

@@ -28,7 +28,7 @@ func (b *Backend) widenForWarmup(variants []string) (restore func() error) {
 	}
 	var widened []*widenedService
 	for _, name := range variants {
-		st := b.running[name]
+		st := b.runningOf(name)
 		if st == nil || st.group == nil {
 			continue
 		}

@@ -209,7 +209,7 @@ func (b *Backend) startupTrial(ctx context.Context, pt *plan.Trial) (*record.Tri
 	tr.Start = time.Now()
 	err := b.startLimited(ctx, pt.Variant, pt.CPULimit)
 	readyAt := time.Now()
-	st := b.running[pt.Variant]
+	st := b.runningOf(pt.Variant)
 	var samples []serviceAtReady
 	if err == nil {
 		samples = b.readAtReady(st)

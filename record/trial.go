@@ -106,6 +106,11 @@ type NeighbourCPU struct {
 	// not), over S seconds: from the start of the trial's load to its end.
 	CPUS float64 `json:"cpu_s"`
 	S    float64 `json:"s"`
+	// IdleCPUs is set for a start warmed ahead of its turn at idle
+	// priority (SCHED_IDLE) on these CPUs: it ran only where the trial's
+	// services and load generator left a CPU idle, so the CPUs' busy
+	// share counts it without its having held either back.
+	IdleCPUs string `json:"idle_cpus,omitempty"`
 }
 
 // Window is the length of the measured window.

@@ -46,6 +46,9 @@ type roundState struct {
 	// the current start.
 	ReadyStarts int
 	SwapTime    time.Duration
+	// WarmingStarts is the starts of every variant warming beside the
+	// rounds, not yet ready.
+	WarmingStarts int
 	// RunLeft is what is left of the whole run's budget; Later is set
 	// when load steps follow this one, which a step out of reach leaves
 	// its share to.
@@ -98,7 +101,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 	prog := analyze.Progress{
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
 		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
-		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime,
+		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime, WarmingStarts: st.WarmingStarts,
 		Calibration: analyze.CalibrationOf(m),
 	}
 	var d analyze.Decision
@@ -229,6 +232,7 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 			// A start warmed ahead of its turn costs only the stop of the
 			// current one: a round's time until a stop has been timed.
 			st.ReadyStarts, st.SwapTime = r.can.ahead.WarmStartsReady(), st.RoundTime
+			st.WarmingStarts = r.can.ahead.WarmingAhead()
 			if pr.stopCount > 0 {
 				st.SwapTime = pr.stopTime / time.Duration(pr.stopCount)
 			}

@@ -505,7 +505,8 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
-// TestSparesWarmedAtOnce runs real JVMs in precision mode, started once
+// TestSparesWarmedAtOnce runs real JVMs in precision mode, one variant at
+// a time (--sequential: no warm-up runs beside the rounds), started once
 // per start, with at least three starts. The first start's warm-up warms
 // it alone and measures what its services ask of the CPUs: little, at 150
 // requests a second. The second start's warm-up then also starts and warms
@@ -518,8 +519,6 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 		t.Skip("runs JVMs")
 	}
 	path := tolltest.HelloScenario(t, `name: spares
-mode: duet
-pinning: {duet: shared}
 restart: once
 `, `load:
   target: "http://127.0.0.1:${port:hello}"
@@ -532,7 +531,7 @@ restart: once
 precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 `)
 	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
+	cmd := tolltest.Command(t, "run", path, "--sequential", "--out", out)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
@@ -581,6 +580,83 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 	for v, s := range warmed[2] {
 		if d := s - warmed[1][v]; d > 0.5 || d < -0.5 {
 			t.Errorf("%s: start 3 warmed %.1f s and start 2 %.1f s, want the one warm-up of both", v, s, warmed[1][v])
+		}
+	}
+}
+
+// TestStartsWarmedBesideTheRounds runs real JVMs in precision mode in a
+// duet, started once per start, with at least three starts. Only the first
+// start warms before its rounds; the next two starts of every variant
+// start and warm beside those rounds, at idle priority, and take their
+// turns warm: no later start warms before its rounds. Their trials take
+// over the warm-up that ran beside the rounds, the report says so, and the
+// spares' processes stop with the run.
+func TestStartsWarmedBesideTheRounds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs JVMs")
+	}
+	path := tolltest.HelloScenario(t, `name: ahead
+mode: duet
+pinning: {duet: shared}
+restart: once
+`, `load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests: [{path: /}]
+  rate: 150
+  warmup: 500ms
+  duration: 1s
+  variant_warmup: 20s
+  variant_warmup_until: {jit_below: 10ms, over: 3s}
+precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, "run", path, "--out", out)
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
+	stdout, stderr := so.String(), se.String()
+	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 1 {
+		t.Errorf("baseline warmed %d times before its rounds, want once for three starts:\n%s", n, stdout)
+	}
+	beside := strings.Index(stdout+stderr, "2 more starts of each variant warmed beside the rounds")
+	if beside < 0 {
+		t.Errorf("no line says two starts were warmed beside the rounds:\n%s", stdout)
+	} else if first := strings.Index(stdout+stderr, "round 1"); first < 0 || first > beside {
+		t.Errorf("the starts ahead were warmed before the rounds began:\n%s", stdout)
+	}
+	if strings.Contains(stdout+stderr, "outlived the services") {
+		t.Errorf("processes outlived the run:\n%s\n%s", stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Starts int      `json:"starts"`
+		Notes  []string `json:"notes"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Starts != 3 {
+		t.Fatalf("%d starts, want 3:\n%s", m.Starts, stdout)
+	}
+	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "beside the rounds, at idle priority") }) {
+		t.Errorf("the manifest's notes do not say how the starts ahead were warmed: %q", m.Notes)
+	}
+	warmed := map[int]map[string]float64{} // start → variant → warm-up
+	for _, tr := range tolltest.ReadTrials(t, out) {
+		if tr.VariantWarmupS == 0 {
+			continue
+		}
+		if warmed[tr.Launch] == nil {
+			warmed[tr.Launch] = map[string]float64{}
+		}
+		warmed[tr.Launch][tr.Variant] = tr.VariantWarmupS
+	}
+	for l := 0; l < 3; l++ {
+		if len(warmed[l]) != 2 {
+			t.Errorf("start %d: warm-ups %v, want both variants' taken over by a trial", l+1, warmed[l])
 		}
 	}
 }

@@ -1,0 +1,199 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/sink"
+)
+
+// A run's first start warms alone: nothing has measured what its warm-up
+// asks of the CPUs, and spares warmed beside it double a demand that keeps
+// two CPUs busy for minutes (spareRoom). Its rounds then leave most of the
+// machine idle: a duet at 200 requests a second keeps less than half of a
+// CPU busy. So once the rounds begin, the next starts of every variant
+// start and warm beside them, at idle priority on every CPU toll may use
+// (pinning.warmup: all): the kernel runs them only where the rounds'
+// services and the load generator leave a CPU idle, and preempts them as
+// soon as either wakes. Their CPU is counted among each trial's
+// neighbours, the same for both sides of a duet; they stay at idle
+// priority until their turn. When the run asks for a new start, the
+// spares take the place of the current one, warm already; one still
+// warming is waited for, which costs less than a warm-up from cold.
+//
+// Only where the variants' trials run at once (a duet, together): what the
+// warm-up takes from the CPUs then falls on every side of a trial alike.
+// One variant at a time, it would fall on some variants' windows and not
+// on others'.
+
+// aheadWarm is a warm-up of starts ahead of their turn that runs beside
+// the rounds.
+type aheadWarm struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	starts int // the starts of every variant it warms
+}
+
+// warmAheadOf starts and warms, beside the rounds, the further starts of
+// every variant that the run expects (Events.StartsAhead) and that no
+// spare waits for yet, when the services are JVMs whose trials run at once,
+// warm-ups may use every CPU at idle priority, and none is warming
+// already. sides are the trials about to run; their load shapes the
+// spares' warm-up.
+func (b *Backend) warmAheadOf(sides []*plan.Trial) {
+	if !b.s.Concurrent() || b.warmupCPUs == "" || b.s.Load.VariantWarmupUntil == nil || b.events == nil || b.profilers != nil || len(sides) == 0 {
+		return
+	}
+	b.mu.Lock()
+	busy := b.ahead != nil
+	b.mu.Unlock()
+	if busy {
+		return
+	}
+	var owed []*plan.Trial
+	for _, v := range b.s.Variants {
+		if b.runningOf(v.Name) == nil {
+			return // a variant between its stop and its start
+		}
+		pt := *sides[0]
+		pt.Variant, pt.Pair, pt.Index = v.Name, "", 0
+		owed = append(owed, &pt)
+	}
+	n := b.startsToWarm(owed)
+	if n == 0 || !b.anyJVM(owed) {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n}
+	b.mu.Lock()
+	b.ahead = aw
+	b.mu.Unlock()
+	go func() {
+		defer close(aw.done)
+		defer cancel()
+		b.warmAhead(ctx, owed, n)
+		b.mu.Lock()
+		b.ahead = nil
+		b.mu.Unlock()
+	}()
+}
+
+// startsToWarm returns how many further starts of each of owed's variants
+// to warm beside the rounds: what the run expects, less those waiting
+// already, within maxSpares and what memory holds, and none for services
+// that must not run twice at once (sparesWanted).
+func (b *Backend) startsToWarm(owed []*plan.Trial) int {
+	n := b.events.StartsAhead() - b.WarmStartsReady()
+	if n <= 0 {
+		return 0
+	}
+	return b.sparesRoom(owed, n)
+}
+
+// warmAhead starts n spares of each of owed's variants and warms them at
+// idle priority on the warm-up CPUs, all at once, until their JVMs settle
+// or their cost stops moving (the warm-up's own rules) or
+// load.variant_warmup passes, and then shelves them, still at idle
+// priority, for their turn. It says and notes what it did; a spare that
+// cannot start or warm is noted, and stopped.
+func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
+	began := time.Now()
+	var spares []*plan.Trial
+	for k := 0; k < n && ctx.Err() == nil; k++ {
+		for _, pt := range owed {
+			key, err := b.startSpare(ctx, pt.Variant)
+			if err != nil {
+				b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", pt.Variant, err))
+				b.dropSpares(spares)
+				return
+			}
+			sp := *pt
+			sp.Variant = key
+			spares = append(spares, &sp)
+		}
+	}
+	for _, sp := range spares {
+		unwiden := b.widenForWarmup([]string{sp.Variant})
+		b.mu.Lock()
+		b.running[sp.Variant].unwiden = unwiden
+		b.mu.Unlock()
+	}
+	longest := b.s.Load.VariantWarmup.D()
+	if most, ok := b.events.WarmupCap(); ok {
+		longest = min(longest, most)
+	}
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))
+		}
+		b.dropSpares(spares)
+		return
+	}
+	b.keepWarmups(spares, phases, make([]*sink.Counts, len(spares)), longest)
+	b.shelveSpares(spares)
+	starts := "1 more start"
+	if n > 1 {
+		starts = fmt.Sprintf("%d more starts", n)
+	}
+	b.say(fmt.Sprintf("%s of each variant warmed beside the rounds, ahead of their turn, in %s", starts, time.Since(began).Round(time.Second)))
+	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on every CPU it may use, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts))
+}
+
+// dropSpares stops the spares of trials that were started or warmed ahead
+// of their turn and will not take it.
+func (b *Backend) dropSpares(spares []*plan.Trial) {
+	for _, sp := range spares {
+		b.mu.Lock()
+		st := b.running[sp.Variant]
+		delete(b.running, sp.Variant)
+		b.mu.Unlock()
+		if st != nil {
+			if err := b.stopSpare(st); err != nil {
+				b.note(err.Error())
+			}
+		}
+	}
+}
+
+// awaitAhead waits, before a new start, for the starts warming beside the
+// rounds to be warmed: the new start is one of them.
+func (b *Backend) awaitAhead(ctx context.Context) error {
+	b.mu.Lock()
+	aw := b.ahead
+	b.mu.Unlock()
+	if aw == nil {
+		return nil
+	}
+	select {
+	case <-aw.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// stopAhead ends a warm-up beside the rounds, if one runs, and waits for
+// it to have shelved or stopped its spares.
+func (b *Backend) stopAhead() {
+	b.mu.Lock()
+	aw := b.ahead
+	b.mu.Unlock()
+	if aw != nil {
+		aw.cancel()
+		<-aw.done
+	}
+}
+
+// WarmingAhead implements backend.StartsAhead: the starts of every
+// variant warming beside the rounds now.
+func (b *Backend) WarmingAhead() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ahead == nil {
+		return 0
+	}
+	return b.ahead.starts
+}
