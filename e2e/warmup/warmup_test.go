@@ -585,7 +585,8 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 }
 
 // TestStartsWarmedBesideTheRounds runs real JVMs in precision mode in a
-// duet, started once per start, with at least three starts. Only the first
+// duet, started once per start, with at least three starts, their warm-ups
+// on every CPU at idle priority (pinning.warmup: all). Only the first
 // start warms before its rounds; the next two starts of every variant
 // start and warm beside those rounds, at idle priority, and take their
 // turns warm: no later start warms before its rounds. Their trials take
@@ -597,7 +598,7 @@ func TestStartsWarmedBesideTheRounds(t *testing.T) {
 	}
 	path := tolltest.HelloScenario(t, `name: ahead
 mode: duet
-pinning: {duet: shared}
+pinning: {duet: shared, warmup: all}
 restart: once
 `, `load:
   target: "http://127.0.0.1:${port:hello}"
