@@ -505,6 +505,29 @@ func maxTime(a, b time.Time) time.Time {
 	return a
 }
 
+// runStartsAhead runs two variants of the hello JVM in precision mode with
+// at least three starts, head and args as given, and returns the results
+// directory and what toll printed.
+func runStartsAhead(t *testing.T, head string, args ...string) (out, stdout, stderr string) {
+	t.Helper()
+	path := tolltest.HelloScenario(t, head, `load:
+  target: "http://127.0.0.1:${port:hello}"
+  requests: [{path: /}]
+  rate: 150
+  warmup: 500ms
+  duration: 1s
+  variant_warmup: 20s
+  variant_warmup_until: {jit_below: 10ms, over: 3s}
+precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
+`)
+	out = filepath.Join(t.TempDir(), "out")
+	cmd := tolltest.Command(t, append(append([]string{"run", path}, args...), "--out", out)...)
+	var so, se strings.Builder
+	cmd.Stdout, cmd.Stderr = &so, &se
+	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
+	return out, so.String(), se.String()
+}
+
 // TestSparesWarmedAtOnce runs real JVMs in precision mode, one variant at
 // a time (--sequential: no warm-up runs beside the rounds), started once
 // per start, with at least three starts. The first start's warm-up warms
@@ -518,24 +541,7 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	path := tolltest.HelloScenario(t, `name: spares
-restart: once
-`, `load:
-  target: "http://127.0.0.1:${port:hello}"
-  requests: [{path: /}]
-  rate: 150
-  warmup: 500ms
-  duration: 1s
-  variant_warmup: 20s
-  variant_warmup_until: {jit_below: 10ms, over: 3s}
-precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
-`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--sequential", "--out", out)
-	var so, se strings.Builder
-	cmd.Stdout, cmd.Stderr = &so, &se
-	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
-	stdout, stderr := so.String(), se.String()
+	out, stdout, stderr := runStartsAhead(t, "name: spares\nrestart: once\n", "--sequential")
 	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 2 {
 		t.Errorf("baseline warmed %d times, want twice for three starts:\n%s", n, stdout)
 	}
@@ -596,26 +602,7 @@ func TestStartsWarmedBesideTheRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	path := tolltest.HelloScenario(t, `name: ahead
-mode: duet
-pinning: {duet: shared, warmup: all}
-restart: once
-`, `load:
-  target: "http://127.0.0.1:${port:hello}"
-  requests: [{path: /}]
-  rate: 150
-  warmup: 500ms
-  duration: 1s
-  variant_warmup: 20s
-  variant_warmup_until: {jit_below: 10ms, over: 3s}
-precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
-`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var so, se strings.Builder
-	cmd.Stdout, cmd.Stderr = &so, &se
-	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
-	stdout, stderr := so.String(), se.String()
+	out, stdout, stderr := runStartsAhead(t, "name: ahead\nmode: duet\npinning: {duet: shared, warmup: all}\nrestart: once\n")
 	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 1 {
 		t.Errorf("baseline warmed %d times before its rounds, want once for three starts:\n%s", n, stdout)
 	}
