@@ -105,7 +105,9 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 		for _, pt := range owed {
 			key, err := b.startSpare(ctx, pt.Variant)
 			if err != nil {
-				b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", pt.Variant, err))
+				if ctx.Err() == nil {
+					b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", pt.Variant, err))
+				}
 				b.dropSpares(spares)
 				return
 			}
@@ -115,10 +117,17 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 		}
 	}
 	for _, sp := range spares {
-		unwiden := b.widenForWarmup([]string{sp.Variant})
+		// A spare that cannot run at idle priority would take its CPU
+		// from the rounds' services: none warms beside them then.
+		unwiden, all := b.widenForWarmup([]string{sp.Variant})
 		b.mu.Lock()
 		b.running[sp.Variant].unwiden = unwiden
 		b.mu.Unlock()
+		if !all {
+			b.note("starts ahead of their turn were not warmed beside the rounds: a service could not be moved to idle priority; the next starts begin and warm then")
+			b.dropSpares(spares)
+			return
+		}
 	}
 	longest := b.s.Load.VariantWarmup.D()
 	if most, ok := b.events.WarmupCap(); ok {

@@ -18,13 +18,14 @@ import (
 // priority (SCHED_IDLE): on the load generator's CPU they take only the
 // time it leaves, so it sends the warm-up's load on time, as it would with
 // the services on their own CPUs. It returns what puts them back on their
-// own CPUs at their own priority, which must run before their trial does.
-// Without warm-up CPUs it does nothing. A service that cannot be widened
-// keeps its own CPUs (noted): its warm-up is slower, not wrong.
-func (b *Backend) widenForWarmup(variants []string) (restore func() error) {
-	restore = func() error { return nil }
+// own CPUs at their own priority, which must run before their trial does,
+// and whether every service was widened. Without warm-up CPUs it does
+// nothing. A service that cannot be widened keeps its own CPUs (noted):
+// its warm-up is slower, not wrong.
+func (b *Backend) widenForWarmup(variants []string) (restore func() error, all bool) {
+	restore, all = func() error { return nil }, true
 	if b.warmupCPUs == "" {
-		return restore
+		return restore, false
 	}
 	var widened []*widenedService
 	for _, name := range variants {
@@ -40,6 +41,7 @@ func (b *Backend) widenForWarmup(variants []string) (restore func() error) {
 			if err := w.widen(b.warmupCPUs); err != nil {
 				b.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, b.warmupCPUs, err))
 				_ = w.restore()
+				all = false
 				continue
 			}
 			widened = append(widened, w)
@@ -53,7 +55,7 @@ func (b *Backend) widenForWarmup(variants []string) (restore func() error) {
 			}
 		}
 		return errors.Join(errs...)
-	}
+	}, all
 }
 
 // widenedService is a service moved to more CPUs for its warm-up, with what
