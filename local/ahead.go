@@ -100,21 +100,13 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // cannot start or warm is noted, and stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	var spares []*plan.Trial
-	for k := 0; k < n && ctx.Err() == nil; k++ {
-		for _, pt := range owed {
-			key, err := b.startSpare(ctx, pt.Variant)
-			if err != nil {
-				if ctx.Err() == nil {
-					b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", pt.Variant, err))
-				}
-				b.dropSpares(spares)
-				return
-			}
-			sp := *pt
-			sp.Variant = key
-			spares = append(spares, &sp)
+	spares, variant, err := b.launchSpares(ctx, owed, n)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", variant, err))
 		}
+		b.dropSpares(spares)
+		return
 	}
 	for _, sp := range spares {
 		// A spare that cannot run at idle priority would take its CPU

@@ -51,20 +51,31 @@ func (b *Backend) startSpares(ctx context.Context, owed []*plan.Trial, jvm bool)
 	if n == 0 {
 		return nil
 	}
+	out, variant, err := b.launchSpares(ctx, owed, n)
+	if err != nil {
+		b.note(fmt.Sprintf("a start of %s ahead of its turn: %v; its next start begins and warms then", variant, err))
+	}
+	return out
+}
+
+// launchSpares starts n spares of each of owed's variants (startSpare) and
+// returns a trial of each at its variant's trial's load; at the first that
+// cannot start, it returns those started so far with the variant and the
+// error.
+func (b *Backend) launchSpares(ctx context.Context, owed []*plan.Trial, n int) ([]*plan.Trial, string, error) {
 	var out []*plan.Trial
-	for k := 0; k < n; k++ {
+	for k := 0; k < n && ctx.Err() == nil; k++ {
 		for _, pt := range owed {
 			key, err := b.startSpare(ctx, pt.Variant)
 			if err != nil {
-				b.note(fmt.Sprintf("a start of %s ahead of its turn: %v; its next start begins and warms then", pt.Variant, err))
-				return out
+				return out, pt.Variant, err
 			}
 			sp := *pt
 			sp.Variant, sp.Pair, sp.Index = key, "", 0
 			out = append(out, &sp)
 		}
 	}
-	return out
+	return out, "", nil
 }
 
 // sparesWanted returns how many spares of each of owed's variants to warm
