@@ -87,9 +87,9 @@ type Progress struct {
 	SwapTime    time.Duration
 	// WarmingStarts is how many further starts of every variant are
 	// warming beside the rounds, not ready yet. They are priced as ready
-	// ones, and a new start waits for them while the budget holds more
-	// rounds under the current start: those rounds are needed anyway,
-	// and the start then costs a stop, not a warm-up.
+	// ones, and a new start waits for them while the rounds go on under
+	// the current start (awaitWarming): the start then costs a stop, not
+	// a warm-up.
 	WarmingStarts int
 	// RunLeft is what is left of the whole run's budget, for this step
 	// and those after it, and Later is set when load steps follow this
@@ -127,14 +127,21 @@ func (p Progress) startsCost(n int) time.Duration {
 	return time.Duration(ready)*p.SwapTime + time.Duration(max(n-ready, 0))*p.StartTime
 }
 
-// awaitWarming reports whether a new start due now waits for the start
-// warming beside the rounds: one is warming and none is ready, the current
-// start has had fewer than twice its share of rounds, and the budget holds
-// one more round under it before the new start and that start's first two
-// rounds.
-func (p Progress) awaitWarming(g Goal, share int, roundTime time.Duration) bool {
-	if p.WarmingStarts <= 0 || p.ReadyStarts > 0 || p.RoundsThisStart >= 2*share {
+// awaitWarming reports whether a new start due now waits for the starts
+// warming beside the rounds: one is warming and none is ready. The rounds
+// go on under the current start meanwhile, as long as they must: a start
+// taken before its warm-up ends is waited for with nothing measured (a
+// JVM's spare, warmed on the CPU the rounds leave, can take minutes more),
+// and a round under the current start narrows the interval where waiting
+// does not. Only a run short of its least starts takes the start before
+// it is ready, once the budget holds no more than one more round under the
+// current start, the start, and two rounds after it.
+func (p Progress) awaitWarming(g Goal, minStarts int, roundTime time.Duration) bool {
+	if p.WarmingStarts <= 0 || p.ReadyStarts > 0 {
 		return false
+	}
+	if p.Starts >= minStarts {
+		return true
 	}
 	return g.Budget <= 0 || p.Elapsed+3*roundTime+p.startsCost(1) <= g.Budget
 }
@@ -317,7 +324,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 			share = max(min(share, fit), 2)
 		}
 		fits := g.Budget <= 0 || p.Elapsed+p.startsCost(1)+2*roundTime <= g.Budget
-		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, share, roundTime) {
+		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, minStarts, roundTime) {
 			d.NewStart = true
 		}
 	}
