@@ -878,3 +878,57 @@ func TestTelemetryPooledOverRounds(t *testing.T) {
 		t.Errorf("the variant's spans/s %.3f, want %.3f spans per request × %.1f req/s", v, 4098.0/1024, tp)
 	}
 }
+
+// TestEffectiveStarts checks the count of starts a mean of rounds averages
+// as the start-to-start term sees it.
+func TestEffectiveStarts(t *testing.T) {
+	rounds := func(ns ...int) []int {
+		var ls []int
+		for l, n := range ns {
+			for range n {
+				ls = append(ls, l)
+			}
+		}
+		return ls
+	}
+	tests := []struct {
+		name     string
+		launches []int
+		want     float64
+	}{
+		{"no rounds", nil, 0},
+		{"one start", rounds(12), 1},
+		{"three starts alike", rounds(10, 10, 10), 3},
+		{"the last start one round of 81", rounds(40, 40, 1), 81.0 * 81 / (1600 + 1600 + 1)},
+		{"one start ran most", rounds(34, 48, 1), 83.0 * 83 / (34*34 + 48*48 + 1)},
+	}
+	for _, tt := range tests {
+		if got := effectiveStarts(tt.launches); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("%s: %.3f starts, want %.3f", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestUnevenStartsCarryMore checks that a JVM's start-to-start term in a
+// change's interval weighs each start by its rounds: three starts of which
+// the last ran one round of 81 carry about as much as two starts, not as
+// little as three.
+func TestUnevenStartsCarryMore(t *testing.T) {
+	cal := record.DefaultCalibration()
+	xs := make([]float64, 81) // no spread between the starts: the calibration's term
+	even := make([]int, 81)
+	uneven := make([]int, 81)
+	for i := range xs {
+		even[i] = i * 3 / 81
+		uneven[i] = min(i/40, 2)
+	}
+	evenV, _ := sideFixedLog(cal, CPUPerRequest, 3, xs, even)
+	unevenV, _ := sideFixedLog(cal, CPUPerRequest, 3, xs, uneven)
+	two := fixedVariance(cal, CPUPerRequest, 2)
+	if math.Abs(evenV-fixedVariance(cal, CPUPerRequest, 3)) > 1e-12 {
+		t.Errorf("three starts alike: %.3g, want three starts' %.3g", evenV, fixedVariance(cal, CPUPerRequest, 3))
+	}
+	if unevenV < 0.95*two || unevenV > two {
+		t.Errorf("three starts, the last one round of 81: %.3g, want about two starts' %.3g (three starts alike: %.3g)", unevenV, two, evenV)
+	}
+}

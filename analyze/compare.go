@@ -165,15 +165,38 @@ func JVMStartNoisePct(c Cost) float64 {
 // RunNoisePct for every cost, and, when the run's JVMs were started once,
 // starts times (0 when they were not), cal's JVMStartNoisePct for each
 // start: the rounds of one start share its draw, and the run's level
-// averages the starts'.
-func fixedVariance(cal record.Calibration, c Cost, starts int) float64 {
+// averages the starts'. starts may be a start count that weighs the
+// starts by their rounds (effectiveStarts).
+func fixedVariance(cal record.Calibration, c Cost, starts float64) float64 {
 	sigma := math.Log1p(cal.RunNoisePct / 100)
 	v := sigma * sigma
 	if starts > 0 {
 		s := math.Log1p(cal.JVMStartNoisePct[string(c)] / 100)
-		v += s * s / float64(starts)
+		v += s * s / starts
 	}
 	return v
+}
+
+// effectiveStarts returns how many starts the mean of the rounds run under
+// launches (the start of each) averages, as the start-to-start term sees
+// it: each start weighs by its share of the rounds, so that the count is
+// (Σn)²/Σn² over the starts' rounds n. Starts that ran alike many rounds
+// count as their number; a run whose last start ran one round of forty
+// counts barely more than the starts before it. 0 without rounds.
+func effectiveStarts(launches []int) float64 {
+	n := map[int]float64{}
+	for _, l := range launches {
+		n[l]++
+	}
+	var sum, squares float64
+	for _, k := range n {
+		sum += k
+		squares += k * k
+	}
+	if squares == 0 {
+		return 0
+	}
+	return sum * sum / squares
 }
 
 // startSpread estimates, from the rounds of a run that started its JVMs

@@ -124,7 +124,7 @@ func TestJVMStartNoise(t *testing.T) {
 		if d.Significant != tt.significant {
 			t.Errorf("%s: read %+v, want significant: %v", tt.name, d.Reading, tt.significant)
 		}
-		prior := 100 * math.Expm1(math.Sqrt(2*fixedVariance(record.DefaultCalibration(), CPUPerRequest, len(tt.draws))))
+		prior := 100 * math.Expm1(math.Sqrt(2*fixedVariance(record.DefaultCalibration(), CPUPerRequest, float64(len(tt.draws)))))
 		if math.Abs(d.FixedPct-prior) > 1e-9 == !tt.spread || d.FixedPct < prior {
 			t.Errorf("%s: fixed_pct %.2f, the term for %d starts %.2f; want it raised by the starts' spread: %v", tt.name, d.FixedPct, len(tt.draws), prior, tt.spread)
 		}

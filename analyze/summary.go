@@ -729,7 +729,13 @@ func sideFixed(cal record.Calibration, c Cost, starts int, base, vari []float64,
 // sideFixedLog is sideFixed from the paired rounds' log ratios xs, each
 // run under the start in launches.
 func sideFixedLog(cal record.Calibration, c Cost, starts int, xs []float64, ls []int) (v float64, raised bool) {
-	v = fixedVariance(cal, c, starts)
+	// The rounds' mean weighs each start by its rounds: as many starts
+	// as it averages, at most the run's.
+	k := float64(starts)
+	if e := effectiveStarts(ls); starts >= 2 && e > 0 && e < k {
+		k = e
+	}
+	v = fixedVariance(cal, c, k)
 	if starts < 2 || cal.JVMStartNoisePct[string(c)] == 0 {
 		return v, false
 	}
@@ -739,7 +745,7 @@ func sideFixedLog(cal record.Calibration, c Cost, starts int, xs []float64, ls [
 	}
 	// tau is a change's, both sides'; each side's level averages the
 	// run's starts.
-	if w := fixedVariance(cal, c, 0) + tau/2/float64(starts); w > v {
+	if w := fixedVariance(cal, c, 0) + tau/2/k; w > v {
 		return w, true
 	}
 	return v, false
