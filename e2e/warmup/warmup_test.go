@@ -641,6 +641,12 @@ func TestStartsWarmedBesideTheRounds(t *testing.T) {
 			warmed[tr.Launch] = map[string]float64{}
 		}
 		warmed[tr.Launch][tr.Variant] = tr.VariantWarmupS
+		// Beside the rounds a warm-up may last what is left of the
+		// budget, not the 20 s of load.variant_warmup that bounds one
+		// before them.
+		if w := tr.VariantWarmup; tr.Launch > 0 && (w == nil || w.MaxS <= 20) {
+			t.Errorf("start %d of %s warmed beside the rounds for at most %+v, want more than load.variant_warmup's 20 s", tr.Launch+1, tr.Variant, w)
+		}
 	}
 	for l := 0; l < 3; l++ {
 		if len(warmed[l]) != 2 {
