@@ -7,6 +7,7 @@ package costcurve
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -99,7 +100,12 @@ func TestCurveRecoversInjectedParts(t *testing.T) {
 	}
 	fixed := backgroundCost(t)
 	t.Logf("fixed %+v cores (the injection costs %.4f here), per request %+v CPU-s, fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, cpu.Fits)
-	if !cpu.Fits || cpu.Fixed.Low > fixed || cpu.Fixed.High < fixed || cpu.PerRequest.Low > 0.2e-3 || cpu.PerRequest.High < 0.2e-3 {
+	// The reference is measured too, idle (backgroundCost), where the
+	// curve's fixed part is the burn's cost beside the requests: the two
+	// read 2–4% apart (0.0224 against 0.0216 [0.0215, 0.0218]), so the
+	// interval counts within 5% of the reference.
+	slack := 0.05 * fixed
+	if !cpu.Fits || cpu.Fixed.Low > fixed+slack || cpu.Fixed.High < fixed-slack || cpu.PerRequest.Low > 0.2e-3 || cpu.PerRequest.High < 0.2e-3 {
 		busy("fixed %+v cores (want %.4f), per request %+v CPU-s (want 0.0002), fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, cpu.Fits)
 		return
 	}
@@ -153,17 +159,22 @@ func TestCurveRecoversInjectedParts(t *testing.T) {
 }
 
 // backgroundCost is what the provider's --background-cpu 20ms costs on
-// this machine, in cores: its CPU over 4 s idle, less an idle provider's
-// (the burn's own wake-ups, ten a second, add a little to the 20 ms it
-// spins).
+// this machine, in cores: its CPU over 12 s idle, less that of an idle
+// provider run beside it (the burn's own wake-ups, ten a second, add a
+// little to the 20 ms it spins). Each process's start and stop fall in
+// its count: over 4 s, one after the other, the difference read 0.0200 to
+// 0.0230 cores where the curve read 0.0213 and 0.0215 [0.0212, 0.0217].
 func backgroundCost(t *testing.T) float64 {
 	t.Helper()
-	idle := func(args ...string) float64 {
+	start := func(args ...string) *exec.Cmd {
 		cmd := tolltest.Command(t, append([]string{"app", "provider", "--addr", "127.0.0.1:0"}, args...)...)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(4 * time.Second)
+		return cmd
+	}
+	const over = 12 * time.Second
+	cores := func(cmd *exec.Cmd) float64 {
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
 		u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
@@ -171,7 +182,9 @@ func backgroundCost(t *testing.T) float64 {
 			t.Fatal("no resource usage of the provider")
 		}
 		sec := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
-		return (sec(u.Utime) + sec(u.Stime)) / 4
+		return (sec(u.Utime) + sec(u.Stime)) / over.Seconds()
 	}
-	return idle("--background-cpu", "20ms") - idle()
+	burning, idle := start("--background-cpu", "20ms"), start()
+	time.Sleep(over)
+	return cores(burning) - cores(idle)
 }
