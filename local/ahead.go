@@ -94,10 +94,10 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 
 // warmAhead starts n spares of each of owed's variants and warms them at
 // idle priority on the warm-up CPUs, all at once, until their JVMs settle
-// or their cost stops moving (the warm-up's own rules) or the budget's
-// end, and then shelves them, still at idle
-// priority, for their turn. It says and notes what it did; a spare that
-// cannot start or warm is noted, and stopped.
+// or their cost stops moving (the warm-up's own rules) or the budget ends,
+// and then shelves them, still at idle priority, for their turn. It says
+// and notes what it did; a spare that cannot start or warm is noted, and
+// stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
 	spares, variant, err := b.launchSpares(ctx, owed, n)
