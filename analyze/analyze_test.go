@@ -9,6 +9,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 func TestCompareVerdicts(t *testing.T) {
@@ -930,5 +931,37 @@ func TestUnevenStartsCarryMore(t *testing.T) {
 	}
 	if unevenV < 0.95*two || unevenV > two {
 		t.Errorf("three starts, the last one round of 81: %.3g, want about two starts' %.3g (three starts alike: %.3g)", unevenV, two, evenV)
+	}
+}
+
+// TestMoreStartsCountFromTheRoundsWeight checks that the estimate of what
+// more starts would reach counts the starts so far as the interval does, by
+// their rounds: a run of three starts whose last ran one round has not
+// less to go than a run of the first two alone.
+func TestMoreStartsCountFromTheRoundsWeight(t *testing.T) {
+	cal := record.DefaultCalibration()
+	series := func(n int, launch func(i int) int) PairedSeries {
+		s := PairedSeries{Variant: "v", Cost: CPUPerRequest, LogRatios: make([]float64, n), Launches: make([]int, n)}
+		for i := range n {
+			s.Launches[i] = launch(i)
+		}
+		return s
+	}
+	two := series(80, func(i int) int { return i / 40 })
+	three := series(81, func(i int) int { return min(i/40, 2) })
+	// A target that five starts alike reach and four do not.
+	five := fixedVariance(cal, CPUPerRequest, 5)
+	target := 100 * math.Sinh(stats.TQuantileN(80)*math.Sqrt(2*five))
+	progress := func(starts, rounds int) Progress {
+		return Progress{Rounds: rounds, Starts: starts, Elapsed: time.Duration(rounds) * time.Second,
+			RoundTime: time.Second, StartTime: 10 * time.Second, Calibration: cal}
+	}
+	w2 := widthOf(two, target, progress(2, 80), 2, 2, 0)
+	w3 := widthOf(three, target, progress(3, 81), 2, 2, 0)
+	if w2.MoreStarts != 3 {
+		t.Fatalf("two starts of 40 rounds: %d more starts, want 3", w2.MoreStarts)
+	}
+	if w3.MoreStarts > w2.MoreStarts {
+		t.Errorf("starts of 40, 40 and 1 rounds: %d more starts, more than the %d that two starts of 40 need", w3.MoreStarts, w2.MoreStarts)
 	}
 }

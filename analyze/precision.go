@@ -464,11 +464,13 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 	limit := math.Asinh(target / 100 / math.Exp(iv.Mean))
 	sd2 := iv.StdDev * iv.StdDev
 	// The run-level term, and what the starts so far hold fixed beyond
-	// it, which more starts divide (fixed = r² + J/S).
+	// it, which more starts divide (fixed = r² + J/k, k the starts the
+	// rounds' mean averages so far; each new start adds one to it).
 	r2 := fixedVariance(cal, s.Cost, 0)
+	k := startCount(p.Starts, s.Launches)
 	var jTotal float64
 	if p.Starts > 0 {
-		jTotal = max(fixed-r2, 0) * float64(p.Starts)
+		jTotal = max(fixed-r2, 0) * k
 	}
 	best := time.Duration(math.MaxInt64)
 	w.MoreRounds = -1
@@ -483,7 +485,7 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		}
 		f := r2
 		if starts > 0 {
-			f += jTotal / float64(starts)
+			f += jTotal / (k + float64(extra))
 		}
 		// The least rounds, at least two per new start, within the target.
 		nMin := max(n, minRounds, n+2*extra)
@@ -503,7 +505,7 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		w.MoreRounds, w.MoreStarts = 0, 0
 	}
 	if budget > 0 && p.Starts > 0 {
-		// The variance of the change's mean is sd²/n + 2·(r² + J/S).
+		// The variance of the change's mean is sd²/n + 2·(r² + J/k).
 		left := budget - p.Elapsed
 		least := math.Inf(1)
 		most := time.Duration(MaxStartShare * float64(budget))
@@ -512,7 +514,7 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 			if extra > 0 && (more < 2*extra || time.Duration(p.Starts)*p.StartTime+p.startsCost(extra) > most) {
 				break
 			}
-			v := sd2/float64(n+max(more, 0)) + 2*(r2+jTotal/float64(p.Starts+extra))
+			v := sd2/float64(n+max(more, 0)) + 2*(r2+jTotal/(k+float64(extra)))
 			if v < least {
 				least, w.FitStarts = v, extra
 			}

@@ -726,15 +726,21 @@ func sideFixed(cal record.Calibration, c Cost, starts int, base, vari []float64,
 	return sideFixedLog(cal, c, starts, xs, ls)
 }
 
-// sideFixedLog is sideFixed from the paired rounds' log ratios xs, each
-// run under the start in launches.
-func sideFixedLog(cal record.Calibration, c Cost, starts int, xs []float64, ls []int) (v float64, raised bool) {
-	// The rounds' mean weighs each start by its rounds: as many starts
-	// as it averages, at most the run's.
+// startCount returns how many starts the rounds' mean averages when the
+// run started its JVMs starts times and its rounds ran under the starts in
+// ls: each start weighs by its rounds (effectiveStarts), at most starts.
+func startCount(starts int, ls []int) float64 {
 	k := float64(starts)
 	if e := effectiveStarts(ls); starts >= 2 && e > 0 && e < k {
 		k = e
 	}
+	return k
+}
+
+// sideFixedLog is sideFixed from the paired rounds' log ratios xs, each
+// run under the start in launches.
+func sideFixedLog(cal record.Calibration, c Cost, starts int, xs []float64, ls []int) (v float64, raised bool) {
+	k := startCount(starts, ls)
 	v = fixedVariance(cal, c, k)
 	if starts < 2 || cal.JVMStartNoisePct[string(c)] == 0 {
 		return v, false
