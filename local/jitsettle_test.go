@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/scenario"
 )
 
 // readings returns one reading a second from the start, the JVM having
@@ -200,5 +201,35 @@ func TestSteadyCostRule(t *testing.T) {
 		if got := r.steady(tt.ps); got != tt.steady {
 			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.steady)
 		}
+	}
+}
+
+// TestCostRuleNotBesideTheRounds checks which warm-ups may end on a steady
+// cost: one toll chose, before the rounds; not one the scenario set, and
+// not one beside the rounds, where a cost holds still at idle priority
+// while the compilers wait to run.
+func TestCostRuleNotBesideTheRounds(t *testing.T) {
+	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
+	tests := []struct {
+		name   string
+		load   scenario.Load
+		beside bool
+		want   bool
+	}{
+		{"toll's warm-up before the rounds", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, false, true},
+		{"toll's warm-up beside the rounds", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, true, false},
+		{"the scenario's warm-up", scenario.Load{VariantWarmupUntil: until}, false, false},
+		{"no rule to settle by", scenario.Load{VariantWarmupAuto: true}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := costRule(tt.load, tt.beside)
+			if got := r != nil; got != tt.want {
+				t.Fatalf("a rule on the cost: %v, want %v", got, tt.want)
+			}
+			if r != nil && r.over != 5*time.Second {
+				t.Errorf("spans of %s, want half the JIT's window", r.over)
+			}
+		})
 	}
 }
