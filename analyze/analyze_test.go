@@ -965,3 +965,20 @@ func TestMoreStartsCountFromTheRoundsWeight(t *testing.T) {
 		t.Errorf("starts of 40, 40 and 1 rounds: %d more starts, more than the %d that two starts of 40 need", w3.MoreStarts, w2.MoreStarts)
 	}
 }
+
+// TestDecisionHeld checks that a target counts as held only when every
+// variant's series of its cost meets it.
+func TestDecisionHeld(t *testing.T) {
+	d := Decision{Widths: []Width{
+		{Variant: "a", Cost: CPUPerRequest, Reached: true},
+		{Variant: "b", Cost: CPUPerRequest, Reached: false},
+		{Variant: "a", Cost: CPUNoJIT, Reached: true},
+		{Variant: "b", Cost: CPUNoJIT, Reached: true},
+	}}
+	if got := d.Held(); !slices.Equal(got, []Cost{CPUNoJIT}) {
+		t.Errorf("held %v, want only %s", got, CPUNoJIT)
+	}
+	if got := (Decision{}).Held(); got != nil {
+		t.Errorf("no series: held %v", got)
+	}
+}

@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/tollperf/toll/record"
@@ -223,6 +225,23 @@ type Decision struct {
 	// decision asks for included (0 when its services carry no
 	// start-to-start term): what a backend may start and warm at once.
 	Planned int `json:"planned"`
+}
+
+// Held returns, in order, the costs whose target every series of d meets.
+func (d Decision) Held() []Cost {
+	met := map[Cost]bool{}
+	for _, w := range d.Widths {
+		if ok, seen := met[w.Cost]; !seen || ok {
+			met[w.Cost] = w.Reached
+		}
+	}
+	var out []Cost
+	for _, c := range slices.Sorted(maps.Keys(met)) {
+		if met[c] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Decide is the stopping rule of a run in precision mode. It computes each

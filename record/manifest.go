@@ -345,4 +345,17 @@ type PrecisionStep struct {
 	MoreRounds int     `json:"more_rounds,omitempty"`
 	MoreStarts int     `json:"more_starts,omitempty"`
 	MoreS      float64 `json:"more_s,omitempty"`
+	// Held lists the targets that every variant's interval met after the
+	// step's latest round, each with the round from which it has met them
+	// without a break: a step that spent its budget on one target says so
+	// when it met the others.
+	Held []TargetHeld `json:"held,omitempty"`
+}
+
+// TargetHeld is a precision target that every variant's interval of Cost
+// has met from round Round on, ElapsedS into its load step.
+type TargetHeld struct {
+	Cost     string  `json:"cost"`
+	Round    int     `json:"round"`
+	ElapsedS float64 `json:"elapsed_s"`
 }

@@ -75,7 +75,7 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		case len(more) > 0:
 			line += fmt.Sprintf("; about %s (≈ %s) would reach ±%g%%", strings.Join(more, " and "), minutes(st.MoreS), st.TargetPct)
 		}
-		return line
+		return line + heldText(st.Held, targets)
 	}
 	if st.Stop == "idle" {
 		return fmt.Sprintf("%d rounds%s, %s: no request for a per-request target to aim at; the minimum rounds measured what the variants cost without load", st.Rounds, over, took)
@@ -89,6 +89,24 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 			st.Rounds, over, took, st.Variant, label, st.HalfPct, why)
 	}
 	return fmt.Sprintf("stopped after %d rounds%s, %s, before reaching ±%g%% (%s %s at ±%.1f%%)", st.Rounds, over, took, st.TargetPct, st.Variant, label, st.HalfPct)
+}
+
+// heldText says which targets a step that stopped short met, and since
+// when: "; ±3% on CPU per request without JIT met from round 52 (9 min)
+// on"; "" for none.
+func heldText(held []record.TargetHeld, targets map[string]float64) string {
+	var parts []string
+	for _, h := range held {
+		label := h.Cost
+		if info := analyze.Info(analyze.Cost(h.Cost)); info.Label != "" {
+			label = info.Label
+		}
+		parts = append(parts, fmt.Sprintf("±%g%% on %s met from round %d (%s) on", targets[h.Cost], label, h.Round, minutes(h.ElapsedS)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(parts, ", ")
 }
 
 // targetsReached writes what a step reached: "±3%" for one target, or

@@ -28,6 +28,10 @@ func TestPrecisionLines(t *testing.T) {
 			"5 rounds over 2 starts, 50 s: no request for a per-request target to aim at; the minimum rounds measured what the variants cost without load"},
 		{record.PrecisionStep{Stop: "budget", Rounds: 12, Starts: 2, ElapsedS: 600, TargetPct: 3, HalfPct: 5.1, StartHalfPct: 4.4, Variant: "agent", Cost: "cpu_per_request_ms", MoreRounds: -1}, nil,
 			"budget spent after 12 rounds over 2 starts, 10 min: agent CPU per request at ±5.1%, of which ±4.4% is what differs between starts (only more starts narrow it); ±3% is out of reach at this spread (more than 10 times the budget)"},
+		{record.PrecisionStep{Stop: "budget", Rounds: 126, Starts: 2, ElapsedS: 1410, TargetPct: 3, HalfPct: 4.1, Variant: "datadog", Cost: "cpu_per_request_ms", MoreRounds: -1,
+			Held: []record.TargetHeld{{Cost: "cpu_per_request_nojit_ms", Round: 52, ElapsedS: 560}}},
+			map[string]float64{"cpu_per_request_ms": 3, "cpu_per_request_nojit_ms": 3},
+			"budget spent after 126 rounds over 2 starts, 24 min: datadog CPU per request at ±4.1%; ±3% is out of reach at this spread (more than 10 times the budget); ±3% on CPU per request without JIT met from round 52 (9 min) on"},
 	}
 	for _, tt := range tests {
 		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Targets: tt.targets, Steps: []record.PrecisionStep{tt.st}}}}

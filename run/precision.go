@@ -111,6 +111,9 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 		d = analyze.Decide(g, analyze.PrecisionSeries(sum, st.Step, g.Targets), prog)
 	}
 	rec := record.PrecisionStep{Stop: string(d.Reason), MoreRounds: d.MoreRounds, MoreStarts: d.MoreStarts, MoreS: d.MoreTime.Seconds()}
+	for _, c := range d.Held() {
+		rec.Held = append(rec.Held, record.TargetHeld{Cost: string(c)})
+	}
 	if d.Worst >= 0 {
 		w := d.Widths[d.Worst]
 		rec.Variant, rec.Cost, rec.TargetPct = w.Variant, string(w.Cost), w.TargetPct
@@ -200,6 +203,24 @@ func trialOf(a plan.Action) *plan.Trial {
 	return nil
 }
 
+// heldSince dates each target rec holds: from the round the step's record
+// before it (steps[i]; i < 0: none) dated it, when it held then too, or else
+// from rec's own round.
+func heldSince(rec *record.PrecisionStep, steps []record.PrecisionStep, i int) {
+	for j := range rec.Held {
+		h := &rec.Held[j]
+		h.Round, h.ElapsedS = rec.Rounds, rec.ElapsedS
+		if i < 0 {
+			continue
+		}
+		for _, p := range steps[i].Held {
+			if p.Cost == h.Cost {
+				h.Round, h.ElapsedS = p.Round, p.ElapsedS
+			}
+		}
+	}
+}
+
 // roundEnds reports whether actions[i] runs the last trial of its round.
 func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
 	t := trialOf(actions[i])
@@ -248,7 +269,9 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		rec.Starts = st.Starts
 	}
 	steps := m.Precision.Steps
-	if i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == t.Step }); i >= 0 {
+	i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == t.Step })
+	heldSince(&rec, steps, i)
+	if i >= 0 {
 		steps[i] = rec
 	} else {
 		m.Precision.Steps = append(steps, rec)

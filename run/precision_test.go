@@ -2,6 +2,7 @@ package run
 
 import (
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -237,5 +238,35 @@ func TestHeldTrialsAreTheDirectorys(t *testing.T) {
 			t.Errorf("trial %d: held %d (interrupted %v), on disk %d (interrupted %v)",
 				i, held[i].Index, held[i].Interrupted, onDisk[i].Index, onDisk[i].Interrupted)
 		}
+	}
+}
+
+// TestHeldSince checks that a target met round after round keeps the round
+// it was first met from, and that one met again after a break starts anew.
+func TestHeldSince(t *testing.T) {
+	before := []record.PrecisionStep{{Step: 0, Rounds: 40, ElapsedS: 400, Held: []record.TargetHeld{{Cost: "a", Round: 30, ElapsedS: 300}}}}
+	tests := []struct {
+		name  string
+		steps []record.PrecisionStep
+		i     int
+		held  []string
+		want  []record.TargetHeld
+	}{
+		{"first met now", nil, -1, []string{"a"}, []record.TargetHeld{{Cost: "a", Round: 41, ElapsedS: 410}}},
+		{"met since round 30", before, 0, []string{"a"}, []record.TargetHeld{{Cost: "a", Round: 30, ElapsedS: 300}}},
+		{"another met now", before, 0, []string{"b"}, []record.TargetHeld{{Cost: "b", Round: 41, ElapsedS: 410}}},
+		{"no longer met", before, 0, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := record.PrecisionStep{Rounds: 41, ElapsedS: 410}
+			for _, c := range tt.held {
+				rec.Held = append(rec.Held, record.TargetHeld{Cost: c})
+			}
+			heldSince(&rec, tt.steps, tt.i)
+			if !slices.Equal(rec.Held, tt.want) {
+				t.Errorf("held %+v, want %+v", rec.Held, tt.want)
+			}
+		})
 	}
 }
