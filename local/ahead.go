@@ -93,8 +93,8 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 }
 
 // warmAhead starts n spares of each of owed's variants and warms them at
-// idle priority on the warm-up CPUs, all at once, until their JVMs' JIT
-// settles (warmPhase says why not also their cost) or the budget ends,
+// idle priority on the warm-up CPUs, all at once, until their JVMs settle
+// or their cost stops moving (the warm-up's own rules) or the budget ends,
 // and then shelves them, still at idle priority, for their turn. It says
 // and notes what it did; a spare that cannot start or warm is noted, and
 // stopped.
@@ -124,7 +124,7 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	// load.variant_warmup bounds a warm-up that has the CPUs to itself
 	// and is spent from the budget. Beside the rounds a warm-up costs the
 	// run no time and gets only what the rounds leave of the CPUs: it runs
-	// until its JIT settles, for at most what is left of the budget.
+	// until its own rules end it, for at most what is left of the budget.
 	// Ten JVMs with agents, stopped after 5 minutes so, were swapped in
 	// still compiling, their CPU per request 15–40% above their earlier
 	// starts'.
@@ -132,7 +132,7 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most
 	}
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, true)
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))

@@ -178,7 +178,7 @@ func costReadings(secs int, rate uint64, cpr func(i int) time.Duration) []costPo
 // last three spans of 5 s, whatever its JIT does, and never before three
 // whole spans or while the cost still falls.
 func TestSteadyCostRule(t *testing.T) {
-	r := defaultSteady(10 * time.Second)
+	r := defaultSteady(10*time.Second, 5*time.Millisecond)
 	us := time.Microsecond
 	tests := []struct {
 		name   string
@@ -204,32 +204,54 @@ func TestSteadyCostRule(t *testing.T) {
 	}
 }
 
-// TestCostRuleNotBesideTheRounds checks which warm-ups may end on a steady
-// cost: one toll chose, before the rounds; not one the scenario set, and
-// not one beside the rounds, where a cost holds still at idle priority
-// while the compilers wait to run.
-func TestCostRuleNotBesideTheRounds(t *testing.T) {
+// TestCostRule checks which warm-ups may end on a steady cost: one toll
+// chose, not one the scenario set, and only while its JIT compiles less
+// than twice the JIT rule's threshold.
+func TestCostRule(t *testing.T) {
 	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
 	tests := []struct {
-		name   string
-		load   scenario.Load
-		beside bool
-		want   bool
+		name string
+		load scenario.Load
+		want bool
 	}{
-		{"toll's warm-up before the rounds", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, false, true},
-		{"toll's warm-up beside the rounds", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, true, false},
-		{"the scenario's warm-up", scenario.Load{VariantWarmupUntil: until}, false, false},
-		{"no rule to settle by", scenario.Load{VariantWarmupAuto: true}, false, false},
+		{"toll's warm-up", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, true},
+		{"the scenario's warm-up", scenario.Load{VariantWarmupUntil: until}, false},
+		{"no rule to settle by", scenario.Load{VariantWarmupAuto: true}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := costRule(tt.load, tt.beside)
+			r := costRule(tt.load)
 			if got := r != nil; got != tt.want {
 				t.Fatalf("a rule on the cost: %v, want %v", got, tt.want)
 			}
-			if r != nil && r.over != 5*time.Second {
-				t.Errorf("spans of %s, want half the JIT's window", r.over)
+			if r != nil && (r.over != 5*time.Second || r.jitUnder != 10*time.Millisecond) {
+				t.Errorf("spans of %s under %s of JIT a second, want half the JIT's window and twice its threshold", r.over, r.jitUnder)
 			}
 		})
+	}
+}
+
+// TestSteadyOnlyWhileTheJITTrickles checks that a cost steady while a JVM
+// of its variant compiles hard does not end a warm-up: the compilers may
+// be waiting for a CPU, and the cost holding still because they do.
+func TestSteadyOnlyWhileTheJITTrickles(t *testing.T) {
+	rule := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
+	r := defaultSteady(rule.over, rule.below)
+	flat := costReadings(40, 100, func(int) time.Duration { return 300 * time.Microsecond })
+	ms := time.Millisecond
+	tests := []struct {
+		name string
+		h    jitHistory
+		want bool
+	}{
+		{"both JVMs trickle", jitHistory{"v/a": readings(0, repeat(3*ms, 40)...), "v/b": readings(0, repeat(8*ms, 40)...)}, true},
+		{"one compiles at 40 ms/s", jitHistory{"v/a": readings(0, repeat(3*ms, 40)...), "v/b": readings(0, repeat(40*ms, 40)...)}, false},
+		{"not a whole window yet", jitHistory{"v/a": readings(0, repeat(1*ms, 5)...)}, false},
+		{"no JVM", jitHistory{}, true},
+	}
+	for _, tt := range tests {
+		if got := r.holds(flat, rule, tt.h); got != tt.want {
+			t.Errorf("%s: ends on its steady cost %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

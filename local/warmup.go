@@ -98,7 +98,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, false)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm)
 	if err != nil {
 		return err
 	}
@@ -120,9 +120,8 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // (warmupPhases), each trial's load shaped by its phase, warmed again beside
 // a fresh duet partner where rewarm says so, and returns how each went. A
 // warm-up toll chose lasts at most longest in all, its phases included; a
-// scenario's phases each last at most longest. beside says the warm-up runs
-// beside the rounds (warmPhase).
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm, beside bool) ([]warmupPhase, error) {
+// scenario's phases each last at most longest.
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
@@ -137,7 +136,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				break
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, beside)
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -228,9 +227,8 @@ type warmupPhase struct {
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
 // measured JVMs settle; a service that exits ends it. A warm-up toll chose
-// also ends once the cost the trials measure stops moving (costRule),
-// unless it runs beside the rounds (beside).
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, beside bool) warmupPhase {
+// also ends once the cost the trials measure stops moving (costRule).
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
@@ -279,7 +277,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		if b.s.Load.VariantWarmupAuto {
 			rule.noJVM = scenario.DefaultNoJVMWarmup
 		}
-		ph.verdict = b.watchJIT(wctx, rule, costRule(b.s.Load, beside), completed, owed, ph.origin)
+		ph.verdict = b.watchJIT(wctx, rule, costRule(b.s.Load), completed, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
@@ -287,21 +285,14 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 	return ph
 }
 
-// costRule returns the rule by which a warm-up also ends once the cost the
-// trials measure has stopped moving, whatever the JIT still does; nil:
-// none. A warm-up toll chose has one, unless it runs beside the rounds.
-// There its JVMs run at idle priority on what the rounds leave of the CPUs,
-// and their compiler threads wait their turn with the rest: the cost holds
-// still because compilation stalls, not because it is done. Starts warmed
-// so and then swapped in compiled at 30–80 ms/s for minutes of rounds,
-// their CPU per request 10–20 points above the start's before. The JIT's
-// own rule reads the wall time compilations take, waits included, so
-// beside the rounds it alone ends the warm-up, which costs the run no time.
-func costRule(l scenario.Load, beside bool) *steadyRule {
-	if !l.VariantWarmupAuto || beside || l.VariantWarmupUntil == nil {
+// costRule returns the rule by which a warm-up toll chose also ends once
+// the cost the trials measure has stopped moving while its JIT only
+// trickles (defaultSteady); nil for a warm-up the scenario set.
+func costRule(l scenario.Load) *steadyRule {
+	if !l.VariantWarmupAuto || l.VariantWarmupUntil == nil {
 		return nil
 	}
-	r := defaultSteady(l.VariantWarmupUntil.Over.D())
+	r := defaultSteady(l.VariantWarmupUntil.Over.D(), l.VariantWarmupUntil.JITBelow.D())
 	return &r
 }
 
@@ -559,7 +550,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		if steady != nil {
 			for v, n := range completed {
 				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
-				if !sides[v] && steady.steady(costs[v]) {
+				if !sides[v] && steady.holds(costs[v], rule, h.of(v)) {
 					steadyBy[v] = true
 				}
 			}
