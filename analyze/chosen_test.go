@@ -21,7 +21,7 @@ func TestWarningsSayWhoChose(t *testing.T) {
 		return w
 	}
 	starts := func(n int, chosen bool) Warning {
-		w, _ := jvmStartWarning(jvmStartNoise(record.DefaultCalibration()), n, chosen)
+		w, _ := jvmStartWarning(jvmStartNoise(record.DefaultCalibration()), n, float64(n), chosen)
 		return w
 	}
 	for _, tt := range []struct {
@@ -97,5 +97,30 @@ func TestBudgetCut(t *testing.T) {
 		if got := budgetCut(&record.Manifest{Precision: tt.p}, tt.step); got != tt.want {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestJVMStartWarningWeighsStarts checks that the least change a run's
+// starts resolve counts the starts as the rounds weigh them: three starts
+// of which the last ran one round of 81 resolve about what two do.
+func TestJVMStartWarningWeighsStarts(t *testing.T) {
+	pct := jvmStartNoise(record.DefaultCalibration())
+	var trials []*TrialCosts
+	for r := range 81 {
+		trials = append(trials, &TrialCosts{Variant: "baseline", Launch: min(r/40, 2)})
+	}
+	least := func(starts int, weighted float64) float64 {
+		w, ok := jvmStartWarning(pct, starts, weighted, true)
+		if !ok {
+			t.Fatal("no warning")
+		}
+		return w.Args[4].(float64)
+	}
+	k := weightedStarts(trials, "baseline", 3)
+	if k < 2 || k > 2.1 {
+		t.Fatalf("weighted starts %.2f, want about 2", k)
+	}
+	if got, two, three := least(3, k), least(2, 2), least(3, 3); got < 0.98*two || got <= three {
+		t.Errorf("three starts, the last of one round: resolves %.2f%%, want about two starts' %.2f%% (three alike: %.2f%%)", got, two, three)
 	}
 }

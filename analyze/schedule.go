@@ -129,18 +129,37 @@ func jvmStarts(m *record.Manifest, trials []*TrialCosts) int {
 	return 0
 }
 
+// weightedStarts returns how many starts the means of the baseline's
+// rounds average, each start weighed by its rounds (effectiveStarts), the
+// least over load steps, at most starts.
+func weightedStarts(trials []*TrialCosts, baseline string, starts int) float64 {
+	byStep := map[int][]int{}
+	for _, tc := range trials {
+		if tc.Variant == baseline {
+			byStep[tc.Step] = append(byStep[tc.Step], tc.Launch)
+		}
+	}
+	k := float64(starts)
+	for _, ls := range byStep {
+		k = min(k, startCount(starts, ls))
+	}
+	return k
+}
+
 // jvmStartWarning says what a run whose JVMs started starts times carries
-// in its CPU intervals, and why.
+// in its CPU intervals, and why: the least change each resolves divides the
+// start-to-start term among weighted starts, the starts as the rounds'
+// means weigh them (weightedStarts).
 //
 // With chosen (precision mode), toll chose the starts, and the warning says
 // so instead of asking for more.
-func jvmStartWarning(pct map[Cost]float64, starts int, chosen bool) (Warning, bool) {
+func jvmStartWarning(pct map[Cost]float64, starts int, weighted float64, chosen bool) (Warning, bool) {
 	if len(pct) == 0 {
 		return Warning{}, false
 	}
 	// A change between two sides carries two starts' terms; more starts
 	// divide them.
-	per := math.Sqrt(float64(starts))
+	per := math.Sqrt(max(weighted, 1))
 	z := stats.ZQuantile()
 	return warn(WarnJVMStarts, starts, chosen, pct[CPUPerRequest], pct[CPUNoJIT],
 		z*math.Sqrt2*pct[CPUPerRequest]/per, z*math.Sqrt2*pct[CPUNoJIT]/per), true

@@ -603,7 +603,7 @@ func (z *summarizer) runWarnings() {
 	if w, ok := restartOnceWarning(m, z.trials); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
-	if w, ok := jvmStartWarning(s.StartNoisePct, z.starts, m.Precision != nil); ok {
+	if w, ok := jvmStartWarning(s.StartNoisePct, z.starts, weightedStarts(s.Trials, m.Baseline, z.starts), m.Precision != nil); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if w, ok := sharedCPUsBusyWarning(m, s.Trials); ok {
