@@ -186,7 +186,7 @@ type steadyRule struct {
 	// least is the fewest completed requests a span must hold to count.
 	least uint64
 	// jitUnder is the JIT time per second of wall time (jitRule.rate) each
-	// of the variant's JVMs must stay under.
+	// of the variant's JVMs must stay under; 0: none.
 	jitUnder time.Duration
 }
 
@@ -206,7 +206,7 @@ func defaultSteady(over, jitBelow time.Duration) steadyRule {
 // ps, its readings in order, while each of its JVMs in h compiles less
 // than r.jitUnder over a whole window of jit.
 func (r steadyRule) holds(ps []costPoint, jit jitRule, h jitHistory) bool {
-	return r.steady(ps) && jit.trickles(h, r.jitUnder)
+	return r.steady(ps) && (r.jitUnder == 0 || jit.trickles(h, r.jitUnder))
 }
 
 // steady reports whether ps, a variant's readings in order, end in r.windows

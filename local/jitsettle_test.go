@@ -205,27 +205,31 @@ func TestSteadyCostRule(t *testing.T) {
 }
 
 // TestCostRule checks which warm-ups may end on a steady cost: one toll
-// chose, not one the scenario set, and only while its JIT compiles less
-// than twice the JIT rule's threshold.
+// chose, not one the scenario set; in its last phase only while its JIT
+// compiles less than twice the JIT rule's threshold, in a phase before
+// whatever the JIT does.
 func TestCostRule(t *testing.T) {
 	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
 	tests := []struct {
-		name string
-		load scenario.Load
-		want bool
+		name  string
+		load  scenario.Load
+		last  bool
+		want  bool
+		under time.Duration
 	}{
-		{"toll's warm-up", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, true},
-		{"the scenario's warm-up", scenario.Load{VariantWarmupUntil: until}, false},
-		{"no rule to settle by", scenario.Load{VariantWarmupAuto: true}, false},
+		{"toll's warm-up, its last phase", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, true, true, 10 * time.Millisecond},
+		{"toll's warm-up, a phase before", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, false, true, 0},
+		{"the scenario's warm-up", scenario.Load{VariantWarmupUntil: until}, true, false, 0},
+		{"no rule to settle by", scenario.Load{VariantWarmupAuto: true}, true, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := costRule(tt.load)
+			r := costRule(tt.load, tt.last)
 			if got := r != nil; got != tt.want {
 				t.Fatalf("a rule on the cost: %v, want %v", got, tt.want)
 			}
-			if r != nil && (r.over != 5*time.Second || r.jitUnder != 10*time.Millisecond) {
-				t.Errorf("spans of %s under %s of JIT a second, want half the JIT's window and twice its threshold", r.over, r.jitUnder)
+			if r != nil && (r.over != 5*time.Second || r.jitUnder != tt.under) {
+				t.Errorf("spans of %s under %s of JIT a second, want half the JIT's window and %s", r.over, r.jitUnder, tt.under)
 			}
 		})
 	}
@@ -253,5 +257,9 @@ func TestSteadyOnlyWhileTheJITTrickles(t *testing.T) {
 		if got := r.holds(flat, rule, tt.h); got != tt.want {
 			t.Errorf("%s: ends on its steady cost %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	r.jitUnder = 0 // a phase before the last
+	if !r.holds(flat, rule, jitHistory{"v/a": readings(0, repeat(40*time.Millisecond, 40)...)}) {
+		t.Error("a phase before the last does not end on a steady cost while its JIT compiles at 40 ms/s")
 	}
 }
