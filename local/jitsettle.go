@@ -92,18 +92,6 @@ func (r jitRule) settled(h jitHistory) (ok bool, rates map[string]float64) {
 	return ok, rates
 }
 
-// trickles reports whether every JVM of h compiles less than under per
-// second over a whole window of r: with no JVM, nothing compiles.
-func (r jitRule) trickles(h jitHistory, under time.Duration) bool {
-	limit := float64(under) / float64(time.Millisecond)
-	for _, ps := range h {
-		if ms, full := r.rate(ps); !full || ms >= limit {
-			return false
-		}
-	}
-	return true
-}
-
 // sidesSettled marks in sides each of owed's variants whose JVMs in h have
 // settled together by r (markSides), and reports whether every variant
 // with a JVM in h is marked (allMarked).
@@ -167,46 +155,24 @@ type costPoint struct {
 // steadyRule ends a warm-up toll chose once what the trials measure has
 // stopped moving: a variant's CPU per request without its JIT compiler
 // threads' CPU, over each of the last windows spans of length over, lies
-// within band of their mean, while each of its JVMs compiles less than
-// jitUnder. A JVM's compiler may trickle on for minutes at a few ms per
-// second after its hot code is compiled; that no longer moves what a
-// request costs. One that compiles harder is not done: where JVMs share
-// the CPUs with more work than they hold (ten JVMs warmed at once on two
-// CPUs, or a start warmed at idle priority beside the rounds), the
-// compilers wait their turn with the rest, and a cost can hold still
-// because compiling stalls. Ten JVMs with agents whose warm-up so ended
-// at 14–87 ms/s compiled in bursts of up to 70 ms/s for their first 17
-// rounds, and a start warmed beside the rounds and ended so compiled at
-// 30–80 ms/s for minutes once swapped in, its CPU per request without
-// the compilers' 10–20 points above the start's before.
+// within band of their mean. A JVM's compiler may trickle on for minutes
+// at a few ms per second after its hot code is compiled; that no longer
+// moves what a request costs.
 type steadyRule struct {
 	over    time.Duration
 	windows int
 	band    float64 // a share of the mean, e.g. 0.05
 	// least is the fewest completed requests a span must hold to count.
 	least uint64
-	// jitUnder is the JIT time per second of wall time (jitRule.rate) each
-	// of the variant's JVMs must stay under; 0: none.
-	jitUnder time.Duration
 }
 
-// defaultSteady is the rule a warm-up toll chose uses beside the JIT's
-// (whose threshold is jitBelow over the window over): three spans of half
-// the JIT rule's window (5 s at least) within ±2.5% of their mean, while
-// the JIT compiles less than twice its threshold, below which a variant
-// that settled counts as settled still (jitRule.markSides). A JVM whose
-// JIT still trickles after its hot code is compiled settled by this rule
-// in 15 s where the JIT's took 30 s or more (docs/benchmarks.md, "The
-// schedule toll chooses").
-func defaultSteady(over, jitBelow time.Duration) steadyRule {
-	return steadyRule{over: max(over/2, 5*time.Second), windows: 3, band: 0.05, least: 20, jitUnder: 2 * jitBelow}
-}
-
-// holds reports whether a variant's warm-up ends on its cost: steady over
-// ps, its readings in order, while each of its JVMs in h compiles less
-// than r.jitUnder over a whole window of jit.
-func (r steadyRule) holds(ps []costPoint, jit jitRule, h jitHistory) bool {
-	return r.steady(ps) && (r.jitUnder == 0 || jit.trickles(h, r.jitUnder))
+// defaultSteady is the rule a warm-up toll chose uses beside the JIT's:
+// three spans of half the JIT rule's window (5 s at least) within ±2.5% of
+// their mean. A JVM whose JIT still trickles after its hot code is
+// compiled settled by this rule in 15 s where the JIT's took 30 s or more
+// (docs/benchmarks.md, "The schedule toll chooses").
+func defaultSteady(over time.Duration) steadyRule {
+	return steadyRule{over: max(over/2, 5*time.Second), windows: 3, band: 0.05, least: 20}
 }
 
 // steady reports whether ps, a variant's readings in order, end in r.windows

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/plan"
-	"github.com/tollperf/toll/scenario"
 )
 
 // readings returns one reading a second from the start, the JVM having
@@ -178,7 +177,7 @@ func costReadings(secs int, rate uint64, cpr func(i int) time.Duration) []costPo
 // last three spans of 5 s, whatever its JIT does, and never before three
 // whole spans or while the cost still falls.
 func TestSteadyCostRule(t *testing.T) {
-	r := defaultSteady(10*time.Second, 5*time.Millisecond)
+	r := defaultSteady(10 * time.Second)
 	us := time.Microsecond
 	tests := []struct {
 		name   string
@@ -201,65 +200,5 @@ func TestSteadyCostRule(t *testing.T) {
 		if got := r.steady(tt.ps); got != tt.steady {
 			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.steady)
 		}
-	}
-}
-
-// TestCostRule checks which warm-ups may end on a steady cost: one toll
-// chose, not one the scenario set; in its last phase only while its JIT
-// compiles less than twice the JIT rule's threshold, in a phase before
-// whatever the JIT does.
-func TestCostRule(t *testing.T) {
-	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
-	tests := []struct {
-		name  string
-		load  scenario.Load
-		last  bool
-		want  bool
-		under time.Duration
-	}{
-		{"toll's warm-up, its last phase", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, true, true, 10 * time.Millisecond},
-		{"toll's warm-up, a phase before", scenario.Load{VariantWarmupUntil: until, VariantWarmupAuto: true}, false, true, 0},
-		{"the scenario's warm-up", scenario.Load{VariantWarmupUntil: until}, true, false, 0},
-		{"no rule to settle by", scenario.Load{VariantWarmupAuto: true}, true, false, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := costRule(tt.load, tt.last)
-			if got := r != nil; got != tt.want {
-				t.Fatalf("a rule on the cost: %v, want %v", got, tt.want)
-			}
-			if r != nil && (r.over != 5*time.Second || r.jitUnder != tt.under) {
-				t.Errorf("spans of %s under %s of JIT a second, want half the JIT's window and %s", r.over, r.jitUnder, tt.under)
-			}
-		})
-	}
-}
-
-// TestSteadyOnlyWhileTheJITTrickles checks that a cost steady while a JVM
-// of its variant compiles hard does not end a warm-up: the compilers may
-// be waiting for a CPU, and the cost holding still because they do.
-func TestSteadyOnlyWhileTheJITTrickles(t *testing.T) {
-	rule := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
-	r := defaultSteady(rule.over, rule.below)
-	flat := costReadings(40, 100, func(int) time.Duration { return 300 * time.Microsecond })
-	ms := time.Millisecond
-	tests := []struct {
-		name string
-		h    jitHistory
-		want bool
-	}{
-		{"both JVMs trickle", jitHistory{"v/a": readings(0, repeat(3*ms, 40)...), "v/b": readings(0, repeat(8*ms, 40)...)}, true},
-		{"one compiles at 40 ms/s", jitHistory{"v/a": readings(0, repeat(3*ms, 40)...), "v/b": readings(0, repeat(40*ms, 40)...)}, false},
-		{"not a whole window yet", jitHistory{"v/a": readings(0, repeat(1*ms, 5)...)}, false},
-		{"no JVM", jitHistory{}, true},
-	}
-	for _, tt := range tests {
-		if got := r.holds(flat, rule, tt.h); got != tt.want {
-			t.Errorf("%s: ends on its steady cost %v, want %v", tt.name, got, tt.want)
-		}
-	}
-	r.jitUnder = 0 // a phase before the last
-	if !r.holds(flat, rule, jitHistory{"v/a": readings(0, repeat(40*time.Millisecond, 40)...)}) {
-		t.Error("a phase before the last does not end on a steady cost while its JIT compiles at 40 ms/s")
 	}
 }

@@ -125,8 +125,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
-	shapes := warmupPhases(b.s, auto && jvm)
-	for i, shape := range shapes {
+	for _, shape := range warmupPhases(b.s, auto && jvm) {
 		loads := make([]*plan.Trial, len(owed))
 		for i, pt := range owed {
 			loads[i] = shape.trial(pt, rewarm[i])
@@ -137,7 +136,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				break
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, i == len(shapes)-1)
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -227,10 +226,8 @@ type warmupPhase struct {
 // warmPhase loads each of owed's services at the matching trial of loads,
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
-// measured JVMs settle; a service that exits ends it. A warm-up toll chose
-// also ends once the cost the trials measure stops moving (costRule), in
-// its last phase (last) only while the JIT trickles.
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, last bool) warmupPhase {
+// measured JVMs settle; a service that exits ends it.
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
@@ -279,31 +276,19 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		if b.s.Load.VariantWarmupAuto {
 			rule.noJVM = scenario.DefaultNoJVMWarmup
 		}
-		ph.verdict = b.watchJIT(wctx, rule, costRule(b.s.Load, last), completed, owed, ph.origin)
+		var steady *steadyRule
+		if b.s.Load.VariantWarmupAuto {
+			// A warm-up toll chose also ends once the cost the trials
+			// measure has stopped moving, whatever the JIT still does.
+			r := defaultSteady(u.Over.D())
+			steady = &r
+		}
+		ph.verdict = b.watchJIT(wctx, rule, steady, completed, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
 	ph.exited = exited.Load()
 	return ph
-}
-
-// costRule returns the rule by which a phase of a warm-up toll chose also
-// ends once the cost the trials measure has stopped moving (defaultSteady);
-// nil for a warm-up the scenario set. The phases before the last load the
-// JVMs hard, to bring their code to the JIT's thresholds: a steady cost
-// ends them whatever the JIT does, since loading them harder only queues
-// more for compilers that wait for a CPU. The last phase, at the trial's
-// own load, is where that queue drains: there the cost ends it only while
-// the JIT trickles (steadyRule.jitUnder).
-func costRule(l scenario.Load, last bool) *steadyRule {
-	if !l.VariantWarmupAuto || l.VariantWarmupUntil == nil {
-		return nil
-	}
-	r := defaultSteady(l.VariantWarmupUntil.Over.D(), l.VariantWarmupUntil.JITBelow.D())
-	if !last {
-		r.jitUnder = 0
-	}
-	return &r
 }
 
 // warmupShape is the load of one phase of a variant warm-up.
@@ -560,7 +545,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		if steady != nil {
 			for v, n := range completed {
 				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
-				if !sides[v] && steady.holds(costs[v], rule, h.of(v)) {
+				if !sides[v] && steady.steady(costs[v]) {
 					steadyBy[v] = true
 				}
 			}
