@@ -46,10 +46,7 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		over = fmt.Sprintf(" over %d starts", st.Starts)
 	}
 	took := minutes(st.ElapsedS)
-	label := st.Cost
-	if info := analyze.Info(analyze.Cost(st.Cost)); info.Label != "" {
-		label = info.Label
-	}
+	label := costLabel(st.Cost)
 	switch st.Stop {
 	case "reached":
 		return fmt.Sprintf("reached %s after %d rounds%s, %s", targetsReached(st.TargetPct, targets), st.Rounds, over, took)
@@ -97,11 +94,7 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 func heldText(held []record.TargetHeld, targets map[string]float64) string {
 	var parts []string
 	for _, h := range held {
-		label := h.Cost
-		if info := analyze.Info(analyze.Cost(h.Cost)); info.Label != "" {
-			label = info.Label
-		}
-		parts = append(parts, fmt.Sprintf("±%g%% on %s met from round %d (%s) on", targets[h.Cost], label, h.Round, minutes(h.ElapsedS)))
+		parts = append(parts, fmt.Sprintf("±%g%% on %s met from round %d (%s) on", targets[h.Cost], costLabel(h.Cost), h.Round, minutes(h.ElapsedS)))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -123,13 +116,18 @@ func targetsReached(pct float64, targets map[string]float64) string {
 	slices.Sort(costs)
 	parts := make([]string, len(costs))
 	for i, c := range costs {
-		label := c
-		if info := analyze.Info(analyze.Cost(c)); info.Label != "" {
-			label = info.Label
-		}
-		parts[i] = fmt.Sprintf("±%g%% on %s", targets[c], label)
+		parts[i] = fmt.Sprintf("±%g%% on %s", targets[c], costLabel(c))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// costLabel is cost c's label in words ("CPU per request"), or its name
+// where it has none.
+func costLabel(c string) string {
+	if info := analyze.Info(analyze.Cost(c)); info.Label != "" {
+		return info.Label
+	}
+	return c
 }
 
 // minutes writes seconds as "11 min", or "40 s" under a minute.
