@@ -204,16 +204,13 @@ func trialOf(a plan.Action) *plan.Trial {
 }
 
 // heldSince dates each target rec holds: from the round the step's record
-// before it (steps[i]; i < 0: none) dated it, when it held then too, or else
+// before it dated it, when it held then too (before, nil for none), or else
 // from rec's own round.
-func heldSince(rec *record.PrecisionStep, steps []record.PrecisionStep, i int) {
+func heldSince(rec *record.PrecisionStep, before []record.TargetHeld) {
 	for j := range rec.Held {
 		h := &rec.Held[j]
 		h.Round, h.ElapsedS = rec.Rounds, rec.ElapsedS
-		if i < 0 {
-			continue
-		}
-		for _, p := range steps[i].Held {
+		for _, p := range before {
 			if p.Cost == h.Cost {
 				h.Round, h.ElapsedS = p.Round, p.ElapsedS
 			}
@@ -269,11 +266,11 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		rec.Starts = st.Starts
 	}
 	steps := m.Precision.Steps
-	i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == t.Step })
-	heldSince(&rec, steps, i)
-	if i >= 0 {
+	if i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == t.Step }); i >= 0 {
+		heldSince(&rec, steps[i].Held)
 		steps[i] = rec
 	} else {
+		heldSince(&rec, nil)
 		m.Precision.Steps = append(steps, rec)
 	}
 	// The manifest's rounds are those run, not the plan's ceiling.

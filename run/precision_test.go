@@ -244,18 +244,17 @@ func TestHeldTrialsAreTheDirectorys(t *testing.T) {
 // TestHeldSince checks that a target met round after round keeps the round
 // it was first met from, and that one met again after a break starts anew.
 func TestHeldSince(t *testing.T) {
-	before := []record.PrecisionStep{{Step: 0, Rounds: 40, ElapsedS: 400, Held: []record.TargetHeld{{Cost: "a", Round: 30, ElapsedS: 300}}}}
+	before := []record.TargetHeld{{Cost: "a", Round: 30, ElapsedS: 300}}
 	tests := []struct {
-		name  string
-		steps []record.PrecisionStep
-		i     int
-		held  []string
-		want  []record.TargetHeld
+		name   string
+		before []record.TargetHeld
+		held   []string
+		want   []record.TargetHeld
 	}{
-		{"first met now", nil, -1, []string{"a"}, []record.TargetHeld{{Cost: "a", Round: 41, ElapsedS: 410}}},
-		{"met since round 30", before, 0, []string{"a"}, []record.TargetHeld{{Cost: "a", Round: 30, ElapsedS: 300}}},
-		{"another met now", before, 0, []string{"b"}, []record.TargetHeld{{Cost: "b", Round: 41, ElapsedS: 410}}},
-		{"no longer met", before, 0, nil, nil},
+		{"first met now", nil, []string{"a"}, []record.TargetHeld{{Cost: "a", Round: 41, ElapsedS: 410}}},
+		{"met since round 30", before, []string{"a"}, []record.TargetHeld{{Cost: "a", Round: 30, ElapsedS: 300}}},
+		{"another met now", before, []string{"b"}, []record.TargetHeld{{Cost: "b", Round: 41, ElapsedS: 410}}},
+		{"no longer met", before, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,7 +262,7 @@ func TestHeldSince(t *testing.T) {
 			for _, c := range tt.held {
 				rec.Held = append(rec.Held, record.TargetHeld{Cost: c})
 			}
-			heldSince(&rec, tt.steps, tt.i)
+			heldSince(&rec, tt.before)
 			if !slices.Equal(rec.Held, tt.want) {
 				t.Errorf("held %+v, want %+v", rec.Held, tt.want)
 			}
