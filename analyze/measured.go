@@ -17,6 +17,10 @@ type Measured struct {
 	// still going or cut short).
 	WindowS  float64 `json:"window_s"`
 	ElapsedS float64 `json:"elapsed_s"`
+	// CountedS is the part of WindowS whose trials the comparisons
+	// counted, when some were left out while their start settled
+	// (Summary.Settling); 0 otherwise.
+	CountedS float64 `json:"counted_s,omitempty"`
 }
 
 // Share is WindowS over ElapsedS, from 0 to 1.

@@ -93,6 +93,10 @@ type Progress struct {
 	// the current start (awaitWarming): the start then costs a stop, not
 	// a warm-up.
 	WarmingStarts int
+	// SettleRounds is how many leading rounds a start of this step has
+	// taken to settle (SettleRounds): a new start's first rounds are not
+	// counted either, and so cost it their time.
+	SettleRounds int
 	// RunLeft is what is left of the whole run's budget, for this step
 	// and those after it, and Later is set when load steps follow this
 	// one: a step whose target is out of reach in RunLeft cedes its
@@ -123,10 +127,13 @@ func (p Progress) roundTime() time.Duration {
 }
 
 // startsCost returns what n more starts take: the first ReadyStarts and
-// WarmingStarts of them SwapTime each, the rest StartTime each.
+// WarmingStarts of them SwapTime each, the rest StartTime each, and each
+// its SettleRounds rounds.
 func (p Progress) startsCost(n int) time.Duration {
-	ready := min(max(n, 0), max(p.ReadyStarts, 0)+max(p.WarmingStarts, 0))
-	return time.Duration(ready)*p.SwapTime + time.Duration(max(n-ready, 0))*p.StartTime
+	n = max(n, 0)
+	ready := min(n, max(p.ReadyStarts, 0)+max(p.WarmingStarts, 0))
+	settle := time.Duration(n*max(p.SettleRounds, 0)) * p.roundTime()
+	return time.Duration(ready)*p.SwapTime + time.Duration(n-ready)*p.StartTime + settle
 }
 
 // awaitWarming reports whether a new start due now waits for the starts
@@ -571,6 +578,19 @@ func PrecisionSeries(sum *Summary, step int, targets []Target) []PairedSeries {
 		}
 	}
 	return out
+}
+
+// SettleRounds returns the most leading rounds that a start of load step
+// step of sum left out of its comparisons while its JVMs settled
+// (Summary.Settling), 0 when none did.
+func SettleRounds(sum *Summary, step int) int {
+	n := 0
+	for _, st := range sum.Settling {
+		if st.Step == step {
+			n = max(n, len(st.Rounds))
+		}
+	}
+	return n
 }
 
 // JVMStartTerm reports whether sum's CPU intervals carry the JVM

@@ -130,12 +130,12 @@ func jvmStarts(m *record.Manifest, trials []*TrialCosts) int {
 }
 
 // weightedStarts returns how many starts the means of the baseline's
-// rounds average, each start weighed by its rounds (effectiveStarts), the
+// rounds counted average, each start weighed by its rounds (effectiveStarts), the
 // least over load steps, at most starts.
 func weightedStarts(trials []*TrialCosts, baseline string, starts int) float64 {
 	byStep := map[int][]int{}
 	for _, tc := range trials {
-		if tc.Variant == baseline {
+		if tc.Variant == baseline && !tc.Settling {
 			byStep[tc.Step] = append(byStep[tc.Step], tc.Launch)
 		}
 	}

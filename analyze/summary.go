@@ -65,6 +65,10 @@ type Summary struct {
 	// Warmups says per variant how its variant warm-ups ended, when they
 	// could end once its JVMs settled (load.variant_warmup_until).
 	Warmups []Warmup `json:"warmups,omitempty"`
+	// Settling are the leading rounds of starts left out of the
+	// comparisons because their JVMs still compiled what the warm-up left
+	// them (settle).
+	Settling []Settling `json:"settling,omitempty"`
 	// StartNoisePct is, per cost, the standard deviation in percent of
 	// what differs between two starts of the same JVM, per side and start,
 	// when the run's JVMs were started once (JVMStartNoisePct); the
@@ -347,12 +351,23 @@ func (z *summarizer) sortTrials() {
 			z.file(stepVariant{t.Step, pairKey(t.Variant, t.Pair)}, t.Round, tc)
 		}
 	}
-	if ms, ok := measured(m, z.trials); ok {
-		s.Measured = &ms
-	}
 	z.starts, z.once, z.cal = jvmStarts(m, s.Trials), startedOnce(m), CalibrationOf(m)
 	if z.starts > 0 {
 		s.StartNoisePct = jvmStartNoise(z.cal)
+	}
+	z.settle()
+	if ms, ok := measured(m, z.trials); ok {
+		if len(s.Settling) > 0 {
+			var counted []*record.Trial
+			for i, tc := range s.Trials {
+				if !tc.Excluded && !tc.Settling {
+					counted = append(counted, z.summarized[i])
+				}
+			}
+			c, _ := measured(m, counted)
+			ms.CountedS = c.WindowS
+		}
+		s.Measured = &ms
 	}
 	z.roles = map[string]string{}
 	for _, t := range z.trials {

@@ -28,6 +28,10 @@ type TrialCosts struct {
 	// Excluded is set when the trial was left out of the comparisons (it
 	// was cut short, or flagged with ExcludeFlagged).
 	Excluded bool `json:"excluded,omitempty"`
+	// Settling is set when the trial was left out of the comparisons as
+	// one of its start's leading rounds, its JVMs still compiling what the
+	// warm-up left them (Summary.Settling).
+	Settling bool `json:"settling,omitempty"`
 	// Seconds are the whole seconds of the measured window, each with the
 	// load's and the measured services' figures (series.csv).
 	Seconds []Second `json:"seconds,omitempty"`

@@ -57,6 +57,7 @@ func writeHTML(w io.Writer, s *analyze.Summary, fromSummary bool) error {
 	}
 	d.Schedule = scheduleLine(m)
 	d.Warmups = warmupsLine(s)
+	d.Settling = settlingLine(s)
 	d.Multiplicity = runMultiplicity(s)
 	if line := latencyLine(s); line != "" {
 		d.Multiplicity = append(d.Multiplicity, line)
@@ -254,6 +255,9 @@ type htmlData struct {
 	// Warmups is how the variant warm-ups until the JIT settled went, when
 	// the run had them.
 	Warmups string
+	// Settling is which starts' leading rounds were left out while their
+	// JIT settled (settlingLine).
+	Settling string
 	// Schedule says what toll chose of the schedule (scheduleLine).
 	Schedule string
 	// Multiplicity says, per comparison, how many costs were tested at
@@ -605,6 +609,7 @@ p.note{color:#666;font-size:12px;margin:4px 0}
 against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Baseline}}</b>{{end}} — {{.Rounds}}, {{if .M.Mode}}{{.Mode}}, {{end}}{{with .VariantWarmup}}{{.}}, {{end}}seed {{.M.Seed}}{{if .Started}}, {{.Started}}{{end}}</p>
 {{with .Schedule}}<p class="note">{{.}}</p>{{end}}
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
+{{with .Settling}}<p class="note">{{.}}</p>{{end}}
 {{range .Precision}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}

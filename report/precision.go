@@ -221,6 +221,45 @@ func measuredLine(s *analyze.Summary) string {
 	if ms.ElapsedS < 120 {
 		unit, div = "s", 1
 	}
-	return fmt.Sprintf("measured %.1f of %.1f %s (%.0f%%) in windows; starts, warm-ups and each trial's warm-up load took the rest",
-		ms.WindowS/div, ms.ElapsedS/div, unit, 100*ms.Share())
+	counted := ""
+	if ms.CountedS > 0 {
+		counted = fmt.Sprintf(", %.1f %s of them counted (the rest while starts settled)", ms.CountedS/div, unit)
+	}
+	return fmt.Sprintf("measured %.1f of %.1f %s (%.0f%%) in windows%s; starts, warm-ups and each trial's warm-up load took the rest",
+		ms.WindowS/div, ms.ElapsedS/div, unit, 100*ms.Share(), counted)
+}
+
+// settlingLine says which starts' leading rounds the comparisons left out
+// while their JVMs' compilers settled ("" for none): "rounds left out
+// while a start's JIT settled: start 1 baseline 20 of 47 (the compilers'
+// CPU 9.1 ms/s over them, 0.8 after), otel 15 of 47 (…); start 2 …".
+func settlingLine(s *analyze.Summary) string {
+	if len(s.Settling) == 0 {
+		return ""
+	}
+	labels := map[int]string{}
+	for _, st := range s.Steps {
+		labels[st.Index] = st.Label()
+	}
+	var groups []string
+	var parts []string
+	flush := func(st analyze.Settling) {
+		head := fmt.Sprintf("start %d", st.Launch+1)
+		if len(s.Steps) > 1 {
+			head = labels[st.Step] + ", " + head
+		}
+		groups = append(groups, head+" "+strings.Join(parts, ", "))
+		parts = nil
+	}
+	for i, st := range s.Settling {
+		name := st.Variant
+		if st.Pair != "" {
+			name += " beside " + st.Pair
+		}
+		parts = append(parts, fmt.Sprintf("%s %d of %d (%.1f → %.1f ms/s)", name, len(st.Rounds), st.Of, st.JITBefore, st.JITAfter))
+		if i == len(s.Settling)-1 || s.Settling[i+1].Step != st.Step || s.Settling[i+1].Launch != st.Launch {
+			flush(st)
+		}
+	}
+	return "rounds left out while a start's JIT settled (the compilers' CPU over them → over the start's rounds counted): " + strings.Join(groups, "; ")
 }

@@ -118,3 +118,35 @@ func TestScheduleAndMeasuredLines(t *testing.T) {
 		t.Errorf("nothing chosen: %q", got)
 	}
 }
+
+// TestSettlingLine checks that a run that left a start's leading rounds
+// out says which, by start, with the compilers' CPU over them and after,
+// and that its measured line says how much of the windows counted.
+func TestSettlingLine(t *testing.T) {
+	m := &record.Manifest{Scenario: "p", Baseline: "baseline", Variants: []string{"baseline", "v"}, Restart: "once", Starts: 2,
+		Precision: &record.Precision{Targets: map[string]float64{"cpu_per_request_ms": 3}}}
+	s := &analyze.Summary{Scenario: "p", Baseline: "baseline", Variants: m.Variants, Manifest: m,
+		Measured: &analyze.Measured{WindowS: 414, ElapsedS: 600, CountedS: 350},
+		Steps:    []analyze.Step{{Index: 0, Rate: 50}},
+		Settling: []analyze.Settling{
+			{Step: 0, Variant: "baseline", Launch: 0, Rounds: []int{1, 2, 3, 4, 5}, Of: 40, JITBefore: 9.14, JITAfter: 0.8},
+			{Step: 0, Variant: "v", Launch: 1, Rounds: []int{41, 42}, Of: 30, JITBefore: 31, JITAfter: 1.2},
+			{Step: 0, Variant: "baseline", Pair: "v", Launch: 1, Rounds: []int{41}, Of: 30, JITBefore: 12, JITAfter: 1}}}
+	var b strings.Builder
+	if err := Text(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"rounds left out while a start's JIT settled (the compilers' CPU over them → over the start's rounds counted): " +
+			"start 1 baseline 5 of 40 (9.1 → 0.8 ms/s); start 2 v 2 of 30 (31.0 → 1.2 ms/s), baseline beside v 1 of 30 (12.0 → 1.0 ms/s)",
+		"measured 6.9 of 10.0 min (69%) in windows, 5.8 min of them counted (the rest while starts settled)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	s.Settling, s.Measured.CountedS = nil, 0
+	if got := settlingLine(s); got != "" {
+		t.Errorf("nothing left out: %q", got)
+	}
+}

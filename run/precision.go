@@ -102,7 +102,8 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
 		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
 		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime, WarmingStarts: st.WarmingStarts,
-		Calibration: analyze.CalibrationOf(m),
+		SettleRounds: analyze.SettleRounds(sum, st.Step),
+		Calibration:  analyze.CalibrationOf(m),
 	}
 	var d analyze.Decision
 	if analyze.StepIdle(sum, st.Step) {

@@ -1,0 +1,193 @@
+package analyze
+
+import (
+	"cmp"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/tollperf/toll/stats"
+)
+
+// A JVM that comes to its first rounds with compilation still queued (ten
+// JVMs warmed at once on two CPUs, or a start warmed at idle priority
+// beside the rounds and swapped in) compiles through its first rounds: its
+// CPU per request with the compilers' CPU reads 10–60% above what it
+// settles to, for ten to thirty rounds. Those rounds are a transient of the
+// start, not a draw of its steady state, and averaged in they make each
+// start read differently by how many of them it ran. So a start's leading
+// rounds are left out of the comparisons while its JVMs' compilers worked
+// measurably harder than over the start's later rounds, the truncation of
+// an initial transient that simulation output analysis uses.
+const (
+	// settleBatch is the rounds averaged into one batch when a start has
+	// settleBatchFrom rounds or more (MSER-5); fewer are judged round by
+	// round.
+	settleBatch     = 5
+	settleBatchFrom = 20
+	// settleMinRounds is the fewest rounds a start needs for its leading
+	// ones to be judged at all.
+	settleMinRounds = 4
+	// settleAlpha is the chance, over all the cuts a start's series was
+	// offered, of leaving out rounds of a start that had settled before
+	// its first round.
+	settleAlpha = 0.01
+)
+
+// Settling is the leading rounds of one start of one variant's services
+// that the comparisons leave out: its JVMs' compilers were still working
+// through what its warm-up left them.
+type Settling struct {
+	Step    int    `json:"step"`
+	Variant string `json:"variant"`
+	// Pair names the variant a duet's baseline ran beside; empty
+	// otherwise.
+	Pair string `json:"pair,omitempty"`
+	// Launch numbers the start, from 0 (TrialCosts.Launch).
+	Launch int `json:"launch"`
+	// Rounds are the rounds left out, and Of the start's rounds in all.
+	Rounds []int `json:"rounds"`
+	Of     int   `json:"of"`
+	// JITBefore and JITAfter are the compilers' mean CPU, in ms/s, over
+	// the rounds left out and over the start's rounds counted.
+	JITBefore float64 `json:"jit_before_ms_per_s"`
+	JITAfter  float64 `json:"jit_after_ms_per_s"`
+}
+
+// settledFrom returns how many leading values of xs, one per round of a
+// start in order, are its transient: the cut that minimises the marginal
+// standard error of the mean of the rest (MSER, over batches of
+// settleBatch rounds for a long start), at most half of xs, kept only when
+// the rounds cut are higher than the rest by a one-sided rank test at
+// settleAlpha shared among the cuts offered. It returns 0 for a start that
+// shows no transient.
+func settledFrom(xs []float64) int {
+	n := len(xs)
+	if n < settleMinRounds {
+		return 0
+	}
+	b := 1
+	if n >= settleBatchFrom {
+		b = settleBatch
+	}
+	ys := make([]float64, n/b)
+	for i := range ys {
+		ys[i] = stats.Mean(xs[i*b : (i+1)*b])
+	}
+	cuts := len(ys) / 2
+	best, bestStat := 0, math.Inf(1)
+	for d := 0; d <= cuts; d++ {
+		rest := ys[d:]
+		m := stats.Mean(rest)
+		var ss float64
+		for _, y := range rest {
+			ss += (y - m) * (y - m)
+		}
+		k := float64(len(rest))
+		if stat := ss / (k * k); stat < bestStat {
+			best, bestStat = d, stat
+		}
+	}
+	d := best * b
+	if d == 0 || rankP(xs[:d], xs[d:]) >= settleAlpha/float64(cuts) {
+		return 0
+	}
+	return d
+}
+
+// rankP returns the one-sided p-value that the values of a are higher
+// than those of b: the Mann–Whitney U test, by its normal approximation
+// with a correction for ties and for continuity.
+func rankP(a, b []float64) float64 {
+	type obs struct {
+		v     float64
+		first bool
+	}
+	all := make([]obs, 0, len(a)+len(b))
+	for _, v := range a {
+		all = append(all, obs{v, true})
+	}
+	for _, v := range b {
+		all = append(all, obs{v, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
+	n1, n2, n := float64(len(a)), float64(len(b)), float64(len(all))
+	var r1, ties float64
+	for i := 0; i < len(all); {
+		j := i
+		for j+1 < len(all) && all[j+1].v == all[i].v {
+			j++
+		}
+		rank := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			if all[k].first {
+				r1 += rank
+			}
+		}
+		t := float64(j - i + 1)
+		ties += t*t*t - t
+		i = j + 1
+	}
+	u := r1 - n1*(n1+1)/2
+	sd := math.Sqrt(n1 * n2 / 12 * (n + 1 - ties/(n*(n-1))))
+	if sd == 0 {
+		return 1
+	}
+	z := (u - n1*n2/2 - 0.5) / sd
+	return math.Erfc(z/math.Sqrt2) / 2
+}
+
+// settle leaves out of the comparisons each start's leading rounds whose
+// JVMs still compiled what their warm-up left them (settledFrom on the
+// compilers' CPU of the rounds of each start, for each variant, and for a
+// duet's baseline beside each variant), and lists them in the summary. It
+// judges only JVMs started once for many rounds (restart: once): a service
+// started afresh every round has no start to settle across rounds.
+func (z *summarizer) settle() {
+	if z.starts == 0 {
+		return
+	}
+	keys := slices.SortedFunc(maps.Keys(z.byKey), func(a, b stepVariant) int {
+		return cmp.Or(cmp.Compare(a.step, b.step), strings.Compare(a.variant, b.variant))
+	})
+	for _, k := range keys {
+		rounds := z.byKey[k]
+		byLaunch := map[int][]int{}
+		for _, r := range slices.Sorted(maps.Keys(rounds)) {
+			l := rounds[r].Launch
+			byLaunch[l] = append(byLaunch[l], r)
+		}
+		for _, l := range slices.Sorted(maps.Keys(byLaunch)) {
+			rs := byLaunch[l]
+			jit := make([]float64, 0, len(rs))
+			for _, r := range rs {
+				v, ok := rounds[r].Costs[JITCPU]
+				if !ok {
+					break
+				}
+				jit = append(jit, v)
+			}
+			if len(jit) < len(rs) {
+				continue
+			}
+			d := settledFrom(jit)
+			if d == 0 {
+				continue
+			}
+			variant, pair, _ := strings.Cut(k.variant, "\x00")
+			z.s.Settling = append(z.s.Settling, Settling{Step: k.step, Variant: variant, Pair: pair, Launch: l,
+				Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d]), JITAfter: stats.Mean(jit[d:])})
+			for _, r := range rs[:d] {
+				if pair == "" {
+					rounds[r].Settling = true
+				}
+				delete(rounds, r)
+			}
+		}
+	}
+	slices.SortStableFunc(z.s.Settling, func(a, b Settling) int {
+		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Launch, b.Launch))
+	})
+}

@@ -1,0 +1,118 @@
+package analyze
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tollperf/toll/record"
+)
+
+// TestSettledFrom checks the cut of a start's transient: the rounds of a
+// compile queue worked off are cut, a start that settled before its first
+// round, however its compilers burst now and then, loses none, nor does
+// one whose compilers work harder later, nor one too short to tell.
+func TestSettledFrom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	// bursty is a settled JVM's compilers: under 2 ms/s, now and then a
+	// burst of up to 30.
+	bursty := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = 2 * rng.Float64()
+			if rng.IntN(10) == 0 {
+				xs[i] = 30 * rng.Float64()
+			}
+		}
+		return xs
+	}
+	queue := func(n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = 20 + 40*rng.Float64()
+		}
+		return xs
+	}
+	tests := []struct {
+		name     string
+		xs       []float64
+		from, to int
+	}{
+		{"20 rounds of a queue, then 60 settled", append(queue(20), bursty(60)...), 20, 25},
+		{"8 rounds of a queue, then 12 settled", append(queue(8), bursty(12)...), 5, 10},
+		{"settled from the first round", bursty(80), 0, 0},
+		{"settled, short", bursty(12), 0, 0},
+		{"compiling harder later", append(bursty(40), queue(20)...), 0, 0},
+		{"three rounds", queue(3), 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := settledFrom(tt.xs); got < tt.from || got > tt.to {
+				t.Errorf("settledFrom = %d, want %d to %d", got, tt.from, tt.to)
+			}
+		})
+	}
+	// A settled start loses rounds at most once in a hundred.
+	cut := 0
+	for range 400 {
+		if settledFrom(bursty(50)) > 0 {
+			cut++
+		}
+	}
+	if cut > 4 {
+		t.Errorf("%d of 400 settled starts lost rounds, want at most 4", cut)
+	}
+}
+
+// TestSettlingLeavesOutAStartsTransient checks that the leading rounds of a
+// JVM's start that compiled what its warm-up left are not counted: an
+// identical twin whose second start compiled through its first 12 rounds,
+// its CPU per request 30% above, reads no change in CPU per request, and
+// the summary says which rounds it left out; the twin's first start, which
+// compiled nothing more at first, keeps all its rounds.
+func TestSettlingLeavesOutAStartsTransient(t *testing.T) {
+	const rounds, starts, queued = 80, 2, 12
+	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999,
+		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
+		Starts: starts, Rounds: rounds, Workload: "load", Started: time.Unix(999, 0)}
+	var trials []*record.Trial
+	for r := 1; r <= rounds; r++ {
+		launch := (r - 1) * starts / rounds
+		first := (launch * rounds / starts) + 1
+		for _, v := range m.Variants {
+			cpu, jit := 0.001*noise[(r+len(v))%len(noise)], 0.001*noise[(r*3)%len(noise)]
+			if v == "twin" && launch == 1 && r < first+queued {
+				cpu, jit = cpu*1.3, 0.040
+			}
+			tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
+			tr.Launch = launch
+			for i := range tr.Samples[0].Points {
+				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20,
+					JITCPU: 1 + jit*float64(i)}
+			}
+			trials = append(trials, tr)
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := deltaOf(t, s, "twin", CPUPerRequest)
+	if d.Significant || d.Pct == nil || *d.Pct > 1 {
+		t.Errorf("the twin read %+v, want no change, its estimate within 1%%", d.Reading)
+	}
+	if len(s.Settling) != 1 {
+		t.Fatalf("settling %+v, want the twin's second start alone", s.Settling)
+	}
+	st := s.Settling[0]
+	if st.Variant != "twin" || st.Launch != 1 || len(st.Rounds) < queued || len(st.Rounds) > queued+5 || st.Of != rounds/starts {
+		t.Errorf("settling %+v, want the twin's rounds %d to %d of start 2's %d", st, rounds/starts+1, rounds/starts+queued, rounds/starts)
+	}
+	if st.JITBefore < 30 || st.JITAfter > 2 {
+		t.Errorf("compilers' CPU %.1f before, %.1f after, want 40 and 1", st.JITBefore, st.JITAfter)
+	}
+	if s.Measured == nil || s.Measured.CountedS <= 0 {
+		t.Errorf("measured %+v, want the part counted", s.Measured)
+	}
+}
