@@ -98,9 +98,11 @@ type Progress struct {
 	// counted either, and so cost it their time.
 	SettleRounds int
 	// RunLeft is what is left of the whole run's budget, for this step
-	// and those after it, and Later is set when load steps follow this
-	// one: a step whose target is out of reach in RunLeft cedes its
-	// share to them (Ceded). Zero RunLeft never cedes.
+	// and the others, and Later is set when other load steps can use what
+	// this one leaves: those after it, and those before it that spent
+	// their share short of their targets and are taken up again at the
+	// end. A step whose target is out of reach in RunLeft cedes its share
+	// to them (Ceded). Zero RunLeft never cedes.
 	RunLeft time.Duration
 	Later   bool
 	// Calibration is the run's (its manifest's): the run-level and
@@ -174,7 +176,7 @@ const (
 	Reached     StopReason = "reached"
 	BudgetSpent StopReason = "budget"
 	// Ceded: the step's target is out of reach in what is left of the
-	// whole run's budget, and load steps after it may reach theirs: it
+	// whole run's budget, and other load steps may reach theirs: it
 	// stops at its minimum and leaves them its share.
 	Ceded StopReason = "ceded"
 	// Idle: an idle load step (rate 0) ran its minimum rounds and starts.

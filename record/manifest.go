@@ -323,7 +323,7 @@ type PrecisionStep struct {
 	Step int `json:"step"`
 	// Stop is "reached", "budget", "idle" (an idle step that ran its minimum
 	// rounds and starts), "ceded" (out of reach in what was left
-	// of the run's budget: its share went to the load steps after it), or
+	// of the run's budget: its share went to the other load steps), or
 	// "continue" for a run that ended
 	// otherwise (interrupted, or out of planned rounds).
 	Stop     string  `json:"stop"`
@@ -350,6 +350,11 @@ type PrecisionStep struct {
 	// without a break: a step that spent its budget on one target says so
 	// when it met the others.
 	Held []TargetHeld `json:"held,omitempty"`
+	// TakenUp is set for a step that spent its share of the budget short
+	// of its targets and was taken up again, under a new start, once the
+	// other steps had run, with what they left of the budget (a step out
+	// of reach cedes its share).
+	TakenUp bool `json:"taken_up,omitempty"`
 }
 
 // TargetHeld is a precision target that every variant's interval of Cost

@@ -46,6 +46,9 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		over = fmt.Sprintf(" over %d starts", st.Starts)
 	}
 	took := minutes(st.ElapsedS)
+	if st.TakenUp {
+		took += " (taken up again once the other load steps had run, with what they left of the budget)"
+	}
 	label := costLabel(st.Cost)
 	switch st.Stop {
 	case "reached":
@@ -82,7 +85,7 @@ func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
 		if st.MoreS > 0 {
 			why = fmt.Sprintf("±%g%% would take about %s more, beyond what was left of the budget", st.TargetPct, minutes(st.MoreS))
 		}
-		return fmt.Sprintf("stopped after %d rounds%s, %s: %s %s at ±%.1f%%; %s, so its share of the budget went to the load steps after it",
+		return fmt.Sprintf("stopped after %d rounds%s, %s: %s %s at ±%.1f%%; %s, so its share of the budget went to the other load steps",
 			st.Rounds, over, took, st.Variant, label, st.HalfPct, why)
 	}
 	return fmt.Sprintf("stopped after %d rounds%s, %s, before reaching ±%g%% (%s %s at ±%.1f%%)", st.Rounds, over, took, st.TargetPct, st.Variant, label, st.HalfPct)

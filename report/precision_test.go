@@ -32,6 +32,8 @@ func TestPrecisionLines(t *testing.T) {
 			Held: []record.TargetHeld{{Cost: "cpu_per_request_nojit_ms", Round: 52, ElapsedS: 560}}},
 			map[string]float64{"cpu_per_request_ms": 3, "cpu_per_request_nojit_ms": 3},
 			"budget spent after 126 rounds over 2 starts, 24 min: datadog CPU per request at ±4.1%; ±3% is out of reach at this spread (more than 10 times the budget); ±3% on CPU per request without JIT met from round 52 (9 min) on"},
+		{record.PrecisionStep{Stop: "reached", Rounds: 40, Starts: 3, ElapsedS: 720, TargetPct: 3, HalfPct: 2.9, Variant: "otel", Cost: "cpu_per_request_ms", TakenUp: true}, nil,
+			"reached ±3% after 40 rounds over 3 starts, 12 min (taken up again once the other load steps had run, with what they left of the budget)"},
 	}
 	for _, tt := range tests {
 		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Targets: tt.targets, Steps: []record.PrecisionStep{tt.st}}}}
@@ -102,7 +104,7 @@ func TestScheduleAndMeasuredLines(t *testing.T) {
 		"schedule chosen by toll: the baseline and each variant loaded at once on CPUs 1 (a shared duet)",
 		"the services started afresh every round (restart: per-round): no service runs a JVM",
 		"2s of load before each window",
-		"stopped after 5 rounds, 2 min: v CPU per request at ±8.3%; ±3% is out of reach at this spread, so its share of the budget went to the load steps after it",
+		"stopped after 5 rounds, 2 min: v CPU per request at ±8.3%; ±3% is out of reach at this spread, so its share of the budget went to the other load steps",
 		"measured 6.9 of 10.0 min (69%) in windows",
 	} {
 		if !strings.Contains(b.String(), want) {

@@ -50,8 +50,9 @@ type roundState struct {
 	// rounds, not yet ready.
 	WarmingStarts int
 	// RunLeft is what is left of the whole run's budget; Later is set
-	// when load steps follow this one, which a step out of reach leaves
-	// its share to.
+	// when other load steps can use what this one leaves (those after it,
+	// and those before it waiting to be taken up again), which a step out
+	// of reach leaves its share to.
 	RunLeft time.Duration
 	Later   bool
 }
@@ -146,6 +147,15 @@ type precisionRun struct {
 	// and in the step under way: part of what a start costs, not of a
 	// round.
 	warmedRun, warmedStep time.Duration
+	// spentOn is what each load step left behind took, its warm-ups
+	// within it: a step taken up again goes on from there.
+	spentOn map[int]stepSpent
+	// short holds each load step that spent its share of the budget short
+	// of its targets while other steps were still to run: what the others
+	// leave of the budget goes back to it (takeUp). takenUp marks the
+	// steps taken up again.
+	short   map[int]shortStep
+	takenUp map[int]bool
 	// ahead is the further starts the rule plans after the one to be
 	// warmed next (backend.Events.StartsAhead): at first the minimum
 	// starts but one, then what the latest new start's decision planned
@@ -164,14 +174,167 @@ func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duratio
 	return pr
 }
 
+// stepSpent is what a load step took until it was left: its time, and the
+// variant warm-ups within it.
+type stepSpent struct{ elapsed, warmed time.Duration }
+
+// shortStep is a load step that stopped on its share of the budget short
+// of its targets: the actions of its rounds still planned then, in order,
+// their planned trials, the start they would have run under, and the
+// rounds it had run.
+type shortStep struct {
+	actions []plan.Action
+	planned []record.PlannedTrial
+	launch  int
+	rounds  int
+}
+
 // enterStep begins load step step, with its share of what is left of
-// the budget.
+// the budget: an equal share of it among the steps still to run, or for a
+// step taken up again (takeUp) what it had spent and an equal share of
+// what is left among it and the short steps still waiting.
 func (pr *precisionRun) enterStep(step int) {
+	if pr.step >= 0 && !pr.stepBegan.IsZero() {
+		if pr.spentOn == nil {
+			pr.spentOn = map[int]stepSpent{}
+		}
+		pr.spentOn[pr.step] = stepSpent{time.Since(pr.stepBegan), pr.warmedStep}
+	}
 	pr.step, pr.stepBegan, pr.thisStart, pr.warmedStep = step, time.Now(), 0, 0
 	left := pr.budget - time.Since(pr.began)
+	if sp, ok := pr.spentOn[step]; ok {
+		pr.stepBegan, pr.warmedStep = pr.stepBegan.Add(-sp.elapsed), sp.warmed
+		pr.stepBudget = sp.elapsed + max(left/time.Duration(len(pr.short)+1), time.Nanosecond)
+		return
+	}
 	// A budget already spent leaves the step a share of 1 ns, not 0,
 	// which the rule reads as no budget at all.
 	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), time.Nanosecond)
+}
+
+// othersShort reports whether a load step other than step stopped short
+// of its targets and waits to be taken up again: step's budget can go to
+// it, as to the steps after it.
+func (pr *precisionRun) othersShort(step int) bool {
+	for s := range pr.short {
+		if s != step {
+			return true
+		}
+	}
+	return false
+}
+
+// leaveShort keeps what load step step, which spent its share of the
+// budget short of its targets at round rounds under start launch, drops of
+// rest (its rounds still planned, with the starts before them and the stops
+// after them) and of planned, for takeUp.
+func (pr *precisionRun) leaveShort(step, rounds, launch int, rest []plan.Action, planned []record.PlannedTrial) {
+	sh := shortStep{launch: launch, rounds: rounds}
+	prev := -1 // the step of the latest trial before an action
+	for i, a := range rest {
+		of := prev
+		if t := trialOf(a); t != nil {
+			of, prev = t.Step, t.Step
+		} else if a.Kind == plan.Start {
+			of = -1
+			for _, b := range rest[i+1:] {
+				if t := trialOf(b); t != nil {
+					of = t.Step
+					break
+				}
+			}
+		}
+		if of == step {
+			sh.actions = append(sh.actions, a)
+		}
+	}
+	for _, p := range planned {
+		if p.Step == step {
+			sh.planned = append(sh.planned, p)
+		}
+	}
+	if len(sh.actions) == 0 {
+		return
+	}
+	if pr.short == nil {
+		pr.short = map[int]shortStep{}
+	}
+	pr.short[step] = sh
+}
+
+// takeUp returns, once every load step has run, the actions that take up
+// again the first step that stopped short of its targets, when what is
+// left of the budget holds a start of the services and two of its rounds:
+// its rounds still planned, under a new start of every variant's services
+// (started before them where its own starts did not start them). It puts
+// their trials back in m's plan. nil when no step waits or the budget
+// holds none.
+func (pr *precisionRun) takeUp(s *scenario.Scenario, m *record.Manifest) []plan.Action {
+	if len(pr.short) == 0 {
+		return nil
+	}
+	step := slices.Min(slices.Collect(maps.Keys(pr.short)))
+	sh := pr.short[step]
+	delete(pr.short, step)
+	left := pr.budget - time.Since(pr.began)
+	sp := pr.spentOn[step]
+	round := max(sp.elapsed-sp.warmed, 0) / time.Duration(max(sh.rounds, 1))
+	start := (pr.startTime + pr.warmedRun) / time.Duration(max(pr.startCount, 1))
+	if left < start+2*round {
+		clear(pr.short)
+		return nil
+	}
+	once := s.Restart == scenario.RestartOnce
+	started := map[string]bool{} // by the actions kept, and running
+	var need []string
+	limit := 0.0
+	for _, a := range sh.actions {
+		switch a.Kind {
+		case plan.Start:
+			started[a.Variant] = true
+		case plan.Stop:
+			delete(started, a.Variant)
+		}
+		for _, t := range append([]*plan.Trial{a.Trial}, a.Sides...) {
+			if t == nil {
+				continue
+			}
+			if once {
+				t.Launch = sh.launch + 1
+			}
+			if s.Workload() == scenario.WorkloadLoad {
+				limit = t.CPULimit
+			}
+			if !started[t.Variant] && !slices.Contains(need, t.Variant) {
+				need = append(need, t.Variant)
+				started[t.Variant] = true
+			}
+		}
+	}
+	// The services its rounds ran under before are stopped: those it
+	// needs start first, and those left running stop after its rounds.
+	var out []plan.Action
+	for _, v := range s.Variants {
+		if slices.Contains(need, v.Name) {
+			out = append(out, plan.Action{Kind: plan.Start, Variant: v.Name, CPULimit: limit})
+		}
+	}
+	out = append(out, sh.actions...)
+	for i := len(s.Variants) - 1; i >= 0; i-- {
+		if v := s.Variants[i].Name; started[v] {
+			out = append(out, plan.Action{Kind: plan.Stop, Variant: v})
+		}
+	}
+	if once {
+		m.Starts = max(m.Starts, sh.launch+2)
+	}
+	m.Planned = append(m.Planned, sh.planned...)
+	slices.SortFunc(m.Planned, func(a, b record.PlannedTrial) int { return a.Index - b.Index })
+	if pr.takenUp == nil {
+		pr.takenUp = map[int]bool{}
+	}
+	pr.takenUp[step] = true
+	return out
 }
 
 // warmupCap returns the longest a variant warm-up may take in a run in
@@ -241,7 +404,7 @@ func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
 func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
 	once := r.s.Restart == scenario.RestartOnce
 	st := roundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget,
-		RunLeft: max(pr.budget-time.Since(pr.began), time.Nanosecond), Later: t.Step < pr.steps-1}
+		RunLeft: max(pr.budget-time.Since(pr.began), time.Nanosecond), Later: t.Step < pr.steps-1 || pr.othersShort(t.Step)}
 	// A round's time leaves the warm-ups out; a start's holds its own.
 	st.RoundTime = max(st.Elapsed-pr.warmedStep, 0) / time.Duration(max(st.Rounds, 1))
 	if once {
@@ -262,7 +425,7 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		return rest, fmt.Errorf("precision: after round %d: %w", t.Round, err)
 	}
 	rec := d.Record
-	rec.Step, rec.Rounds, rec.ElapsedS = t.Step, t.Round, st.Elapsed.Seconds()
+	rec.Step, rec.Rounds, rec.ElapsedS, rec.TakenUp = t.Step, t.Round, st.Elapsed.Seconds(), pr.takenUp[t.Step]
 	if once {
 		rec.Starts = st.Starts
 	}
@@ -282,7 +445,12 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 	switch {
 	case d.Stop:
 		// The step's rounds still to run are dropped, with the starts
-		// and stops that would run no trial.
+		// and stops that would run no trial. A step that spent its share
+		// short of a target it can reach, while other steps are still to
+		// run, keeps them to be taken up again with what those leave.
+		if rec.Stop == string(analyze.BudgetSpent) && rec.MoreRounds >= 0 && t.Step < pr.steps-1 && !pr.takenUp[t.Step] {
+			pr.leaveShort(t.Step, t.Round, t.Launch, rest, m.Planned)
+		}
 		skip := map[int]bool{}
 		for _, a := range rest {
 			for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {

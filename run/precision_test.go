@@ -1,6 +1,7 @@
 package run
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"testing"
@@ -10,6 +11,64 @@ import (
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 )
+
+// precisionScenario returns a scenario of two variants in precision mode,
+// started once, one at a time, under load (a YAML mapping's entry: "rate:
+// 10").
+func precisionScenario(t *testing.T, load string) *scenario.Scenario {
+	t.Helper()
+	src := `name: p
+services:
+  - name: app
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}"]
+    ready: {tcp: "127.0.0.1:${port:app}"}
+    measure: true
+variants:
+  - name: baseline
+  - name: otel
+load: {` + load + `, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
+precision: {target: 3%, budget: 5m}
+mode: sequential
+restart: once
+`
+	s, err := scenario.Parse("p.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// drive carries out actions as execute does, with no backend: each load
+// step entered (and warm, its warm-ups counted as warm), each round's end
+// put to the rule, and once every step has run, the steps taken up again.
+// It returns the actions run, in order.
+func drive(t *testing.T, r *runner, pr *precisionRun, m *record.Manifest, actions []plan.Action, warm time.Duration) []plan.Action {
+	t.Helper()
+	var ran []plan.Action
+	for i := 0; ; i++ {
+		if i == len(actions) {
+			more := r.takeUp(pr, m)
+			if len(more) == 0 {
+				return ran
+			}
+			actions = append(actions, more...)
+		}
+		a := actions[i]
+		ran = append(ran, a)
+		if tr := trialOf(a); tr != nil && tr.Step != pr.step {
+			pr.enterStep(tr.Step)
+			pr.warmed(warm)
+		}
+		if tr, ok := roundEnds(actions, i); ok {
+			pr.thisStart++
+			rest, err := r.afterRound(pr, m, tr, actions[i+1:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			actions = append(actions[:i+1:i+1], rest...)
+		}
+	}
+}
 
 // scriptedRule answers the rounds of a test: stop after stopAt rounds,
 // and ask for a new start after each round in newStartAfter.
@@ -31,24 +90,7 @@ func (s *scriptedRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roun
 // and its stop drops the step's rounds still planned but keeps the final
 // stops.
 func TestPrecisionExtendsAndStopsThePlan(t *testing.T) {
-	src := `name: p
-services:
-  - name: app
-    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}"]
-    ready: {tcp: "127.0.0.1:${port:app}"}
-    measure: true
-variants:
-  - name: baseline
-  - name: otel
-load: {rate: 10, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
-precision: {target: 3%, budget: 5m}
-mode: sequential
-restart: once
-`
-	s, err := scenario.Parse("p.yaml", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := precisionScenario(t, "rate: 10")
 	if !s.Precision.On || s.Rounds < 10 {
 		t.Fatalf("precision %v, rounds %d", s.Precision.On, s.Rounds)
 	}
@@ -63,26 +105,9 @@ restart: once
 	r.total = len(p.Trials())
 	pr := newPrecisionRun(s, rule, 0)
 	m.Precision = precisionRecord(s)
-	actions := p.Actions
 	// The first start's variant warm-ups, as warmUp counts them.
 	pr.warmed(30 * time.Second)
-	var ran []plan.Action
-	for i := 0; i < len(actions); i++ {
-		a := actions[i]
-		ran = append(ran, a)
-		if tr := trialOf(a); tr != nil && tr.Step != pr.step {
-			pr.enterStep(tr.Step)
-			pr.warmed(30 * time.Second)
-		}
-		if tr, ok := roundEnds(actions, i); ok {
-			pr.thisStart++
-			rest, err := r.afterRound(pr, m, tr, actions[i+1:])
-			if err != nil {
-				t.Fatal(err)
-			}
-			actions = append(actions[:i+1:i+1], rest...)
-		}
-	}
+	ran := drive(t, r, pr, m, p.Actions, 30*time.Second)
 	var trials, starts, stops int
 	for _, a := range ran {
 		switch a.Kind {
@@ -268,4 +293,122 @@ func TestHeldSince(t *testing.T) {
 			}
 		})
 	}
+}
+
+// stepRule answers each load step's rounds from a script: the stop reason
+// after a step's round, "continue" where the script says nothing.
+type stepRule struct {
+	stops map[[2]int]string
+	seen  []roundState
+}
+
+func (s *stepRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
+	s.seen = append(s.seen, st)
+	why, ok := s.stops[[2]int{st.Step, st.Rounds}]
+	if !ok {
+		why = "continue"
+	}
+	return roundDecision{Stop: ok, Record: record.PrecisionStep{Stop: why}}, nil
+}
+
+// TestShortStepTakenUp checks that a load step that spent its share of the
+// budget short of a target it can reach is taken up again once the steps
+// after it have run, with what they left: its rounds still planned run
+// under a new start of every variant's services, after the last step, with
+// their trials back in the plan and its record marked; the later step,
+// out of reach, knows the earlier one waits for its share; and a step
+// whose target is out of reach is not taken up.
+func TestShortStepTakenUp(t *testing.T) {
+	s := precisionScenario(t, "users: [10, 20]")
+	for _, tt := range []struct {
+		name     string
+		reach    bool // step 0 can reach its target
+		takenUp  bool
+		rounds0  int
+		launches []int // the starts step 0's rounds ran under, in the order they ran
+	}{
+		{"a step short of a target it can reach", true, true, 5, []int{0, 0, 0, 1, 1}},
+		{"a step out of reach", false, false, 3, []int{0, 0, 0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, err := record.CreateExact(t.TempDir() + "/run")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rule := &stepRule{stops: map[[2]int]string{{0, 3}: "budget", {1, 3}: "ceded", {0, 5}: "reached"}}
+			r := &runner{s: s, dir: dir}
+			p := plan.New(s, 1)
+			m := &record.Manifest{Planned: planned(p)}
+			r.total = len(p.Trials())
+			pr := newPrecisionRun(s, rule, 0)
+			m.Precision = precisionRecord(s)
+			if !tt.reach {
+				rule.stops[[2]int{0, 3}] = "budget"
+				pr.rule = outOfReach{rule}
+			}
+			ran := drive(t, r, pr, m, p.Actions, 0)
+			var launches []int
+			steps := ""
+			open := map[string]bool{}
+			for _, a := range ran {
+				switch a.Kind {
+				case plan.Start:
+					open[a.Variant] = true
+				case plan.Stop:
+					delete(open, a.Variant)
+				case plan.Run:
+					if !open[a.Trial.Variant] {
+						t.Errorf("trial %d (step %d round %d) ran with %s stopped", a.Trial.Index, a.Trial.Step, a.Trial.Round, a.Trial.Variant)
+					}
+					if a.Trial.Variant == "baseline" {
+						steps += string(rune('0' + a.Trial.Step))
+						if a.Trial.Step == 0 {
+							launches = append(launches, a.Trial.Launch)
+						}
+					}
+				}
+			}
+			if len(open) > 0 {
+				t.Errorf("services left running: %v", open)
+			}
+			want := "000111"
+			if tt.takenUp {
+				want += "00"
+			}
+			if steps != want || !slices.Equal(launches, tt.launches) {
+				t.Errorf("steps ran %s under starts %v, want %s under %v", steps, launches, want, tt.launches)
+			}
+			var recs []string
+			for _, st := range m.Precision.Steps {
+				recs = append(recs, fmt.Sprintf("%d:%s:%d:%v", st.Step, st.Stop, st.Rounds, st.TakenUp))
+			}
+			wantRecs := []string{fmt.Sprintf("0:%s:%d:%v", map[bool]string{true: "reached", false: "budget"}[tt.takenUp], tt.rounds0, tt.takenUp), "1:ceded:3:false"}
+			if !slices.Equal(recs, wantRecs) {
+				t.Errorf("records %v, want %v", recs, wantRecs)
+			}
+			planned0 := 0
+			for _, pt := range m.Planned {
+				if pt.Step == 0 {
+					planned0++
+				}
+			}
+			if planned0 < 2*tt.rounds0 || (!tt.takenUp && planned0 != 2*tt.rounds0) {
+				t.Errorf("%d of step 0's trials planned, want those it ran (%d)", planned0, 2*tt.rounds0)
+			}
+			for _, st := range rule.seen {
+				if st.Step == 1 && st.Later != tt.takenUp {
+					t.Errorf("step 1's round %d: later %v, want %v (a step waits for its share)", st.Rounds, st.Later, tt.takenUp)
+				}
+			}
+		})
+	}
+}
+
+// outOfReach answers as its rule does, with every estimate out of reach.
+type outOfReach struct{ *stepRule }
+
+func (o outOfReach) afterRound(m *record.Manifest, ts []*record.Trial, st roundState) (roundDecision, error) {
+	d, err := o.stepRule.afterRound(m, ts, st)
+	d.Record.MoreRounds = -1
+	return d, err
 }

@@ -470,7 +470,16 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 		pr = newPrecisionRun(r.s, newAnalysisRule(r.s), time.Duration(m.Precision.SpentS*float64(time.Second)))
 		r.prec = pr
 	}
-	for i := 0; i < len(actions); i++ {
+	for i := 0; ; i++ {
+		if i == len(actions) {
+			// Every step has run: a step that stopped short of its
+			// targets gets what the others left of the budget.
+			more := r.takeUp(pr, m)
+			if len(more) == 0 {
+				break
+			}
+			actions = append(actions, more...)
+		}
 		a := actions[i]
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w after %d of %d trials", ErrInterrupted, r.done, r.total)
@@ -530,6 +539,18 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 		}
 	}
 	return nil
+}
+
+// takeUp returns the actions that take up again a load step of a run in
+// precision mode that stopped short of its targets (precisionRun.takeUp),
+// counted among the run's trials; nil for none.
+func (r *runner) takeUp(pr *precisionRun, m *record.Manifest) []plan.Action {
+	if pr == nil {
+		return nil
+	}
+	more := pr.takeUp(r.s, m)
+	r.total += countTrials(more)
+	return more
 }
 
 // closeAll closes the backend: it stops every running service and
