@@ -152,6 +152,12 @@ func (z *summarizer) settle() {
 	keys := slices.SortedFunc(maps.Keys(z.byKey), func(a, b stepVariant) int {
 		return cmp.Or(cmp.Compare(a.step, b.step), strings.Compare(a.variant, b.variant))
 	})
+	duets := map[int]bool{} // load steps whose baseline ran in duets
+	for _, k := range keys {
+		if strings.Contains(k.variant, "\x00") {
+			duets[k.step] = true
+		}
+	}
 	for _, k := range keys {
 		rounds := z.byKey[k]
 		byLaunch := map[int][]int{}
@@ -177,12 +183,15 @@ func (z *summarizer) settle() {
 				continue
 			}
 			variant, pair, _ := strings.Cut(k.variant, "\x00")
-			z.s.Settling = append(z.s.Settling, Settling{Step: k.step, Variant: variant, Pair: pair, Launch: l,
-				Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d]), JITAfter: stats.Mean(jit[d:])})
+			// In a duet the baseline's rounds beside each variant are
+			// listed; its rounds as a whole, which only its own figures
+			// read, are cut alike and not listed again.
+			if pair != "" || !duets[k.step] || variant != z.m.Baseline {
+				z.s.Settling = append(z.s.Settling, Settling{Step: k.step, Variant: variant, Pair: pair, Launch: l,
+					Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d]), JITAfter: stats.Mean(jit[d:])})
+			}
 			for _, r := range rs[:d] {
-				if pair == "" {
-					rounds[r].Settling = true
-				}
+				rounds[r].Settling = true
 				delete(rounds, r)
 			}
 		}
