@@ -15,7 +15,7 @@ import (
 // JVMs warmed at once on two CPUs, or a start warmed at idle priority
 // beside the rounds and swapped in) compiles through its first rounds: its
 // CPU per request with the compilers' CPU reads 10–60% above what it
-// settles to, for ten to thirty rounds. Those rounds are a transient of the
+// settles to, for ten to thirty-five rounds. Those rounds are a transient of the
 // start, not a draw of its steady state, and averaged in they make each
 // start read differently by how many of them it ran. So a start's leading
 // rounds are left out of the comparisons while its JVMs' compilers worked
