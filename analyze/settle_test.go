@@ -116,3 +116,40 @@ func TestSettlingLeavesOutAStartsTransient(t *testing.T) {
 		t.Errorf("measured %+v, want the part counted", s.Measured)
 	}
 }
+
+// TestSettlingInADuet checks that in a duet the baseline's settling rounds
+// beside its variant are cut from the comparison and listed once, beside
+// that variant, not again as the baseline's rounds as a whole.
+func TestSettlingInADuet(t *testing.T) {
+	const rounds, queued = 40, 10
+	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999}
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
+		Starts: 1, Rounds: rounds, Workload: "load", Mode: "duet"}
+	var trials []*record.Trial
+	for r := 1; r <= rounds; r++ {
+		for _, v := range m.Variants {
+			cpu, jit := 0.001*noise[(r+len(v))%len(noise)], 0.001*noise[(r*3)%len(noise)]
+			if v == "baseline" && r <= queued {
+				cpu, jit = cpu*1.3, 0.040
+			}
+			tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
+			if v == "baseline" {
+				tr.Pair = "twin"
+			}
+			for i := range tr.Samples[0].Points {
+				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, JITCPU: 1 + jit*float64(i)}
+			}
+			trials = append(trials, tr)
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Settling) != 1 || s.Settling[0].Variant != "baseline" || s.Settling[0].Pair != "twin" || len(s.Settling[0].Rounds) < queued {
+		t.Fatalf("settling %+v, want the baseline beside the twin alone, its first %d rounds", s.Settling, queued)
+	}
+	if d := deltaOf(t, s, "twin", CPUPerRequest); d.Significant || d.Pct == nil || *d.Pct < -1 {
+		t.Errorf("the twin read %+v, want no change, its estimate within 1%%", d.Reading)
+	}
+}
