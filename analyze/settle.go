@@ -154,7 +154,7 @@ func (z *summarizer) settle() {
 	})
 	duets := map[int]bool{} // load steps whose baseline ran in duets
 	for _, k := range keys {
-		if strings.Contains(k.variant, "\x00") {
+		if _, _, ok := splitPairKey(k.variant); ok {
 			duets[k.step] = true
 		}
 	}
@@ -182,7 +182,7 @@ func (z *summarizer) settle() {
 			if d == 0 {
 				continue
 			}
-			variant, pair, _ := strings.Cut(k.variant, "\x00")
+			variant, pair, _ := splitPairKey(k.variant)
 			// In a duet the baseline's rounds beside each variant are
 			// listed; its rounds as a whole, which only its own figures
 			// read, are cut alike and not listed again.

@@ -988,6 +988,12 @@ func withoutInterval(d Delta, code string) Delta {
 // pairKey names the baseline trials that ran beside variant v in a duet.
 func pairKey(baseline, v string) string { return baseline + "\x00" + v }
 
+// splitPairKey returns the baseline and the variant that key, a pairKey,
+// names; ok is false for a key that names one variant.
+func splitPairKey(key string) (baseline, v string, ok bool) {
+	return strings.Cut(key, "\x00")
+}
+
 // serviceResults returns the own costs of every measured service of variant
 // v, compared with the same service in the baseline where it runs there too.
 // It returns nothing when v has a single measured service (its costs are
