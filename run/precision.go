@@ -295,16 +295,11 @@ func (pr *precisionRun) takeUp(s *scenario.Scenario, m *record.Manifest) []plan.
 		case plan.Stop:
 			delete(started, a.Variant)
 		}
-		for _, t := range append([]*plan.Trial{a.Trial}, a.Sides...) {
-			if t == nil {
-				continue
-			}
+		for _, t := range trialsOf(a) {
 			if once {
 				t.Launch = sh.launch + 1
 			}
-			if s.Workload() == scenario.WorkloadLoad {
-				limit = t.CPULimit
-			}
+			limit = startLimit(s, t)
 			if !started[t.Variant] && !slices.Contains(need, t.Variant) {
 				need = append(need, t.Variant)
 				started[t.Variant] = true
@@ -365,6 +360,24 @@ func trialOf(a plan.Action) *plan.Trial {
 		return a.Sides[len(a.Sides)-1]
 	}
 	return nil
+}
+
+// trialsOf returns every trial action a runs: its trial, or the sides it
+// runs at once (none for a start or stop).
+func trialsOf(a plan.Action) []*plan.Trial {
+	if a.Trial != nil {
+		return []*plan.Trial{a.Trial}
+	}
+	return a.Sides
+}
+
+// startLimit returns the CPU quota a start of the services before trial t
+// takes: the load step's, in a load test's matrix (0 otherwise).
+func startLimit(s *scenario.Scenario, t *plan.Trial) float64 {
+	if s.Workload() != scenario.WorkloadLoad {
+		return 0
+	}
+	return t.CPULimit
 }
 
 // heldSince dates each target rec holds: from the round the step's record
@@ -453,8 +466,8 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		}
 		skip := map[int]bool{}
 		for _, a := range rest {
-			for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
-				if x != nil && x.Step == t.Step {
+			for _, x := range trialsOf(a) {
+				if x.Step == t.Step {
 					skip[x.Index] = true
 				}
 			}
@@ -470,16 +483,12 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		for i := len(r.s.Variants) - 1; i >= 0; i-- {
 			restart = append(restart, plan.Action{Kind: plan.Stop, Variant: r.s.Variants[i].Name})
 		}
-		limit := t.CPULimit
-		if r.s.Workload() != scenario.WorkloadLoad {
-			limit = 0
-		}
 		for _, v := range r.s.Variants {
-			restart = append(restart, plan.Action{Kind: plan.Start, Variant: v.Name, CPULimit: limit})
+			restart = append(restart, plan.Action{Kind: plan.Start, Variant: v.Name, CPULimit: startLimit(r.s, t)})
 		}
 		for _, a := range rest {
-			for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
-				if x != nil && x.Step == t.Step {
+			for _, x := range trialsOf(a) {
+				if x.Step == t.Step {
 					x.Launch = t.Launch + 1
 				}
 			}
@@ -497,10 +506,8 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 // step), which the rule counts.
 func resumeLaunches(actions []plan.Action, next map[int]int) {
 	for _, a := range actions {
-		for _, x := range append([]*plan.Trial{a.Trial}, a.Sides...) {
-			if x != nil {
-				x.Launch = next[x.Step]
-			}
+		for _, x := range trialsOf(a) {
+			x.Launch = next[x.Step]
 		}
 	}
 }

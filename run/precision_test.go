@@ -38,6 +38,22 @@ restart: once
 	return s
 }
 
+// precisionRunner returns a runner of s's plan in precision mode under
+// rule, with no backend: the plan, its manifest, and the run's precision
+// state.
+func precisionRunner(t *testing.T, s *scenario.Scenario, rule stoppingRule) (*runner, *plan.Plan, *record.Manifest, *precisionRun) {
+	t.Helper()
+	dir, err := record.CreateExact(t.TempDir() + "/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{s: s, dir: dir}
+	p := plan.New(s, 1)
+	m := &record.Manifest{Planned: planned(p), Precision: precisionRecord(s)}
+	r.total = len(p.Trials())
+	return r, p, m, newPrecisionRun(s, rule, 0)
+}
+
 // drive carries out actions as execute does, with no backend: each load
 // step entered (and warm, its warm-ups counted as warm), each round's end
 // put to the rule, and once every step has run, the steps taken up again.
@@ -94,17 +110,8 @@ func TestPrecisionExtendsAndStopsThePlan(t *testing.T) {
 	if !s.Precision.On || s.Rounds < 10 {
 		t.Fatalf("precision %v, rounds %d", s.Precision.On, s.Rounds)
 	}
-	dir, err := record.CreateExact(t.TempDir() + "/run")
-	if err != nil {
-		t.Fatal(err)
-	}
 	rule := &scriptedRule{stopAt: 6, newStartAfter: map[int]bool{3: true}}
-	r := &runner{s: s, dir: dir}
-	p := plan.New(s, 1)
-	m := &record.Manifest{Planned: planned(p)}
-	r.total = len(p.Trials())
-	pr := newPrecisionRun(s, rule, 0)
-	m.Precision = precisionRecord(s)
+	r, p, m, pr := precisionRunner(t, s, rule)
 	// The first start's variant warm-ups, as warmUp counts them.
 	pr.warmed(30 * time.Second)
 	ran := drive(t, r, pr, m, p.Actions, 30*time.Second)
@@ -331,19 +338,9 @@ func TestShortStepTakenUp(t *testing.T) {
 		{"a step out of reach", false, false, 3, []int{0, 0, 0}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dir, err := record.CreateExact(t.TempDir() + "/run")
-			if err != nil {
-				t.Fatal(err)
-			}
 			rule := &stepRule{stops: map[[2]int]string{{0, 3}: "budget", {1, 3}: "ceded", {0, 5}: "reached"}}
-			r := &runner{s: s, dir: dir}
-			p := plan.New(s, 1)
-			m := &record.Manifest{Planned: planned(p)}
-			r.total = len(p.Trials())
-			pr := newPrecisionRun(s, rule, 0)
-			m.Precision = precisionRecord(s)
+			r, p, m, pr := precisionRunner(t, s, rule)
 			if !tt.reach {
-				rule.stops[[2]int{0, 3}] = "budget"
 				pr.rule = outOfReach{rule}
 			}
 			ran := drive(t, r, pr, m, p.Actions, 0)
