@@ -44,6 +44,9 @@ type sinkProcess struct {
 	svc    *launch.Service
 	counts *sink.CountsFile
 	path   string
+	// addr is where it listens (host:port): ${sink} of the starts that
+	// export to it.
+	addr string
 }
 
 // startSinkProcess starts self's _sink for variant on addr (host:port),
@@ -73,7 +76,7 @@ func startSinkProcess(ctx context.Context, self, variant, addr string, dir *reco
 		os.Remove(path)
 		return nil, fmt.Errorf("telemetry sink for %s: %w", variant, err)
 	}
-	return &sinkProcess{svc: svc, counts: counts, path: path}, nil
+	return &sinkProcess{svc: svc, counts: counts, path: path, addr: addr}, nil
 }
 
 // exited returns an error naming the sink and the end of its log when

@@ -240,6 +240,10 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 		b.retired = append(b.retired, old)
 	}
 	b.sinks[name] = st.sink
+	// A start launched at its turn later is resolved as this one, so
+	// that it too exports to the sink that now counts for the variant,
+	// not to the retired one.
+	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
 	if w := st.warmup; w != nil {
 		// Its trial's timeline begins now, its warm-up long over: the

@@ -1,6 +1,8 @@
 package local
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tollperf/toll/container"
@@ -85,5 +87,52 @@ func TestWarmStartsReady(t *testing.T) {
 		if got := b.WarmStartsReady(); got != tt.want {
 			t.Errorf("%s: %d starts ready, want %d", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestStartAfterSpareExportsToTheVariantsSink: once a spare has taken its
+// turn, its sink counts the variant's telemetry, so a start launched at
+// its turn after it must export there too, not to the sink the spare
+// retired; otherwise every trial of that start reads no telemetry.
+func TestStartAfterSpareExportsToTheVariantsSink(t *testing.T) {
+	s, err := scenario.Parse("spare.yaml", []byte(`name: spare
+services:
+  - name: app
+    command: [app, "--port=${port:app}"]
+    env: {EXPORT_TO: "${sink}"}
+variants:
+  - name: baseline
+  - name: agent
+    exports: true
+load:
+  target: "http://127.0.0.1:${port:app}"
+  requests: [{path: /}]
+  rate: 10
+  duration: 1s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := New(Options{Self: "toll"})
+	b.s = s
+	resolve := func(addr string) *variant.Variant {
+		pool := &portPool{}
+		defer pool.release()
+		v, err := resolveVariant(s, "agent", pool, "http://"+addr, "toll")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	b.variants["agent"] = resolve("127.0.0.1:1001")
+	b.sinks["agent"] = &sinkProcess{addr: "127.0.0.1:1001"}
+	spare := &started{v: resolve("127.0.0.1:1002"), spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}}
+	b.spares = map[string][]*started{"agent": {spare}}
+	if !b.promoteSpare("agent", 0) {
+		t.Fatal("the spare did not take its turn")
+	}
+	want := "EXPORT_TO=http://" + b.sinks["agent"].addr
+	if env := b.variants["agent"].Services[0].Env; !slices.Contains(env, want) {
+		t.Errorf("a start launched after the spare exports elsewhere than the variant's sink (%s): %q", want, slices.DeleteFunc(slices.Clone(env), func(e string) bool { return !strings.HasPrefix(e, "EXPORT_TO=") }))
 	}
 }
