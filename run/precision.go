@@ -161,6 +161,9 @@ type precisionRun struct {
 	// starts but one, then what the latest new start's decision planned
 	// beyond it. Guarded by the runner's mu.
 	ahead int
+	// firstAhead is what ahead is when a load step begins: the starts
+	// the minimum asks of it beyond its first.
+	firstAhead int
 }
 
 // newPrecisionRun tracks a run of s in precision mode under rule. spent is
@@ -168,8 +171,11 @@ type precisionRun struct {
 // budget is the run's, not each sitting's.
 func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duration) *precisionRun {
 	pr := &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
-	if s.Restart == scenario.RestartOnce && spent == 0 {
-		pr.ahead = max(s.Precision.MinStarts-1, 0)
+	if s.Restart == scenario.RestartOnce {
+		pr.firstAhead = max(s.Precision.MinStarts-1, 0)
+		if spent == 0 {
+			pr.ahead = pr.firstAhead
+		}
 	}
 	return pr
 }
@@ -192,7 +198,8 @@ type shortStep struct {
 // enterStep begins load step step, with its share of what is left of
 // the budget: an equal share of it among the steps still to run, or for a
 // step taken up again (takeUp) what it had spent and an equal share of
-// what is left among it and the short steps still waiting.
+// what is left among it and the short steps still waiting. Its caller
+// holds the runner's mu.
 func (pr *precisionRun) enterStep(step int) {
 	if pr.step >= 0 && !pr.stepBegan.IsZero() {
 		if pr.spentOn == nil {
@@ -210,6 +217,10 @@ func (pr *precisionRun) enterStep(step int) {
 	// A budget already spent leaves the step a share of 1 ns, not 0,
 	// which the rule reads as no budget at all.
 	pr.stepBudget = max(left/time.Duration(max(pr.steps-step, 1)), time.Nanosecond)
+	// A load step counts its own starts, from the one running as it
+	// begins: the starts its minimum asks for are warmed ahead of it as
+	// they were of the run's first step, whatever the step before planned.
+	pr.ahead = pr.firstAhead
 }
 
 // othersShort reports whether a load step other than step stopped short

@@ -409,3 +409,43 @@ func (o outOfReach) afterRound(m *record.Manifest, ts []*record.Trial, st roundS
 	d.Record.MoreRounds = -1
 	return d, err
 }
+
+// aheadRule asks for one new start, and plans no other, after round 2 of
+// each load step, stops each step after round 4, and records the starts
+// to warm ahead (StartsAhead) as each round ends.
+type aheadRule struct {
+	pr    *precisionRun
+	ahead map[[2]int]int // step, round → pr.ahead
+}
+
+func (a *aheadRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
+	a.ahead[[2]int{st.Step, st.Rounds}] = a.pr.ahead
+	stop := st.Rounds >= 4
+	return roundDecision{Stop: stop, NewStart: st.Rounds == 2, Planned: 1,
+		Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
+}
+
+// TestEachStepWarmsItsStartsAhead: a load step counts its own starts, so
+// one that begins after another's last new start planned none beyond it
+// still has the starts its minimum asks for warmed ahead, as the run's
+// first step had; otherwise its second start warms at its turn, measuring
+// nothing.
+func TestEachStepWarmsItsStartsAhead(t *testing.T) {
+	s := precisionScenario(t, "users: [10, 20]")
+	rule := &aheadRule{ahead: map[[2]int]int{}}
+	r, p, m, pr := precisionRunner(t, s, rule)
+	rule.pr = pr
+	drive(t, r, pr, m, p.Actions, time.Second)
+	want := s.Precision.MinStarts - 1
+	if want < 1 {
+		t.Fatalf("min_starts %d: no start to warm ahead", s.Precision.MinStarts)
+	}
+	for step := range 2 {
+		if got := rule.ahead[[2]int{step, 1}]; got != want {
+			t.Errorf("load step %d, round 1: %d starts to warm ahead, want %d", step, got, want)
+		}
+		if got := rule.ahead[[2]int{step, 3}]; got != 0 {
+			t.Errorf("load step %d, round 3 (after its planned start): %d starts to warm ahead, want 0", step, got)
+		}
+	}
+}

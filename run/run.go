@@ -486,7 +486,9 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 		}
 		began := time.Now()
 		if t := trialOf(a); pr != nil && t != nil && t.Step != pr.step {
+			r.mu.Lock() // enterStep sets pr.ahead, which events read
 			pr.enterStep(t.Step)
+			r.mu.Unlock()
 		}
 		var err error
 		switch a.Kind {
