@@ -54,19 +54,55 @@ type Settling struct {
 	// the rounds left out and over the start's rounds counted.
 	JITBefore float64 `json:"jit_before_ms_per_s"`
 	JITAfter  float64 `json:"jit_after_ms_per_s"`
+	// Cost is set when the rounds were left out because the variant's
+	// change in Cost against the baseline still moved, its compilers
+	// quiet (settleChange): ChangeBefore and ChangeAfter are that change,
+	// in percent, over the rounds left out and over the start's rounds
+	// counted. Empty when the compilers' CPU decided.
+	Cost         Cost    `json:"cost,omitempty"`
+	ChangeBefore float64 `json:"change_before_pct,omitempty"`
+	ChangeAfter  float64 `json:"change_after_pct,omitempty"`
 }
 
 // settledFrom returns how many leading values of xs, one per round of a
 // start in order, are its transient: the cut that minimises the marginal
-// standard error of the mean of the rest (MSER, over batches of
-// settleBatch rounds for a long start), at most half of xs, kept only when
-// the rounds cut are higher than the rest by a one-sided rank test at
+// standard error of the mean of the rest (mserCut), kept only when the
+// rounds cut are higher than the rest by a one-sided rank test at
 // settleAlpha shared among the cuts offered. It returns 0 for a start that
 // shows no transient.
 func settledFrom(xs []float64) int {
+	d, cuts := mserCut(xs)
+	if d == 0 || rankP(xs[:d], xs[d:]) >= settleAlpha/float64(cuts) {
+		return 0
+	}
+	return d
+}
+
+// stillMoving returns how many leading values of xs, one per round of a
+// start in order, are its transient when the series may settle from above
+// or from below: mserCut's cut, kept only when the rounds cut differ from
+// the rest by a two-sided rank test at settleAlpha shared among the cuts
+// offered; 0 when the start shows no transient.
+func stillMoving(xs []float64) int {
+	d, cuts := mserCut(xs)
+	if d == 0 {
+		return 0
+	}
+	if p := 2 * min(rankP(xs[:d], xs[d:]), rankP(xs[d:], xs[:d])); p >= settleAlpha/float64(cuts) {
+		return 0
+	}
+	return d
+}
+
+// mserCut returns the cut of xs, one value per round of a start in order,
+// that minimises the marginal standard error of the mean of the values
+// after it (MSER, White 1997, over batches of settleBatch rounds for a
+// start of settleBatchFrom rounds or more), at most half of xs, and how
+// many cuts it chose among; 0 and 0 for a start too short to judge.
+func mserCut(xs []float64) (d, cuts int) {
 	n := len(xs)
 	if n < settleMinRounds {
-		return 0
+		return 0, 0
 	}
 	b := 1
 	if n >= settleBatchFrom {
@@ -76,10 +112,10 @@ func settledFrom(xs []float64) int {
 	for i := range ys {
 		ys[i] = stats.Mean(xs[i*b : (i+1)*b])
 	}
-	cuts := len(ys) / 2
+	cuts = len(ys) / 2
 	best, bestStat := 0, math.Inf(1)
-	for d := 0; d <= cuts; d++ {
-		rest := ys[d:]
+	for c := 0; c <= cuts; c++ {
+		rest := ys[c:]
 		m := stats.Mean(rest)
 		var ss float64
 		for _, y := range rest {
@@ -87,14 +123,10 @@ func settledFrom(xs []float64) int {
 		}
 		k := float64(len(rest))
 		if stat := ss / (k * k); stat < bestStat {
-			best, bestStat = d, stat
+			best, bestStat = c, stat
 		}
 	}
-	d := best * b
-	if d == 0 || rankP(xs[:d], xs[d:]) >= settleAlpha/float64(cuts) {
-		return 0
-	}
-	return d
+	return best * b, cuts
 }
 
 // rankP returns the one-sided p-value that the values of a are higher
@@ -142,9 +174,11 @@ func rankP(a, b []float64) float64 {
 // settle leaves out of the comparisons each start's leading rounds whose
 // JVMs still compiled what their warm-up left them (settledFrom on the
 // compilers' CPU of the rounds of each start, for each variant, and for a
-// duet's baseline beside each variant), and lists them in the summary. It
-// judges only JVMs started once for many rounds (restart: once): a service
-// started afresh every round has no start to settle across rounds.
+// duet's baseline beside each variant), then the leading rounds over which
+// a variant's change against the baseline still moved (settleChange), and
+// lists them in the summary. It judges only JVMs started once for many
+// rounds (restart: once): a service started afresh every round has no
+// start to settle across rounds.
 func (z *summarizer) settle() {
 	if z.starts == 0 {
 		return
@@ -196,7 +230,80 @@ func (z *summarizer) settle() {
 			}
 		}
 	}
+	z.settleChange()
 	slices.SortStableFunc(z.s.Settling, func(a, b Settling) int {
 		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Launch, b.Launch))
 	})
+}
+
+// settleChange leaves out, for each variant and each start of its
+// services, the leading rounds over which its change against the baseline
+// in CPU per request without the compilers' CPU (CPU per request where
+// that is not measured) still moved once its compilers had settled
+// (stillMoving on the change's log ratios, round by round): code that the
+// JIT compiled and that got faster as the JIT recompiled it with what it
+// had learnt, an agent's caches filling. Those rounds measure the start
+// on its way to its steady state, not in it.
+func (z *summarizer) settleChange() {
+	steps := slices.Sorted(maps.Keys(z.steps))
+	for _, si := range steps {
+		for _, v := range z.m.Variants {
+			if v == z.m.Baseline {
+				continue
+			}
+			rounds, base := z.byKey[stepVariant{si, v}], z.baseOf(si, v)
+			if len(rounds) == 0 || len(base) == 0 {
+				continue
+			}
+			c := CPUNoJIT
+			if !pairedIn(rounds, base, c) {
+				c = CPUPerRequest
+			}
+			z.settleChangeOf(si, v, c, rounds, base)
+		}
+	}
+}
+
+// pairedIn reports whether some round of rounds and base has cost c on
+// both sides.
+func pairedIn(rounds, base map[int]*TrialCosts, c Cost) bool {
+	for r, tc := range rounds {
+		if b, ok := base[r]; ok && tc.Costs[c] > 0 && b.Costs[c] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// settleChangeOf leaves out of variant v's rounds at step si, start by
+// start, those over which its change in cost c against base still moved
+// (settleChange), and lists them.
+func (z *summarizer) settleChangeOf(si int, v string, c Cost, rounds, base map[int]*TrialCosts) {
+	byLaunch := map[int][]int{}
+	for _, r := range slices.Sorted(maps.Keys(rounds)) {
+		if b, ok := base[r]; ok && rounds[r].Costs[c] > 0 && b.Costs[c] > 0 {
+			byLaunch[rounds[r].Launch] = append(byLaunch[rounds[r].Launch], r)
+		}
+	}
+	for _, l := range slices.Sorted(maps.Keys(byLaunch)) {
+		rs := byLaunch[l]
+		xs := make([]float64, len(rs))
+		jit := make([]float64, len(rs))
+		for i, r := range rs {
+			xs[i] = math.Log(rounds[r].Costs[c] / base[r].Costs[c])
+			jit[i] = rounds[r].Costs[JITCPU]
+		}
+		d := stillMoving(xs)
+		if d == 0 {
+			continue
+		}
+		pct := func(ys []float64) float64 { return 100 * math.Expm1(stats.Mean(ys)) }
+		z.s.Settling = append(z.s.Settling, Settling{Step: si, Variant: v, Launch: l, Rounds: slices.Clone(rs[:d]), Of: len(rs),
+			JITBefore: stats.Mean(jit[:d]), JITAfter: stats.Mean(jit[d:]),
+			Cost: c, ChangeBefore: pct(xs[:d]), ChangeAfter: pct(xs[d:])})
+		for _, r := range rs[:d] {
+			rounds[r].Settling = true
+			delete(rounds, r)
+		}
+	}
 }

@@ -153,3 +153,105 @@ func TestSettlingInADuet(t *testing.T) {
 		t.Errorf("the twin read %+v, want no change, its estimate within 1%%", d.Reading)
 	}
 }
+
+// TestStillMoving checks the cut of a change that settles from above or
+// from below: its leading rounds are cut; a steady change of any size, one
+// that moves later, and a short start lose none; and a steady change loses
+// rounds at most once in a hundred starts.
+func TestStillMoving(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	steady := func(n int, level float64) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = level + 0.01*rng.NormFloat64()
+		}
+		return xs
+	}
+	// decaying is a change that falls from level+step to level over its
+	// first k rounds, as an agent's code does while the JIT recompiles it.
+	decaying := func(n, k int, level, step float64) []float64 {
+		xs := steady(n, level)
+		for i := range k {
+			xs[i] += step * float64(k-i) / float64(k)
+		}
+		return xs
+	}
+	tests := []struct {
+		name     string
+		xs       []float64
+		from, to int
+	}{
+		{"from above over 12 of 40 rounds", decaying(40, 12, 0.18, 0.06), 5, 15},
+		{"from below over 12 of 40 rounds", decaying(40, 12, 0.18, -0.06), 5, 15},
+		{"steady at +20%", steady(40, 0.18), 0, 0},
+		{"steady at 0", steady(40, 0), 0, 0},
+		{"moving later", append(steady(30, 0.18), steady(10, 0.25)...), 0, 0},
+		{"three rounds", decaying(3, 3, 0.18, 0.06), 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := stillMoving(tt.xs); got < tt.from || got > tt.to {
+				t.Errorf("stillMoving = %d, want %d to %d", got, tt.from, tt.to)
+			}
+		})
+	}
+	cut := 0
+	for i := range 400 {
+		if stillMoving(steady(10+i%50, 0.1)) > 0 {
+			cut++
+		}
+	}
+	if cut > 4 {
+		t.Errorf("%d of 400 steady starts lost rounds, want at most 4", cut)
+	}
+}
+
+// TestSettlingLeavesOutAChangeStillMoving checks that the leading rounds of
+// a start whose code still got faster after its compilers had settled are
+// not counted: an identical twin whose second start ran 8% slower at first
+// and caught up over 12 rounds, its compilers quiet, reads no change in
+// CPU per request without JIT, and the summary says which rounds it left
+// out and what the change was over them and after.
+func TestSettlingLeavesOutAChangeStillMoving(t *testing.T) {
+	const rounds, starts, moving = 80, 2, 12
+	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999,
+		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
+		Starts: starts, Rounds: rounds, Workload: "load", Started: time.Unix(999, 0)}
+	var trials []*record.Trial
+	for r := 1; r <= rounds; r++ {
+		launch := (r - 1) * starts / rounds
+		first := (launch * rounds / starts) + 1
+		for _, v := range m.Variants {
+			cpu := 0.001 * noise[(r+len(v))%len(noise)]
+			if k := r - first; v == "twin" && launch == 1 && k < moving {
+				cpu *= 1 + 0.08*float64(moving-k)/moving
+			}
+			tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
+			tr.Launch = launch
+			for i := range tr.Samples[0].Points {
+				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20,
+					JITCPU: 1 + 0.001*noise[(r*3)%len(noise)]*float64(i)}
+			}
+			trials = append(trials, tr)
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := deltaOf(t, s, "twin", CPUNoJIT)
+	if d.Significant || d.Pct == nil || *d.Pct > 0.5 {
+		t.Errorf("the twin read %+v, want no change, its estimate within 0.5%%", d.Reading)
+	}
+	if len(s.Settling) != 1 {
+		t.Fatalf("settling %+v, want the twin's second start alone", s.Settling)
+	}
+	st := s.Settling[0]
+	if st.Variant != "twin" || st.Launch != 1 || st.Cost != CPUNoJIT || len(st.Rounds) < moving/2 || len(st.Rounds) > moving+5 {
+		t.Errorf("settling %+v, want the twin's first rounds of start 2, by CPU per request without JIT", st)
+	}
+	if st.ChangeBefore < 2 || st.ChangeAfter > 0.5 || st.ChangeAfter < -0.5 {
+		t.Errorf("change %.1f%% over the rounds left out, %.1f%% after, want about 4%% and 0", st.ChangeBefore, st.ChangeAfter)
+	}
+}

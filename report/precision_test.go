@@ -133,14 +133,17 @@ func TestSettlingLine(t *testing.T) {
 		Settling: []analyze.Settling{
 			{Step: 0, Variant: "baseline", Launch: 0, Rounds: []int{1, 2, 3, 4, 5}, Of: 40, JITBefore: 9.14, JITAfter: 0.8},
 			{Step: 0, Variant: "v", Launch: 1, Rounds: []int{41, 42}, Of: 30, JITBefore: 31, JITAfter: 1.2},
-			{Step: 0, Variant: "baseline", Pair: "v", Launch: 1, Rounds: []int{41}, Of: 30, JITBefore: 12, JITAfter: 1}}}
+			{Step: 0, Variant: "baseline", Pair: "v", Launch: 1, Rounds: []int{41}, Of: 30, JITBefore: 12, JITAfter: 1},
+			{Step: 0, Variant: "v", Launch: 1, Rounds: []int{43, 44, 45}, Of: 28, JITBefore: 1.5, JITAfter: 1.1,
+				Cost: analyze.CPUNoJIT, ChangeBefore: 22.84, ChangeAfter: 19.9}}}
 	var b strings.Builder
 	if err := Text(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"rounds left out while a start's JIT settled (the compilers' CPU over them → over the start's rounds counted): " +
-			"start 1 baseline 5 of 40 (9.1 → 0.8 ms/s); start 2 v 2 of 30 (31.0 → 1.2 ms/s), baseline beside v 1 of 30 (12.0 → 1.0 ms/s)",
+		"rounds left out while a start settled (over them → over the start's rounds counted): " +
+			"start 1 baseline 5 of 40 (its compilers' CPU 9.1 → 0.8 ms/s); start 2 v 2 of 30 (its compilers' CPU 31.0 → 1.2 ms/s), " +
+			"baseline beside v 1 of 30 (its compilers' CPU 12.0 → 1.0 ms/s), v 3 of 28 (CPU per request without JIT +22.8% → +19.9% against the baseline)",
 		"measured 6.9 of 10.0 min (69%) in windows, 5.8 min of them counted (the rest while starts settled)",
 	} {
 		if !strings.Contains(b.String(), want) {
