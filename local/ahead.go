@@ -43,7 +43,7 @@ type aheadWarm struct {
 // already. sides are the trials about to run; their load shapes the
 // spares' warm-up.
 func (b *Backend) warmAheadOf(sides []*plan.Trial) {
-	if !b.s.Concurrent() || b.warmupCPUs == "" || b.s.Load.VariantWarmupUntil == nil || b.events == nil || b.profilers != nil || len(sides) == 0 {
+	if !b.aheadBesideRounds() || len(sides) == 0 {
 		return
 	}
 	b.mu.Lock()
@@ -78,6 +78,30 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 		b.ahead = nil
 		b.mu.Unlock()
 	}()
+}
+
+// aheadBesideRounds reports whether the run's further starts are warmed
+// beside its rounds: its variants' trials run at once, warm-ups may use
+// every CPU at idle priority and end when the JVMs settle, the run plans
+// its starts, and nothing is profiled.
+func (b *Backend) aheadBesideRounds() bool {
+	return b.s.Concurrent() && b.warmupCPUs != "" && b.s.Load.VariantWarmupUntil != nil && b.events != nil && b.profilers == nil
+}
+
+// WarmsBesideRounds implements backend.StartsAhead: the starts the run
+// plans are started and warmed beside its rounds (aheadBesideRounds), and
+// every variant's services may run twice at once, so that a new start
+// costs the run the stop of the one before, not a warm-up.
+func (b *Backend) WarmsBesideRounds() bool {
+	if !b.aheadBesideRounds() {
+		return false
+	}
+	for _, v := range b.s.Variants {
+		if !b.twice(v.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // startsToWarm returns how many further starts of each of owed's variants
@@ -132,7 +156,7 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most
 	}
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true)
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, true)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))
