@@ -93,6 +93,11 @@ type Progress struct {
 	// the current start (awaitWarming): the start then costs a stop, not
 	// a warm-up.
 	WarmingStarts int
+	// WarmAhead is set when every further start the run plans is started
+	// and warmed beside the rounds, as the ready and warming ones were:
+	// each costs SwapTime, not StartTime, and the warm-ups of the starts
+	// so far are spent, not a share of the budget that starts may take.
+	WarmAhead bool
 	// SettleRounds is how many leading rounds a start of this step has
 	// taken to settle (SettleRounds): a new start's first rounds are not
 	// counted either, and so cost it their time.
@@ -129,11 +134,14 @@ func (p Progress) roundTime() time.Duration {
 }
 
 // startsCost returns what n more starts take: the first ReadyStarts and
-// WarmingStarts of them SwapTime each, the rest StartTime each, and each
-// its SettleRounds rounds.
+// WarmingStarts of them (every one with WarmAhead) SwapTime each, the rest
+// StartTime each, and each its SettleRounds rounds.
 func (p Progress) startsCost(n int) time.Duration {
 	n = max(n, 0)
 	ready := min(n, max(p.ReadyStarts, 0)+max(p.WarmingStarts, 0))
+	if p.WarmAhead {
+		ready = n
+	}
 	settle := time.Duration(n*max(p.SettleRounds, 0)) * p.roundTime()
 	return time.Duration(ready)*p.SwapTime + time.Duration(n-ready)*p.StartTime + settle
 }
@@ -206,7 +214,8 @@ type Width struct {
 	// starts that leave the narrowest interval when the rounds the budget
 	// still holds are spread over them: what a run aims at when the
 	// estimate does not fit in its budget. The starts it counts take
-	// at most MaxStartShare of the budget in all.
+	// at most MaxStartShare of the budget in all (with WarmAhead, the
+	// further ones alone: the warm-ups so far ran beside the rounds).
 	FitStarts int `json:"fit_starts"`
 	// StartHalfPct is the part of HalfPct that what differs between
 	// starts holds, for JVMs started once: the half-width that term alone
@@ -537,9 +546,13 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		left := budget - p.Elapsed
 		least := math.Inf(1)
 		most := time.Duration(MaxStartShare * float64(budget))
+		spent := time.Duration(p.Starts) * p.StartTime
+		if p.WarmAhead {
+			spent = 0
+		}
 		for extra := 0; extra <= maxMoreStarts; extra++ {
 			more := int((left - p.startsCost(extra)) / roundTime)
-			if extra > 0 && (more < 2*extra || time.Duration(p.Starts)*p.StartTime+p.startsCost(extra) > most) {
+			if extra > 0 && (more < 2*extra || spent+p.startsCost(extra) > most) {
 				break
 			}
 			v := sd2/float64(n+max(more, 0)) + 2*(r2+jTotal/(k+float64(extra)))

@@ -413,3 +413,26 @@ func TestDecideIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideStartsWarmedAhead: where every start the rule plans is warmed
+// beside the rounds, a start costs the stop of the one before, and the
+// first start's warm-up is spent, not a share of the budget that further
+// starts may take. A run whose start-to-start term holds its interval
+// back then plans the starts that narrow it, where one whose starts warm
+// at their turn, each as long as the first, plans at most one.
+func TestDecideStartsWarmedAhead(t *testing.T) {
+	goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, MinStarts: 2, Budget: 10 * time.Minute}
+	const rounds = 6
+	s := PairedSeries{Variant: "v", Cost: CPUPerRequest, LogRatios: ratios(rounds, 0.07, 0.01), Launches: make([]int, rounds)}
+	p := Progress{Rounds: rounds, Starts: 1, RoundsThisStart: rounds, RoundTime: 20 * time.Second, StartTime: 2 * time.Minute,
+		SwapTime: 5 * time.Second, Elapsed: 2*time.Minute + rounds*20*time.Second}
+	atTurn := Decide(goal, []PairedSeries{s}, p)
+	p.WarmAhead = true
+	ahead := Decide(goal, []PairedSeries{s}, p)
+	if atTurn.Planned > 1 {
+		t.Errorf("starts warmed at their turn: %d planned, want at most 1 (%+v)", atTurn.Planned, atTurn)
+	}
+	if ahead.Planned < 3 {
+		t.Errorf("starts warmed beside the rounds: %d planned, want 3 or more (%+v)", ahead.Planned, ahead)
+	}
+}

@@ -32,4 +32,8 @@ type StartsAhead interface {
 	// WarmingAhead returns how many further starts of every variant are
 	// warming beside the rounds now; a new start waits for them.
 	WarmingAhead() int
+	// WarmsBesideRounds reports whether the further starts the run plans
+	// are started and warmed beside its rounds, so that each costs the
+	// run the stop of the one before, not a warm-up.
+	WarmsBesideRounds() bool
 }

@@ -47,8 +47,10 @@ type roundState struct {
 	ReadyStarts int
 	SwapTime    time.Duration
 	// WarmingStarts is the starts of every variant warming beside the
-	// rounds, not yet ready.
+	// rounds, not yet ready; WarmAhead is set when every start the rule
+	// plans is warmed beside the rounds.
 	WarmingStarts int
+	WarmAhead     bool
 	// RunLeft is what is left of the whole run's budget; Later is set
 	// when other load steps can use what this one leaves (those after it,
 	// and those before it waiting to be taken up again), which a step out
@@ -102,7 +104,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 	prog := analyze.Progress{
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
 		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
-		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime, WarmingStarts: st.WarmingStarts,
+		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime, WarmingStarts: st.WarmingStarts, WarmAhead: st.WarmAhead,
 		SettleRounds: analyze.SettleRounds(sum, st.Step),
 		Calibration:  analyze.CalibrationOf(m),
 	}
@@ -438,7 +440,7 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 			// A start warmed ahead of its turn costs only the stop of the
 			// current one: a round's time until a stop has been timed.
 			st.ReadyStarts, st.SwapTime = r.can.ahead.WarmStartsReady(), st.RoundTime
-			st.WarmingStarts = r.can.ahead.WarmingAhead()
+			st.WarmingStarts, st.WarmAhead = r.can.ahead.WarmingAhead(), r.can.ahead.WarmsBesideRounds()
 			if pr.stopCount > 0 {
 				st.SwapTime = pr.stopTime / time.Duration(pr.stopCount)
 			}
@@ -507,6 +509,12 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		rest = append(restart, rest...)
 		pr.thisStart = 0
 		m.Starts = max(m.Starts, t.Launch+2)
+	case once && d.Planned > pr.ahead:
+		// The rule plans more starts than are warming: those warmed
+		// beside the rounds begin to warm now, not at the next start.
+		r.mu.Lock()
+		pr.ahead = d.Planned
+		r.mu.Unlock()
 	}
 	return rest, r.dir.WriteManifest(m)
 }

@@ -449,3 +449,37 @@ func TestEachStepWarmsItsStartsAhead(t *testing.T) {
 		}
 	}
 }
+
+// plannedRule plans three further starts from round 2 on, asks for none
+// before round 5, and stops after round 6.
+type plannedRule struct {
+	pr    *precisionRun
+	ahead map[int]int // round → pr.ahead as it ended
+}
+
+func (p *plannedRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
+	p.ahead[st.Rounds] = p.pr.ahead
+	planned := 0
+	if st.Rounds >= 2 {
+		planned = 3
+	}
+	stop := st.Rounds >= 6
+	return roundDecision{Stop: stop, NewStart: st.Rounds == 5, Planned: planned,
+		Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
+}
+
+// TestPlannedStartsWarmAtOnce: once the rule plans more starts than are
+// to be warmed ahead, they begin to warm then (StartsAhead), not at the
+// next new start.
+func TestPlannedStartsWarmAtOnce(t *testing.T) {
+	s := precisionScenario(t, "rate: 10")
+	rule := &plannedRule{ahead: map[int]int{}}
+	r, p, m, pr := precisionRunner(t, s, rule)
+	rule.pr = pr
+	drive(t, r, pr, m, p.Actions, time.Second)
+	for round, want := range map[int]int{2: s.Precision.MinStarts - 1, 3: 3, 5: 3, 6: 2} {
+		if got := rule.ahead[round]; got != want {
+			t.Errorf("as round %d ended: %d starts to warm ahead, want %d", round, got, want)
+		}
+	}
+}
