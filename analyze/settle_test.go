@@ -124,7 +124,7 @@ func TestSettlingInADuet(t *testing.T) {
 	const rounds, queued = 40, 10
 	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999}
 	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
-		Starts: 1, Rounds: rounds, Workload: "load", Mode: "duet"}
+		Starts: 1, Rounds: rounds, Workload: "load", Mode: "duet", Started: time.Unix(999, 0)}
 	var trials []*record.Trial
 	for r := 1; r <= rounds; r++ {
 		for _, v := range m.Variants {
@@ -136,6 +136,9 @@ func TestSettlingInADuet(t *testing.T) {
 			if v == "baseline" {
 				tr.Pair = "twin"
 			}
+			// The two sides of a round share its window.
+			tr.MeasureStart = time.Unix(1000+10*int64(r), 0)
+			tr.MeasureEnd = tr.MeasureStart.Add(8 * time.Second)
 			for i := range tr.Samples[0].Points {
 				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, JITCPU: 1 + jit*float64(i)}
 			}
@@ -151,6 +154,11 @@ func TestSettlingInADuet(t *testing.T) {
 	}
 	if d := deltaOf(t, s, "twin", CPUPerRequest); d.Significant || d.Pct == nil || *d.Pct < -1 {
 		t.Errorf("the twin read %+v, want no change, its estimate within 1%%", d.Reading)
+	}
+	// The twin's trials beside the rounds left out are not counted
+	// either: the windows are the pairs'.
+	if ms := s.Measured; ms == nil || ms.CountedS > ms.WindowS*(rounds-queued)/rounds+0.5 {
+		t.Errorf("measured %+v, want the %d rounds left out not counted", ms, queued)
 	}
 }
 

@@ -358,9 +358,30 @@ func (z *summarizer) sortTrials() {
 	z.settle()
 	if ms, ok := measured(m, z.trials); ok {
 		if len(s.Settling) > 0 {
+			// In a duet a trial counts only beside a counted trial of
+			// its partner: the window is the pair's, and a comparison
+			// reads both or neither.
+			side := func(tc *TrialCosts) stepRound {
+				if tc.Pair != "" {
+					return stepRound{tc.Step, tc.Round, pairKey(tc.Variant, tc.Pair)}
+				}
+				return stepRound{tc.Step, tc.Round, tc.Variant}
+			}
+			partner := func(tc *TrialCosts) stepRound {
+				if tc.Pair != "" {
+					return stepRound{tc.Step, tc.Round, tc.Pair}
+				}
+				return stepRound{tc.Step, tc.Round, pairKey(z.m.Baseline, tc.Variant)}
+			}
+			left := map[stepRound]bool{}
+			for _, tc := range s.Trials {
+				if tc.Excluded || tc.Settling {
+					left[side(tc)] = true
+				}
+			}
 			var counted []*record.Trial
 			for i, tc := range s.Trials {
-				if !tc.Excluded && !tc.Settling {
+				if !tc.Excluded && !tc.Settling && !left[partner(tc)] {
 					counted = append(counted, z.summarized[i])
 				}
 			}
@@ -377,6 +398,12 @@ func (z *summarizer) sortTrials() {
 			}
 		}
 	}
+}
+
+// stepRound names the trial of a variant in a round of a load step.
+type stepRound struct {
+	step, round int
+	variant     string
 }
 
 // file puts tc under k for its round.
