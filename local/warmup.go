@@ -274,7 +274,11 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		}
 	}
 	if u := b.s.Load.VariantWarmupUntil; u != nil {
-		rule := jitRule{below: u.JITBelow.D(), over: u.Over.D()}
+		// Beside the rounds, at idle priority, a JVM's compilations
+		// wait for a CPU: the wall time they take says how long they
+		// waited (ten JVMs with agents stayed above the threshold for
+		// 18 minutes so), their threads' CPU how much is compiled.
+		rule := jitRule{below: u.JITBelow.D(), over: u.Over.D(), byCPU: beside}
 		if b.s.Load.VariantWarmupAuto {
 			rule.noJVM = scenario.DefaultNoJVMWarmup
 		}
@@ -539,7 +543,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 				if w.jvm, pid = findJVM(w.tree); w.jvm == nil {
 					continue
 				}
-				if steady != nil {
+				if steady != nil || rule.byCPU {
 					w.compilers, _ = jvm.NewCompilerThreads("/proc", pid)
 				}
 			}
@@ -547,7 +551,13 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 			if err != nil {
 				continue // the JVM exited; the trial will say so
 			}
-			h.add(w.key, jitPoint{at: now.Sub(origin), jit: c.JITTime})
+			jit := c.JITTime
+			if rule.byCPU && w.compilers != nil {
+				if jit, err = w.compilers.CPU(); err != nil {
+					continue
+				}
+			}
+			h.add(w.key, jitPoint{at: now.Sub(origin), jit: jit})
 		}
 		rule.markSides(h, owed, sides)
 		if steady != nil {
