@@ -156,7 +156,7 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most
 	}
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, true)
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))

@@ -19,10 +19,6 @@ type jitRule struct {
 	// a JVM after that long (a warm-up toll chose: a short one for other
 	// runtimes).
 	noJVM time.Duration
-	// byCPU judges the CPU the JVMs' compiler threads use, not the wall
-	// time their compilations take: at idle priority a compilation waits
-	// for a CPU, and its wall time runs on while it waits.
-	byCPU bool
 }
 
 // jitPoint is one reading of a JVM's cumulative JIT compile time

@@ -98,7 +98,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, false)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm)
 	if err != nil {
 		return err
 	}
@@ -120,10 +120,8 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // (warmupPhases), each trial's load shaped by its phase, warmed again beside
 // a fresh duet partner where rewarm says so, and returns how each went. A
 // warm-up toll chose lasts at most longest in all, its phases included; a
-// scenario's phases each last at most longest. A warm-up beside the rounds
-// (beside) ends when the JVMs settle, not once their cost stops moving
-// (warmPhase).
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm, beside bool) ([]warmupPhase, error) {
+// scenario's phases each last at most longest.
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
@@ -138,7 +136,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				break
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, beside)
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -229,7 +227,7 @@ type warmupPhase struct {
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
 // measured JVMs settle; a service that exits ends it.
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, beside bool) warmupPhase {
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
@@ -274,24 +272,14 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		}
 	}
 	if u := b.s.Load.VariantWarmupUntil; u != nil {
-		// Beside the rounds, at idle priority, a JVM's compilations
-		// wait for a CPU: the wall time they take says how long they
-		// waited (ten JVMs with agents stayed above the threshold for
-		// 18 minutes so), their threads' CPU how much is compiled.
-		rule := jitRule{below: u.JITBelow.D(), over: u.Over.D(), byCPU: beside}
+		rule := jitRule{below: u.JITBelow.D(), over: u.Over.D()}
 		if b.s.Load.VariantWarmupAuto {
 			rule.noJVM = scenario.DefaultNoJVMWarmup
 		}
 		var steady *steadyRule
-		if b.s.Load.VariantWarmupAuto && !beside {
+		if b.s.Load.VariantWarmupAuto {
 			// A warm-up toll chose also ends once the cost the trials
 			// measure has stopped moving, whatever the JIT still does.
-			// Not beside the rounds: there waiting costs the run
-			// nothing, and at idle priority a JVM's cost can hold still
-			// while its compilers are a CPU behind. Spares of Sermant's
-			// reproduction ended so, compiling at 1,000 ms/s, and
-			// compiled through their first 10 to 18 rounds, their CPU
-			// per request 70–90% above the start before.
 			r := defaultSteady(u.Over.D())
 			steady = &r
 		}
@@ -543,7 +531,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 				if w.jvm, pid = findJVM(w.tree); w.jvm == nil {
 					continue
 				}
-				if steady != nil || rule.byCPU {
+				if steady != nil {
 					w.compilers, _ = jvm.NewCompilerThreads("/proc", pid)
 				}
 			}
@@ -551,13 +539,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 			if err != nil {
 				continue // the JVM exited; the trial will say so
 			}
-			jit := c.JITTime
-			if rule.byCPU && w.compilers != nil {
-				if jit, err = w.compilers.CPU(); err != nil {
-					continue
-				}
-			}
-			h.add(w.key, jitPoint{at: now.Sub(origin), jit: jit})
+			h.add(w.key, jitPoint{at: now.Sub(origin), jit: c.JITTime})
 		}
 		rule.markSides(h, owed, sides)
 		if steady != nil {
