@@ -66,8 +66,12 @@ type started struct {
 // keeps each service's own cpu_limit, or its variant's): a start-up step's
 // limit, or a load test's matrix step's.
 func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float64) error {
-	if err := b.awaitAhead(ctx); err != nil {
-		return fmt.Errorf("variant %s: %w", name, err)
+	// A spare warmed already takes its turn at once; otherwise the new
+	// start is one of those warming beside the rounds.
+	if !b.spareReady(name, cpuLimit) {
+		if err := b.awaitAhead(ctx); err != nil {
+			return fmt.Errorf("variant %s: %w", name, err)
+		}
 	}
 	if b.promoteSpare(name, cpuLimit) {
 		return nil

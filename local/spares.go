@@ -224,6 +224,15 @@ func (b *Backend) shelveSpares(trials []*plan.Trial) {
 	}
 }
 
+// spareReady reports whether a spare of variant name, started under CPU
+// limit cpuLimit, waits warmed for its turn (promoteSpare would take it).
+func (b *Backend) spareReady(name string, cpuLimit float64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	q := b.spares[name]
+	return len(q) > 0 && q[0].cpuLimit == cpuLimit
+}
+
 // promoteSpare makes the oldest spare of variant name, started under the
 // same CPU limit, its current start, with its sink the variant's, and
 // reports whether there was one.

@@ -1,9 +1,11 @@
 package local
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/scenario"
@@ -134,5 +136,23 @@ load:
 	want := "EXPORT_TO=http://" + b.sinks["agent"].addr
 	if env := b.variants["agent"].Services[0].Env; !slices.Contains(env, want) {
 		t.Errorf("a start launched after the spare exports elsewhere than the variant's sink (%s): %q", want, slices.DeleteFunc(slices.Clone(env), func(e string) bool { return !strings.HasPrefix(e, "EXPORT_TO=") }))
+	}
+}
+
+// TestReadySpareTakesItsTurnAtOnce: a new start whose spare waits warmed
+// takes it at once, while further starts still warm beside the rounds;
+// waiting for those held jvm3's rounds up for three minutes.
+func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
+	b := New(Options{Self: "toll"})
+	spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}}
+	b.spares = map[string][]*started{"agent": {spare}}
+	b.ahead = &aheadWarm{cancel: func() {}, done: make(chan struct{}), starts: 2} // still warming
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := b.startLimited(ctx, "agent", 0); err != nil {
+		t.Fatalf("start with a spare ready: %v", err)
+	}
+	if b.running["agent"] != spare {
+		t.Errorf("the ready spare did not take its turn")
 	}
 }
