@@ -72,28 +72,12 @@ func TestSettledFrom(t *testing.T) {
 // compiled nothing more at first, keeps all its rounds.
 func TestSettlingLeavesOutAStartsTransient(t *testing.T) {
 	const rounds, starts, queued = 80, 2, 12
-	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999,
-		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
-	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
-		Starts: starts, Rounds: rounds, Workload: "load", Started: time.Unix(999, 0)}
-	var trials []*record.Trial
-	for r := 1; r <= rounds; r++ {
-		launch := (r - 1) * starts / rounds
-		first := (launch * rounds / starts) + 1
-		for _, v := range m.Variants {
-			cpu, jit := 0.001*noise[(r+len(v))%len(noise)], 0.001*noise[(r*3)%len(noise)]
-			if v == "twin" && launch == 1 && r < first+queued {
-				cpu, jit = cpu*1.3, 0.040
-			}
-			tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
-			tr.Launch = launch
-			for i := range tr.Samples[0].Points {
-				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20,
-					JITCPU: 1 + jit*float64(i)}
-			}
-			trials = append(trials, tr)
+	m, trials := twinStarts(t, rounds, starts, func(k int) (cpu, jit float64) {
+		if k < queued {
+			return 1.3, 40
 		}
-	}
+		return 1, 0
+	})
 	s, err := Summarize(m, trials, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -222,28 +206,12 @@ func TestStillMoving(t *testing.T) {
 // out and what the change was over them and after.
 func TestSettlingLeavesOutAChangeStillMoving(t *testing.T) {
 	const rounds, starts, moving = 80, 2, 12
-	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999,
-		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
-	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
-		Starts: starts, Rounds: rounds, Workload: "load", Started: time.Unix(999, 0)}
-	var trials []*record.Trial
-	for r := 1; r <= rounds; r++ {
-		launch := (r - 1) * starts / rounds
-		first := (launch * rounds / starts) + 1
-		for _, v := range m.Variants {
-			cpu := 0.001 * noise[(r+len(v))%len(noise)]
-			if k := r - first; v == "twin" && launch == 1 && k < moving {
-				cpu *= 1 + 0.08*float64(moving-k)/moving
-			}
-			tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
-			tr.Launch = launch
-			for i := range tr.Samples[0].Points {
-				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20,
-					JITCPU: 1 + 0.001*noise[(r*3)%len(noise)]*float64(i)}
-			}
-			trials = append(trials, tr)
+	m, trials := twinStarts(t, rounds, starts, func(k int) (cpu, jit float64) {
+		if k < moving {
+			return 1 + 0.08*float64(moving-k)/moving, 0
 		}
-	}
+		return 1, 0
+	})
 	s, err := Summarize(m, trials, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -262,4 +230,38 @@ func TestSettlingLeavesOutAChangeStillMoving(t *testing.T) {
 	if st.ChangeBefore < 2 || st.ChangeAfter > 0.5 || st.ChangeAfter < -0.5 {
 		t.Errorf("change %.1f%% over the rounds left out, %.1f%% after, want about 4%% and 0", st.ChangeBefore, st.ChangeAfter)
 	}
+}
+
+// twinStarts returns the manifest and trials of a run of a baseline and an
+// identical twin, each started starts times for rounds rounds in all,
+// their CPU per request 1 ms with a little noise and their compilers
+// quiet, except over the twin's second start, whose k-th round (from 0)
+// runs at second(k)'s factor of CPU per request, its compilers adding
+// second(k)'s ms of CPU a second on top of their own.
+func twinStarts(t *testing.T, rounds, starts int, second func(k int) (cpu, jit float64)) (*record.Manifest, []*record.Trial) {
+	t.Helper()
+	noise := []float64{1.000, 1.004, 0.997, 1.002, 0.999, 1.001, 0.998, 1.003, 1.001, 0.999,
+		1.002, 0.998, 1.000, 1.003, 0.997, 1.001, 0.999, 1.002, 0.998, 1.000}
+	m := &record.Manifest{Scenario: "x", Baseline: "baseline", Variants: []string{"baseline", "twin"}, Restart: "once",
+		Starts: starts, Rounds: rounds, Workload: "load", Started: time.Unix(999, 0)}
+	var trials []*record.Trial
+	for r := 1; r <= rounds; r++ {
+		launch := (r - 1) * starts / rounds
+		first := (launch * rounds / starts) + 1
+		for _, v := range m.Variants {
+			cpu, jit := 0.001*noise[(r+len(v))%len(noise)], 0.001*noise[(r*3)%len(noise)]
+			if v == "twin" && launch == 1 {
+				f, extra := second(r - first)
+				cpu, jit = cpu*f, jit+extra/1000
+			}
+			tr := synthetic(t, len(trials)+1, r, v, 4, 100, cpu, 1000)
+			tr.Launch = launch
+			for i := range tr.Samples[0].Points {
+				tr.Samples[0].Points[i].JVM = &record.JVMSample{ClassesLoaded: 9000, HeapUsed: 64 << 20,
+					JITCPU: 1 + jit*float64(i)}
+			}
+			trials = append(trials, tr)
+		}
+	}
+	return m, trials
 }
