@@ -151,20 +151,22 @@ func ExitCode(err error) int {
 }
 
 // WriteScenario writes a two-service reference-app scenario with the given
-// variants and load section, and returns its path.
+// variants and load section, and returns its path. Its services may take a
+// minute to be ready: beside the rest of the suite on two CPUs, one took
+// more than 10 s to write its first line.
 func WriteScenario(t *testing.T, name, variants, load string) string {
 	t.Helper()
 	s := fmt.Sprintf(`name: %s
 services:
   - name: provider
     command: [toll, app, provider, --addr, "127.0.0.1:${port:provider}", --work, "40000"]
-    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 10s}
+    ready: {http: "http://127.0.0.1:${port:provider}/health", timeout: 60s}
     measure: true
   - name: consumer
     command: [toll, app, consumer, --addr, "127.0.0.1:${port:consumer}",
               --provider, "http://127.0.0.1:${port:provider}/provider", --work, "2000"]
     env: {OTEL_EXPORTER_OTLP_ENDPOINT: "${sink}"}
-    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 10s}
+    ready: {http: "http://127.0.0.1:${port:consumer}/health", timeout: 60s}
     measure: true
 variants:
 %s
