@@ -194,11 +194,7 @@ func (z *summarizer) settle() {
 	}
 	for _, k := range keys {
 		rounds := z.byKey[k]
-		byLaunch := map[int][]int{}
-		for _, r := range slices.Sorted(maps.Keys(rounds)) {
-			l := rounds[r].Launch
-			byLaunch[l] = append(byLaunch[l], r)
-		}
+		byLaunch := roundsByLaunch(rounds, func(int) bool { return true })
 		for _, l := range slices.Sorted(maps.Keys(byLaunch)) {
 			rs := byLaunch[l]
 			jit := make([]float64, 0, len(rs))
@@ -255,36 +251,37 @@ func (z *summarizer) settleChange() {
 			if len(rounds) == 0 || len(base) == 0 {
 				continue
 			}
-			c := CPUNoJIT
-			if !pairedIn(rounds, base, c) {
-				c = CPUPerRequest
+			for _, c := range []Cost{CPUNoJIT, CPUPerRequest} {
+				paired := roundsByLaunch(rounds, func(r int) bool {
+					b, ok := base[r]
+					return ok && rounds[r].Costs[c] > 0 && b.Costs[c] > 0
+				})
+				if len(paired) > 0 {
+					z.settleChangeOf(si, v, c, rounds, base, paired)
+					break
+				}
 			}
-			z.settleChangeOf(si, v, c, rounds, base)
 		}
 	}
 }
 
-// pairedIn reports whether some round of rounds and base has cost c on
-// both sides.
-func pairedIn(rounds, base map[int]*TrialCosts, c Cost) bool {
-	for r, tc := range rounds {
-		if b, ok := base[r]; ok && tc.Costs[c] > 0 && b.Costs[c] > 0 {
-			return true
+// roundsByLaunch returns the rounds of rounds that keep holds, in order,
+// by the start they ran under.
+func roundsByLaunch(rounds map[int]*TrialCosts, keep func(r int) bool) map[int][]int {
+	by := map[int][]int{}
+	for _, r := range slices.Sorted(maps.Keys(rounds)) {
+		if keep(r) {
+			by[rounds[r].Launch] = append(by[rounds[r].Launch], r)
 		}
 	}
-	return false
+	return by
 }
 
 // settleChangeOf leaves out of variant v's rounds at step si, start by
-// start, those over which its change in cost c against base still moved
-// (settleChange), and lists them.
-func (z *summarizer) settleChangeOf(si int, v string, c Cost, rounds, base map[int]*TrialCosts) {
-	byLaunch := map[int][]int{}
-	for _, r := range slices.Sorted(maps.Keys(rounds)) {
-		if b, ok := base[r]; ok && rounds[r].Costs[c] > 0 && b.Costs[c] > 0 {
-			byLaunch[rounds[r].Launch] = append(byLaunch[rounds[r].Launch], r)
-		}
-	}
+// start (byLaunch: the rounds paired with base in cost c), those over
+// which its change in c against base still moved (settleChange), and
+// lists them.
+func (z *summarizer) settleChangeOf(si int, v string, c Cost, rounds, base map[int]*TrialCosts, byLaunch map[int][]int) {
 	for _, l := range slices.Sorted(maps.Keys(byLaunch)) {
 		rs := byLaunch[l]
 		xs := make([]float64, len(rs))

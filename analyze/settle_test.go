@@ -53,13 +53,7 @@ func TestSettledFrom(t *testing.T) {
 		})
 	}
 	// A settled start loses rounds at most once in a hundred.
-	cut := 0
-	for range 400 {
-		if settledFrom(bursty(50)) > 0 {
-			cut++
-		}
-	}
-	if cut > 4 {
+	if cut := startsCut(settledFrom, func(int) []float64 { return bursty(50) }); cut > 4 {
 		t.Errorf("%d of 400 settled starts lost rounds, want at most 4", cut)
 	}
 }
@@ -187,13 +181,7 @@ func TestStillMoving(t *testing.T) {
 			}
 		})
 	}
-	cut := 0
-	for i := range 400 {
-		if stillMoving(steady(10+i%50, 0.1)) > 0 {
-			cut++
-		}
-	}
-	if cut > 4 {
+	if cut := startsCut(stillMoving, func(i int) []float64 { return steady(10+i%50, 0.1) }); cut > 4 {
 		t.Errorf("%d of 400 steady starts lost rounds, want at most 4", cut)
 	}
 }
@@ -264,4 +252,16 @@ func twinStarts(t *testing.T, rounds, starts int, second func(k int) (cpu, jit f
 		}
 	}
 	return m, trials
+}
+
+// startsCut returns how many of 400 starts, the i-th start(i), cut loses
+// rounds from.
+func startsCut(cut func([]float64) int, start func(i int) []float64) int {
+	n := 0
+	for i := range 400 {
+		if cut(start(i)) > 0 {
+			n++
+		}
+	}
+	return n
 }

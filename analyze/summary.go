@@ -358,34 +358,7 @@ func (z *summarizer) sortTrials() {
 	z.settle()
 	if ms, ok := measured(m, z.trials); ok {
 		if len(s.Settling) > 0 {
-			// In a duet a trial counts only beside a counted trial of
-			// its partner: the window is the pair's, and a comparison
-			// reads both or neither.
-			side := func(tc *TrialCosts) stepRound {
-				if tc.Pair != "" {
-					return stepRound{tc.Step, tc.Round, pairKey(tc.Variant, tc.Pair)}
-				}
-				return stepRound{tc.Step, tc.Round, tc.Variant}
-			}
-			partner := func(tc *TrialCosts) stepRound {
-				if tc.Pair != "" {
-					return stepRound{tc.Step, tc.Round, tc.Pair}
-				}
-				return stepRound{tc.Step, tc.Round, pairKey(z.m.Baseline, tc.Variant)}
-			}
-			left := map[stepRound]bool{}
-			for _, tc := range s.Trials {
-				if tc.Excluded || tc.Settling {
-					left[side(tc)] = true
-				}
-			}
-			var counted []*record.Trial
-			for i, tc := range s.Trials {
-				if !tc.Excluded && !tc.Settling && !left[partner(tc)] {
-					counted = append(counted, z.summarized[i])
-				}
-			}
-			c, _ := measured(m, counted)
+			c, _ := measured(m, z.countedTrials())
 			ms.CountedS = c.WindowS
 		}
 		s.Measured = &ms
@@ -398,6 +371,37 @@ func (z *summarizer) sortTrials() {
 			}
 		}
 	}
+}
+
+// countedTrials returns the trials the comparisons count: neither left out
+// nor settling, and, in a duet, beside a counted trial of their partner,
+// since the window is the pair's and a comparison reads both or neither.
+func (z *summarizer) countedTrials() []*record.Trial {
+	side := func(tc *TrialCosts) stepRound {
+		if tc.Pair != "" {
+			return stepRound{tc.Step, tc.Round, pairKey(tc.Variant, tc.Pair)}
+		}
+		return stepRound{tc.Step, tc.Round, tc.Variant}
+	}
+	partner := func(tc *TrialCosts) stepRound {
+		if tc.Pair != "" {
+			return stepRound{tc.Step, tc.Round, tc.Pair}
+		}
+		return stepRound{tc.Step, tc.Round, pairKey(z.m.Baseline, tc.Variant)}
+	}
+	left := map[stepRound]bool{}
+	for _, tc := range z.s.Trials {
+		if tc.Excluded || tc.Settling {
+			left[side(tc)] = true
+		}
+	}
+	var counted []*record.Trial
+	for i, tc := range z.s.Trials {
+		if !tc.Excluded && !tc.Settling && !left[partner(tc)] {
+			counted = append(counted, z.summarized[i])
+		}
+	}
+	return counted
 }
 
 // stepRound names the trial of a variant in a round of a load step.

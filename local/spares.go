@@ -229,8 +229,16 @@ func (b *Backend) shelveSpares(trials []*plan.Trial) {
 func (b *Backend) spareReady(name string, cpuLimit float64) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	q := b.spares[name]
-	return len(q) > 0 && q[0].cpuLimit == cpuLimit
+	return b.readySpare(name, cpuLimit) != nil
+}
+
+// readySpare returns the oldest spare of variant name if it was started
+// under CPU limit cpuLimit, or nil. Its caller holds b.mu.
+func (b *Backend) readySpare(name string, cpuLimit float64) *started {
+	if q := b.spares[name]; len(q) > 0 && q[0].cpuLimit == cpuLimit {
+		return q[0]
+	}
+	return nil
 }
 
 // promoteSpare makes the oldest spare of variant name, started under the
@@ -238,13 +246,12 @@ func (b *Backend) spareReady(name string, cpuLimit float64) bool {
 // reports whether there was one.
 func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	b.mu.Lock()
-	q := b.spares[name]
-	if len(q) == 0 || q[0].cpuLimit != cpuLimit {
+	st := b.readySpare(name, cpuLimit)
+	if st == nil {
 		b.mu.Unlock()
 		return false
 	}
-	st := q[0]
-	b.spares[name] = q[1:]
+	b.spares[name] = b.spares[name][1:]
 	if old := b.sinks[name]; old != nil {
 		b.retired = append(b.retired, old)
 	}
