@@ -5,6 +5,11 @@
 // with the attributes an HTTP instrumentation sets, batched and exported
 // over OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT. It uses only the API that
 // every release since v1.0.0 has, so one source builds with each.
+//
+// Built with the otellogs tag (build.sh VERSION logs: releases from 1.27.0,
+// whose log SDK ships beside them), --logs otel also writes one log record
+// per request, an access log line tied to the request's span, through the
+// SDK's logs, batched over OTLP/HTTP to the same endpoint.
 package main
 
 import (
@@ -33,19 +38,32 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:8080", "address to listen on")
 	work := flag.Int("work", 20000, "math.Log iterations a request")
 	mode := flag.String("trace", "none", "none, or otel: trace every request with the OpenTelemetry Go SDK")
+	logs := flag.String("logs", "none", "none, or otel: log every request through the SDK's logs (a build with the otellogs tag)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, *addr, *work, *mode); err != nil {
+	if err := serve(ctx, *addr, *work, *mode, *logs); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // serve answers on addr until ctx is done.
-func serve(ctx context.Context, addr string, work int, mode string) error {
+func serve(ctx context.Context, addr string, work int, mode, logs string) error {
 	var handler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "%.3f\n", burn(work))
 	})
+	switch logs {
+	case "none":
+	case "otel":
+		h, shutdown, err := logged(ctx, handler)
+		if err != nil {
+			return err
+		}
+		defer shutdown()
+		handler = h
+	default:
+		return fmt.Errorf("--logs %q: want none or otel", logs)
+	}
 	switch mode {
 	case "none":
 	case "otel":
@@ -80,27 +98,42 @@ func serve(ctx context.Context, addr string, work int, mode string) error {
 // OTLP/HTTP endpoint in OTEL_EXPORTER_OTLP_ENDPOINT (read here: the
 // exporter of early releases does not read it).
 func tracerProvider(ctx context.Context) (*sdktrace.TracerProvider, error) {
-	endpoint := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT %q: want a URL such as http://127.0.0.1:4318", endpoint)
+	host, insecure, err := otlpEndpoint()
+	if err != nil {
+		return nil, err
 	}
-	opts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(u.Host)}
-	if u.Scheme == "http" {
+	opts := []otlptracehttp.Option{otlptracehttp.WithEndpoint(host)}
+	if insecure {
 		opts = append(opts, otlptracehttp.WithInsecure())
 	}
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("OTLP exporter: %w", err)
 	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(serviceResource()))
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	return tp, nil
+}
+
+// otlpEndpoint returns the host and port of OTEL_EXPORTER_OTLP_ENDPOINT, and
+// whether it is plain HTTP.
+func otlpEndpoint() (host string, insecure bool, err error) {
+	endpoint := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT")
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return "", false, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT %q: want a URL such as http://127.0.0.1:4318", endpoint)
+	}
+	return u.Host, u.Scheme == "http", nil
+}
+
+// serviceResource names the service as OTEL_SERVICE_NAME says (consumer by
+// default).
+func serviceResource() *resource.Resource {
 	name := os.Getenv("OTEL_SERVICE_NAME")
 	if name == "" {
 		name = "consumer"
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp),
-		sdktrace.WithResource(resource.NewSchemaless(attribute.String("service.name", name))))
-	otel.SetTextMapPropagator(propagation.TraceContext{})
-	return tp, nil
+	return resource.NewSchemaless(attribute.String("service.name", name))
 }
 
 // traced wraps next in a server span, with a child span around its work,
