@@ -25,6 +25,9 @@ type historyOptions struct {
 	db       string
 	scenario string
 	labels   []string
+	// order is the label whose values, as versions, order the runs (by
+	// when they started when empty).
+	order string
 }
 
 func (o *historyOptions) flags(cmd *cobra.Command) {
@@ -102,11 +105,14 @@ toll run --history, or by toll history add for results directories.
 
 By default CPU per request and every series with a change of level are shown;
 --cost chooses costs, --all shows every series. --html writes a page that
-charts each series, every run linking to its report.
+charts each series, every run linking to its report. --order version lists
+the runs by their version label rather than by when they started (a
+bisect's runs, or a release measured again later).
 
 ` + exitCodesHelp,
 		Example: `  toll history add results/otel-2.10 --label agent=2.10.0
   toll history --scenario java-agent --cost cpu_per_request --html history.html
+  toll history --db bisect.db --order version
   toll history check --fail-on 'cpu_per_request > +2%'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -139,6 +145,7 @@ charts each series, every run linking to its report.
 	cmd.Flags().BoolVar(&all, "all", false, "every series, not only CPU per request and those that changed")
 	cmd.Flags().StringVar(&htmlPath, "html", "", "also write a page charting each series to this file")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "write the series as JSON instead of the tables")
+	cmd.Flags().StringVar(&o.order, "order", "", "order the runs by this label's values, as versions (1.9 before 1.10), not by when they started")
 	cmd.AddCommand(newHistoryAddCmd(), newHistoryCheckCmd())
 	return cmd
 }
@@ -153,6 +160,9 @@ func (o *historyOptions) series(cmd *cobra.Command) ([]*history.Series, error) {
 	runs, err := st.Runs(cmd.Context(), f)
 	if err != nil {
 		return nil, &exitError{ExitFailure, err}
+	}
+	if o.order != "" {
+		history.OrderBy(runs, o.order)
 	}
 	return history.Trends(runs, changepoint.Options{}), nil
 }
