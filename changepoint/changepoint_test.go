@@ -29,24 +29,54 @@ func series(rng *rand.Rand, n, at int, step, se, tau float64) []Point {
 func TestNoChangeFewFalseAlarms(t *testing.T) {
 	for _, tt := range []struct {
 		name string
+		runs int
 		tau  float64
-	}{{"errors as stated", 0}, {"runs spread beyond their errors", 0.01}} {
+	}{
+		{"errors as stated", 15, 0},
+		{"runs spread beyond their errors", 15, 0.01},
+		// Too short for the permutation test: Student's t judges them.
+		{"seven runs, errors as stated", 7, 0},
+		{"seven runs spread beyond their errors", 7, 0.01},
+		{"eight runs spread beyond their errors", 8, 0.01},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			const histories = 200
 			alarms := 0
 			for h := range histories {
-				if len(Detect(series(rng, 15, 0, 0, 0.005, tt.tau), Options{Seed: uint64(h)})) > 0 {
+				if len(Detect(series(rng, tt.runs, 0, 0, 0.005, tt.tau), Options{Seed: uint64(h)})) > 0 {
 					alarms++
 				}
 			}
 			// At 2% a change, binary segmentation's few further tests
 			// keep it near 2%; 10 of 200 would be 5%.
 			if alarms > 10 {
-				t.Errorf("%d false alarms in %d histories of 15 runs where nothing changed", alarms, histories)
+				t.Errorf("%d false alarms in %d histories of %d runs where nothing changed", alarms, histories, tt.runs)
 			}
 			t.Logf("%d false alarms in %d histories", alarms, histories)
 		})
+	}
+}
+
+// TestShortSeriesStepFound checks that a series too short for the
+// permutation test ever to reach 2% still reads a step far beyond its
+// runs' spread, at its run: a bisect's seven runs of one agent's releases
+// in version order, four at about +125% against the baseline and three at
+// about +20% (their intervals about ±5 and ±3 points).
+func TestShortSeriesStepFound(t *testing.T) {
+	var pts []Point
+	for _, c := range []float64{123.3, 124.7, 133.8, 121.7, 20.5, 20.5, 18.1} {
+		pts = append(pts, Point{Y: math.Log1p(c / 100), SE: 0.02})
+	}
+	if f := permutationFloor(len(pts), 4, 3); f < 0.02 {
+		t.Fatalf("the permutation test's floor is %.3f: the series is not too short for it", f)
+	}
+	got := Detect(pts, Options{Seed: 1})
+	if len(got) != 1 || got[0].Index != 4 {
+		t.Fatalf("changes %+v, want one at run 5 (index 4)", got)
+	}
+	if r := math.Exp(got[0].Shift) - 1; r > -0.45 || r < -0.5 {
+		t.Errorf("shift %+.1f%%, want about -47%%", 100*r)
 	}
 }
 
