@@ -32,6 +32,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"gonum.org/v1/gonum/stat/combin"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -235,11 +236,7 @@ func permutationFloor(n, k, min int) float64 {
 			places++
 		}
 	}
-	// ln C(n, k)
-	lc, _ := math.Lgamma(float64(n + 1))
-	lk, _ := math.Lgamma(float64(k + 1))
-	lr, _ := math.Lgamma(float64(n - k + 1))
-	return float64(places) / math.Exp(lc-lk-lr)
+	return float64(places) / math.Exp(combin.LogGeneralizedBinomial(float64(n), float64(k)))
 }
 
 // studentP is the two-sided p-value of the best of m stretches' statistic
