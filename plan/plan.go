@@ -20,6 +20,7 @@ package plan
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tollperf/toll/scenario"
 )
@@ -130,8 +131,19 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	rng := rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32^0x9e3779b97f4a7c15))
 	p := &Plan{Seed: seed}
 	if s.Concurrent() {
-		return newDuet(s, variants, rng, p)
+		newDuet(s, variants, rng, p)
+	} else {
+		newInTurn(s, variants, rng, p)
 	}
+	if s.StepsShareStarts() {
+		stepsInRounds(p, rng)
+	}
+	return p
+}
+
+// newInTurn plans a run of s whose variants take their turns, one at a
+// time.
+func newInTurn(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) {
 	add := func(k Kind, v string, t *Trial, cpuLimit float64) {
 		p.Actions = append(p.Actions, Action{Kind: k, Variant: v, Trial: t, CPULimit: cpuLimit})
 	}
@@ -191,7 +203,61 @@ func New(s *scenario.Scenario, seed int64) *Plan {
 	if s.Restart == scenario.RestartOnce {
 		stopAll(variants)
 	}
-	return p
+}
+
+// stepsInRounds reorders p, planned step after step under one start of the
+// services, so that each round runs every load step, the steps in a fresh
+// random order each round (scenario.StepsShareStarts), and numbers its
+// trials anew in that order. A plan with a start or a stop between its
+// trials is left as it is.
+func stepsInRounds(p *Plan, rng *rand.Rand) {
+	isTrial := func(a Action) bool { return a.Kind == Run || a.Kind == RunAtOnce }
+	first, last := slices.IndexFunc(p.Actions, isTrial), -1
+	for i, a := range p.Actions {
+		if isTrial(a) {
+			last = i
+		}
+	}
+	if first < 0 || !all(p.Actions[first:last+1], isTrial) {
+		return
+	}
+	type key struct{ round, step int }
+	groups := map[key][]Action{}
+	var rounds []int
+	steps := map[int][]int{} // by round, the steps it runs, in plan order
+	for _, a := range p.Actions[first : last+1] {
+		t := a.Trial
+		if t == nil {
+			t = a.Sides[0]
+		}
+		k := key{t.Round, t.Step}
+		if _, ok := groups[k]; !ok {
+			if _, ok := steps[t.Round]; !ok {
+				rounds = append(rounds, t.Round)
+			}
+			steps[t.Round] = append(steps[t.Round], t.Step)
+		}
+		groups[k] = append(groups[k], a)
+	}
+	slices.Sort(rounds)
+	out := append([]Action(nil), p.Actions[:first]...)
+	index := 0
+	for _, r := range rounds {
+		order := steps[r]
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, st := range order {
+			for _, a := range groups[key{r, st}] {
+				for _, t := range append([]*Trial{a.Trial}, a.Sides...) {
+					if t != nil {
+						index++
+						t.Index = index
+					}
+				}
+				out = append(out, a)
+			}
+		}
+	}
+	p.Actions = append(out, p.Actions[last+1:]...)
 }
 
 // relaunch reports whether round begins a new start of the services of a
@@ -228,7 +294,7 @@ func startLimit(s *scenario.Scenario, st scenario.Step) float64 {
 // once a round, the baseline of a round's second duet would have run the
 // first, warm, beside a partner that sat idle since its start, and an
 // A/A twin read about 1% dearer (docs/method.md).
-func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *Plan {
+func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) {
 	var others []string
 	for _, v := range variants {
 		if v != s.Baseline {
@@ -313,5 +379,9 @@ func newDuet(s *scenario.Scenario, variants []string, rng *rand.Rand, p *Plan) *
 	if s.Restart == scenario.RestartOnce {
 		stopAll()
 	}
-	return p
+}
+
+// all reports whether every action of as satisfies f.
+func all(as []Action, f func(Action) bool) bool {
+	return !slices.ContainsFunc(as, func(a Action) bool { return !f(a) })
 }

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -409,6 +410,67 @@ func TestSeveralStarts(t *testing.T) {
 		for v, u := range up {
 			if u {
 				t.Errorf("%s: %s left running", mode, v)
+			}
+		}
+	}
+}
+
+// TestStepsShareStarts plans a run in precision mode whose services start
+// once: every round runs every load step, under the one start, in an
+// order that varies between rounds; the trials are numbered in the order
+// they run. Run step after step, the same scenario runs each step's rounds
+// together.
+func TestStepsShareStarts(t *testing.T) {
+	for _, mode := range []string{scenario.ModeSequential, scenario.ModeDuet} {
+		s := scen(scenario.RestartOnce, 6, 100, 200, 300)
+		s.Mode = mode
+		s.Precision.On = true
+		p := New(s, 7)
+		trials := p.Trials()
+		s.Precision.On = false
+		inTurn := New(s, 7).Trials()
+		if len(trials) != len(inTurn) {
+			t.Fatalf("%s: %d trials, %d step after step", mode, len(trials), len(inTurn))
+		}
+		orders := map[string]bool{}
+		var order []int
+		for i, tr := range trials {
+			if tr.Index != i+1 {
+				t.Errorf("%s: trial %d has index %d", mode, i, tr.Index)
+			}
+			if i > 0 && tr.Round < trials[i-1].Round {
+				t.Fatalf("%s: round %d after round %d", mode, tr.Round, trials[i-1].Round)
+			}
+			if len(order) == 0 || order[len(order)-1] != tr.Step {
+				order = append(order, tr.Step)
+			}
+			if i == len(trials)-1 || trials[i+1].Round != tr.Round {
+				if len(order) != 3 {
+					t.Errorf("%s: round %d ran steps %v", mode, tr.Round, order)
+				}
+				orders[fmt.Sprint(order)] = true
+				order = nil
+			}
+		}
+		if len(orders) < 2 {
+			t.Errorf("%s: every round ran its steps in the order %v", mode, orders)
+		}
+		starts := 0
+		for i, a := range p.Actions {
+			if a.Kind == Start {
+				starts++
+				if i >= len(s.Variants) {
+					t.Errorf("%s: a start at action %d", mode, i)
+				}
+			}
+		}
+		if starts != len(s.Variants) {
+			t.Errorf("%s: %d starts", mode, starts)
+		}
+
+		for i := 1; i < len(inTurn); i++ {
+			if inTurn[i].Step < inTurn[i-1].Step {
+				t.Fatalf("%s, fixed rounds: step %d after step %d", mode, inTurn[i].Step, inTurn[i-1].Step)
 			}
 		}
 	}

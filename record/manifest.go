@@ -296,6 +296,10 @@ type ScheduleChoice struct {
 	// Warmup is set when toll chose the warm-up load before each window
 	// (the manifest's load.warmup_s).
 	Warmup bool `json:"warmup,omitempty"`
+	// StepsShareStarts is set when each round ran every load step under
+	// the same start of the services (scenario.StepsShareStarts), rather
+	// than each step's rounds in turn.
+	StepsShareStarts bool `json:"steps_share_starts,omitempty"`
 }
 
 // Precision is a run in precision mode: its rounds ran until every primary

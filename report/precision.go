@@ -180,6 +180,9 @@ func ScheduleText(c *record.ScheduleChoice, warmup time.Duration, cpus string) s
 			parts = append(parts, "the services started once per start (restart: once): they run as containers")
 		}
 	}
+	if c.StepsShareStarts {
+		parts = append(parts, "every load step in each round, under the same start of the services, so that each start serves them all: a start costs its warm-up, and what differs between starts narrows only with more of them")
+	}
 	if c.Warmup {
 		parts = append(parts, fmt.Sprintf("%s of load before each window (the services are warm already; load.warmup sets another)", warmup))
 	}

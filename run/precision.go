@@ -25,6 +25,11 @@ type stoppingRule interface {
 // a round.
 type roundState struct {
 	Step int
+	// Steps is, when the run's load steps share their starts
+	// (scenario.StepsShareStarts), every step the round ran and still
+	// goes on, judged together: their budget and starts are one. nil
+	// judges Step alone.
+	Steps []int
 	// Rounds is the step's rounds finished.
 	Rounds int
 	// Starts is how many times the services started for the step with
@@ -70,6 +75,11 @@ type roundDecision struct {
 	Record record.PrecisionStep
 	// Planned is the further starts the rule plans, NewStart's included.
 	Planned int
+	// Steps is, for a round of several steps (roundState.Steps), each
+	// one's state, which Record then leaves out; Done is those of them
+	// that reached their targets and stop while the others go on.
+	Steps map[int]record.PrecisionStep
+	Done  []int
 }
 
 // analysisRule is toll's stopping rule: after each round it analyses the
@@ -108,13 +118,49 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 		SettleRounds: analyze.SettleRounds(sum, st.Step),
 		Calibration:  analyze.CalibrationOf(m),
 	}
+	if len(st.Steps) > 1 {
+		return sharedDecision(sum, g, prog, st.Steps), nil
+	}
 	var d analyze.Decision
 	if analyze.StepIdle(sum, st.Step) {
 		d = analyze.DecideIdle(g, prog)
 	} else {
 		d = analyze.Decide(g, analyze.PrecisionSeries(sum, st.Step, g.Targets), prog)
 	}
-	rec := record.PrecisionStep{Stop: string(d.Reason), MoreRounds: d.MoreRounds, MoreStarts: d.MoreStarts, MoreS: d.MoreTime.Seconds()}
+	return roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && starts > 0, Record: stepRecord(d, d.Reason), Planned: d.Planned}, nil
+}
+
+// sharedDecision judges the load steps of a round that share their starts
+// and budget: together, on all their series, whether the run goes on and
+// whether the next round runs under a new start; each on its own series
+// for its record and whether it has reached its targets, in which case it
+// stops while the others go on, leaving them its rounds' time.
+func sharedDecision(sum *analyze.Summary, g analyze.Goal, prog analyze.Progress, steps []int) roundDecision {
+	own := map[int][]analyze.PairedSeries{}
+	var all []analyze.PairedSeries
+	for _, step := range steps {
+		own[step] = analyze.PrecisionSeries(sum, step, g.Targets)
+		all = append(all, own[step]...)
+		prog.SettleRounds = max(prog.SettleRounds, analyze.SettleRounds(sum, step))
+	}
+	d := analyze.Decide(g, all, prog)
+	out := roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && prog.Starts > 0, Planned: d.Planned, Steps: map[int]record.PrecisionStep{}}
+	for _, step := range steps {
+		ds := analyze.Decide(g, own[step], prog)
+		why := d.Reason
+		if why == analyze.Continue && ds.Reason == analyze.Reached {
+			why = analyze.Reached
+			out.Done = append(out.Done, step)
+		}
+		out.Steps[step] = stepRecord(ds, why)
+	}
+	return out
+}
+
+// stepRecord is the manifest's state of a load step that decision d
+// judged, stopped for why (or going on).
+func stepRecord(d analyze.Decision, why analyze.StopReason) record.PrecisionStep {
+	rec := record.PrecisionStep{Stop: string(why), MoreRounds: d.MoreRounds, MoreStarts: d.MoreStarts, MoreS: d.MoreTime.Seconds()}
 	for _, c := range d.Held() {
 		rec.Held = append(rec.Held, record.TargetHeld{Cost: string(c)})
 	}
@@ -125,7 +171,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 			rec.HalfPct, rec.StartHalfPct = w.HalfPct, w.StartHalfPct
 		}
 	}
-	return roundDecision{Stop: d.Reason != analyze.Continue, NewStart: d.NewStart && starts > 0, Record: rec, Planned: d.Planned}, nil
+	return rec
 }
 
 // precisionRun tracks a run in precision mode across execute's actions.
@@ -166,13 +212,19 @@ type precisionRun struct {
 	// firstAhead is what ahead is when a load step begins: the starts
 	// the minimum asks of it beyond its first.
 	firstAhead int
+	// shared is set when each round runs every load step under the same
+	// start (scenario.StepsShareStarts): the steps share the budget and
+	// the starts, and are judged together after each round; done holds
+	// those that reached their targets and stopped.
+	shared bool
+	done   map[int]bool
 }
 
 // newPrecisionRun tracks a run of s in precision mode under rule. spent is
 // what the run's sittings before a resumption spent of the budget: the
 // budget is the run's, not each sitting's.
 func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duration) *precisionRun {
-	pr := &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1}
+	pr := &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1, shared: s.StepsShareStarts()}
 	if s.Restart == scenario.RestartOnce {
 		pr.firstAhead = max(s.Precision.MinStarts-1, 0)
 		if spent == 0 {
@@ -203,6 +255,14 @@ type shortStep struct {
 // what is left among it and the short steps still waiting. Its caller
 // holds the runner's mu.
 func (pr *precisionRun) enterStep(step int) {
+	if pr.shared {
+		// The steps share the whole budget, from the run's first trial.
+		if pr.step < 0 {
+			pr.step, pr.stepBegan = step, time.Now()
+			pr.stepBudget = max(pr.budget-time.Since(pr.began), time.Nanosecond)
+		}
+		return
+	}
 	if pr.step >= 0 && !pr.stepBegan.IsZero() {
 		if pr.spentOn == nil {
 			pr.spentOn = map[int]stepSpent{}
@@ -235,6 +295,18 @@ func (pr *precisionRun) othersShort(step int) bool {
 		}
 	}
 	return false
+}
+
+// goingOn returns the load steps of a run whose steps share their starts
+// that have not reached their targets, in order.
+func (pr *precisionRun) goingOn() []int {
+	var steps []int
+	for i := range pr.steps {
+		if !pr.done[i] {
+			steps = append(steps, i)
+		}
+	}
+	return steps
 }
 
 // leaveShort keeps what load step step, which spent its share of the
@@ -408,15 +480,17 @@ func heldSince(rec *record.PrecisionStep, before []record.TargetHeld) {
 	}
 }
 
-// roundEnds reports whether actions[i] runs the last trial of its round.
-func roundEnds(actions []plan.Action, i int) (*plan.Trial, bool) {
+// roundEnds reports whether actions[i] runs the last trial of its round:
+// of its load step's round, or with shared (the steps share their starts)
+// of the round that runs every step.
+func roundEnds(actions []plan.Action, i int, shared bool) (*plan.Trial, bool) {
 	t := trialOf(actions[i])
 	if t == nil {
 		return nil, false
 	}
 	for _, a := range actions[i+1:] {
 		if n := trialOf(a); n != nil {
-			return t, n.Step != t.Step || n.Round != t.Round
+			return t, n.Round != t.Round || n.Step != t.Step && !shared
 		}
 	}
 	return t, true
@@ -431,6 +505,9 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 	once := r.s.Restart == scenario.RestartOnce
 	st := roundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget,
 		RunLeft: max(pr.budget-time.Since(pr.began), time.Nanosecond), Later: t.Step < pr.steps-1 || pr.othersShort(t.Step)}
+	if pr.shared {
+		st.Steps, st.Later = pr.goingOn(), false
+	}
 	// A round's time leaves the warm-ups out; a start's holds its own.
 	st.RoundTime = max(st.Elapsed-pr.warmedStep, 0) / time.Duration(max(st.Rounds, 1))
 	if once {
@@ -450,44 +527,49 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 	if err != nil {
 		return rest, fmt.Errorf("precision: after round %d: %w", t.Round, err)
 	}
-	rec := d.Record
-	rec.Step, rec.Rounds, rec.ElapsedS, rec.TakenUp = t.Step, t.Round, st.Elapsed.Seconds(), pr.takenUp[t.Step]
-	if once {
-		rec.Starts = st.Starts
+	recs := d.Steps
+	if recs == nil {
+		recs = map[int]record.PrecisionStep{t.Step: d.Record}
 	}
-	steps := m.Precision.Steps
-	if i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == t.Step }); i >= 0 {
-		heldSince(&rec, steps[i].Held)
-		steps[i] = rec
-	} else {
-		heldSince(&rec, nil)
-		m.Precision.Steps = append(steps, rec)
+	for _, step := range slices.Sorted(maps.Keys(recs)) {
+		rec := recs[step]
+		rec.Step, rec.Rounds, rec.ElapsedS, rec.TakenUp = step, t.Round, st.Elapsed.Seconds(), pr.takenUp[step]
+		if once {
+			rec.Starts = st.Starts
+		}
+		steps := m.Precision.Steps
+		if i := slices.IndexFunc(steps, func(p record.PrecisionStep) bool { return p.Step == step }); i >= 0 {
+			heldSince(&rec, steps[i].Held)
+			steps[i] = rec
+		} else {
+			heldSince(&rec, nil)
+			m.Precision.Steps = append(steps, rec)
+		}
 	}
+	rec := recs[t.Step]
 	// The manifest's rounds are those run, not the plan's ceiling.
 	m.Rounds = 0
 	for _, p := range m.Precision.Steps {
 		m.Rounds = max(m.Rounds, p.Rounds)
 	}
+	// The steps whose rounds still to run are dropped: the step judged,
+	// or all those judged together, when the rule stops; those that
+	// reached their targets while others go on.
+	stopped := map[int]bool{}
+	for _, step := range d.Done {
+		stopped[step] = true
+	}
 	switch {
 	case d.Stop:
-		// The step's rounds still to run are dropped, with the starts
-		// and stops that would run no trial. A step that spent its share
-		// short of a target it can reach, while other steps are still to
-		// run, keeps them to be taken up again with what those leave.
-		if rec.Stop == string(analyze.BudgetSpent) && rec.MoreRounds >= 0 && t.Step < pr.steps-1 && !pr.takenUp[t.Step] {
+		// A step that spent its share short of a target it can reach,
+		// while other steps are still to run, keeps them to be taken up
+		// again with what those leave.
+		if !pr.shared && rec.Stop == string(analyze.BudgetSpent) && rec.MoreRounds >= 0 && t.Step < pr.steps-1 && !pr.takenUp[t.Step] {
 			pr.leaveShort(t.Step, t.Round, t.Launch, rest, m.Planned)
 		}
-		skip := map[int]bool{}
-		for _, a := range rest {
-			for _, x := range trialsOf(a) {
-				if x.Step == t.Step {
-					skip[x.Index] = true
-				}
-			}
+		for step := range recs {
+			stopped[step] = true
 		}
-		rest = remaining(rest, skip, once)
-		m.Planned = slices.DeleteFunc(m.Planned, func(p record.PlannedTrial) bool { return skip[p.Index] })
-		r.total -= len(skip)
 	case d.NewStart && once:
 		r.mu.Lock()
 		pr.ahead = max(d.Planned-1, 0)
@@ -501,7 +583,7 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		}
 		for _, a := range rest {
 			for _, x := range trialsOf(a) {
-				if x.Step == t.Step {
+				if x.Step == t.Step || pr.shared {
 					x.Launch = t.Launch + 1
 				}
 			}
@@ -516,6 +598,25 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 		pr.ahead = d.Planned
 		r.mu.Unlock()
 	}
+	if len(stopped) > 0 {
+		// Their rounds still to run are dropped, with the starts and
+		// stops that would run no trial.
+		skip := map[int]bool{}
+		for _, a := range rest {
+			for _, x := range trialsOf(a) {
+				if stopped[x.Step] {
+					skip[x.Index] = true
+				}
+			}
+		}
+		rest = remaining(rest, skip, once)
+		m.Planned = slices.DeleteFunc(m.Planned, func(p record.PlannedTrial) bool { return skip[p.Index] })
+		r.total -= len(skip)
+		if pr.done == nil {
+			pr.done = map[int]bool{}
+		}
+		maps.Copy(pr.done, stopped)
+	}
 	return rest, r.dir.WriteManifest(m)
 }
 
@@ -523,10 +624,17 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 // precision mode under a start of their own: the services start again
 // (remaining), after the starts the kept trials ran under (next, by
 // step), which the rule counts.
-func resumeLaunches(actions []plan.Action, next map[int]int) {
+func resumeLaunches(actions []plan.Action, next map[int]int, shared bool) {
+	last := 0 // the next start of steps that share theirs: the latest's
+	for _, n := range next {
+		last = max(last, n)
+	}
 	for _, a := range actions {
 		for _, x := range trialsOf(a) {
 			x.Launch = next[x.Step]
+			if shared {
+				x.Launch = last
+			}
 		}
 	}
 }

@@ -14,8 +14,15 @@ import (
 
 // precisionScenario returns a scenario of two variants in precision mode,
 // started once, one at a time, under load (a YAML mapping's entry: "rate:
-// 10").
+// 10"), its load steps in turn.
 func precisionScenario(t *testing.T, load string) *scenario.Scenario {
+	t.Helper()
+	return precisionSteps(t, load, scenario.StepsInTurn)
+}
+
+// precisionSteps is precisionScenario with its load steps taking their
+// rounds as steps says (precision.steps).
+func precisionSteps(t *testing.T, load, steps string) *scenario.Scenario {
 	t.Helper()
 	src := `name: p
 services:
@@ -27,7 +34,7 @@ variants:
   - name: baseline
   - name: otel
 load: {` + load + `, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
-precision: {target: 3%, budget: 5m}
+precision: {target: 3%, budget: 5m, steps: ` + steps + `}
 mode: sequential
 restart: once
 `
@@ -75,7 +82,7 @@ func drive(t *testing.T, r *runner, pr *precisionRun, m *record.Manifest, action
 			pr.enterStep(tr.Step)
 			pr.warmed(warm)
 		}
-		if tr, ok := roundEnds(actions, i); ok {
+		if tr, ok := roundEnds(actions, i, pr.shared); ok {
 			pr.thisStart++
 			rest, err := r.afterRound(pr, m, tr, actions[i+1:])
 			if err != nil {
@@ -151,9 +158,98 @@ func TestPrecisionExtendsAndStopsThePlan(t *testing.T) {
 func TestResumeLaunches(t *testing.T) {
 	a, b, c := &plan.Trial{Step: 0}, &plan.Trial{Step: 1}, &plan.Trial{Step: 0}
 	actions := []plan.Action{{Kind: plan.Start}, {Kind: plan.Run, Trial: a}, {Kind: plan.RunAtOnce, Sides: []*plan.Trial{c}}, {Kind: plan.Run, Trial: b}}
-	resumeLaunches(actions, map[int]int{0: 3})
+	resumeLaunches(actions, map[int]int{0: 3}, false)
 	if a.Launch != 3 || c.Launch != 3 || b.Launch != 0 {
 		t.Errorf("launches %d %d %d, want 3 3 0", a.Launch, c.Launch, b.Launch)
+	}
+	// Steps that share their starts go on under one, after the latest.
+	resumeLaunches(actions, map[int]int{0: 2, 1: 3}, true)
+	if a.Launch != 3 || c.Launch != 3 || b.Launch != 3 {
+		t.Errorf("shared: launches %d %d %d, want 3 3 3", a.Launch, c.Launch, b.Launch)
+	}
+}
+
+// sharedRule answers rounds that run several load steps at once: it
+// records what it is asked, asks for a new start after round newStartAt,
+// says that step doneStep reached its targets after round doneAt, and
+// stops the rest after round stopAt.
+type sharedRule struct {
+	newStartAt, doneStep, doneAt, stopAt int
+	seen                                 []roundState
+}
+
+func (s *sharedRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
+	s.seen = append(s.seen, st)
+	d := roundDecision{Stop: st.Rounds >= s.stopAt, NewStart: st.Rounds == s.newStartAt, Steps: map[int]record.PrecisionStep{}}
+	for _, step := range st.Steps {
+		why := "continue"
+		switch {
+		case d.Stop:
+			why = "budget"
+		case step == s.doneStep && st.Rounds >= s.doneAt:
+			why = "reached"
+			d.Done = append(d.Done, step)
+		}
+		d.Steps[step] = record.PrecisionStep{Stop: why}
+	}
+	return d, nil
+}
+
+// TestStepsShareTheirStarts drives a run whose load steps share their
+// starts (precision.steps: shared, the default): each round runs every
+// step and is judged once, on the steps still going on, with the whole
+// budget; a new start numbers every step's later trials anew; a step that
+// reached its targets stops while the other goes on; and each step keeps
+// its own record.
+func TestStepsShareTheirStarts(t *testing.T) {
+	s := precisionSteps(t, "users: [10, 20, 30]", "")
+	if !s.StepsShareStarts() {
+		t.Fatal("the steps of a run started once in precision mode take their turns")
+	}
+	rule := &sharedRule{newStartAt: 3, doneStep: 1, doneAt: 4, stopAt: 7}
+	r, p, m, pr := precisionRunner(t, s, rule)
+	ran := drive(t, r, pr, m, p.Actions, 0)
+	rounds := map[int]map[int]bool{} // by step, its rounds
+	starts := 0
+	for _, a := range ran {
+		switch a.Kind {
+		case plan.Start:
+			starts++
+		case plan.Run:
+			tr := a.Trial
+			if rounds[tr.Step] == nil {
+				rounds[tr.Step] = map[int]bool{}
+			}
+			rounds[tr.Step][tr.Round] = true
+			if want := map[bool]int{true: 0, false: 1}[tr.Round <= 3]; tr.Launch != want {
+				t.Errorf("step %d round %d ran under start %d, want %d", tr.Step, tr.Round, tr.Launch, want)
+			}
+		}
+	}
+	if len(rounds[0]) != 7 || len(rounds[1]) != 4 || len(rounds[2]) != 7 || starts != 4 {
+		t.Errorf("steps ran %d, %d and %d rounds under %d starts of a variant; want 7, 4 (reached), 7 and 4", len(rounds[0]), len(rounds[1]), len(rounds[2]), starts)
+	}
+	if len(rule.seen) != 7 {
+		t.Fatalf("the rule judged %d rounds, want 7", len(rule.seen))
+	}
+	for _, st := range rule.seen {
+		want := []int{0, 1, 2}
+		if st.Rounds > 4 {
+			want = []int{0, 2}
+		}
+		if !slices.Equal(st.Steps, want) || st.Later || st.Budget < 4*time.Minute {
+			t.Errorf("round %d judged steps %v (later %v) within %s; want %v, none later, the whole budget", st.Rounds, st.Steps, st.Later, st.Budget, want)
+		}
+	}
+	var recs []string
+	for _, st := range m.Precision.Steps {
+		recs = append(recs, fmt.Sprintf("%d:%s:%d", st.Step, st.Stop, st.Rounds))
+	}
+	if want := []string{"0:budget:7", "1:reached:4", "2:budget:7"}; !slices.Equal(recs, want) {
+		t.Errorf("records %v, want %v", recs, want)
+	}
+	if m.Starts != 2 || len(m.Planned) != 2*(7+4+7) {
+		t.Errorf("manifest: %d starts, %d trials planned; want 2 and %d", m.Starts, len(m.Planned), 2*(7+4+7))
 	}
 }
 

@@ -221,7 +221,7 @@ func (r *runner) orchestrate(ctx context.Context, seed int64, m *record.Manifest
 	if res != nil {
 		p.Actions = remaining(p.Actions, res.kept, s.Restart == scenario.RestartOnce)
 		if s.Precision.On && s.Restart == scenario.RestartOnce {
-			resumeLaunches(p.Actions, res.nextLaunch)
+			resumeLaunches(p.Actions, res.nextLaunch, s.StepsShareStarts())
 		}
 		all := r.total
 		r.total = countTrials(p.Actions)
@@ -432,10 +432,11 @@ func workDir() string {
 // schedule (scenario.Schedule), nil when the scenario named it all.
 func ChosenSchedule(s *scenario.Scenario) *record.ScheduleChoice {
 	c := s.Schedule
-	if !c.ModeAuto && !c.RestartAuto && !c.WarmupAuto {
+	shared := s.StepsShareStarts()
+	if !c.ModeAuto && !c.RestartAuto && !c.WarmupAuto && !shared {
 		return nil
 	}
-	return &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto}
+	return &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto, StepsShareStarts: shared}
 }
 
 // holdable returns s with a duet toll chose undone where this run cannot
@@ -531,7 +532,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 				}
 			}
 		}
-		if t, ok := roundEnds(actions, i); ok {
+		if t, ok := roundEnds(actions, i, pr.shared); ok {
 			pr.thisStart++
 			rest, err := r.afterRound(pr, m, t, actions[i+1:])
 			if err != nil {

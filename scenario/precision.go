@@ -125,12 +125,23 @@ type Precision struct {
 	// MinStarts is the least number of starts of JVMs started once before
 	// any stop (default 2).
 	MinStarts int `yaml:"min_starts"`
+	// Steps says how the load steps of services started once take their
+	// rounds: StepsShared (the default), every step in each round under
+	// the same start, or StepsInTurn, each step's rounds after the last
+	// step's, as a published benchmark ran them (StepsShareStarts).
+	Steps string `yaml:"steps"`
 	// On is set by validation when the run is in precision mode: the
 	// scenario has a precision block, or fixes no rounds.
 	On bool `yaml:"-"`
 	// Why says how precision mode was chosen, for the manifest.
 	Why string `yaml:"-"`
 }
+
+// The values of precision.steps.
+const (
+	StepsShared = "shared"
+	StepsInTurn = "in-turn"
+)
 
 // Targets returns each primary cost (as toll reports it) and its target
 // in percent.
@@ -217,6 +228,9 @@ func (v *validator) precision(s *Scenario) {
 		p.MinRounds = 5
 	case p.MinRounds < 2 || p.MinRounds > MaxRounds:
 		v.fail("precision.min_rounds", "must be between 2 and %d, not %d: an interval needs two rounds", MaxRounds, p.MinRounds)
+	}
+	if p.Steps != "" && p.Steps != StepsShared && p.Steps != StepsInTurn {
+		v.fail("precision.steps", "%q is not %q or %q", p.Steps, StepsShared, StepsInTurn)
 	}
 	switch {
 	case !v.present("precision.min_starts"):

@@ -719,6 +719,32 @@ func (s *Scenario) Concurrent() bool {
 	return s.Mode == ModeDuet || s.Mode == ModeTogether
 }
 
+// StepsShareStarts reports whether each round of s runs every load step
+// under the same start of the services, rather than each step's rounds
+// after the last step's: a load test in precision mode whose services
+// start once (restart: once, as many starts as its targets need), with
+// more than one loaded step under one CPU limit. A start of a JVM costs
+// minutes of warm-up, and what differs between two starts narrows only
+// with more of them (Kalibera and Jones: repeat at the level where the
+// variance arises); steps that take their turns share every start, and
+// so each step's intervals average more of them within the same budget.
+// precision.steps: in-turn, or an idle step, keeps the steps in turn.
+func (s *Scenario) StepsShareStarts() bool {
+	if !s.Precision.On || s.Precision.Steps == StepsInTurn || s.Restart != RestartOnce || s.Workload() != WorkloadLoad {
+		return false
+	}
+	steps := s.Steps()
+	if len(steps) < 2 {
+		return false
+	}
+	for _, st := range steps {
+		if st.Idle || st.CPULimit != steps[0].CPULimit {
+			return false
+		}
+	}
+	return true
+}
+
 // Sides is how many variants' trials run at the same time: 2 in a duet,
 // every variant together, else 1.
 func (s *Scenario) Sides() int {
