@@ -61,9 +61,14 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 		pt.Variant, pt.Pair, pt.Index = v.Name, "", 0
 		owed = append(owed, &pt)
 	}
-	n := b.startsToWarm(owed)
+	want := b.startsToWarm(owed)
+	n := aheadAtOnce(want, b.warmShared, b.warmShare)
 	if n == 0 || !b.anyJVM(owed) {
 		return
+	}
+	if n < want && !b.oneNoted {
+		b.oneNoted = true
+		b.note(fmt.Sprintf("starts ahead of their turn warm beside the rounds one at a time, each ready as soon as it can be: the last variant warm-up's services used %.0f%% of the machine's CPUs, and starts warmed together would share what the rounds leave", 100*b.warmShare))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n}
@@ -78,6 +83,24 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 		b.ahead = nil
 		b.mu.Unlock()
 	}()
+}
+
+// aheadAtOnce returns how many of n starts to warm beside the rounds at
+// once, when the run's last warm-up that had the CPUs to itself used
+// share of the machine's CPUs (known: one has run). Beside the rounds,
+// spares share what the rounds leave of the CPUs: where a warm-up keeps
+// them busy (spareRoom or more: a JVM that compiles more than it waits),
+// starts warmed together are each ready only when all are, and one at a
+// time the first is ready as soon as it can be, each later one no later
+// (Sermant's two Spring Boot JVMs warmed one start in 5 minutes, two at
+// once in 11 minutes 39 seconds, too late for a 20-minute budget). A
+// warm-up that leaves most of the CPUs idle waits more than it computes,
+// and several starts warm together in little more time than one.
+func aheadAtOnce(n int, known bool, share float64) int {
+	if n > 1 && !roomForSpares(known, share) {
+		return 1
+	}
+	return n
 }
 
 // aheadBesideRounds reports whether the run's further starts are warmed

@@ -119,13 +119,15 @@ type Backend struct {
 	// the last variant warm-up used, known once one has run (warmShared):
 	// the next warms starts ahead of their turn only where it left room
 	// (spareRoom). roomNoted is set once the manifest says a warm-up did
-	// not.
+	// not, oneNoted once it says starts beside the rounds warm one at a
+	// time (aheadAtOnce).
 	// ahead is the warm-up of starts ahead of their turn running beside
 	// the rounds (ahead.go), nil when none runs. Guarded by mu.
 	ahead      *aheadWarm
 	warmShare  float64
 	warmShared bool
 	roomNoted  bool
+	oneNoted   bool
 	// containers runs the services that have an image.
 	containers place.Containers
 	starts     map[string]int // starts per variant, to name log files

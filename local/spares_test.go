@@ -66,6 +66,30 @@ func TestRoomForSpares(t *testing.T) {
 	}
 }
 
+// TestAheadAtOnce: beside the rounds, starts are warmed one at a time
+// after a warm-up that kept the CPUs busy, all at once after one that
+// left them mostly idle.
+func TestAheadAtOnce(t *testing.T) {
+	for _, tt := range []struct {
+		n     int
+		known bool
+		share float64
+		want  int
+	}{
+		{0, true, 0.9, 0},
+		{1, true, 0.9, 1},
+		{3, true, 0.9, 1},
+		{3, true, 0.5, 1},
+		{3, false, 0, 1},
+		{3, true, 0.3, 3},
+		{2, true, 0.1, 2},
+	} {
+		if got := aheadAtOnce(tt.n, tt.known, tt.share); got != tt.want {
+			t.Errorf("aheadAtOnce(%d, %v, %v) = %d, want %d", tt.n, tt.known, tt.share, got, tt.want)
+		}
+	}
+}
+
 // TestWarmStartsReady: the starts ready are those every variant has
 // waiting; one variant without a spare leaves none.
 func TestWarmStartsReady(t *testing.T) {
