@@ -241,23 +241,17 @@ func stepsInRounds(p *Plan, rng *rand.Rand) {
 	}
 	slices.Sort(rounds)
 	out := append([]Action(nil), p.Actions[:first]...)
-	index := 0
 	for _, r := range rounds {
 		order := steps[r]
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, st := range order {
-			for _, a := range groups[key{r, st}] {
-				for _, t := range append([]*Trial{a.Trial}, a.Sides...) {
-					if t != nil {
-						index++
-						t.Index = index
-					}
-				}
-				out = append(out, a)
-			}
+			out = append(out, groups[key{r, st}]...)
 		}
 	}
 	p.Actions = append(out, p.Actions[last+1:]...)
+	for i, t := range p.Trials() {
+		t.Index = i + 1
+	}
 }
 
 // relaunch reports whether round begins a new start of the services of a

@@ -726,7 +726,7 @@ func (s *Scenario) Concurrent() bool {
 // more than one loaded step under one CPU limit. A start of a JVM costs
 // minutes of warm-up, and what differs between two starts narrows only
 // with more of them (Kalibera and Jones: repeat at the level where the
-// variance arises); steps that take their turns share every start, and
+// variance arises); steps that share their rounds share every start, and
 // so each step's intervals average more of them within the same budget.
 // precision.steps: in-turn, or an idle step, keeps the steps in turn.
 func (s *Scenario) StepsShareStarts() bool {
