@@ -23,10 +23,11 @@ import (
 // spares take the place of the current one, warm already; one still
 // warming is waited for, which costs less than a warm-up from cold.
 //
-// Only where the variants' trials run at once (a duet, together): what the
-// warm-up takes from the CPUs then falls on every side of a trial alike.
-// One variant at a time, it would fall on some variants' windows and not
-// on others'.
+// In a duet or together, what the warm-up takes from the CPUs falls on
+// every side of a trial alike. One variant at a time, it falls on each
+// trial in turn, in an order drawn afresh each round, so it widens the
+// spread of a round's change rather than moving its centre; each trial's
+// record holds its neighbours' CPU.
 
 // aheadWarm is a warm-up of starts ahead of their turn that runs beside
 // the rounds.
@@ -104,11 +105,10 @@ func aheadAtOnce(n int, known bool, share float64) int {
 }
 
 // aheadBesideRounds reports whether the run's further starts are warmed
-// beside its rounds: its variants' trials run at once, warm-ups may use
-// every CPU at idle priority and end when the JVMs settle, the run plans
-// its starts, and nothing is profiled.
+// beside its rounds: warm-ups may use every CPU at idle priority and end
+// when the JVMs settle, the run plans its starts, and nothing is profiled.
 func (b *Backend) aheadBesideRounds() bool {
-	return b.s.Concurrent() && b.warmupCPUs != "" && b.s.Load.VariantWarmupUntil != nil && b.events != nil && b.profilers == nil
+	return b.warmupCPUs != "" && b.s.Load.VariantWarmupUntil != nil && b.events != nil && b.profilers == nil
 }
 
 // WarmsBesideRounds implements backend.StartsAhead: the starts the run

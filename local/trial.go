@@ -220,7 +220,8 @@ func duetLag(s *scenario.Scenario, t *plan.Trial) time.Duration {
 // itself. An error with a record is the trial's own (it was cut short:
 // Interrupted and Error say why); one without a record means no trial ran.
 func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time, tn turn, held *holderMeter) (*record.Trial, *load.Result, error) {
-	if held == nil {
+	alone := held == nil
+	if alone {
 		held = b.holders(1)
 	}
 	// The other sides' end waits for this one to leave, whichever way it
@@ -238,6 +239,9 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	// duet has warmed both its sides already.
 	if err := b.warmUp(ctx, pt); err != nil {
 		return nil, nil, err
+	}
+	if alone && !pt.Idle {
+		b.warmAheadOf([]*plan.Trial{pt})
 	}
 	// The profiler starts before the load's timeline is fixed, since perf
 	// takes a while to start sampling on a busy machine (duet started the

@@ -529,8 +529,9 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 }
 
 // TestSparesWarmedAtOnce runs real JVMs in precision mode, one variant at
-// a time (--sequential: no warm-up runs beside the rounds), started once
-// per start, with at least three starts. The first start's warm-up warms
+// a time (--sequential), started once per start, with at least three
+// starts, their warm-ups on their own CPUs (no pinning.warmup: none runs
+// beside the rounds). The first start's warm-up warms
 // it alone and measures what its services ask of the CPUs: little, at 150
 // requests a second. The second start's warm-up then also starts and warms
 // the third start of every variant, at once, so that the third start
@@ -590,19 +591,36 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 	}
 }
 
-// TestStartsWarmedBesideTheRounds runs real JVMs in precision mode in a
-// duet, started once per start, with at least three starts, their warm-ups
-// on every CPU at idle priority (pinning.warmup: all). Only the first
-// start warms before its rounds; the next two starts of every variant
-// start and warm beside those rounds, at idle priority, and take their
-// turns warm: no later start warms before its rounds. Their trials take
-// over the warm-up that ran beside the rounds, the report says so, and the
-// spares' processes stop with the run.
+// TestStartsWarmedBesideTheRounds runs real JVMs in precision mode, started
+// once per start, with at least three starts, their warm-ups on every CPU
+// at idle priority (pinning.warmup: all), in a duet and one variant at a
+// time. Only the first start warms before its rounds; the next two starts
+// of every variant start and warm beside those rounds, at idle priority,
+// and take their turns warm: no later start warms before its rounds. Their
+// trials take over the warm-up that ran beside the rounds, the report says
+// so, and the spares' processes stop with the run.
 func TestStartsWarmedBesideTheRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	out, stdout, stderr := runStartsAhead(t, "name: ahead\nmode: duet\npinning: {duet: shared, warmup: all}\nrestart: once\n")
+	for _, tt := range []struct {
+		name, head string
+		args       []string
+	}{
+		{"duet", "name: ahead\nmode: duet\npinning: {duet: shared, warmup: all}\nrestart: once\n", nil},
+		{"one at a time", "name: aheadseq\npinning: {warmup: all}\nrestart: once\n", []string{"--sequential"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stdout, stderr := runStartsAhead(t, tt.head, tt.args...)
+			checkStartsWarmedBeside(t, out, stdout, stderr)
+		})
+	}
+}
+
+// checkStartsWarmedBeside checks a run of runStartsAhead whose later
+// starts warmed beside its rounds.
+func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
+	t.Helper()
 	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 1 {
 		t.Errorf("baseline warmed %d times before its rounds, want once for three starts:\n%s", n, stdout)
 	}
