@@ -3,8 +3,10 @@ package local
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
+	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/sink"
 )
@@ -24,10 +26,14 @@ import (
 // warming is waited for, which costs less than a warm-up from cold.
 //
 // In a duet or together, what the warm-up takes from the CPUs falls on
-// every side of a trial alike. One variant at a time, it falls on each
-// trial in turn, in an order drawn afresh each round, so it widens the
-// spread of a round's change rather than moving its centre; each trial's
-// record holds its neighbours' CPU.
+// every side of a trial alike. One variant at a time, it must fall on
+// every trial of a round alike: a CPU kept busy by a neighbour, even at
+// idle priority, never halts, and on a virtual machine a halted CPU wakes
+// slowly (a Spring Boot service's mean latency read 6.4 ms alone and 3.8
+// ms beside a warming start, its CPU per request 3% less). So one variant
+// at a time, the warm-up begins with a round's first trial, and once its
+// rules end it, its load goes on until that round has ended (holdRound):
+// every round runs beside a warm-up throughout, or beside none.
 
 // aheadWarm is a warm-up of starts ahead of their turn that runs beside
 // the rounds.
@@ -35,7 +41,17 @@ type aheadWarm struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	starts int // the starts of every variant it warms
+	// round is the round whose first trial it began with; holding is
+	// set once it holds its load until that round's end, which closing
+	// release ends (endRound). Guarded by the backend's mu.
+	round   int
+	holding bool
+	release chan struct{}
+	once    sync.Once
 }
+
+// endRound ends the load aw holds until its round's end.
+func (aw *aheadWarm) endRound() { aw.once.Do(func() { close(aw.release) }) }
 
 // warmAheadOf starts and warms, beside the rounds, the further starts of
 // every variant that the run expects (Events.StartsAhead) and that no
@@ -72,7 +88,7 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 		b.note(fmt.Sprintf("starts ahead of their turn warm beside the rounds one at a time, each ready as soon as it can be: the last variant warm-up's services used %.0f%% of the machine's CPUs, and starts warmed together would share what the rounds leave", 100*b.warmShare))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n}
+	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n, round: sides[0].Round, release: make(chan struct{})}
 	b.mu.Lock()
 	b.ahead = aw
 	b.mu.Unlock()
@@ -188,6 +204,9 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 		return
 	}
 	b.keepWarmups(spares, phases, make([]*sink.Counts, len(spares)), longest)
+	if !b.s.Concurrent() {
+		b.holdRound(ctx, spares)
+	}
 	b.shelveSpares(spares)
 	starts := "1 more start"
 	if n > 1 {
@@ -222,6 +241,7 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 	if aw == nil {
 		return nil
 	}
+	aw.endRound()
 	select {
 	case <-aw.done:
 		return nil
@@ -251,4 +271,56 @@ func (b *Backend) WarmingAhead() int {
 		return 0
 	}
 	return b.ahead.starts
+}
+
+// holdRound goes on loading spares, warmed beside one-at-a-time rounds, at
+// the load of the trials they warmed beside, until the round the warm-up
+// began in has ended (enterRound), a new start is due (awaitAhead) or ctx
+// ends: every trial of that round then ran beside the same busy CPUs.
+func (b *Backend) holdRound(ctx context.Context, spares []*plan.Trial) {
+	b.mu.Lock()
+	aw := b.ahead
+	if aw != nil {
+		aw.holding = true
+	}
+	b.mu.Unlock()
+	if aw == nil {
+		return
+	}
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	for _, sp := range spares {
+		st := b.runningOf(sp.Variant)
+		if st == nil {
+			continue
+		}
+		cfg, _ := b.loadConfig(st, sp, newOrigin(), 0, b.s.Precision.Budget.D())
+		wg.Go(func() { _, _ = load.Run(hctx, cfg) })
+	}
+	select {
+	case <-aw.release:
+	case <-ctx.Done():
+	}
+	stop()
+	wg.Wait()
+}
+
+// enterRound tells a warm-up beside one-at-a-time rounds that a trial of
+// round begins: one that holds its load until an earlier round's end
+// (holdRound) ends it now, and enterRound waits for its spares to be
+// shelved. It reports whether round is new: a warm-up begins only with a
+// round's first trial.
+func (b *Backend) enterRound(round int) bool {
+	b.mu.Lock()
+	aw := b.ahead
+	fresh := !b.roundSeen || round != b.round
+	b.round, b.roundSeen = round, true
+	holding := aw != nil && aw.holding && aw.round != round
+	b.mu.Unlock()
+	if holding {
+		aw.endRound()
+		<-aw.done
+	}
+	return fresh
 }

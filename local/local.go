@@ -123,7 +123,11 @@ type Backend struct {
 	// time (aheadAtOnce).
 	// ahead is the warm-up of starts ahead of their turn running beside
 	// the rounds (ahead.go), nil when none runs. Guarded by mu.
-	ahead      *aheadWarm
+	ahead *aheadWarm
+	// round is the round of the last one-at-a-time trial begun, once
+	// roundSeen (enterRound). Guarded by mu.
+	round      int
+	roundSeen  bool
 	warmShare  float64
 	warmShared bool
 	roomNoted  bool

@@ -180,3 +180,57 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 		t.Errorf("the ready spare did not take its turn")
 	}
 }
+
+// TestEnterRoundEndsAHeldWarmup: one variant at a time, a warm-up beside
+// the rounds that holds its load ends when a trial of a later round
+// begins, not within its own round, and only a round's first trial may
+// begin one.
+func TestEnterRoundEndsAHeldWarmup(t *testing.T) {
+	b := &Backend{}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), round: 3}
+	b.ahead = aw
+	go func() {
+		<-aw.release // what holdRound waits for
+		b.mu.Lock()
+		b.ahead = nil
+		b.mu.Unlock()
+		close(aw.done)
+	}()
+	if !b.enterRound(3) {
+		t.Error("the first trial of round 3 does not begin a round")
+	}
+	b.mu.Lock()
+	aw.holding = true
+	b.mu.Unlock()
+	if b.enterRound(3) {
+		t.Error("round 3's second trial begins a round")
+	}
+	select {
+	case <-aw.release:
+		t.Fatal("a warm-up held within its own round was ended")
+	default:
+	}
+	if !b.enterRound(4) {
+		t.Error("round 4's first trial does not begin a round")
+	}
+	select {
+	case <-aw.done:
+	default:
+		t.Fatal("round 4 began beside the warm-up held until round 3's end")
+	}
+}
+
+// TestEnterRoundLeavesAWarmupStillWarming: a warm-up that has not yet
+// settled goes on across rounds.
+func TestEnterRoundLeavesAWarmupStillWarming(t *testing.T) {
+	b := &Backend{}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), round: 1}
+	b.ahead = aw
+	b.enterRound(1)
+	b.enterRound(2)
+	select {
+	case <-aw.release:
+		t.Fatal("a warm-up still warming was told its round ended")
+	default:
+	}
+}

@@ -237,10 +237,13 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	// variant's warm-up (JIT compilation, an agent instrumenting classes
 	// as they load), which an idle trial leaves to the next loaded one. A
 	// duet has warmed both its sides already.
+	// One variant at a time, a warm-up beside the rounds spans whole
+	// rounds (ahead.go).
+	fresh := alone && !pt.Idle && b.enterRound(pt.Round)
 	if err := b.warmUp(ctx, pt); err != nil {
 		return nil, nil, err
 	}
-	if alone && !pt.Idle {
+	if fresh {
 		b.warmAheadOf([]*plan.Trial{pt})
 	}
 	// The profiler starts before the load's timeline is fixed, since perf

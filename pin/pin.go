@@ -4,6 +4,7 @@
 package pin
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,9 +175,14 @@ func eachThread(pid int, set func(tid int) error) error {
 	return nil
 }
 
-// threads returns the thread ids of process pid, from /proc.
+// threads returns the thread ids of process pid, from /proc. A process
+// caught exiting answers ESRCH for its task directory: it has no threads
+// left to set, which is no error.
 func threads(pid int) ([]int, error) {
 	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	if errors.Is(err, unix.ESRCH) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
