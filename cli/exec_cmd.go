@@ -27,8 +27,9 @@ import (
 // supervise.DeathSignal as its parent-death signal.
 func newExecCmd() *cobra.Command {
 	var procs, watch, cpus string
+	var idle bool
 	cmd := &cobra.Command{
-		Use:    "_exec [--cgroup-procs F1,F2] [--watch-cgroup-procs F1,F2] [--cpus LIST] -- COMMAND [ARGS...]",
+		Use:    "_exec [--cgroup-procs F1,F2] [--watch-cgroup-procs F1,F2] [--cpus LIST] [--idle] -- COMMAND [ARGS...]",
 		Short:  "Run and supervise COMMAND inside cgroups and a CPU set (used by toll itself)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
@@ -68,6 +69,12 @@ func newExecCmd() *cobra.Command {
 					return &exitError{ExitFailure, err}
 				}
 			}
+			// The service inherits the supervisor's policy at its start.
+			if idle {
+				if err := pin.Idle(os.Getpid()); err != nil {
+					return &exitError{ExitFailure, err}
+				}
+			}
 			ws, err := supervise.Run(supervise.Config{
 				Argv: args, Env: runid.Label(os.Environ(), run), Parent: toll,
 				DeathSignal: supervise.DeathSignal, CgroupProcs: watched, Log: os.Stderr,
@@ -82,5 +89,6 @@ func newExecCmd() *cobra.Command {
 	cmd.Flags().StringVar(&procs, "cgroup-procs", "", "cgroup.procs files to join, comma-separated")
 	cmd.Flags().StringVar(&watch, "watch-cgroup-procs", "", "cgroup.procs files, comma-separated, whose processes are killed with the service's if toll dies, without joining them")
 	cmd.Flags().StringVar(&cpus, "cpus", "", "CPU list to run on")
+	cmd.Flags().BoolVar(&idle, "idle", false, "run at idle priority (SCHED_IDLE)")
 	return cmd
 }

@@ -41,8 +41,8 @@ type aheadWarm struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	starts int // the starts of every variant it warms
-	// round is the round whose first trial it began with; holding is
-	// set once it holds its load until that round's end, which closing
+	// holding is set once its rules have ended it and it holds its load
+	// until the end of round, the round then under way, which closing
 	// release ends (endRound). Guarded by the backend's mu.
 	round   int
 	holding bool
@@ -88,7 +88,7 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 		b.note(fmt.Sprintf("starts ahead of their turn warm beside the rounds one at a time, each ready as soon as it can be: the last variant warm-up's services used %.0f%% of the machine's CPUs, and starts warmed together would share what the rounds leave", 100*b.warmShare))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n, round: sides[0].Round, release: make(chan struct{})}
+	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n, release: make(chan struct{})}
 	b.mu.Lock()
 	b.ahead = aw
 	b.mu.Unlock()
@@ -163,7 +163,10 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	spares, variant, err := b.launchSpares(ctx, owed, n)
+	// They start at idle priority on the warm-up CPUs already: a JVM's
+	// start keeps a CPU busy for seconds, and at its own priority on the
+	// services' CPUs it would take them from the trial it falls in.
+	spares, variant, err := b.launchSpares(ctx, owed, n, b.warmupCPUs)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", variant, err))
@@ -274,14 +277,14 @@ func (b *Backend) WarmingAhead() int {
 }
 
 // holdRound goes on loading spares, warmed beside one-at-a-time rounds, at
-// the load of the trials they warmed beside, until the round the warm-up
-// began in has ended (enterRound), a new start is due (awaitAhead) or ctx
+// the load of the trials they warmed beside, until the round under way
+// has ended (enterRound), a new start is due (awaitAhead) or ctx
 // ends: every trial of that round then ran beside the same busy CPUs.
 func (b *Backend) holdRound(ctx context.Context, spares []*plan.Trial) {
 	b.mu.Lock()
 	aw := b.ahead
 	if aw != nil {
-		aw.holding = true
+		aw.holding, aw.round = true, b.round
 	}
 	b.mu.Unlock()
 	if aw == nil {

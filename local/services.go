@@ -59,6 +59,9 @@ type started struct {
 	// unwiden puts a spare warmed beside the rounds back on its own CPUs
 	// at its own priority (widenForWarmup), at its turn; nil otherwise.
 	unwiden func() error
+	// idleStart is set when the services started at idle priority
+	// (launchStart's idleOn): their own priority is the default one.
+	idleStart bool
 }
 
 // startLimited starts variant name's services in order and waits until
@@ -76,7 +79,7 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 	if b.promoteSpare(name, cpuLimit) {
 		return nil
 	}
-	st, err := b.launchStart(ctx, name, b.nextStart(name), b.variants[name], cpuLimit, false)
+	st, err := b.launchStart(ctx, name, b.nextStart(name), b.variants[name], cpuLimit, false, "")
 	if err != nil {
 		return err
 	}
@@ -89,9 +92,12 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 // launchStart starts the services of v, variant name resolved, as its
 // start number n (nextStart), in order and waits until each is ready, as
 // startLimited does, and returns them started. A spare's cgroups carry
-// its start's number: it runs beside the variant's current start.
-func (b *Backend) launchStart(ctx context.Context, name string, n int, v *variant.Variant, cpuLimit float64, spare bool) (*started, error) {
-	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}, cpuLimit: cpuLimit}
+// its start's number: it runs beside the variant's current start. With
+// idleOn set, the services start at idle priority on those CPUs (a start
+// warmed beside the rounds), and their own CPUs and priority are theirs
+// again at their turn (started.unwiden).
+func (b *Backend) launchStart(ctx context.Context, name string, n int, v *variant.Variant, cpuLimit float64, spare bool, idleOn string) (*started, error) {
+	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}, cpuLimit: cpuLimit, idleStart: idleOn != ""}
 	var specs []launch.Spec
 	for i, svc := range v.Services {
 		svcArgv, svcEnv, profDir, err := b.prepareProfiling(v, i, n)
@@ -110,6 +116,10 @@ func (b *Backend) launchStart(ctx context.Context, name string, n int, v *varian
 				}
 			}
 		}
+		runOn := cpus
+		if idleOn != "" {
+			runOn = idleOn
+		}
 		limit := svc.CPULimit
 		if cpuLimit > 0 {
 			limit = cpuLimit
@@ -120,7 +130,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, n int, v *varian
 			if spare {
 				cgName += "." + strconv.Itoa(n)
 			}
-			g, err := b.tree.NewGroup(cgName, cgroup.Limits{CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
+			g, err := b.tree.NewGroup(cgName, cgroup.Limits{CPUs: runOn, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
 			if err != nil {
 				b.dropCgroups(st)
 				return nil, fmt.Errorf("variant %s: cgroup for %s: %w", name, svc.Name, err)
@@ -137,7 +147,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, n int, v *varian
 		}
 		l, err := pl.Launch(ctx, place.Service{Name: name + "/" + svc.Name, Start: n, Run: b.id,
 			Argv: svcArgv, Env: svc.Own, HostEnv: svcEnv, Dir: svc.Dir, Image: svc.Image, Engine: svc.Engine, Ports: svc.Publish,
-			Cgroup: cg, CPUs: cpus, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit)})
+			Cgroup: cg, CPUs: runOn, CPULimit: limit, MemoryLimit: int64(svc.MemoryLimit), Idle: idleOn != ""})
 		if err != nil {
 			b.dropCgroups(st)
 			return nil, fmt.Errorf("variant %s: %w", name, err)

@@ -51,22 +51,22 @@ func (b *Backend) startSpares(ctx context.Context, owed []*plan.Trial, jvm bool)
 	if n == 0 {
 		return nil
 	}
-	out, variant, err := b.launchSpares(ctx, owed, n)
+	out, variant, err := b.launchSpares(ctx, owed, n, "")
 	if err != nil {
 		b.note(fmt.Sprintf("a start of %s ahead of its turn: %v; its next start begins and warms then", variant, err))
 	}
 	return out
 }
 
-// launchSpares starts n spares of each of owed's variants (startSpare) and
-// returns a trial of each at its variant's trial's load; at the first that
+// launchSpares starts n spares of each of owed's variants (startSpare), at
+// idle priority on idleOn where it is set, and returns a trial of each at its variant's trial's load; at the first that
 // cannot start, it returns those started so far with the variant and the
 // error.
-func (b *Backend) launchSpares(ctx context.Context, owed []*plan.Trial, n int) ([]*plan.Trial, string, error) {
+func (b *Backend) launchSpares(ctx context.Context, owed []*plan.Trial, n int, idleOn string) ([]*plan.Trial, string, error) {
 	var out []*plan.Trial
 	for k := 0; k < n && ctx.Err() == nil; k++ {
 		for _, pt := range owed {
-			key, err := b.startSpare(ctx, pt.Variant)
+			key, err := b.startSpare(ctx, pt.Variant, idleOn)
 			if err != nil {
 				return out, pt.Variant, err
 			}
@@ -157,9 +157,9 @@ func (b *Backend) chosePort(name, port string) bool {
 }
 
 // startSpare resolves variant name again, with ports and a telemetry sink
-// of its own, starts its services, and runs them under their key in
-// b.running.
-func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
+// of its own, starts its services (at idle priority on idleOn where it is
+// set), and runs them under their key in b.running.
+func (b *Backend) startSpare(ctx context.Context, name, idleOn string) (string, error) {
 	pool := &portPool{}
 	defer pool.release()
 	port, err := pool.take()
@@ -182,7 +182,7 @@ func (b *Backend) startSpare(ctx context.Context, name string) (string, error) {
 	if cur := b.runningOf(name); cur != nil {
 		limit = cur.cpuLimit
 	}
-	st, err := b.launchStart(ctx, name, n, v, limit, true)
+	st, err := b.launchStart(ctx, name, n, v, limit, true, idleOn)
 	if err != nil {
 		closeSink(sk)
 		return "", err

@@ -221,16 +221,47 @@ func TestEnterRoundEndsAHeldWarmup(t *testing.T) {
 }
 
 // TestEnterRoundLeavesAWarmupStillWarming: a warm-up that has not yet
-// settled goes on across rounds.
+// settled goes on across rounds, and once it settles in a later round, it
+// holds its load until that round's end.
 func TestEnterRoundLeavesAWarmupStillWarming(t *testing.T) {
 	b := &Backend{}
-	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), round: 1}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{})}
 	b.ahead = aw
 	b.enterRound(1)
 	b.enterRound(2)
+	b.enterRound(3)
 	select {
 	case <-aw.release:
 		t.Fatal("a warm-up still warming was told its round ended")
 	default:
 	}
+	held := make(chan struct{})
+	go func() {
+		b.holdRound(context.Background(), nil)
+		b.mu.Lock()
+		b.ahead = nil
+		b.mu.Unlock()
+		close(aw.done)
+		close(held)
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		b.mu.Lock()
+		holding := aw.holding
+		b.mu.Unlock()
+		if holding {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("holdRound does not hold")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	b.enterRound(3)
+	select {
+	case <-held:
+		t.Fatal("a warm-up that settled in round 3 stopped its load within round 3")
+	default:
+	}
+	b.enterRound(4)
+	<-held
 }

@@ -34,7 +34,7 @@ func (b *Backend) widenForWarmup(variants []string) (restore func() error, all b
 			continue
 		}
 		for i, svc := range st.group.Services() {
-			w := &widenedService{name: name + "/" + st.runs[i].Name, cg: st.cgs[st.runs[i].Name], pid: svc.Pid(), own: st.runs[i].CPUs}
+			w := &widenedService{name: name + "/" + st.runs[i].Name, cg: st.cgs[st.runs[i].Name], pid: svc.Pid(), own: st.runs[i].CPUs, idleStart: st.idleStart}
 			if w.own == "" || st.runs[i].Container != "" {
 				continue
 			}
@@ -70,6 +70,9 @@ type widenedService struct {
 	// processes started since.
 	policies map[int]unix.SchedAttr
 	fallback *unix.SchedAttr
+	// idleStart is set for a service started at idle priority: what it
+	// goes back to is the default policy, not the one widen finds.
+	idleStart bool
 }
 
 // widen puts the service on the CPUs of list at idle priority: its cgroup's
@@ -109,6 +112,10 @@ func (w *widenedService) widen(list string) error {
 		if err := pin.Idle(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+	}
+	if w.idleStart {
+		w.policies = map[int]unix.SchedAttr{}
+		w.fallback = &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
 	}
 	return nil
 }

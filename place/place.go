@@ -49,6 +49,10 @@ type Service struct {
 	CPUs        string
 	CPULimit    float64
 	MemoryLimit int64
+	// Idle starts the service at idle priority (SCHED_IDLE) on its CPUs,
+	// where a place can: a start warmed beside the rounds, which must take
+	// no CPU from them from its first instruction.
+	Idle bool
 }
 
 // Launch is how toll starts a service in a place.
@@ -98,6 +102,9 @@ func (Host) Launch(_ context.Context, svc Service) (Launch, error) {
 	}
 	if svc.CPUs != "" {
 		l.Supervisor = append(l.Supervisor, "--cpus", svc.CPUs)
+	}
+	if svc.Idle {
+		l.Supervisor = append(l.Supervisor, "--idle")
 	}
 	return l, nil
 }
