@@ -55,10 +55,10 @@ func (aw *aheadWarm) endRound() { aw.once.Do(func() { close(aw.release) }) }
 
 // warmAheadOf starts and warms, beside the rounds, the further starts of
 // every variant that the run expects (Events.StartsAhead) and that no
-// spare waits for yet, when the services are JVMs whose trials run at once,
-// warm-ups may use every CPU at idle priority, and none is warming
-// already. sides are the trials about to run; their load shapes the
-// spares' warm-up.
+// spare waits for yet, when the services are JVMs, warm-ups may use every
+// CPU at idle priority, and none is warming already. sides are the trials
+// about to run (a duet's, or one variant's at the start of a round); their
+// load shapes the spares' warm-up.
 func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 	if !b.aheadBesideRounds() || len(sides) == 0 {
 		return
