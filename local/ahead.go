@@ -163,10 +163,15 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// They start at idle priority on the warm-up CPUs already: a JVM's
-	// start keeps a CPU busy for seconds, and at its own priority on the
-	// services' CPUs it would take them from the trial it falls in.
-	spares, variant, err := b.launchSpares(ctx, owed, n, b.warmupCPUs)
+	// One variant at a time, they start at idle priority on the warm-up
+	// CPUs already: a JVM's start keeps a CPU busy for seconds, and at its
+	// own priority on the services' CPUs it would take them from one side
+	// of a round. A duet's sides meet it alike.
+	idleOn := ""
+	if !b.s.Concurrent() {
+		idleOn = b.warmupCPUs
+	}
+	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", variant, err))
