@@ -94,18 +94,17 @@ func (w *widenedService) widen(list string) error {
 		return err
 	}
 	w.policies = map[int]unix.SchedAttr{}
+	if w.idleStart {
+		w.fallback = &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+	}
 	for _, p := range pids {
-		saved, err := pin.Policies(p)
+		err := w.save(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		if main, ok := saved[p]; ok && w.fallback == nil {
-			w.fallback = &main
-		}
-		maps.Copy(w.policies, saved)
 		if err := cpus.Process(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -113,10 +112,25 @@ func (w *widenedService) widen(list string) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// save keeps the scheduling policies of process p's threads, to be set
+// back by restore, and takes its main thread's as the fallback for threads
+// started since, unless the service started at idle priority: then what it
+// goes back to is the default policy, set by widen.
+func (w *widenedService) save(p int) error {
 	if w.idleStart {
-		w.policies = map[int]unix.SchedAttr{}
-		w.fallback = &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_NORMAL}
+		return nil
 	}
+	saved, err := pin.Policies(p)
+	if err != nil {
+		return err
+	}
+	if main, ok := saved[p]; ok && w.fallback == nil {
+		w.fallback = &main
+	}
+	maps.Copy(w.policies, saved)
 	return nil
 }
 
