@@ -59,9 +59,9 @@ func (b *Backend) startSpares(ctx context.Context, owed []*plan.Trial, jvm bool)
 }
 
 // launchSpares starts n spares of each of owed's variants (startSpare), at
-// idle priority on idleOn where it is set, and returns a trial of each at its variant's trial's load; at the first that
-// cannot start, it returns those started so far with the variant and the
-// error.
+// idle priority on idleOn where it is set, and returns a trial of each at
+// its variant's trial's load; at the first that cannot start, it returns
+// those started so far with the variant and the error.
 func (b *Backend) launchSpares(ctx context.Context, owed []*plan.Trial, n int, idleOn string) ([]*plan.Trial, string, error) {
 	var out []*plan.Trial
 	for k := 0; k < n && ctx.Err() == nil; k++ {
