@@ -91,12 +91,14 @@ func TestBisectFindsTheVersion(t *testing.T) {
 // TestRunHistoryAndCheck records runs with toll run --history and checks
 // the newest in CI: three runs of a variant alike the baseline, then one
 // whose provider does four times the work, which toll history check fails
-// (exit 4) at +50% and passes at +1000%.
+// (exit 4) at +25% and passes at +1000%. Five rounds a run keep the
+// newest run's interval narrow enough on a loaded machine: with three, a
+// +180% change once read [+30%, +504%].
 func TestRunHistoryAndCheck(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
 	}
-	path := tolltest.WriteScenario(t, "checked", versioned, load+"\nmode: sequential\nrestart: once\nrounds: 3")
+	path := tolltest.WriteScenario(t, "checked", versioned, load+"\nmode: sequential\nrestart: once\nrounds: 5")
 	db := filepath.Join(t.TempDir(), "history.db")
 	for i, work := range []string{"40000", "40000", "40000", "160000"} {
 		code, stdout, stderr := tolltest.Run(t, "run", path, "--set", "version="+work, "--history", db, "--label", "n="+work,
@@ -108,10 +110,11 @@ func TestRunHistoryAndCheck(t *testing.T) {
 			t.Errorf("run %d does not say it was recorded:\n%s", i+1, stderr)
 		}
 	}
-	code, stdout, _ := tolltest.Run(t, "history", "check", "--db", db, "--fail-on", "cpu_per_request > +50%")
+	code, stdout, _ := tolltest.Run(t, "history", "check", "--db", db, "--fail-on", "cpu_per_request > +25%")
 	if code != cli.ExitGate || !strings.Contains(stdout, "FAILS") {
-		t.Errorf("toll history check at +50%%: exit %d, want %d\n%s", code, cli.ExitGate, stdout)
+		t.Errorf("toll history check at +25%%: exit %d, want %d\n%s", code, cli.ExitGate, stdout)
 	}
+	t.Logf("toll history check at +25%%:\n%s", stdout)
 	code, stdout, _ = tolltest.Run(t, "history", "check", "--db", db, "--fail-on", "cpu_per_request > +1000%")
 	if code != cli.ExitOK {
 		t.Errorf("toll history check at +1000%%: exit %d, want 0\n%s", code, stdout)
