@@ -16,12 +16,13 @@ import (
 // two CPUs busy for minutes (spareRoom). Its rounds then leave most of the
 // machine idle: a duet at 200 requests a second keeps less than half of a
 // CPU busy. So once the rounds begin, the next starts of every variant
-// start and warm beside them, at idle priority on every CPU toll may use
-// (pinning.warmup: all): the kernel runs them only where the rounds'
-// services and the load generator leave a CPU idle, and preempts them as
-// soon as either wakes. Their CPU is counted among each trial's
-// neighbours, the same for both sides of a duet; they stay at idle
-// priority until their turn. When the run asks for a new start, the
+// start and warm beside them, at idle priority on the CPUs toll may use
+// (pinning.warmup: all) that are not the services' (besideRounds): the
+// kernel runs them only where the load generator leaves a CPU idle, and
+// preempts them as soon as it wakes, and the measured services share
+// neither their CPU nor its caches with them. Their CPU is counted among
+// each trial's neighbours, the same for both sides of a duet; they stay
+// at idle priority until their turn. When the run asks for a new start, the
 // spares take the place of the current one, warm already; one still
 // warming is waited for, which costs less than a warm-up from cold.
 //
@@ -156,20 +157,22 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 }
 
 // warmAhead starts n spares of each of owed's variants and warms them at
-// idle priority on the warm-up CPUs, all at once, until their JVMs settle
-// or their cost stops moving (the warm-up's own rules) or the budget ends,
-// and then shelves them, still at idle priority, for their turn. It says
+// idle priority on the CPUs beside the services' (besideRounds), all at
+// once, until their JVMs settle or their cost stops moving (the warm-up's
+// own rules) or the budget ends, and then shelves them, still at idle priority, for their turn. It says
 // and notes what it did; a spare that cannot start or warm is noted, and
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// One variant at a time, they start at idle priority on the warm-up
-	// CPUs already: a JVM's start keeps a CPU busy for seconds, and at its
-	// own priority on the services' CPUs it would take them from one side
-	// of a round. A duet's sides meet it alike.
-	idleOn := ""
-	if !b.s.Concurrent() {
-		idleOn = b.warmupCPUs
+	// They start at idle priority on the CPUs beside the services'
+	// already: a JVM's start keeps a CPU busy for seconds, and at its own
+	// priority on the services' CPUs it would take them from the sides of
+	// a round. Where the services have every CPU, only one variant at a
+	// time starts them so, since a start at its own priority there would
+	// fall on one side of a round; a duet's sides meet it alike.
+	idleOn := b.besideCPUs
+	if idleOn == b.warmupCPUs && b.s.Concurrent() {
+		idleOn = ""
 	}
 	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)
 	if err != nil {
@@ -182,7 +185,7 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	for _, sp := range spares {
 		// A spare that cannot run at idle priority would take its CPU
 		// from the rounds' services: none warms beside them then.
-		unwiden, all := b.widenForWarmup([]string{sp.Variant})
+		unwiden, all := b.widenForWarmup([]string{sp.Variant}, b.besideCPUs)
 		b.mu.Lock()
 		b.running[sp.Variant].unwiden = unwiden
 		b.mu.Unlock()
@@ -221,7 +224,7 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 		starts = fmt.Sprintf("%d more starts", n)
 	}
 	b.say(fmt.Sprintf("%s of each variant warmed beside the rounds, ahead of their turn, in %s", starts, time.Since(began).Round(time.Second)))
-	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on every CPU it may use, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts))
+	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on CPUs %s, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts, b.besideCPUs))
 }
 
 // dropSpares stops the spares of trials that were started or warmed ahead
