@@ -49,6 +49,11 @@ type aheadWarm struct {
 	holding bool
 	release chan struct{}
 	once    sync.Once
+	// awaited is set once a new start waits for it (awaitAhead), and
+	// widened lists the keys of its spares moved to idle priority on the
+	// CPUs beside the services' (spareKey). Guarded by the backend's mu.
+	awaited bool
+	widened []string
 }
 
 // endRound ends the load aw holds until its round's end.
@@ -96,7 +101,7 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 	go func() {
 		defer close(aw.done)
 		defer cancel()
-		b.warmAhead(ctx, owed, n)
+		b.warmAhead(ctx, aw, owed, n)
 		b.mu.Lock()
 		b.ahead = nil
 		b.mu.Unlock()
@@ -162,7 +167,7 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // own rules) or the budget ends, and then shelves them, still at idle priority, for their turn. It says
 // and notes what it did; a spare that cannot start or warm is noted, and
 // stopped.
-func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
+func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Trial, n int) {
 	began := time.Now()
 	// They start at idle priority on the CPUs beside the services'
 	// already: a JVM's start keeps a CPU busy for seconds, and at its own
@@ -182,10 +187,18 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 		b.dropSpares(spares)
 		return
 	}
+	b.mu.Lock()
+	on := b.besideCPUs
+	if aw.awaited {
+		on = b.warmupCPUs
+	}
+	b.mu.Unlock()
+	var keys []string
 	for _, sp := range spares {
 		// A spare that cannot run at idle priority would take its CPU
 		// from the rounds' services: none warms beside them then.
-		unwiden, all := b.widenForWarmup([]string{sp.Variant}, b.besideCPUs)
+		keys = append(keys, sp.Variant)
+		unwiden, all := b.widenForWarmup([]string{sp.Variant}, on)
 		b.mu.Lock()
 		b.running[sp.Variant].unwiden = unwiden
 		b.mu.Unlock()
@@ -194,6 +207,13 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 			b.dropSpares(spares)
 			return
 		}
+	}
+	b.mu.Lock()
+	aw.widened = keys
+	again := aw.awaited && on != b.warmupCPUs
+	b.mu.Unlock()
+	if again {
+		b.foreground(keys)
 	}
 	// load.variant_warmup bounds a warm-up that has the CPUs to itself
 	// and is spent from the budget. Beside the rounds a warm-up costs the
@@ -253,11 +273,30 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 		return nil
 	}
 	aw.endRound()
+	b.mu.Lock()
+	aw.awaited = true
+	keys := aw.widened
+	b.mu.Unlock()
+	b.foreground(keys)
 	select {
 	case <-aw.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// foreground moves the spares of keys (spareKey), warming at idle priority
+// on the CPUs beside the services', onto every warm-up CPU: a new start
+// waits for them, no round runs meanwhile, and the services' CPUs are
+// theirs too. Each still goes to its own CPUs at its own priority at its
+// turn (started.unwiden), which this move leaves as it was.
+func (b *Backend) foreground(keys []string) {
+	if b.besideCPUs == b.warmupCPUs {
+		return
+	}
+	for _, k := range keys {
+		_, _ = b.widenForWarmup([]string{k}, b.warmupCPUs)
 	}
 }
 
