@@ -16,13 +16,12 @@ import (
 // two CPUs busy for minutes (spareRoom). Its rounds then leave most of the
 // machine idle: a duet at 200 requests a second keeps less than half of a
 // CPU busy. So once the rounds begin, the next starts of every variant
-// start and warm beside them, at idle priority on the CPUs toll may use
-// (pinning.warmup: all) that are not the services' (besideRounds): the
-// kernel runs them only where the load generator leaves a CPU idle, and
-// preempts them as soon as it wakes, and the measured services share
-// neither their CPU nor its caches with them. Their CPU is counted among
-// each trial's neighbours, the same for both sides of a duet; they stay
-// at idle priority until their turn. When the run asks for a new start, the
+// start and warm beside them, at idle priority on every CPU toll may use
+// (pinning.warmup: all): the kernel runs them only where the rounds'
+// services and the load generator leave a CPU idle, and preempts them as
+// soon as either wakes. Their CPU is counted among each trial's
+// neighbours, the same for both sides of a duet; they stay at idle
+// priority until their turn. When the run asks for a new start, the
 // spares take the place of the current one, warm already; one still
 // warming is waited for, which costs less than a warm-up from cold.
 //
@@ -49,11 +48,6 @@ type aheadWarm struct {
 	holding bool
 	release chan struct{}
 	once    sync.Once
-	// awaited is set once a new start waits for it (awaitAhead), and
-	// widened lists the keys of its spares moved to idle priority on the
-	// CPUs beside the services' (spareKey). Guarded by the backend's mu.
-	awaited bool
-	widened []string
 }
 
 // endRound ends the load aw holds until its round's end.
@@ -101,7 +95,7 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 	go func() {
 		defer close(aw.done)
 		defer cancel()
-		b.warmAhead(ctx, aw, owed, n)
+		b.warmAhead(ctx, owed, n)
 		b.mu.Lock()
 		b.ahead = nil
 		b.mu.Unlock()
@@ -162,22 +156,20 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 }
 
 // warmAhead starts n spares of each of owed's variants and warms them at
-// idle priority on the CPUs beside the services' (besideRounds), all at
-// once, until their JVMs settle or their cost stops moving (the warm-up's
-// own rules) or the budget ends, and then shelves them, still at idle priority, for their turn. It says
+// idle priority on the warm-up CPUs, all at once, until their JVMs settle
+// or their cost stops moving (the warm-up's own rules) or the budget ends,
+// and then shelves them, still at idle priority, for their turn. It says
 // and notes what it did; a spare that cannot start or warm is noted, and
 // stopped.
-func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Trial, n int) {
+func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// They start at idle priority on the CPUs beside the services'
-	// already: a JVM's start keeps a CPU busy for seconds, and at its own
-	// priority on the services' CPUs it would take them from the sides of
-	// a round. Where the services have every CPU, only one variant at a
-	// time starts them so, since a start at its own priority there would
-	// fall on one side of a round; a duet's sides meet it alike.
-	idleOn := b.besideCPUs
-	if idleOn == b.warmupCPUs && b.s.Concurrent() {
-		idleOn = ""
+	// One variant at a time, they start at idle priority on the warm-up
+	// CPUs already: a JVM's start keeps a CPU busy for seconds, and at its
+	// own priority on the services' CPUs it would take them from one side
+	// of a round. A duet's sides meet it alike.
+	idleOn := ""
+	if !b.s.Concurrent() {
+		idleOn = b.warmupCPUs
 	}
 	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)
 	if err != nil {
@@ -187,18 +179,10 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		b.dropSpares(spares)
 		return
 	}
-	b.mu.Lock()
-	on := b.besideCPUs
-	if aw.awaited {
-		on = b.warmupCPUs
-	}
-	b.mu.Unlock()
-	var keys []string
 	for _, sp := range spares {
 		// A spare that cannot run at idle priority would take its CPU
 		// from the rounds' services: none warms beside them then.
-		keys = append(keys, sp.Variant)
-		unwiden, all := b.widenForWarmup([]string{sp.Variant}, on)
+		unwiden, all := b.widenForWarmup([]string{sp.Variant})
 		b.mu.Lock()
 		b.running[sp.Variant].unwiden = unwiden
 		b.mu.Unlock()
@@ -207,13 +191,6 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 			b.dropSpares(spares)
 			return
 		}
-	}
-	b.mu.Lock()
-	aw.widened = keys
-	again := aw.awaited && on != b.warmupCPUs
-	b.mu.Unlock()
-	if again {
-		b.foreground(keys)
 	}
 	// load.variant_warmup bounds a warm-up that has the CPUs to itself
 	// and is spent from the budget. Beside the rounds a warm-up costs the
@@ -244,7 +221,7 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		starts = fmt.Sprintf("%d more starts", n)
 	}
 	b.say(fmt.Sprintf("%s of each variant warmed beside the rounds, ahead of their turn, in %s", starts, time.Since(began).Round(time.Second)))
-	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on CPUs %s, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts, b.besideCPUs))
+	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on every CPU it may use, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts))
 }
 
 // dropSpares stops the spares of trials that were started or warmed ahead
@@ -273,30 +250,11 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 		return nil
 	}
 	aw.endRound()
-	b.mu.Lock()
-	aw.awaited = true
-	keys := aw.widened
-	b.mu.Unlock()
-	b.foreground(keys)
 	select {
 	case <-aw.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	}
-}
-
-// foreground moves the spares of keys (spareKey), warming at idle priority
-// on the CPUs beside the services', onto every warm-up CPU: a new start
-// waits for them, no round runs meanwhile, and the services' CPUs are
-// theirs too. Each still goes to its own CPUs at its own priority at its
-// turn (started.unwiden), which this move leaves as it was.
-func (b *Backend) foreground(keys []string) {
-	if b.besideCPUs == b.warmupCPUs {
-		return
-	}
-	for _, k := range keys {
-		_, _ = b.widenForWarmup([]string{k}, b.warmupCPUs)
 	}
 }
 

@@ -103,10 +103,6 @@ type Backend struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
-	// besideCPUs are the CPUs that starts warmed beside the rounds run
-	// on at idle priority (besideRounds): the warm-up CPUs that are not
-	// the services'.
-	besideCPUs string
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.
@@ -447,12 +443,6 @@ func (b *Backend) setupPinning(m *record.Manifest) error {
 	if p.Warmup == scenario.WarmupAllCPUs {
 		b.warmupCPUs = online.String()
 		m.Layout.WarmupCPUs = b.warmupCPUs
-		svc, err := pin.Parse(svcCPUs)
-		if err != nil {
-			return fmt.Errorf("pinning.services: %w", err)
-		}
-		b.besideCPUs = besideRounds(online, svc).String()
-		m.Layout.BesideCPUs = b.besideCPUs
 	}
 	return nil
 }

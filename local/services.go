@@ -76,10 +76,7 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 			return fmt.Errorf("variant %s: %w", name, err)
 		}
 	}
-	if promoted, beside := b.promoteSpare(name, cpuLimit); promoted {
-		if beside {
-			b.drainSpareJIT(ctx, name)
-		}
+	if b.promoteSpare(name, cpuLimit) {
 		return nil
 	}
 	st, err := b.launchStart(ctx, name, b.nextStart(name), b.variants[name], cpuLimit, false, "")

@@ -244,12 +244,12 @@ func (b *Backend) readySpare(name string, cpuLimit float64) *started {
 // promoteSpare makes the oldest spare of variant name, started under the
 // same CPU limit, its current start, with its sink the variant's, and
 // reports whether there was one.
-func (b *Backend) promoteSpare(name string, cpuLimit float64) (promoted, beside bool) {
+func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	b.mu.Lock()
 	st := b.readySpare(name, cpuLimit)
 	if st == nil {
 		b.mu.Unlock()
-		return false, false
+		return false
 	}
 	b.spares[name] = b.spares[name][1:]
 	if old := b.sinks[name]; old != nil {
@@ -271,42 +271,14 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) (promoted, beside 
 	unwiden := st.unwiden
 	st.unwiden = nil
 	b.mu.Unlock()
-	// A spare warmed beside the rounds waited at idle priority on the
-	// CPUs beside the services': its trials run on its own CPUs at its
-	// own priority.
+	// A spare warmed beside the rounds waited at idle priority on every
+	// CPU: its trials run on its own CPUs at its own priority.
 	if unwiden != nil {
 		if err := unwiden(); err != nil {
 			b.note(fmt.Sprintf("%s: back on its own CPUs after its warm-up ahead of its turn: %v", name, err))
 		}
 	}
-	return true, unwiden != nil
-}
-
-// A spare warmed beside the rounds ran at idle priority on the CPUs that
-// the load generator leaves, and its warm-up may end on a steady CPU per
-// request with compilations still queued: taken at once, a Spring Boot
-// JVM's first round then paid 40–120 ms/s of compilation that its later
-// rounds did not. So at its turn, on its own CPUs at its own priority and
-// before any load, its compilers work through that queue: until their
-// rate falls below the warm-up's threshold over spareDrainOver, for at
-// most spareDrainMax.
-const (
-	spareDrainOver = 2 * time.Second
-	spareDrainMax  = 15 * time.Second
-)
-
-// drainSpareJIT waits until the JVMs of variant name, a spare just
-// promoted from beside the rounds, have compiled what their warm-up left
-// queued (spareDrainOver, spareDrainMax), or ctx ends.
-func (b *Backend) drainSpareJIT(ctx context.Context, name string) {
-	u := b.s.Load.VariantWarmupUntil
-	if u == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, spareDrainMax)
-	defer cancel()
-	rule := jitRule{below: u.JITBelow.D(), over: spareDrainOver}
-	b.watchJIT(ctx, rule, nil, nil, []*plan.Trial{{Variant: name}}, time.Now())
+	return true
 }
 
 // stopSpare stops a spare that never took its turn, with its sink, and

@@ -154,7 +154,7 @@ load:
 	b.sinks["agent"] = &sinkProcess{addr: "127.0.0.1:1001"}
 	spare := &started{v: resolve("127.0.0.1:1002"), spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}}
 	b.spares = map[string][]*started{"agent": {spare}}
-	if promoted, _ := b.promoteSpare("agent", 0); !promoted {
+	if !b.promoteSpare("agent", 0) {
 		t.Fatal("the spare did not take its turn")
 	}
 	want := "EXPORT_TO=http://" + b.sinks["agent"].addr

@@ -13,35 +13,18 @@ import (
 	"github.com/tollperf/toll/probe"
 )
 
-// besideRounds returns the CPUs that starts warmed beside the rounds run
-// on: those of online that are not the services' (svc), the load
-// generator's on a machine of two, or all of online where the services
-// have every CPU. Off the services' CPUs a start's JVM, even at idle
-// priority, takes none of the measured services' time, caches or wake-ups:
-// warmed at idle priority on the services' CPU too, ten JVMs with agents
-// raised the baseline's CPU per request by about 7% and one agent's change
-// against it from about +40% to +50%, unevenly by variant, so that the
-// rounds beside a warm-up read another change than the rounds without.
-func besideRounds(online, svc pin.CPUs) pin.CPUs {
-	if apart := online.Without(svc); len(apart) > 0 {
-		return apart
-	}
-	return online
-}
-
-// widenForWarmup lets the services of variants use the CPUs of list, every
-// CPU toll may use for a variant warm-up (b.warmupCPUs, pinning.warmup:
-// all) or those beside the services' for a start warmed beside the rounds
-// (b.besideCPUs), at idle priority (SCHED_IDLE): on the load generator's
-// CPU they take only the time it leaves, so it sends the warm-up's load on
-// time, as it would with the services on their own CPUs. It returns what
-// puts them back on their own CPUs at their own priority, which must run
-// before their trial does, and whether every service was widened. Without
-// a list it does nothing. A service that cannot be widened keeps its own
-// CPUs (noted): its warm-up is slower, not wrong.
-func (b *Backend) widenForWarmup(variants []string, list string) (restore func() error, all bool) {
+// widenForWarmup lets the services of variants use every CPU toll may use,
+// b.warmupCPUs (pinning.warmup: all), for their variant warm-up, at idle
+// priority (SCHED_IDLE): on the load generator's CPU they take only the
+// time it leaves, so it sends the warm-up's load on time, as it would with
+// the services on their own CPUs. It returns what puts them back on their
+// own CPUs at their own priority, which must run before their trial does,
+// and whether every service was widened. Without warm-up CPUs it does
+// nothing. A service that cannot be widened keeps its own CPUs (noted):
+// its warm-up is slower, not wrong.
+func (b *Backend) widenForWarmup(variants []string) (restore func() error, all bool) {
 	restore, all = func() error { return nil }, true
-	if list == "" {
+	if b.warmupCPUs == "" {
 		return restore, false
 	}
 	var widened []*widenedService
@@ -55,8 +38,8 @@ func (b *Backend) widenForWarmup(variants []string, list string) (restore func()
 			if w.own == "" || st.runs[i].Container != "" {
 				continue
 			}
-			if err := w.widen(list); err != nil {
-				b.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, list, err))
+			if err := w.widen(b.warmupCPUs); err != nil {
+				b.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, b.warmupCPUs, err))
 				_ = w.restore()
 				all = false
 				continue

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -63,17 +62,6 @@ func (c CPUs) String() string {
 		i = j + 1
 	}
 	return strings.Join(parts, ",")
-}
-
-// Without returns the CPUs of c that are not in o, in c's order.
-func (c CPUs) Without(o CPUs) CPUs {
-	var out CPUs
-	for _, x := range c {
-		if !slices.Contains(o, x) {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // Online returns the CPUs toll may use: the calling thread's affinity.

@@ -133,22 +133,3 @@ func TestSetPolicies(t *testing.T) {
 		t.Errorf("policy %d nice %d after SetPolicies, want SCHED_NORMAL (0) nice 3", p, n)
 	}
 }
-
-func TestWithout(t *testing.T) {
-	tests := []struct {
-		c, o, want string
-	}{
-		{"0-1", "1", "0"},
-		{"0-7", "2-7", "0-1"},
-		{"0-3", "0,2", "1,3"},
-		{"1", "1", ""},
-		{"0-1", "4", "0-1"},
-	}
-	for _, tt := range tests {
-		c, _ := Parse(tt.c)
-		o, _ := Parse(tt.o)
-		if got := c.Without(o).String(); got != tt.want {
-			t.Errorf("%s without %s = %q, want %q", tt.c, tt.o, got, tt.want)
-		}
-	}
-}

@@ -189,10 +189,6 @@ type Layout struct {
 	// warm-ups (pinning.warmup: all): every CPU toll could use. Empty when
 	// they kept their own.
 	WarmupCPUs string `json:"warmup_cpus,omitempty"`
-	// BesideCPUs are the CPUs that starts warmed beside the rounds ran on,
-	// at idle priority: the warm-up CPUs that are not the services'.
-	// Empty when none could be warmed so.
-	BesideCPUs string `json:"beside_cpus,omitempty"`
 	// Network is "host" (the machine's network) or "isolated" (a network
 	// namespace of the run's own, with only loopback). Empty in manifests
 	// written before toll recorded it: those runs used the host's network.

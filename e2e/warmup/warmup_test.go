@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -509,7 +508,7 @@ func maxTime(a, b time.Time) time.Time {
 // runStartsAhead runs two variants of the hello JVM in precision mode with
 // at least three starts, head and args as given, and returns the results
 // directory and what toll printed.
-func runStartsAhead(t *testing.T, head string, args ...string) (out, stdout, stderr string, spares spareCPUs) {
+func runStartsAhead(t *testing.T, head string, args ...string) (out, stdout, stderr string) {
 	t.Helper()
 	path := tolltest.HelloScenario(t, head, `load:
   target: "http://127.0.0.1:${port:hello}"
@@ -525,98 +524,8 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 	cmd := tolltest.Command(t, append(append([]string{"run", path}, args...), "--out", out)...)
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
-	var svcCPUs pin.CPUs
-	if online, err := pin.Online(); err == nil && len(online) > 1 {
-		svcCPUs = online[1:]
-	}
-	stop := make(chan struct{})
-	watched := watchSpares("hello", svcCPUs, stop)
-	err := cmd.Run()
-	close(stop)
-	spares = <-watched
-	tolltest.SkipIfInvalid(t, err, so.String(), se.String())
-	return out, so.String(), se.String(), spares
-}
-
-// spareCPUs is what watchSpares saw of the processes of starts warmed
-// ahead of their turn (a service's cgroup named after its start, such as
-// baseline.hello.2): how many readings found one at idle priority, and
-// those that found one at idle priority on a CPU of the services' twice
-// in a row.
-type spareCPUs struct {
-	idle   int
-	astray []string
-}
-
-// watchSpares reads, every 100 ms until stop closes, the allowed CPUs and
-// scheduling policy of every process in a spare's cgroup (service svc),
-// and reports them on the returned channel once stop closes. A spare
-// found at idle priority on one of the services' CPUs (svcCPUs) in two
-// readings in a row is astray: a single one may fall on its turn, when
-// toll moves it to its own CPUs and then to its own priority.
-func watchSpares(svc string, svcCPUs pin.CPUs, stop <-chan struct{}) <-chan spareCPUs {
-	spare := regexp.MustCompile(`\.` + regexp.QuoteMeta(svc) + `\.[0-9]+$`)
-	res := make(chan spareCPUs, 1)
-	go func() {
-		var got spareCPUs
-		before := map[string]bool{} // pid → astray at the last reading
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				res <- got
-				return
-			case <-tick.C:
-			}
-			now := map[string]bool{}
-			pids, _ := filepath.Glob("/proc/[0-9]*")
-			for _, dir := range pids {
-				cg, err := os.ReadFile(filepath.Join(dir, "cgroup"))
-				if err != nil || !slices.ContainsFunc(strings.Split(strings.TrimSpace(string(cg)), "\n"), spare.MatchString) {
-					continue
-				}
-				cpus, idle, ok := readCPUsPolicy(dir)
-				if !ok || !idle {
-					continue
-				}
-				got.idle++
-				if slices.ContainsFunc(cpus, func(c int) bool { return slices.Contains(svcCPUs, c) }) {
-					if before[dir] {
-						got.astray = append(got.astray, fmt.Sprintf("%s at idle priority on CPUs %s", dir, cpus))
-					}
-					now[dir] = true
-				}
-			}
-			before = now
-		}
-	}()
-	return res
-}
-
-// readCPUsPolicy reads a process's allowed CPUs and whether it runs at
-// idle priority (SCHED_IDLE, policy 5 in /proc/PID/sched).
-func readCPUsPolicy(dir string) (cpus pin.CPUs, idle, ok bool) {
-	status, err := os.ReadFile(filepath.Join(dir, "status"))
-	if err != nil {
-		return nil, false, false
-	}
-	sched, err := os.ReadFile(filepath.Join(dir, "sched"))
-	if err != nil {
-		return nil, false, false
-	}
-	for line := range strings.Lines(string(status)) {
-		if v, found := strings.CutPrefix(line, "Cpus_allowed_list:"); found {
-			cpus, err = pin.Parse(strings.TrimSpace(v))
-			ok = err == nil
-		}
-	}
-	for line := range strings.Lines(string(sched)) {
-		if f := strings.Fields(line); len(f) == 3 && f[0] == "policy" {
-			idle = f[2] == "5"
-		}
-	}
-	return cpus, idle, ok
+	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
+	return out, so.String(), se.String()
 }
 
 // TestSparesWarmedAtOnce runs real JVMs in precision mode, one variant at
@@ -633,7 +542,7 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
 	}
-	out, stdout, stderr, _ := runStartsAhead(t, "name: spares\nrestart: once\n", "--sequential")
+	out, stdout, stderr := runStartsAhead(t, "name: spares\nrestart: once\n", "--sequential")
 	if n := strings.Count(stdout+stderr, "variant warm-up of baseline:"); n != 2 {
 		t.Errorf("baseline warmed %d times, want twice for three starts:\n%s", n, stdout)
 	}
@@ -689,8 +598,7 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 // of every variant start and warm beside those rounds, at idle priority,
 // and take their turns warm: no later start warms before its rounds. Their
 // trials take over the warm-up that ran beside the rounds, the report says
-// so, and the spares' processes stop with the run. At idle priority they
-// never run on the services' CPUs, only on those beside them.
+// so, and the spares' processes stop with the run.
 func TestStartsWarmedBesideTheRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
@@ -703,17 +611,8 @@ func TestStartsWarmedBesideTheRounds(t *testing.T) {
 		{"one at a time", "name: aheadseq\npinning: {warmup: all}\nrestart: once\n", []string{"--sequential"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, stdout, stderr, spares := runStartsAhead(t, tt.head, tt.args...)
+			out, stdout, stderr := runStartsAhead(t, tt.head, tt.args...)
 			checkStartsWarmedBeside(t, out, stdout, stderr)
-			// The spares warmed at idle priority, on the CPUs that are
-			// not the services'.
-			t.Logf("%d readings found a start ahead of its turn at idle priority", spares.idle)
-			if spares.idle == 0 {
-				t.Errorf("no reading found a start ahead of its turn at idle priority")
-			}
-			if len(spares.astray) > 0 {
-				t.Errorf("starts ahead of their turn ran on the services' CPUs: %d of %d readings at idle priority, such as %s", len(spares.astray), spares.idle, spares.astray[0])
-			}
 		})
 	}
 }
