@@ -34,6 +34,16 @@ const (
 	// offered, of leaving out rounds of a start that had settled before
 	// its first round.
 	settleAlpha = 0.01
+	// settleBurst and settleOver judge a start too short for the rank
+	// test (burstLead): its leading rounds whose compilers' CPU was at
+	// least settleBurst ms/s, each at least settleOver times the most of
+	// any later round, are its transient. A settled JVM's compilers burst
+	// to 30 ms/s now and then; a Spring Boot start swapped in from beside
+	// the rounds compiled 46–135 ms/s in its first rounds and under 10
+	// after, and with eight rounds a start the rank test cannot tell two
+	// such rounds from the rest at settleAlpha.
+	settleBurst = 40
+	settleOver  = 2
 )
 
 // Settling is the leading rounds of one start of one variant's services
@@ -68,14 +78,35 @@ type Settling struct {
 // start in order, are its transient: the cut that minimises the marginal
 // standard error of the mean of the rest (mserCut), kept only when the
 // rounds cut are higher than the rest by a one-sided rank test at
-// settleAlpha shared among the cuts offered. It returns 0 for a start that
-// shows no transient.
+// settleAlpha shared among the cuts offered, or else a lead of bursts no
+// settled JVM shows (burstLead). It returns 0 for a start that shows no
+// transient.
 func settledFrom(xs []float64) int {
 	d, cuts := mserCut(xs)
 	if d == 0 || rankP(xs[:d], xs[d:]) >= settleAlpha/float64(cuts) {
-		return 0
+		return burstLead(xs)
 	}
 	return d
+}
+
+// burstLead returns how many leading values of xs, one per round of a
+// start in order, are a burst of compilation no settled JVM shows: each at
+// least settleBurst and settleOver times the largest value after them, at
+// most half of xs; 0 for none, or for a start too short to judge.
+func burstLead(xs []float64) int {
+	if len(xs) < settleMinRounds {
+		return 0
+	}
+	d := 0
+	for d < len(xs)/2 && xs[d] >= settleBurst {
+		d++
+	}
+	for ; d > 0; d-- {
+		if slices.Min(xs[:d]) >= settleOver*slices.Max(xs[d:]) {
+			return d
+		}
+	}
+	return 0
 }
 
 // stillMoving returns how many leading values of xs, one per round of a

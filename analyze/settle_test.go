@@ -44,6 +44,12 @@ func TestSettledFrom(t *testing.T) {
 		{"settled, short", bursty(12), 0, 0},
 		{"compiling harder later", append(bursty(40), queue(20)...), 0, 0},
 		{"three rounds", queue(3), 0, 0},
+		// Too short for the rank test: a start swapped in from beside
+		// the rounds, as Sermant's service read them.
+		{"a swapped-in start's two rounds of bursts, then six settled", []float64{78.3, 88.6, 3.7, 1.0, 7.0, 5.4, 0.4, 0.9}, 2, 2},
+		{"one round of a burst, then six settled", []float64{46.5, 2.5, 6.8, 1.3, 0.4, 5.6, 0.7}, 1, 1},
+		{"a burst as high as a later one", []float64{46.5, 2.5, 30, 1.3, 0.4, 5.6, 0.7}, 0, 0},
+		{"a settled JVM's burst in its first round", []float64{30, 1.5, 0.3, 1.8, 0.9, 1.1, 0.5, 0.2}, 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,9 +58,13 @@ func TestSettledFrom(t *testing.T) {
 			}
 		})
 	}
-	// A settled start loses rounds at most once in a hundred.
+	// A settled start loses rounds at most once in a hundred, a long
+	// one or a short one.
 	if cut := startsCut(settledFrom, func(int) []float64 { return bursty(50) }); cut > 4 {
 		t.Errorf("%d of 400 settled starts lost rounds, want at most 4", cut)
+	}
+	if cut := startsCut(settledFrom, func(int) []float64 { return bursty(8) }); cut > 4 {
+		t.Errorf("%d of 400 settled starts of 8 rounds lost rounds, want at most 4", cut)
 	}
 }
 
