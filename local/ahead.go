@@ -163,8 +163,9 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// One variant at a time, they start at idle priority on the warm-up
-	// CPUs already: a JVM's start keeps a CPU busy for seconds, and at its
+	// One variant at a time, they start at idle priority on as many of
+	// the warm-up CPUs as their own, the load generator's first
+	// (bootCPUs): a JVM's start keeps a CPU busy for seconds, and at its
 	// own priority on the services' CPUs it would take them from one side
 	// of a round. A duet's sides meet it alike.
 	idleOn := ""

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/launch"
+	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/place"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/runid"
@@ -93,9 +94,9 @@ func (b *Backend) startLimited(ctx context.Context, name string, cpuLimit float6
 // start number n (nextStart), in order and waits until each is ready, as
 // startLimited does, and returns them started. A spare's cgroups carry
 // its start's number: it runs beside the variant's current start. With
-// idleOn set, the services start at idle priority on those CPUs (a start
-// warmed beside the rounds), and their own CPUs and priority are theirs
-// again at their turn (started.unwiden).
+// idleOn set, the services start at idle priority on as many of those CPUs
+// as their own (bootCPUs; a start warmed beside the rounds), and their own
+// CPUs and priority are theirs again at their turn (started.unwiden).
 func (b *Backend) launchStart(ctx context.Context, name string, n int, v *variant.Variant, cpuLimit float64, spare bool, idleOn string) (*started, error) {
 	st := &started{v: v, cgs: map[string]*cgroup.Group{}, fresh: true, profileDirs: map[string]string{}, cpuLimit: cpuLimit, idleStart: idleOn != ""}
 	var specs []launch.Spec
@@ -118,7 +119,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, n int, v *varian
 		}
 		runOn := cpus
 		if idleOn != "" {
-			runOn = idleOn
+			runOn = bootCPUs(cpus, idleOn)
 		}
 		limit := svc.CPULimit
 		if cpuLimit > 0 {
@@ -299,4 +300,31 @@ func (b *Backend) note(n string) {
 	if b.events != nil {
 		b.events.Note(n)
 	}
+}
+
+// bootCPUs returns the CPUs that a service whose own CPUs are own begins
+// on, at idle priority, beside the rounds: as many as own, taken from
+// from, those outside own first (its own are the rounds' services').
+// A program sizes itself by the CPUs it sees when it begins: a JVM on one
+// CPU picks the serial collector and fewer threads, on two the G1
+// collector; a Go program sets GOMAXPROCS. A start begun on more CPUs than
+// the start it replaces would be another program, with its own memory,
+// threads, collections and latency. own is returned where a list does not
+// parse or from holds fewer CPUs than own.
+func bootCPUs(own, from string) string {
+	mine, err1 := pin.Parse(own)
+	all, err2 := pin.Parse(from)
+	if err1 != nil || err2 != nil || len(all) < len(mine) {
+		return own
+	}
+	var out pin.CPUs
+	for _, outside := range []bool{true, false} {
+		for _, c := range all {
+			if len(out) < len(mine) && slices.Contains(mine, c) != outside {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out.String()
 }

@@ -265,3 +265,20 @@ func TestEnterRoundLeavesAWarmupStillWarming(t *testing.T) {
 	b.enterRound(4)
 	<-held
 }
+
+func TestBootCPUs(t *testing.T) {
+	for _, tt := range []struct{ own, from, want string }{
+		{"1", "0-1", "0"},       // two CPUs: the load generator's
+		{"1-7", "0-7", "0-6"},   // as many as its own, outside first
+		{"2-3", "0-3", "0-1"},   // its own CPUs only when needed
+		{"1,3", "0-1,3", "0-1"}, // lists with holes
+		{"0-1", "0-1", "0-1"},   // no CPU outside its own
+		{"0-3", "0-1", "0-3"},   // too few to start on: its own
+		{"1", "", "1"},          // nothing to start on
+		{"x", "0-1", "x"},       // unreadable: as it was
+	} {
+		if got := bootCPUs(tt.own, tt.from); got != tt.want {
+			t.Errorf("bootCPUs(%q, %q) = %q, want %q", tt.own, tt.from, got, tt.want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -522,6 +523,9 @@ precision: {target: 50%, budget: 3m, min_rounds: 2, min_starts: 3}
 `)
 	out = filepath.Join(t.TempDir(), "out")
 	cmd := tolltest.Command(t, append(append([]string{"run", path}, args...), "--out", out)...)
+	// The baseline's JVMs log the collector they chose (the other
+	// variant's JOPTS names its own).
+	cmd.Env = append(cmd.Env, "JOPTS=-Xlog:gc")
 	var so, se strings.Builder
 	cmd.Stdout, cmd.Stderr = &so, &se
 	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
@@ -598,7 +602,8 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 // of every variant start and warm beside those rounds, at idle priority,
 // and take their turns warm: no later start warms before its rounds. Their
 // trials take over the warm-up that ran beside the rounds, the report says
-// so, and the spares' processes stop with the run.
+// so, the spares' processes stop with the run, and every start's JVM
+// chose the collector the first did (it began on as many CPUs).
 func TestStartsWarmedBesideTheRounds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs JVMs")
@@ -670,5 +675,34 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 		if len(warmed[l]) != 2 {
 			t.Errorf("start %d: warm-ups %v, want both variants' taken over by a trial", l+1, warmed[l])
 		}
+	}
+	checkSameCollector(t, out)
+}
+
+// checkSameCollector checks that every start of the baseline's JVM in
+// run out chose the same garbage collector: a JVM sizes itself by the
+// CPUs it sees when it begins (the serial collector on one, G1 on two), so
+// a start begun on other CPUs than its predecessor is another program.
+func checkSameCollector(t *testing.T, out string) {
+	t.Helper()
+	logs, err := filepath.Glob(filepath.Join(out, "logs", "baseline.hello.*.log"))
+	if err != nil || len(logs) < 2 {
+		t.Fatalf("the baseline's service logs: %v, %v", logs, err)
+	}
+	using := regexp.MustCompile(`\[gc\] *Using (\S+)`)
+	chose := map[string][]string{}
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := using.FindSubmatch(b)
+		if m == nil {
+			t.Fatalf("%s names no collector:\n%s", l, b)
+		}
+		chose[string(m[1])] = append(chose[string(m[1])], filepath.Base(l))
+	}
+	if len(chose) != 1 {
+		t.Errorf("the baseline's starts chose different collectors: %v", chose)
 	}
 }
