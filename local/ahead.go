@@ -163,16 +163,12 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// One variant at a time, they start at idle priority on as many of
-	// the warm-up CPUs as their own, the load generator's first
-	// (bootCPUs): a JVM's start keeps a CPU busy for seconds, and at its
-	// own priority on the services' CPUs it would take them from one side
-	// of a round. A duet's sides meet it alike.
-	idleOn := ""
-	if !b.s.Concurrent() {
-		idleOn = b.warmupCPUs
-	}
-	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)
+	// They start at idle priority on as many of the warm-up CPUs as
+	// their own, the load generator's first (bootCPUs): a JVM's start
+	// keeps a CPU busy for seconds, and at its own priority on the
+	// services' CPUs it would take them from the rounds' sides (ten JVMs
+	// with agents, five minutes of them).
+	spares, variant, err := b.launchSpares(ctx, owed, n, b.warmupCPUs)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", variant, err))
