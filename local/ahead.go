@@ -31,7 +31,11 @@ import (
 // idle priority, never halts, and on a virtual machine a halted CPU wakes
 // slowly (a Spring Boot service's mean latency read 6.4 ms alone and 3.8
 // ms beside a warming start, its CPU per request 3% less). So one variant
-// at a time, the warm-up begins with a round's first trial, and once its
+// at a time, the spares start with a round's first trial, their warm-up's
+// load begins with the next round's (awaitNextRound: a round's first
+// trial beside a JVM starting on the load generator's CPU and its second
+// beside the load of a warm-up's first seconds read EaseAgent's mean
+// latency at a quarter of the other's, and four times it), and once its
 // rules end it, its load goes on until that round has ended (holdRound):
 // every round runs beside a warm-up throughout, or beside none.
 
@@ -48,10 +52,42 @@ type aheadWarm struct {
 	holding bool
 	release chan struct{}
 	once    sync.Once
+	// began is the round under way when its spares began to start, and
+	// next is closed when a later round begins (enterRound) or a new start
+	// is due (endRound).
+	began    int
+	next     chan struct{}
+	nextOnce sync.Once
 }
 
-// endRound ends the load aw holds until its round's end.
-func (aw *aheadWarm) endRound() { aw.once.Do(func() { close(aw.release) }) }
+// endRound ends the load aw holds until its round's end, and the wait for
+// a later round (a new start is due: no round will come).
+func (aw *aheadWarm) endRound() {
+	aw.once.Do(func() { close(aw.release) })
+	aw.nextRound()
+}
+
+// nextRound tells aw that a round after the one it began in has begun.
+func (aw *aheadWarm) nextRound() {
+	if aw.next != nil {
+		aw.nextOnce.Do(func() { close(aw.next) })
+	}
+}
+
+// awaitNextRound waits, one variant at a time, for the first trial of a
+// round after the one in which aw's spares began to start: their warm-up's
+// load then begins with a round. It reports false if ctx ended first.
+func (aw *aheadWarm) awaitNextRound(ctx context.Context) bool {
+	if aw.next == nil {
+		return true
+	}
+	select {
+	case <-aw.next:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
 
 // warmAheadOf starts and warms, beside the rounds, the further starts of
 // every variant that the run expects (Events.StartsAhead) and that no
@@ -91,11 +127,14 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n, release: make(chan struct{})}
 	b.mu.Lock()
 	b.ahead = aw
+	if !b.s.Concurrent() {
+		aw.began, aw.next = b.round, make(chan struct{})
+	}
 	b.mu.Unlock()
 	go func() {
 		defer close(aw.done)
 		defer cancel()
-		b.warmAhead(ctx, owed, n)
+		b.warmAhead(ctx, aw, owed, n)
 		b.mu.Lock()
 		b.ahead = nil
 		b.mu.Unlock()
@@ -161,7 +200,7 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // and then shelves them, still at idle priority, for their turn. It says
 // and notes what it did; a spare that cannot start or warm is noted, and
 // stopped.
-func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
+func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Trial, n int) {
 	began := time.Now()
 	// They start at idle priority on as many of the warm-up CPUs as
 	// their own, the load generator's first (bootCPUs): a JVM's start
@@ -173,6 +212,10 @@ func (b *Backend) warmAhead(ctx context.Context, owed []*plan.Trial, n int) {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", variant, err))
 		}
+		b.dropSpares(spares)
+		return
+	}
+	if !aw.awaitNextRound(ctx) {
 		b.dropSpares(spares)
 		return
 	}
@@ -322,6 +365,9 @@ func (b *Backend) enterRound(round int) bool {
 	fresh := !b.roundSeen || round != b.round
 	b.round, b.roundSeen = round, true
 	holding := aw != nil && aw.holding && aw.round != round
+	if aw != nil && round != aw.began {
+		aw.nextRound()
+	}
 	b.mu.Unlock()
 	if holding {
 		aw.endRound()

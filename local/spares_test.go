@@ -282,3 +282,33 @@ func TestBootCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestWarmupAheadBeginsWithARound: one variant at a time, spares that
+// began to start in a round wait for a later round's first trial (or a
+// new start) before their warm-up's load begins.
+func TestWarmupAheadBeginsWithARound(t *testing.T) {
+	waits := func(aw *aheadWarm) bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		return !aw.awaitNextRound(ctx)
+	}
+	b := &Backend{}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), began: 3, next: make(chan struct{})}
+	b.ahead = aw
+	b.enterRound(3)
+	if !waits(aw) {
+		t.Fatal("the warm-up began within the round its spares began to start in")
+	}
+	b.enterRound(4)
+	if waits(aw) {
+		t.Fatal("the warm-up still waits once round 4 has begun")
+	}
+	due := &aheadWarm{release: make(chan struct{}), next: make(chan struct{})}
+	due.endRound()
+	if waits(due) {
+		t.Fatal("the warm-up still waits for a round once a new start is due")
+	}
+	if waits(&aheadWarm{}) {
+		t.Fatal("beside a duet's rounds the warm-up waits for a round")
+	}
+}
