@@ -202,12 +202,19 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// They start at idle priority on as many of the warm-up CPUs as
-	// their own, the load generator's first (bootCPUs): a JVM's start
-	// keeps a CPU busy for seconds, and at its own priority on the
-	// services' CPUs it would take them from the rounds' sides (ten JVMs
-	// with agents, five minutes of them).
-	spares, variant, err := b.launchSpares(ctx, owed, n, b.warmupCPUs)
+	// One variant at a time, they start at idle priority on as many of
+	// the warm-up CPUs as their own, the load generator's first
+	// (bootCPUs): a JVM's start keeps a CPU busy for seconds, and at its
+	// own priority on the services' CPUs it would take them from one side
+	// of a round. A duet's or every variant's sides meet it alike, and
+	// there spares started at idle priority came to their turn compiling
+	// harder (the Java agents' ten JVMs at 16–62 ms/s through their
+	// rounds, where the first start's compiled at 4–16).
+	idleOn := ""
+	if !b.s.Concurrent() {
+		idleOn = b.warmupCPUs
+	}
+	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("a start of %s ahead of its turn, beside the rounds: %v; its next start begins and warms then", variant, err))
