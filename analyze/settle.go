@@ -211,6 +211,7 @@ func rankP(a, b []float64) float64 {
 // rounds (restart: once): a service started afresh every round has no
 // start to settle across rounds.
 func (z *summarizer) settle() {
+	z.leaveOutWarmupStarts()
 	if z.starts == 0 {
 		return
 	}
@@ -261,6 +262,48 @@ func (z *summarizer) settle() {
 	slices.SortStableFunc(z.s.Settling, func(a, b Settling) int {
 		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Launch, b.Launch))
 	})
+}
+
+// StepRounds are rounds of one load step.
+type StepRounds struct {
+	Step   int   `json:"step"`
+	Rounds []int `json:"rounds"`
+}
+
+// leaveOutWarmupStarts leaves out of the comparisons, and lists, every
+// round with which a warm-up of starts ahead of their turn began its load
+// beside one-at-a-time rounds (a trial of the round says so:
+// BesideWarmupStart). A round is a block whose trials compare under the
+// same conditions, and that warm-up's first seconds (a JVM's first
+// requests, its compilers' first bursts) fall on the round's first trial
+// more than on its others: EaseAgent's mean latency read 2.6–2.8 times
+// apart between the two trials of such rounds, 1.0–1.5 times in the
+// others.
+func (z *summarizer) leaveOutWarmupStarts() {
+	marked := map[int]map[int]bool{} // step → rounds
+	for k, rounds := range z.byKey {
+		for r, tc := range rounds {
+			if !tc.BesideWarmupStart {
+				continue
+			}
+			if marked[k.step] == nil {
+				marked[k.step] = map[int]bool{}
+			}
+			marked[k.step][r] = true
+		}
+	}
+	for _, step := range slices.Sorted(maps.Keys(marked)) {
+		rs := slices.Sorted(maps.Keys(marked[step]))
+		z.s.WarmupStarts = append(z.s.WarmupStarts, StepRounds{Step: step, Rounds: rs})
+		for k, rounds := range z.byKey {
+			if k.step != step {
+				continue
+			}
+			for _, r := range rs {
+				delete(rounds, r)
+			}
+		}
+	}
 }
 
 // settleChange leaves out, for each variant and each start of its

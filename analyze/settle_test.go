@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -274,4 +275,39 @@ func startsCut(cut func([]float64) int, start func(i int) []float64) int {
 		}
 	}
 	return n
+}
+
+// TestRoundsBesideAWarmupStartLeftOut: the rounds with which a warm-up of
+// starts ahead began its load (their trials say so) are left out of every
+// comparison and listed; without the rule, their trials' doubled CPU per
+// request would read a change for the twin.
+func TestRoundsBesideAWarmupStartLeftOut(t *testing.T) {
+	const rounds = 30
+	m, trials := twinStarts(t, rounds, 1, nil)
+	beside := []int{4, 11, 19, 26}
+	for _, tr := range trials {
+		if !slices.Contains(beside, tr.Round) {
+			continue
+		}
+		tr.BesideWarmupStart = true
+		if tr.Variant == "twin" {
+			for i := range tr.Samples[0].Points {
+				tr.Samples[0].Points[i].CPU *= 3
+			}
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.WarmupStarts) != 1 || !slices.Equal(s.WarmupStarts[0].Rounds, beside) {
+		t.Errorf("warm-up starts %+v, want rounds %v", s.WarmupStarts, beside)
+	}
+	d := deltaOf(t, s, "twin", CPUPerRequest)
+	if d.N != rounds-len(beside) {
+		t.Errorf("the twin's CPU per request compared %d rounds, want %d", d.N, rounds-len(beside))
+	}
+	if d.Significant || d.Pct == nil || *d.Pct > 1 {
+		t.Errorf("the twin read %+v, want no change, its estimate within 1%%", d.Reading)
+	}
 }

@@ -69,6 +69,11 @@ type Summary struct {
 	// comparisons because their JVMs still compiled what the warm-up left
 	// them (settle).
 	Settling []Settling `json:"settling,omitempty"`
+	// WarmupStarts are the rounds, by load step, left out of the
+	// comparisons because a warm-up of starts ahead of their turn began
+	// its load with them, beside one-at-a-time rounds
+	// (leaveOutWarmupStarts).
+	WarmupStarts []StepRounds `json:"warmup_starts,omitempty"`
 	// StartNoisePct is, per cost, the standard deviation in percent of
 	// what differs between two starts of the same JVM, per side and start,
 	// when the run's JVMs were started once (JVMStartNoisePct); the

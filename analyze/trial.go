@@ -32,6 +32,11 @@ type TrialCosts struct {
 	// one of its start's leading rounds, its JVMs still compiling what the
 	// warm-up left them (Summary.Settling).
 	Settling bool `json:"settling,omitempty"`
+	// BesideWarmupStart is set when the trial's round began beside the
+	// first load of a warm-up of starts ahead of their turn
+	// (record.Trial.BesideWarmupStart), and was left out of the
+	// comparisons (Summary.WarmupStarts).
+	BesideWarmupStart bool `json:"beside_warmup_start,omitempty"`
 	// Seconds are the whole seconds of the measured window, each with the
 	// load's and the measured services' figures (series.csv).
 	Seconds []Second `json:"seconds,omitempty"`
@@ -102,7 +107,8 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 	}
 	w := WindowOf(t, trim)
 	tc := &TrialCosts{Index: t.Index, Round: t.Round, Launch: t.Launch, Step: t.Step, Variant: t.Variant, Pair: t.Pair, Window: w,
-		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}, LatenessP99US: t.Load.LatenessP99US}
+		Costs: map[Cost]float64{}, Services: map[string]map[Cost]float64{}, LatenessP99US: t.Load.LatenessP99US,
+		BesideWarmupStart: t.BesideWarmupStart}
 	tc.idleBusy = idleNeighbourBusy(t)
 	if c, ok := neighbourCores(t); ok {
 		tc.NeighbourCores = &c

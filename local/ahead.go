@@ -48,17 +48,25 @@ type aheadWarm struct {
 	// holding is set once its rules have ended it and it holds its load
 	// until the end of round, the round then under way, which closing
 	// release ends (endRound). Guarded by the backend's mu.
-	round   int
+	round   roundKey
 	holding bool
 	release chan struct{}
 	once    sync.Once
 	// began is the round under way when its spares began to start, and
 	// next is closed when a later round begins (enterRound) or a new start
 	// is due (endRound).
-	began    int
+	began    roundKey
 	next     chan struct{}
 	nextOnce sync.Once
+	// begun is set once a later round has begun (enterRound): the round
+	// its load began with is the backend's warmBegan. Guarded by the
+	// backend's mu.
+	begun bool
 }
+
+// roundKey names a round: its load step and its number within the step
+// (plan.Trial's Step and Round).
+type roundKey struct{ step, round int }
 
 // endRound ends the load aw holds until its round's end, and the wait for
 // a later round (a new start is due: no round will come).
@@ -364,16 +372,20 @@ func (b *Backend) holdRound(ctx context.Context, spares []*plan.Trial) {
 // enterRound tells a warm-up beside one-at-a-time rounds that a trial of
 // round begins: one that holds its load until an earlier round's end
 // (holdRound) ends it now, and enterRound waits for its spares to be
-// shelved. It reports whether round is new: a warm-up begins only with a
-// round's first trial.
-func (b *Backend) enterRound(round int) bool {
+// shelved; one whose spares began to start in an earlier round begins its
+// load now, with round (awaitNextRound), whose trials say so
+// (record.Trial.BesideWarmupStart). It reports whether round is new: a
+// warm-up begins only with a round's first trial.
+func (b *Backend) enterRound(round roundKey) bool {
 	b.mu.Lock()
 	aw := b.ahead
 	fresh := !b.roundSeen || round != b.round
 	b.round, b.roundSeen = round, true
 	holding := aw != nil && aw.holding && aw.round != round
-	if aw != nil && round != aw.began {
+	if aw != nil && round != aw.began && !aw.begun {
+		aw.begun = true
 		aw.nextRound()
+		b.warmBegan, b.warmBeganSeen = round, true
 	}
 	b.mu.Unlock()
 	if holding {

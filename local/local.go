@@ -125,13 +125,17 @@ type Backend struct {
 	// the rounds (ahead.go), nil when none runs. Guarded by mu.
 	ahead *aheadWarm
 	// round is the round of the last one-at-a-time trial begun, once
-	// roundSeen (enterRound). Guarded by mu.
-	round      int
-	roundSeen  bool
-	warmShare  float64
-	warmShared bool
-	roomNoted  bool
-	oneNoted   bool
+	// roundSeen (enterRound), and warmBegan the last round with which a
+	// warm-up beside the rounds began its load, once warmBeganSeen.
+	// Guarded by mu.
+	round         roundKey
+	roundSeen     bool
+	warmBegan     roundKey
+	warmBeganSeen bool
+	warmShare     float64
+	warmShared    bool
+	roomNoted     bool
+	oneNoted      bool
 	// containers runs the services that have an image.
 	containers place.Containers
 	starts     map[string]int // starts per variant, to name log files

@@ -187,7 +187,7 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 // begin one.
 func TestEnterRoundEndsAHeldWarmup(t *testing.T) {
 	b := &Backend{}
-	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), round: 3}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), round: roundKey{round: 3}}
 	b.ahead = aw
 	go func() {
 		<-aw.release // what holdRound waits for
@@ -196,13 +196,13 @@ func TestEnterRoundEndsAHeldWarmup(t *testing.T) {
 		b.mu.Unlock()
 		close(aw.done)
 	}()
-	if !b.enterRound(3) {
+	if !b.enterRound(roundKey{round: 3}) {
 		t.Error("the first trial of round 3 does not begin a round")
 	}
 	b.mu.Lock()
 	aw.holding = true
 	b.mu.Unlock()
-	if b.enterRound(3) {
+	if b.enterRound(roundKey{round: 3}) {
 		t.Error("round 3's second trial begins a round")
 	}
 	select {
@@ -210,7 +210,7 @@ func TestEnterRoundEndsAHeldWarmup(t *testing.T) {
 		t.Fatal("a warm-up held within its own round was ended")
 	default:
 	}
-	if !b.enterRound(4) {
+	if !b.enterRound(roundKey{round: 4}) {
 		t.Error("round 4's first trial does not begin a round")
 	}
 	select {
@@ -227,9 +227,9 @@ func TestEnterRoundLeavesAWarmupStillWarming(t *testing.T) {
 	b := &Backend{}
 	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{})}
 	b.ahead = aw
-	b.enterRound(1)
-	b.enterRound(2)
-	b.enterRound(3)
+	b.enterRound(roundKey{round: 1})
+	b.enterRound(roundKey{round: 2})
+	b.enterRound(roundKey{round: 3})
 	select {
 	case <-aw.release:
 		t.Fatal("a warm-up still warming was told its round ended")
@@ -256,13 +256,13 @@ func TestEnterRoundLeavesAWarmupStillWarming(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	b.enterRound(3)
+	b.enterRound(roundKey{round: 3})
 	select {
 	case <-held:
 		t.Fatal("a warm-up that settled in round 3 stopped its load within round 3")
 	default:
 	}
-	b.enterRound(4)
+	b.enterRound(roundKey{round: 4})
 	<-held
 }
 
@@ -293,15 +293,19 @@ func TestWarmupAheadBeginsWithARound(t *testing.T) {
 		return !aw.awaitNextRound(ctx)
 	}
 	b := &Backend{}
-	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), began: 3, next: make(chan struct{})}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), began: roundKey{round: 3}, next: make(chan struct{})}
 	b.ahead = aw
-	b.enterRound(3)
+	b.enterRound(roundKey{round: 3})
 	if !waits(aw) {
 		t.Fatal("the warm-up began within the round its spares began to start in")
 	}
-	b.enterRound(4)
+	b.enterRound(roundKey{round: 4})
 	if waits(aw) {
 		t.Fatal("the warm-up still waits once round 4 has begun")
+	}
+	b.enterRound(roundKey{round: 5})
+	if !b.warmBeganSeen || b.warmBegan != (roundKey{round: 4}) {
+		t.Errorf("the warm-up's load began with round %+v (seen %v), want 4", b.warmBegan, b.warmBeganSeen)
 	}
 	due := &aheadWarm{release: make(chan struct{}), next: make(chan struct{})}
 	due.endRound()

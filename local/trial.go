@@ -239,7 +239,7 @@ func (b *Backend) measure(ctx context.Context, pt *plan.Trial, origin time.Time,
 	// duet has warmed both its sides already.
 	// One variant at a time, a warm-up beside the rounds spans whole
 	// rounds (ahead.go).
-	fresh := alone && !pt.Idle && b.enterRound(pt.Round)
+	fresh := alone && !pt.Idle && b.enterRound(roundKey{pt.Step, pt.Round})
 	if err := b.warmUp(ctx, pt); err != nil {
 		return nil, nil, err
 	}
@@ -359,6 +359,9 @@ func (b *Backend) newTrialRecord(pt *plan.Trial, st *started, tn turn, origin, m
 		tr.Services = append(tr.Services, run)
 	}
 	st.fresh = false
+	b.mu.Lock()
+	tr.BesideWarmupStart = !b.s.Concurrent() && b.warmBeganSeen && b.warmBegan == roundKey{pt.Step, pt.Round}
+	b.mu.Unlock()
 	return tr, w
 }
 

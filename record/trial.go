@@ -40,6 +40,13 @@ type Trial struct {
 	// VariantWarmup says how that warm-up ended, when it could end early
 	// (load.variant_warmup_until); nil otherwise.
 	VariantWarmup *VariantWarmup `json:"variant_warmup,omitempty"`
+	// BesideWarmupStart is set, one variant at a time, on every trial of
+	// the round with which the load of a warm-up of starts ahead of their
+	// turn began (beside the rounds, at idle priority): its first seconds
+	// (a JVM's first requests, its compilers' first bursts) fall on the
+	// round's first trial more than on the others, so the round's trials
+	// do not compare.
+	BesideWarmupStart bool `json:"beside_warmup_start,omitempty"`
 	// PlannedS is the measured window asked for, in seconds.
 	PlannedS float64 `json:"planned_s"`
 	// LoadShare is the share of the window in which the trial's load ran,

@@ -58,6 +58,7 @@ func writeHTML(w io.Writer, s *analyze.Summary, fromSummary bool) error {
 	d.Schedule = scheduleLine(m)
 	d.Warmups = warmupsLine(s)
 	d.Settling = settlingLine(s)
+	d.WarmupStarts = warmupStartsLine(s)
 	d.Multiplicity = runMultiplicity(s)
 	if line := latencyLine(s); line != "" {
 		d.Multiplicity = append(d.Multiplicity, line)
@@ -258,6 +259,9 @@ type htmlData struct {
 	// Settling is which starts' leading rounds were left out while their
 	// JIT settled (settlingLine).
 	Settling string
+	// WarmupStarts is which rounds were left out as a start ahead of its
+	// turn began its warm-up beside them (warmupStartsLine).
+	WarmupStarts string
 	// Schedule says what toll chose of the schedule (scheduleLine).
 	Schedule string
 	// Multiplicity says, per comparison, how many costs were tested at
@@ -610,6 +614,7 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{with .Schedule}}<p class="note">{{.}}</p>{{end}}
 {{with .Warmups}}<p class="note">{{.}}</p>{{end}}
 {{with .Settling}}<p class="note">{{.}}</p>{{end}}
+{{with .WarmupStarts}}<p class="note">{{.}}</p>{{end}}
 {{range .Precision}}<p class="note">{{.}}</p>{{end}}
 {{if .Partial}}<p class="alert partial">⚠ partial run: {{.Partial}}</p>{{end}}
 {{range .Invalid}}<p class="alert invalid">✗ invalid run: {{.}}</p>{{end}}

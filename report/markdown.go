@@ -17,7 +17,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	m := s.Manifest
 	fmt.Fprintf(ew, "# %s: %s vs %s\n\n", escape(s.Scenario), escape(strings.Join(nonBaseline(s), ", ")), escape(s.Baseline))
 	fmt.Fprintf(ew, "%s, %s, restart %s%s, seed %d, started %s.\n", upperFirst(roundsText(s)), modeOf(m), escape(restartOf(m)), variantWarmup(m), m.Seed, m.Started.UTC().Format("2006-01-02 15:04:05 UTC"))
-	for _, line := range []string{scheduleLine(m), warmupsLine(s), settlingLine(s)} {
+	for _, line := range []string{scheduleLine(m), warmupsLine(s), settlingLine(s), warmupStartsLine(s)} {
 		if line != "" {
 			fmt.Fprintf(ew, "\n%s.\n", escape(line))
 		}

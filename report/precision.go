@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -233,6 +234,33 @@ func measuredLine(s *analyze.Summary) string {
 	}
 	return fmt.Sprintf("measured %.1f of %.1f %s (%.0f%%) in windows%s; starts, warm-ups and each trial's warm-up load took the rest",
 		ms.WindowS/div, ms.ElapsedS/div, unit, 100*ms.Share(), counted)
+}
+
+// warmupStartsLine says which rounds the comparisons left out because a
+// warm-up of starts ahead of their turn began its load with them ("" for
+// none): "rounds left out as a start ahead of its turn began its warm-up
+// beside them: 2, 6, 10".
+func warmupStartsLine(s *analyze.Summary) string {
+	if len(s.WarmupStarts) == 0 {
+		return ""
+	}
+	labels := map[int]string{}
+	for _, st := range s.Steps {
+		labels[st.Index] = st.Label()
+	}
+	var parts []string
+	for _, sr := range s.WarmupStarts {
+		rs := make([]string, len(sr.Rounds))
+		for i, r := range sr.Rounds {
+			rs[i] = strconv.Itoa(r)
+		}
+		part := strings.Join(rs, ", ")
+		if len(s.WarmupStarts) > 1 || len(s.Steps) > 1 {
+			part = labels[sr.Step] + " " + part
+		}
+		parts = append(parts, part)
+	}
+	return "rounds left out as a start ahead of its turn began its warm-up beside them (its first seconds fall on one trial of the round more than the other): " + strings.Join(parts, "; ")
 }
 
 // settlingLine says which starts' leading rounds the comparisons left out

@@ -127,7 +127,7 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	m := s.Manifest
 	fmt.Fprintf(ew, "\n%s — %s vs %s, %s, %s, restart %s%s, seed %d\n", s.Scenario, s.Baseline,
 		strings.Join(nonBaseline(s), ", "), roundsText(s), modeOf(m), restartOf(m), variantWarmup(m), m.Seed)
-	for _, line := range []string{scheduleLine(m), warmupsLine(s), settlingLine(s)} {
+	for _, line := range []string{scheduleLine(m), warmupsLine(s), settlingLine(s), warmupStartsLine(s)} {
 		if line != "" {
 			fmt.Fprintf(ew, "  %s\n", line)
 		}
