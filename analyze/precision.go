@@ -165,6 +165,19 @@ func (p Progress) awaitWarming(g Goal, minStarts int, roundTime time.Duration) b
 	return g.Budget <= 0 || p.Elapsed+3*roundTime+p.startsCost(1) <= g.Budget
 }
 
+// warmFirst reports whether a new start, where every start the run plans
+// warms beside the rounds (WarmAhead), is to begin warming there before
+// it is taken: none is ready or warming (the run planned none ahead until
+// now), and the budget holds a few more rounds beside it. Taken now, it
+// would warm before its rounds with nothing measured (EaseAgent's third
+// start, due while the rule planned no further start, warmed so for 79 s).
+func (p Progress) warmFirst(g Goal, roundTime time.Duration) bool {
+	if !p.WarmAhead || p.ReadyStarts > 0 || p.WarmingStarts > 0 {
+		return false
+	}
+	return g.Budget <= 0 || p.Elapsed+3*roundTime+p.startsCost(1) <= g.Budget
+}
+
 // minimums returns the rounds (at least two, for an interval) and starts
 // (none where the services carry no start-to-start term) a step runs
 // before g's stopping rule may stop it.
@@ -361,7 +374,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 			share = max(min(share, fit), 2)
 		}
 		fits := g.Budget <= 0 || p.Elapsed+p.startsCost(1)+2*roundTime <= g.Budget
-		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, minStarts, roundTime) {
+		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, minStarts, roundTime) && !p.warmFirst(g, roundTime) {
 			d.NewStart = true
 		}
 	}

@@ -79,6 +79,12 @@ func TestDecide(t *testing.T) {
 		{"a start warming beside the rounds is not waited for past the budget", one(ratios(8, 0.01, 0.001), launches(8, 1)),
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 9*time.Minute + 45*time.Second, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
 				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
+		{"a start none warms yet begins to warm beside the rounds first", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
+				WarmAhead: true, SwapTime: 2 * time.Second}, Continue, false},
+		{"a start none warms is taken cold where the budget holds no warm-up beside", one(ratios(8, 0.01, 0.001), launches(8, 1)),
+			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 9*time.Minute + 45*time.Second, RoundTime: 6 * time.Second, StartTime: 2 * time.Second,
+				WarmAhead: true, SwapTime: 2 * time.Second}, Continue, true},
 		{"no series cannot reach", nil, Progress{Rounds: 8, Elapsed: time.Minute}, Continue, false},
 	}
 	for _, tt := range tests {
