@@ -236,6 +236,15 @@ func measuredLine(s *analyze.Summary) string {
 		ms.WindowS/div, ms.ElapsedS/div, unit, 100*ms.Share(), counted)
 }
 
+// stepLabels returns the label of each of s's load steps, by its index.
+func stepLabels(s *analyze.Summary) map[int]string {
+	labels := map[int]string{}
+	for _, st := range s.Steps {
+		labels[st.Index] = st.Label()
+	}
+	return labels
+}
+
 // warmupStartsLine says which rounds the comparisons left out because a
 // warm-up of starts ahead of their turn began its load with them ("" for
 // none): "rounds left out as a start ahead of its turn began its warm-up
@@ -244,10 +253,7 @@ func warmupStartsLine(s *analyze.Summary) string {
 	if len(s.WarmupStarts) == 0 {
 		return ""
 	}
-	labels := map[int]string{}
-	for _, st := range s.Steps {
-		labels[st.Index] = st.Label()
-	}
+	labels := stepLabels(s)
 	var parts []string
 	for _, sr := range s.WarmupStarts {
 		rs := make([]string, len(sr.Rounds))
@@ -256,7 +262,7 @@ func warmupStartsLine(s *analyze.Summary) string {
 		}
 		part := strings.Join(rs, ", ")
 		if len(s.WarmupStarts) > 1 || len(s.Steps) > 1 {
-			part = labels[sr.Step] + " " + part
+			part = labels[sr.Step] + ": " + part
 		}
 		parts = append(parts, part)
 	}
@@ -272,10 +278,7 @@ func settlingLine(s *analyze.Summary) string {
 	if len(s.Settling) == 0 {
 		return ""
 	}
-	labels := map[int]string{}
-	for _, st := range s.Steps {
-		labels[st.Index] = st.Label()
-	}
+	labels := stepLabels(s)
 	var groups []string
 	var parts []string
 	flush := func(st analyze.Settling) {

@@ -155,3 +155,27 @@ func TestSettlingLine(t *testing.T) {
 		t.Errorf("nothing left out: %q", got)
 	}
 }
+
+// TestWarmupStartsLine: the report names the rounds left out beside a
+// warm-up's first load, with their load step where the run has several.
+func TestWarmupStartsLine(t *testing.T) {
+	head := "rounds left out as a start ahead of its turn began its warm-up beside them (its first seconds fall on one trial of the round more than the other): "
+	for _, tt := range []struct {
+		name  string
+		steps []analyze.Step
+		rs    []analyze.StepRounds
+		want  string
+	}{
+		{"none", []analyze.Step{{Index: 0, Users: 20}}, nil, ""},
+		{"one step", []analyze.Step{{Index: 0, Users: 20}}, []analyze.StepRounds{{Step: 0, Rounds: []int{2, 11, 15}}}, head + "2, 11, 15"},
+		{"two steps", []analyze.Step{{Index: 0, Rate: 100}, {Index: 1, Rate: 200}},
+			[]analyze.StepRounds{{Step: 0, Rounds: []int{3}}, {Step: 1, Rounds: []int{4, 9}}}, head + "100 req/s: 3; 200 req/s: 4, 9"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &analyze.Summary{Steps: tt.steps, WarmupStarts: tt.rs}
+			if got := warmupStartsLine(s); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
