@@ -162,6 +162,12 @@ func (p Progress) awaitWarming(g Goal, minStarts int, roundTime time.Duration) b
 	if p.Starts >= minStarts {
 		return true
 	}
+	return p.roomBeside(g, roundTime)
+}
+
+// roomBeside reports whether g's budget holds three more rounds and a
+// start's swap or warm-up: room for a start warming beside the rounds.
+func (p Progress) roomBeside(g Goal, roundTime time.Duration) bool {
 	return g.Budget <= 0 || p.Elapsed+3*roundTime+p.startsCost(1) <= g.Budget
 }
 
@@ -175,7 +181,7 @@ func (p Progress) warmFirst(g Goal, roundTime time.Duration) bool {
 	if !p.WarmAhead || p.ReadyStarts > 0 || p.WarmingStarts > 0 {
 		return false
 	}
-	return g.Budget <= 0 || p.Elapsed+3*roundTime+p.startsCost(1) <= g.Budget
+	return p.roomBeside(g, roundTime)
 }
 
 // minimums returns the rounds (at least two, for an interval) and starts

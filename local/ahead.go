@@ -385,7 +385,7 @@ func (b *Backend) enterRound(round roundKey) bool {
 	if aw != nil && round != aw.began && !aw.begun {
 		aw.begun = true
 		aw.nextRound()
-		b.warmBegan, b.warmBeganSeen = round, true
+		b.warmBegan = round
 	}
 	b.mu.Unlock()
 	if holding {

@@ -126,16 +126,15 @@ type Backend struct {
 	ahead *aheadWarm
 	// round is the round of the last one-at-a-time trial begun, once
 	// roundSeen (enterRound), and warmBegan the last round with which a
-	// warm-up beside the rounds began its load, once warmBeganSeen.
-	// Guarded by mu.
-	round         roundKey
-	roundSeen     bool
-	warmBegan     roundKey
-	warmBeganSeen bool
-	warmShare     float64
-	warmShared    bool
-	roomNoted     bool
-	oneNoted      bool
+	// warm-up beside those rounds began its load (the zero roundKey, no
+	// round, for none: plan numbers rounds from 1). Guarded by mu.
+	round      roundKey
+	roundSeen  bool
+	warmBegan  roundKey
+	warmShare  float64
+	warmShared bool
+	roomNoted  bool
+	oneNoted   bool
 	// containers runs the services that have an image.
 	containers place.Containers
 	starts     map[string]int // starts per variant, to name log files

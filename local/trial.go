@@ -360,7 +360,7 @@ func (b *Backend) newTrialRecord(pt *plan.Trial, st *started, tn turn, origin, m
 	}
 	st.fresh = false
 	b.mu.Lock()
-	tr.BesideWarmupStart = !b.s.Concurrent() && b.warmBeganSeen && b.warmBegan == roundKey{pt.Step, pt.Round}
+	tr.BesideWarmupStart = b.warmBegan == roundKey{pt.Step, pt.Round}
 	b.mu.Unlock()
 	return tr, w
 }
