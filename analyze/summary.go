@@ -660,6 +660,7 @@ func (z *summarizer) runWarnings() {
 	if w, ok := sharedCPUsBusyWarning(m, s.Trials); ok {
 		s.Warnings = append(s.Warnings, w)
 	}
+	s.Warnings = append(s.Warnings, setupWarnings(z.trials)...)
 }
 
 // finish judges the run as a whole: its flags by cause, each variant's

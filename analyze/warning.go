@@ -79,6 +79,12 @@ const (
 	// saturated. Args: the CPUs, the limit (%), busy trials, trials, the
 	// peak (%).
 	WarnSharedCPUsBusy WarningCode = "shared-cpus-busy"
+	// WarnSetupsDiffer: a measured service's runtime did not make the same
+	// choice as it began in every trial (a JVM's garbage collector). Args:
+	// the service, the choice's name ("gc"), then for each value its
+	// value, the variants that ran it ([]string) and each one's start
+	// ([]int, from 1; 0 for a run of one start).
+	WarnSetupsDiffer WarningCode = "setups-differ"
 	// WarnFewRounds: too few rounds for a useful interval. Args: variant,
 	// rounds, whether they are a workload's repetitions, step, the least
 	// for a useful interval, whether the budget ended the step before

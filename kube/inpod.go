@@ -376,7 +376,7 @@ func (j *runtimeReader) read(pids []int) []record.RuntimeSample {
 	if err != nil {
 		return nil
 	}
-	return []record.RuntimeSample{{Runtime: j.name, Pid: j.p.Pid(), Values: v}}
+	return []record.RuntimeSample{{Runtime: j.name, Pid: j.p.Pid(), Values: v, Setup: j.p.Setup()}}
 }
 
 func (j *runtimeReader) close() {

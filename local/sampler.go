@@ -70,7 +70,7 @@ func (sp *serviceProbe) readRuntime() []record.RuntimeSample {
 	if err != nil {
 		return nil
 	}
-	return []record.RuntimeSample{{Runtime: sp.rtName, Pid: sp.rt.Pid(), Values: v}}
+	return []record.RuntimeSample{{Runtime: sp.rtName, Pid: sp.rt.Pid(), Values: v, Setup: sp.rt.Setup()}}
 }
 
 // jvmOf returns the JVM sp's runtime is, or nil.

@@ -418,6 +418,11 @@ type RuntimeSample struct {
 	// Pid is the process read.
 	Pid    int                `json:"pid"`
 	Values map[string]float64 `json:"values"`
+	// Setup is what the process chose for itself as it began
+	// (runtime.Process.Setup: a JVM's "gc"); absent when the runtime
+	// publishes nothing of the kind, and in trial files written before
+	// toll kept it.
+	Setup map[string]string `json:"setup,omitempty"`
 }
 
 // Runtime returns p's reading of the runtime named name, or nil. A JVM

@@ -74,6 +74,8 @@ func WarningText(w analyze.Warning) string {
 	case analyze.WarnSharedCPUsBusy:
 		return fmt.Sprintf("the services' CPUs (%s), shared by the variants loaded at once, were more than %.0f%% busy in %d of %d trials (up to %.0f%%): the sides queued behind one another, and their costs were measured at saturation (a JVM's compiler and GC threads starved, exporters batching more), not under each one's load alone; lower the rate, or run fewer variants at once (mode: duet)",
 			a.Str(0), a.Float(1), a.Int(2), a.Int(3), a.Float(4))
+	case analyze.WarnSetupsDiffer:
+		return setupsDifferEN(a)
 	case analyze.WarnFewRounds:
 		what := "complete round"
 		if a.Bool(2) {
@@ -89,6 +91,41 @@ func WarningText(w analyze.Warning) string {
 		return s
 	}
 	return w.Text
+}
+
+// setupsDifferEN says which starts of a measured service's runtime made
+// which choice as they began (analyze.WarnSetupsDiffer).
+func setupsDifferEN(a analyze.Args) string {
+	var groups []string
+	for i := 2; i+2 < len(a); i += 3 {
+		variants, starts := a.Strs(i+1), a.Ints(i+2)
+		var who []string
+		for j := 0; j < len(variants); {
+			k, nums := j, []string{}
+			for ; k < len(variants) && variants[k] == variants[j]; k++ {
+				if k < len(starts) && starts[k] > 0 {
+					nums = append(nums, fmt.Sprint(starts[k]))
+				}
+			}
+			switch len(nums) {
+			case 0:
+				who = append(who, variants[j])
+			case 1:
+				who = append(who, fmt.Sprintf("%s (start %s)", variants[j], nums[0]))
+			default:
+				who = append(who, fmt.Sprintf("%s (starts %s)", variants[j], strings.Join(nums, ", ")))
+			}
+			j = k
+		}
+		groups = append(groups, fmt.Sprintf("%s in %s", a.Str(i), strings.Join(who, ", ")))
+	}
+	what, advice := a.Str(1), "give every start the same setting"
+	if what == "gc" {
+		what = "garbage collector"
+		advice = "a JVM picks its collector by the CPUs and memory it sees as it begins, unless its command names one: name one (-XX:+UseSerialGC, -XX:+UseG1GC) in the service's command"
+	}
+	return fmt.Sprintf("%s did not run one %s throughout: %s. Where they differ, its CPU, memory and GC figures compare the %ss as well as the variants; %s",
+		a.Str(0), what, strings.Join(groups, "; "), what, advice)
 }
 
 // freshAdviceEN is what a warning says of a service still warming up in a

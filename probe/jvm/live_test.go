@@ -59,8 +59,9 @@ public class TollPerfServer {
 // jvmLife bounds how long a test JVM lives, in seconds.
 const jvmLife = 60
 
-// TestLive starts JVMs with the default (G1), Serial and Parallel
-// collectors and checks Counters against jstat reading the same JVM.
+// TestLive starts JVMs with the G1, Serial and Parallel collectors and
+// checks Counters against jstat reading the same JVM, and that GCName
+// names each collector.
 func TestLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts JVMs; skipped with -short")
@@ -86,7 +87,7 @@ func TestLive(t *testing.T) {
 		flags []string
 		gens  []string
 	}{
-		{"G1", nil, []string{"young", "old"}},
+		{"G1", []string{"-XX:+UseG1GC"}, []string{"young", "old"}},
 		{"Serial", []string{"-XX:+UseSerialGC"}, []string{"new", "old"}},
 		{"Parallel", []string{"-XX:+UseParallelGC"}, []string{"new", "old"}},
 	} {
@@ -145,6 +146,13 @@ func TestLive(t *testing.T) {
 			}
 			if len(a.Collectors) < 2 || a.Collectors[0].Count < 1 || a.Collectors[1].Count < 1 {
 				t.Errorf("collectors %+v: want young collections and a full one", a.Collectors)
+			}
+			var colls []string
+			for _, col := range a.Collectors {
+				colls = append(colls, col.Name)
+			}
+			if got := GCName(colls); got != c.name {
+				t.Errorf("collectors %q read as %q, want %q", colls, got, c.name)
 			}
 			if a.MetaspaceUsed == 0 || a.MetaspaceCommitted < a.MetaspaceUsed || a.HeapUsed == 0 || a.HeapCommitted < a.HeapUsed || a.HeapCommitted > 64<<20 {
 				t.Errorf("metaspace %d of %d, heap %d of %d bytes (-Xmx64m)", a.MetaspaceUsed, a.MetaspaceCommitted, a.HeapUsed, a.HeapCommitted)

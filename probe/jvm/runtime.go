@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tollperf/toll/probe/runtime"
 )
@@ -100,6 +101,8 @@ type Process struct {
 	r         *Reader
 	pid       int
 	compilers *CompilerThreads
+	// gc is the collector its last Read found (GCName), "" before.
+	gc string
 }
 
 var _ runtime.Process = (*Process)(nil)
@@ -118,12 +121,51 @@ func (p *Process) Read() (map[string]float64, error) {
 		return nil, err
 	}
 	v := Values(c)
+	names := make([]string, len(c.Collectors))
+	for i, col := range c.Collectors {
+		names[i] = col.Name
+	}
+	p.gc = GCName(names)
 	if p.compilers != nil {
 		if d, err := p.compilers.CPU(); err == nil && d > 0 {
 			v["jit_cpu"] = d.Seconds()
 		}
 	}
 	return v, nil
+}
+
+// Setup returns the garbage collector the JVM runs, as its last Read
+// found it ("gc": "Serial"; GCName), or nil before a Read. HotSpot picks
+// its collector by the CPUs and memory it sees as it begins, unless its
+// command names one: one JVM begun on one CPU runs Serial, the same begun
+// on two runs G1.
+func (p *Process) Setup() map[string]string {
+	if p.gc == "" {
+		return nil
+	}
+	return map[string]string{"gc": p.gc}
+}
+
+// GCName names the collector a JVM runs by its collectors' names
+// (sun.gc.collector.N.name, which differ between JDK versions: "Copy" and
+// "MSC" or "Serial young collection pauses" for Serial): "Serial",
+// "Parallel", "G1", "Z" or "Shenandoah", or those names joined by "+" for
+// one toll does not know; "" for none (Epsilon publishes none).
+func GCName(collectors []string) string {
+	if len(collectors) == 0 {
+		return ""
+	}
+	all := strings.Join(collectors, "+")
+	for _, k := range []struct{ in, name string }{
+		{"G1 ", "G1"}, {"Parallel ", "Parallel"}, {"PSScavenge", "Parallel"}, {"PSParallelCompact", "Parallel"},
+		{"Shenandoah", "Shenandoah"}, {"ZGC", "Z"}, {"Z ", "Z"},
+		{"Serial ", "Serial"}, {"MSC", "Serial"}, {"Copy", "Serial"}, {"copy", "Serial"},
+	} {
+		if strings.Contains(all, k.in) {
+			return k.name
+		}
+	}
+	return all
 }
 
 // Close unmaps the JVM's hsperfdata.

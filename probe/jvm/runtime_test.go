@@ -54,3 +54,28 @@ func TestValuesNameMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestGCName names each collector by the names its counters carry, in the
+// JDK versions that name them differently.
+func TestGCName(t *testing.T) {
+	for _, tt := range []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"Copy", "MSC"}, "Serial"},
+		{[]string{"Serial young collection pauses", "Serial full collection pauses"}, "Serial"},
+		{[]string{"PSScavenge", "PSParallelCompact"}, "Parallel"},
+		{[]string{"Parallel young collection pauses", "Parallel full collection pauses"}, "Parallel"},
+		{[]string{"G1 incremental collections", "G1 stop-the-world full collections", "G1 stop-the-world phases"}, "G1"},
+		{[]string{"G1 young collection pauses", "G1 full collection pauses", "G1 concurrent cycle pauses"}, "G1"},
+		{[]string{"Z concurrent cycle pauses"}, "Z"},
+		{[]string{"ZGC Minor Pauses", "ZGC Major Pauses"}, "Z"},
+		{[]string{"Shenandoah Pauses"}, "Shenandoah"},
+		{[]string{"Mystery young", "Mystery old"}, "Mystery young+Mystery old"},
+	} {
+		if got := GCName(tt.names); got != tt.want {
+			t.Errorf("GCName(%q) = %q, want %q", tt.names, got, tt.want)
+		}
+	}
+}

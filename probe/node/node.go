@@ -100,6 +100,9 @@ func (p *Process) Read() (map[string]float64, error) {
 	return v, nil
 }
 
+// Setup is nil: Node.js's stats file publishes nothing it chose once.
+func (p *Process) Setup() map[string]string { return nil }
+
 // Close releases nothing: each Read opens the file anew, since the
 // script replaces it.
 func (p *Process) Close() error { return nil }

@@ -42,6 +42,12 @@ type Process interface {
 	// Read is called once per sample and must cost the measured process
 	// nothing, or as little as the runtime's documentation says.
 	Read() (map[string]float64, error)
+	// Setup returns what the process chose for itself as it began and
+	// keeps for its life, by name (a JVM's garbage collector, "gc": "G1"),
+	// or nil when the runtime publishes nothing of the kind. Two starts of
+	// one program that chose differently differ as a whole, not by what
+	// a variant changed: toll records it and says so.
+	Setup() map[string]string
 	// Close releases what Find opened.
 	Close() error
 }
