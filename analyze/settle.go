@@ -72,6 +72,12 @@ type Settling struct {
 	Cost         Cost    `json:"cost,omitempty"`
 	ChangeBefore float64 `json:"change_before_pct,omitempty"`
 	ChangeAfter  float64 `json:"change_after_pct,omitempty"`
+	// AgainstStart is set (from 1) when the rounds were left out because
+	// the start's compilers kept working harder than those of that start
+	// of the variant, whose rounds counted had AgainstJIT ms/s
+	// (cutUnsettled).
+	AgainstStart int     `json:"against_start,omitempty"`
+	AgainstJIT   float64 `json:"against_jit_ms_per_s,omitempty"`
 }
 
 // settledFrom returns how many leading values of xs, one per round of a
@@ -224,11 +230,14 @@ func (z *summarizer) settle() {
 			duets[k.step] = true
 		}
 	}
+	below := DefaultSettledJIT
+	if u := z.m.Load.VariantWarmupUntil; u != nil && u.JITBelowMs > 0 {
+		below = u.JITBelowMs
+	}
 	for _, k := range keys {
 		rounds := z.byKey[k]
-		byLaunch := roundsByLaunch(rounds, func(int) bool { return true })
-		for _, l := range slices.Sorted(maps.Keys(byLaunch)) {
-			rs := byLaunch[l]
+		cuts := map[int]*startCut{}
+		for l, rs := range roundsByLaunch(rounds, func(int) bool { return true }) {
 			jit := make([]float64, 0, len(rs))
 			for _, r := range rs {
 				v, ok := rounds[r].Costs[JITCPU]
@@ -237,10 +246,14 @@ func (z *summarizer) settle() {
 				}
 				jit = append(jit, v)
 			}
-			if len(jit) < len(rs) {
-				continue
+			if len(jit) == len(rs) {
+				cuts[l] = &startCut{rounds: rs, jit: jit, d: settledFrom(jit), against: -1}
 			}
-			d := settledFrom(jit)
+		}
+		cutUnsettled(cuts, below)
+		for _, l := range slices.Sorted(maps.Keys(cuts)) {
+			c := cuts[l]
+			rs, jit, d := c.rounds, c.jit, c.d
 			if d == 0 {
 				continue
 			}
@@ -249,8 +262,15 @@ func (z *summarizer) settle() {
 			// listed; its rounds as a whole, which only its own figures
 			// read, are cut alike and not listed again.
 			if pair != "" || !duets[k.step] || variant != z.m.Baseline {
-				z.s.Settling = append(z.s.Settling, Settling{Step: k.step, Variant: variant, Pair: pair, Launch: l,
-					Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d]), JITAfter: stats.Mean(jit[d:])})
+				st := Settling{Step: k.step, Variant: variant, Pair: pair, Launch: l,
+					Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d])}
+				if d < len(jit) {
+					st.JITAfter = stats.Mean(jit[d:])
+				}
+				if c.against >= 0 {
+					st.AgainstStart, st.AgainstJIT = c.against+1, c.floor
+				}
+				z.s.Settling = append(z.s.Settling, st)
 			}
 			for _, r := range rs[:d] {
 				rounds[r].Settling = true
@@ -262,6 +282,76 @@ func (z *summarizer) settle() {
 	slices.SortStableFunc(z.s.Settling, func(a, b Settling) int {
 		return cmp.Or(cmp.Compare(a.Step, b.Step), cmp.Compare(a.Launch, b.Launch))
 	})
+}
+
+// DefaultSettledJIT is the compilers' CPU, in ms/s, below which a JVM's
+// compilation counts as settled when the run's warm-up names no rate of
+// its own: the rate of the warm-up toll chooses.
+const DefaultSettledJIT = 5.0
+
+// startCut is one start's rounds of one variant, in order, their
+// compilers' CPU, and how many of them lead the start's transient (d);
+// against and floor are set when another start decided it (cutUnsettled),
+// against −1 otherwise.
+type startCut struct {
+	rounds  []int
+	jit     []float64
+	d       int
+	against int
+	floor   float64
+}
+
+// cutUnsettled extends the cut of each start whose compilers, over its
+// rounds counted, worked harder than below ms/s, more than settleOver
+// times as hard as those of the variant's start that settled lowest, and
+// harder by a one-sided rank test at settleAlpha: it
+// had not settled as that start did, but ran out of rounds before its
+// own series could show it (a start swapped in still compiling, late in
+// a run). Such a start's rounds count from the first after which its
+// compilers' CPU fell to that limit and no longer read higher by that
+// test, at least settleMinRounds of them; a start whose rounds never fell
+// so stays as its series cut it,
+// too short to tell where it would settle. The Java agents' third start,
+// swapped in at round 97 of 127, compiled 11–16 ms/s over the rounds the
+// series kept, where the first start's settled to 1.2–1.9, and read
+// elastic's change with the compilers' CPU ±26.9% about +50%; without
+// those rounds, ±14% about +44%.
+func cutUnsettled(cuts map[int]*startCut, below float64) {
+	floorAt, floor := -1, math.Inf(1)
+	for _, l := range slices.Sorted(maps.Keys(cuts)) {
+		c := cuts[l]
+		if len(c.jit)-c.d < settleMinRounds {
+			continue
+		}
+		if m := stats.Mean(c.jit[c.d:]); m < floor {
+			floorAt, floor = l, m
+		}
+	}
+	if floorAt < 0 {
+		return
+	}
+	limit := max(below, settleOver*floor)
+	settled := cuts[floorAt].jit[cuts[floorAt].d:]
+	for l, c := range cuts {
+		if l == floorAt || c.d >= len(c.jit) {
+			continue
+		}
+		if rest := c.jit[c.d:]; stats.Mean(rest) <= limit || rankP(rest, settled) >= settleAlpha {
+			continue
+		}
+		d := c.d
+		for ; d <= len(c.jit)-settleMinRounds; d++ {
+			if rest := c.jit[d:]; stats.Mean(rest) <= limit && rankP(rest, settled) >= settleAlpha {
+				break
+			}
+		}
+		if d > len(c.jit)-settleMinRounds {
+			continue // too few rounds to tell where it would settle
+		}
+		if d > c.d {
+			c.d, c.against, c.floor = d, floorAt, floor
+		}
+	}
 }
 
 // StepRounds are rounds of one load step.

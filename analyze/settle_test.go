@@ -311,3 +311,75 @@ func TestRoundsBesideAWarmupStartLeftOut(t *testing.T) {
 		t.Errorf("the twin read %+v, want no change, its estimate within 1%%", d.Reading)
 	}
 }
+
+// TestCutUnsettled checks that a start whose compilers, over the rounds its
+// own series kept, worked well above what another start of the variant
+// settled to has its rounds counted only once they fell as low; that a
+// variant whose every start compiles alike, or settled ones, lose nothing
+// by it; and that a start too short to tell keeps its rounds.
+func TestCutUnsettled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	span := func(n int, lo, hi float64) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = lo + (hi-lo)*rng.Float64()
+		}
+		return xs
+	}
+	bursty := func(n int) []float64 {
+		xs := span(n, 0, 2)
+		for i := range xs {
+			if rng.IntN(10) == 0 {
+				xs[i] = 30 * rng.Float64()
+			}
+		}
+		return xs
+	}
+	cutsOf := func(series ...[]float64) map[int]*startCut {
+		cuts := map[int]*startCut{}
+		for l, xs := range series {
+			cuts[l] = &startCut{rounds: make([]int, len(xs)), jit: xs, d: settledFrom(xs), against: -1}
+		}
+		return cuts
+	}
+	// A start swapped in late: a queue its series cuts, then rounds still
+	// compiling at 12–16 ms/s, then settled ones.
+	late := slices.Concat(span(15, 30, 40), span(8, 14, 20), span(7, 0.5, 2))
+	tests := []struct {
+		name     string
+		cuts     map[int]*startCut
+		start    int
+		from, to int
+		against  int
+	}{
+		{"a late start still compiling", cutsOf(span(50, 0.5, 2), late), 1, 21, 23, 0},
+		{"a late start beside a bursty settled one", cutsOf(bursty(50), late), 1, 15, 23, 0},
+		{"a late start, too short to tell", cutsOf(bursty(50), span(3, 10, 12)), 1, 0, 0, -1},
+		{"every start compiling alike", cutsOf(span(40, 6, 10), span(40, 6, 10)), 1, 0, 0, -1},
+		{"a start settled a little higher", cutsOf(span(40, 0.5, 1), span(40, 2, 4.5)), 1, 0, 0, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cutUnsettled(tt.cuts, DefaultSettledJIT)
+			c := tt.cuts[tt.start]
+			if c.d < tt.from || c.d > tt.to || c.against != tt.against {
+				t.Errorf("cut %d against start %d, want %d to %d against %d", c.d, c.against, tt.from, tt.to, tt.against)
+			}
+		})
+	}
+	// Settled starts lose rounds by it at most once in a hundred.
+	cut := 0
+	for range 400 {
+		cuts := cutsOf(bursty(40), bursty(30), bursty(20))
+		before := []int{cuts[0].d, cuts[1].d, cuts[2].d}
+		cutUnsettled(cuts, DefaultSettledJIT)
+		for l, c := range cuts {
+			if c.d != before[l] {
+				cut++
+			}
+		}
+	}
+	if cut > 12 {
+		t.Errorf("%d of 1200 settled starts lost rounds to another's, want at most 12", cut)
+	}
+}

@@ -295,6 +295,9 @@ func settlingLine(s *analyze.Summary) string {
 			name += " beside " + st.Pair
 		}
 		what := fmt.Sprintf("its compilers' CPU %.1f → %.1f ms/s", st.JITBefore, st.JITAfter)
+		if st.AgainstStart > 0 {
+			what += fmt.Sprintf(", where start %d's settled to %.1f", st.AgainstStart, st.AgainstJIT)
+		}
 		if st.Cost != "" {
 			what = fmt.Sprintf("%s %+.1f%% → %+.1f%% against the baseline", costLabel(string(st.Cost)), st.ChangeBefore, st.ChangeAfter)
 		}
