@@ -98,6 +98,11 @@ type Progress struct {
 	// each costs SwapTime, not StartTime, and the warm-ups of the starts
 	// so far are spent, not a share of the budget that starts may take.
 	WarmAhead bool
+	// WarmBeside is what the latest starts warmed beside the rounds took
+	// from their launch until warmed (0 before any): a further start
+	// planned there must be warmed, swapped in, settled and run two
+	// rounds counted within the budget (usableAhead).
+	WarmBeside time.Duration
 	// SettleRounds is how many leading rounds a start of this step has
 	// taken to settle (SettleRounds): a new start's first rounds are not
 	// counted either, and so cost it their time.
@@ -182,6 +187,31 @@ func (p Progress) warmFirst(g Goal, roundTime time.Duration) bool {
 		return false
 	}
 	return p.roomBeside(g, roundTime)
+}
+
+// usableAhead caps planned, the further starts a run whose starts warm
+// beside the rounds (WarmAhead) plans, at the ready and warming ones when
+// a start that begins to warm now (for WarmBeside, or StartTime before
+// any) could not be swapped in, settle and run two rounds counted within
+// g's budget. A start warmed for nothing keeps the CPUs busy beside the
+// last rounds: the Java agents' ten spare JVMs warmed through the last
+// start's 30 rounds, every CPU 100% busy, and never took their turn. The
+// cap is asked again at each start, so starts warmed one after another
+// are each judged when they would begin.
+func (p Progress) usableAhead(g Goal, planned int, roundTime time.Duration) int {
+	have := max(p.ReadyStarts, 0) + max(p.WarmingStarts, 0)
+	if !p.WarmAhead || g.Budget <= 0 || p.Starts == 0 || planned <= have {
+		return planned
+	}
+	warm := p.WarmBeside
+	if warm <= 0 {
+		warm = p.StartTime
+	}
+	after := p.SwapTime + time.Duration(max(p.SettleRounds, 0)+2)*roundTime
+	if p.Elapsed+warm+after > g.Budget {
+		return have
+	}
+	return planned
 }
 
 // minimums returns the rounds (at least two, for an interval) and starts
@@ -351,7 +381,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 			planned = d.Widths[i].FitStarts
 		}
 	}
-	planned = max(planned, minStarts-p.Starts)
+	planned = max(p.usableAhead(g, planned, roundTime), minStarts-p.Starts)
 	if p.Starts > 0 {
 		d.Planned = planned
 	}

@@ -442,3 +442,40 @@ func TestDecideStartsWarmedAhead(t *testing.T) {
 		t.Errorf("starts warmed beside the rounds: %d planned, want 3 or more (%+v)", ahead.Planned, ahead)
 	}
 }
+
+// TestDecidePlansOnlyStartsItCanUse checks that a run whose starts warm
+// beside the rounds plans no further start that could not be warmed,
+// swapped in, settled and run two rounds counted within the budget: late
+// in the Java agents' run a spare warmed through the last start's rounds
+// and never took its turn. Earlier in the budget it plans them.
+func TestDecidePlansOnlyStartsItCanUse(t *testing.T) {
+	goal := Goal{Targets: []Target{{CPUPerRequest, 3}}, MinRounds: 5, MinStarts: 2, Budget: 25 * time.Minute}
+	ls := make([]int, 90)
+	for i := range ls {
+		ls[i] = i / 45
+	}
+	// Two starts that disagree: only many more starts narrow it.
+	xs := ratios(90, 0.3, 0.02)
+	for i := 45; i < 90; i++ {
+		xs[i] += 0.04
+	}
+	series := []PairedSeries{{Variant: "elastic", Cost: CPUPerRequest, LogRatios: xs, Launches: ls}}
+	for _, tt := range []struct {
+		name    string
+		elapsed time.Duration
+		want    func(int) bool
+	}{
+		{"late: only the ready start", 19 * time.Minute, func(n int) bool { return n == 1 }},
+		{"early: further starts", 3 * time.Minute, func(n int) bool { return n > 1 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := Progress{Rounds: 90, Starts: 2, RoundsThisStart: 45, Elapsed: tt.elapsed, RoundTime: 11 * time.Second,
+				StartTime: 4 * time.Minute, ReadyStarts: 1, SwapTime: 5 * time.Second, WarmAhead: true,
+				WarmBeside: 6 * time.Minute, SettleRounds: 2}
+			d := Decide(goal, series, p)
+			if d.Reason != Continue || !tt.want(d.Planned) {
+				t.Errorf("%s, new start %v, %d further starts planned: %+v", d.Reason, d.NewStart, d.Planned, d)
+			}
+		})
+	}
+}

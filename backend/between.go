@@ -1,6 +1,9 @@
 package backend
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Preparer is a Backend with commands to run once before a run's first
 // start, after its manifest is written: each variant's prepare command
@@ -36,4 +39,7 @@ type StartsAhead interface {
 	// are started and warmed beside its rounds, so that each costs the
 	// run the stop of the one before, not a warm-up.
 	WarmsBesideRounds() bool
+	// WarmedBeside returns what the latest starts warmed beside the
+	// rounds took, from their launch until warmed; 0 before any.
+	WarmedBeside() time.Duration
 }

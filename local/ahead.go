@@ -275,7 +275,11 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	if n > 1 {
 		starts = fmt.Sprintf("%d more starts", n)
 	}
-	b.say(fmt.Sprintf("%s of each variant warmed beside the rounds, ahead of their turn, in %s", starts, time.Since(began).Round(time.Second)))
+	took := time.Since(began)
+	b.mu.Lock()
+	b.warmedBeside = took
+	b.mu.Unlock()
+	b.say(fmt.Sprintf("%s of each variant warmed beside the rounds, ahead of their turn, in %s", starts, took.Round(time.Second)))
 	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on every CPU it may use, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts))
 }
 
@@ -323,6 +327,14 @@ func (b *Backend) stopAhead() {
 		aw.cancel()
 		<-aw.done
 	}
+}
+
+// WarmedBeside implements backend.StartsAhead: what the latest spares
+// warmed beside the rounds took, from their launch until shelved.
+func (b *Backend) WarmedBeside() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.warmedBeside
 }
 
 // WarmingAhead implements backend.StartsAhead: the starts of every

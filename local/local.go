@@ -103,6 +103,9 @@ type Backend struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
+	// warmedBeside is what the latest spares warmed beside the rounds
+	// took (WarmedBeside); guarded by mu.
+	warmedBeside time.Duration
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.

@@ -56,6 +56,8 @@ type roundState struct {
 	// plans is warmed beside the rounds.
 	WarmingStarts int
 	WarmAhead     bool
+	// WarmBeside is what the latest starts warmed beside the rounds took.
+	WarmBeside time.Duration
 	// RunLeft is what is left of the whole run's budget; Later is set
 	// when other load steps can use what this one leaves (those after it,
 	// and those before it waiting to be taken up again), which a step out
@@ -114,7 +116,7 @@ func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st 
 	prog := analyze.Progress{
 		Rounds: st.Rounds, Starts: starts, RoundsThisStart: st.RoundsThisStart,
 		Elapsed: st.Elapsed, RoundTime: st.RoundTime, StartTime: st.StartTime, RunLeft: st.RunLeft, Later: st.Later,
-		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime, WarmingStarts: st.WarmingStarts, WarmAhead: st.WarmAhead,
+		ReadyStarts: st.ReadyStarts, SwapTime: st.SwapTime, WarmingStarts: st.WarmingStarts, WarmAhead: st.WarmAhead, WarmBeside: st.WarmBeside,
 		SettleRounds: analyze.SettleRounds(sum, st.Step),
 		Calibration:  analyze.CalibrationOf(m),
 	}
@@ -518,6 +520,7 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 			// current one: a round's time until a stop has been timed.
 			st.ReadyStarts, st.SwapTime = r.can.ahead.WarmStartsReady(), st.RoundTime
 			st.WarmingStarts, st.WarmAhead = r.can.ahead.WarmingAhead(), r.can.ahead.WarmsBesideRounds()
+			st.WarmBeside = r.can.ahead.WarmedBeside()
 			if pr.stopCount > 0 {
 				st.SwapTime = pr.stopTime / time.Duration(pr.stopCount)
 			}
