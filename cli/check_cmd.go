@@ -158,7 +158,11 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 	b.WriteString("\n")
 	if c := run.ChosenSchedule(s); c != nil {
 		line := report.ScheduleText(c, time.Duration(s.Load.Warmup), "")
-		fmt.Fprintf(&b, "  chosen     %s\n", strings.TrimPrefix(line, "schedule chosen by toll: "))
+		if strings.HasPrefix(line, "schedule chosen by toll: ") {
+			fmt.Fprintf(&b, "  chosen     %s\n", strings.TrimPrefix(line, "schedule chosen by toll: "))
+		} else if line != "" {
+			fmt.Fprintf(&b, "  schedule   %s\n", strings.TrimPrefix(line, "schedule "))
+		}
 	}
 	if s.Workload() == scenario.WorkloadLoad {
 		fmt.Fprintf(&b, "  each trial %s warm-up + %s measured", time.Duration(s.Load.Warmup), time.Duration(s.Load.Duration))

@@ -300,6 +300,10 @@ type ScheduleChoice struct {
 	// the same start of the services (scenario.StepsShareStarts), rather
 	// than each step's rounds in turn.
 	StepsShareStarts bool `json:"steps_share_starts,omitempty"`
+	// Unchosen says why toll chose none of the schedule of a scenario
+	// that names no mode: "rounds", the scenario fixes its rounds, and
+	// toll chooses a schedule only with them (precision mode).
+	Unchosen string `json:"unchosen,omitempty"`
 }
 
 // Precision is a run in precision mode: its rounds ran until every primary

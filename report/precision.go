@@ -153,10 +153,14 @@ func scheduleLine(m *record.Manifest) string {
 }
 
 // ScheduleText says what toll chose of a schedule (c, nil for nothing)
-// and why: "schedule chosen by toll: …", the duet on CPUs cpus when known.
+// and why: "schedule chosen by toll: …", the duet on CPUs cpus when known;
+// or why it chose none of a schedule the scenario left open.
 func ScheduleText(c *record.ScheduleChoice, warmup time.Duration, cpus string) string {
 	if c == nil {
 		return ""
+	}
+	if c.Unchosen == "rounds" {
+		return "schedule as the scenario's defaults give it, one variant at a time: the scenario fixes its rounds, and toll chooses the schedule only when it chooses the rounds too; without rounds:, it would load pairs at once where the machine allows (a shared duet resolves a CPU cost several times faster)"
 	}
 	var parts []string
 	if c.Mode {

@@ -115,6 +115,10 @@ func TestScheduleAndMeasuredLines(t *testing.T) {
 	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: a primary cost is a latency") {
 		t.Errorf("one at a time: %q", got)
 	}
+	m.Chosen = &record.ScheduleChoice{Unchosen: "rounds"}
+	if got := scheduleLine(m); !strings.HasPrefix(got, "schedule as the scenario's defaults give it, one variant at a time: the scenario fixes its rounds") {
+		t.Errorf("fixed rounds: %q", got)
+	}
 	m.Chosen = nil
 	if got := scheduleLine(m); got != "" {
 		t.Errorf("nothing chosen: %q", got)

@@ -429,14 +429,16 @@ func workDir() string {
 }
 
 // ChosenSchedule is the manifest's record of what toll chose of s's
-// schedule (scenario.Schedule), nil when the scenario named it all.
+// schedule (scenario.Schedule), or why it chose none, nil when the
+// scenario named it all.
 func ChosenSchedule(s *scenario.Scenario) *record.ScheduleChoice {
 	c := s.Schedule
 	shared := s.StepsShareStarts()
-	if !c.ModeAuto && !c.RestartAuto && !c.WarmupAuto && !shared {
+	if !c.ModeAuto && !c.RestartAuto && !c.WarmupAuto && !shared && c.Unchosen == "" {
 		return nil
 	}
-	return &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto, StepsShareStarts: shared}
+	return &record.ScheduleChoice{Mode: c.ModeAuto, ModeWhy: c.ModeWhy, Restart: c.RestartAuto, RestartWhy: c.RestartWhy, Warmup: c.WarmupAuto,
+		StepsShareStarts: shared, Unchosen: c.Unchosen}
 }
 
 // holdable returns s with a duet toll chose undone where this run cannot

@@ -24,6 +24,9 @@ type Schedule struct {
 	RestartWhy  string
 	// WarmupAuto is set when toll chose load.warmup (ChosenWarmup).
 	WarmupAuto bool
+	// Unchosen says why toll chose none of a load test's schedule that
+	// names no mode (ScheduleFixedRounds); empty otherwise.
+	Unchosen string
 }
 
 // ChosenWarmup and ChosenWarmupWarmed are the warm-up load before each
@@ -64,6 +67,10 @@ const (
 	ScheduleCluster = "cluster"
 	// ScheduleFindMax: a --find-max search runs its own rounds.
 	ScheduleFindMax = "find-max"
+	// ScheduleFixedRounds: the scenario fixes its rounds, and toll chooses
+	// a schedule only with the rounds (precision mode): it keeps one
+	// variant at a time (Schedule.Unchosen).
+	ScheduleFixedRounds = "rounds"
 
 	// RestartNoJVM: no service runs a JVM, so starting is cheap, and
 	// starting every round puts what differs between two starts (memory
@@ -84,7 +91,13 @@ const (
 // than alternating trials (docs/method.md, "Sharing one CPU"); where it
 // cannot, the run keeps one variant at a time and says why.
 func (v *validator) schedule(s *Scenario) {
-	if v.present("rounds") && !v.present("precision") || s.Workload() != WorkloadLoad || v.asStartup {
+	if s.Workload() != WorkloadLoad || v.asStartup {
+		return
+	}
+	if v.present("rounds") && !v.present("precision") {
+		if !v.present("mode") && !v.present("load.slice") {
+			s.Schedule.Unchosen = ScheduleFixedRounds
+		}
 		return
 	}
 	if !v.present("restart") && !v.present("starts") {

@@ -72,6 +72,11 @@ func TestScheduleChosen(t *testing.T) {
 			if c.ModeAuto != tt.modeAuto || c.ModeWhy != tt.modeWhy || c.RestartAuto != tt.restartAut || c.RestartWhy != tt.restartWhy {
 				t.Errorf("chosen %+v; want mode %v %q, restart %v %q", c, tt.modeAuto, tt.modeWhy, tt.restartAut, tt.restartWhy)
 			}
+			// Only fixed rounds with no mode leave the schedule unchosen,
+			// and say so.
+			if want := map[bool]string{true: ScheduleFixedRounds}[tt.name == "fixed rounds"]; c.Unchosen != want {
+				t.Errorf("unchosen %q, want %q", c.Unchosen, want)
+			}
 			// The warm-up before each window: toll's in precision mode,
 			// shorter for services warm from their variant warm-up.
 			warmup := DefaultWarmup
