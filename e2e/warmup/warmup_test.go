@@ -705,4 +705,32 @@ func checkSameCollector(t *testing.T, out string) {
 	if len(chose) != 1 {
 		t.Errorf("the baseline's starts chose different collectors: %v", chose)
 	}
+	// toll's own record of each start's collector agrees with the JVM's
+	// log, and the run, whose JVMs all ran one, warns of none.
+	recorded := 0
+	for _, tr := range tolltest.ReadTrials(t, out) {
+		if tr.Variant != "baseline" {
+			continue
+		}
+		for _, ss := range tr.Samples {
+			for _, p := range ss.Points {
+				r := p.Runtime("jvm")
+				if r == nil || r.Setup["gc"] == "" {
+					continue
+				}
+				recorded++
+				if len(chose[r.Setup["gc"]]) == 0 {
+					t.Errorf("trial %d recorded collector %q, the logs %v", tr.Index, r.Setup["gc"], chose)
+				}
+			}
+		}
+	}
+	if recorded == 0 {
+		t.Error("no reading of the baseline's JVM recorded its collector")
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "summary.json")); err != nil {
+		t.Fatal(err)
+	} else if strings.Contains(string(b), `"setups-differ"`) {
+		t.Errorf("the summary warns that the collectors differed, one collector in the logs: %v", chose)
+	}
 }
