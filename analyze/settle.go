@@ -263,10 +263,7 @@ func (z *summarizer) settle() {
 			// read, are cut alike and not listed again.
 			if pair != "" || !duets[k.step] || variant != z.m.Baseline {
 				st := Settling{Step: k.step, Variant: variant, Pair: pair, Launch: l,
-					Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d])}
-				if d < len(jit) {
-					st.JITAfter = stats.Mean(jit[d:])
-				}
+					Rounds: slices.Clone(rs[:d]), Of: len(rs), JITBefore: stats.Mean(jit[:d]), JITAfter: stats.Mean(jit[d:])}
 				if c.against >= 0 {
 					st.AgainstStart, st.AgainstJIT = c.against+1, c.floor
 				}
@@ -333,7 +330,7 @@ func cutUnsettled(cuts map[int]*startCut, below float64) {
 	limit := max(below, settleOver*floor)
 	settled := cuts[floorAt].jit[cuts[floorAt].d:]
 	for l, c := range cuts {
-		if l == floorAt || c.d >= len(c.jit) {
+		if l == floorAt {
 			continue
 		}
 		if rest := c.jit[c.d:]; stats.Mean(rest) <= limit || rankP(rest, settled) >= settleAlpha {

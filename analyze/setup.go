@@ -59,10 +59,7 @@ func setupWarnings(trials []*record.Trial) []Warning {
 	}
 	var out []Warning
 	keys := slices.SortedFunc(maps.Keys(seen), func(a, b at) int {
-		if a.service != b.service {
-			return cmp.Compare(a.service, b.service)
-		}
-		return cmp.Compare(a.key, b.key)
+		return cmp.Or(cmp.Compare(a.service, b.service), cmp.Compare(a.key, b.key))
 	})
 	for _, a := range keys {
 		byValue := seen[a]
@@ -72,10 +69,7 @@ func setupWarnings(trials []*record.Trial) []Warning {
 		args := Args{a.service, a.key}
 		for _, v := range slices.Sorted(maps.Keys(byValue)) {
 			hs := slices.SortedFunc(maps.Keys(byValue[v]), func(x, y holder) int {
-				if x.variant != y.variant {
-					return cmp.Compare(x.variant, y.variant)
-				}
-				return x.start - y.start
+				return cmp.Or(cmp.Compare(x.variant, y.variant), cmp.Compare(x.start, y.start))
 			})
 			variants, starts := make([]string, len(hs)), make([]int, len(hs))
 			for i, h := range hs {

@@ -158,10 +158,12 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 	b.WriteString("\n")
 	if c := run.ChosenSchedule(s); c != nil {
 		line := report.ScheduleText(c, time.Duration(s.Load.Warmup), "")
-		if strings.HasPrefix(line, "schedule chosen by toll: ") {
-			fmt.Fprintf(&b, "  chosen     %s\n", strings.TrimPrefix(line, "schedule chosen by toll: "))
-		} else if line != "" {
+		switch {
+		case line == "":
+		case c.Unchosen != "":
 			fmt.Fprintf(&b, "  schedule   %s\n", strings.TrimPrefix(line, "schedule "))
+		default:
+			fmt.Fprintf(&b, "  chosen     %s\n", strings.TrimPrefix(line, "schedule chosen by toll: "))
 		}
 	}
 	if s.Workload() == scenario.WorkloadLoad {

@@ -101,8 +101,9 @@ type Process struct {
 	r         *Reader
 	pid       int
 	compilers *CompilerThreads
-	// gc is the collector its last Read found (GCName), "" before.
-	gc string
+	// setup is what the JVM chose as it began (Setup), read once its
+	// counters name a collector; nil before.
+	setup map[string]string
 }
 
 var _ runtime.Process = (*Process)(nil)
@@ -121,11 +122,14 @@ func (p *Process) Read() (map[string]float64, error) {
 		return nil, err
 	}
 	v := Values(c)
-	names := make([]string, len(c.Collectors))
-	for i, col := range c.Collectors {
-		names[i] = col.Name
+	if p.setup == nil && len(c.Collectors) > 0 {
+		// A JVM's collectors are named once, as it begins.
+		names := make([]string, len(c.Collectors))
+		for i, col := range c.Collectors {
+			names[i] = col.Name
+		}
+		p.setup = map[string]string{"gc": GCName(names)}
 	}
-	p.gc = GCName(names)
 	if p.compilers != nil {
 		if d, err := p.compilers.CPU(); err == nil && d > 0 {
 			v["jit_cpu"] = d.Seconds()
@@ -134,17 +138,12 @@ func (p *Process) Read() (map[string]float64, error) {
 	return v, nil
 }
 
-// Setup returns the garbage collector the JVM runs, as its last Read
-// found it ("gc": "Serial"; GCName), or nil before a Read. HotSpot picks
-// its collector by the CPUs and memory it sees as it begins, unless its
-// command names one: one JVM begun on one CPU runs Serial, the same begun
-// on two runs G1.
-func (p *Process) Setup() map[string]string {
-	if p.gc == "" {
-		return nil
-	}
-	return map[string]string{"gc": p.gc}
-}
+// Setup returns the garbage collector the JVM runs ("gc": "Serial";
+// GCName), as the first Read that found its collectors named it, or nil
+// before. HotSpot picks its collector by the CPUs and memory it sees as
+// it begins, unless its command names one: one JVM begun on one CPU runs
+// Serial, the same begun on two runs G1.
+func (p *Process) Setup() map[string]string { return p.setup }
 
 // GCName names the collector a JVM runs by its collectors' names
 // (sun.gc.collector.N.name, which differ between JDK versions: "Copy" and
