@@ -16,10 +16,11 @@ import (
 // two CPUs busy for minutes (spareRoom). Its rounds then leave most of the
 // machine idle: a duet at 200 requests a second keeps less than half of a
 // CPU busy. So once the rounds begin, the next starts of every variant
-// start and warm beside them, at idle priority on every CPU toll may use
-// (pinning.warmup: all): the kernel runs them only where the rounds'
-// services and the load generator leave a CPU idle, and preempts them as
-// soon as either wakes. Their CPU is counted among each trial's
+// start and warm beside them, at idle priority on the CPUs toll may use
+// (pinning.warmup: all) that no service of the rounds runs on, where there
+// is one (besideCPUs), and on every one otherwise: the kernel runs them
+// only where the load generator (and there the rounds' services) leave a
+// CPU idle, and preempts them as soon as it wakes. Their CPU is counted among each trial's
 // neighbours, the same for both sides of a duet; they stay at idle
 // priority until their turn. When the run asks for a new start, the
 // spares take the place of the current one, warm already; one still
@@ -210,17 +211,19 @@ func (b *Backend) startsToWarm(owed []*plan.Trial) int {
 // stopped.
 func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Trial, n int) {
 	began := time.Now()
-	// One variant at a time, they start at idle priority on as many of
-	// the warm-up CPUs as their own, the load generator's first
-	// (bootCPUs): a JVM's start keeps a CPU busy for seconds, and at its
-	// own priority on the services' CPUs it would take them from one side
-	// of a round. A duet's or every variant's sides meet it alike, and
-	// there spares started at idle priority came to their turn compiling
-	// harder (the Java agents' ten JVMs at 16–62 ms/s through their
-	// rounds, where the first start's compiled at 4–16).
+	// They start at idle priority on as many of the CPUs beside the
+	// rounds as their own (bootCPUs): a JVM's start keeps a CPU busy for
+	// seconds, and on the services' CPUs it would take them from the
+	// rounds. Where no CPU is apart from the rounds' services, a duet's or
+	// every variant's sides meet a start alike, and there spares start at
+	// their own priority on their own CPUs: started at idle priority
+	// beside them, with no CPU of their own to take, they came to their
+	// turn compiling harder (the Java agents' ten JVMs at 16–62 ms/s
+	// through their rounds, where the first start's compiled at 4–16).
+	beside, apart := b.besideCPUs()
 	idleOn := ""
-	if !b.s.Concurrent() {
-		idleOn = b.warmupCPUs
+	if apart || !b.s.Concurrent() {
+		idleOn = beside
 	}
 	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)
 	if err != nil {
@@ -237,9 +240,9 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	for _, sp := range spares {
 		// A spare that cannot run at idle priority would take its CPU
 		// from the rounds' services: none warms beside them then.
-		unwiden, all := b.widenForWarmup([]string{sp.Variant})
+		unwiden, all := b.widenForWarmup([]string{sp.Variant}, beside)
 		b.mu.Lock()
-		b.running[sp.Variant].unwiden = unwiden
+		b.running[sp.Variant].unwiden, b.running[sp.Variant].idleOn = unwiden, beside
 		b.mu.Unlock()
 		if !all {
 			b.note("starts ahead of their turn were not warmed beside the rounds: a service could not be moved to idle priority; the next starts begin and warm then")
@@ -280,7 +283,11 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	b.warmedBeside = took
 	b.mu.Unlock()
 	b.say(fmt.Sprintf("%s of each variant warmed beside the rounds, ahead of their turn, in %s", starts, took.Round(time.Second)))
-	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on every CPU it may use, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts))
+	on := "every CPU it may use"
+	if apart {
+		on = "CPUs " + beside + ", which no service of the rounds runs on"
+	}
+	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on %s, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts, on))
 }
 
 // dropSpares stops the spares of trials that were started or warmed ahead

@@ -68,7 +68,7 @@ func (b *Backend) idleCPUs(st *started) string {
 	if st.unwiden == nil {
 		return ""
 	}
-	return b.warmupCPUs
+	return st.idleOn
 }
 
 // cpuReader returns a reading of the CPU seconds that st's services have

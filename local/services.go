@@ -60,6 +60,9 @@ type started struct {
 	// unwiden puts a spare warmed beside the rounds back on its own CPUs
 	// at its own priority (widenForWarmup), at its turn; nil otherwise.
 	unwiden func() error
+	// idleOn are the CPUs such a spare runs on at idle priority until its
+	// turn (besideCPUs).
+	idleOn string
 	// idleStart is set when the services started at idle priority
 	// (launchStart's idleOn): their own priority is the default one.
 	idleStart bool

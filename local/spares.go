@@ -271,8 +271,8 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	unwiden := st.unwiden
 	st.unwiden = nil
 	b.mu.Unlock()
-	// A spare warmed beside the rounds waited at idle priority on every
-	// CPU: its trials run on its own CPUs at its own priority.
+	// A spare warmed beside the rounds waited at idle priority on the
+	// CPUs beside them: its trials run on its own CPUs at its own priority.
 	if unwiden != nil {
 		if err := unwiden(); err != nil {
 			b.note(fmt.Sprintf("%s: back on its own CPUs after its warm-up ahead of its turn: %v", name, err))

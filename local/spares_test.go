@@ -316,3 +316,34 @@ func TestWarmupAheadBeginsWithARound(t *testing.T) {
 		t.Fatal("beside a duet's rounds the warm-up waits for a round")
 	}
 }
+
+// TestBesideCPUs: starts warmed beside the rounds keep to the warm-up CPUs
+// that no service of the rounds runs on, where there is one.
+func TestBesideCPUs(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		warmup    string
+		svc       string
+		duet      [2]string
+		own       string // a service's own cpus:
+		want      string
+		wantApart bool
+	}{
+		{"one at a time, two CPUs", "0-1", "1", [2]string{}, "", "0", true},
+		{"together on shared CPUs", "0-1", "1", [2]string{"1", "1"}, "", "0", true},
+		{"duet split over every CPU", "0-1", "0-1", [2]string{"0", "1"}, "", "0-1", false},
+		{"eight CPUs, a duet on 2-7", "0-7", "2-7", [2]string{"2-4", "5-7"}, "", "0-1", true},
+		{"a service on the last free CPU", "0-1", "1", [2]string{}, "0", "0-1", false},
+		{"an unreadable list", "0-1", "1", [2]string{}, "x", "0-1", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &Backend{warmupCPUs: tt.warmup, svcCPUs: tt.svc, duetCPUs: tt.duet, variants: map[string]*variant.Variant{
+				"agent": {Name: "agent", Services: []variant.Service{{Service: scenario.Service{Name: "app", CPUs: tt.own}}}},
+			}}
+			got, apart := b.besideCPUs()
+			if got != tt.want || apart != tt.wantApart {
+				t.Errorf("besideCPUs() = %q, %v; want %q, %v", got, apart, tt.want, tt.wantApart)
+			}
+		})
+	}
+}

@@ -83,7 +83,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	for i, pt := range owed {
 		names[i] = pt.Variant
 	}
-	restore, _ := b.widenForWarmup(names)
+	restore, _ := b.widenForWarmup(names, b.warmupCPUs)
 	defer func() {
 		if rerr := restore(); rerr != nil {
 			err = errors.Join(err, fmt.Errorf("variant warm-up: %w", rerr))

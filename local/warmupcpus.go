@@ -13,8 +13,9 @@ import (
 	"github.com/tollperf/toll/probe"
 )
 
-// widenForWarmup lets the services of variants use every CPU toll may use,
-// b.warmupCPUs (pinning.warmup: all), for their variant warm-up, at idle
+// widenForWarmup lets the services of variants use the CPUs of list, every
+// CPU toll may use (b.warmupCPUs, pinning.warmup: all) or those of them
+// that the rounds leave alone (besideCPUs), for their variant warm-up, at idle
 // priority (SCHED_IDLE): on the load generator's CPU they take only the
 // time it leaves, so it sends the warm-up's load on time, as it would with
 // the services on their own CPUs. It returns what puts them back on their
@@ -22,9 +23,9 @@ import (
 // and whether every service was widened. Without warm-up CPUs it does
 // nothing. A service that cannot be widened keeps its own CPUs (noted):
 // its warm-up is slower, not wrong.
-func (b *Backend) widenForWarmup(variants []string) (restore func() error, all bool) {
+func (b *Backend) widenForWarmup(variants []string, list string) (restore func() error, all bool) {
 	restore, all = func() error { return nil }, true
-	if b.warmupCPUs == "" {
+	if list == "" {
 		return restore, false
 	}
 	var widened []*widenedService
@@ -38,8 +39,8 @@ func (b *Backend) widenForWarmup(variants []string) (restore func() error, all b
 			if w.own == "" || st.runs[i].Container != "" {
 				continue
 			}
-			if err := w.widen(b.warmupCPUs); err != nil {
-				b.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, b.warmupCPUs, err))
+			if err := w.widen(list); err != nil {
+				b.note(fmt.Sprintf("%s: its variant warm-up ran on its own CPUs %s, not on %s (pinning.warmup): %v", w.name, w.own, list, err))
 				_ = w.restore()
 				all = false
 				continue
@@ -56,6 +57,59 @@ func (b *Backend) widenForWarmup(variants []string) (restore func() error, all b
 		}
 		return errors.Join(errs...)
 	}, all
+}
+
+// besideCPUs returns the CPUs on which starts warmed beside the rounds
+// start, warm and wait for their turn: the warm-up CPUs that no service of
+// the rounds runs on, where there is one (apart), and every warm-up CPU
+// otherwise.
+// A neighbour on a measured CPU, even at idle priority, takes its caches
+// and wakes it: beside the Java agents' rounds, all on CPU 1, ten spare
+// JVMs booting there and then warming on both CPUs moved an agent's CPU per
+// request by 4–8 points between the phases of one start, as much as two
+// starts of it differed, and a start's last rounds, with no spare beside
+// them, read otherwise again.
+func (b *Backend) besideCPUs() (cpus string, apart bool) {
+	measured := []string{b.svcCPUs, b.duetCPUs[0], b.duetCPUs[1]}
+	for _, v := range b.variants {
+		for _, svc := range v.Services {
+			measured = append(measured, svc.CPUs)
+		}
+	}
+	return cpusApart(b.warmupCPUs, measured)
+}
+
+// cpusApart returns the CPUs of list that none of the lists in taken
+// holds, and true; list itself and false where every one is taken or a
+// list does not parse.
+func cpusApart(list string, taken []string) (string, bool) {
+	all, err := pin.Parse(list)
+	if err != nil {
+		return list, false
+	}
+	used := map[int]bool{}
+	for _, t := range taken {
+		if t == "" {
+			continue
+		}
+		cpus, err := pin.Parse(t)
+		if err != nil {
+			return list, false
+		}
+		for _, c := range cpus {
+			used[c] = true
+		}
+	}
+	var apart pin.CPUs
+	for _, c := range all {
+		if !used[c] {
+			apart = append(apart, c)
+		}
+	}
+	if len(apart) == 0 {
+		return list, false
+	}
+	return apart.String(), true
 }
 
 // widenedService is a service moved to more CPUs for its warm-up, with what

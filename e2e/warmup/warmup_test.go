@@ -570,7 +570,21 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 		t.Fatalf("%d starts, want 3:\n%s", m.Starts, stdout)
 	}
 	warmed := map[int]map[string]float64{} // start → variant → warm-up
+	ahead := 0
 	for _, tr := range tolltest.ReadTrials(t, out) {
+		// A start warming ahead of its turn kept off the CPUs of the
+		// trial's services: here there is one, the load generator's.
+		for _, n := range tr.Neighbours {
+			if n.IdleCPUs == "" {
+				continue
+			}
+			ahead++
+			for _, svc := range tr.Services {
+				if shared := sharedCPUs(t, n.IdleCPUs, svc.CPUs); shared != "" {
+					t.Errorf("trial %d: %s waited on CPUs %s, %s of them %s's", tr.Index, n.Variant, n.IdleCPUs, shared, svc.Name)
+				}
+			}
+		}
 		if tr.VariantWarmupS == 0 {
 			continue
 		}
@@ -582,6 +596,9 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 		if tr.Launch == 2 && !tr.Services[0].Started {
 			t.Errorf("trial %d (%s, start 3) does not record its services as started for it", tr.Index, tr.Variant)
 		}
+	}
+	if ahead == 0 {
+		t.Error("no trial counted a start ahead of its turn among its neighbours")
 	}
 	for l := 0; l < 3; l++ {
 		if len(warmed[l]) != 2 {
@@ -656,7 +673,21 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 		t.Errorf("the manifest's notes do not say how the starts ahead were warmed: %q", m.Notes)
 	}
 	warmed := map[int]map[string]float64{} // start → variant → warm-up
+	ahead := 0
 	for _, tr := range tolltest.ReadTrials(t, out) {
+		// A start warming ahead of its turn kept off the CPUs of the
+		// trial's services: here there is one, the load generator's.
+		for _, n := range tr.Neighbours {
+			if n.IdleCPUs == "" {
+				continue
+			}
+			ahead++
+			for _, svc := range tr.Services {
+				if shared := sharedCPUs(t, n.IdleCPUs, svc.CPUs); shared != "" {
+					t.Errorf("trial %d: %s waited on CPUs %s, %s of them %s's", tr.Index, n.Variant, n.IdleCPUs, shared, svc.Name)
+				}
+			}
+		}
 		if tr.VariantWarmupS == 0 {
 			continue
 		}
@@ -671,12 +702,38 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 			t.Errorf("start %d of %s warmed beside the rounds for at most %+v, want more than load.variant_warmup's 20 s", tr.Launch+1, tr.Variant, w)
 		}
 	}
+	if ahead == 0 {
+		t.Error("no trial counted a start ahead of its turn among its neighbours")
+	}
 	for l := 0; l < 3; l++ {
 		if len(warmed[l]) != 2 {
 			t.Errorf("start %d: warm-ups %v, want both variants' taken over by a trial", l+1, warmed[l])
 		}
 	}
 	checkSameCollector(t, out)
+}
+
+// sharedCPUs returns the CPUs that lists a and b both hold.
+func sharedCPUs(t *testing.T, a, b string) string {
+	t.Helper()
+	if a == "" || b == "" {
+		return ""
+	}
+	as, err := pin.Parse(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, err := pin.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var both pin.CPUs
+	for _, c := range as {
+		if slices.Contains(bs, c) {
+			both = append(both, c)
+		}
+	}
+	return both.String()
 }
 
 // checkSameCollector checks that every start of the baseline's JVM in
