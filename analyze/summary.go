@@ -257,6 +257,17 @@ type Options struct {
 	// Unreadable lists the run's trial files that could not be read: the
 	// run is partial, and says which and why.
 	Unreadable []record.Unreadable
+	// CostsOnly leaves out what only a report shows, each step's
+	// per-second series and latency spectra and each trial's seconds
+	// (Step.Series, Step.Spectra, Step.Binned, TrialCosts.Seconds): the
+	// summary that a precision run judges after every round, which
+	// decoding every second's latency histogram of every trial so far
+	// would make longer round by round.
+	CostsOnly bool
+	// Cache, when set, keeps each trial's own costs for the next summary
+	// of the same run: a run summarized again as it grows reads each trial
+	// once.
+	Cache *TrialCache
 }
 
 // Summarize analyses the trials of a run, in stages that each read what
@@ -319,7 +330,7 @@ func (z *summarizer) sortTrials() {
 			}
 			s.Targets[t.Variant] = t.Target
 		}
-		tc, err := SummarizeTrial(t, opt.Trim)
+		tc, err := opt.Cache.summarize(t, opt.Trim, !opt.CostsOnly)
 		if err != nil && t.Interrupted {
 			// Cut short before its window: nothing to analyse, but it
 			// is not to vanish from the report.
@@ -627,7 +638,7 @@ func (z *summarizer) driftOf(si int, v string, rounds map[int]*TrialCosts) (Drif
 
 // stepFigures sets step st's window, per-second series, spans
 // (Options.SeriesEvery) and latency spectra from the trials compared at
-// step si.
+// step si; only its window with Options.CostsOnly.
 func (z *summarizer) stepFigures(st *Step, si int) {
 	var compared []*record.Trial
 	var tcs []*TrialCosts
@@ -639,6 +650,9 @@ func (z *summarizer) stepFigures(st *Step, si int) {
 				st.Window = &w
 			}
 		}
+	}
+	if z.opt.CostsOnly {
+		return
 	}
 	st.Series = stepSeries(z.m.Variants, compared)
 	if z.opt.SeriesEvery > 0 {

@@ -100,8 +100,16 @@ type cpuBusy struct {
 	busy float64
 }
 
-// SummarizeTrial computes t's costs over its analysis window.
+// SummarizeTrial computes t's costs over its analysis window, and its
+// whole seconds' figures (TrialCosts.Seconds).
 func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
+	return summarizeTrial(t, trim, true)
+}
+
+// summarizeTrial is SummarizeTrial, its seconds' figures left out unless
+// seconds is set: only a report shows them, and reading each second's
+// latency costs more than the rest of the trial's costs together.
+func summarizeTrial(t *record.Trial, trim Trim, seconds bool) (*TrialCosts, error) {
 	if tc, ok := summarizeWorkload(t); ok {
 		return tc, nil // a start or a job: no window, no load
 	}
@@ -195,7 +203,9 @@ func SummarizeTrial(t *record.Trial, trim Trim) (*TrialCosts, error) {
 		tc.Costs[TimeToPeak] = s
 	}
 	machineCosts(t, w, tc)
-	tc.Seconds = trialSeconds(t)
+	if seconds {
+		tc.Seconds = trialSeconds(t)
+	}
 	tc.Flags = flagTrial(t, tc, sched, sent)
 	if latErr != nil {
 		tc.Flags = append(tc.Flags, Flag{Trial: t.Index, Variant: t.Variant, Round: t.Round, Code: FlagLatencyUnreadable,

@@ -90,6 +90,10 @@ type analysisRule struct {
 	// goal is the scenario's precision block; its Budget is each step's
 	// share, which the round's state carries.
 	goal analyze.Goal
+	// cache keeps each trial's costs from one round's summary to the
+	// next: the run is summarized after every round, and would otherwise
+	// read every trial so far again, longer round by round.
+	cache *analyze.TrialCache
 }
 
 // newAnalysisRule returns the stopping rule of s's precision block.
@@ -98,12 +102,12 @@ func newAnalysisRule(s *scenario.Scenario) analysisRule {
 	for c, pct := range s.Precision.Targets() {
 		g.Targets = append(g.Targets, analyze.Target{Cost: analyze.Cost(c), Pct: pct})
 	}
-	return analysisRule{goal: g}
+	return analysisRule{goal: g, cache: analyze.NewTrialCache()}
 }
 
 // afterRound implements stoppingRule.
 func (p analysisRule) afterRound(m *record.Manifest, trials []*record.Trial, st roundState) (roundDecision, error) {
-	sum, err := analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}})
+	sum, err := analyze.Summarize(m, trials, analyze.Options{Trim: analyze.Trim{Start: m.TrimStartS, End: m.TrimEndS}, CostsOnly: true, Cache: p.cache})
 	if err != nil && sum == nil {
 		return roundDecision{}, fmt.Errorf("analyse the trials kept: %w", err)
 	}
