@@ -20,9 +20,9 @@ import (
 // (pinning.warmup: all) that no service of the rounds runs on, where there
 // is one (besideCPUs), and on every one otherwise: the kernel runs them
 // only where the load generator (and there the rounds' services) leave a
-// CPU idle, and preempts them as soon as it wakes. Their CPU is counted among each trial's
-// neighbours, the same for both sides of a duet; they stay at idle
-// priority until their turn. When the run asks for a new start, the
+// CPU idle, and preempts them as soon as it wakes. Their CPU is counted
+// among each trial's neighbours, the same for both sides of a duet; they
+// stay at idle priority until their turn. When the run asks for a new start, the
 // spares take the place of the current one, warm already; one still
 // warming is waited for, which costs less than a warm-up from cold.
 //

@@ -15,8 +15,8 @@ import (
 
 // widenForWarmup lets the services of variants use the CPUs of list, every
 // CPU toll may use (b.warmupCPUs, pinning.warmup: all) or those of them
-// that the rounds leave alone (besideCPUs), for their variant warm-up, at idle
-// priority (SCHED_IDLE): on the load generator's CPU they take only the
+// that the rounds leave alone (besideCPUs), for their variant warm-up, at
+// idle priority (SCHED_IDLE): on the load generator's CPU they take only the
 // time it leaves, so it sends the warm-up's load on time, as it would with
 // the services on their own CPUs. It returns what puts them back on their
 // own CPUs at their own priority, which must run before their trial does,
@@ -63,6 +63,7 @@ func (b *Backend) widenForWarmup(variants []string, list string) (restore func()
 // start, warm and wait for their turn: the warm-up CPUs that no service of
 // the rounds runs on, where there is one (apart), and every warm-up CPU
 // otherwise.
+//
 // A neighbour on a measured CPU, even at idle priority, takes its caches
 // and wakes it: beside the Java agents' rounds, all on CPU 1, ten spare
 // JVMs booting there and then warming on both CPUs moved an agent's CPU per

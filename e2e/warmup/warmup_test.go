@@ -570,21 +570,7 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 		t.Fatalf("%d starts, want 3:\n%s", m.Starts, stdout)
 	}
 	warmed := map[int]map[string]float64{} // start → variant → warm-up
-	ahead := 0
 	for _, tr := range tolltest.ReadTrials(t, out) {
-		// A start warming ahead of its turn kept off the CPUs of the
-		// trial's services: here there is one, the load generator's.
-		for _, n := range tr.Neighbours {
-			if n.IdleCPUs == "" {
-				continue
-			}
-			ahead++
-			for _, svc := range tr.Services {
-				if shared := sharedCPUs(t, n.IdleCPUs, svc.CPUs); shared != "" {
-					t.Errorf("trial %d: %s waited on CPUs %s, %s of them %s's", tr.Index, n.Variant, n.IdleCPUs, shared, svc.Name)
-				}
-			}
-		}
 		if tr.VariantWarmupS == 0 {
 			continue
 		}
@@ -596,9 +582,6 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 		if tr.Launch == 2 && !tr.Services[0].Started {
 			t.Errorf("trial %d (%s, start 3) does not record its services as started for it", tr.Index, tr.Variant)
 		}
-	}
-	if ahead == 0 {
-		t.Error("no trial counted a start ahead of its turn among its neighbours")
 	}
 	for l := 0; l < 3; l++ {
 		if len(warmed[l]) != 2 {
