@@ -256,12 +256,17 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	// until its own rules end it, for at most what is left of the budget.
 	// Ten JVMs with agents, stopped after 5 minutes so, were swapped in
 	// still compiling, their CPU per request 15–40% above their earlier
-	// starts'.
+	// starts'. Its steady rule's spans hold as many requests as those of
+	// the last warm-up with the CPUs to itself (steadyRule): on what the
+	// rounds leave, a span of seconds holds too little of a warm-up.
 	longest := b.s.Load.VariantWarmup.D()
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most
 	}
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true)
+	b.mu.Lock()
+	spans := b.warmSpans
+	b.mu.Unlock()
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))

@@ -158,6 +158,17 @@ type costPoint struct {
 // within band of their mean. A JVM's compiler may trickle on for minutes
 // at a few ms per second after its hot code is compiled; that no longer
 // moves what a request costs.
+//
+// A JVM warms by what it serves and compiles, not by the seconds that
+// pass: one warmed at idle priority beside the rounds, on the CPU the load
+// generator leaves, serves a fifth of the requests a second it served with
+// the CPUs to itself, and its cost falls as slowly, so that three spans of
+// seconds read steady while it is still largely interpreted (Sermant's
+// JVMs were swapped in so, their compiler threads busy compiling all the
+// time, their agent's first rounds reading +45–75% where its settled
+// rounds read +15%). So a span also holds at least as many requests as
+// the spans of that variant's warm-up with the CPUs to itself held
+// (spans), and stretches back in time until it does.
 type steadyRule struct {
 	over    time.Duration
 	windows int
@@ -176,18 +187,21 @@ func defaultSteady(over time.Duration) steadyRule {
 }
 
 // steady reports whether ps, a variant's readings in order, end in r.windows
-// spans whose CPU per request lies within r.band of their mean.
-func (r steadyRule) steady(ps []costPoint) bool {
+// spans whose CPU per request lies within r.band of their mean. Each span
+// lasts r.over at least and holds span requests at least (and r.least):
+// it begins at the last reading that leaves both behind it.
+func (r steadyRule) steady(ps []costPoint, span uint64) bool {
 	if len(ps) < 2 || r.windows < 2 || r.over <= 0 {
 		return false
 	}
-	last := ps[len(ps)-1]
-	// at returns the last reading at or before t (ok false: none).
-	at := func(t time.Duration) (costPoint, bool) {
+	need := max(span, r.least)
+	// before returns the last reading at or before t that had completed
+	// at most done requests (ok false: none).
+	before := func(t time.Duration, done uint64) (costPoint, bool) {
 		var p costPoint
 		ok := false
 		for _, q := range ps {
-			if q.at > t {
+			if q.at > t || q.done > done {
 				break
 			}
 			p, ok = q, true
@@ -195,10 +209,13 @@ func (r steadyRule) steady(ps []costPoint) bool {
 		return p, ok
 	}
 	var cprs []float64
-	end := last
-	for k := 1; k <= r.windows; k++ {
-		begin, ok := at(last.at - time.Duration(k)*r.over)
-		if !ok || end.done < begin.done+r.least || end.at <= begin.at {
+	end := ps[len(ps)-1]
+	for range r.windows {
+		if end.done < need {
+			return false
+		}
+		begin, ok := before(end.at-r.over, end.done-need)
+		if !ok || end.at <= begin.at {
 			return false
 		}
 		cprs = append(cprs, float64(end.cpu-begin.cpu)/float64(end.done-begin.done))
@@ -212,4 +229,26 @@ func (r steadyRule) steady(ps []costPoint) bool {
 	}
 	m := sum / float64(len(cprs))
 	return m > 0 && (hi-lo)/m <= r.band
+}
+
+// span returns the requests that one of r's spans held at the end of ps, a
+// variant's readings in order: their rate over the last r.windows spans of
+// r.over, times r.over; 0 before the readings cover them.
+func (r steadyRule) span(ps []costPoint) uint64 {
+	if len(ps) < 2 {
+		return 0
+	}
+	last := ps[len(ps)-1]
+	from := last.at - time.Duration(r.windows)*r.over
+	var begin *costPoint
+	for i := range ps {
+		if ps[i].at > from {
+			break
+		}
+		begin = &ps[i]
+	}
+	if begin == nil || last.at <= begin.at {
+		return 0
+	}
+	return uint64(float64(last.done-begin.done) * float64(r.over) / float64(last.at-begin.at))
 }

@@ -175,30 +175,63 @@ func costReadings(secs int, rate uint64, cpr func(i int) time.Duration) []costPo
 // TestSteadyCostRule checks when a warm-up toll chose counts a variant's
 // cost as steady: its CPU per request within the band over each of the
 // last three spans of 5 s, whatever its JIT does, and never before three
-// whole spans or while the cost still falls.
+// whole spans or while the cost still falls; and, with the requests a
+// span of a warm-up that had the CPUs to itself held, never while a
+// warm-up served too few requests a second to show its cost fall.
 func TestSteadyCostRule(t *testing.T) {
 	r := defaultSteady(10 * time.Second)
 	us := time.Microsecond
+	// starved serves 20 requests a second, its cost falling 1% for every
+	// 100 requests: 1% a span of 5 s, 5% a span of 500 requests.
+	starved := costReadings(200, 20, func(i int) time.Duration { return time.Duration(float64(400*us) * (1 - 0.002*float64(i))) })
 	tests := []struct {
 		name   string
 		ps     []costPoint
+		span   uint64 // requests a span of the unhindered warm-up held
 		steady bool
 	}{
-		{"flat for 40 s", costReadings(40, 100, func(int) time.Duration { return 300 * us }), true},
-		{"flat, but only 12 s", costReadings(12, 100, func(int) time.Duration { return 300 * us }), false},
-		{"falling 1% a second", costReadings(40, 100, func(i int) time.Duration { return time.Duration(float64(400*us) * (1 - 0.01*float64(i))) }), false},
+		{"flat for 40 s", costReadings(40, 100, func(int) time.Duration { return 300 * us }), 0, true},
+		{"flat, but only 12 s", costReadings(12, 100, func(int) time.Duration { return 300 * us }), 0, false},
+		{"falling 1% a second", costReadings(40, 100, func(i int) time.Duration { return time.Duration(float64(400*us) * (1 - 0.01*float64(i))) }), 0, false},
 		{"fell, then flat for 30 s", costReadings(60, 100, func(i int) time.Duration {
 			if i < 30 {
 				return 600 * us
 			}
 			return 300 * us
-		}), true},
-		{"small jitter", costReadings(40, 100, func(i int) time.Duration { return 300*us + time.Duration(i%3)*us }), true},
-		{"no requests", costReadings(40, 0, func(int) time.Duration { return 300 * us }), false},
+		}), 0, true},
+		{"small jitter", costReadings(40, 100, func(i int) time.Duration { return 300*us + time.Duration(i%3)*us }), 0, true},
+		{"no requests", costReadings(40, 0, func(int) time.Duration { return 300 * us }), 0, false},
+		{"starved, spans of seconds", starved, 0, true},
+		{"starved, spans of requests", starved, 500, false},
+		{"starved, flat, spans of requests", costReadings(100, 20, func(int) time.Duration { return 300 * us }), 500, true},
+		{"starved, too few requests yet", costReadings(60, 20, func(int) time.Duration { return 300 * us }), 500, false},
 	}
 	for _, tt := range tests {
-		if got := r.steady(tt.ps); got != tt.steady {
+		if got := r.steady(tt.ps, tt.span); got != tt.steady {
 			t.Errorf("%s: steady %v, want %v", tt.name, got, tt.steady)
+		}
+	}
+}
+
+// TestSteadySpan checks the requests a span of the steady rule held as a
+// warm-up ended: its rate over the last three spans times one span, and
+// none before its readings cover them.
+func TestSteadySpan(t *testing.T) {
+	r := defaultSteady(10 * time.Second)
+	flat := func(int) time.Duration { return 300 * time.Microsecond }
+	tests := []struct {
+		name string
+		ps   []costPoint
+		want uint64
+	}{
+		{"100 a second", costReadings(40, 100, flat), 500},
+		{"20 a second", costReadings(40, 20, flat), 100},
+		{"only 10 s", costReadings(10, 100, flat), 0},
+		{"none", nil, 0},
+	}
+	for _, tt := range tests {
+		if got := r.span(tt.ps); got != tt.want {
+			t.Errorf("%s: span %d, want %d", tt.name, got, tt.want)
 		}
 	}
 }

@@ -106,6 +106,10 @@ type Backend struct {
 	// warmedBeside is what the latest spares warmed beside the rounds
 	// took (WarmedBeside); guarded by mu.
 	warmedBeside time.Duration
+	// warmSpans are the requests that the spans of the steady rule held
+	// in the last warm-up with the CPUs to itself, by phase and variant
+	// (keepSpans); guarded by mu.
+	warmSpans []map[string]uint64
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.

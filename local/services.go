@@ -217,6 +217,15 @@ func (b *Backend) runningOf(name string) *started {
 	return b.running[name]
 }
 
+// variantOf returns the variant that name runs: a spare's (its spareOf),
+// or name itself.
+func (b *Backend) variantOf(name string) string {
+	if st := b.runningOf(name); st != nil && st.spareOf != "" {
+		return st.spareOf
+	}
+	return name
+}
+
 // runningNow returns copies of what runs now (running) and of the spares
 // waiting their turn, for a reading that ranges over them while a warm-up
 // ahead of the rounds may start or shelve a spare.

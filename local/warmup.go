@@ -98,11 +98,12 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil)
 	if err != nil {
 		return err
 	}
 	b.measureWarmShare(owed, cpu0, began)
+	b.keepSpans(phases)
 	b.keepWarmups(owed, phases, tels, longest)
 	if len(spares) > 0 {
 		n := len(spares) / (len(owed) - len(spares))
@@ -120,8 +121,11 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // (warmupPhases), each trial's load shaped by its phase, warmed again beside
 // a fresh duet partner where rewarm says so, and returns how each went. A
 // warm-up toll chose lasts at most longest in all, its phases included; a
-// scenario's phases each last at most longest.
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool) ([]warmupPhase, error) {
+// scenario's phases each last at most longest. spans, when set, are the
+// requests that each phase's spans of the steady rule held in a warm-up
+// with the CPUs to itself, by phase and variant (keepSpans): each span of
+// this one holds as many.
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
@@ -136,7 +140,14 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				break
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest)
+		var phaseSpans map[string]uint64
+		if n := len(phases); n < len(spans) {
+			phaseSpans = map[string]uint64{}
+			for _, pt := range owed {
+				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
+			}
+		}
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, phaseSpans)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -191,6 +202,27 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 	}
 }
 
+// keepSpans keeps, by phase and variant, the requests that the spans of
+// the steady rule held as each phase of a warm-up with the CPUs to itself
+// ended: the spans of a warm-up beside the rounds hold as many. A spare's
+// are its variant's. Phases without them keep the last ones kept.
+func (b *Backend) keepSpans(phases []warmupPhase) {
+	spans := make([]map[string]uint64, len(phases))
+	for i, ph := range phases {
+		if len(ph.verdict.spans) == 0 {
+			return
+		}
+		spans[i] = map[string]uint64{}
+		for name, n := range ph.verdict.spans {
+			v := b.variantOf(name)
+			spans[i][v] = max(spans[i][v], n)
+		}
+	}
+	b.mu.Lock()
+	b.warmSpans = spans
+	b.mu.Unlock()
+}
+
 // warmAlongside adds to owed every other variant whose services are
 // running and owed their warm-up, each at the load of owed's first trial,
 // so that one warm-up warms them all at once: nothing is measured during a
@@ -226,8 +258,9 @@ type warmupPhase struct {
 // warmPhase loads each of owed's services at the matching trial of loads,
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
-// measured JVMs settle; a service that exits ends it.
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration) warmupPhase {
+// measured JVMs settle, each span of the steady rule holding at least
+// spans[variant] requests; a service that exits ends it.
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
@@ -283,7 +316,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 			r := defaultSteady(u.Over.D())
 			steady = &r
 		}
-		ph.verdict = b.watchJIT(wctx, rule, steady, completed, owed, ph.origin)
+		ph.verdict = b.watchJIT(wctx, rule, steady, spans, completed, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
@@ -433,6 +466,9 @@ type jitVerdict struct {
 	// steadyBy says which variants counted as settled because their CPU
 	// per request had stopped moving while their JIT still compiled.
 	steadyBy map[string]bool
+	// spans are the requests each variant's spans of the steady rule
+	// held as the warm-up ended (steadyRule.span), by variant.
+	spans map[string]uint64
 }
 
 // anyJVM reports whether a warm-up found a measured JVM on either side.
@@ -458,9 +494,9 @@ func (v jitVerdict) anyJVM() bool {
 //
 // With steady set, a variant also counts as settled once its measured
 // services' CPU per request has stopped moving by that rule (completed
-// counts each variant's warm-up requests), which the verdict records
-// (steadyBy).
-func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule, completed map[string]*atomic.Uint64, owed []*plan.Trial, origin time.Time) jitVerdict {
+// counts each variant's warm-up requests), each of its spans holding at
+// least spans[variant] requests, which the verdict records (steadyBy).
+func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule, spans map[string]uint64, completed map[string]*atomic.Uint64, owed []*plan.Trial, origin time.Time) jitVerdict {
 	type watched struct {
 		variant, key string // key: variant/service, in the history
 		svc          string
@@ -484,7 +520,12 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 	costs := map[string][]costPoint{}
 	steadyBy := map[string]bool{} // the variants whose cost stopped moving
 	verdict := func(settled bool) jitVerdict {
-		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}, steadyBy: steadyBy}
+		v := jitVerdict{settled: settled, bySide: map[string]bool{}, jvms: map[string]int{}, rates: map[string]map[string]float64{}, steadyBy: steadyBy, spans: map[string]uint64{}}
+		if steady != nil {
+			for name, ps := range costs {
+				v.spans[name] = steady.span(ps)
+			}
+		}
 		_, rates := rule.settled(h)
 		for _, pt := range owed {
 			v.bySide[pt.Variant] = sides[pt.Variant]
@@ -545,7 +586,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		if steady != nil {
 			for v, n := range completed {
 				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
-				if !sides[v] && steady.steady(costs[v]) {
+				if !sides[v] && steady.steady(costs[v], spans[v]) {
 					steadyBy[v] = true
 				}
 			}
