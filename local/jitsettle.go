@@ -166,9 +166,11 @@ type costPoint struct {
 // seconds read steady while it is still largely interpreted (Sermant's
 // JVMs were swapped in so, their compiler threads busy compiling all the
 // time, their agent's first rounds reading +45–75% where its settled
-// rounds read +15%). So a span also holds at least as many requests as
-// the spans of that variant's warm-up with the CPUs to itself held
-// (spans), and stretches back in time until it does.
+// rounds read +15%). So while its compilers are busy (compiling
+// busyJIT or more of each second), a span also holds at least as many
+// requests as the spans of that variant's warm-up with the CPUs to itself
+// held, and stretches back in time until it does; once they are quiet, a
+// span of seconds is enough, however slowly it serves.
 type steadyRule struct {
 	over    time.Duration
 	windows int
@@ -229,6 +231,26 @@ func (r steadyRule) steady(ps []costPoint, span uint64) bool {
 	}
 	m := sum / float64(len(cprs))
 	return m > 0 && (hi-lo)/m <= r.band
+}
+
+// busyJIT is the JIT compile time per second of wall time
+// (java.ci.totalTime) from which a JVM's compilers count as busy: they
+// have a queue of methods to work through. JVMs warmed beside the rounds
+// that ended at 2–153 ms/s settled within a round of their turn; those
+// that ended at 720–1,440 ms/s, their compilers waiting for a CPU, read
+// their agent's cost at three to five times its settled value in their
+// first rounds.
+const busyJIT = 200.0
+
+// busy reports whether any JVM of h compiled busyJIT ms/s or more over
+// r's window (or what its readings have of it).
+func (r jitRule) busy(h jitHistory) bool {
+	for _, ps := range h {
+		if ms, _ := r.rate(ps); ms >= busyJIT {
+			return true
+		}
+	}
+	return false
 }
 
 // span returns the requests that one of r's spans held at the end of ps, a

@@ -235,3 +235,36 @@ func TestSteadySpan(t *testing.T) {
 		}
 	}
 }
+
+// TestJITBusy checks when a JVM's compilers count as busy, so that a
+// warm-up beside the rounds counts its steady spans in requests: while
+// one of a variant's JVMs spends a fifth of the wall time or more in
+// compiles, over the rule's window or what its readings have of it.
+func TestJITBusy(t *testing.T) {
+	r := jitRule{below: 5 * time.Millisecond, over: 10 * time.Second}
+	// compiling returns readings over secs seconds at ms of JIT time a
+	// second.
+	compiling := func(secs int, ms float64) []jitPoint {
+		var ps []jitPoint
+		for i := 0; i <= secs; i++ {
+			ps = append(ps, jitPoint{at: time.Duration(i) * time.Second, jit: time.Duration(float64(i) * ms * float64(time.Millisecond))})
+		}
+		return ps
+	}
+	tests := []struct {
+		name string
+		h    jitHistory
+		busy bool
+	}{
+		{"queued, 900 ms/s", jitHistory{"otel/app": compiling(30, 900)}, true},
+		{"trickling, 20 ms/s", jitHistory{"otel/app": compiling(30, 20)}, false},
+		{"one of two queued", jitHistory{"otel/app": compiling(30, 20), "otel/db": compiling(30, 400)}, true},
+		{"queued, only 3 s so far", jitHistory{"otel/app": compiling(3, 900)}, true},
+		{"no JVM", jitHistory{}, false},
+	}
+	for _, tt := range tests {
+		if got := r.busy(tt.h); got != tt.busy {
+			t.Errorf("%s: busy %v, want %v", tt.name, got, tt.busy)
+		}
+	}
+}

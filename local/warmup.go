@@ -190,6 +190,11 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 					w.rec.PhasesS = append(w.rec.PhasesS, max(ph.ends[i].Sub(ph.origin), 0).Seconds())
 				}
 			}
+			if slices.ContainsFunc(phases, func(ph warmupPhase) bool { return ph.spans[pt.Variant] > 0 }) {
+				for _, ph := range phases {
+					w.rec.SpanRequests = append(w.rec.SpanRequests, ph.spans[pt.Variant])
+				}
+			}
 			if w.rec.NoJVM && !b.s.Load.VariantWarmupAuto {
 				b.note(fmt.Sprintf("%s: no measured service is a JVM (none publishes hsperfdata), so its variant warm-up has no compilation to wait for and lasts load.variant_warmup (%s)",
 					pt.Variant, b.s.Load.VariantWarmup))
@@ -205,7 +210,8 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 // keepSpans keeps, by phase and variant, the requests that the spans of
 // the steady rule held as each phase of a warm-up with the CPUs to itself
 // ended: the spans of a warm-up beside the rounds hold as many. A spare's
-// are its variant's. Phases without them keep the last ones kept.
+// are its variant's. A warm-up with a phase that read none (its steady
+// rule did not run) leaves those kept before.
 func (b *Backend) keepSpans(phases []warmupPhase) {
 	spans := make([]map[string]uint64, len(phases))
 	for i, ph := range phases {
@@ -253,6 +259,9 @@ type warmupPhase struct {
 	errs    []error     // each trial's load's error
 	verdict jitVerdict  // how its JVMs ended it (load.variant_warmup_until)
 	exited  bool        // a service of one of the trials exited
+	// spans are the requests each span of its steady rule had to hold,
+	// by variant (warmPhase's spans).
+	spans map[string]uint64
 }
 
 // warmPhase loads each of owed's services at the matching trial of loads,
@@ -263,7 +272,7 @@ type warmupPhase struct {
 func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed))}
+	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed)), spans: spans}
 	var exited atomic.Bool
 	var wg sync.WaitGroup
 	// completed counts each variant's requests as the warm-up goes, for
@@ -495,7 +504,8 @@ func (v jitVerdict) anyJVM() bool {
 // With steady set, a variant also counts as settled once its measured
 // services' CPU per request has stopped moving by that rule (completed
 // counts each variant's warm-up requests), each of its spans holding at
-// least spans[variant] requests, which the verdict records (steadyBy).
+// least spans[variant] requests while its compilers are busy
+// (jitRule.busy), which the verdict records (steadyBy).
 func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule, spans map[string]uint64, completed map[string]*atomic.Uint64, owed []*plan.Trial, origin time.Time) jitVerdict {
 	type watched struct {
 		variant, key string // key: variant/service, in the history
@@ -586,7 +596,11 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		if steady != nil {
 			for v, n := range completed {
 				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
-				if !sides[v] && steady.steady(costs[v], spans[v]) {
+				var need uint64 // a span of seconds, once its compilers are quiet
+				if rule.busy(h.of(v)) {
+					need = spans[v]
+				}
+				if !sides[v] && steady.steady(costs[v], need) {
 					steadyBy[v] = true
 				}
 			}

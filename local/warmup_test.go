@@ -81,3 +81,26 @@ func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepSpans checks what a warm-up with the CPUs to itself leaves for
+// the warm-ups beside the rounds: the requests its steady rule's spans
+// held, by phase and variant, a spare's counted as its variant's (the most
+// of them), and nothing kept from a warm-up whose phases had none.
+func TestKeepSpans(t *testing.T) {
+	b := &Backend{running: map[string]*started{"otel#3": {spareOf: "otel"}}}
+	phase := func(spans map[string]uint64) warmupPhase {
+		return warmupPhase{verdict: jitVerdict{spans: spans}}
+	}
+	b.keepSpans([]warmupPhase{
+		phase(map[string]uint64{"baseline": 900, "otel": 700, "otel#3": 800}),
+		phase(map[string]uint64{"baseline": 300, "otel": 250, "otel#3": 100}),
+	})
+	want := []map[string]uint64{{"baseline": 900, "otel": 800}, {"baseline": 300, "otel": 250}}
+	if fmt.Sprint(b.warmSpans) != fmt.Sprint(want) {
+		t.Errorf("kept %v, want %v", b.warmSpans, want)
+	}
+	b.keepSpans([]warmupPhase{phase(nil)})
+	if fmt.Sprint(b.warmSpans) != fmt.Sprint(want) {
+		t.Errorf("a warm-up without spans replaced them: %v, want %v", b.warmSpans, want)
+	}
+}

@@ -547,6 +547,11 @@ type VariantWarmup struct {
 	// settled because its measured services' CPU per request had stopped
 	// moving, while its JIT still compiled above the threshold.
 	CostSteady bool `json:"cost_steady,omitempty"`
+	// SpanRequests, for a warm-up beside the rounds, are the requests each
+	// span of the steady rule had to hold, by phase as in PhasesS: as many
+	// as a span of the last warm-up with the CPUs to itself held. Absent
+	// where a span is its seconds alone.
+	SpanRequests []uint64 `json:"span_requests,omitempty"`
 }
 
 // TrialProfile says where a trial's profile is: the on-CPU stacks of its
