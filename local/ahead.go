@@ -256,9 +256,10 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	// until its own rules end it, for at most what is left of the budget.
 	// Ten JVMs with agents, stopped after 5 minutes so, were swapped in
 	// still compiling, their CPU per request 15–40% above their earlier
-	// starts'. Its steady rule's spans hold as many requests as those of
-	// the last warm-up with the CPUs to itself (steadyRule): on what the
-	// rounds leave, a span of seconds holds too little of a warm-up.
+	// starts'. While a JVM's compilers are busy, its steady rule's spans
+	// hold as many requests as those of the last warm-up with the CPUs to
+	// itself (steadyRule): on what the rounds leave, a span of seconds
+	// holds too little of a warm-up.
 	longest := b.s.Load.VariantWarmup.D()
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most

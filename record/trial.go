@@ -548,9 +548,10 @@ type VariantWarmup struct {
 	// moving, while its JIT still compiled above the threshold.
 	CostSteady bool `json:"cost_steady,omitempty"`
 	// SpanRequests, for a warm-up beside the rounds, are the requests each
-	// span of the steady rule had to hold, by phase as in PhasesS: as many
-	// as a span of the last warm-up with the CPUs to itself held. Absent
-	// where a span is its seconds alone.
+	// span of the steady rule had to hold while a JVM of the variant
+	// compiled busily, by phase as in PhasesS: as many as a span of the
+	// last warm-up with the CPUs to itself held. Absent where a span is
+	// its seconds alone.
 	SpanRequests []uint64 `json:"span_requests,omitempty"`
 }
 
