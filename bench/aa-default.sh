@@ -62,7 +62,8 @@ for i in $(seq 1 "$runs"); do
     kv=${known%%:*}
     kms=${known##*:}
     line+="; $(jq -r --arg v "$kv" --argjson k "$kms" --arg c "$known_cost" '[.steps[].variants[] | select(.name==$v) | .costs[] | select(.cost==$c) | .delta |
-      "\($v) \($c) \(.abs*1000|round/1000) ms [\(.abs_ci_low*1000|round/1000), \(.abs_ci_high*1000|round/1000)] (\(.pct*10|round/10)%), holds \($k): \(.abs_ci_low <= $k and $k <= .abs_ci_high)"] | join("")' "$sum")"
+      if .abs == null or .abs_ci_low == null then "\($v) \($c): no interval"
+      else "\($v) \($c) \(.abs*1000|round/1000) ms [\(.abs_ci_low*1000|round/1000), \(.abs_ci_high*1000|round/1000)] (\(.pct*10|round/10)%), holds \($k): \(.abs_ci_low <= $k and $k <= .abs_ci_high)" end] | join("")' "$sum")"
   fi
   echo "$line"
 done
