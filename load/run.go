@@ -60,6 +60,15 @@ type Config struct {
 	// window with that second's figures, from a goroutine of its own (for a
 	// live display; it reads counters the workers update atomically).
 	OnSecond func(Second)
+	// Progress, when set, counts each request as it completes (with a
+	// response of any status or with an error, in the warm-up and the
+	// measured window alike), the moment it does: a live count for a caller
+	// that reads it beside readings of its own, at times of its own.
+	// OnSecond's figures come once a second on the load's own clock, and a
+	// reading taken on the same second finds the last one delivered or not,
+	// by a race: a cost per request over a few seconds read so is off by a
+	// second's requests either way.
+	Progress *atomic.Uint64
 	// Lull is how long after each whole second of the timeline Run does
 	// its own per-second work (encoding the second's histogram, OnSecond),
 	// which holds up a request due meanwhile on the generator's CPU. Half
@@ -197,7 +206,8 @@ type runner struct {
 	patience  *time.Timer   // dispatch's, to look again for a worker
 
 	onSecond func(Second)
-	lull     time.Duration // Config.Lull
+	lull     time.Duration  // Config.Lull
+	progress *atomic.Uint64 // Config.Progress, or nil
 
 	parent  context.Context       // the caller's: its cancellation aborts the run
 	ctx     context.Context       // the run's; done when it is cancelled or over
@@ -254,6 +264,7 @@ func newRunner(cfg Config) (*runner, error) {
 		rec:      newRecorder(int((cfg.Duration+time.Second-1)/time.Second), len(targets)),
 		onSecond: cfg.OnSecond,
 		lull:     cfg.Lull,
+		progress: cfg.Progress,
 	}
 	for _, t := range targets {
 		r.names = append(r.names, t.name)
@@ -796,6 +807,13 @@ func (r *runner) do(c *client, j job) time.Duration {
 	return now
 }
 
+// progressed counts a completed request in Config.Progress, if set.
+func (r *runner) progressed() {
+	if r.progress != nil {
+		r.progress.Add(1)
+	}
+}
+
 // account records a request's outcome: in interval i, or as a warm-up
 // request if i < 0.
 func (r *runner) account(i, target int, lat time.Duration, status int, err error) {
@@ -806,7 +824,9 @@ func (r *runner) account(i, target int, lat time.Duration, status int, err error
 		}
 	case i < 0:
 		r.rec.warmup.Add(1)
+		r.progressed()
 	default:
+		r.progressed()
 		o := classify(status, err)
 		if err != nil && r.over() {
 			o = outcomeTimeout

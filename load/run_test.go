@@ -422,6 +422,57 @@ func TestOnSecond(t *testing.T) {
 	}
 }
 
+// TestProgress checks the live count: it has counted a second's requests
+// by the time that second is reported, and in the end every request that
+// completed, in the warm-up and the window, in either model.
+func TestProgress(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	tests := []struct {
+		name  string
+		pacer Pacer
+		users *Users
+	}{
+		{name: "open", pacer: ConstantPacer{Rate: 200}},
+		{name: "closed", users: &Users{N: 2, Think: 5 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var progress atomic.Uint64
+			var mu sync.Mutex
+			var seconds []Second
+			var counted []uint64 // progress as each second was reported
+			res, err := runLoad(t, context.Background(), Config{
+				Requests: []Request{{URL: srv.URL}}, Pacer: tt.pacer, Users: tt.users,
+				Start: soon(), Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
+				Progress: &progress,
+				OnSecond: func(s Second) {
+					n := progress.Load()
+					mu.Lock()
+					seconds, counted = append(seconds, s), append(counted, n)
+					mu.Unlock()
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, res)
+			if got, want := progress.Load(), res.Completed+res.WarmupCompleted; got != want || want == 0 {
+				t.Errorf("progress %d, want completed %d + warm-up %d", got, res.Completed, res.WarmupCompleted)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			var sum uint64
+			for i, s := range seconds {
+				sum += s.Completed
+				if counted[i] < sum {
+					t.Errorf("second %d reported with %d completed so far, progress read %d", s.Index, sum, counted[i])
+				}
+			}
+		})
+	}
+}
+
 // The generator's own work of each second (here OnSecond) is done Lull
 // after the second, between the request due on the second and the next,
 // instead of holding up the first; the last second's, once the load is

@@ -286,7 +286,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		}
 		n := &atomic.Uint64{}
 		completed[pt.Variant] = n
-		cfg.OnSecond = func(sec load.Second) { n.Add(sec.Completed) }
+		cfg.Progress = n
 		wg.Go(func() {
 			res, err := load.Run(wctx, cfg)
 			ph.ends[i] = time.Now()
