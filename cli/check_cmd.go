@@ -157,7 +157,7 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 	}
 	b.WriteString("\n")
 	if c := run.ChosenSchedule(s); c != nil {
-		line := report.ScheduleText(c, time.Duration(s.Load.Warmup), "")
+		line := report.ScheduleText(c, s.Restart, time.Duration(s.Load.Warmup), "")
 		switch {
 		case line == "":
 		case c.Unchosen != "":

@@ -21,8 +21,8 @@ const remoteWarmup = time.Minute
 // sets no warm-up runs in a cluster too, and a duet toll chose runs one
 // variant at a time. A warm-up the scenario sets is left to Check.
 func (r *Runner) Adapt(s *scenario.Scenario) (*scenario.Scenario, string) {
-	if s.Schedule.ModeAuto && s.Mode == scenario.ModeDuet {
-		// A duet toll chose pins its sides to CPUs of one machine: a
+	if s.ChoseConcurrent() {
+		// Sides at once that toll chose pin to CPUs of one machine: a
 		// cluster runs one variant at a time.
 		c := *s
 		c.KeepOneAtATime(scenario.ScheduleCluster)

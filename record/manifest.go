@@ -284,7 +284,7 @@ type WarmupUntil struct {
 
 // ScheduleChoice records what toll chose of a run's schedule, and why, as
 // codes (scenario.Schedule): Mode is set when toll chose the mode (ModeWhy
-// "duet", or why it kept one variant at a time: "one-variant",
+// "duet" or "together", or why it kept one variant at a time: "one-variant",
 // "latency-primary", "pinning-off", "one-cpu", "matrix", "connections", "cluster",
 // "find-max"), Restart when it chose the restart policy (RestartWhy
 // "no-jvm", "jvm" or "image"), Warmup when it chose each trial's warm-up.

@@ -149,13 +149,15 @@ func scheduleLine(m *record.Manifest) string {
 	if len(m.Layout.DuetCPUs) > 0 {
 		cpus = m.Layout.DuetCPUs[0]
 	}
-	return ScheduleText(m.Chosen, time.Duration(m.Load.WarmupS*float64(time.Second)), cpus)
+	return ScheduleText(m.Chosen, m.Restart, time.Duration(m.Load.WarmupS*float64(time.Second)), cpus)
 }
 
 // ScheduleText says what toll chose of a schedule (c, nil for nothing)
-// and why: "schedule chosen by toll: …", the duet on CPUs cpus when known;
-// or why it chose none of a schedule the scenario left open.
-func ScheduleText(c *record.ScheduleChoice, warmup time.Duration, cpus string) string {
+// and why: "schedule chosen by toll: …", the sides at once on CPUs cpus
+// when known, the warm-up before each window as restart (the run's
+// policy) warms the services; or why it chose none of a schedule the
+// scenario left open.
+func ScheduleText(c *record.ScheduleChoice, restart string, warmup time.Duration, cpus string) string {
 	if c == nil {
 		return ""
 	}
@@ -171,6 +173,12 @@ func ScheduleText(c *record.ScheduleChoice, warmup time.Duration, cpus string) s
 				on = " on CPUs " + cpus
 			}
 			parts = append(parts, "the baseline and each variant loaded at once"+on+" (a shared duet), so that both meet the same moments of every CPU; their latencies then do not compare (--sequential, or a latency among precision.costs, loads one variant at a time)")
+		case "together":
+			on := ""
+			if cpus != "" {
+				on = " on CPUs " + cpus
+			}
+			parts = append(parts, "the baseline and every variant loaded at once"+on+" (mode: together), so that every side meets the same moments of every CPU and a round holds one trial of each in the time of one duet; their latencies then do not compare (mode: duet pairs them one variant at a time; --sequential, or a latency among precision.costs, loads one variant at a time)")
 		default:
 			parts = append(parts, "one variant at a time: "+oneAtATimeWhy(c.ModeWhy))
 		}
@@ -189,7 +197,11 @@ func ScheduleText(c *record.ScheduleChoice, warmup time.Duration, cpus string) s
 		parts = append(parts, "every load step in each round, under the same start of the services, so that each start serves them all: a start costs its warm-up, and what differs between starts narrows only with more of them")
 	}
 	if c.Warmup {
-		parts = append(parts, fmt.Sprintf("%s of load before each window (the services are warm already; load.warmup sets another)", warmup))
+		why := "the services are warm already from their variant warm-up"
+		if restart != "once" {
+			why = "a service started afresh settles in a second or two"
+		}
+		parts = append(parts, fmt.Sprintf("%s of load before each window (%s; load.warmup sets another)", warmup, why))
 	}
 	if len(parts) == 0 {
 		return ""

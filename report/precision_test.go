@@ -111,6 +111,10 @@ func TestScheduleAndMeasuredLines(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
+	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "together"}
+	if got := scheduleLine(m); !strings.Contains(got, "the baseline and every variant loaded at once on CPUs 1 (mode: together)") {
+		t.Errorf("together: %q", got)
+	}
 	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "latency-primary"}
 	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: a primary cost is a latency") {
 		t.Errorf("one at a time: %q", got)

@@ -448,7 +448,7 @@ func ChosenSchedule(s *scenario.Scenario) *record.ScheduleChoice {
 func holdable(s *scenario.Scenario, opt Options) *scenario.Scenario {
 	why := ""
 	switch {
-	case !s.Schedule.ModeAuto || s.Mode != scenario.ModeDuet:
+	case !s.ChoseConcurrent():
 		return s
 	case opt.FindMax:
 		why = scenario.ScheduleFindMax

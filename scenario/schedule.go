@@ -11,9 +11,10 @@ import (
 )
 
 // Schedule records what toll chose of a load test's schedule in precision
-// mode, where the scenario names no mode or no restart policy: pairs at
-// once (a shared duet) where the machine and the primary costs allow, and
-// fresh services every round where starting them is cheap.
+// mode, where the scenario names no mode or no restart policy: every
+// variant at once, or pairs at once (a shared duet) with one other
+// variant, where the machine and the primary costs allow, and fresh
+// services every round where starting them is cheap.
 type Schedule struct {
 	// ModeAuto is set when toll chose Mode; ModeWhy then says why it
 	// chose it, or why it kept one variant at a time (a ScheduleReason).
@@ -47,6 +48,11 @@ const (
 	// ScheduleDuet: pairs at once on shared CPUs, so that both sides of a
 	// comparison meet the same moments of every CPU.
 	ScheduleDuet = "duet"
+	// ScheduleTogether: the baseline and every variant at once on shared
+	// CPUs (mode: together): every side meets the same moments of every
+	// CPU, and a round holds one trial of each variant in the time a duet
+	// holds one pair.
+	ScheduleTogether = "together"
 	// ScheduleOneVariant: nothing to pair.
 	ScheduleOneVariant = "one-variant"
 	// ScheduleLatency: a primary cost is a latency or the throughput,
@@ -88,8 +94,12 @@ const (
 // precision mode that names neither (Schedule). Run on a duet-capable
 // machine, a shared duet pairs the baseline and each variant at the same
 // moments of the same CPUs, which resolves a CPU cost several times faster
-// than alternating trials (docs/method.md, "Sharing one CPU"); where it
-// cannot, the run keeps one variant at a time and says why.
+// than alternating trials (docs/method.md, "Sharing one CPU"). With two
+// variants or more besides the baseline, it loads them all at once
+// (mode: together): a duet a round per variant would measure each side
+// in turn, and the baseline once per duet, where one trial of each holds
+// the same comparisons in the time of one duet. Where it cannot, the run
+// keeps one variant at a time and says why.
 func (v *validator) schedule(s *Scenario) {
 	if s.Workload() != WorkloadLoad || v.asStartup {
 		return
@@ -140,32 +150,41 @@ func (v *validator) schedule(s *Scenario) {
 		s.Schedule.ModeWhy = ScheduleOneCPU
 	case v.present("matrix"):
 		s.Schedule.ModeWhy = ScheduleMatrix
-	case !v.twoGenerators(s.Load):
+	case !v.generatorsFit(s.Load, 2):
 		s.Schedule.ModeWhy = ScheduleConnections
+	case len(s.Variants) > 2 && v.generatorsFit(s.Load, len(s.Variants)):
+		s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeTogether, DuetShared, ScheduleTogether
 	default:
 		s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeDuet, DuetShared, ScheduleDuet
 	}
 }
 
-// twoGenerators reports whether the connections of two load generators of
-// l fit this machine (a load that does not fit even one is then refused
-// for one, by load).
-func (v *validator) twoGenerators(l Load) bool {
-	n, fds, what := l.MaxConns, 1, "connections"
-	if n <= 0 {
-		n = DefaultMaxConns
+// generatorsFit reports whether the connections of n load generators of l,
+// one a side, fit this machine (a load that does not fit even one is then
+// refused for one, by load).
+func (v *validator) generatorsFit(l Load, n int) bool {
+	conns, fds, what := l.MaxConns, 1, "connections"
+	if conns <= 0 {
+		conns = DefaultMaxConns
 	}
 	if len(l.Users) > 0 {
-		n, fds, what = slices.Max(l.Users), 2, "users"
+		conns, fds, what = slices.Max(l.Users), 2, "users"
 	}
-	return checkConns(v.m, n, 2, fds, what) == nil
+	return checkConns(v.m, conns, n, fds, what) == nil
 }
 
-// KeepOneAtATime undoes a duet that toll chose (Schedule.ModeAuto) where
-// the run cannot hold one: the variants run one at a time, and why says
-// why (a ScheduleReason). A mode the scenario names is left alone.
+// ChoseConcurrent reports whether toll chose to load sides at once (a
+// shared duet, or every variant together) where the scenario named no
+// mode.
+func (s *Scenario) ChoseConcurrent() bool {
+	return s.Schedule.ModeAuto && s.Concurrent()
+}
+
+// KeepOneAtATime undoes sides at once that toll chose (Schedule.ModeAuto)
+// where the run cannot hold them: the variants run one at a time, and why
+// says why (a ScheduleReason). A mode the scenario names is left alone.
 func (s *Scenario) KeepOneAtATime(why string) {
-	if !s.Schedule.ModeAuto || s.Mode != ModeDuet {
+	if !s.ChoseConcurrent() {
 		return
 	}
 	s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeSequential, "", why

@@ -31,6 +31,17 @@ func TestScheduleChosen(t *testing.T) {
 		modeAuto, restartAut bool
 	}{
 		{name: "a Go service", mode: ModeDuet, duet: DuetShared, restart: RestartPerRound, modeWhy: ScheduleDuet, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "a Go service, three variants", edit: threeVariants, mode: ModeTogether, duet: DuetShared, restart: RestartPerRound, modeWhy: ScheduleTogether, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "three JVM variants", edit: func(s string) string {
+			return threeVariants(strings.Replace(s, "env: {A: b}", "env: {JAVA_TOOL_OPTIONS: -javaagent:/opt/a.jar}", 1))
+		}, mode: ModeTogether, duet: DuetShared, restart: RestartOnce, modeWhy: ScheduleTogether, restartWhy: RestartJVM, modeAuto: true, restartAut: true},
+		{name: "three variants whose users fit two load generators, not three", edit: func(s string) string {
+			return threeVariants(strings.Replace(s, "  rate: 100\n", "  users: 4000\n", 1))
+		}, mode: ModeDuet, duet: DuetShared, restart: RestartPerRound, modeWhy: ScheduleDuet, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "three variants, one CPU", edit: threeVariants, m: oneCPU, mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleOneCPU, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
+		{name: "three variants and a latency among the primary costs", edit: func(s string) string {
+			return threeVariants(s) + "precision: {costs: [cpu_per_request, latency_p99]}\n"
+		}, mode: ModeSequential, restart: RestartPerRound, modeWhy: ScheduleLatency, restartWhy: RestartNoJVM, modeAuto: true, restartAut: true},
 		{name: "an agent through JAVA_TOOL_OPTIONS", edit: func(s string) string {
 			return strings.Replace(s, "env: {A: b}", "env: {JAVA_TOOL_OPTIONS: -javaagent:/opt/a.jar}", 1)
 		}, mode: ModeDuet, duet: DuetShared, restart: RestartOnce, modeWhy: ScheduleDuet, restartWhy: RestartJVM, modeAuto: true, restartAut: true},
@@ -94,6 +105,12 @@ func TestScheduleChosen(t *testing.T) {
 	}
 }
 
+// threeVariants adds a third variant, a twin of the baseline, to a
+// scenario whose variants end with the otel one.
+func threeVariants(s string) string {
+	return strings.Replace(s, "load:\n", "  - name: twin\nload:\n", 1)
+}
+
 // TestKeepOneAtATime checks that a duet toll chose, and only that, is
 // undone where the run cannot hold it.
 func TestKeepOneAtATime(t *testing.T) {
@@ -104,6 +121,14 @@ func TestKeepOneAtATime(t *testing.T) {
 	s.KeepOneAtATime(ScheduleCluster)
 	if s.Mode != ModeSequential || s.Pinning.Duet != "" || s.Schedule.ModeWhy != ScheduleCluster {
 		t.Errorf("chosen duet kept: mode %q duet %q why %q", s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy)
+	}
+	three, err := parse("demo.yaml", []byte(threeVariants(good)), testMachine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three.KeepOneAtATime(ScheduleFindMax)
+	if three.Mode != ModeSequential || three.Pinning.Duet != "" || three.Schedule.ModeWhy != ScheduleFindMax {
+		t.Errorf("chosen together kept: mode %q duet %q why %q", three.Mode, three.Pinning.Duet, three.Schedule.ModeWhy)
 	}
 	named, err := parse("demo.yaml", []byte(good+"mode: duet\npinning: {duet: shared}\n"), testMachine)
 	if err != nil {
