@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/container"
+	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/variant"
 )
@@ -112,6 +113,37 @@ func TestWarmStartsReady(t *testing.T) {
 		}
 		if got := b.WarmStartsReady(); got != tt.want {
 			t.Errorf("%s: %d starts ready, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSpareOrder checks that the starts ahead of their turn begin their
+// variants in a fresh order at each start, each a permutation of them,
+// and that one run's seed and starts give the same order again.
+func TestSpareOrder(t *testing.T) {
+	owed := []*plan.Trial{{Variant: "baseline"}, {Variant: "extra"}, {Variant: "twin"}}
+	b := &Backend{seed: 42, starts: map[string]int{}}
+	first := map[string]int{}
+	for start := 1; start <= 30; start++ {
+		for _, pt := range owed {
+			b.starts[pt.Variant] = start
+		}
+		got := b.spareOrder(owed)
+		var names []string
+		for _, pt := range got {
+			names = append(names, pt.Variant)
+		}
+		if sorted := slices.Sorted(slices.Values(names)); !slices.Equal(sorted, []string{"baseline", "extra", "twin"}) {
+			t.Fatalf("start %d: order %v is not a permutation of the variants", start, names)
+		}
+		if again := b.spareOrder(owed); again[0] != got[0] || again[1] != got[1] {
+			t.Fatalf("start %d: the same seed and starts gave %v, then another order", start, names)
+		}
+		first[names[0]]++
+	}
+	for _, v := range []string{"baseline", "extra", "twin"} {
+		if first[v] < 3 {
+			t.Errorf("%s began first at %d of 30 starts, want a fair share (%v)", v, first[v], first)
 		}
 	}
 }
