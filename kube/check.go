@@ -18,8 +18,8 @@ const remoteWarmup = time.Minute
 // that changed it (backend.Backend): the variant warm-up toll chose
 // (until the JVMs settle, which it reads on one machine only) becomes a
 // fixed one, remoteWarmup at each trial's load, so that a scenario that
-// sets no warm-up runs in a cluster too, and a duet toll chose runs one
-// variant at a time. A warm-up the scenario sets is left to Check.
+// sets no warm-up runs in a cluster too, and sides at once that toll chose
+// (a duet, or every variant together) run one variant at a time. A warm-up the scenario sets is left to Check.
 func (r *Runner) Adapt(s *scenario.Scenario) (*scenario.Scenario, string) {
 	if s.ChoseConcurrent() {
 		// Sides at once that toll chose pin to CPUs of one machine: a

@@ -90,9 +90,8 @@ func waitReady(ctx context.Context, r Readiness, openLog opener, logStart int64,
 // the wait: a tenth of it, between minPoll and pollInterval. The service's
 // start-up time is when a check first passes, so the pause is its
 // resolution: a tenth of itself, however quick the start (a fixed 25 ms
-// read a Go service that starts in 30 ms as 36 or 61 ms and nothing
-// between, and two starts of one program as a 35% change), while a slow
-// start is checked no more often than every pollInterval.
+// read a service that starts in 30 ms as 36 or 61 ms and nothing between),
+// while a slow start is checked no more often than every pollInterval.
 func pollWait(elapsed time.Duration) time.Duration {
 	return min(max(elapsed/10, minPoll), pollInterval)
 }

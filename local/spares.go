@@ -82,18 +82,19 @@ func (b *Backend) launchSpares(ctx context.Context, owed []*plan.Trial, n int, i
 }
 
 // spareOrder returns owed in the order in which the next start of their
-// variants begins, drawn from the run's seed and the starts each variant
-// has had, so that it is fresh at each start and the run reproducible.
-// Services started one after another do not come to their start alike
-// (which boots beside which), and plan shuffles the run's starts for it;
-// starts ahead of their turn begun always in the variants' order put the
-// baseline's JVM first at every one, and an identical twin read its JVM
-// init +124% [+79%, +180%] over four starts.
+// variants begins, drawn from the run's seed and the starts they have had
+// (each start adds to them), so that it is fresh at each start and the run
+// reproducible. Services started one after another do not come to their
+// start alike (which boots beside which), and plan shuffles the run's
+// starts for it; begun always in the variants' order, the baseline's JVM
+// would come first at every start ahead, and its start-up costs (JVM init)
+// would differ from an identical twin's by that alone (docs/benchmarks.md,
+// "Every variant at once, chosen by toll").
 func (b *Backend) spareOrder(owed []*plan.Trial) []*plan.Trial {
 	var starts uint64
 	b.mu.Lock()
 	for _, pt := range owed {
-		starts = starts<<8 + uint64(b.starts[pt.Variant])
+		starts += uint64(b.starts[pt.Variant])
 	}
 	b.mu.Unlock()
 	out := slices.Clone(owed)

@@ -166,18 +166,14 @@ func ScheduleText(c *record.ScheduleChoice, restart string, warmup time.Duration
 	}
 	var parts []string
 	if c.Mode {
+		on := ""
+		if cpus != "" {
+			on = " on CPUs " + cpus
+		}
 		switch c.ModeWhy {
 		case "duet":
-			on := ""
-			if cpus != "" {
-				on = " on CPUs " + cpus
-			}
 			parts = append(parts, "the baseline and each variant loaded at once"+on+" (a shared duet), so that both meet the same moments of every CPU; their latencies then do not compare (--sequential, or a latency among precision.costs, loads one variant at a time)")
 		case "together":
-			on := ""
-			if cpus != "" {
-				on = " on CPUs " + cpus
-			}
 			parts = append(parts, "the baseline and every variant loaded at once"+on+" (mode: together), so that every side meets the same moments of every CPU and a round holds one trial of each in the time of one duet; their latencies then do not compare (mode: duet pairs them one variant at a time; --sequential, or a latency among precision.costs, loads one variant at a time)")
 		default:
 			parts = append(parts, "one variant at a time: "+oneAtATimeWhy(c.ModeWhy))

@@ -111,8 +111,9 @@ func threeVariants(s string) string {
 	return strings.Replace(s, "load:\n", "  - name: twin\nload:\n", 1)
 }
 
-// TestKeepOneAtATime checks that a duet toll chose, and only that, is
-// undone where the run cannot hold it.
+// TestKeepOneAtATime checks that sides at once that toll chose (a duet, or
+// every variant together), and only those, are undone where the run cannot
+// hold them.
 func TestKeepOneAtATime(t *testing.T) {
 	s, err := parse("demo.yaml", []byte(good), testMachine)
 	if err != nil {
