@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"github.com/tollperf/toll/launch"
 	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/probe"
 	"github.com/tollperf/toll/probe/jvm"
@@ -221,20 +222,19 @@ type ServiceStart struct {
 	Classes     int64     `json:"classes,omitempty"`
 }
 
-// startPoll is how often the probe checks the services' readiness during a
-// start: a local start-up experiment's.
-const startPoll = 25 * time.Millisecond
-
-// watchStarts times the start of each service of checks: every startPoll
-// it connects to each readiness address not yet open and runs each check
+// watchStarts times the start of each service of checks: as often as a
+// local start-up experiment checks readiness (launch.PollWait, a tenth of
+// the time waited so far, so a quick start reads to a tenth of itself) it
+// connects to each readiness address not yet open and runs each check
 // not yet passed, and once every check has passed it reads each service's
 // processes (their launch, CPU and RSS) and JVM and writes a StartLine per
 // service. It returns then, or when ctx ends.
 func watchStarts(ctx context.Context, out *lineWriter, fs procfs.FS, runLabel string, checks []StartCheck) {
 	opened := make([]time.Time, len(checks))
 	ready := make([]time.Time, len(checks))
-	tick := time.NewTicker(startPoll)
-	defer tick.Stop()
+	began := time.Now()
+	wait := time.NewTimer(launch.PollWait(0)) // reset before each pause
+	defer wait.Stop()
 	for {
 		left := 0
 		for i, c := range checks {
@@ -270,10 +270,11 @@ func watchStarts(ctx context.Context, out *lineWriter, fs procfs.FS, runLabel st
 		if left == 0 {
 			break
 		}
+		wait.Reset(launch.PollWait(time.Since(began)))
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-wait.C:
 		}
 	}
 	groups, _ := runProcs(fs, runLabel)

@@ -17,7 +17,7 @@ import (
 const (
 	// pollInterval is the longest pause between two readiness checks.
 	pollInterval = 25 * time.Millisecond
-	// minPoll is the shortest (pollWait).
+	// minPoll is the shortest (PollWait).
 	minPoll = time.Millisecond
 	// checkTimeout bounds one readiness check, so that a service that
 	// accepts but never answers does not hold the poll.
@@ -72,7 +72,7 @@ func waitReady(ctx context.Context, r Readiness, openLog opener, logStart int64,
 		if last == nil || time.Now().Before(deadline) {
 			last = err
 		}
-		wait.Reset(pollWait(time.Since(began)))
+		wait.Reset(PollWait(time.Since(began)))
 		select {
 		case <-exited:
 			return errors.New("process exited")
@@ -86,13 +86,13 @@ func waitReady(ctx context.Context, r Readiness, openLog opener, logStart int64,
 	}
 }
 
-// pollWait is the pause before the next readiness check, elapsed into
-// the wait: a tenth of it, between minPoll and pollInterval. The service's
+// PollWait is the pause before the next readiness check, elapsed into
+// the wait: a tenth of it, between a millisecond and 25 ms. The service's
 // start-up time is when a check first passes, so the pause is its
 // resolution: a tenth of itself, however quick the start (a fixed 25 ms
 // read a service that starts in 30 ms as 36 or 61 ms and nothing between),
-// while a slow start is checked no more often than every pollInterval.
-func pollWait(elapsed time.Duration) time.Duration {
+// while a slow start is checked no more often than every 25 ms.
+func PollWait(elapsed time.Duration) time.Duration {
 	return min(max(elapsed/10, minPoll), pollInterval)
 }
 

@@ -18,8 +18,8 @@ func TestPollWait(t *testing.T) {
 		{time.Second, pollInterval},
 		{time.Minute, pollInterval},
 	} {
-		if got := pollWait(tt.elapsed); got != tt.want {
-			t.Errorf("pollWait(%s) = %s, want %s", tt.elapsed, got, tt.want)
+		if got := PollWait(tt.elapsed); got != tt.want {
+			t.Errorf("PollWait(%s) = %s, want %s", tt.elapsed, got, tt.want)
 		}
 	}
 }
