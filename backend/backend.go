@@ -111,6 +111,13 @@ type AtOnce interface {
 	// record to keep as soon as that side has ended (the sides of a
 	// sliced duet end a slice apart). Its error joins the sides'.
 	TrialsAtOnce(ctx context.Context, sides []*plan.Trial, keep Keep) error
+	// Reschedule loads fewer sides at once from the next trial on: s is
+	// the run's scenario with the mode toll chose in the place of the one
+	// Setup prepared (scenario.Lighten). It ends what the backend began
+	// for the old mode beside the rounds, and returns the note of the
+	// layout that Setup made for the old mode and the one that replaces
+	// it (empty for none).
+	Reschedule(s *scenario.Scenario) (replaced, note string)
 }
 
 // Startups is a Backend that runs start-up experiments: a trial is one

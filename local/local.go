@@ -428,13 +428,7 @@ func (b *Backend) setupPinning(m *record.Manifest) error {
 		}
 		if b.s.Pinning.Duet == scenario.DuetShared {
 			b.duetCPUs = [2]string{svc.String(), svc.String()}
-			if b.s.Mode == scenario.ModeTogether {
-				b.note(fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(b.s.Variants), svc))
-			} else if sl := b.s.Load.Slice.D(); sl > 0 {
-				b.note(fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: latencies compare too; windows last twice their duration, and work beside the requests (GC, JIT, timers) is charged over all of it (docs/method.md, \"Taking turns\")", svc, sl))
-			} else {
-				b.note(fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc))
-			}
+			b.note(sharedNote(b.s, svc.String()))
 		} else {
 			half := len(svc) / 2
 			b.duetCPUs = [2]string{svc[:half].String(), svc[half : 2*half].String()}
@@ -455,6 +449,32 @@ func (b *Backend) setupPinning(m *record.Manifest) error {
 		m.Layout.WarmupCPUs = b.warmupCPUs
 	}
 	return nil
+}
+
+// sharedNote says how the sides of s share the services' CPUs svc, for a
+// shared duet or variants together ("" otherwise).
+func sharedNote(s *scenario.Scenario, svc string) string {
+	switch {
+	case !s.Concurrent() || s.Pinning.Duet != scenario.DuetShared:
+		return ""
+	case s.Mode == scenario.ModeTogether:
+		return fmt.Sprintf("%d variants together on shared CPUs %s: their CPU and memory costs compare; their latencies do not, since each side waits for the others' CPU", len(s.Variants), svc)
+	case s.Load.Slice.D() > 0:
+		return fmt.Sprintf("duet on shared CPUs %s, the two sides' loads taking turns of %s: latencies compare too; windows last twice their duration, and work beside the requests (GC, JIT, timers) is charged over all of it (docs/method.md, \"Taking turns\")", svc, s.Load.Slice.D())
+	}
+	return fmt.Sprintf("duet on shared CPUs %s: the two sides' CPU and memory costs compare; their latencies do not, since each side waits for the other's CPU", svc)
+}
+
+// Reschedule implements backend.AtOnce: the trials from now on load the
+// sides of s's mode at once. Starts warming beside the rounds are stopped
+// first (their warm-up followed the old mode's trials, and it reads the
+// scenario); the next round's trials begin their warm-up again, and those
+// warmed already wait for their turn.
+func (b *Backend) Reschedule(s *scenario.Scenario) (replaced, note string) {
+	b.stopAhead()
+	replaced = sharedNote(b.s, b.svcCPUs)
+	b.s = s
+	return replaced, sharedNote(s, b.svcCPUs)
 }
 
 // startsSoFar counts the starts of each variant that left a log in dir, so

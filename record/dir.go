@@ -364,6 +364,30 @@ func (d *Dir) WriteTrial(t *Trial) error {
 	return d.writeJSON(TrialFile(t), t)
 }
 
+// AsideDir is where SetAside moves trials that the run measured but does
+// not compare, relative to the directory, each in a folder named for why
+// (the mode they were measured in): ReadTrials does not read them.
+const AsideDir = "trials/aside"
+
+// SetAside moves trial t's file, and its latency log where there is one,
+// into AsideDir's folder why, where they are kept but not read as the
+// run's trials.
+func (d *Dir) SetAside(t *Trial, why string) error {
+	to := filepath.Join(AsideDir, safeName(why))
+	if err := d.mkdirAll(to); err != nil {
+		return fmt.Errorf("set trial %d aside: %w", t.Index, err)
+	}
+	name := TrialFile(t)
+	hlog := strings.TrimSuffix(name, ".json") + ".hlog"
+	for _, f := range []string{name, hlog} {
+		err := d.rename(f, filepath.Join(to, filepath.Base(f)))
+		if err != nil && !(f == hlog && errors.Is(err, fs.ErrNotExist)) {
+			return fmt.Errorf("set trial %d aside: %w", t.Index, err)
+		}
+	}
+	return nil
+}
+
 // Unreadable is a trial file that could not be read back: truncated,
 // empty, not a trial, or of a newer schema than this toll reads.
 type Unreadable struct {

@@ -170,3 +170,47 @@ func TestLockRefusesWhatIsNotARegularFile(t *testing.T) {
 		})
 	}
 }
+
+// TestSetAside sets two trials aside, one with a latency log and one
+// without, twice under the same indices (a run that went from every
+// variant at once to pairs, and then to one at a time): each is kept in
+// its own folder, and ReadTrials reads only the trial left in place.
+func TestSetAside(t *testing.T) {
+	d, err := CreateExact(filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, why := range []string{"together", "duet"} {
+		a, b := &Trial{Index: 1, Variant: "baseline"}, &Trial{Index: 2, Variant: "extra"}
+		for _, tr := range []*Trial{a, b} {
+			if err := d.WriteTrial(tr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.WriteFile("trials/0001-baseline.hlog", []byte(why)); err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range []*Trial{a, b} {
+			if err := d.SetAside(tr, why); err != nil {
+				t.Fatalf("%s: %v", why, err)
+			}
+		}
+	}
+	if err := d.WriteTrial(&Trial{Index: 1, Variant: "baseline"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, why := range []string{"together", "duet"} {
+		for _, f := range []string{"0001-baseline.json", "0002-extra.json"} {
+			if _, err := os.Stat(filepath.Join(d.Path, AsideDir, why, f)); err != nil {
+				t.Errorf("%s/%s not kept: %v", why, f, err)
+			}
+		}
+		if b, err := os.ReadFile(filepath.Join(d.Path, AsideDir, why, "0001-baseline.hlog")); err != nil || string(b) != why {
+			t.Errorf("%s's latency log: %q, %v", why, b, err)
+		}
+	}
+	trials, unreadable, err := d.ReadTrials()
+	if err != nil || len(unreadable) > 0 || len(trials) != 1 || trials[0].Index != 1 {
+		t.Errorf("trials %+v, unreadable %+v, %v: want trial 1 alone", trials, unreadable, err)
+	}
+}

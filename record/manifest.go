@@ -304,6 +304,12 @@ type ScheduleChoice struct {
 	// that names no mode: "rounds", the scenario fixes its rounds, and
 	// toll chooses a schedule only with them (precision mode).
 	Unchosen string `json:"unchosen,omitempty"`
+	// BusyPct is set where toll loaded fewer sides at once than it first
+	// chose (ModeWhy "together-busy" or "busy"): how busy, in percent, the
+	// CPUs the sides shared were through the run's first round in the
+	// mode toll first chose. That round's trials are kept in AsideDir,
+	// not compared.
+	BusyPct float64 `json:"busy_pct,omitempty"`
 }
 
 // Precision is a run in precision mode: its rounds ran until every primary

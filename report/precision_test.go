@@ -115,6 +115,15 @@ func TestScheduleAndMeasuredLines(t *testing.T) {
 	if got := scheduleLine(m); !strings.Contains(got, "the baseline and every variant loaded at once on CPUs 1 (mode: together)") {
 		t.Errorf("together: %q", got)
 	}
+	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "together-busy", BusyPct: 99.6}
+	if got := scheduleLine(m); !strings.Contains(got, "each variant loaded at once on CPUs 1 (a shared duet): every variant at once kept those CPUs 100% busy through the first round") ||
+		!strings.Contains(got, "trials/aside/together") {
+		t.Errorf("pairs after every variant at once: %q", got)
+	}
+	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "busy", BusyPct: 97}
+	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: sides loaded at once kept the services' CPUs 97% busy through the first round") {
+		t.Errorf("one at a time after sides at once: %q", got)
+	}
 	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "latency-primary"}
 	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: a primary cost is a latency") {
 		t.Errorf("one at a time: %q", got)

@@ -21,6 +21,12 @@ import (
 // counts it and prints its line; its error is the trial's own when it was
 // cut short. Every backend's trials are kept here.
 func (r *runner) keep(tr *record.Trial, res *load.Result) error {
+	r.mu.Lock()
+	if aside := r.carry[tr.Variant]; aside != nil {
+		carryStart(tr, aside)
+		delete(r.carry, tr.Variant)
+	}
+	r.mu.Unlock()
 	if err := r.dir.WriteTrial(tr); err != nil {
 		return err
 	}

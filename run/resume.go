@@ -33,6 +33,9 @@ type resumption struct {
 	// trials are the records the directory holds, in the order they ran,
 	// those cut short among them.
 	trials []*record.Trial
+	// scenario is the scenario as the run went on, where toll loaded
+	// fewer sides at once than it first chose (lighten); nil otherwise.
+	scenario *scenario.Scenario
 }
 
 // ReadResumable reads the scenario of the results directory path as its run
@@ -109,6 +112,13 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 	if m.Mode == "find-max" {
 		return nil, fmt.Errorf("resume %s: a --find-max search cannot be resumed; run it again", path)
 	}
+	var lighter *scenario.Scenario
+	if c := m.Chosen; c != nil && (c.ModeWhy == scenario.ScheduleTogetherBusy || c.ModeWhy == scenario.ScheduleBusy) && s.ChoseConcurrent() {
+		// The run went on loading fewer sides at once, as it goes on now.
+		l := *s
+		l.Lighten(m.Mode)
+		s, lighter = &l, &l
+	}
 	var names []string
 	for _, v := range s.Variants {
 		names = append(names, v.Name)
@@ -154,7 +164,7 @@ func readResumption(s *scenario.Scenario, path string) (*resumption, error) {
 	if len(kept) == len(planned) {
 		return nil, fmt.Errorf("resume %s: all %d trials finished; nothing to resume (toll report renders it)", path, len(planned))
 	}
-	return &resumption{dir: dir, manifest: m, kept: kept, nextLaunch: next, trials: trials}, nil
+	return &resumption{dir: dir, manifest: m, kept: kept, nextLaunch: next, trials: trials, scenario: lighter}, nil
 }
 
 // remaining returns the actions of a plan still to do once the trials in

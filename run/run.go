@@ -135,6 +135,9 @@ func run(ctx context.Context, s *scenario.Scenario, opt Options) (*record.Dir, e
 			return nil, err
 		}
 		dir, seed = res.dir, res.manifest.Seed
+		if res.scenario != nil {
+			s = res.scenario
+		}
 	} else if dir, err = createDir(s, opt); err != nil {
 		return nil, err
 	}
@@ -329,6 +332,10 @@ type runner struct {
 	// a resumed run's from its earlier sittings, then each trial as it is
 	// kept (guarded by mu). A run in precision mode analyses them.
 	trials map[int]*record.Trial
+	// carry holds, by variant, the trial of services started once that a
+	// lighter schedule set aside, whose start the variant's next trial
+	// records (carryStart; guarded by mu).
+	carry map[string]*record.Trial
 }
 
 func createDir(s *scenario.Scenario, opt Options) (*record.Dir, error) {
@@ -535,8 +542,16 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 			}
 		}
 		if t, ok := roundEnds(actions, i, pr.shared); ok {
+			rest, lighter, err := r.lighten(m, t, actions[i+1:])
+			if err != nil {
+				return err
+			}
+			if lighter {
+				actions = append(actions[:i+1:i+1], rest...)
+				continue
+			}
 			pr.thisStart++
-			rest, err := r.afterRound(pr, m, t, actions[i+1:])
+			rest, err = r.afterRound(pr, m, t, actions[i+1:])
 			if err != nil {
 				return err
 			}

@@ -73,6 +73,14 @@ const (
 	ScheduleCluster = "cluster"
 	// ScheduleFindMax: a --find-max search runs its own rounds.
 	ScheduleFindMax = "find-max"
+	// ScheduleTogetherBusy: pairs at once (a shared duet), where every
+	// variant at once kept the CPUs they shared saturated through the
+	// run's first round (Lighten).
+	ScheduleTogetherBusy = "together-busy"
+	// ScheduleBusy: one variant at a time, where sides loaded at once kept
+	// the CPUs they shared saturated through the run's first round, and a
+	// pair would too (Lighten).
+	ScheduleBusy = "busy"
 	// ScheduleFixedRounds: the scenario fixes its rounds, and toll chooses
 	// a schedule only with the rounds (precision mode): it keeps one
 	// variant at a time (Schedule.Unchosen).
@@ -188,6 +196,22 @@ func (s *Scenario) KeepOneAtATime(why string) {
 		return
 	}
 	s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy = ModeSequential, "", why
+}
+
+// Lighten loads fewer sides at once than toll chose (Schedule.ModeAuto),
+// once a round has shown that the CPUs they share cannot hold them all:
+// pairs at once (ModeDuet) or one variant at a time (ModeSequential). A
+// mode the scenario names is left alone.
+func (s *Scenario) Lighten(mode string) {
+	if !s.ChoseConcurrent() {
+		return
+	}
+	switch mode {
+	case ModeDuet:
+		s.Mode, s.Schedule.ModeWhy = ModeDuet, ScheduleTogetherBusy
+	case ModeSequential:
+		s.KeepOneAtATime(ScheduleBusy)
+	}
 }
 
 // reJVM finds a JVM in a command, its environment or a script it runs.

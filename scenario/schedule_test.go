@@ -140,3 +140,29 @@ func TestKeepOneAtATime(t *testing.T) {
 		t.Errorf("the scenario's own duet undone: mode %q", named.Mode)
 	}
 }
+
+// TestLighten checks that toll loads fewer sides at once only where it
+// chose to load them at once: every variant together becomes pairs or one
+// at a time, each saying why, and a mode the scenario names stays.
+func TestLighten(t *testing.T) {
+	for _, tt := range []struct {
+		name, scenario, to string
+		mode, duet, why    string
+	}{
+		{"together to pairs", threeVariants(good), ModeDuet, ModeDuet, DuetShared, ScheduleTogetherBusy},
+		{"together to one at a time", threeVariants(good), ModeSequential, ModeSequential, "", ScheduleBusy},
+		{"a chosen duet to one at a time", good, ModeSequential, ModeSequential, "", ScheduleBusy},
+		{"the scenario's own together", threeVariants(good) + "mode: together\n", ModeDuet, ModeTogether, DuetShared, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := parse("demo.yaml", []byte(tt.scenario), testMachine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Lighten(tt.to)
+			if s.Mode != tt.mode || s.Pinning.Duet != tt.duet || s.Schedule.ModeWhy != tt.why {
+				t.Errorf("mode %q duet %q why %q, want %q %q %q", s.Mode, s.Pinning.Duet, s.Schedule.ModeWhy, tt.mode, tt.duet, tt.why)
+			}
+		})
+	}
+}

@@ -1,0 +1,133 @@
+package run
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tollperf/toll/analyze"
+	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/scenario"
+)
+
+// lighten is asked at the end of the first round of a run in precision
+// mode where toll chose to load sides at once (every variant together, or
+// pairs) before anything had shown what they ask of the CPUs they share.
+// Where that round kept those CPUs saturated, the sides queued behind one
+// another and were measured at a load none of them meets alone: toll then
+// loads fewer at once (analyze.SidesLoad.Lighter), sets the round's
+// trials aside (record.AsideDir, in a folder named for the mode they
+// were measured in) and runs its plan afresh in the lighter
+// mode, on the services running already. It returns the actions that
+// follow the round, and whether it changed them.
+func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, bool, error) {
+	if r.can.atOnce == nil || !r.s.ChoseConcurrent() || !r.s.Precision.On || t.Round != 1 {
+		return rest, false, nil
+	}
+	var round []*record.Trial
+	for _, tr := range r.keptTrials() {
+		if tr.Round == t.Round {
+			round = append(round, tr)
+		}
+	}
+	load, ok := analyze.RoundLoad(m, round)
+	if !ok {
+		return rest, false, nil
+	}
+	mode := load.Lighter(r.s.Mode, r.s.Baseline)
+	if mode == "" {
+		return rest, false, nil
+	}
+	from := r.s.Mode
+	was := "every variant at once"
+	if r.s.Mode == scenario.ModeDuet {
+		was = "a pair at once"
+	}
+	now := "pairs at once (a shared duet)"
+	if mode == scenario.ModeSequential {
+		now = "one variant at a time"
+	}
+	s := *r.s
+	s.Lighten(mode)
+	replaced, note := r.can.atOnce.Reschedule(&s)
+	r.mu.Lock()
+	r.s = &s
+	r.notes = slices.DeleteFunc(r.notes, func(n string) bool { return n == replaced })
+	for _, tr := range round {
+		delete(r.trials, tr.Index)
+		if r.lastTrial[tr.Variant] == tr {
+			// Its telemetry cycle ends with the next trial's services.
+			delete(r.lastTrial, tr.Variant)
+		}
+		if s.Restart == scenario.RestartOnce {
+			// Services started once run on: their start and warm-up
+			// pass to each variant's next trial (carryStart).
+			if r.carry == nil {
+				r.carry = map[string]*record.Trial{}
+			}
+			r.carry[tr.Variant] = tr
+		}
+	}
+	r.mu.Unlock()
+	if note != "" {
+		r.note(note)
+	}
+	for _, tr := range round {
+		if err := r.dir.SetAside(tr, from); err != nil {
+			return rest, false, err
+		}
+	}
+	// The services of the round stop as planned (a start every round), or
+	// run on, warmed already (started once): the new plan's first starts
+	// are theirs.
+	var next []plan.Action
+	for _, a := range rest {
+		if a.Kind != plan.Stop {
+			break
+		}
+		next = append(next, a)
+	}
+	p := plan.New(r.s, m.Seed)
+	actions := p.Actions
+	if r.s.Restart == scenario.RestartOnce {
+		for len(actions) > 0 && actions[0].Kind == plan.Start {
+			actions = actions[1:]
+		}
+	}
+	next = append(next, actions...)
+	m.Mode = r.s.Mode
+	if !r.s.Concurrent() {
+		m.Layout.DuetCPUs = nil
+	}
+	m.Chosen = ChosenSchedule(r.s)
+	m.Chosen.BusyPct = load.Busiest()
+	m.Planned = planned(p)
+	r.mu.Lock()
+	r.total, r.planned = r.done-len(round)+countTrials(actions), len(p.Trials())
+	r.done -= len(round)
+	r.mu.Unlock()
+	if r.prec != nil {
+		r.prec.thisStart = 0
+	}
+	events{r}.Say(fmt.Sprintf("%s kept the services' CPUs %.0f%% busy through the first round, past what the sides meet alone: %s from now on; that round's trials are set aside in %s/%s",
+		was, load.Busiest(), now, record.AsideDir, from))
+	return next, true, r.dir.WriteManifest(m)
+}
+
+// carryStart gives tr what the trial set aside before it under the same
+// start of its variant's services held of that start (lighten): the
+// variant warm-up that came before it, with its load's origin, and which
+// services were started for it. The report reads a start's warm-up and
+// start-up from its first trial.
+func carryStart(tr, aside *record.Trial) {
+	if aside.VariantWarmup != nil || aside.VariantWarmupS > 0 {
+		tr.Start, tr.VariantWarmupS, tr.VariantWarmup = aside.Start, aside.VariantWarmupS, aside.VariantWarmup
+	}
+	for i := range tr.Services {
+		for _, a := range aside.Services {
+			if a.Name == tr.Services[i].Name && a.Started {
+				tr.Services[i].Started = true
+			}
+		}
+	}
+}
