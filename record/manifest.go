@@ -306,9 +306,9 @@ type ScheduleChoice struct {
 	Unchosen string `json:"unchosen,omitempty"`
 	// BusyPct is set where toll loaded fewer sides at once than it first
 	// chose (ModeWhy "together-busy" or "busy"): how busy, in percent, the
-	// CPUs the sides shared were through the run's first round in the
-	// mode toll first chose. That round's trials are kept in AsideDir,
-	// not compared.
+	// CPUs the sides shared were through the round, among the run's
+	// first, that showed it, in the mode toll chose before. The trials
+	// until then are kept in AsideDir, not compared.
 	BusyPct float64 `json:"busy_pct,omitempty"`
 }
 

@@ -176,9 +176,9 @@ func ScheduleText(c *record.ScheduleChoice, restart string, warmup time.Duration
 		case "together":
 			parts = append(parts, "the baseline and every variant loaded at once"+on+" (mode: together), so that every side meets the same moments of every CPU and a round holds one trial of each in the time of one duet; their latencies then do not compare (mode: duet pairs them one variant at a time; --sequential, or a latency among precision.costs, loads one variant at a time)")
 		case "together-busy":
-			parts = append(parts, fmt.Sprintf("the baseline and each variant loaded at once"+on+" (a shared duet): every variant at once kept those CPUs %.0f%% busy through the first round, where the sides queued behind one another, so that round's trials are set aside (trials/aside/together) and the rounds begin again in pairs; their latencies do not compare (--sequential loads one variant at a time)", c.BusyPct))
+			parts = append(parts, fmt.Sprintf("the baseline and each variant loaded at once"+on+" (a shared duet): every variant at once kept those CPUs %.0f%% busy in one of the first rounds, where the sides queued behind one another, so the trials until then are set aside (trials/aside/together) and the rounds begin again in pairs; their latencies do not compare (--sequential loads one variant at a time)", c.BusyPct))
 		case "busy":
-			parts = append(parts, fmt.Sprintf("one variant at a time: sides loaded at once kept the services' CPUs %.0f%% busy through the first round, where they queued behind one another, and a pair would too; that round's trials are set aside (trials/aside)", c.BusyPct))
+			parts = append(parts, fmt.Sprintf("one variant at a time: sides loaded at once kept the services' CPUs %.0f%% busy in one of the first rounds, where they queued behind one another, and a pair would too; the trials until then are set aside (trials/aside)", c.BusyPct))
 		default:
 			parts = append(parts, "one variant at a time: "+oneAtATimeWhy(c.ModeWhy))
 		}

@@ -116,12 +116,12 @@ func TestScheduleAndMeasuredLines(t *testing.T) {
 		t.Errorf("together: %q", got)
 	}
 	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "together-busy", BusyPct: 99.6}
-	if got := scheduleLine(m); !strings.Contains(got, "each variant loaded at once on CPUs 1 (a shared duet): every variant at once kept those CPUs 100% busy through the first round") ||
+	if got := scheduleLine(m); !strings.Contains(got, "each variant loaded at once on CPUs 1 (a shared duet): every variant at once kept those CPUs 100% busy in one of the first rounds") ||
 		!strings.Contains(got, "trials/aside/together") {
 		t.Errorf("pairs after every variant at once: %q", got)
 	}
 	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "busy", BusyPct: 97}
-	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: sides loaded at once kept the services' CPUs 97% busy through the first round") {
+	if got := scheduleLine(m); !strings.Contains(got, "one variant at a time: sides loaded at once kept the services' CPUs 97% busy in one of the first rounds") {
 		t.Errorf("one at a time after sides at once: %q", got)
 	}
 	m.Chosen = &record.ScheduleChoice{Mode: true, ModeWhy: "latency-primary"}

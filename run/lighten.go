@@ -10,27 +10,39 @@ import (
 	"github.com/tollperf/toll/scenario"
 )
 
-// lighten is asked at the end of the first round of a run in precision
-// mode where toll chose to load sides at once (every variant together, or
-// pairs) before anything had shown what they ask of the CPUs they share.
-// Where that round kept those CPUs saturated, the sides queued behind one
-// another and were measured at a load none of them meets alone: toll then
-// loads fewer at once (analyze.SidesLoad.Lighter), sets the round's
-// trials aside (record.AsideDir, in a folder named for the mode they
-// were measured in) and runs its plan afresh in the lighter
+// lightenRounds is how many of a run's first rounds lighten reads: a
+// JVM's first round after its warm-up can still have room (90% busy)
+// where the next ones have none (93%).
+const lightenRounds = 3
+
+// lighten is asked at the end of each of the first rounds of a run in
+// precision mode where toll chose to load sides at once (every variant
+// together, or pairs) before anything had shown what they ask of the CPUs
+// they share. Where the round kept those CPUs saturated, the sides queued
+// behind one another and were measured at a load none of them meets
+// alone: toll then loads fewer at once (analyze.SidesLoad.Lighter), sets
+// the trials so far aside (record.AsideDir, in a folder named for the
+// mode they were measured in) and runs its plan afresh in the lighter
 // mode, on the services running already. It returns the actions that
-// follow the round, and whether it changed them.
+// follow the round, and whether it changed them. A load step after the
+// first rounds that saturates the CPUs is left to the report's warning.
 func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, bool, error) {
-	if r.can.atOnce == nil || !r.s.ChoseConcurrent() || !r.s.Precision.On || t.Round != 1 {
+	if r.can.atOnce == nil || !r.s.ChoseConcurrent() || !r.s.Precision.On {
 		return rest, false, nil
 	}
-	var round []*record.Trial
-	for _, tr := range r.keptTrials() {
-		if tr.Round == t.Round {
-			round = append(round, tr)
+	round := r.keptTrials() // every one is of the mode toll chose
+	rounds := map[[2]int]bool{}
+	var last []*record.Trial
+	for _, tr := range round {
+		rounds[[2]int{tr.Step, tr.Round}] = true
+		if tr.Round == t.Round && tr.Step == t.Step {
+			last = append(last, tr)
 		}
 	}
-	load, ok := analyze.RoundLoad(m, round)
+	if len(rounds) > lightenRounds {
+		return rest, false, nil
+	}
+	load, ok := analyze.RoundLoad(m, last)
 	if !ok {
 		return rest, false, nil
 	}
@@ -59,9 +71,10 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 			// Its telemetry cycle ends with the next trial's services.
 			delete(r.lastTrial, tr.Variant)
 		}
-		if s.Restart == scenario.RestartOnce {
-			// Services started once run on: their start and warm-up
-			// pass to each variant's next trial (carryStart).
+		if s.Restart == scenario.RestartOnce && r.carry[tr.Variant] == nil {
+			// Services started once run on: their start and warm-up,
+			// which the variant's first trial holds, pass to its next
+			// trial (carryStart).
 			if r.carry == nil {
 				r.carry = map[string]*record.Trial{}
 			}
@@ -102,6 +115,9 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 	m.Chosen = ChosenSchedule(r.s)
 	m.Chosen.BusyPct = load.Busiest()
 	m.Planned = planned(p)
+	if m.Precision != nil {
+		m.Precision.Steps = nil // the stopping rule's record begins again too
+	}
 	r.mu.Lock()
 	r.total, r.planned = r.done-len(round)+countTrials(actions), len(p.Trials())
 	r.done -= len(round)
@@ -109,8 +125,8 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 	if r.prec != nil {
 		r.prec.thisStart = 0
 	}
-	events{r}.Say(fmt.Sprintf("%s kept the services' CPUs %.0f%% busy through the first round, past what the sides meet alone: %s from now on; that round's trials are set aside in %s/%s",
-		was, load.Busiest(), now, record.AsideDir, from))
+	events{r}.Say(fmt.Sprintf("%s kept the services' CPUs %.0f%% busy through round %d, past what the sides meet alone: %s from now on; the trials so far are set aside in %s/%s",
+		was, load.Busiest(), t.Round, now, record.AsideDir, from))
 	return next, true, r.dir.WriteManifest(m)
 }
 

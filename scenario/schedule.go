@@ -75,10 +75,10 @@ const (
 	ScheduleFindMax = "find-max"
 	// ScheduleTogetherBusy: pairs at once (a shared duet), where every
 	// variant at once kept the CPUs they shared saturated through the
-	// run's first round (Lighten).
+	// run's first rounds (Lighten).
 	ScheduleTogetherBusy = "together-busy"
 	// ScheduleBusy: one variant at a time, where sides loaded at once kept
-	// the CPUs they shared saturated through the run's first round, and a
+	// the CPUs they shared saturated through one of the run's first rounds, and a
 	// pair would too (Lighten).
 	ScheduleBusy = "busy"
 	// ScheduleFixedRounds: the scenario fixes its rounds, and toll chooses

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -17,7 +18,7 @@ import (
 // times as heavy in precision mode with no mode, at a rate that every
 // variant at once cannot hold on the services' CPU (about 1.3 cores of
 // work on one): toll first loads them all at once, as it chooses to, sees
-// the first round keep that CPU saturated, sets the round's trials aside
+// its first rounds keep that CPU saturated, sets the trials so far aside
 // and goes on loading fewer sides at once (a shared duet, or one variant
 // at a time). The run is valid, the report says what toll did, and the
 // heavy variant's extra work reads as it does alone.
@@ -51,19 +52,23 @@ precision: {target: 50%, min_rounds: 2, budget: 2m}`)
 	}
 	if c := m.Chosen; c == nil || !slices.Contains([]string{"together-busy", "busy"}, c.ModeWhy) || c.BusyPct <= 90 ||
 		!slices.Contains([]string{"duet", "sequential"}, m.Mode) {
-		t.Fatalf("mode %q, chosen %+v: want fewer sides at once, chosen because the first round kept the CPU over 90%% busy\n%s", m.Mode, c, stdout)
+		t.Fatalf("mode %q, chosen %+v: want fewer sides at once, chosen because a first round kept the CPU over 90%% busy\n%s", m.Mode, c, stdout)
 	}
 	// Every variant at once, and on a busy machine a duet after it too.
 	aside, err := filepath.Glob(filepath.Join(out, record.AsideDir, "together", "*.json"))
-	if err != nil || len(aside) != 3 {
-		t.Errorf("trials set aside from every variant at once %v (%v), want the first round's 3", aside, err)
+	if err != nil || len(aside) == 0 || len(aside)%3 != 0 {
+		t.Errorf("trials set aside from every variant at once %v (%v), want the first rounds' 3 a round", aside, err)
 	}
 	duets, _ := filepath.Glob(filepath.Join(out, record.AsideDir, "duet", "*.json"))
 	aside = append(aside, duets...)
 	for _, f := range aside {
 		b, err := os.ReadFile(f)
-		if err != nil || !bytes.Contains(b, []byte(`"round": 1`)) {
-			t.Errorf("%s: %v, want a trial of round 1", f, err)
+		var tr record.Trial
+		if err == nil {
+			err = json.Unmarshal(b, &tr)
+		}
+		if err != nil || tr.Round < 1 || tr.Round > 3 {
+			t.Errorf("%s: round %d, %v: want a trial of the first 3 rounds", f, tr.Round, err)
 		}
 	}
 	for _, tr := range tolltest.ReadTrials(t, out) {
