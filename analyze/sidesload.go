@@ -36,6 +36,10 @@ type StepLoad struct {
 	// the rate they achieved (sides that queue behind one another fall
 	// short of it).
 	Cores map[string]float64
+	// Closed is set for a closed model's step (users, no rate): its users
+	// send as fast as the sides answer, so what a side would use alone is
+	// not known from what it used beside the others.
+	Closed bool
 }
 
 // RoundLoad reads, from the trials of one round of m's run loaded at once
@@ -70,6 +74,7 @@ func sidesLoad(cpus []int, sides []sideTrial) (SidesLoad, bool) {
 	type stepSums struct {
 		busy, used float64
 		cores      map[string]float64
+		closed     bool
 	}
 	by := map[int]*stepSums{}
 	for _, side := range sides {
@@ -87,6 +92,7 @@ func sidesLoad(cpus []int, sides []sideTrial) (SidesLoad, bool) {
 			s.busy = max(s.busy, tc.Costs[CPUBusy(c)]-tc.idleBusy[c])
 		}
 		s.used += used
+		s.closed = s.closed || side.rate <= 0
 		need := used
 		if got := tc.Costs[Throughput]; side.rate > 0 && got > 0 && got < side.rate {
 			need *= side.rate / got
@@ -100,7 +106,7 @@ func sidesLoad(cpus []int, sides []sideTrial) (SidesLoad, bool) {
 	for _, step := range slices.Sorted(maps.Keys(by)) {
 		s := by[step]
 		other := max(s.busy-100*s.used/float64(len(cpus)), 0)
-		l.Steps = append(l.Steps, StepLoad{Step: step, BusyPct: s.busy, OtherPct: other, Cores: s.cores})
+		l.Steps = append(l.Steps, StepLoad{Step: step, BusyPct: s.busy, OtherPct: other, Cores: s.cores, Closed: s.closed})
 	}
 	return l, true
 }
@@ -133,13 +139,14 @@ func (l SidesLoad) Projected(sides ...string) float64 {
 // round loaded every variant at once (together) or in pairs (duet) and
 // kept the shared CPUs saturated (above SaturatedBusy): "duet", when the
 // baseline beside its heaviest variant would keep them within FitBusy,
-// or else "sequential", one variant at a time. It returns "" when the
-// round did not saturate them, or mode is neither.
+// or else "sequential", one variant at a time (a closed model's users,
+// which send as fast as the sides answer, give no measure of a pair). It
+// returns "" when the round did not saturate them, or mode is neither.
 func (l SidesLoad) Lighter(mode, baseline string) string {
 	if l.Busiest() <= SaturatedBusy || (mode != "together" && mode != "duet") {
 		return ""
 	}
-	if mode == "duet" {
+	if mode == "duet" || slices.ContainsFunc(l.Steps, func(s StepLoad) bool { return s.Closed }) {
 		return "sequential"
 	}
 	variants := map[string]bool{}

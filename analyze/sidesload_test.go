@@ -24,6 +24,11 @@ func TestSidesLoadLighter(t *testing.T) {
 		s.tc.idleBusy = map[int]float64{1: 40}
 		idle = append(idle, s)
 	}
+	// Users, no rate: each side took a third of the CPU it would fill.
+	closed := []sideTrial{side("baseline", 0.33, 100, 100), side("extra", 0.34, 100, 100), side("twin", 0.33, 100, 100)}
+	for i := range closed {
+		closed[i].rate = 0
+	}
 	left := side("heavy", 0.5, 100, 100)
 	left.tc.Excluded = true
 	for _, tt := range []struct {
@@ -40,6 +45,7 @@ func TestSidesLoadLighter(t *testing.T) {
 		{"busy at idle priority", "together", idle, ""},
 		{"the saturated trial left out", "together", []sideTrial{side("baseline", 0.2, 100, 70), left}, ""},
 		{"one at a time already", "sequential", []sideTrial{side("baseline", 0.9, 100, 100)}, ""},
+		{"a closed model saturated", "together", closed, "sequential"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, ok := sidesLoad([]int{1}, tt.sides)
