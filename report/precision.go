@@ -172,9 +172,9 @@ func ScheduleText(c *record.ScheduleChoice, restart string, warmup time.Duration
 		}
 		switch c.ModeWhy {
 		case "duet":
-			parts = append(parts, "the baseline and each variant loaded at once"+on+" (a shared duet), so that both meet the same moments of every CPU; their latencies then do not compare (--sequential, or a latency among precision.costs, loads one variant at a time)")
+			parts = append(parts, "the baseline and each variant loaded at once"+on+" (a shared duet), so that both meet the same moments of every CPU, one variant at a time if the first rounds keep those CPUs saturated; their latencies then do not compare (--sequential, or a latency among precision.costs, loads one variant at a time)")
 		case "together":
-			parts = append(parts, "the baseline and every variant loaded at once"+on+" (mode: together), so that every side meets the same moments of every CPU and a round holds one trial of each in the time of one duet; their latencies then do not compare (mode: duet pairs them one variant at a time; --sequential, or a latency among precision.costs, loads one variant at a time)")
+			parts = append(parts, "the baseline and every variant loaded at once"+on+" (mode: together), so that every side meets the same moments of every CPU and a round holds one trial of each in the time of one duet, fewer at once if the first rounds keep those CPUs saturated; their latencies then do not compare (mode: duet pairs them one variant at a time; --sequential, or a latency among precision.costs, loads one variant at a time)")
 		case "together-busy":
 			parts = append(parts, fmt.Sprintf("the baseline and each variant loaded at once"+on+" (a shared duet): every variant at once kept those CPUs %.0f%% busy in one of the first rounds, where the sides queued behind one another, so the trials until then are set aside (trials/aside/together) and the rounds begin again in pairs; their latencies do not compare (--sequential loads one variant at a time)", c.BusyPct))
 		case "busy":
