@@ -137,13 +137,24 @@ func (l SidesLoad) Projected(sides ...string) float64 {
 
 // Lighter returns the schedule the sides' load leaves room for where a
 // round loaded every variant at once (together) or in pairs (duet) and
-// kept the shared CPUs saturated (above SaturatedBusy): "duet", when the
+// kept the shared CPUs saturated (above SaturatedBusy), at least half of
+// it the sides' own work: "duet", when the
 // baseline beside its heaviest variant would keep them within FitBusy,
 // or else "sequential", one variant at a time (a closed model's users,
 // which send as fast as the sides answer, give no measure of a pair). It
 // returns "" when the round did not saturate them, or mode is neither.
 func (l SidesLoad) Lighter(mode, baseline string) string {
-	if l.Busiest() <= SaturatedBusy || (mode != "together" && mode != "duet") {
+	if mode != "together" && mode != "duet" {
+		return ""
+	}
+	// Saturated by the sides themselves: a CPU kept busy by other work
+	// (another program, a test suite beside the run) is no less busy with
+	// fewer sides on it.
+	saturated := false
+	for _, s := range l.Steps {
+		saturated = saturated || s.BusyPct > SaturatedBusy && s.OtherPct <= s.BusyPct/2
+	}
+	if !saturated {
 		return ""
 	}
 	if mode == "duet" || slices.ContainsFunc(l.Steps, func(s StepLoad) bool { return s.Closed }) {

@@ -8,8 +8,9 @@ import "testing"
 // beside its heaviest variant, at their target rates, fits within
 // FitBusy; one variant at a time where no pair fits, where a duet
 // saturated it, or where a side that fell short of its rate needs more
-// than it used; the busy share neighbours at idle priority took, and
-// trials left out, not counted.
+// than it used; nothing where other work kept the CPU busy (fewer sides
+// would not free it); the busy share neighbours at idle priority took,
+// and trials left out, not counted.
 func TestSidesLoadLighter(t *testing.T) {
 	// side is a trial of variant v that used cores of CPU 1, achieved got
 	// of its 100 req/s, with CPU 1 busy busy% over the round.
@@ -46,6 +47,7 @@ func TestSidesLoadLighter(t *testing.T) {
 		{"the saturated trial left out", "together", []sideTrial{side("baseline", 0.2, 100, 70), left}, ""},
 		{"one at a time already", "sequential", []sideTrial{side("baseline", 0.9, 100, 100)}, ""},
 		{"a closed model saturated", "together", closed, "sequential"},
+		{"saturated by other work", "together", []sideTrial{side("baseline", 0.1, 100, 100), side("extra", 0.12, 100, 100), side("twin", 0.1, 100, 100)}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, ok := sidesLoad([]int{1}, tt.sides)
