@@ -37,8 +37,9 @@ type StepLoad struct {
 	// short of it).
 	Cores map[string]float64
 	// Closed is set for a closed model's step (users, no rate): its users
-	// send as fast as the sides answer, so what a side would use alone is
-	// not known from what it used beside the others.
+	// send as fast as the sides answer, so the sides share what the CPUs
+	// give by design, and what one would use alone is not known from what
+	// it used beside the others.
 	Closed bool
 }
 
@@ -140,11 +141,13 @@ func (l SidesLoad) Projected(sides ...string) float64 {
 // kept the shared CPUs saturated (above SaturatedBusy), at least half of
 // it the sides' own work: "duet", when the
 // baseline beside its heaviest variant would keep them within FitBusy,
-// or else "sequential", one variant at a time (a closed model's users,
-// which send as fast as the sides answer, give no measure of a pair). It
-// returns "" when the round did not saturate them, or mode is neither.
+// or else "sequential", one variant at a time. It returns "" when the
+// round did not saturate them, for a closed model's users (who send as
+// fast as the sides answer: what they take of the CPUs is the load's own
+// outcome, and the report warns when it saturates them), or when mode is
+// neither.
 func (l SidesLoad) Lighter(mode, baseline string) string {
-	if mode != "together" && mode != "duet" {
+	if mode != "together" && mode != "duet" || slices.ContainsFunc(l.Steps, func(s StepLoad) bool { return s.Closed }) {
 		return ""
 	}
 	// Saturated by the sides themselves: a CPU kept busy by other work
@@ -157,7 +160,7 @@ func (l SidesLoad) Lighter(mode, baseline string) string {
 	if !saturated {
 		return ""
 	}
-	if mode == "duet" || slices.ContainsFunc(l.Steps, func(s StepLoad) bool { return s.Closed }) {
+	if mode == "duet" {
 		return "sequential"
 	}
 	variants := map[string]bool{}
