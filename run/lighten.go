@@ -31,11 +31,17 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 		return rest, false, nil
 	}
 	round := r.keptTrials() // every one is of the mode toll chose
+	// Where the load steps share their starts, a round runs every step.
+	shared := r.prec != nil && r.prec.shared
 	rounds := map[[2]int]bool{}
 	var last []*record.Trial
 	for _, tr := range round {
-		rounds[[2]int{tr.Step, tr.Round}] = true
-		if tr.Round == t.Round && tr.Step == t.Step {
+		step := tr.Step
+		if shared {
+			step = 0
+		}
+		rounds[[2]int{step, tr.Round}] = true
+		if tr.Round == t.Round && (tr.Step == t.Step || shared) {
 			last = append(last, tr)
 		}
 	}
