@@ -97,10 +97,7 @@ func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) (Warning, bool
 			continue
 		}
 		n++
-		most := 0.0
-		for _, c := range cpus {
-			most = max(most, tc.Costs[CPUBusy(c)]-tc.idleBusy[c])
-		}
+		most := busiestOf(tc, cpus)
 		if most > SaturatedBusy {
 			busy++
 		}
@@ -110,6 +107,16 @@ func sharedCPUsBusyWarning(m *record.Manifest, tcs []*TrialCosts) (Warning, bool
 		return Warning{}, false
 	}
 	return warn(WarnSharedCPUsBusy, m.Layout.DuetCPUs[0], SaturatedBusy, busy, n, peak), true
+}
+
+// busiestOf returns how busy the busiest of cpus was over tc's window, in
+// percent, less what neighbours at idle priority ran there.
+func busiestOf(tc *TrialCosts, cpus []int) float64 {
+	most := 0.0
+	for _, c := range cpus {
+		most = max(most, tc.Costs[CPUBusy(c)]-tc.idleBusy[c])
+	}
+	return most
 }
 
 // jvmStarts returns how many times a load test that started its services

@@ -89,9 +89,7 @@ func sidesLoad(cpus []int, sides []sideTrial) (SidesLoad, bool) {
 			s = &stepSums{cores: map[string]float64{}}
 			by[tc.Step] = s
 		}
-		for _, c := range cpus {
-			s.busy = max(s.busy, tc.Costs[CPUBusy(c)]-tc.idleBusy[c])
-		}
+		s.busy = max(s.busy, busiestOf(tc, cpus))
 		s.used += used
 		s.closed = s.closed || side.rate <= 0
 		need := used
