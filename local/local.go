@@ -472,9 +472,10 @@ func sharedNote(s *scenario.Scenario, svc string) string {
 // warmed already wait for their turn.
 func (b *Backend) Reschedule(s *scenario.Scenario) (replaced, note string) {
 	b.stopAhead()
-	replaced = sharedNote(b.s, b.svcCPUs)
+	// The shared CPUs as Setup wrote them into its note (duetCPUs).
+	replaced = sharedNote(b.s, b.duetCPUs[0])
 	b.s = s
-	return replaced, sharedNote(s, b.svcCPUs)
+	return replaced, sharedNote(s, b.duetCPUs[0])
 }
 
 // startsSoFar counts the starts of each variant that left a log in dir, so
