@@ -15,33 +15,35 @@ import (
 // where the next ones have none (93%).
 const lightenRounds = 3
 
-// lighten is asked at the end of each of the first rounds of a run in
-// precision mode where toll chose to load sides at once (every variant
-// together, or pairs) before anything had shown what they ask of the CPUs
-// they share. Where the round kept those CPUs saturated, the sides queued
+// lighten is asked at the end of each of the first rounds of each load
+// step of a run in precision mode where toll chose to load sides at once
+// (every variant together, or pairs) before anything had shown what they
+// ask of the CPUs they share. Where the round kept those CPUs saturated, the sides queued
 // behind one another and were measured at a load none of them meets
 // alone: toll then loads fewer at once (analyze.SidesLoad.Lighter), sets
 // the trials so far aside (record.AsideDir, in a folder named for the
 // mode they were measured in) and runs its plan afresh in the lighter
-// mode, on the services running already. It returns the actions that
-// follow the round, and whether it changed them. A load step after the
-// first rounds that saturates the CPUs is left to the report's warning.
+// mode, on the services running already. Where the load steps take their
+// turns, a later step can saturate the CPUs that the steps before it left
+// room on: every step then begins again in the lighter mode, so that the
+// run has one. It returns the actions that follow the round, and whether
+// it changed them.
 func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, bool, error) {
 	if r.can.atOnce == nil || !r.s.ChoseConcurrent() || !r.s.Precision.On {
 		return rest, false, nil
 	}
-	round := r.keptTrials() // every one is of the mode toll chose
-	// Where the load steps share their starts, a round runs every step.
+	kept := r.keptTrials() // every one is of the mode toll chose
+	// Where the load steps share their starts, a round runs every step;
+	// where they take their turns, each step's rounds count from 1.
 	shared := r.prec != nil && r.prec.shared
-	rounds := map[[2]int]bool{}
+	rounds := map[int]bool{}
 	var last []*record.Trial
-	for _, tr := range round {
-		step := tr.Step
-		if shared {
-			step = 0
+	for _, tr := range kept {
+		if tr.Step != t.Step && !shared {
+			continue
 		}
-		rounds[[2]int{step, tr.Round}] = true
-		if tr.Round == t.Round && (tr.Step == t.Step || shared) {
+		rounds[tr.Round] = true
+		if tr.Round == t.Round {
 			last = append(last, tr)
 		}
 	}
@@ -71,16 +73,16 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 	r.mu.Lock()
 	r.s = &s
 	r.notes = slices.DeleteFunc(r.notes, func(n string) bool { return n == replaced })
-	for _, tr := range round {
+	for _, tr := range kept {
 		delete(r.trials, tr.Index)
 		if r.lastTrial[tr.Variant] == tr {
 			// Its telemetry cycle ends with the next trial's services.
 			delete(r.lastTrial, tr.Variant)
 		}
-		if s.Restart == scenario.RestartOnce && r.carry[tr.Variant] == nil {
+		if s.Restart == scenario.RestartOnce && tr.Launch == t.Launch && r.carry[tr.Variant] == nil {
 			// Services started once run on: their start and warm-up,
-			// which the variant's first trial holds, pass to its next
-			// trial (carryStart).
+			// which the variant's first trial under that start holds,
+			// pass to its next trial (carryStart).
 			if r.carry == nil {
 				r.carry = map[string]*record.Trial{}
 			}
@@ -91,7 +93,7 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 	if note != "" {
 		r.note(note)
 	}
-	for _, tr := range round {
+	for _, tr := range kept {
 		if err := r.dir.SetAside(tr, from); err != nil {
 			return rest, false, err
 		}
@@ -125,14 +127,19 @@ func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) 
 		m.Precision.Steps = nil // the stopping rule's record begins again too
 	}
 	r.mu.Lock()
-	r.total, r.planned = r.done-len(round)+countTrials(actions), len(p.Trials())
-	r.done -= len(round)
-	r.mu.Unlock()
+	r.total, r.planned = r.done-len(kept)+countTrials(actions), len(p.Trials())
+	r.done -= len(kept)
 	if r.prec != nil {
-		r.prec.thisStart = 0
+		r.prec.again()
 	}
-	events{r}.Say(fmt.Sprintf("%s kept the services' CPUs %.0f%% busy through round %d, past what the sides meet alone: %s from now on; the trials so far are set aside in %s/%s",
-		was, load.Busiest(), t.Round, now, record.AsideDir, from))
+	r.mu.Unlock()
+	where := fmt.Sprintf("round %d", t.Round)
+	if t.Step > 0 && !shared {
+		where = fmt.Sprintf("round %d of load step %d", t.Round, t.Step+1)
+		now += ", every load step again"
+	}
+	events{r}.Say(fmt.Sprintf("%s kept the services' CPUs %.0f%% busy through %s, past what the sides meet alone: %s from now on; the trials so far are set aside in %s/%s",
+		was, load.Busiest(), where, now, record.AsideDir, from))
 	return next, true, r.dir.WriteManifest(m)
 }
 

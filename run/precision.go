@@ -291,6 +291,20 @@ func (pr *precisionRun) enterStep(step int) {
 	pr.ahead = pr.firstAhead
 }
 
+// again begins the run's load steps afresh, under a plan that loads fewer
+// sides at once (lighten): the time spent is the run's, and what is left
+// of the budget is shared anew among every step. Steps that share their
+// starts share the whole budget already; only their start's rounds count
+// from 0 again. Its caller holds the runner's mu.
+func (pr *precisionRun) again() {
+	pr.thisStart = 0
+	if pr.shared {
+		return
+	}
+	pr.step, pr.stepBegan, pr.warmedStep = -1, time.Time{}, 0
+	pr.spentOn, pr.short, pr.takenUp, pr.done = nil, nil, nil, nil
+}
+
 // othersShort reports whether a load step other than step stopped short
 // of its targets and waits to be taken up again: step's budget can go to
 // it, as to the steps after it.

@@ -19,10 +19,12 @@ import (
 // times as heavy in precision mode with no mode, at a rate that every
 // variant at once cannot hold on the services' CPU (about 1.3 cores of
 // work on one): toll first loads them all at once, as it chooses to, sees
-// its first rounds keep that CPU saturated, sets the trials so far aside
-// and goes on loading fewer sides at once (a shared duet, or one variant
-// at a time). The run is valid, the report says what toll did, and the
-// heavy variant's extra work reads as it does alone.
+// the rate's first rounds keep that CPU saturated, sets the trials so far
+// aside and goes on loading fewer sides at once (a shared duet, or one
+// variant at a time). The run is valid, the report says what toll did, and
+// the heavy variant's extra work reads as it does alone. With that rate as
+// a later load step, after one the CPU holds, every step runs again in the
+// lighter mode.
 func TestTogetherTooBusyLoadsFewer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs real services")
@@ -30,19 +32,39 @@ func TestTogetherTooBusyLoadsFewer(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("variants at once need 2 CPUs")
 	}
-	path := tolltest.WriteScenario(t, "toobusy", tolltest.HeavyVariants+`
+	tests := []struct {
+		name string
+		load string
+		busy int // the load step that saturates
+	}{
+		{"first step", "  rate: 160", 0},
+		{"later step", "  rates: [16, 160]", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tolltest.WriteScenario(t, "toobusy", tolltest.HeavyVariants+`
   - name: heavy2
     services:
-      provider: {args: [--work, "160000"]}`, `  rate: 160
+      provider: {args: [--work, "160000"]}`, tt.load+`
   warmup: 500ms
   duration: 2s
 precision: {target: 50%, min_rounds: 2, budget: 2m}`)
-	out := filepath.Join(t.TempDir(), "out")
-	cmd := tolltest.Command(t, "run", path, "--out", out)
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
-	stdout := so.String() + se.String()
+			out := filepath.Join(t.TempDir(), "out")
+			cmd := tolltest.Command(t, "run", path, "--out", out)
+			var so, se bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &so, &se
+			tolltest.SkipIfInvalid(t, cmd.Run(), so.String(), se.String())
+			checkLighter(t, out, tt.busy, so.String()+se.String())
+		})
+	}
+}
+
+// checkLighter checks the run in out, whose load step busy saturates the
+// services' CPU with every variant at once: it went on with fewer sides
+// at once, set aside what it had measured until that step's first rounds,
+// and measured every step again, each side at its rate.
+func checkLighter(t *testing.T, out string, busy int, stdout string) {
+	t.Helper()
 	dir, err := record.Open(out)
 	if err != nil {
 		t.Fatal(err)
@@ -52,11 +74,11 @@ precision: {target: 50%, min_rounds: 2, budget: 2m}`)
 		t.Fatal(err)
 	}
 	if m.Mode == "together" {
-		// Kept: toll judged the first rounds' CPU busy with other work, as
-		// a machine running the rest of the suite can keep it.
+		// Kept: toll judged the step's first rounds' CPU busy with other
+		// work, as a machine running the rest of the suite can keep it.
 		var first []*record.Trial
 		for _, tr := range tolltest.ReadTrials(t, out) {
-			if tr.Round <= 3 {
+			if tr.Step == busy && tr.Round <= 3 {
 				first = append(first, tr)
 			}
 		}
@@ -81,18 +103,25 @@ precision: {target: 50%, min_rounds: 2, budget: 2m}`)
 		if err == nil {
 			err = json.Unmarshal(b, &tr)
 		}
-		if err != nil || tr.Round < 1 || tr.Round > 3 {
-			t.Errorf("%s: round %d, %v: want a trial of the first 3 rounds", f, tr.Round, err)
+		if err != nil || tr.Step > busy || tr.Step == busy && (tr.Round < 1 || tr.Round > 3) {
+			t.Errorf("%s: step %d, round %d, %v: want a trial of step %d's first 3 rounds, or of a step before it", f, tr.Step, tr.Round, err, busy)
 		}
 	}
+	steps := map[int]bool{}
 	for _, tr := range tolltest.ReadTrials(t, out) {
+		steps[tr.Step] = true
 		if tr.Load.Scheduled > 0 && tr.Load.Completed*100 < tr.Load.Scheduled*95 {
-			t.Errorf("trial %d (%s, round %d): %d of %d requests completed: the sides still queue", tr.Index, tr.Variant, tr.Round, tr.Load.Completed, tr.Load.Scheduled)
+			t.Errorf("trial %d (%s, step %d, round %d): %d of %d requests completed: the sides still queue", tr.Index, tr.Variant, tr.Step, tr.Round, tr.Load.Completed, tr.Load.Scheduled)
+		}
+	}
+	for step := range busy + 1 {
+		if !steps[step] {
+			t.Errorf("no trial of load step %d kept: every step runs again in the lighter mode", step)
 		}
 	}
 	if !strings.Contains(stdout, "set aside") {
 		t.Errorf("neither the progress nor the report says the round was set aside:\n%s", stdout)
 	}
 	s := tolltest.ReadSummary(t, out)
-	checkExtraWork(t, s.Value(t, "baseline", "cpu_per_request_ms"), s.Value(t, "heavy", "cpu_per_request_ms"), stdout)
+	checkExtraWork(t, s.ValueAt(t, busy, "baseline", "cpu_per_request_ms"), s.ValueAt(t, busy, "heavy", "cpu_per_request_ms"), stdout)
 }

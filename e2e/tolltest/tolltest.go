@@ -298,7 +298,16 @@ func (s Summary) Delta(t *testing.T, variant, cost string) Delta {
 // Value returns variant's value of cost at the first load step.
 func (s Summary) Value(t *testing.T, variant, cost string) float64 {
 	t.Helper()
-	for _, v := range s.Steps[0].Variants {
+	return s.ValueAt(t, 0, variant, cost)
+}
+
+// ValueAt returns variant's value of cost at load step step (0 the first).
+func (s Summary) ValueAt(t *testing.T, step int, variant, cost string) float64 {
+	t.Helper()
+	if step >= len(s.Steps) {
+		t.Fatalf("no load step %d in summary (%d steps)", step, len(s.Steps))
+	}
+	for _, v := range s.Steps[step].Variants {
 		if v.Name != variant {
 			continue
 		}
@@ -308,7 +317,7 @@ func (s Summary) Value(t *testing.T, variant, cost string) float64 {
 			}
 		}
 	}
-	t.Fatalf("no %s for %s in summary", cost, variant)
+	t.Fatalf("no %s for %s at load step %d in summary", cost, variant, step)
 	return 0
 }
 
