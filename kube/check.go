@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"syscall"
 	"time"
 
 	"github.com/tollperf/toll/backend"
@@ -60,6 +61,11 @@ func (r *Runner) Check(s *scenario.Scenario, req backend.Request) error {
 		return fmt.Errorf("%s: load.variant_warmup_rate and _users run on this machine only; in a cluster the variant warm-up (load.variant_warmup) is sent at each trial's load", s.Path)
 	case len(s.Matrix.CPUs) > 0:
 		return fmt.Errorf("%s: matrix runs on this machine only; in a cluster, give each variant its cpu_limit", s.Path)
+	}
+	for i, svc := range s.Services {
+		if svc.StopSignal != "" && svc.Signal() != syscall.SIGTERM {
+			return fmt.Errorf("%s: services[%d].stop_signal: in a cluster the kubelet stops a container with its image's stop signal; build service %s's image with STOPSIGNAL %s, or leave stop_signal out", s.Path, i, svc.Name, svc.StopSignal)
+		}
 	}
 	for _, v := range s.Variants {
 		if len(v.Prepare) > 0 || len(v.BeforeEach) > 0 {

@@ -10,8 +10,9 @@ import (
 )
 
 // TestCheck checks what a cluster refuses before anything is created: a
-// resumed run, a duet (it pins its sides to one machine's CPUs), and the
-// settings that read this machine. Start-up and job experiments it runs
+// resumed run, a duet (it pins its sides to one machine's CPUs), the
+// settings that read this machine, and a stop signal other than the
+// kubelet's. Start-up and job experiments it runs
 // (Runner is a backend.Startups and a backend.Jobs).
 func TestCheck(t *testing.T) {
 	const load = `name: l
@@ -30,6 +31,8 @@ load: {target: "http://127.0.0.1:${port:a}", requests: [{path: /}], rate: 5, dur
 		{"duet", strings.Replace(load, "rounds:", "mode: duet\npinning: {duet: shared}\nvariants:\n  - name: baseline\n  - name: b\nrounds:", 1), backend.Request{}, "mode: duet runs on this machine only"},
 		{"poisson", strings.Replace(load, "duration: 5s", "duration: 5s, arrival: poisson", 1), backend.Request{}, "load.arrival: poisson runs on this machine only"},
 		{"matrix", load + "matrix: {cpus: [1, 2]}\n", backend.Request{}, "matrix runs on this machine only"},
+		{"stop signal", strings.Replace(load, "command: [a],", "command: [a], stop_signal: SIGINT,", 1), backend.Request{}, "services[0].stop_signal: in a cluster the kubelet stops a container with its image's stop signal"},
+		{"stop signal SIGTERM", strings.Replace(load, "command: [a],", "command: [a], stop_signal: SIGTERM,", 1), backend.Request{}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

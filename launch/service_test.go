@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -348,6 +349,47 @@ func TestStop(t *testing.T) {
 			}
 			if err := s.ExitErr(); err != nil {
 				t.Errorf("ExitErr() = %v after Stop", err)
+			}
+		})
+	}
+}
+
+// TestStopSignal stops a service that exits on SIGINT, after writing that
+// it got it, and stays on SIGTERM: with StopSignal SIGINT it stops within
+// the grace and has written its line; with none it gets SIGTERM, and
+// SIGKILL after the grace.
+func TestStopSignal(t *testing.T) {
+	const grace = 2 * time.Second
+	tests := []struct {
+		name       string
+		sig        syscall.Signal
+		wantKilled bool
+	}{
+		{"SIGINT", syscall.SIGINT, false},
+		{"default", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := shSpec(t, "svc", `trap 'echo got INT; exit 0' INT; trap '' TERM; echo ready; while :; do sleep 0.05; done`)
+			spec.StopSignal = tt.sig
+			s, err := Start(context.Background(), spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stopOnCleanup(t, s)
+			waitLog(t, s, "ready")
+			if err := s.Stop(grace); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			if s.Killed() != tt.wantKilled {
+				t.Errorf("Killed() = %v, want %v", s.Killed(), tt.wantKilled)
+			}
+			log, err := os.ReadFile(spec.LogPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(string(log), "got INT"); got == tt.wantKilled {
+				t.Errorf("the service wrote that it got SIGINT: %v, want %v; log:\n%s", got, !tt.wantKilled, log)
 			}
 		})
 	}

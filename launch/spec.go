@@ -83,6 +83,9 @@ type Spec struct {
 	LogLimit int64
 	// Ready says when the service is ready.
 	Ready Readiness
+	// StopSignal is the signal Stop sends the group first; zero means
+	// SIGTERM.
+	StopSignal syscall.Signal
 	// DeathSignal is the signal the process gets when toll dies (its
 	// parent-death signal); zero means SIGKILL. A supervisor that kills
 	// what the service started before it exits (toll's _exec) asks for a

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,7 +18,8 @@ const (
 	killWait = 5 * time.Second
 )
 
-// Stop ends the service: it sends SIGTERM to the whole process group, waits
+// Stop ends the service: it sends SIGTERM (or the Spec's StopSignal) to the
+// whole process group, waits
 // up to grace for every process of the group to exit, then sends SIGKILL to
 // the processes left. It returns once the process toll started has been
 // reaped. Stop is idempotent: later calls wait for the first and return its
@@ -65,7 +67,7 @@ func (s *Service) stop(ctx context.Context, grace time.Duration) error {
 		return nil
 	}
 	if ctx.Err() == nil {
-		if err := s.signalGroup(unix.SIGTERM); err != nil {
+		if err := s.signalGroup(cmp.Or(s.Spec.StopSignal, unix.SIGTERM)); err != nil {
 			return err
 		}
 		if s.awaitGroup(ctx, grace) {

@@ -174,7 +174,7 @@ func (b *Backend) launchStart(ctx context.Context, name string, n int, v *varian
 			LogPath: b.dir.LogPath(logName), OpenLog: b.dir.LogOpener(logName),
 			Ready: launch.Readiness{HTTP: svc.Ready.HTTP, TCP: svc.Ready.TCP, Log: readyLog, Timeout: svc.Ready.Timeout.D(),
 				Command: svc.Ready.Command, CommandDir: svc.ReadyDir, CommandEnv: runid.Label(os.Environ(), b.id)},
-			DeathSignal: supervise.DeathSignal, Members: l.Members, Forwarded: l.Forwarded, Release: l.Release})
+			StopSignal: svc.Signal(), DeathSignal: supervise.DeathSignal, Members: l.Members, Forwarded: l.Forwarded, Release: l.Release})
 		var cgPath string
 		if cg != nil {
 			cgPath = cg.Path()

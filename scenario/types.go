@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -358,6 +359,30 @@ type Service struct {
 	// the start and the end of each trial's window into the trial, as costs
 	// of this service.
 	Scrape *Scrape `yaml:"scrape"`
+	// StopSignal is the signal that asks the service to stop, by name
+	// (one of stopSignals'): SIGTERM when empty. A program that exits on it without
+	// running its exit hooks (Python's default on SIGTERM) loses what an
+	// agent holds until then, a last batch of spans; SIGINT lets Python
+	// unwind and flush.
+	StopSignal string `yaml:"stop_signal"`
+}
+
+// stopSignals returns the signals a service's stop_signal may name, by
+// name: those toll's supervisor passes on to the service.
+func stopSignals() map[string]syscall.Signal {
+	return map[string]syscall.Signal{
+		"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGHUP": syscall.SIGHUP,
+		"SIGQUIT": syscall.SIGQUIT, "SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2,
+	}
+}
+
+// Signal returns the signal that asks the service to stop: its
+// StopSignal's, SIGTERM when it names none.
+func (s *Service) Signal() syscall.Signal {
+	if sig, ok := stopSignals()[s.StopSignal]; ok {
+		return sig
+	}
+	return syscall.SIGTERM
 }
 
 // Scrape says where a service exposes its own metrics and which of them to

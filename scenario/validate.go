@@ -540,6 +540,9 @@ func (v *validator) services(s *Scenario) {
 			v.cpuList(p+".cpus", svc.CPUs, "1 or 1-3")
 		}
 		v.limits(p, svc)
+		if sigs := stopSignals(); sigs[svc.StopSignal] == 0 && (svc.StopSignal != "" || v.present(p+".stop_signal")) {
+			v.fail(p+".stop_signal", "%q is not one of %s", svc.StopSignal, strings.Join(slices.Sorted(maps.Keys(sigs)), ", "))
+		}
 		if svc.Measure || svc.Role == RoleAgent {
 			measured++
 		}
