@@ -52,6 +52,22 @@ func runMultiplicity(s *analyze.Summary) []string {
 	return lines
 }
 
+// anyChance reports whether a change of s reads at its own 95% but not
+// once corrected for the costs tested (Chance): the reports then say
+// what ChanceMark means.
+func anyChance(s *analyze.Summary) bool {
+	for _, st := range s.Steps {
+		for _, v := range st.Variants {
+			for _, c := range v.Costs {
+				if c.Delta != nil && Chance(c.Delta) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // compareMultiplicity returns the multiplicity line of each variant at
 // each step of a run comparison.
 func compareMultiplicity(rc *analyze.RunComparison) []string {

@@ -29,6 +29,10 @@ func TestDeltaPct(t *testing.T) {
 		{"one round", cpu, analyze.Delta{N: 1, Pct: f(12)}, "+12.0% (no CI, n=1)"},
 		{"additive", spans, analyze.Delta{N: 5, Abs: 1200, CILow: f(1190), CIHigh: f(1210), Significant: true}, "± 10.0"},
 		{"additive zero", spans, analyze.Delta{N: 5, CILow: f(0), CIHigh: f(0)}, "~ (± 0.0)"},
+		{"significant once corrected", cpu, analyze.Delta{N: 5, Pct: f(3.14), CILow: f(2.3), CIHigh: f(3.9), PValue: f(0.001), Significant: true, SignificantCorrected: true}, "+3.1% [+2.3%, +3.9%]"},
+		{"significant, not once corrected", cpu, analyze.Delta{N: 5, Pct: f(3.14), CILow: f(0.3), CIHigh: f(6.1), PValue: f(0.04), Significant: true}, "+3.1% [+0.3%, +6.1%] †"},
+		{"additive, not once corrected", spans, analyze.Delta{N: 5, Abs: 1200, CILow: f(10), CIHigh: f(2390), PValue: f(0.04), Significant: true}, "± 1190.0 †"},
+		{"not significant, not corrected", cpu, analyze.Delta{N: 5, Pct: f(0.4), CILow: f(-0.8), CIHigh: f(1.6), PValue: f(0.5)}, "~ +0.4% [-0.8%, +1.6%]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

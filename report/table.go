@@ -37,6 +37,9 @@ type Cell struct {
 	// Verdict says which way a change was resolved; Size how large it is.
 	Verdict Verdict
 	Size    analyze.Size
+	// Chance marks a change that the correction for the number of costs
+	// tested does not keep (report.Chance).
+	Chance bool
 }
 
 // CellKind says what a Cell holds.
@@ -118,7 +121,7 @@ func deltaCell(d *analyze.Delta, info analyze.CostInfo) Cell {
 // estimate, interval bounds, verdict and size.
 func ChangeCell(info analyze.CostInfo, d *analyze.Delta) Cell {
 	c := Cell{Text: DeltaPct(info, d), Kind: KindChange, Unit: d.CIUnit, Low: d.CILow, High: d.CIHigh,
-		Verdict: VerdictNA, Size: d.Size}
+		Verdict: VerdictNA, Size: d.Size, Chance: Chance(d)}
 	est := d.Abs
 	if d.Pct != nil {
 		est = *d.Pct
@@ -465,13 +468,34 @@ func find(cs []analyze.CostResult, c analyze.Cost) (analyze.CostResult, bool) {
 	return analyze.CostResult{}, false
 }
 
+// ChanceMark follows a change whose 95% interval excludes 0 but that the
+// correction for the number of costs tested does not keep (Chance).
+const ChanceMark = "†"
+
+// Chance reports whether d reads a change at its own 95% that the
+// correction for the number of costs its comparison tested at once does
+// not keep: about one such in twenty costs that do not change.
+func Chance(d *analyze.Delta) bool {
+	return d.Significant && !d.SignificantCorrected && d.PValue != nil && d.CILow != nil
+}
+
 // DeltaPct formats a difference for the Δ% column: a ratio's estimate
 // with its 95% interval as bounds, "+27.3% [+0.8%, +60.6%]" (an interval
 // of a ratio is not symmetric about its estimate), an additive cost's
 // interval as its half-width, "~" before either exactly when the interval
-// contains 0, and the reason when there is no interval. A change from a
-// baseline of 0 has no ratio: the Δ column holds it.
+// contains 0, ChanceMark after one the correction for the costs tested
+// does not keep, and the reason when there is no interval. A change from
+// a baseline of 0 has no ratio: the Δ column holds it.
 func DeltaPct(info analyze.CostInfo, d *analyze.Delta) string {
+	s := deltaPct(info, d)
+	if Chance(d) {
+		s += " " + ChanceMark
+	}
+	return s
+}
+
+// deltaPct is DeltaPct without ChanceMark.
+func deltaPct(info analyze.CostInfo, d *analyze.Delta) string {
 	if d.FromZero && d.Pct == nil {
 		if d.CILow != nil && !d.Significant {
 			return "~ (baseline 0)"
