@@ -626,7 +626,7 @@ against {{if eq .Baseline "baseline"}}<b>baseline</b>{{else}}baseline <b>{{.Base
 {{end}}{{with .InvalidCauses}}<p class="flagnote invalid">✗ trials that did not measure what was planned: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}{{with .ConditionCauses}}<p class="flagnote">Conditions noted on trials, none of which invalidates them: {{.}}; see <a href="#flags">Flagged trials</a> below.</p>{{end}}</div>{{end}}
 {{range .Bars}}{{.}}
 {{end}}
-<p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve; † after a change: its interval excludes 0 at its own 95% but not once corrected for the number of costs tested, likely chance. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
+<p class="note">Changes are against <b>{{.Baseline}}</b>: the geometric mean of the per-round paired ratios, with its 95% interval as [low, high]; ~ or grey: the interval holds 0, no difference this run can resolve; † after a change: its interval excludes 0 at its own 95% but not once corrected for the number of costs tested, it may be chance. Colour deepens with the size of the change (under 5%, 5–20%, 20% and more); red: the cost grew, green: it shrank.</p>
 {{range .Multiplicity}}<p class="note">{{.}}</p>
 {{end}}{{if .Load}}<h2>Overhead against load</h2>
 <div class="charts">{{range .Load}}{{.}}

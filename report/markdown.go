@@ -46,7 +46,7 @@ func Markdown(w io.Writer, s *analyze.Summary) error {
 	}
 	fmt.Fprintf(ew, "\nΔ%% is the change against %s: the geometric mean of the per-round ratios, with its 95%% confidence interval as [low, high]; ~ means the interval contains 0 (no difference this run can resolve).\n", s.Baseline)
 	if anyChance(s) {
-		fmt.Fprintf(ew, "\n%s means the interval excludes 0 at its own 95%%, but not once corrected for the number of costs tested (Holm): likely chance.\n", ChanceMark)
+		fmt.Fprintf(ew, "\n%s means the interval excludes 0 at its own 95%%, but not once corrected for the number of costs tested (Holm): it may be chance.\n", ChanceMark)
 	}
 	if s.Manifest.Precision != nil {
 		fmt.Fprintf(ew, "\n= means the whole interval lies within the cost's precision target: no change beyond it.\n")

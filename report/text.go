@@ -157,7 +157,7 @@ func Text(w io.Writer, s *analyze.Summary) error {
 	}
 	fmt.Fprintf(ew, "\n  Δ%% is the change against %s: geometric mean of per-round ratios [95%% interval]; ~ means the interval contains 0.\n", s.Baseline)
 	if anyChance(s) {
-		fmt.Fprintf(ew, "  %s means the interval excludes 0 at its own 95%%, but not once corrected for the number of costs tested: likely chance.\n", ChanceMark)
+		fmt.Fprintf(ew, "  %s means the interval excludes 0 at its own 95%%, but not once corrected for the number of costs tested: it may be chance.\n", ChanceMark)
 	}
 	if s.Manifest.Precision != nil {
 		fmt.Fprintf(ew, "  = means the whole CI lies within the precision target: no change beyond it.\n")
