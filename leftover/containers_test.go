@@ -15,7 +15,8 @@ import (
 )
 
 // testImage imports a one-file image into e (no registry is needed) and
-// returns its name.
+// returns its name. The image is removed when the test ends, after the
+// containers created from it (cleanups run last first).
 func testImage(t *testing.T, e *container.Engine) string {
 	t.Helper()
 	const name = "localhost/toll-leftover-test:1"
@@ -33,6 +34,7 @@ func testImage(t *testing.T, e *container.Engine) string {
 	if out, err := exec.Command(e.Path, "import", path, name).CombinedOutput(); err != nil {
 		t.Skipf("%s cannot import an image: %v: %s", e.Name, err, out)
 	}
+	t.Cleanup(func() { exec.Command(e.Path, "rmi", name).Run() })
 	return name
 }
 

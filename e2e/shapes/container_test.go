@@ -77,7 +77,9 @@ func containerImageOf(t *testing.T, want string) *container.Engine {
 }
 
 // buildTestImage builds testImageName with engine e: FROM scratch, holding
-// a static toll built from this tree.
+// a static toll built from this tree. The image it replaces, which the tag
+// no longer names, is removed (unless a container still uses it), so that
+// test runs do not pile up untagged images.
 func buildTestImage(e *container.Engine) imageBuild {
 	dir, err := os.MkdirTemp("", "toll-image-")
 	if err != nil {
@@ -93,10 +95,25 @@ func buildTestImage(e *container.Engine) imageBuild {
 	if err := os.WriteFile(filepath.Join(dir, "Containerfile"), []byte(file), 0o644); err != nil {
 		return imageBuild{err: err}
 	}
+	before := imageID(e)
 	if out, err := exec.Command(e.Path, "build", "-q", "-t", testImageName, "-f", filepath.Join(dir, "Containerfile"), dir).CombinedOutput(); err != nil {
 		return imageBuild{skip: fmt.Sprintf("%s cannot build an image here: %v: %s", e.Name, err, out)}
 	}
+	if before != "" && before != imageID(e) {
+		// Best effort: an image a container still uses stays.
+		_ = exec.Command(e.Path, "rmi", before).Run()
+	}
 	return imageBuild{}
+}
+
+// imageID returns the id of the image testImageName names in engine e,
+// "" when there is none.
+func imageID(e *container.Engine) string {
+	out, err := exec.Command(e.Path, "image", "inspect", "--format", "{{.Id}}", testImageName).Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // containerScenario is the quickstart's topology with both services as
