@@ -18,12 +18,13 @@ const lightenRounds = 3
 // lighten is asked at the end of each of the first rounds of each load
 // step of a run in precision mode where toll chose to load sides at once
 // (every variant together, or pairs) before anything had shown what they
-// ask of the CPUs they share. Where the round kept those CPUs saturated, the sides queued
-// behind one another and were measured at a load none of them meets
-// alone: toll then loads fewer at once (analyze.SidesLoad.Lighter), sets
-// the trials so far aside (record.AsideDir, in a folder named for the
-// mode they were measured in) and runs its plan afresh in the lighter
-// mode, on the services running already. Where the load steps take their
+// ask of the CPUs they share. Where the round kept those CPUs saturated,
+// the sides queued behind one another and were measured at a load none
+// of them meets alone: toll then loads fewer at once
+// (analyze.SidesLoad.Lighter), sets the trials so far aside
+// (record.AsideDir, in a folder named for the mode they were measured in)
+// and runs its plan afresh in the lighter mode, on the services running
+// already. Where the load steps take their
 // turns, a later step can saturate the CPUs that the steps before it left
 // room on: every step then begins again in the lighter mode, so that the
 // run has one. It returns the actions that follow the round, and whether
