@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/tollperf/toll/supervise"
+	"golang.org/x/sys/unix"
 )
 
 // Scenario is one parsed and validated scenario file.
@@ -360,20 +363,22 @@ type Service struct {
 	// of this service.
 	Scrape *Scrape `yaml:"scrape"`
 	// StopSignal is the signal that asks the service to stop, by name
-	// (one of stopSignals'): SIGTERM when empty. A program that exits on it without
-	// running its exit hooks (Python's default on SIGTERM) loses what an
-	// agent holds until then, a last batch of spans; SIGINT lets Python
-	// unwind and flush.
+	// (one of stopSignals'): SIGTERM when empty. A program that exits on
+	// it without running its exit hooks (Python's default on SIGTERM)
+	// loses what an agent holds until then, a last batch of spans; SIGINT
+	// lets Python unwind and flush.
 	StopSignal string `yaml:"stop_signal"`
 }
 
 // stopSignals returns the signals a service's stop_signal may name, by
-// name: those toll's supervisor passes on to the service.
+// name ("SIGINT"): those toll's supervisor passes on to the service
+// (supervise.PassedOn), and not its own parent-death signal.
 func stopSignals() map[string]syscall.Signal {
-	return map[string]syscall.Signal{
-		"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGHUP": syscall.SIGHUP,
-		"SIGQUIT": syscall.SIGQUIT, "SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2,
+	out := map[string]syscall.Signal{}
+	for _, sig := range supervise.PassedOn() {
+		out[unix.SignalName(sig)] = sig
 	}
+	return out
 }
 
 // Signal returns the signal that asks the service to stop: its

@@ -91,7 +91,8 @@ func TestParseRefusesBadValues(t *testing.T) {
 		{"image empty", measure, measure + "    image: \"\"\n", 9, "services[1].image", "is empty: name a local image"},
 		{"engine unknown", measure, measure + "    image: localhost/app:1\n    engine: lxc\n", 10, "services[1].engine", `"lxc" is not auto, podman or docker`},
 		{"engine without image", measure, measure + "    engine: podman\n", 9, "services[1].engine", "engine runs an image"},
-		{"stop signal unknown", measure, measure + "    stop_signal: INT\n", 9, "services[1].stop_signal", `"INT" is not one of SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2`},
+		{"stop signal unknown", measure, measure + "    stop_signal: INT\n", 9, "services[1].stop_signal", `"INT" is not one of SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2`},
+		{"stop signal the supervisor's own", measure, measure + "    stop_signal: SIGHUP\n", 9, "services[1].stop_signal", `"SIGHUP" is not one of SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2`},
 		{"stop signal empty", measure, measure + "    stop_signal: \"\"\n", 9, "services[1].stop_signal", `"" is not one of`},
 		{"container dir relative", measure, measure + "    image: localhost/app:1\n    dir: work\n", 10, "services[1].dir", "must be absolute"},
 		// Published ports: on a container only, real TCP ports, each once, and no address on the host's loopback inside.

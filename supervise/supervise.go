@@ -82,6 +82,17 @@ type Config struct {
 	Log io.Writer
 }
 
+// PassedOn returns the signals a supervisor started with toll's
+// DeathSignal passes on to the service: a service's stop signal must be
+// one of them.
+func PassedOn() []syscall.Signal {
+	var out []syscall.Signal
+	for _, s := range forwarded(DeathSignal) {
+		out = append(out, s.(syscall.Signal))
+	}
+	return out
+}
+
 // forwarded returns the signals the supervisor passes on to the service:
 // SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2, but for its own
 // parent-death signal.
