@@ -66,7 +66,10 @@ func LayoutMarkdown(w io.Writer, s *analyze.Summary, name string) error {
 		fmt.Fprintf(ew, "\n### %s\n\n", escape(t.Title))
 		writeMarkdownTable(ew, t)
 	}
-	fmt.Fprintf(ew, "\nEach change is the geometric mean of the per-round ratios with its 95%% confidence interval as [low, high] (or the mean of the per-round differences ± the half-width of its interval); ~ means the interval holds 0; %s, an interval that excludes 0 at its own 95%% but not once corrected for the number of costs tested (it may be chance).\n", ChanceMark)
+	fmt.Fprintf(ew, "\nEach change is the geometric mean of the per-round ratios with its 95%% confidence interval as [low, high] (or the mean of the per-round differences ± the half-width of its interval); ~ means the interval holds 0.\n")
+	if anyChance(s) {
+		fmt.Fprintf(ew, "%s follows an interval that excludes 0 at its own 95%% but not once corrected for the number of costs tested: it may be chance.\n", ChanceMark)
+	}
 	if len(s.CostCurves) > 0 {
 		// A layout that spans several loads gains the model beside its
 		// tables: what the steps say of the loads between them.

@@ -24,11 +24,10 @@ const lightenRounds = 3
 // (analyze.SidesLoad.Lighter), sets the trials so far aside
 // (record.AsideDir, in a folder named for the mode they were measured in)
 // and runs its plan afresh in the lighter mode, on the services running
-// already. Where the load steps take their
-// turns, a later step can saturate the CPUs that the steps before it left
-// room on: every step then begins again in the lighter mode, so that the
-// run has one. It returns the actions that follow the round, and whether
-// it changed them.
+// already. Where the load steps take their turns, a later step can
+// saturate the CPUs that the steps before it left room on: every step
+// then begins again in the lighter mode, so that the run has one. It
+// returns the actions that follow the round, and whether it changed them.
 func (r *runner) lighten(m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, bool, error) {
 	if r.can.atOnce == nil || !r.s.ChoseConcurrent() || !r.s.Precision.On {
 		return rest, false, nil
