@@ -6,9 +6,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-
-	"github.com/tollperf/toll/supervise"
-	"golang.org/x/sys/unix"
 )
 
 // Scenario is one parsed and validated scenario file.
@@ -371,14 +368,15 @@ type Service struct {
 }
 
 // stopSignals returns the signals a service's stop_signal may name, by
-// name ("SIGINT"): those toll's supervisor passes on to the service
-// (supervise.PassedOn), and not its own parent-death signal.
+// name: those toll's supervisor passes on to the service
+// (supervise.PassedOn, which TestStopSignalsPassedOn holds this to; the
+// supervisor's package reads cgroups, which a scenario must not depend
+// on), and not its own parent-death signal, SIGHUP.
 func stopSignals() map[string]syscall.Signal {
-	out := map[string]syscall.Signal{}
-	for _, sig := range supervise.PassedOn() {
-		out[unix.SignalName(sig)] = sig
+	return map[string]syscall.Signal{
+		"SIGTERM": syscall.SIGTERM, "SIGINT": syscall.SIGINT, "SIGQUIT": syscall.SIGQUIT,
+		"SIGUSR1": syscall.SIGUSR1, "SIGUSR2": syscall.SIGUSR2,
 	}
-	return out
 }
 
 // Signal returns the signal that asks the service to stop: its

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/pin"
+	"github.com/tollperf/toll/supervise"
+	"golang.org/x/sys/unix"
 )
 
 // testMachine is a fixed machine, so that the errors that name the
@@ -454,5 +457,19 @@ func TestControlNeedsItsName(t *testing.T) {
 	_, err := parse("demo.yaml", []byte(src), testMachine)
 	if err == nil || !strings.HasPrefix(err.Error(), "demo.yaml:2: control: ") || !strings.Contains(err.Error(), `"control"`) {
 		t.Errorf("error %v, want demo.yaml:2: control: … \"control\" …", err)
+	}
+}
+
+// TestStopSignalsPassedOn holds the signals a stop_signal may name to
+// those toll's supervisor passes on to a service (supervise.PassedOn): a
+// signal it keeps for itself would reach the service only through the
+// group, and tell the supervisor that toll may have died.
+func TestStopSignalsPassedOn(t *testing.T) {
+	want := map[string]syscall.Signal{}
+	for _, sig := range supervise.PassedOn() {
+		want[unix.SignalName(sig)] = sig
+	}
+	if got := stopSignals(); !maps.Equal(got, want) {
+		t.Errorf("stop_signal names %v, the supervisor passes on %v", got, want)
 	}
 }
