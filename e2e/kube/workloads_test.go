@@ -67,23 +67,53 @@ func TestStartupOnCluster(t *testing.T) {
 }
 
 // TestAAOnCluster runs the quickstart's baseline against itself on the
-// cluster (--aa): the twin's CPU per request reads as no change (~).
+// cluster (--aa): the twin's CPU per request reads as no change (~). An
+// interval at 95% misses an A/A twin's true change of 0 in one run in 20
+// by design, so a change read once is checked by a second run: the test
+// fails only when both read a change in the same direction, as a twin
+// systematically unlike its baseline (a pod placed or limited otherwise)
+// would, and an honest run does by chance once in some 800.
 func TestAAOnCluster(t *testing.T) {
 	kubeconfig, c := kubetest.Cluster(t)
 	kubetest.Empty(t, c)
-	out := filepath.Join(t.TempDir(), "results")
+	var first tolltest.Delta
+	for run := 1; run <= 2; run++ {
+		d, stdout := aaOnCluster(t, kubeconfig, filepath.Join(t.TempDir(), "results"))
+		t.Logf("run %d: baseline-again's CPU per request: %s", run, d.String())
+		if d.Verdict == "~" {
+			break
+		}
+		if run == 1 {
+			first = d
+			continue
+		}
+		if sameSide(first, d) {
+			t.Errorf("two A/A runs on the cluster read %s and %s for the twin's CPU per request, want ~\n%s", first.String(), d.String(), stdout)
+		}
+	}
+	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
+		t.Errorf("left after the run: %v", left)
+	}
+}
+
+// aaOnCluster runs one A/A run of the quickstart on the cluster of
+// kubeconfig, its results in out, and returns the twin's CPU per request
+// and the run's output.
+func aaOnCluster(t *testing.T, kubeconfig, out string) (tolltest.Delta, string) {
+	t.Helper()
 	args := append([]string{"run", "--aa"}, runArgs(kubeconfig, out, 4, quickstart)[1:]...)
 	code, stdout, stderr := tolltest.Run(t, args...)
 	if code != cli.ExitOK && code != cli.ExitInvalid {
 		t.Fatalf("toll run --kubernetes --aa: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	s := tolltest.ReadSummary(t, out)
-	d := s.Delta(t, "baseline-again", "cpu_per_request_ms")
-	t.Logf("baseline-again's CPU per request: %s", d.String())
-	if d.Verdict != "~" {
-		t.Errorf("an A/A run on the cluster reads %s for the twin's CPU per request, want ~\n%s", d.String(), stdout)
-	}
-	if left := kubetest.Gone(t, c, time.Minute); len(left) > 0 {
-		t.Errorf("left after the run: %v", left)
-	}
+	return s.Delta(t, "baseline-again", "cpu_per_request_ms"), stdout
+}
+
+// sameSide reports whether two changes read the same direction (both
+// intervals above 0, or both below).
+func sameSide(a, b tolltest.Delta) bool {
+	above := func(d tolltest.Delta) bool { return d.CILow != nil && *d.CILow > 0 }
+	below := func(d tolltest.Delta) bool { return d.CIHigh != nil && *d.CIHigh < 0 }
+	return above(a) && above(b) || below(a) && below(b)
 }
