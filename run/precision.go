@@ -182,9 +182,13 @@ func stepRecord(d analyze.Decision, why analyze.StopReason) record.PrecisionStep
 
 // precisionRun tracks a run in precision mode across execute's actions.
 type precisionRun struct {
-	rule       stoppingRule
-	budget     time.Duration
-	began      time.Time
+	rule   stoppingRule
+	budget time.Duration
+	began  time.Time
+	// reserve is what a variant warm-up leaves of the budget for the
+	// rounds after it: the load of the least rounds the rule stops after
+	// (precision.min_rounds).
+	reserve    time.Duration
 	steps      int
 	step       int // the step under way, −1 before the first
 	stepBegan  time.Time
@@ -226,11 +230,13 @@ type precisionRun struct {
 	done   map[int]bool
 }
 
-// newPrecisionRun tracks a run of s in precision mode under rule. spent is
-// what the run's sittings before a resumption spent of the budget: the
-// budget is the run's, not each sitting's.
-func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duration) *precisionRun {
+// newPrecisionRun tracks a run of s in precision mode under rule, which
+// carries out actions. spent is what the run's sittings before a
+// resumption spent of the budget: the budget is the run's, not each
+// sitting's.
+func newPrecisionRun(s *scenario.Scenario, rule stoppingRule, spent time.Duration, actions []plan.Action) *precisionRun {
 	pr := &precisionRun{rule: rule, budget: s.Precision.Budget.D(), began: time.Now().Add(-spent), steps: len(s.Steps()), step: -1, shared: s.StepsShareStarts()}
+	pr.reserve = time.Duration(s.Precision.MinRounds) * roundLoad(s, actions)
 	if s.Restart == scenario.RestartOnce {
 		pr.firstAhead = max(s.Precision.MinStarts-1, 0)
 		if spent == 0 {
@@ -438,10 +444,37 @@ func (pr *precisionRun) takeUp(s *scenario.Scenario, m *record.Manifest) []plan.
 }
 
 // warmupCap returns the longest a variant warm-up may take in a run in
-// precision mode: what is left of the budget, and at least
-// scenario.DefaultNoJVMWarmup, so that a JVM started late still gets some.
+// precision mode: what is left of the budget less the load of the least
+// rounds the rule stops after, and at least scenario.DefaultNoJVMWarmup,
+// so that a JVM started late still gets some. A warm-up that took the
+// whole budget would leave the run one round, past the budget, and no
+// interval.
 func (pr *precisionRun) warmupCap() time.Duration {
-	return max((pr.budget - time.Since(pr.began)).Round(time.Second), scenario.DefaultNoJVMWarmup)
+	return max((pr.budget - time.Since(pr.began) - pr.reserve).Round(time.Second), scenario.DefaultNoJVMWarmup)
+}
+
+// roundLoad returns the load that the first round of actions, a plan of
+// s, sends: each trial's warm-up and window, once for sides loaded at once
+// (each side's in turn for a sliced duet).
+func roundLoad(s *scenario.Scenario, actions []plan.Action) time.Duration {
+	trial := time.Duration(s.Load.Warmup) + time.Duration(s.Load.Duration)
+	var d time.Duration
+	for _, a := range actions {
+		t := trialOf(a)
+		if t == nil {
+			continue
+		}
+		if t.Round != 1 || t.Step != 0 {
+			break
+		}
+		switch {
+		case a.Kind == plan.RunAtOnce && s.Load.Slice > 0:
+			d += trial * time.Duration(len(a.Sides))
+		default:
+			d += trial
+		}
+	}
+	return d
 }
 
 // warmed counts d of variant warm-up.

@@ -58,7 +58,7 @@ func precisionRunner(t *testing.T, s *scenario.Scenario, rule stoppingRule) (*ru
 	p := plan.New(s, 1)
 	m := &record.Manifest{Planned: planned(p), Precision: precisionRecord(s)}
 	r.total = len(p.Trials())
-	return r, p, m, newPrecisionRun(s, rule, 0)
+	return r, p, m, newPrecisionRun(s, rule, 0, p.Actions)
 }
 
 // drive carries out actions as execute does, with no backend: each load
@@ -254,24 +254,72 @@ func TestStepsShareTheirStarts(t *testing.T) {
 }
 
 // TestWarmupCap checks that in precision mode a variant warm-up lasts at
-// most what is left of the budget, in whole seconds, and at least the
-// short default.
+// most what is left of the budget less the load of the least rounds the
+// rule stops after, in whole seconds, and at least the short default.
 func TestWarmupCap(t *testing.T) {
 	for _, tt := range []struct {
-		spent, want time.Duration
+		spent, reserve, want time.Duration
 	}{
-		{time.Minute, 4 * time.Minute},
-		{4*time.Minute + 55*time.Second, scenario.DefaultNoJVMWarmup},
-		{10 * time.Minute, scenario.DefaultNoJVMWarmup},
+		{time.Minute, 0, 4 * time.Minute},
+		{time.Minute, time.Minute, 3 * time.Minute},
+		{3 * time.Minute, 2*time.Minute + 30*time.Second, scenario.DefaultNoJVMWarmup},
+		{4*time.Minute + 55*time.Second, 0, scenario.DefaultNoJVMWarmup},
+		{10 * time.Minute, 0, scenario.DefaultNoJVMWarmup},
 	} {
-		pr := &precisionRun{budget: 5 * time.Minute, began: time.Now().Add(-tt.spent)}
+		pr := &precisionRun{budget: 5 * time.Minute, began: time.Now().Add(-tt.spent), reserve: tt.reserve}
 		got := pr.warmupCap()
 		if got > tt.want || got < tt.want-time.Second {
-			t.Errorf("after %s of a 5m budget: cap %s, want %s", tt.spent, got, tt.want)
+			t.Errorf("after %s of a 5m budget, %s kept for the rounds: cap %s, want %s", tt.spent, tt.reserve, got, tt.want)
 		}
 		if got%time.Second != 0 {
 			t.Errorf("cap %s: want whole seconds, as the report writes a warm-up's maximum", got)
 		}
+	}
+}
+
+// TestWarmupLeavesTheLeastRounds checks that a run in precision mode keeps
+// from its variant warm-ups the load of precision.min_rounds rounds of its
+// plan: each trial's warm-up and window, once for sides loaded at once,
+// each side's for a sliced duet's. A JVM's warm-up that took what was left
+// of a 2-minute budget left the run one round, past it, and no interval.
+func TestWarmupLeavesTheLeastRounds(t *testing.T) {
+	for _, tt := range []struct {
+		name, mode, load string
+		trials           int // a round's load, in trials' warm-up and window
+	}{
+		{"one at a time", "mode: sequential", "", 3},
+		{"every variant at once", "mode: together", "", 1},
+		{"a duet, sides in turn", "mode: duet\npinning: {duet: shared}", ", slice: 50ms", 4},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := `name: p
+services:
+  - name: app
+    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}"]
+    ready: {tcp: "127.0.0.1:${port:app}"}
+    measure: true
+variants:
+  - name: baseline
+  - name: otel
+  - name: twin
+load: {rate: 10, warmup: 1s, duration: 3s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]` + tt.load + `}
+precision: {target: 3%, budget: 5m, min_rounds: 4}
+restart: once
+` + tt.mode + "\n"
+			s, err := scenario.Parse("p.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := plan.New(s, 1)
+			pr := newPrecisionRun(s, nil, time.Minute, p.Actions)
+			want := 4 * time.Duration(tt.trials) * 4 * time.Second
+			if pr.reserve != want {
+				t.Errorf("kept for the rounds: %s, want %s (4 rounds of %d trials of 4 s)", pr.reserve, want, tt.trials)
+			}
+			if got, most := pr.warmupCap(), 4*time.Minute-want; got > most || got < most-time.Second {
+				t.Errorf("warm-up cap after 1m of 5m: %s, want %s", got, most)
+			}
+		})
 	}
 }
 

@@ -477,7 +477,7 @@ func (r *runner) execute(ctx context.Context, p *plan.Plan, m *record.Manifest) 
 		if m.Precision == nil {
 			m.Precision = precisionRecord(r.s)
 		}
-		pr = newPrecisionRun(r.s, newAnalysisRule(r.s), time.Duration(m.Precision.SpentS*float64(time.Second)))
+		pr = newPrecisionRun(r.s, newAnalysisRule(r.s), time.Duration(m.Precision.SpentS*float64(time.Second)), actions)
 		r.prec = pr
 	}
 	for i := 0; ; i++ {
