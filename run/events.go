@@ -61,11 +61,12 @@ func (e events) WarmupSpent(d time.Duration) {
 }
 
 // StartsAhead returns the further starts a run in precision mode plans
-// after the current one (0 in other runs).
+// after the current one: 0 in other runs, and while what is left of the
+// budget would not hold one's warm-up (roomAhead).
 func (e events) StartsAhead() int {
 	e.r.mu.Lock()
 	defer e.r.mu.Unlock()
-	if e.r.prec == nil {
+	if e.r.prec == nil || !e.r.prec.roomAhead() {
 		return 0
 	}
 	return e.r.prec.ahead

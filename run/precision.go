@@ -203,8 +203,9 @@ type precisionRun struct {
 	stopCount int
 	// warmedRun and warmedStep are the variant warm-ups' time in the run
 	// and in the step under way: part of what a start costs, not of a
-	// round.
+	// round. warmups counts those of the run. Guarded by the runner's mu.
 	warmedRun, warmedStep time.Duration
+	warmups               int
 	// spentOn is what each load step left behind took, its warm-ups
 	// within it: a step taken up again goes on from there.
 	spentOn map[int]stepSpent
@@ -477,8 +478,25 @@ func roundLoad(s *scenario.Scenario, actions []plan.Action) time.Duration {
 	return d
 }
 
+// roomAhead reports whether what is left of the budget holds a start
+// warmed ahead of its turn: a warm-up as long as the run's took on
+// average, with the load of the least rounds kept after it (warmupCap).
+// A start that could not be warmed in time would never take its turn, and
+// its warm-up would load the CPUs beside the rounds for nothing.
+func (pr *precisionRun) roomAhead() bool {
+	if pr.budget <= 0 {
+		return true
+	}
+	var warm time.Duration
+	if pr.warmups > 0 {
+		warm = pr.warmedRun / time.Duration(pr.warmups)
+	}
+	return pr.budget-time.Since(pr.began)-pr.reserve >= warm
+}
+
 // warmed counts d of variant warm-up.
 func (pr *precisionRun) warmed(d time.Duration) {
+	pr.warmups++
 	pr.warmedRun += d
 	pr.warmedStep += d
 }

@@ -323,6 +323,37 @@ restart: once
 	}
 }
 
+// TestRoomAhead checks that a start is warmed ahead of its turn only while
+// what is left of the budget, less the load kept for the least rounds,
+// holds a warm-up as long as the run's took on average: one warmed in the
+// budget's last minute of a 2-minute JVM run never took its turn.
+func TestRoomAhead(t *testing.T) {
+	for _, tt := range []struct {
+		name                   string
+		budget, spent, reserve time.Duration
+		warmed                 []time.Duration
+		want                   bool
+	}{
+		{"no budget", 0, time.Hour, time.Minute, []time.Duration{time.Minute}, true},
+		{"before any warm-up", 2 * time.Minute, 5 * time.Second, time.Minute, nil, true},
+		{"room for one more", 10 * time.Minute, 2 * time.Minute, time.Minute, []time.Duration{time.Minute}, true},
+		{"a warm-up longer than what is left", 2 * time.Minute, time.Minute, time.Minute, []time.Duration{54 * time.Second}, false},
+		{"shorter than the average warm-up", 5 * time.Minute, 2*time.Minute + 30*time.Second, time.Minute, []time.Duration{time.Minute, 3 * time.Minute}, false},
+		{"longer than the average warm-up", 5 * time.Minute, time.Minute + 30*time.Second, time.Minute, []time.Duration{time.Minute, 3 * time.Minute}, true},
+		{"the budget spent", 2 * time.Minute, 3 * time.Minute, 0, nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pr := &precisionRun{budget: tt.budget, began: time.Now().Add(-tt.spent), reserve: tt.reserve}
+			for _, d := range tt.warmed {
+				pr.warmed(d)
+			}
+			if got := pr.roomAhead(); got != tt.want {
+				t.Errorf("roomAhead() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 // TestStepBudgetSpent checks that a load step begun after the run's budget
 // was spent gets a spent share, not the zero that means no budget.
 func TestStepBudgetSpent(t *testing.T) {
