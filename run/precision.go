@@ -588,7 +588,12 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 			// A start warmed ahead of its turn costs only the stop of the
 			// current one: a round's time until a stop has been timed.
 			st.ReadyStarts, st.SwapTime = r.can.ahead.WarmStartsReady(), st.RoundTime
-			st.WarmingStarts, st.WarmAhead = r.can.ahead.WarmingAhead(), r.can.ahead.WarmsBesideRounds()
+			// A start the budget left cannot warm ahead (roomAhead) costs
+			// a warm-up of its own.
+			r.mu.Lock()
+			room := pr.roomAhead()
+			r.mu.Unlock()
+			st.WarmingStarts, st.WarmAhead = r.can.ahead.WarmingAhead(), r.can.ahead.WarmsBesideRounds() && room
 			st.WarmBeside = r.can.ahead.WarmedBeside()
 			if pr.stopCount > 0 {
 				st.SwapTime = pr.stopTime / time.Duration(pr.stopCount)

@@ -658,3 +658,51 @@ func TestPlannedStartsWarmAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// warmsBeside is a backend that warms every planned start beside the
+// rounds (backend.StartsAhead), none of them warming or ready yet.
+type warmsBeside struct{}
+
+func (warmsBeside) WarmStartsReady() int        { return 0 }
+func (warmsBeside) WarmingAhead() int           { return 0 }
+func (warmsBeside) WarmsBesideRounds() bool     { return true }
+func (warmsBeside) WarmedBeside() time.Duration { return 0 }
+
+// warmAheadRule records whether each round's state priced a new start as
+// one warmed beside the rounds.
+type warmAheadRule struct{ warmAhead map[int]bool }
+
+func (w *warmAheadRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
+	w.warmAhead[st.Rounds] = st.WarmAhead
+	stop := st.Rounds >= 3
+	return roundDecision{Stop: stop, Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
+}
+
+// TestNoRoomAheadCostsAWarmup checks that where what is left of the budget
+// cannot warm a start ahead (roomAhead), the rule prices a new start with
+// a warm-up of its own, not as one warmed beside the rounds: a 3-minute
+// JVM run was otherwise given a second start, warmed for 11 s, whose rounds
+// measured a JVM still compiling.
+func TestNoRoomAheadCostsAWarmup(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		warm time.Duration // the first warm-up, of a 5-minute budget
+		want bool
+	}{
+		{"room for another", 10 * time.Second, true},
+		{"no room for another", 4*time.Minute + 30*time.Second, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := precisionScenario(t, "rate: 10")
+			rule := &warmAheadRule{warmAhead: map[int]bool{}}
+			r, p, m, pr := precisionRunner(t, s, rule)
+			r.can.ahead = warmsBeside{}
+			drive(t, r, pr, m, p.Actions, tt.warm)
+			for round := 1; round <= 3; round++ {
+				if got := rule.warmAhead[round]; got != tt.want {
+					t.Errorf("round %d: a new start priced as warmed ahead: %v, want %v", round, got, tt.want)
+				}
+			}
+		})
+	}
+}
