@@ -49,12 +49,11 @@ type variantWarmup struct {
 // run, in every schedule.
 func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	longest := b.s.Load.VariantWarmup.D()
+	since, bounded := time.Now(), false
 	if ev := b.events; ev != nil && longest > 0 {
 		if most, ok := ev.WarmupCap(); ok {
 			// A warm-up does not outlast the budget it is spent from.
-			longest = min(longest, most)
-			began := time.Now()
-			defer func() { ev.WarmupSpent(time.Since(began)) }()
+			longest, bounded = min(longest, most), true
 		}
 	}
 	var owed []*plan.Trial
@@ -73,6 +72,11 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	if len(owed) == 0 {
 		return nil
+	}
+	if bounded {
+		// Only a warm-up that runs is spent from the budget, and
+		// counted among the run's warm-ups.
+		defer func() { b.events.WarmupSpent(time.Since(since)) }()
 	}
 	owed, rewarm = b.warmAlongside(owed, rewarm)
 	jvm := b.anyJVM(owed)

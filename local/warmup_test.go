@@ -104,3 +104,33 @@ func TestKeepSpans(t *testing.T) {
 		t.Errorf("a warm-up without spans replaced them: %v, want %v", b.warmSpans, want)
 	}
 }
+
+// budgetEvents is a run in precision mode as a warm-up sees it: a cap on
+// each warm-up, and the warm-ups spent from the budget.
+type budgetEvents struct {
+	noteTaker
+	spent []time.Duration
+}
+
+func (e *budgetEvents) WarmupCap() (time.Duration, bool) { return time.Minute, true }
+func (e *budgetEvents) WarmupSpent(d time.Duration)      { e.spent = append(e.spent, d) }
+
+// TestNoWarmupSpendsNothing checks that a trial whose services are owed
+// no variant warm-up (warmed already, or idle) spends none of the budget
+// and counts as no warm-up: every trial asks, and a run whose trials each
+// counted one read its warm-ups' mean as nearly nothing, and warmed
+// starts ahead of their turn that the budget could not hold.
+func TestNoWarmupSpendsNothing(t *testing.T) {
+	ev := &budgetEvents{}
+	s := &scenario.Scenario{}
+	s.Load.VariantWarmup = scenario.Duration(time.Minute)
+	b := &Backend{s: s, events: ev, running: map[string]*started{"otel": {warmed: true}}}
+	for _, pt := range []*plan.Trial{{Variant: "otel", Rate: 10}, {Variant: "baseline", Idle: true}} {
+		if err := b.warmUp(context.Background(), pt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ev.spent) > 0 {
+		t.Errorf("warm-ups spent %v; want none: nothing was owed one", ev.spent)
+	}
+}
