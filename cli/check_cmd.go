@@ -87,7 +87,6 @@ type planSize struct {
 // the variant warm-up after each start.
 func sizeOf(s *scenario.Scenario, p *plan.Plan) planSize {
 	var n planSize
-	trial := time.Duration(s.Load.Warmup) + time.Duration(s.Load.Duration)
 	for _, a := range p.Actions {
 		switch a.Kind {
 		case plan.Start:
@@ -97,15 +96,11 @@ func sizeOf(s *scenario.Scenario, p *plan.Plan) planSize {
 			n.stops++
 		case plan.Run:
 			n.trials++
-			n.loaded += trial
+			n.loaded += a.Load(s)
 		case plan.RunAtOnce:
 			n.atOnce++
 			n.trials += len(a.Sides)
-			if s.Load.Slice > 0 {
-				n.loaded += trial * time.Duration(len(a.Sides))
-			} else {
-				n.loaded += trial
-			}
+			n.loaded += a.Load(s)
 		}
 	}
 	if s.Workload() != scenario.WorkloadLoad {

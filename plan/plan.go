@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/tollperf/toll/scenario"
 )
@@ -70,6 +71,22 @@ type Action struct {
 	// variant starts under (a load test's matrix step); 0 keeps each
 	// service's own.
 	CPULimit float64
+}
+
+// Load returns the load that a, an action of a plan of s, sends: a trial's
+// warm-up and window, once for sides loaded at once and each side's in turn
+// for a sliced duet (load.slice); none for a start or a stop.
+func (a Action) Load(s *scenario.Scenario) time.Duration {
+	trial := time.Duration(s.Load.Warmup) + time.Duration(s.Load.Duration)
+	switch {
+	case a.Kind == Run:
+		return trial
+	case a.Kind == RunAtOnce && s.Load.Slice > 0:
+		return trial * time.Duration(len(a.Sides))
+	case a.Kind == RunAtOnce:
+		return trial
+	}
+	return 0
 }
 
 // Trial is one variant at one load step for one window.

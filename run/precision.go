@@ -455,10 +455,8 @@ func (pr *precisionRun) warmupCap() time.Duration {
 }
 
 // roundLoad returns the load that the first round of actions, a plan of
-// s, sends: each trial's warm-up and window, once for sides loaded at once
-// (each side's in turn for a sliced duet).
+// s, sends (plan.Action.Load).
 func roundLoad(s *scenario.Scenario, actions []plan.Action) time.Duration {
-	trial := time.Duration(s.Load.Warmup) + time.Duration(s.Load.Duration)
 	var d time.Duration
 	for _, a := range actions {
 		t := trialOf(a)
@@ -468,12 +466,7 @@ func roundLoad(s *scenario.Scenario, actions []plan.Action) time.Duration {
 		if t.Round != 1 || t.Step != 0 {
 			break
 		}
-		switch {
-		case a.Kind == plan.RunAtOnce && s.Load.Slice > 0:
-			d += trial * time.Duration(len(a.Sides))
-		default:
-			d += trial
-		}
+		d += a.Load(s)
 	}
 	return d
 }
