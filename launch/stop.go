@@ -20,9 +20,9 @@ const (
 
 // Stop ends the service: it sends SIGTERM (or the Spec's StopSignal) to the
 // whole process group, waits up to grace for every process of the group to
-// exit, then sends SIGKILL to the processes left. It returns once the process toll started has been
-// reaped. Stop is idempotent: later calls wait for the first and return its
-// result.
+// exit, then sends SIGKILL to the processes left. It returns once the
+// process toll started has been reaped. Stop is idempotent: later calls
+// wait for the first and return its result.
 //
 // Stop returns an error only if it could not signal the group or the group
 // outlived SIGKILL; a service that needed SIGKILL is reported by Killed.
