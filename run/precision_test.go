@@ -24,6 +24,15 @@ func precisionScenario(t *testing.T, load string) *scenario.Scenario {
 // rounds as steps says (precision.steps).
 func precisionSteps(t *testing.T, load, steps string) *scenario.Scenario {
 	t.Helper()
+	return parseApp(t, []string{"baseline", "otel"}, load+", duration: 2s",
+		"{target: 3%, budget: 5m, steps: "+steps+"}", "mode: sequential\nrestart: once")
+}
+
+// parseApp parses a scenario of one measured service, toll's provider,
+// with variants, its load's fields load (a YAML mapping's entries), its
+// precision, and the top-level lines rest.
+func parseApp(t *testing.T, variants []string, load, precision, rest string) *scenario.Scenario {
+	t.Helper()
 	src := `name: p
 services:
   - name: app
@@ -31,13 +40,12 @@ services:
     ready: {tcp: "127.0.0.1:${port:app}"}
     measure: true
 variants:
-  - name: baseline
-  - name: otel
-load: {` + load + `, duration: 2s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
-precision: {target: 3%, budget: 5m, steps: ` + steps + `}
-mode: sequential
-restart: once
 `
+	for _, v := range variants {
+		src += "  - name: " + v + "\n"
+	}
+	src += `load: {` + load + `, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]}
+precision: ` + precision + "\n" + rest + "\n"
 	s, err := scenario.Parse("p.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -292,24 +300,8 @@ func TestWarmupLeavesTheLeastRounds(t *testing.T) {
 		{"a duet, sides in turn", "mode: duet\npinning: {duet: shared}", ", slice: 50ms", 4},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			src := `name: p
-services:
-  - name: app
-    command: [toll, app, provider, --addr, "127.0.0.1:${port:app}"]
-    ready: {tcp: "127.0.0.1:${port:app}"}
-    measure: true
-variants:
-  - name: baseline
-  - name: otel
-  - name: twin
-load: {rate: 10, warmup: 1s, duration: 3s, target: "http://127.0.0.1:${port:app}", requests: [{path: /}]` + tt.load + `}
-precision: {target: 3%, budget: 5m, min_rounds: 4}
-restart: once
-` + tt.mode + "\n"
-			s, err := scenario.Parse("p.yaml", []byte(src))
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := parseApp(t, []string{"baseline", "otel", "twin"}, "rate: 10, warmup: 1s, duration: 3s"+tt.load,
+				"{target: 3%, budget: 5m, min_rounds: 4}", "restart: once\n"+tt.mode)
 			p := plan.New(s, 1)
 			pr := newPrecisionRun(s, nil, time.Minute, p.Actions)
 			want := 4 * time.Duration(tt.trials) * 4 * time.Second
