@@ -560,13 +560,10 @@ func roundEnds(actions []plan.Action, i int, shared bool) (*plan.Trial, bool) {
 	return t, true
 }
 
-// afterRound asks the rule about the round that t ended, from the trials
-// kept so far, records its
-// answer in m, and returns the actions still to run: those left, less the
-// step's remaining rounds when it stops, with a new start of every
-// variant's services before the next round when the rule asks for one.
-func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
-	once := r.s.Restart == scenario.RestartOnce
+// stateAfter is where the run stands as the round that t ended ends, for
+// the stopping rule: the step's time and budget, the round's time, and,
+// for services started once (once), its starts and what a new one costs.
+func (r *runner) stateAfter(pr *precisionRun, t *plan.Trial, once bool) roundState {
 	st := roundState{Step: t.Step, Rounds: t.Round, Elapsed: time.Since(pr.stepBegan), Budget: pr.stepBudget,
 		RunLeft: max(pr.budget-time.Since(pr.began), time.Nanosecond), Later: t.Step < pr.steps-1 || pr.othersShort(t.Step)}
 	if pr.shared {
@@ -593,6 +590,16 @@ func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial,
 			}
 		}
 	}
+	return st
+}
+
+// afterRound asks the rule about the round that t ended, from the trials
+// kept so far, records its answer in m, and returns the actions still to run: those left, less the
+// step's remaining rounds when it stops, with a new start of every
+// variant's services before the next round when the rule asks for one.
+func (r *runner) afterRound(pr *precisionRun, m *record.Manifest, t *plan.Trial, rest []plan.Action) ([]plan.Action, error) {
+	once := r.s.Restart == scenario.RestartOnce
+	st := r.stateAfter(pr, t, once)
 	d, err := pr.rule.afterRound(m, r.keptTrials(), st)
 	if err != nil {
 		return rest, fmt.Errorf("precision: after round %d: %w", t.Round, err)
