@@ -880,6 +880,55 @@ func TestTelemetryPooledOverRounds(t *testing.T) {
 	}
 }
 
+// TestWarmupAtOtherLoadLeftOut runs three rounds of a variant whose
+// first trial's cycle began with a variant warm-up of 16 users: 26,496
+// requests at hundreds a second, at which its exporter dropped spans (2.43
+// a request), where every trial at its own 50 req/s sends 4. The variant
+// reads 4 spans per request, as its trials do, and the first trial no
+// telemetry: weighed by its requests, it pulled the figure to 2.5. A
+// variant whose only trial began so keeps what it counted.
+func TestWarmupAtOtherLoadLeftOut(t *testing.T) {
+	m := &record.Manifest{Scenario: "x", Baseline: "otel", Variants: []string{"otel"}}
+	const warm = 26496
+	var trials []*record.Trial
+	spans := uint64(0)
+	for i := range 3 {
+		tr := synthetic(t, i+1, i+1, "otel", 8, 50, 0.001, 1000)
+		tr.Exports = true
+		tr.Start = tr.MeasureStart.Add(-2 * time.Second)
+		tr.Load.Sent, tr.Load.WarmupCompleted = 400, 100
+		from := spans
+		spans += 4 * 500
+		if i == 0 {
+			tr.Load.WarmupCompleted += warm
+			tr.Load.WarmupAtOtherLoad = true
+			spans += 64385 // 2.43 a request
+		}
+		tr.Telemetry = []record.Telemetry{{T: -2, Spans: from}, {T: 8, Spans: spans}}
+		tr.TelemetryEnd = &record.Telemetry{T: 9, Spans: spans}
+		trials = append(trials, tr)
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Trials[0].Costs[SpansPerReq]; ok {
+		t.Errorf("the first trial reads %.3f spans per request, want none", s.Trials[0].Costs[SpansPerReq])
+	}
+	for _, cr := range s.Steps[0].Variants[0].Costs {
+		if cr.Cost == SpansPerReq && math.Abs(cr.Value-4) > 1e-9 {
+			t.Errorf("the variant's spans per request %.3f, want 4, its trials' own", cr.Value)
+		}
+	}
+	alone, err := Summarize(m, trials[:1], Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := alone.Trials[0].Costs[SpansPerReq]; !ok {
+		t.Error("a variant's only trial lost its telemetry")
+	}
+}
+
 // TestEffectiveStarts checks the count of starts a mean of rounds averages
 // as the start-to-start term sees it.
 func TestEffectiveStarts(t *testing.T) {

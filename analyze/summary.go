@@ -875,17 +875,24 @@ func countedOverCycle(c Cost) bool {
 // it falls in that trial's count, not its own: one round reads high and
 // its predecessor low (4.7 and 3.9 spans per request for 4), and a round
 // whose cycle held the variant warm-up's requests weighs, here, as many
-// requests as it counted. ok is false where a round was not counted so.
+// requests as it counted. Rounds without c (attributeTelemetry's) are
+// left out; ok is false where a round with c was not counted so, or none
+// has it.
 func pooledTelemetry(rounds map[int]*TrialCosts, c Cost) (v float64, ok bool) {
-	if !countedOverCycle(c) || len(rounds) == 0 {
+	if !countedOverCycle(c) {
 		return 0, false
 	}
 	var items, reqs, rate float64
+	n := 0
 	for _, tc := range rounds {
 		x, has := tc.Costs[c]
-		if !has || tc.cycleRequests <= 0 {
+		if !has {
+			continue
+		}
+		if tc.cycleRequests <= 0 {
 			return 0, false
 		}
+		n++
 		perReq := x
 		if c != SpansPerReq {
 			tp := tc.Costs[Throughput]
@@ -898,9 +905,12 @@ func pooledTelemetry(rounds map[int]*TrialCosts, c Cost) (v float64, ok bool) {
 		items += perReq * tc.cycleRequests
 		reqs += tc.cycleRequests
 	}
+	if n == 0 {
+		return 0, false
+	}
 	v = items / reqs
 	if c != SpansPerReq {
-		v *= rate / float64(len(rounds))
+		v *= rate / float64(n)
 	}
 	return v, true
 }
@@ -938,6 +948,14 @@ func (z *summarizer) poolDifference(d *Delta, si int, v string, c Cost, pv float
 // requests, and telemetry per second is that times the window's achieved
 // rate. A trial whose cycle has no end recorded (the run's last, killed)
 // keeps the count inside its window.
+//
+// A trial whose cycle began with a variant warm-up at another load (its
+// users, or its rate) reads no telemetry while the variant has another
+// trial at its step: what its sink received mixes the warm-up's load with
+// the trial's, and an exporter that drops spans at the warm-up's rate, or
+// flushes its full queue into the window, would weigh that load in the
+// trial's figure, and in a pooled one as many times as the warm-up sent
+// more requests.
 func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 	byIndex := map[int]*TrialCosts{}
 	for _, tc := range costs {
@@ -945,15 +963,27 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 	}
 	next := map[int]*record.Trial{} // trial index → the variant's next trial
 	last := map[string]*record.Trial{}
+	atTrialLoad := map[stepVariant]bool{}
 	for _, t := range trials { // in run order
 		if prev := last[t.Variant]; prev != nil {
 			next[prev.Index] = t
 		}
 		last[t.Variant] = t
+		if len(t.Telemetry) > 0 && !t.Load.WarmupAtOtherLoad {
+			atTrialLoad[stepVariant{t.Step, t.Variant}] = true
+		}
 	}
 	for _, t := range trials {
 		tc := byIndex[t.Index]
 		if tc == nil || len(t.Telemetry) == 0 {
+			continue
+		}
+		if t.Load.WarmupAtOtherLoad && atTrialLoad[stepVariant{t.Step, t.Variant}] {
+			for c := range tc.Costs {
+				if countedOverCycle(c) {
+					delete(tc.Costs, c)
+				}
+			}
 			continue
 		}
 		end := t.TelemetryEnd

@@ -398,12 +398,14 @@ func fillLoad(tr *record.Trial, res *load.Result, measureStart time.Time, seed u
 }
 
 // addTo counts the warm-up w's requests, and the telemetry they caused, in
-// tr's telemetry cycle, which begins with them; a nil w adds nothing.
+// tr's telemetry cycle, which begins with them, and says whether some were
+// sent at another load; a nil w adds nothing.
 func (w *variantWarmup) addTo(tr *record.Trial, measureStart time.Time) {
 	if w == nil {
 		return
 	}
 	tr.Load.WarmupCompleted += w.completed
+	tr.Load.WarmupAtOtherLoad = tr.Load.WarmupAtOtherLoad || w.otherLoad
 	if w.telemetry != nil && len(tr.Telemetry) > 0 {
 		tr.Telemetry = append([]record.Telemetry{torecord.Telemetry(w.start.Sub(measureStart).Seconds(), *w.telemetry)}, tr.Telemetry...)
 	}

@@ -34,6 +34,9 @@ type variantWarmup struct {
 	// requests do.
 	completed uint64
 	telemetry *sink.Counts
+	// otherLoad is set when some of those requests were sent at a load
+	// other than the trial's (a phase of users or of a rate).
+	otherLoad bool
 }
 
 // warmUp runs the variant warm-up (load.variant_warmup) of every trial of
@@ -152,6 +155,9 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 			}
 		}
 		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, phaseSpans)
+		for i, pt := range owed {
+			ph.other[i] = loads[i] != pt
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -180,6 +186,7 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 		w := &variantWarmup{start: first.origin, lasted: max(last.ends[i].Sub(first.origin), 0), telemetry: tels[i]}
 		for _, ph := range phases {
 			w.completed += ph.done[i]
+			w.otherLoad = w.otherLoad || ph.other[i] && ph.done[i] > 0
 		}
 		if u := b.s.Load.VariantWarmupUntil; u != nil {
 			settled, steady := true, false
@@ -260,6 +267,7 @@ type warmupPhase struct {
 	origin  time.Time   // its load's origin
 	ends    []time.Time // when each trial's load ended
 	done    []uint64    // each trial's requests sent
+	other   []bool      // each trial's load was not the trial's own
 	errs    []error     // each trial's load's error
 	verdict jitVerdict  // how its JVMs ended it (load.variant_warmup_until)
 	exited  bool        // a service of one of the trials exited
@@ -276,7 +284,7 @@ type warmupPhase struct {
 func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), errs: make([]error, len(owed)), spans: spans}
+	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), other: make([]bool, len(owed)), errs: make([]error, len(owed)), spans: spans}
 	var exited atomic.Bool
 	var wg sync.WaitGroup
 	// completed counts each variant's requests as the warm-up goes, for

@@ -211,6 +211,12 @@ type LoadTotals struct {
 	Histogram string `json:"histogram,omitempty"`
 	// WarmupCompleted counts the requests completed in the warm-up.
 	WarmupCompleted uint64 `json:"warmup_completed,omitempty"`
+	// WarmupAtOtherLoad is set when the trial's telemetry cycle began with
+	// a variant warm-up some of whose requests were sent at a load other
+	// than the trial's (load.variant_warmup_users or _rate, or the users
+	// of a warm-up toll chose): what its sink received per request is not
+	// the trial's load's.
+	WarmupAtOtherLoad bool `json:"warmup_at_other_load,omitempty"`
 	// Connections counts the connections the load generator opened in the
 	// trial, its warm-up included (a variant warm-up's not): one per worker
 	// it started for want of an idle one, and again after a server closed

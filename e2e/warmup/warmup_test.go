@@ -56,6 +56,9 @@ rounds: 2
 			Settled   bool               `json:"settled"`
 			JITMsPerS map[string]float64 `json:"jit_ms_per_s"`
 		} `json:"variant_warmup"`
+		Load struct {
+			WarmupAtOtherLoad bool `json:"warmup_at_other_load"`
+		} `json:"load"`
 	}
 	lasted := map[int][]float64{} // round → each side's warm-up
 	for _, b := range trials {
@@ -91,6 +94,9 @@ rounds: 2
 		// at the warm-up's end its rate is below 20 ms/s, not 10.
 		if ms, ok := w.JITMsPerS["hello"]; !ok || ms >= 20 {
 			t.Errorf("trial %d (%s): JIT at the warm-up's end %v, want hello's below 20 ms/s (twice the rule's 10, a settled side's bound)", tr.Index, tr.Variant, w.JITMsPerS)
+		}
+		if tr.Load.WarmupAtOtherLoad {
+			t.Errorf("trial %d (%s): warmed at its own load, but records another", tr.Index, tr.Variant)
 		}
 		lasted[tr.Round] = append(lasted[tr.Round], tr.VariantWarmupS)
 	}
@@ -207,7 +213,8 @@ restart: per-round`)
 // closed-model users (load.variant_warmup_users): as fast as they answer,
 // many times the requests the trial's 5 req/s would send in the same 2 s,
 // and the report's first line says how the warm-up was sent. Each trial
-// records the connections its own load opened.
+// records the connections its own load opened, and that its warm-up was
+// sent at another load than its own.
 func TestVariantWarmupUsers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real services")
@@ -234,6 +241,9 @@ restart: per-round`)
 		// with a load of 14 per CPU.
 		if n := tr.Load.WarmupCompleted; n < 44 || tr.VariantWarmupS < 1.9 {
 			t.Errorf("%s: %d warm-up requests in a %.1f s variant warm-up, want 2 s and at least four times the 11 the trial's rate would send", f, n, tr.VariantWarmupS)
+		}
+		if !tr.Load.WarmupAtOtherLoad {
+			t.Errorf("%s: the trial does not record that its warm-up's users were another load than its own", f)
 		}
 	}
 	if !strings.Contains(stdout, "variant warm-up 2s by 2 users") {
@@ -326,8 +336,9 @@ type warmedTrial struct {
 		PhasesS []float64 `json:"phases_s"`
 	} `json:"variant_warmup"`
 	Load struct {
-		WarmupCompleted uint64 `json:"warmup_completed"`
-		Connections     uint64 `json:"connections"`
+		WarmupCompleted   uint64 `json:"warmup_completed"`
+		Connections       uint64 `json:"connections"`
+		WarmupAtOtherLoad bool   `json:"warmup_at_other_load"`
 	} `json:"load"`
 }
 
