@@ -23,7 +23,7 @@ func precisionLines(s *analyze.Summary) []string {
 	}
 	var out []string
 	for _, st := range p.Steps {
-		line := precisionLine(st, p.Targets)
+		line := precisionLine(st, p.Targets, p.MinStarts)
 		if len(s.Steps) > 1 {
 			for _, x := range s.Steps {
 				if x.Index == st.Step {
@@ -40,11 +40,16 @@ func precisionLines(s *analyze.Summary) []string {
 }
 
 // precisionLine is one step's line; targets are the run's, by cost, which
-// a step that reached them all names when there are several.
-func precisionLine(st record.PrecisionStep, targets map[string]float64) string {
+// a step that reached them all names when there are several, and a step
+// whose budget ran out before minStarts starts (precision.min_starts) says
+// so.
+func precisionLine(st record.PrecisionStep, targets map[string]float64, minStarts int) string {
 	over := ""
 	if st.Starts > 1 {
 		over = fmt.Sprintf(" over %d starts", st.Starts)
+	}
+	if st.Stop == "budget" && st.Starts > 0 && st.Starts < minStarts {
+		over = fmt.Sprintf(" over %s, fewer than the %d of precision.min_starts", plural(st.Starts, "start"), minStarts)
 	}
 	took := minutes(st.ElapsedS)
 	if st.TakenUp {

@@ -34,9 +34,11 @@ func TestPrecisionLines(t *testing.T) {
 			"budget spent after 126 rounds over 2 starts, 24 min: datadog CPU per request at ±4.1%; ±3% is out of reach at this spread (more than 10 times the budget); ±3% on CPU per request without JIT met from round 52 (9 min) on"},
 		{record.PrecisionStep{Stop: "reached", Rounds: 40, Starts: 3, ElapsedS: 720, TargetPct: 3, HalfPct: 2.9, Variant: "otel", Cost: "cpu_per_request_ms", TakenUp: true}, nil,
 			"reached ±3% after 40 rounds over 3 starts, 12 min (taken up again once the other load steps had run, with what they left of the budget)"},
+		{record.PrecisionStep{Stop: "budget", Rounds: 4, Starts: 1, ElapsedS: 170, TargetPct: 3, HalfPct: 8.6, Variant: "extra", Cost: "cpu_per_request_ms", MoreStarts: 3, MoreS: 600}, nil,
+			"budget spent after 4 rounds over 1 start, fewer than the 2 of precision.min_starts, 3 min: extra CPU per request at ±8.6%; about 3 more starts (≈ 10 min) would reach ±3%"},
 	}
 	for _, tt := range tests {
-		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Targets: tt.targets, Steps: []record.PrecisionStep{tt.st}}}}
+		s := &analyze.Summary{Manifest: &record.Manifest{Precision: &record.Precision{Targets: tt.targets, MinStarts: 2, Steps: []record.PrecisionStep{tt.st}}}}
 		got := precisionLines(s)
 		if len(got) != 1 || got[0] != tt.want {
 			t.Errorf("lines %q, want %q", got, tt.want)
