@@ -64,9 +64,13 @@ func (e events) WarmupSpent(d time.Duration) {
 // after the current one: 0 in other runs, and while what is left of the
 // budget would not hold one's warm-up (roomAhead).
 func (e events) StartsAhead() int {
+	var beside time.Duration
+	if e.r.can.ahead != nil {
+		beside = e.r.can.ahead.WarmedBeside()
+	}
 	e.r.mu.Lock()
 	defer e.r.mu.Unlock()
-	if e.r.prec == nil || !e.r.prec.roomAhead() {
+	if e.r.prec == nil || !e.r.prec.roomAhead(beside) {
 		return 0
 	}
 	return e.r.prec.ahead

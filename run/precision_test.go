@@ -324,22 +324,26 @@ func TestRoomAhead(t *testing.T) {
 		name                   string
 		budget, spent, reserve time.Duration
 		warmed                 []time.Duration
+		beside                 time.Duration
 		want                   bool
 	}{
-		{"no budget", 0, time.Hour, time.Minute, []time.Duration{time.Minute}, true},
-		{"before any warm-up", 2 * time.Minute, 5 * time.Second, time.Minute, nil, true},
-		{"room for one more", 10 * time.Minute, 2 * time.Minute, time.Minute, []time.Duration{time.Minute}, true},
-		{"a warm-up longer than what is left", 2 * time.Minute, time.Minute, time.Minute, []time.Duration{54 * time.Second}, false},
-		{"shorter than the average warm-up", 5 * time.Minute, 2*time.Minute + 30*time.Second, time.Minute, []time.Duration{time.Minute, 3 * time.Minute}, false},
-		{"longer than the average warm-up", 5 * time.Minute, time.Minute + 30*time.Second, time.Minute, []time.Duration{time.Minute, 3 * time.Minute}, true},
-		{"the budget spent", 2 * time.Minute, 3 * time.Minute, 0, nil, false},
+		{"no budget", 0, time.Hour, time.Minute, []time.Duration{time.Minute}, 0, true},
+		{"before any warm-up", 2 * time.Minute, 5 * time.Second, time.Minute, nil, 0, true},
+		{"room for one more", 10 * time.Minute, 2 * time.Minute, time.Minute, []time.Duration{time.Minute}, 0, true},
+		{"a warm-up longer than what is left", 2 * time.Minute, time.Minute, time.Minute, []time.Duration{54 * time.Second}, 0, false},
+		{"shorter than the average warm-up", 5 * time.Minute, 2*time.Minute + 30*time.Second, time.Minute, []time.Duration{time.Minute, 3 * time.Minute}, 0, false},
+		{"longer than the average warm-up", 5 * time.Minute, time.Minute + 30*time.Second, time.Minute, []time.Duration{time.Minute, 3 * time.Minute}, 0, true},
+		{"the budget spent", 2 * time.Minute, 3 * time.Minute, 0, nil, 0, false},
+		{"room for a warm-up beside the rounds", 25 * time.Minute, 15 * time.Minute, 30 * time.Second, []time.Duration{203 * time.Second}, 317 * time.Second, true},
+		{"shorter than a warm-up beside the rounds", 25 * time.Minute, 20 * time.Minute, 30 * time.Second, []time.Duration{203 * time.Second}, 317 * time.Second, false},
+		{"a warm-up beside the rounds shorter than the average", 25 * time.Minute, 20 * time.Minute, 30 * time.Second, []time.Duration{203 * time.Second}, time.Minute, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			pr := &precisionRun{budget: tt.budget, began: time.Now().Add(-tt.spent), reserve: tt.reserve}
 			for _, d := range tt.warmed {
 				pr.warmed(d)
 			}
-			if got := pr.roomAhead(); got != tt.want {
+			if got := pr.roomAhead(tt.beside); got != tt.want {
 				t.Errorf("roomAhead() = %v, want %v", got, tt.want)
 			}
 		})
