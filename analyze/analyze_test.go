@@ -885,8 +885,9 @@ func TestTelemetryPooledOverRounds(t *testing.T) {
 // requests at hundreds a second, at which its exporter dropped spans (2.43
 // a request), where every trial at its own 50 req/s sends 4. The variant
 // reads 4 spans per request, as its trials do, and the first trial no
-// telemetry: weighed by its requests, it pulled the figure to 2.5. A
-// variant whose only trial began so keeps what it counted.
+// telemetry, and is not flagged as having sent none: weighed by its
+// requests, it pulled the figure to 2.5. A variant whose only trial began
+// so keeps what it counted.
 func TestWarmupAtOtherLoadLeftOut(t *testing.T) {
 	m := &record.Manifest{Scenario: "x", Baseline: "otel", Variants: []string{"otel"}}
 	const warm = 26496
@@ -914,6 +915,13 @@ func TestWarmupAtOtherLoadLeftOut(t *testing.T) {
 	}
 	if _, ok := s.Trials[0].Costs[SpansPerReq]; ok {
 		t.Errorf("the first trial reads %.3f spans per request, want none", s.Trials[0].Costs[SpansPerReq])
+	}
+	// It is not judged to have sent nothing, nor left out: its other
+	// costs (a start's, say) stand.
+	for _, f := range s.Flags {
+		if f.Trial == 1 {
+			t.Errorf("the first trial is flagged %s", f.Code)
+		}
 	}
 	for _, cr := range s.Steps[0].Variants[0].Costs {
 		if cr.Cost == SpansPerReq && math.Abs(cr.Value-4) > 1e-9 {

@@ -141,8 +141,12 @@ const (
 
 // flagTelemetry flags a trial of a variant that exports telemetry when
 // toll's sink received none over the trial's whole cycle (costs attributed
-// by attributeTelemetry).
+// by attributeTelemetry). A trial whose cycle began with a warm-up at
+// another load reads no telemetry (attributeTelemetry) and is not judged.
 func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
+	if _, counted := tc.Costs[Spans]; !counted && t.Load.WarmupAtOtherLoad {
+		return nil
+	}
 	if t.Startup != nil || t.Idle || t.Job != nil {
 		// A start sends nothing yet; an idle agent may rightly send nothing
 		// (no request, no span), and so may a job's agent when the job does
