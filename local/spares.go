@@ -290,7 +290,7 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 		// Its trial's timeline begins now, its warm-up long over: the
 		// warm-up's requests, and the telemetry they sent to the
 		// spare's own sink while it waited, are not the trial's.
-		w.start, w.completed, w.telemetry = time.Now(), 0, nil
+		w.start, w.completed, w.telemetry, w.otherLoad = time.Now(), 0, nil, false
 	}
 	b.running[name] = st
 	unwiden := st.unwiden

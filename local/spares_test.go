@@ -9,7 +9,9 @@ import (
 
 	"github.com/tollperf/toll/container"
 	"github.com/tollperf/toll/plan"
+	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
+	"github.com/tollperf/toll/sink"
 	"github.com/tollperf/toll/variant"
 )
 
@@ -197,10 +199,13 @@ load:
 
 // TestReadySpareTakesItsTurnAtOnce: a new start whose spare waits warmed
 // takes it at once, while further starts still warm beside the rounds;
-// waiting for those held jvm3's rounds up for three minutes.
+// waiting for those held jvm3's rounds up for three minutes. Its warm-up,
+// long over, is not its first trial's: that trial's telemetry cycle holds
+// none of its requests, and none sent at another load.
 func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 	b := New(Options{Self: "toll"})
-	spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}}
+	spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"},
+		warmup: &variantWarmup{completed: 26496, otherLoad: true, telemetry: &sink.Counts{Spans: 65332}}}
 	b.spares = map[string][]*started{"agent": {spare}}
 	b.ahead = &aheadWarm{cancel: func() {}, done: make(chan struct{}), starts: 2} // still warming
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -210,6 +215,12 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 	}
 	if b.running["agent"] != spare {
 		t.Errorf("the ready spare did not take its turn")
+	}
+	tr := &record.Trial{Telemetry: []record.Telemetry{{Spans: 70000}}}
+	spare.warmup.addTo(tr, time.Now())
+	if tr.Load.WarmupCompleted != 0 || tr.Load.WarmupAtOtherLoad || len(tr.Telemetry) != 1 {
+		t.Errorf("the spare's first trial holds its warm-up: %d requests, at another load %v, telemetry %v",
+			tr.Load.WarmupCompleted, tr.Load.WarmupAtOtherLoad, tr.Telemetry)
 	}
 }
 
