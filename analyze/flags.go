@@ -141,10 +141,10 @@ const (
 
 // flagTelemetry flags a trial of a variant that exports telemetry when
 // toll's sink received none over the trial's whole cycle (costs attributed
-// by attributeTelemetry). A trial whose cycle began with a warm-up at
-// another load reads no telemetry (attributeTelemetry) and is not judged.
+// by attributeTelemetry). A trial whose telemetry attributeTelemetry left
+// out (its cycle began with a warm-up at another load) is not judged.
 func flagTelemetry(t *record.Trial, tc *TrialCosts) []Flag {
-	if _, counted := tc.Costs[Spans]; !counted && t.Load.WarmupAtOtherLoad {
+	if tc.telemetryLeftOut {
 		return nil
 	}
 	if t.Startup != nil || t.Idle || t.Job != nil {

@@ -984,6 +984,7 @@ func attributeTelemetry(trials []*record.Trial, costs []*TrialCosts) {
 					delete(tc.Costs, c)
 				}
 			}
+			tc.telemetryLeftOut = true
 			continue
 		}
 		end := t.TelemetryEnd

@@ -57,6 +57,9 @@ type TrialCosts struct {
 	// cycleRequests is how many requests the telemetry of the trial's
 	// cycle was counted over (attributeTelemetry); 0 when it was not.
 	cycleRequests float64
+	// telemetryLeftOut is set when attributeTelemetry left the trial's
+	// telemetry out (its cycle began with a warm-up at another load).
+	telemetryLeftOut bool
 }
 
 // requestCosts adds each request-mix entry's own latency and error costs,

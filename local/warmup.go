@@ -155,9 +155,6 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 			}
 		}
 		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, phaseSpans)
-		for i, pt := range owed {
-			ph.other[i] = loads[i] != pt
-		}
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -291,6 +288,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 	// the rule that ends it once their cost stops moving.
 	completed := map[string]*atomic.Uint64{}
 	for i, pt := range owed {
+		ph.other[i] = loads[i] != pt
 		st := b.runningOf(pt.Variant)
 		cfg, _ := b.loadConfig(st, loads[i], ph.origin, 0, longest)
 		if maxConns > 0 {
