@@ -271,7 +271,7 @@ func (z *summarizer) settle() {
 			}
 			for _, r := range rs[:d] {
 				rounds[r].Settling = true
-				delete(rounds, r)
+				z.leaveOut(k, r)
 			}
 		}
 	}
@@ -461,7 +461,7 @@ func (z *summarizer) settleChangeOf(si int, v string, c Cost, rounds, base map[i
 			Cost: c, ChangeBefore: pct(xs[:d]), ChangeAfter: pct(xs[d:])})
 		for _, r := range rs[:d] {
 			rounds[r].Settling = true
-			delete(rounds, r)
+			z.leaveOut(stepVariant{si, v}, r)
 		}
 	}
 }

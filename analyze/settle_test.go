@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -103,6 +105,45 @@ func TestSettlingLeavesOutAStartsTransient(t *testing.T) {
 	}
 	if s.Measured == nil || s.Measured.CountedS <= 0 {
 		t.Errorf("measured %+v, want the part counted", s.Measured)
+	}
+}
+
+// TestSettlingKeepsTheStartsCosts: a start whose leading rounds are left
+// out while its JVM compiles still holds its start-up, measured once with
+// the start's first round: an agent's start-up cost reads over every start.
+func TestSettlingKeepsTheStartsCosts(t *testing.T) {
+	const rounds, starts, queued = 90, 3, 12
+	m, trials := twinStarts(t, rounds, starts, func(k int) (cpu, jit float64) {
+		if k < queued {
+			return 1.3, 40
+		}
+		return 1, 0
+	})
+	seen := map[string]bool{}
+	for _, tr := range trials {
+		key := fmt.Sprint(tr.Variant, tr.Launch)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		tr.Services[0].Started, tr.Services[0].StartupS = true, 3+0.01*float64(tr.Launch)
+		if tr.Variant == "twin" {
+			tr.Services[0].StartupS *= 2
+		}
+	}
+	s, err := Summarize(m, trials, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Settling) != 1 || s.Settling[0].Rounds[0] != rounds/starts+1 {
+		t.Fatalf("settling %+v, want the twin's second start from its first round", s.Settling)
+	}
+	d := deltaOf(t, s, "twin", Startup)
+	if d.N != starts || d.Pct == nil || math.Abs(*d.Pct-100) > 1 || !d.Significant {
+		t.Errorf("the twin's start-up compared %d starts, %+v, want %d starts and +100%%", d.N, d.Reading, starts)
+	}
+	if n := deltaOf(t, s, "twin", CPUPerRequest).N; n > rounds-queued {
+		t.Errorf("the twin's CPU per request compared %d rounds, want its settling rounds left out", n)
 	}
 }
 

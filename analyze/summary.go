@@ -282,7 +282,7 @@ func Summarize(m *record.Manifest, trials []*record.Trial, opt Options) (*Summar
 	z := &summarizer{m: m, trials: trials, opt: opt,
 		s: &Summary{SchemaVersion: SummarySchemaVersion, Scenario: m.Scenario, Baseline: m.Baseline,
 			Variants: m.Variants, Manifest: m, ExcludeFlagged: opt.ExcludeFlagged, IncludeInterrupted: opt.IncludeInterrupted},
-		byKey: map[stepVariant]map[int]*TrialCosts{}, steps: map[int]Step{}}
+		byKey: map[stepVariant]map[int]*TrialCosts{}, startCosts: map[stepVariant]map[int]*TrialCosts{}, steps: map[int]Step{}}
 	z.sortTrials()
 	for _, si := range slices.Sorted(maps.Keys(z.steps)) {
 		z.s.Steps = append(z.s.Steps, z.compareStep(si))
@@ -307,7 +307,11 @@ type summarizer struct {
 	s      *Summary
 	// byKey holds the trials compared, by step and variant, then round.
 	byKey map[stepVariant]map[int]*TrialCosts
-	steps map[int]Step
+	// startCosts holds, keyed as byKey, the costs measured once per start
+	// (perStart) of the rounds left out while their start settled: the
+	// JIT's transient is in the rounds, not in the start.
+	startCosts map[stepVariant]map[int]*TrialCosts
+	steps      map[int]Step
 	// summarized are the trials behind s.Trials, index for index.
 	summarized []*record.Trial
 	// starts is jvmStarts', once startedOnce's, cal the calibration of
@@ -434,6 +438,56 @@ func (z *summarizer) file(k stepVariant, round int, tc *TrialCosts) {
 	z.byKey[k][round] = tc
 }
 
+// leaveOut removes round r from the trials of k compared, keeping its
+// costs measured once per start (perStart) in z.startCosts: a round left
+// out while its start settled still holds that start's figures.
+func (z *summarizer) leaveOut(k stepVariant, r int) {
+	tc, ok := z.byKey[k][r]
+	if !ok {
+		return
+	}
+	delete(z.byKey[k], r)
+	kept := &TrialCosts{Index: tc.Index, Round: tc.Round, Launch: tc.Launch, Step: tc.Step, Variant: tc.Variant, Pair: tc.Pair,
+		Costs: maps.Clone(tc.Costs), Services: map[string]map[Cost]float64{}}
+	maps.DeleteFunc(kept.Costs, func(c Cost, _ float64) bool { return !c.perStart() })
+	for n, sc := range tc.Services {
+		if sc = maps.Clone(sc); sc != nil {
+			maps.DeleteFunc(sc, func(c Cost, _ float64) bool { return !c.perStart() })
+			if len(sc) > 0 {
+				kept.Services[n] = sc
+			}
+		}
+	}
+	if len(kept.Costs) == 0 && len(kept.Services) == 0 {
+		return
+	}
+	if z.startCosts[k] == nil {
+		z.startCosts[k] = map[int]*TrialCosts{}
+	}
+	z.startCosts[k][r] = kept
+}
+
+// withStartCosts returns rounds, the trials of k compared, with the
+// per-start costs of k's rounds left out while their start settled
+// (leaveOut): what a cost measured once per start is read from. Every
+// other cost reads the same from either.
+func (z *summarizer) withStartCosts(k stepVariant, rounds map[int]*TrialCosts) map[int]*TrialCosts {
+	kept := z.startCosts[k]
+	if len(kept) == 0 {
+		return rounds
+	}
+	out := maps.Clone(rounds)
+	if out == nil {
+		out = map[int]*TrialCosts{}
+	}
+	for r, tc := range kept {
+		if _, ok := out[r]; !ok {
+			out[r] = tc
+		}
+	}
+	return out
+}
+
 // baseOf returns the baseline's trials at step si that variant v is
 // compared with: in a duet, those beside it.
 func (z *summarizer) baseOf(si int, v string) map[int]*TrialCosts {
@@ -441,6 +495,16 @@ func (z *summarizer) baseOf(si int, v string) map[int]*TrialCosts {
 		return duet
 	}
 	return z.byKey[stepVariant{si, z.m.Baseline}]
+}
+
+// baseWithStartCosts is baseOf with the per-start costs of the rounds
+// left out while a start settled (withStartCosts).
+func (z *summarizer) baseWithStartCosts(si int, v string) map[int]*TrialCosts {
+	k := stepVariant{si, z.m.Baseline}
+	if duet := (stepVariant{si, pairKey(z.m.Baseline, v)}); z.byKey[duet] != nil {
+		k = duet
+	}
+	return z.withStartCosts(k, z.byKey[k])
 }
 
 // compareStep returns step si with every variant compared with the
@@ -460,9 +524,12 @@ func (z *summarizer) compareVariant(st Step, v string) VariantResult {
 	m, si := z.m, st.Index
 	rounds := z.byKey[stepVariant{si, v}]
 	vr := VariantResult{Name: v, Rounds: len(rounds)}
+	// Costs measured once per start read every start, its leading rounds
+	// left out or not; the rest read the rounds compared.
+	withStart := z.withStartCosts(stepVariant{si, v}, rounds)
 	var c costNotes
 	for _, info := range costsOf(z.s.Trials) {
-		vals := values(rounds, info.Cost)
+		vals := values(withStart, info.Cost)
 		if len(vals) == 0 {
 			continue
 		}
@@ -472,7 +539,7 @@ func (z *summarizer) compareVariant(st Step, v string) VariantResult {
 			cr.Value = pooled
 		}
 		if v != m.Baseline {
-			d := z.compareCost(si, v, info, rounds, &c)
+			d := z.compareCost(si, v, info, withStart, &c)
 			if isPooled {
 				z.poolDifference(&d, si, v, info.Cost, pooled)
 			}
@@ -505,7 +572,7 @@ func (z *summarizer) compareVariant(st Step, v string) VariantResult {
 			}
 		}
 	}
-	vr.Services = serviceResults(z.cal, m.Baseline, v, z.baseOf(si, v), rounds, z.roles, z.starts, z.once)
+	vr.Services = serviceResults(z.cal, m.Baseline, v, z.baseWithStartCosts(si, v), withStart, z.roles, z.starts, z.once)
 	return vr
 }
 
@@ -522,17 +589,14 @@ type costNotes struct {
 // notes in c what its warnings need.
 func (z *summarizer) compareCost(si int, v string, info CostInfo, rounds map[int]*TrialCosts, c *costNotes) Delta {
 	m := z.m
-	b, x, launches := paired(z.byKey[stepVariant{si, m.Baseline}], rounds, info.Cost)
-	if duet, ok := z.byKey[stepVariant{si, pairKey(m.Baseline, v)}]; ok {
-		b, x, launches = paired(duet, rounds, info.Cost)
-	}
+	b, x, launches := paired(z.baseWithStartCosts(si, v), rounds, info.Cost)
 	d, fixed, raised := compareCost(z.cal, info, b, x, launches, z.starts, z.once)
 	if raised {
 		c.spread = append(c.spread, info.Label)
 	}
 	d.launches = launches
 	if m.Control != "" && v != m.Control {
-		if cb, cx, ok := controlled(info, z.baseOf(si, v), rounds, z.baseOf(si, m.Control), z.byKey[stepVariant{si, m.Control}]); ok {
+		if cb, cx, ok := controlled(info, z.baseWithStartCosts(si, v), rounds, z.baseWithStartCosts(si, m.Control), z.withStartCosts(stepVariant{si, m.Control}, z.byKey[stepVariant{si, m.Control}])); ok {
 			d = Compare(info, cb, cx, fixed)
 			d.Controlled = true
 			d.launches = nil
