@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,6 +64,11 @@ type aheadWarm struct {
 	// its load began with is the backend's warmBegan. Guarded by the
 	// backend's mu.
 	begun bool
+	// spares are the variant keys of the spares it warms once started,
+	// and waited is set once a new start waits for them (awaitAhead).
+	// Guarded by the backend's mu.
+	spares []string
+	waited bool
 }
 
 // roundKey names a round: its load step and its number within the step
@@ -250,6 +256,15 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 			return
 		}
 	}
+	b.mu.Lock()
+	for _, sp := range spares {
+		aw.spares = append(aw.spares, sp.Variant)
+	}
+	waited := aw.waited
+	b.mu.Unlock()
+	if waited {
+		b.spreadSpares(aw)
+	}
 	// load.variant_warmup bounds a warm-up that has the CPUs to itself
 	// and is spent from the budget. Beside the rounds a warm-up costs the
 	// run no time and gets only what the rounds leave of the CPUs: it runs
@@ -322,11 +337,37 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 		return nil
 	}
 	aw.endRound()
+	b.mu.Lock()
+	aw.waited = true
+	b.mu.Unlock()
+	b.spreadSpares(aw)
 	select {
 	case <-aw.done:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// spreadSpares moves the spares that aw warms, once a new start waits for
+// them, from the CPUs beside the rounds to every warm-up CPU: no round
+// runs while a start is awaited, and a warm-up confined to what the rounds
+// left (the Java agents' ten spare JVMs on the load generator's CPU took
+// three times as long as with both CPUs) would keep the run waiting with
+// a CPU idle. They stay at idle priority, and go back to their own CPUs
+// at their turn (started.unwiden).
+func (b *Backend) spreadSpares(aw *aheadWarm) {
+	b.mu.Lock()
+	names := slices.Clone(aw.spares)
+	b.mu.Unlock()
+	for _, name := range names {
+		st := b.runningOf(name)
+		if st == nil || st.group == nil || st.idleOn == "" || st.idleOn == b.warmupCPUs {
+			continue
+		}
+		if err := b.moveServices(st, b.warmupCPUs); err != nil {
+			b.note(fmt.Sprintf("a start of %s awaited: its warm-up stayed on CPUs %s, not %s: %v", st.v.Name, st.idleOn, b.warmupCPUs, err))
+		}
 	}
 }
 

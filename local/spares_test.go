@@ -7,12 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tollperf/toll/cgroup"
 	"github.com/tollperf/toll/container"
+	"github.com/tollperf/toll/launch"
+	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
 	"github.com/tollperf/toll/variant"
+	"golang.org/x/sys/unix"
 )
 
 // TestTwice checks which variants a spare start may run beside: those
@@ -388,5 +392,43 @@ func TestBesideCPUs(t *testing.T) {
 				t.Errorf("besideCPUs() = %q, %v; want %q, %v", got, apart, tt.want, tt.wantApart)
 			}
 		})
+	}
+}
+
+// TestAwaitedSparesSpread: once a new start waits for spares warming beside
+// the rounds, no round runs, and their warm-up moves from the CPUs beside
+// the rounds to every warm-up CPU.
+func TestAwaitedSparesSpread(t *testing.T) {
+	online, err := pin.Online()
+	if err != nil || len(online) < 2 {
+		t.Skipf("needs two CPUs (%v, %v)", online, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g, err := launch.StartGroup(ctx, ctx, []launch.Spec{{Name: "svc", Argv: []string{"sleep", "30"}, LogPath: t.TempDir() + "/svc.log"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Stop(time.Second)
+	pid := g.Services()[0].Pid()
+	beside := online[:1]
+	if err := beside.Process(pid); err != nil {
+		t.Fatal(err)
+	}
+	st := &started{v: &variant.Variant{Name: "app"}, group: g, runs: []record.ServiceRun{{Name: "svc", CPUs: online[1:2].String()}},
+		cgs: map[string]*cgroup.Group{}, idleOn: beside.String()}
+	b := &Backend{warmupCPUs: online.String(), running: map[string]*started{spareKey("app", 1): st}}
+	aw := &aheadWarm{done: make(chan struct{}), release: make(chan struct{}), spares: []string{spareKey("app", 1)}}
+	close(aw.done) // warmed as soon as awaited
+	b.ahead = aw
+	if err := b.awaitAhead(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(pid, &set); err != nil {
+		t.Fatal(err)
+	}
+	if set.Count() != len(online) {
+		t.Errorf("the awaited spare runs on %d CPUs, want every warm-up CPU (%s)", set.Count(), online)
 	}
 }

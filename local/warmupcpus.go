@@ -59,6 +59,42 @@ func (b *Backend) widenForWarmup(variants []string, list string) (restore func()
 	}, all
 }
 
+// moveServices puts the services of st, each pinned to CPUs of its own, on
+// the CPUs of list (their cgroups' cpusets first, then every thread's
+// affinity), their scheduling policies as they are: a spare warming at idle
+// priority stays so.
+func (b *Backend) moveServices(st *started, list string) error {
+	cpus, err := pin.Parse(list)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i, svc := range st.group.Services() {
+		if st.runs[i].CPUs == "" || st.runs[i].Container != "" {
+			continue
+		}
+		w := &widenedService{cg: st.cgs[st.runs[i].Name], pid: svc.Pid()}
+		if w.cg != nil {
+			if err := w.cg.SetCPUs(list); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", st.runs[i].Name, err))
+				continue
+			}
+		}
+		pids, err := w.pids()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", st.runs[i].Name, err))
+			continue
+		}
+		for _, p := range pids {
+			if err := cpus.Process(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("%s: %w", st.runs[i].Name, err))
+				break
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // besideCPUs returns the CPUs on which starts warmed beside the rounds
 // start, warm and wait for their turn: the warm-up CPUs that no service of
 // the rounds runs on, where there is one (apart), and every warm-up CPU
