@@ -17,9 +17,11 @@ type Measured struct {
 	// still going or cut short).
 	WindowS  float64 `json:"window_s"`
 	ElapsedS float64 `json:"elapsed_s"`
-	// CountedS is the part of WindowS whose trials the comparisons
-	// counted, when some were left out while their start settled
-	// (Summary.Settling); 0 otherwise.
+	// CountedS is the part of WindowS that the comparisons counted, when
+	// some trials were left out while their start settled
+	// (Summary.Settling); 0 otherwise. Windows open at once share each
+	// moment: a moment of five sides' windows of which one was left out
+	// counts four fifths (countedWindow).
 	CountedS float64 `json:"counted_s,omitempty"`
 }
 
@@ -65,4 +67,37 @@ func measured(m *record.Manifest, trials []*record.Trial) (Measured, bool) {
 	}
 	open += cur.to.Sub(cur.from)
 	return Measured{WindowS: open.Seconds(), ElapsedS: last.Sub(m.Started).Seconds()}, true
+}
+
+// countedWindow returns the seconds of the trials' measured windows that
+// the comparisons counted (counted holds those they did), each moment
+// shared among the windows open at it: the moment counts by the share of
+// those windows whose trial was counted.
+func countedWindow(trials []*record.Trial, counted map[*record.Trial]bool) float64 {
+	type edge struct {
+		at      time.Time
+		open    int // +1 as a window opens, -1 as it closes
+		counted bool
+	}
+	var edges []edge
+	for _, t := range trials {
+		if t.MeasureStart.IsZero() || !t.MeasureEnd.After(t.MeasureStart) {
+			continue
+		}
+		c := counted[t]
+		edges = append(edges, edge{t.MeasureStart, 1, c}, edge{t.MeasureEnd, -1, c})
+	}
+	slices.SortFunc(edges, func(a, b edge) int { return a.at.Compare(b.at) })
+	var sum float64
+	open, openCounted := 0, 0
+	for i, e := range edges {
+		if i > 0 && open > 0 {
+			sum += e.at.Sub(edges[i-1].at).Seconds() * float64(openCounted) / float64(open)
+		}
+		open += e.open
+		if e.counted {
+			openCounted += e.open
+		}
+	}
+	return sum
 }

@@ -378,8 +378,11 @@ func (z *summarizer) sortTrials() {
 	z.settle()
 	if ms, ok := measured(m, z.trials); ok {
 		if len(s.Settling) > 0 {
-			c, _ := measured(m, z.countedTrials())
-			ms.CountedS = c.WindowS
+			counted := map[*record.Trial]bool{}
+			for _, t := range z.countedTrials() {
+				counted[t] = true
+			}
+			ms.CountedS = countedWindow(z.trials, counted)
 		}
 		s.Measured = &ms
 	}
