@@ -450,15 +450,20 @@ func (z *summarizer) leaveOut(k stepVariant, r int) {
 		return
 	}
 	delete(z.byKey[k], r)
-	kept := &TrialCosts{Index: tc.Index, Round: tc.Round, Launch: tc.Launch, Step: tc.Step, Variant: tc.Variant, Pair: tc.Pair,
-		Costs: maps.Clone(tc.Costs), Services: map[string]map[Cost]float64{}}
-	maps.DeleteFunc(kept.Costs, func(c Cost, _ float64) bool { return !c.perStart() })
-	for n, sc := range tc.Services {
-		if sc = maps.Clone(sc); sc != nil {
-			maps.DeleteFunc(sc, func(c Cost, _ float64) bool { return !c.perStart() })
-			if len(sc) > 0 {
-				kept.Services[n] = sc
+	perStart := func(costs map[Cost]float64) map[Cost]float64 {
+		out := map[Cost]float64{}
+		for c, v := range costs {
+			if c.perStart() {
+				out[c] = v
 			}
+		}
+		return out
+	}
+	kept := &TrialCosts{Index: tc.Index, Round: tc.Round, Launch: tc.Launch, Step: tc.Step, Variant: tc.Variant, Pair: tc.Pair,
+		Costs: perStart(tc.Costs), Services: map[string]map[Cost]float64{}}
+	for n, sc := range tc.Services {
+		if sc = perStart(sc); len(sc) > 0 {
+			kept.Services[n] = sc
 		}
 	}
 	if len(kept.Costs) == 0 && len(kept.Services) == 0 {
@@ -494,19 +499,22 @@ func (z *summarizer) withStartCosts(k stepVariant, rounds map[int]*TrialCosts) m
 // baseOf returns the baseline's trials at step si that variant v is
 // compared with: in a duet, those beside it.
 func (z *summarizer) baseOf(si int, v string) map[int]*TrialCosts {
-	if duet, ok := z.byKey[stepVariant{si, pairKey(z.m.Baseline, v)}]; ok {
+	return z.byKey[z.baseKey(si, v)]
+}
+
+// baseKey is the key of baseOf's trials: those beside v in a duet, or
+// else the baseline's.
+func (z *summarizer) baseKey(si int, v string) stepVariant {
+	if duet := (stepVariant{si, pairKey(z.m.Baseline, v)}); z.byKey[duet] != nil {
 		return duet
 	}
-	return z.byKey[stepVariant{si, z.m.Baseline}]
+	return stepVariant{si, z.m.Baseline}
 }
 
 // baseWithStartCosts is baseOf with the per-start costs of the rounds
 // left out while a start settled (withStartCosts).
 func (z *summarizer) baseWithStartCosts(si int, v string) map[int]*TrialCosts {
-	k := stepVariant{si, z.m.Baseline}
-	if duet := (stepVariant{si, pairKey(z.m.Baseline, v)}); z.byKey[duet] != nil {
-		k = duet
-	}
+	k := z.baseKey(si, v)
 	return z.withStartCosts(k, z.byKey[k])
 }
 

@@ -64,23 +64,13 @@ func (b *Backend) widenForWarmup(variants []string, list string) (restore func()
 // affinity), their scheduling policies as they are: a spare warming at idle
 // priority stays so.
 func (b *Backend) moveServices(st *started, list string) error {
-	cpus, err := pin.Parse(list)
-	if err != nil {
-		return err
-	}
 	var errs []error
 	for i, svc := range st.group.Services() {
 		if st.runs[i].CPUs == "" || st.runs[i].Container != "" {
 			continue
 		}
 		w := &widenedService{cg: st.cgs[st.runs[i].Name], pid: svc.Pid()}
-		if w.cg != nil {
-			if err := w.cg.SetCPUs(list); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", st.runs[i].Name, err))
-				continue
-			}
-		}
-		pids, err := w.pids()
+		cpus, pids, err := w.confine(list)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", st.runs[i].Name, err))
 			continue
@@ -171,16 +161,7 @@ type widenedService struct {
 // service's start, and which a wider cpuset alone would not widen) and
 // policy.
 func (w *widenedService) widen(list string) error {
-	cpus, err := pin.Parse(list)
-	if err != nil {
-		return err
-	}
-	if w.cg != nil {
-		if err := w.cg.SetCPUs(list); err != nil {
-			return err
-		}
-	}
-	pids, err := w.pids()
+	cpus, pids, err := w.confine(list)
 	if err != nil {
 		return err
 	}
@@ -228,16 +209,7 @@ func (w *widenedService) save(p int) error {
 // restore puts the service back on its own CPUs (the cgroup's cpuset
 // first: every thread leaves the other CPUs at once) at the policies it had.
 func (w *widenedService) restore() error {
-	cpus, err := pin.Parse(w.own)
-	if err != nil {
-		return err
-	}
-	if w.cg != nil {
-		if err := w.cg.SetCPUs(w.own); err != nil {
-			return err
-		}
-	}
-	pids, err := w.pids()
+	cpus, pids, err := w.confine(w.own)
 	if err != nil {
 		return err
 	}
@@ -253,6 +225,26 @@ func (w *widenedService) restore() error {
 		}
 	}
 	return nil
+}
+
+// confine sets the service's cgroup's cpuset to the CPUs of list, and
+// returns them with the service's processes, whose threads' affinity its
+// caller sets (a wider cpuset alone does not widen what toll pinned).
+func (w *widenedService) confine(list string) (pin.CPUs, []int, error) {
+	cpus, err := pin.Parse(list)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w.cg != nil {
+		if err := w.cg.SetCPUs(list); err != nil {
+			return nil, nil, err
+		}
+	}
+	pids, err := w.pids()
+	if err != nil {
+		return nil, nil, err
+	}
+	return cpus, pids, nil
 }
 
 // pids lists the service's processes: those in its cgroup, or without one,
