@@ -177,6 +177,12 @@ type steadyRule struct {
 	band    float64 // a share of the mean, e.g. 0.05
 	// least is the fewest completed requests a span must hold to count.
 	least uint64
+	// quiet, when set, lets a variant's cost count as steady only while
+	// its compilers are not busy (jitRule.busy): a start swapped in with
+	// a queue of compilation works it off at the trials' load, and its
+	// cost, falling as the queue empties, can hold still for the few
+	// seconds of three spans meanwhile.
+	quiet bool
 }
 
 // defaultSteady is the rule a warm-up toll chose uses beside the JIT's:
@@ -233,6 +239,20 @@ func (r steadyRule) steady(ps []costPoint, span uint64) bool {
 	return m > 0 && (hi-lo)/m <= r.band
 }
 
+// ends reports whether ps, a variant's readings in order, end its warm-up
+// by r: steady over spans of seconds while its compilers are not busy;
+// while they are, over spans that also hold busySpan requests each, or
+// never if r.quiet.
+func (r steadyRule) ends(ps []costPoint, busy bool, busySpan uint64) bool {
+	switch {
+	case !busy:
+		return r.steady(ps, 0)
+	case r.quiet:
+		return false
+	}
+	return r.steady(ps, busySpan)
+}
+
 // busyJIT is the JIT compile time per second of wall time
 // (java.ci.totalTime) from which a JVM's compilers count as busy: they
 // have a queue of methods to work through. JVMs warmed beside the rounds
@@ -241,6 +261,17 @@ func (r steadyRule) steady(ps []costPoint, span uint64) bool {
 // their agent's cost at three to five times its settled value in their
 // first rounds.
 const busyJIT = 200.0
+
+// compilersBusy reports whether a warm-up ended with one of its JVMs
+// compiling busyJIT ms/s or more (its record's rates, by service).
+func compilersBusy(rates map[string]float64) bool {
+	for _, ms := range rates {
+		if ms >= busyJIT {
+			return true
+		}
+	}
+	return false
+}
 
 // busy reports whether any JVM of h compiled busyJIT ms/s or more over
 // r's window (or what its readings have of it).

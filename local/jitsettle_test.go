@@ -213,6 +213,35 @@ func TestSteadyCostRule(t *testing.T) {
 	}
 }
 
+// TestSteadyEnds checks what ends a warm-up by the steady rule as a
+// variant's compilers work: a flat cost ends it over spans of seconds
+// while they are quiet, and over spans of requests while they are busy;
+// in a warm-up that settles a start swapped in still compiling (quiet),
+// never while they are busy, however flat its cost.
+func TestSteadyEnds(t *testing.T) {
+	flat := costReadings(100, 20, func(int) time.Duration { return 300 * time.Microsecond })
+	tests := []struct {
+		name        string
+		quiet, busy bool
+		span        uint64
+		ends        bool
+	}{
+		{"compilers quiet", false, false, 0, true},
+		{"compilers busy, spans of requests held", false, true, 500, true},
+		{"compilers busy, too few requests a span", false, true, 5000, false},
+		{"settling, compilers quiet", true, false, 0, true},
+		{"settling, compilers busy", true, true, 500, false},
+		{"settling, compilers busy, spans of seconds", true, true, 0, false},
+	}
+	for _, tt := range tests {
+		r := defaultSteady(10 * time.Second)
+		r.quiet = tt.quiet
+		if got := r.ends(flat, tt.busy, tt.span); got != tt.ends {
+			t.Errorf("%s: ends %v, want %v", tt.name, got, tt.ends)
+		}
+	}
+}
+
 // TestSteadySpan checks the requests a span of the steady rule held as a
 // warm-up ended: its rate over the last three spans times one span, and
 // none before its readings cover them.

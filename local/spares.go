@@ -277,6 +277,7 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 		return false
 	}
 	b.spares[name] = b.spares[name][1:]
+	var settle string // the line that says it is warmed again
 	if old := b.sinks[name]; old != nil {
 		b.retired = append(b.retired, old)
 	}
@@ -286,6 +287,17 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// not to the retired one.
 	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
+	if w := st.warmup; w != nil && w.rec != nil && compilersBusy(w.rec.JITMsPerS) {
+		// Beside the rounds, at idle priority, its compilers waited for
+		// a CPU, and its cost held still while they did: a spare of the
+		// Java agents' ended so at 470–5,400 ms/s and read their CPU per
+		// request at twice its settled value for its first 35 rounds.
+		// It works that queue off before its rounds, with the CPUs the
+		// first warm-up had.
+		st.warmed, st.settle, st.warmup = false, true, nil
+		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn still compiling (%s): warmed again at the trials' load, on the warm-up CPUs, until its compilers are no longer busy",
+			name, describeRates(w.rec.JITMsPerS))
+	}
 	if w := st.warmup; w != nil {
 		// Its trial's timeline begins now, its warm-up long over: the
 		// warm-up's requests, and the telemetry they sent to the
@@ -296,6 +308,9 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	unwiden := st.unwiden
 	st.unwiden = nil
 	b.mu.Unlock()
+	if settle != "" {
+		b.say(settle)
+	}
 	// A spare warmed beside the rounds waited at idle priority on the
 	// CPUs beside them: its trials run on its own CPUs at its own priority.
 	if unwiden != nil {

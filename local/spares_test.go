@@ -228,6 +228,35 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 	}
 }
 
+// TestSpareStillCompilingSettles: a spare whose warm-up beside the rounds
+// ended with its compilers busy (its cost held still while they waited
+// for a CPU) is owed a warm-up at its turn, one that settles it, and
+// keeps no record of the one it had; a spare whose compilers had
+// quietened takes its turn warmed.
+func TestSpareStillCompilingSettles(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		rates  map[string]float64
+		settle bool
+	}{
+		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true},
+		{"at the busy line", map[string]float64{"consumer": busyJIT}, true},
+		{"trickling", map[string]float64{"consumer": 46.8}, false},
+		{"settled", map[string]float64{"consumer": 2.1}, false},
+	} {
+		b := New(Options{Self: "toll"})
+		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
+			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: true, CostSteady: true, JITMsPerS: tt.rates}}}
+		b.spares = map[string][]*started{"agent": {spare}}
+		if !b.promoteSpare("agent", 0) {
+			t.Fatalf("%s: the spare did not take its turn", tt.name)
+		}
+		if spare.settle != tt.settle || spare.warmed == tt.settle || (spare.warmup == nil) != tt.settle {
+			t.Errorf("%s: settle %v, warmed %v, warm-up kept %v; want settle %v", tt.name, spare.settle, spare.warmed, spare.warmup != nil, tt.settle)
+		}
+	}
+}
+
 // TestEnterRoundEndsAHeldWarmup: one variant at a time, a warm-up beside
 // the rounds that holds its load ends when a trial of a later round
 // begins, not within its own round, and only a round's first trial may

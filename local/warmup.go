@@ -61,6 +61,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	var owed []*plan.Trial
 	var rewarm []bool
+	settling := false // a start swapped in still compiling: see settle
 	for _, pt := range pts {
 		st := b.runningOf(pt.Variant)
 		if st == nil || pt.Idle || st.warmed {
@@ -69,9 +70,10 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		st.warmed = true
 		if longest > 0 {
 			owed = append(owed, pt)
-			rewarm = append(rewarm, st.rewarm)
+			rewarm = append(rewarm, st.rewarm || st.settle)
+			settling = settling || st.settle
 		}
-		st.rewarm = false
+		st.rewarm, st.settle = false, false
 	}
 	if len(owed) == 0 {
 		return nil
@@ -83,7 +85,13 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	owed, rewarm = b.warmAlongside(owed, rewarm)
 	jvm := b.anyJVM(owed)
-	spares := b.startSpares(ctx, owed, jvm && b.s.Load.VariantWarmupUntil != nil)
+	// A start settling its compilers is no start's first warm-up: it
+	// warms no start ahead, and what it uses of the CPUs says nothing of
+	// what a start's warm-up needs.
+	var spares []*plan.Trial
+	if !settling {
+		spares = b.startSpares(ctx, owed, jvm && b.s.Load.VariantWarmupUntil != nil)
+	}
 	defer b.shelveSpares(spares)
 	owed, rewarm = append(owed, spares...), append(rewarm, make([]bool, len(spares))...)
 	names := make([]string, len(owed))
@@ -105,12 +113,14 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, settling)
 	if err != nil {
 		return err
 	}
-	b.measureWarmShare(owed, cpu0, began)
-	b.keepSpans(phases)
+	if !settling {
+		b.measureWarmShare(owed, cpu0, began)
+		b.keepSpans(phases)
+	}
 	b.keepWarmups(owed, phases, tels, longest)
 	if len(spares) > 0 {
 		n := len(spares) / (len(owed) - len(spares))
@@ -131,8 +141,9 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // scenario's phases each last at most longest. spans, when set, are the
 // requests that each phase's spans of the steady rule held in a warm-up
 // with the CPUs to itself, by phase and variant (keepSpans): each span of
-// this one holds as many.
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64) ([]warmupPhase, error) {
+// this one holds as many. With quiet set, a variant's cost counts as
+// steady only while its compilers are not busy (steadyRule.quiet).
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, quiet bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
@@ -154,7 +165,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, phaseSpans)
+		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, phaseSpans, quiet)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -278,7 +289,7 @@ type warmupPhase struct {
 // for at most longest, or with load.variant_warmup_until until their
 // measured JVMs settle, each span of the steady rule holding at least
 // spans[variant] requests; a service that exits ends it.
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64) warmupPhase {
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64, quiet bool) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), other: make([]bool, len(owed)), errs: make([]error, len(owed)), spans: spans}
@@ -333,6 +344,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 			// A warm-up toll chose also ends once the cost the trials
 			// measure has stopped moving, whatever the JIT still does.
 			r := defaultSteady(u.Over.D())
+			r.quiet = quiet
 			steady = &r
 		}
 		ph.verdict = b.watchJIT(wctx, rule, steady, spans, completed, owed, ph.origin)
@@ -606,11 +618,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		if steady != nil {
 			for v, n := range completed {
 				costs[v] = append(costs[v], costPoint{at: now.Sub(origin), cpu: cpu[v], done: n.Load()})
-				var need uint64 // a span of seconds, once its compilers are quiet
-				if rule.busy(h.of(v)) {
-					need = spans[v]
-				}
-				if !sides[v] && steady.steady(costs[v], need) {
+				if !sides[v] && steady.ends(costs[v], rule.busy(h.of(v)), spans[v]) {
 					steadyBy[v] = true
 				}
 			}
