@@ -287,13 +287,15 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// not to the retired one.
 	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
-	if w := st.warmup; w != nil && w.rec != nil && compilersBusy(w.rec.JITMsPerS) {
+	if w := st.warmup; st.unwiden != nil && w != nil && w.rec != nil && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS) {
 		// Beside the rounds, at idle priority, its compilers waited for
-		// a CPU, and its cost held still while they did: a spare of the
-		// Java agents' ended so at 470–5,400 ms/s and read their CPU per
-		// request at twice its settled value for its first 35 rounds.
-		// It works that queue off before its rounds, with the CPUs the
-		// first warm-up had.
+		// a CPU, and its cost held still while they did, which ended its
+		// warm-up: a spare of the Java agents' ended so at 470–5,400
+		// ms/s and read their CPU per request at twice its settled value
+		// for its first 35 rounds. It works that queue off before its
+		// rounds, with the CPUs the first warm-up had. A spare warmed
+		// with a start's warm-up had that warm-up's CPUs, and one that
+		// reached its warm-up's cap had what the run allowed.
 		st.warmed, st.settle, st.warmup = false, true, nil
 		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn still compiling (%s): warmed again at the trials' load, on the warm-up CPUs, until its compilers are no longer busy",
 			name, describeRates(w.rec.JITMsPerS))

@@ -229,24 +229,31 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 }
 
 // TestSpareStillCompilingSettles: a spare whose warm-up beside the rounds
-// ended with its compilers busy (its cost held still while they waited
-// for a CPU) is owed a warm-up at its turn, one that settles it, and
-// keeps no record of the one it had; a spare whose compilers had
-// quietened takes its turn warmed.
+// ended on a steady cost with its compilers busy (its cost held still
+// while they waited for a CPU) is owed a warm-up at its turn, one that
+// settles it, and keeps no record of the one it had; a spare whose
+// compilers had quietened takes its turn warmed, as does one warmed with
+// a start's warm-up, on its CPUs, or one that reached its warm-up's cap.
 func TestSpareStillCompilingSettles(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		rates  map[string]float64
-		settle bool
+		name          string
+		rates         map[string]float64
+		beside, ended bool // warmed beside the rounds; ended on a steady cost
+		settle        bool
 	}{
-		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true},
-		{"at the busy line", map[string]float64{"consumer": busyJIT}, true},
-		{"trickling", map[string]float64{"consumer": 46.8}, false},
-		{"settled", map[string]float64{"consumer": 2.1}, false},
+		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, true},
+		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, true},
+		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false},
+		{"settled", map[string]float64{"consumer": 2.1}, true, true, false},
+		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false},
+		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false},
 	} {
 		b := New(Options{Self: "toll"})
 		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
-			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: true, CostSteady: true, JITMsPerS: tt.rates}}}
+			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
+		if tt.beside {
+			spare.unwiden = func() error { return nil }
+		}
 		b.spares = map[string][]*started{"agent": {spare}}
 		if !b.promoteSpare("agent", 0) {
 			t.Fatalf("%s: the spare did not take its turn", tt.name)
