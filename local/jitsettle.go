@@ -276,12 +276,8 @@ func compilersBusy(rates map[string]float64) bool {
 // busy reports whether any JVM of h compiled busyJIT ms/s or more over
 // r's window (or what its readings have of it).
 func (r jitRule) busy(h jitHistory) bool {
-	for _, ps := range h {
-		if ms, _ := r.rate(ps); ms >= busyJIT {
-			return true
-		}
-	}
-	return false
+	_, rates := r.settled(h)
+	return compilersBusy(rates)
 }
 
 // span returns the requests that one of r's spans held at the end of ps, a
