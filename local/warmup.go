@@ -147,11 +147,8 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
-	for _, shape := range warmupPhases(b.s, auto && jvm) {
-		loads := make([]*plan.Trial, len(owed))
-		for i, pt := range owed {
-			loads[i] = shape.trial(pt, rewarm[i])
-		}
+	for _, load := range phaseLoads(warmupPhases(b.s, auto && jvm), owed, rewarm) {
+		loads := load.trials
 		phaseLongest := longest
 		if auto && len(phases) > 0 {
 			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
@@ -165,7 +162,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, shape.maxConns, phaseLongest, phaseSpans, quiet)
+		ph := b.warmPhase(ctx, owed, loads, load.maxConns, phaseLongest, phaseSpans, quiet)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -363,6 +360,34 @@ type warmupShape struct {
 	// maxConns caps the phase's requests in flight; 0 leaves
 	// load.max_conns.
 	maxConns int
+}
+
+// phaseLoad is what one phase of a variant warm-up sends: a trial of each
+// of the warmed services, and its cap on requests in flight.
+type phaseLoad struct {
+	trials   []*plan.Trial
+	maxConns int
+}
+
+// phaseLoads returns the load of each phase of shapes for owed's services,
+// warmed again where rewarm says so, leaving out a phase that would send
+// what the one before it sent: services warmed again take each phase at
+// their trial's own load, and a second phase of that load beside no fresh
+// service would only ask again what the first phase's rules have answered
+// (a start swapped in still compiling spent 21–28 s more so).
+func phaseLoads(shapes []warmupShape, owed []*plan.Trial, rewarm []bool) []phaseLoad {
+	var out []phaseLoad
+	for _, shape := range shapes {
+		load := phaseLoad{trials: make([]*plan.Trial, len(owed)), maxConns: shape.maxConns}
+		for i, pt := range owed {
+			load.trials[i] = shape.trial(pt, rewarm[i])
+		}
+		if n := len(out); n > 0 && out[n-1].maxConns == load.maxConns && slices.Equal(out[n-1].trials, load.trials) {
+			continue
+		}
+		out = append(out, load)
+	}
+	return out
 }
 
 // measuredTree is the process tree of one measured service of a variant.

@@ -64,6 +64,39 @@ func TestWarmupPhases(t *testing.T) {
 	}
 }
 
+// TestPhaseLoads checks that a warm-up runs no phase that would send what
+// the one before it sent: services all warmed again (a start swapped in
+// still compiling) take one phase at their trials' own load where toll
+// chose a JVM's two, while beside a fresh service, or with a phase whose
+// cap on requests in flight differs, every phase runs.
+func TestPhaseLoads(t *testing.T) {
+	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
+	auto := scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}
+	both := scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}
+	owed := []*plan.Trial{{Variant: "baseline", Rate: 50}, {Variant: "otel", Rate: 50}}
+	for _, tt := range []struct {
+		name   string
+		l      scenario.Load
+		rewarm []bool
+		want   int
+	}{
+		{"fresh starts", auto, []bool{false, false}, 2},
+		{"one side warmed again beside a fresh one", auto, []bool{true, false}, 2},
+		{"every side warmed again", auto, []bool{true, true}, 1},
+		{"every side warmed again, a phase capped", both, []bool{true, true}, 3},
+	} {
+		got := phaseLoads(warmupPhases(&scenario.Scenario{Load: tt.l}, true), owed, tt.rewarm)
+		if len(got) != tt.want {
+			t.Errorf("%s: %d phases, want %d", tt.name, len(got), tt.want)
+		}
+		for _, ph := range got {
+			if len(ph.trials) != len(owed) {
+				t.Fatalf("%s: a phase loads %d services, want %d", tt.name, len(ph.trials), len(owed))
+			}
+		}
+	}
+}
+
 // TestChosenWarmupEndsWithoutJVM checks the warm-up toll chooses: among
 // services that run no JVM it ends after the short default, where a
 // warm-up the scenario set to wait for the JIT waits for its maximum.
