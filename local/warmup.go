@@ -497,7 +497,7 @@ func warmupLine(variant string, w *variantWarmup) string {
 	case rec.NoJVM:
 		line += ", no JVM to wait for"
 	case rec.Settled && rec.CostSteady:
-		line += ", CPU per request steady, its JIT still compiling (" + describeRates(rec.JITMsPerS) + ")"
+		line += ", CPU per request steady before its JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	case rec.Settled:
 		line += ", JIT settled (" + describeRates(rec.JITMsPerS) + ")"
 	default:

@@ -97,7 +97,7 @@ func warmupsLine(s *analyze.Summary) string {
 		} else {
 			part := fmt.Sprintf("%s %s, %d of %d settled", w.Variant, lasted, w.Settled, w.Count)
 			if w.Steady > 0 {
-				part += fmt.Sprintf(" (%d on a steady CPU per request, its JIT still compiling)", w.Steady)
+				part += fmt.Sprintf(" (%d on a steady CPU per request before the JIT settled)", w.Steady)
 			}
 			parts = append(parts, part)
 		}

@@ -36,7 +36,7 @@ func TestWarmupsShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := "variant warm-ups until the JIT settles (below 5 ms/s over 10 s, at most 2m0s): baseline 40–60 s, 3 of 3 settled (1 on a steady CPU per request, its JIT still compiling); otel 40–120 s, 2 of 3 settled"
+	line := "variant warm-ups until the JIT settles (below 5 ms/s over 10 s, at most 2m0s): baseline 40–60 s, 3 of 3 settled (1 on a steady CPU per request before the JIT settled); otel 40–120 s, 2 of 3 settled"
 	var text, md, page bytes.Buffer
 	for _, err := range []error{Text(&text, s), Markdown(&md, s), HTML(&page, s)} {
 		if err != nil {
