@@ -328,7 +328,8 @@ func (b *Backend) dropSpares(spares []*plan.Trial) {
 }
 
 // awaitAhead waits, before a new start, for the starts warming beside the
-// rounds to be warmed: the new start is one of them.
+// rounds to be warmed: the new start is one of them. The progress says
+// when it waits, and how long.
 func (b *Backend) awaitAhead(ctx context.Context) error {
 	b.mu.Lock()
 	aw := b.ahead
@@ -340,9 +341,17 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 	b.mu.Lock()
 	aw.waited = true
 	b.mu.Unlock()
+	select {
+	case <-aw.done:
+		return nil
+	default:
+	}
+	b.say(fmt.Sprintf("a new start is due before the one warming beside the rounds is ready: the rounds wait for it, its warm-up on CPUs %s", b.warmupCPUs))
+	began := time.Now()
 	b.spreadSpares(aw)
 	select {
 	case <-aw.done:
+		b.say(fmt.Sprintf("the start warmed beside the rounds was ready %s later", time.Since(began).Round(time.Second)))
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
