@@ -341,6 +341,7 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 	b.mu.Lock()
 	aw.waited = true
 	b.mu.Unlock()
+	b.spreadSpares(aw)
 	select {
 	case <-aw.done:
 		return nil
@@ -348,7 +349,6 @@ func (b *Backend) awaitAhead(ctx context.Context) error {
 	}
 	b.say(fmt.Sprintf("a new start is due before the one warming beside the rounds is ready: the rounds wait for it, its warm-up on CPUs %s", b.warmupCPUs))
 	began := time.Now()
-	b.spreadSpares(aw)
 	select {
 	case <-aw.done:
 		b.say(fmt.Sprintf("the start warmed beside the rounds was ready %s later", time.Since(began).Round(time.Second)))
