@@ -153,28 +153,16 @@ func (p Progress) startsCost(n int) time.Duration {
 
 // awaitWarming reports whether a new start due now waits for the starts
 // warming beside the rounds: one is warming and none is ready. The rounds
-// go on under the current start meanwhile, as long as they are worth
-// more: a start taken before its warm-up ends is waited for with nothing
-// measured (a JVM's spare, warmed on the CPU the rounds leave, can take
-// minutes more), and a round under the current start narrows the
-// interval where waiting does not. But once the current start has run
-// startRounds beyond its settling (startRounds, the widest series'), a
-// round narrows the interval less than the start it delays, and the start
-// is taken: the rounds stop, and the start still warming has every
-// warm-up CPU until it is ready, at most what a warm-up of its own takes
-// (StartTime), which the budget must hold with two rounds after it. A run
-// short of its least starts also takes the start before it is ready, once
-// the budget holds no more than one more round under the current start,
-// the start, and two rounds after it.
-func (p Progress) awaitWarming(g Goal, minStarts int, roundTime time.Duration, startRounds int) bool {
+// go on under the current start meanwhile, as long as they must: a start
+// taken before its warm-up ends is waited for with nothing measured (a
+// JVM's spare, warmed on the CPU the rounds leave, can take minutes more),
+// and a round under the current start narrows the interval where waiting
+// does not. Only a run short of its least starts takes the start before
+// it is ready, once the budget holds no more than one more round under the
+// current start, the start, and two rounds after it.
+func (p Progress) awaitWarming(g Goal, minStarts int, roundTime time.Duration) bool {
 	if p.WarmingStarts <= 0 || p.ReadyStarts > 0 {
 		return false
-	}
-	if startRounds > 0 && p.StartTime > 0 && p.RoundsThisStart >= max(p.SettleRounds, 0)+startRounds {
-		settle := time.Duration(max(p.SettleRounds, 0)+2) * roundTime
-		if g.Budget <= 0 || p.Elapsed+p.StartTime+settle <= g.Budget {
-			return false
-		}
 	}
 	if p.Starts >= minStarts {
 		return true
@@ -282,12 +270,6 @@ type Width struct {
 	// starts holds, for JVMs started once: the half-width that term alone
 	// gives at the starts so far, which no number of rounds narrows.
 	StartHalfPct float64 `json:"start_half_pct,omitempty"`
-	// StartRounds is, for JVMs started once, how many rounds a start
-	// should run beyond those it takes to settle when a further start
-	// costs a warm-up of its own (Progress.StartTime): the rounds at which
-	// one more narrows the interval less, for its time, than the start it
-	// delays (startRounds). 0 where no start-to-start term is estimated.
-	StartRounds int `json:"start_rounds,omitempty"`
 }
 
 // Decision is the stopping rule's answer after a round.
@@ -344,7 +326,6 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 	all := len(series) > 0
 	worst := 0.0
 	perStart := 0
-	startRounds := 0 // the most rounds a start should run, of the unreached series
 	for _, s := range series {
 		target := targetOf(g, s.Cost)
 		if target <= 0 {
@@ -368,9 +349,6 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 			d.MoreRounds = max(d.MoreRounds, w.MoreRounds)
 		}
 		d.MoreStarts = max(d.MoreStarts, w.MoreStarts)
-		if !w.Reached {
-			startRounds = max(startRounds, w.StartRounds)
-		}
 		if w.MoreStarts > 0 && w.MoreRounds >= 0 {
 			n := p.Rounds + w.MoreRounds
 			perStart = max(perStart, (n+p.Starts+w.MoreStarts-1)/(p.Starts+w.MoreStarts))
@@ -432,7 +410,7 @@ func Decide(g Goal, series []PairedSeries, p Progress) Decision {
 			share = max(min(share, fit), 2)
 		}
 		fits := g.Budget <= 0 || p.Elapsed+p.startsCost(1)+2*roundTime <= g.Budget
-		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, minStarts, roundTime, startRounds) && !p.warmFirst(g, roundTime) {
+		if p.RoundsThisStart >= share && planned > 0 && fits && !p.awaitWarming(g, minStarts, roundTime) && !p.warmFirst(g, roundTime) {
 			d.NewStart = true
 		}
 	}
@@ -561,9 +539,6 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		w.StartHalfPct = 100 * math.Expm1(stats.TQuantile(float64(len(xs)-1))*math.Sqrt(2*j))
 	}
 	n := len(xs)
-	if p.Starts > 0 && n >= 2 {
-		w.StartRounds = startRounds(iv.StdDev*iv.StdDev, max(fixed-fixedVariance(cal, s.Cost, 0), 0)*startCount(p.Starts, s.Launches), p)
-	}
 	if n < 2 {
 		// No spread yet: the minimum rounds come first.
 		w.MoreRounds = max(minRounds-n, 0)
@@ -636,28 +611,6 @@ func widthOf(s PairedSeries, target float64, p Progress, minRounds, minStarts in
 		}
 	}
 	return w
-}
-
-// startRounds returns how many rounds a start should run beyond its
-// settling rounds, for a series whose rounds vary by sd2 about their
-// start's mean and whose starts by j per side (the start-to-start term,
-// as widthOf divides it), when a further start costs p.StartTime and its
-// settling rounds. With k starts of u rounds each, the variance of the
-// change's mean is sd2/(k·u) + 2j/k; for a given time, k·(StartTime +
-// u·round) fixed, it is least at u = √(c·sd2/2j), c the start's cost in
-// rounds: Kalibera and Jones's optimal repetitions at the lower level of
-// a two-level experiment. At least two rounds; 0 without an estimate.
-func startRounds(sd2, j float64, p Progress) int {
-	roundTime := p.roundTime()
-	if j <= 0 || sd2 <= 0 || roundTime <= 0 || p.StartTime <= 0 {
-		return 0
-	}
-	c := float64(p.StartTime)/float64(roundTime) + float64(max(p.SettleRounds, 0))
-	u := math.Ceil(math.Sqrt(c * sd2 / (2 * j)))
-	if u > 1e6 {
-		return 1e6
-	}
-	return max(int(u), 2)
 }
 
 // PrecisionSeries returns, for the stopping rule, the paired series of

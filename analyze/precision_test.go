@@ -64,17 +64,11 @@ func TestDecide(t *testing.T) {
 				ReadyStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
 		{"a new start is due after its share of rounds", one(ratios(8, 0.01, 0.001), launches(8, 1)),
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute}, Continue, true},
-		{"a new start waits for the one warming beside the rounds", one(ratios(8, 0.01, 0.1), launches(8, 1)),
+		{"a new start waits for the one warming beside the rounds", one(ratios(8, 0.01, 0.001), launches(8, 1)),
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
 				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, false},
-		{"a start warming beside the rounds is waited for past twice its share", one(ratios(8, 0.01, 0.1), launches(8, 1)),
+		{"a start warming beside the rounds is waited for past twice its share", one(ratios(8, 0.01, 0.001), launches(8, 1)),
 			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 14, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
-				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, false},
-		{"a start warming beside the rounds is taken once a round weighs less than a start", one(ratios(8, 0.01, 0.001), launches(8, 1)),
-			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 2 * time.Minute, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
-				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, true},
-		{"a start warming beside the rounds is not taken early where the budget holds no warm-up", one(ratios(8, 0.01, 0.001), launches(8, 1)),
-			Progress{Rounds: 8, Starts: 1, RoundsThisStart: 7, Elapsed: 8*time.Minute + 30*time.Second, RoundTime: 6 * time.Second, StartTime: 2 * time.Minute,
 				WarmingStarts: 1, SwapTime: 2 * time.Second}, Continue, false},
 		{"with its least starts a run never takes a start still warming", one(ratios(20, 0.01, 0.001), launches(20, 2)),
 			Progress{Rounds: 20, Starts: 2, RoundsThisStart: 10, Elapsed: 9*time.Minute + 45*time.Second, RoundTime: 6 * time.Second, StartTime: 30 * time.Second,
@@ -446,36 +440,6 @@ func TestDecideStartsWarmedAhead(t *testing.T) {
 	}
 	if ahead.Planned < 3 {
 		t.Errorf("starts warmed beside the rounds: %d planned, want 3 or more (%+v)", ahead.Planned, ahead)
-	}
-}
-
-// TestStartRounds checks the rounds a start should run before the next
-// one, warming beside them, is taken: more where the rounds vary more
-// against the starts, or a start costs more, and never fewer than two.
-func TestStartRounds(t *testing.T) {
-	p := Progress{RoundTime: 8 * time.Second, StartTime: 2 * time.Minute, SettleRounds: 10}
-	// The Java agents' shape: rounds at ±5%, starts at ±2% a side, a
-	// start's warm-up of 2 minutes and 10 rounds to settle: c = 25.
-	base := startRounds(0.05*0.05, 0.02*0.02, p)
-	if base != 9 {
-		t.Errorf("rounds ±5%%, starts ±2%%: %d rounds a start, want 9", base)
-	}
-	if got := startRounds(0.10*0.10, 0.02*0.02, p); got <= base {
-		t.Errorf("noisier rounds: %d rounds a start, want more than %d", got, base)
-	}
-	if got := startRounds(0.05*0.05, 0.04*0.04, p); got >= base {
-		t.Errorf("starts that differ more: %d rounds a start, want fewer than %d", got, base)
-	}
-	dear := p
-	dear.StartTime = 8 * time.Minute
-	if got := startRounds(0.05*0.05, 0.02*0.02, dear); got <= base {
-		t.Errorf("a dearer start: %d rounds a start, want more than %d", got, base)
-	}
-	if got := startRounds(1e-8, 0.02*0.02, p); got != 2 {
-		t.Errorf("rounds that barely vary: %d rounds a start, want 2", got)
-	}
-	if got := startRounds(0.05*0.05, 0, p); got != 0 {
-		t.Errorf("no start term: %d, want 0", got)
 	}
 }
 
