@@ -148,7 +148,6 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
 	for _, load := range phaseLoads(warmupPhases(b.s, auto && jvm), owed, rewarm) {
-		loads := load.trials
 		phaseLongest := longest
 		if auto && len(phases) > 0 {
 			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
@@ -162,7 +161,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, loads, load.maxConns, phaseLongest, phaseSpans, quiet)
+		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, quiet)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
