@@ -141,13 +141,15 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // scenario's phases each last at most longest. spans, when set, are the
 // requests that each phase's spans of the steady rule held in a warm-up
 // with the CPUs to itself, by phase and variant (keepSpans): each span of
-// this one holds as many. With quiet set, a variant's cost counts as
-// steady only while its compilers are not busy (steadyRule.quiet).
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, quiet bool) ([]warmupPhase, error) {
+// this one holds as many. settling says owed is a start swapped in still
+// compiling: it is warmed from the rate phase on (warmupPhases), and a
+// variant's cost counts as steady only while its compilers are not busy
+// (steadyRule.quiet).
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, settling bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
-	for _, load := range phaseLoads(warmupPhases(b.s, auto && jvm), owed, rewarm) {
+	for _, load := range phaseLoads(warmupPhases(b.s, auto && jvm, settling), owed, rewarm) {
 		phaseLongest := longest
 		if auto && len(phases) > 0 {
 			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
@@ -161,7 +163,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, quiet)
+		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, settling)
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -373,13 +375,18 @@ type phaseLoad struct {
 // what the one before it sent: services warmed again take each phase at
 // their trial's own load, and a second phase of that load beside no fresh
 // service would only ask again what the first phase's rules have answered
-// (a start swapped in still compiling spent 21–28 s more so).
+// (a start swapped in still compiling spent 21–28 s more so). A phase
+// that sends every service its trial's own load sends it as the trials
+// do, under no cap of the phase's own.
 func phaseLoads(shapes []warmupShape, owed []*plan.Trial, rewarm []bool) []phaseLoad {
 	var out []phaseLoad
 	for _, shape := range shapes {
 		load := phaseLoad{trials: make([]*plan.Trial, len(owed)), maxConns: shape.maxConns}
 		for i, pt := range owed {
 			load.trials[i] = shape.trial(pt, rewarm[i])
+		}
+		if slices.Equal(load.trials, owed) {
+			load.maxConns = 0
 		}
 		if n := len(out); n > 0 && out[n-1].maxConns == load.maxConns && slices.Equal(out[n-1].trials, load.trials) {
 			continue
@@ -446,19 +453,29 @@ func (b *Backend) anyJVM(owed []*plan.Trial) bool {
 // on CPUs shared at idle priority grew Tomcat's request pool to 45 threads
 // that the baseline, loaded in every duet after, kept through the run.
 // Otherwise there is one phase: the users, the rate, or the trial's load.
-// A warm-up toll chose (jvm: it found a JVM among the services) runs in two
-// phases: scenario.DefaultJVMWarmupUsers users, then the trials' load. Ten
-// cold JVMs warmed at once at an open-model rate fall behind it, their
-// requests pile up and time out, and their compilers never settle; users
-// send as fast as each JVM answers, never faster.
-func warmupPhases(s *scenario.Scenario, jvm bool) []warmupShape {
+// A warm-up toll chose (jvm: it found a JVM among the services) runs in
+// three phases: scenario.DefaultJVMWarmupUsers users, then
+// scenario.DefaultJVMWarmupRateTimes each trial's rate (an open-model
+// load's), then the trials' load. Ten cold JVMs warmed at once at an
+// open-model rate fall behind it, their requests pile up and time out, and
+// their compilers never settle; users send as fast as each JVM answers,
+// never faster, and the rate phase after them sends no more at once.
+//
+// A start swapped in still compiling (settling) is warmed from the rate
+// phase on: its users phase is long past, and ten JVMs compiling at once
+// would only queue behind users; the rate brings the calls at which its
+// JIT compiles again four times sooner than the trials' own load.
+func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 	l := s.Load
-	users := l.VariantWarmupUsers
+	users, rate := l.VariantWarmupUsers, func(*plan.Trial) float64 { return l.VariantWarmupRate }
 	if l.VariantWarmupAuto && jvm {
 		users = scenario.DefaultJVMWarmupUsers
+		if !l.Closed() {
+			rate = func(pt *plan.Trial) float64 { return scenario.DefaultJVMWarmupRateTimes * pt.Rate }
+		}
 	}
 	var shapes []warmupShape
-	if users > 0 {
+	if users > 0 && !settling {
 		shapes = append(shapes, warmupShape{trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm {
 				return pt
@@ -468,13 +485,13 @@ func warmupPhases(s *scenario.Scenario, jvm bool) []warmupShape {
 			return &w
 		}})
 	}
-	if l.VariantWarmupRate > 0 {
+	if l.VariantWarmupRate > 0 || l.VariantWarmupAuto && jvm && !l.Closed() {
 		shapes = append(shapes, warmupShape{maxConns: users, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
-			if rewarm || pt.Users > 0 {
+			if rewarm && !settling || pt.Users > 0 || rate(pt) <= 0 {
 				return pt
 			}
 			w := *pt
-			w.Rate = l.VariantWarmupRate
+			w.Rate = rate(pt)
 			return &w
 		}})
 	}

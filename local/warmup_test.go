@@ -18,6 +18,8 @@ func TestWarmupPhases(t *testing.T) {
 	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
 	open := &plan.Trial{Variant: "otel", Rate: 100}
 	closed := &plan.Trial{Variant: "otel", Users: 8}
+	auto := scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}
+	autoClosed := scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until, Users: []int{8}}
 	load := func(pt *plan.Trial) string {
 		if pt.Users > 0 {
 			return fmt.Sprintf("%d users", pt.Users)
@@ -31,23 +33,27 @@ func TestWarmupPhases(t *testing.T) {
 		rewarm bool
 		want   []string
 		jvm    bool // a JVM found among the services
+		settle bool // a start swapped in still compiling
 	}{
-		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}, false},
-		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}, false},
-		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}, false},
-		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}, false},
-		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, false},
-		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}, false},
-		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}, false},
-		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}, false},
-		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}, false},
-		{"chosen by toll for a JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"16 users", "100/s"}, true},
-		{"chosen by toll, no JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, false, []string{"100/s"}, false},
-		{"chosen by toll for a JVM rewarmed beside a partner", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s"}, true},
-		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true},
+		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}, false, false},
+		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}, false, false},
+		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}, false, false},
+		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}, false, false},
+		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, false, false},
+		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}, false, false},
+		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}, false, false},
+		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}, false, false},
+		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}, false, false},
+		{"chosen by toll for a JVM", auto, open, false, []string{"16 users", "400/s ≤16", "100/s"}, true, false},
+		{"chosen by toll, no JVM", auto, open, false, []string{"100/s"}, false, false},
+		{"chosen by toll for a JVM rewarmed beside a partner", auto, open, true, []string{"100/s", "100/s ≤16", "100/s"}, true, false},
+		{"chosen by toll for a JVM swapped in still compiling", auto, open, true, []string{"400/s ≤16", "100/s"}, true, true},
+		{"chosen by toll for a JVM, closed model", autoClosed, closed, false, []string{"16 users", "8 users"}, true, false},
+		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true, false},
+		{"the scenario's users and rate, swapped in still compiling", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"600/s ≤2", "100/s"}, false, true},
 	}
 	for _, tt := range tests {
-		shapes := warmupPhases(&scenario.Scenario{Load: tt.l}, tt.jvm)
+		shapes := warmupPhases(&scenario.Scenario{Load: tt.l}, tt.jvm, tt.settle)
 		var got []string
 		for _, shape := range shapes {
 			got = append(got, load(shape.trial(tt.pt, tt.rewarm)))
@@ -65,10 +71,10 @@ func TestWarmupPhases(t *testing.T) {
 }
 
 // TestPhaseLoads checks that a warm-up runs no phase that would send what
-// the one before it sent: services all warmed again (a start swapped in
-// still compiling) take one phase at their trials' own load where toll
-// chose a JVM's two, while beside a fresh service, or with a phase whose
-// cap on requests in flight differs, every phase runs.
+// the one before it sent: services all warmed again take one phase at
+// their trials' own load where toll chose a JVM's three, a start swapped
+// in still compiling takes the rate and then its own load, while beside a
+// fresh service every phase runs.
 func TestPhaseLoads(t *testing.T) {
 	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
 	auto := scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}
@@ -78,14 +84,17 @@ func TestPhaseLoads(t *testing.T) {
 		name   string
 		l      scenario.Load
 		rewarm []bool
+		settle bool
 		want   int
 	}{
-		{"fresh starts", auto, []bool{false, false}, 2},
-		{"one side warmed again beside a fresh one", auto, []bool{true, false}, 2},
-		{"every side warmed again", auto, []bool{true, true}, 1},
-		{"every side warmed again, a phase capped", both, []bool{true, true}, 3},
+		{"fresh starts", auto, []bool{false, false}, false, 3},
+		{"one side warmed again beside a fresh one", auto, []bool{true, false}, false, 3},
+		{"every side warmed again", auto, []bool{true, true}, false, 1},
+		{"every side warmed again, the scenario's phases", both, []bool{true, true}, false, 1},
+		{"a start swapped in still compiling", auto, []bool{true, true}, true, 2},
+		{"a start swapped in still compiling, the scenario's phases", both, []bool{true, true}, true, 2},
 	} {
-		got := phaseLoads(warmupPhases(&scenario.Scenario{Load: tt.l}, true), owed, tt.rewarm)
+		got := phaseLoads(warmupPhases(&scenario.Scenario{Load: tt.l}, true, tt.settle), owed, tt.rewarm)
 		if len(got) != tt.want {
 			t.Errorf("%s: %d phases, want %d", tt.name, len(got), tt.want)
 		}

@@ -43,6 +43,14 @@ const (
 	// to such a server, and its warm-up took twice as long. Users never
 	// send faster than a JVM answers, however cold.
 	DefaultJVMWarmupUsers = 16
+	// DefaultJVMWarmupRateTimes is how many times each trial's rate the
+	// JVM warm-up toll chooses sends, spaced as the trials space them,
+	// between its users and the trials' own load. Code compiled under
+	// back-to-back requests meets other paths at the first spaced ones;
+	// HotSpot compiles it again some thousands of calls later, which at
+	// the trials' rate falls minutes into the rounds: four times that rate
+	// takes it into the warm-up.
+	DefaultJVMWarmupRateTimes = 4
 	// DefaultNoJVMWarmup is the variant warm-up toll chooses for services
 	// that run no JVM: long enough for caches and connection pools.
 	DefaultNoJVMWarmup = 10 * time.Second
