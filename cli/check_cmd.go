@@ -165,8 +165,12 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 		fmt.Fprintf(&b, "  each trial %s warm-up + %s measured", time.Duration(s.Load.Warmup), time.Duration(s.Load.Duration))
 		switch {
 		case s.Load.VariantWarmupAuto:
-			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM by %d users, then at the trial's load, until its JIT settles (at most %s), other runtimes %s",
-				scenario.DefaultJVMWarmupUsers, time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)
+			rate := ""
+			if !s.Load.Closed() {
+				rate = fmt.Sprintf(", then at %d times the trial's rate", scenario.DefaultJVMWarmupRateTimes)
+			}
+			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM by %d users%s, then at the trial's load, until its JIT settles (at most %s), other runtimes %s",
+				scenario.DefaultJVMWarmupUsers, rate, time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)
 			if s.Pinning.WarmupAuto {
 				b.WriteString(", on every CPU at idle priority")
 			}

@@ -282,7 +282,7 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	b.mu.Lock()
 	spans := b.warmSpans
 	b.mu.Unlock()
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans, false)
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans, false, true)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))
@@ -291,6 +291,14 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		return
 	}
 	b.keepWarmups(spares, phases, make([]*sink.Counts, len(spares)), longest)
+	if hasRatePhase(b.s, true) {
+		// Not yet shelved, no round can take them meanwhile.
+		for _, sp := range spares {
+			if st := b.runningOf(sp.Variant); st != nil && st.warmup != nil {
+				st.warmup.owesRate = true
+			}
+		}
+	}
 	if !b.s.Concurrent() {
 		b.holdRound(ctx, spares)
 	}

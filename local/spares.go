@@ -287,7 +287,16 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// not to the retired one.
 	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
-	if w := st.warmup; st.unwiden != nil && w != nil && w.rec != nil && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS) {
+	switch w := st.warmup; {
+	case w != nil && w.owesRate:
+		// Warmed beside the rounds without its rate phase (warmPhases):
+		// it takes that phase now, with the CPUs the first warm-up had,
+		// before its rounds, where the calls that bring the JIT to compile
+		// again would otherwise come minutes into them.
+		st.warmed, st.settle, st.warmup = false, true, nil
+		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn (%s): warmed from its warm-up's rate phase on, which it cannot take beside the rounds, on the warm-up CPUs, until its compilers are no longer busy",
+			name, describeRates(w.rec.JITMsPerS))
+	case st.unwiden != nil && w != nil && w.rec != nil && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS):
 		// Beside the rounds, at idle priority, its compilers waited for
 		// a CPU, and its cost held still while they did, which ended its
 		// warm-up: a spare of the Java agents' ended so at 470–5,400
@@ -297,7 +306,7 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 		// with a start's warm-up had that warm-up's CPUs, and one that
 		// reached its warm-up's cap had what the run allowed.
 		st.warmed, st.settle, st.warmup = false, true, nil
-		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn still compiling (%s): warmed again at the trials' load, on the warm-up CPUs, until its compilers are no longer busy",
+		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn still compiling (%s): warmed again from its warm-up's rate phase on (at the trials' load where it has none), on the warm-up CPUs, until its compilers are no longer busy",
 			name, describeRates(w.rec.JITMsPerS))
 	}
 	if w := st.warmup; w != nil {

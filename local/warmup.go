@@ -37,6 +37,9 @@ type variantWarmup struct {
 	// otherLoad is set when some of those requests were sent at a load
 	// other than the trial's (a phase of users or of a rate).
 	otherLoad bool
+	// owesRate is set for a start warmed beside the rounds without the
+	// rate phase of its warm-up, which it takes at its turn.
+	owesRate bool
 }
 
 // warmUp runs the variant warm-up (load.variant_warmup) of every trial of
@@ -113,7 +116,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, settling)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, settling, false)
 	if err != nil {
 		return err
 	}
@@ -144,12 +147,20 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // this one holds as many. settling says owed is a start swapped in still
 // compiling: it is warmed from the rate phase on (warmupPhases), and a
 // variant's cost counts as steady only while its compilers are not busy
-// (steadyRule.quiet).
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, settling bool) ([]warmupPhase, error) {
+// (steadyRule.quiet). beside says owed are starts warmed beside the rounds,
+// which take no rate phase: on the CPU the rounds leave, at idle priority,
+// a JVM serves a fraction of the rate, and the phase's spans, each holding
+// what a span of the warm-up with the CPUs to itself held, stretched it
+// over minutes (ten JVMs of the Java agents' example warmed in 8 minutes
+// with it, 5 without); they take it at their turn (promoteSpare).
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, settling, beside bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
-	for _, load := range phaseLoads(warmupPhases(b.s, auto && jvm, settling), owed, rewarm) {
+	for n, load := range phaseLoads(warmupPhases(b.s, auto && jvm, settling), owed, rewarm) {
+		if beside && load.rate && hasRatePhase(b.s, jvm) {
+			continue
+		}
 		phaseLongest := longest
 		if auto && len(phases) > 0 {
 			if phaseLongest = time.Until(deadline).Round(time.Second); phaseLongest < time.Second {
@@ -157,7 +168,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 			}
 		}
 		var phaseSpans map[string]uint64
-		if n := len(phases); n < len(spans) {
+		if n < len(spans) {
 			phaseSpans = map[string]uint64{}
 			for _, pt := range owed {
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
@@ -361,13 +372,17 @@ type warmupShape struct {
 	// maxConns caps the phase's requests in flight; 0 leaves
 	// load.max_conns.
 	maxConns int
+	// rate marks the rate phase.
+	rate bool
 }
 
 // phaseLoad is what one phase of a variant warm-up sends: a trial of each
-// of the warmed services, and its cap on requests in flight.
+// of the warmed services, its cap on requests in flight, and whether it is
+// the rate phase.
 type phaseLoad struct {
 	trials   []*plan.Trial
 	maxConns int
+	rate     bool
 }
 
 // phaseLoads returns the load of each phase of shapes for owed's services,
@@ -381,7 +396,7 @@ type phaseLoad struct {
 func phaseLoads(shapes []warmupShape, owed []*plan.Trial, rewarm []bool) []phaseLoad {
 	var out []phaseLoad
 	for _, shape := range shapes {
-		load := phaseLoad{trials: make([]*plan.Trial, len(owed)), maxConns: shape.maxConns}
+		load := phaseLoad{trials: make([]*plan.Trial, len(owed)), maxConns: shape.maxConns, rate: shape.rate}
 		for i, pt := range owed {
 			load.trials[i] = shape.trial(pt, rewarm[i])
 		}
@@ -486,7 +501,7 @@ func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 		}})
 	}
 	if l.VariantWarmupRate > 0 || l.VariantWarmupAuto && jvm && !l.Closed() {
-		shapes = append(shapes, warmupShape{maxConns: users, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
+		shapes = append(shapes, warmupShape{maxConns: users, rate: true, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm && !settling || pt.Users > 0 || rate(pt) <= 0 {
 				return pt
 			}
@@ -503,6 +518,14 @@ func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 		return shapes[:1] // validation allows users and a rate only with until
 	}
 	return append(shapes, own)
+}
+
+// hasRatePhase reports whether a variant warm-up of s's services (jvm: a
+// JVM among them) has a rate phase before the trials' own load
+// (warmupPhases).
+func hasRatePhase(s *scenario.Scenario, jvm bool) bool {
+	l := s.Load
+	return l.VariantWarmupUntil != nil && (l.VariantWarmupRate > 0 || l.VariantWarmupAuto && jvm && !l.Closed())
 }
 
 // warmupLine is the progress line of a variant's finished warm-up.

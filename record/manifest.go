@@ -280,6 +280,10 @@ type WarmupUntil struct {
 	// warm a JVM before the trials' own load (each phase until the JIT
 	// settles, both within the warm-up's maximum).
 	JVMUsers int `json:"jvm_users,omitempty"`
+	// JVMRateTimes is, for a warm-up toll chose under an open-model
+	// load, how many times each trial's rate a JVM is sent between its
+	// users and the trials' own load, at most JVMUsers requests in flight.
+	JVMRateTimes float64 `json:"jvm_rate_times,omitempty"`
 }
 
 // ScheduleChoice records what toll chose of a run's schedule, and why, as

@@ -104,7 +104,10 @@ func warmupsLine(s *analyze.Summary) string {
 	}
 	if u.Auto {
 		jvm := "until its JIT settles (below %g ms/s over %g s, at most %s)"
-		if u.JVMUsers > 0 {
+		switch {
+		case u.JVMUsers > 0 && u.JVMRateTimes > 0:
+			jvm = fmt.Sprintf("by %d users, then at %g times each trial's rate (at most %d requests in flight), then at each trial's load, each until its JIT settles (below %%g ms/s over %%g s, at most %%s in all)", u.JVMUsers, u.JVMRateTimes, u.JVMUsers)
+		case u.JVMUsers > 0:
 			jvm = fmt.Sprintf("by %d users, then at each trial's load, each until its JIT settles (below %%g ms/s over %%g s, at most %%s in all)", u.JVMUsers)
 		}
 		on := ""
