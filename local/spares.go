@@ -287,24 +287,12 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// not to the retired one.
 	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
-	switch w := st.warmup; {
-	case w != nil && w.owesRate:
-		// Warmed beside the rounds without its rate phase (warmPhases):
-		// it takes that phase now, with the CPUs the first warm-up had,
-		// before its rounds, where the calls that bring the JIT to compile
-		// again would otherwise come minutes into them.
+	switch w := st.warmup; turnWarmup(w, st.unwiden != nil) {
+	case turnRate:
 		st.warmed, st.settle, st.warmup = false, true, nil
 		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn (%s): warmed from its warm-up's rate phase on, which it cannot take beside the rounds, on the warm-up CPUs, until its compilers are no longer busy",
 			name, describeRates(w.rec.JITMsPerS))
-	case st.unwiden != nil && w != nil && w.rec != nil && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS):
-		// Beside the rounds, at idle priority, its compilers waited for
-		// a CPU, and its cost held still while they did, which ended its
-		// warm-up: a spare of the Java agents' ended so at 470–5,400
-		// ms/s and read their CPU per request at twice its settled value
-		// for its first 35 rounds. It works that queue off before its
-		// rounds, with the CPUs the first warm-up had. A spare warmed
-		// with a start's warm-up had that warm-up's CPUs, and one that
-		// reached its warm-up's cap had what the run allowed.
+	case turnBusy:
 		st.warmed, st.settle, st.warmup = false, true, nil
 		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn still compiling (%s): warmed again from its warm-up's rate phase on (at the trials' load where it has none), on the warm-up CPUs, until its compilers are no longer busy",
 			name, describeRates(w.rec.JITMsPerS))
@@ -330,6 +318,42 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 		}
 	}
 	return true
+}
+
+// turnWarm is why a start warmed ahead of its turn is warmed again at it.
+type turnWarm int
+
+const (
+	turnNone turnWarm = iota
+	// turnRate: it was warmed beside the rounds without its warm-up's
+	// rate phase (warmPhases), and takes that phase now, with the CPUs
+	// the first warm-up had, before its rounds, where the calls that
+	// bring its JIT to compile again would otherwise come minutes into
+	// them.
+	turnRate
+	// turnBusy: beside the rounds, at idle priority, its compilers
+	// waited for a CPU, and its cost held still while they did, which
+	// ended its warm-up: a spare of the Java agents' ended so at
+	// 470–5,400 ms/s and read their CPU per request at twice its settled
+	// value for its first 35 rounds. It works that queue off before its
+	// rounds, with the CPUs the first warm-up had.
+	turnBusy
+)
+
+// turnWarmup returns why a start warmed ahead of its turn, as w tells, is
+// warmed again at it; beside says it was warmed beside the rounds. A
+// spare warmed with a start's warm-up had that warm-up's CPUs, and one
+// that reached its warm-up's cap had what the run allowed.
+func turnWarmup(w *variantWarmup, beside bool) turnWarm {
+	switch {
+	case w == nil || w.rec == nil:
+		return turnNone
+	case w.owesRate:
+		return turnRate
+	case beside && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS):
+		return turnBusy
+	}
+	return turnNone
 }
 
 // stopSpare stops a spare that never took its turn, with its sink, and

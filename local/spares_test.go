@@ -233,24 +233,29 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 // while they waited for a CPU) is owed a warm-up at its turn, one that
 // settles it, and keeps no record of the one it had; a spare whose
 // compilers had quietened takes its turn warmed, as does one warmed with
-// a start's warm-up, on its CPUs, or one that reached its warm-up's cap.
+// a start's warm-up, on its CPUs, or one that reached its warm-up's cap;
+// a spare warmed beside the rounds without its warm-up's rate phase is
+// owed a warm-up at its turn whatever its compilers do.
 func TestSpareStillCompilingSettles(t *testing.T) {
 	for _, tt := range []struct {
 		name          string
 		rates         map[string]float64
 		beside, ended bool // warmed beside the rounds; ended on a steady cost
+		owesRate      bool // warmed beside the rounds without its rate phase
 		settle        bool
 	}{
-		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, true},
-		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, true},
-		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false},
-		{"settled", map[string]float64{"consumer": 2.1}, true, true, false},
-		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false},
-		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false},
+		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, false, true},
+		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, false, true},
+		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false, false},
+		{"settled", map[string]float64{"consumer": 2.1}, true, true, false, false},
+		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false, false},
+		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false, false},
+		{"settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, true, true, true},
+		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, true},
 	} {
 		b := New(Options{Self: "toll"})
 		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
-			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
+			warmup: &variantWarmup{completed: 900, owesRate: tt.owesRate, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
 		if tt.beside {
 			spare.unwiden = func() error { return nil }
 		}

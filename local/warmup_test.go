@@ -70,6 +70,43 @@ func TestWarmupPhases(t *testing.T) {
 	}
 }
 
+// TestHasRatePhase checks which warm-ups have a rate phase before the
+// trials' own load, the phase a start warmed beside the rounds skips and
+// takes at its turn, and that warmupPhases marks that phase.
+func TestHasRatePhase(t *testing.T) {
+	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
+	for _, tt := range []struct {
+		name string
+		l    scenario.Load
+		jvm  bool
+		want bool
+	}{
+		{"chosen by toll for a JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, true, true},
+		{"chosen by toll, no JVM", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}, false, false},
+		{"chosen by toll for a JVM, closed model", scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until, Users: []int{8}}, true, false},
+		{"the scenario's rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, false, true},
+		{"the scenario's rate alone", scenario.Load{VariantWarmupRate: 600}, true, false},
+		{"the scenario's users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, true, false},
+	} {
+		s := &scenario.Scenario{Load: tt.l}
+		if got := hasRatePhase(s, tt.jvm); got != tt.want {
+			t.Errorf("%s: rate phase %v, want %v", tt.name, got, tt.want)
+		}
+		marked := 0
+		for i, shape := range warmupPhases(s, tt.jvm, false) {
+			if shape.rate {
+				marked++
+				if i == len(warmupPhases(s, tt.jvm, false))-1 && tt.want {
+					t.Errorf("%s: the rate phase is the last", tt.name)
+				}
+			}
+		}
+		if tt.want && marked != 1 {
+			t.Errorf("%s: %d phases marked rate, want 1", tt.name, marked)
+		}
+	}
+}
+
 // TestPhaseLoads checks that a warm-up runs no phase that would send what
 // the one before it sent: services all warmed again take one phase at
 // their trials' own load where toll chose a JVM's three, a start swapped

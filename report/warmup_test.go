@@ -75,6 +75,31 @@ func TestWarmupsLineFresh(t *testing.T) {
 	}
 }
 
+// TestWarmupsLineChosen checks that the warm-up toll chose for a JVM says
+// its phases: the users, four times each trial's rate under an open-model
+// load, then each trial's own load; under a closed-model load, no rate.
+func TestWarmupsLineChosen(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		u    record.WarmupUntil
+		want string
+	}{
+		{"open model", record.WarmupUntil{JITBelowMs: 5, OverS: 10, Auto: true, NoJVMS: 10, JVMUsers: 16, JVMRateTimes: 4},
+			"a JVM by 16 users, then at 4 times each trial's rate (at most 16 requests in flight), then at each trial's load, each until its JIT settles (below 5 ms/s over 10 s, at most 5m0s in all)"},
+		{"closed model", record.WarmupUntil{JITBelowMs: 5, OverS: 10, Auto: true, NoJVMS: 10, JVMUsers: 16},
+			"a JVM by 16 users, then at each trial's load, each until its JIT settles (below 5 ms/s over 10 s, at most 5m0s in all)"},
+	} {
+		u := tt.u
+		s := &analyze.Summary{
+			Manifest: &record.Manifest{Restart: "once", Precision: &record.Precision{}, Load: record.LoadSettings{VariantWarmupS: 300, VariantWarmupUntil: &u}},
+			Warmups:  []analyze.Warmup{{Variant: "otel", ShortestS: 117, LongestS: 194, Count: 3, Settled: 3}},
+		}
+		if got := warmupsLine(s); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want it to hold %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestVariantWarmup checks how a report's first line says the variants
 // were warmed.
 func TestVariantWarmup(t *testing.T) {
