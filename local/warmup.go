@@ -152,7 +152,8 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // a JVM serves a fraction of the rate, and the phase's spans, each holding
 // what a span of the warm-up with the CPUs to itself held, stretched it
 // over minutes (ten JVMs of the Java agents' example warmed in 8 minutes
-// with it, 5 without); they take it at their turn (promoteSpare).
+// with it, in 5.5 to 6.5 without); they take it at their turn
+// (promoteSpare).
 func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, settling, beside bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	var phases []warmupPhase
