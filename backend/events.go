@@ -38,6 +38,10 @@ type Events interface {
 	WarmupCap() (time.Duration, bool)
 	// WarmupSpent counts a bounded variant warm-up that took d.
 	WarmupSpent(d time.Duration)
+	// SwapWarmupSpent counts, as WarmupSpent does, a bounded variant
+	// warm-up that took d at the turn of a start warmed ahead of it, the
+	// rounds stopped meanwhile: part of what swapping that start in cost.
+	SwapWarmupSpent(d time.Duration)
 	// StartsAhead returns how many further starts of every variant's
 	// services the run expects after the one being warmed: a backend
 	// may start and warm them beside it, all at once, and use one at

@@ -84,7 +84,11 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	if bounded {
 		// Only a warm-up that runs is spent from the budget, and
 		// counted among the run's warm-ups.
-		defer func() { b.events.WarmupSpent(time.Since(since)) }()
+		spent := b.events.WarmupSpent
+		if settling {
+			spent = b.events.SwapWarmupSpent
+		}
+		defer func() { spent(time.Since(since)) }()
 	}
 	owed, rewarm = b.warmAlongside(owed, rewarm)
 	jvm := b.anyJVM(owed)

@@ -193,6 +193,7 @@ type budgetEvents struct {
 
 func (e *budgetEvents) WarmupCap() (time.Duration, bool) { return time.Minute, true }
 func (e *budgetEvents) WarmupSpent(d time.Duration)      { e.spent = append(e.spent, d) }
+func (e *budgetEvents) SwapWarmupSpent(d time.Duration)  { e.spent = append(e.spent, d) }
 
 // TestNoWarmupSpendsNothing checks that a trial whose services are owed
 // no variant warm-up (warmed already, or idle) spends none of the budget

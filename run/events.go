@@ -60,6 +60,18 @@ func (e events) WarmupSpent(d time.Duration) {
 	}
 }
 
+// SwapWarmupSpent counts a bounded variant warm-up that took d at the
+// turn of a start warmed ahead of it, as WarmupSpent does, and as part of
+// what swapping that start in cost.
+func (e events) SwapWarmupSpent(d time.Duration) {
+	e.r.mu.Lock()
+	defer e.r.mu.Unlock()
+	if e.r.prec != nil {
+		e.r.prec.warmed(d)
+		e.r.prec.swapWarm += d
+	}
+}
+
 // StartsAhead returns the further starts a run in precision mode plans
 // after the current one: 0 in other runs, and while what is left of the
 // budget would not hold one's warm-up (roomAhead).

@@ -201,6 +201,10 @@ type precisionRun struct {
 	// stopCount new starts: what a start warmed ahead of its turn costs.
 	stopTime  time.Duration
 	stopCount int
+	// swapWarm is the time the warm-ups of starts warmed ahead took at
+	// their turn, the rounds stopped: swapping such a start in costs its
+	// stop and that warm-up.
+	swapWarm time.Duration
 	// warmedRun and warmedStep are the variant warm-ups' time in the run
 	// and in the step under way: part of what a start costs, not of a
 	// round. warmups counts those of the run. Guarded by the runner's mu.
@@ -580,9 +584,9 @@ func (r *runner) stateAfter(pr *precisionRun, t *plan.Trial, once bool) roundSta
 		st.Starts, st.RoundsThisStart = t.Launch+1, pr.thisStart
 		st.StartTime = (pr.startTime + pr.warmedRun) / time.Duration(max(pr.startCount, 1))
 		if r.can.ahead != nil {
-			// A start warmed ahead of its turn costs only the stop of the
-			// current one: a round's time until a stop has been timed.
-			st.ReadyStarts, st.SwapTime = r.can.ahead.WarmStartsReady(), st.RoundTime
+			// A start warmed ahead of its turn costs the stop of the
+			// current one and what it warms at its turn (swapTime).
+			st.ReadyStarts = r.can.ahead.WarmStartsReady()
 			// A start the budget left cannot warm ahead (roomAhead) costs
 			// a warm-up of its own.
 			st.WarmBeside = r.can.ahead.WarmedBeside()
@@ -590,12 +594,21 @@ func (r *runner) stateAfter(pr *precisionRun, t *plan.Trial, once bool) roundSta
 			room := pr.roomAhead(st.WarmBeside)
 			r.mu.Unlock()
 			st.WarmingStarts, st.WarmAhead = r.can.ahead.WarmingAhead(), r.can.ahead.WarmsBesideRounds() && room
-			if pr.stopCount > 0 {
-				st.SwapTime = pr.stopTime / time.Duration(pr.stopCount)
-			}
+			st.SwapTime = pr.swapTime(st.RoundTime)
 		}
 	}
 	return st
+}
+
+// swapTime returns what swapping in a start warmed ahead of its turn has
+// cost on average: its stop and the warm-up it took at its turn (the Java
+// agents' ten JVMs took 2 to 5 minutes there, their stops seconds), or
+// fallback before any swap.
+func (pr *precisionRun) swapTime(fallback time.Duration) time.Duration {
+	if pr.stopCount == 0 {
+		return fallback
+	}
+	return (pr.stopTime + pr.swapWarm) / time.Duration(pr.stopCount)
 }
 
 // afterRound asks the rule about the round that t ended, from the trials

@@ -315,6 +315,40 @@ func TestWarmupLeavesTheLeastRounds(t *testing.T) {
 	}
 }
 
+// TestSwapTime checks that swapping in a start warmed ahead of its turn is
+// priced with the warm-up it took at its turn, the rounds stopped, as well
+// as the stop: the Java agents' ten JVMs took 2 to 5 minutes there, and a
+// swap priced at its stop alone was taken with three minutes left.
+func TestSwapTime(t *testing.T) {
+	round := 10 * time.Second
+	for _, tt := range []struct {
+		name       string
+		stops      []time.Duration
+		turnWarmed []time.Duration
+		want       time.Duration
+	}{
+		{"before any swap, a round", nil, nil, round},
+		{"stops alone", []time.Duration{2 * time.Second, 4 * time.Second}, nil, 3 * time.Second},
+		{"stops and their turns' warm-ups", []time.Duration{2 * time.Second, 4 * time.Second}, []time.Duration{193 * time.Second, 117 * time.Second}, 158 * time.Second},
+	} {
+		pr := &precisionRun{}
+		for _, d := range tt.stops {
+			pr.stopTime += d
+			pr.stopCount++
+		}
+		ev := events{r: &runner{prec: pr}}
+		for _, d := range tt.turnWarmed {
+			ev.SwapWarmupSpent(d)
+		}
+		if got := pr.swapTime(round); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+		if len(tt.turnWarmed) > 0 && pr.warmups != len(tt.turnWarmed) {
+			t.Errorf("%s: %d warm-ups counted, want %d: a turn's warm-up is a warm-up too", tt.name, pr.warmups, len(tt.turnWarmed))
+		}
+	}
+}
+
 // TestRoomAhead checks that a start is warmed ahead of its turn only while
 // what is left of the budget, less the load kept for the least rounds,
 // holds a warm-up as long as the run's took on average: one warmed in the
