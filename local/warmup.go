@@ -148,8 +148,9 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // scenario's phases each last at most longest. spans, when set, are the
 // requests that each phase's spans of the steady rule held in a warm-up
 // with the CPUs to itself, by phase and variant (keepSpans): each span of
-// this one holds as many. settling says owed is a start swapped in still
-// compiling: it is warmed from the rate phase on (warmupPhases), and a
+// this one holds as many. settling says owed is a start warmed ahead,
+// warmed again at its turn (turnWarmup): from the rate phase on
+// (warmupPhases), and a
 // variant's cost counts as steady only while its compilers are not busy
 // (steadyRule.quiet). beside says owed are starts warmed beside the rounds,
 // which take no rate phase: on the CPU the rounds leave, at idle priority,
@@ -481,10 +482,12 @@ func (b *Backend) anyJVM(owed []*plan.Trial) bool {
 // their compilers never settle; users send as fast as each JVM answers,
 // never faster, and the rate phase after them sends no more at once.
 //
-// A start swapped in still compiling (settling) is warmed from the rate
-// phase on: its users phase is long past, and ten JVMs compiling at once
-// would only queue behind users; the rate brings the calls at which its
-// JIT compiles again four times sooner than the trials' own load.
+// A start warmed ahead and warmed again at its turn (settling: it skipped
+// the rate phase beside the rounds, or came still compiling) is warmed
+// from the rate phase on: its users phase is long past, and ten JVMs
+// compiling at once would only queue behind users; the rate brings the
+// calls at which its JIT compiles again four times sooner than the
+// trials' own load.
 func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 	l := s.Load
 	users, rate := l.VariantWarmupUsers, func(*plan.Trial) float64 { return l.VariantWarmupRate }
