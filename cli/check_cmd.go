@@ -166,8 +166,8 @@ func describePlan(w io.Writer, s *scenario.Scenario, p *plan.Plan) error {
 		switch {
 		case s.Load.VariantWarmupAuto:
 			rate := ""
-			if !s.Load.Closed() {
-				rate = fmt.Sprintf(", then at %d times the trial's rate", scenario.DefaultJVMWarmupRateTimes)
+			if times := s.Load.JVMWarmupRateTimes(); times > 0 {
+				rate = fmt.Sprintf(", then at %g times the trial's rate", times)
 			}
 			fmt.Fprintf(&b, "; after each start, a variant warm-up chosen by toll: a JVM by %d users%s, then at the trial's load, until its JIT settles (at most %s), other runtimes %s",
 				scenario.DefaultJVMWarmupUsers, rate, time.Duration(s.Load.VariantWarmup), scenario.DefaultNoJVMWarmup)

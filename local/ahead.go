@@ -291,14 +291,6 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		return
 	}
 	b.keepWarmups(spares, phases, make([]*sink.Counts, len(spares)), longest)
-	if hasRatePhase(b.s, true) {
-		// Not yet shelved, no round can take them meanwhile.
-		for _, sp := range spares {
-			if st := b.runningOf(sp.Variant); st != nil && st.warmup != nil {
-				st.warmup.owesRate = true
-			}
-		}
-	}
 	if !b.s.Concurrent() {
 		b.holdRound(ctx, spares)
 	}

@@ -287,15 +287,17 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// not to the retired one.
 	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
-	switch w := st.warmup; turnWarmup(w, st.unwiden != nil) {
-	case turnRate:
+	// A start warmed beside the rounds waited there with the CPUs
+	// widened for it (unwiden), and skipped its rate phase there.
+	beside := st.unwiden != nil
+	if w, why := st.warmup, turnWarmup(st.warmup, beside, beside && hasRatePhase(b.s, true)); why != turnNone {
+		came, how := "came to its turn", "warmed from its warm-up's rate phase on, which it cannot take beside the rounds"
+		if why == turnBusy {
+			came, how = "came to its turn still compiling", "warmed again from its warm-up's rate phase on (at the trials' load where it has none)"
+		}
 		st.warmed, st.settle, st.warmup = false, true, nil
-		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn (%s): warmed from its warm-up's rate phase on, which it cannot take beside the rounds, on the warm-up CPUs, until its compilers are no longer busy",
-			name, describeRates(w.rec.JITMsPerS))
-	case turnBusy:
-		st.warmed, st.settle, st.warmup = false, true, nil
-		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn still compiling (%s): warmed again from its warm-up's rate phase on (at the trials' load where it has none), on the warm-up CPUs, until its compilers are no longer busy",
-			name, describeRates(w.rec.JITMsPerS))
+		settle = fmt.Sprintf("%s: its start warmed ahead %s (%s): %s, on the warm-up CPUs, until its compilers are no longer busy",
+			name, came, describeRates(w.rec.JITMsPerS), how)
 	}
 	if w := st.warmup; w != nil {
 		// Its trial's timeline begins now, its warm-up long over: the
@@ -341,14 +343,15 @@ const (
 )
 
 // turnWarmup returns why a start warmed ahead of its turn, as w tells, is
-// warmed again at it; beside says it was warmed beside the rounds. A
-// spare warmed with a start's warm-up had that warm-up's CPUs, and one
-// that reached its warm-up's cap had what the run allowed.
-func turnWarmup(w *variantWarmup, beside bool) turnWarm {
+// warmed again at it; beside says it was warmed beside the rounds, and
+// skipped that its warm-up skipped a rate phase there. A spare warmed
+// with a start's warm-up had that warm-up's CPUs, and one that reached
+// its warm-up's cap had what the run allowed.
+func turnWarmup(w *variantWarmup, beside, skipped bool) turnWarm {
 	switch {
 	case w == nil || w.rec == nil:
 		return turnNone
-	case w.owesRate:
+	case skipped:
 		return turnRate
 	case beside && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS):
 		return turnBusy

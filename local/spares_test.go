@@ -255,7 +255,13 @@ func TestSpareStillCompilingSettles(t *testing.T) {
 	} {
 		b := New(Options{Self: "toll"})
 		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
-			warmup: &variantWarmup{completed: 900, owesRate: tt.owesRate, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
+			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
+		b.s = &scenario.Scenario{}
+		if tt.owesRate {
+			// toll's warm-up for a JVM under an open-model load, whose
+			// rate phase a start beside the rounds skips.
+			b.s.Load = scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond)}}
+		}
 		if tt.beside {
 			spare.unwiden = func() error { return nil }
 		}

@@ -37,9 +37,6 @@ type variantWarmup struct {
 	// otherLoad is set when some of those requests were sent at a load
 	// other than the trial's (a phase of users or of a rate).
 	otherLoad bool
-	// owesRate is set for a start warmed beside the rounds without the
-	// rate phase of its warm-up, which it takes at its turn.
-	owesRate bool
 }
 
 // warmUp runs the variant warm-up (load.variant_warmup) of every trial of
@@ -493,8 +490,8 @@ func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 	users, rate := l.VariantWarmupUsers, func(*plan.Trial) float64 { return l.VariantWarmupRate }
 	if l.VariantWarmupAuto && jvm {
 		users = scenario.DefaultJVMWarmupUsers
-		if !l.Closed() {
-			rate = func(pt *plan.Trial) float64 { return scenario.DefaultJVMWarmupRateTimes * pt.Rate }
+		if times := l.JVMWarmupRateTimes(); times > 0 {
+			rate = func(pt *plan.Trial) float64 { return times * pt.Rate }
 		}
 	}
 	var shapes []warmupShape
@@ -508,7 +505,7 @@ func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 			return &w
 		}})
 	}
-	if l.VariantWarmupRate > 0 || l.VariantWarmupAuto && jvm && !l.Closed() {
+	if l.VariantWarmupRate > 0 || jvm && l.JVMWarmupRateTimes() > 0 {
 		shapes = append(shapes, warmupShape{maxConns: users, rate: true, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm && !settling || pt.Users > 0 || rate(pt) <= 0 {
 				return pt
@@ -533,7 +530,7 @@ func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 // (warmupPhases).
 func hasRatePhase(s *scenario.Scenario, jvm bool) bool {
 	l := s.Load
-	return l.VariantWarmupUntil != nil && (l.VariantWarmupRate > 0 || l.VariantWarmupAuto && jvm && !l.Closed())
+	return l.VariantWarmupUntil != nil && (l.VariantWarmupRate > 0 || jvm && l.JVMWarmupRateTimes() > 0)
 }
 
 // warmupLine is the progress line of a variant's finished warm-up.

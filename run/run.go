@@ -386,9 +386,7 @@ func (r *runner) manifest(seed int64) *record.Manifest {
 		if s.Load.VariantWarmupAuto {
 			m.Load.VariantWarmupUntil.Auto, m.Load.VariantWarmupUntil.NoJVMS = true, scenario.DefaultNoJVMWarmup.Seconds()
 			m.Load.VariantWarmupUntil.JVMUsers = scenario.DefaultJVMWarmupUsers
-			if !s.Load.Closed() {
-				m.Load.VariantWarmupUntil.JVMRateTimes = scenario.DefaultJVMWarmupRateTimes
-			}
+			m.Load.VariantWarmupUntil.JVMRateTimes = s.Load.JVMWarmupRateTimes()
 		}
 	}
 	if s.Workload() != scenario.WorkloadLoad {

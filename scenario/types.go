@@ -707,6 +707,17 @@ func (l Load) Steps() []Step {
 // Closed reports whether the load is a closed model (users).
 func (l Load) Closed() bool { return len(l.Users) > 0 }
 
+// JVMWarmupRateTimes returns how many times each trial's rate the variant
+// warm-up toll chose sends a JVM between its users and the trials' own
+// load (DefaultJVMWarmupRateTimes), or 0: toll did not choose the warm-up,
+// or the load is closed-model users, which have no rate to multiply.
+func (l Load) JVMWarmupRateTimes() float64 {
+	if !l.VariantWarmupAuto || l.Closed() {
+		return 0
+	}
+	return DefaultJVMWarmupRateTimes
+}
+
 // AllIdle reports whether every load step is idle (rate: 0), so that no
 // request is ever sent.
 func (l Load) AllIdle() bool {
