@@ -282,7 +282,7 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	b.mu.Lock()
 	spans := b.warmSpans
 	b.mu.Unlock()
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans, false, true)
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans, turnNone, true)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))

@@ -36,11 +36,11 @@ type started struct {
 	// a fresh duet partner: they take it at the trial's rate, the fresh
 	// side at load.variant_warmup_rate.
 	rewarm bool
-	// settle is set when a start warmed beside the rounds takes its turn
-	// with its compilers still busy (promoteSpare): it is owed a warm-up
-	// at the trials' own load, on the warm-up CPUs, that ends only once
-	// they are not.
-	settle bool
+	// settle says why a start warmed beside the rounds is owed a warm-up
+	// as it takes its turn (promoteSpare, turnWarmup), on the warm-up
+	// CPUs, that ends only once its compilers are not busy; turnNone when
+	// it is owed none.
+	settle turnWarm
 	// warmup is the variant warm-up that has just ended, for the trial it
 	// began (which records it and clears it).
 	warmup *variantWarmup

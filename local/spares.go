@@ -290,12 +290,16 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// A start warmed beside the rounds waited there with the CPUs
 	// widened for it (unwiden), and skipped its rate phase there.
 	beside := st.unwiden != nil
-	if w, why := st.warmup, turnWarmup(st.warmup, beside, beside && hasRatePhase(b.s, true)); why != turnNone {
+	skipped := beside && hasRatePhase(b.s, true)
+	if w, why := st.warmup, turnWarmup(st.warmup, beside, skipped); why != turnNone {
 		came, how := "came to its turn", "warmed from its warm-up's rate phase on, which it cannot take beside the rounds"
-		if why == turnBusy {
-			came, how = "came to its turn still compiling", "warmed again from its warm-up's rate phase on (at the trials' load where it has none)"
+		switch {
+		case why == turnBusy && skipped:
+			came, how = "came to its turn still compiling", "warmed at the trials' load until its compilers' queue is worked off, then from its warm-up's rate phase on, which it cannot take beside the rounds"
+		case why == turnBusy:
+			came, how = "came to its turn still compiling", "warmed again at the trials' load"
 		}
-		st.warmed, st.settle, st.warmup = false, true, nil
+		st.warmed, st.settle, st.warmup = false, why, nil
 		settle = fmt.Sprintf("%s: its start warmed ahead %s (%s): %s, on the warm-up CPUs, until its compilers are no longer busy",
 			name, came, describeRates(w.rec.JITMsPerS), how)
 	}
@@ -323,6 +327,8 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 }
 
 // turnWarm is why a start warmed ahead of its turn is warmed again at it.
+// The reasons are ordered: starts warmed again together take the phases
+// of the greatest of theirs (warmupPhases).
 type turnWarm int
 
 const (
@@ -337,8 +343,9 @@ const (
 	// waited for a CPU, and its cost held still while they did, which
 	// ended its warm-up: a spare of the Java agents' ended so at
 	// 470–5,400 ms/s and read their CPU per request at twice its settled
-	// value for its first 35 rounds. It works that queue off before its
-	// rounds, with the CPUs the first warm-up had.
+	// value for its first 35 rounds. It works that queue off at the
+	// trials' load before its rounds, with the CPUs the first warm-up
+	// had, and then takes the rate phase it owes, if any.
 	turnBusy
 )
 
@@ -346,15 +353,16 @@ const (
 // warmed again at it; beside says it was warmed beside the rounds, and
 // skipped that its warm-up skipped a rate phase there. A spare warmed
 // with a start's warm-up had that warm-up's CPUs, and one that reached
-// its warm-up's cap had what the run allowed.
+// its warm-up's cap had what the run allowed, unless it owes its rate
+// phase: then its queue is worked off before that phase.
 func turnWarmup(w *variantWarmup, beside, skipped bool) turnWarm {
 	switch {
 	case w == nil || w.rec == nil:
 		return turnNone
+	case beside && compilersBusy(w.rec.JITMsPerS) && (w.rec.CostSteady || skipped):
+		return turnBusy
 	case skipped:
 		return turnRate
-	case beside && w.rec.CostSteady && compilersBusy(w.rec.JITMsPerS):
-		return turnBusy
 	}
 	return turnNone
 }

@@ -235,23 +235,26 @@ func TestReadySpareTakesItsTurnAtOnce(t *testing.T) {
 // compilers had quietened takes its turn warmed, as does one warmed with
 // a start's warm-up, on its CPUs, or one that reached its warm-up's cap;
 // a spare warmed beside the rounds without its warm-up's rate phase is
-// owed a warm-up at its turn whatever its compilers do.
+// owed a warm-up at its turn whatever its compilers do, one that works
+// their queue off first where they are busy, even at its warm-up's cap.
 func TestSpareStillCompilingSettles(t *testing.T) {
 	for _, tt := range []struct {
 		name          string
 		rates         map[string]float64
 		beside, ended bool // warmed beside the rounds; ended on a steady cost
 		owesRate      bool // warmed beside the rounds without its rate phase
-		settle        bool
+		settle        turnWarm
 	}{
-		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, false, true},
-		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, false, true},
-		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false, false},
-		{"settled", map[string]float64{"consumer": 2.1}, true, true, false, false},
-		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false, false},
-		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false, false},
-		{"settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, true, true, true},
-		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, true},
+		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, false, turnBusy},
+		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, false, turnBusy},
+		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false, turnNone},
+		{"settled", map[string]float64{"consumer": 2.1}, true, true, false, turnNone},
+		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false, turnNone},
+		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false, turnNone},
+		{"settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, true, true, turnRate},
+		{"queued, owing its rate phase", map[string]float64{"consumer": 5390}, true, true, true, turnBusy},
+		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, turnBusy},
+		{"at its warm-up's cap, settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, false, true, turnRate},
 	} {
 		b := New(Options{Self: "toll"})
 		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
@@ -269,7 +272,8 @@ func TestSpareStillCompilingSettles(t *testing.T) {
 		if !b.promoteSpare("agent", 0) {
 			t.Fatalf("%s: the spare did not take its turn", tt.name)
 		}
-		if spare.settle != tt.settle || spare.warmed == tt.settle || (spare.warmup == nil) != tt.settle {
+		owed := tt.settle != turnNone
+		if spare.settle != tt.settle || spare.warmed == owed || (spare.warmup == nil) != owed {
 			t.Errorf("%s: settle %v, warmed %v, warm-up kept %v; want settle %v", tt.name, spare.settle, spare.warmed, spare.warmup != nil, tt.settle)
 		}
 	}

@@ -88,7 +88,7 @@ func TestDuetSidesWarmTogether(t *testing.T) {
 	s := &scenario.Scenario{Load: scenario.Load{VariantWarmupRate: 300}}
 	// The load of the warm-up's first (here its only) phase.
 	warmupTrial := func(s *scenario.Scenario, pt *plan.Trial, rewarm bool) *plan.Trial {
-		return warmupPhases(s, false, false)[0].trial(pt, rewarm)
+		return warmupPhases(s, false, turnNone)[0].trial(pt, rewarm)
 	}
 	for _, tt := range []struct {
 		a, b         bool

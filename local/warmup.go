@@ -61,7 +61,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	var owed []*plan.Trial
 	var rewarm []bool
-	settling := false // a start swapped in still compiling: see settle
+	turn := turnNone // a start warmed ahead, warmed again at its turn: see settle
 	for _, pt := range pts {
 		st := b.runningOf(pt.Variant)
 		if st == nil || pt.Idle || st.warmed {
@@ -70,14 +70,15 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		st.warmed = true
 		if longest > 0 {
 			owed = append(owed, pt)
-			rewarm = append(rewarm, st.rewarm || st.settle)
-			settling = settling || st.settle
+			rewarm = append(rewarm, st.rewarm || st.settle != turnNone)
+			turn = max(turn, st.settle)
 		}
-		st.rewarm, st.settle = false, false
+		st.rewarm, st.settle = false, turnNone
 	}
 	if len(owed) == 0 {
 		return nil
 	}
+	settling := turn != turnNone
 	if bounded {
 		// Only a warm-up that runs is spent from the budget, and
 		// counted among the run's warm-ups.
@@ -117,7 +118,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, settling, false)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, turn, false)
 	if err != nil {
 		return err
 	}
@@ -145,22 +146,22 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // scenario's phases each last at most longest. spans, when set, are the
 // requests that each phase's spans of the steady rule held in a warm-up
 // with the CPUs to itself, by phase and variant (keepSpans): each span of
-// this one holds as many. settling says owed is a start warmed ahead,
-// warmed again at its turn (turnWarmup): from the rate phase on
-// (warmupPhases), and a
-// variant's cost counts as steady only while its compilers are not busy
-// (steadyRule.quiet). beside says owed are starts warmed beside the rounds,
+// this one holds as many. turn says owed is a start warmed ahead, warmed
+// again at its turn, and why (turnWarmup): its phases are warmupPhases',
+// and a variant's cost counts as steady only while its compilers are not
+// busy (steadyRule.quiet). beside says owed are starts warmed beside the rounds,
 // which take no rate phase: on the CPU the rounds leave, at idle priority,
 // a JVM serves a fraction of the rate, and the phase's spans, each holding
 // what a span of the warm-up with the CPUs to itself held, stretched it
 // over minutes (ten JVMs of the Java agents' example warmed in 8 minutes
 // with it, in 5.5 to 6.5 without); they take it at their turn
 // (promoteSpare).
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, settling, beside bool) ([]warmupPhase, error) {
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, turn turnWarm, beside bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
+	settling := turn != turnNone
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
-	for n, load := range phaseLoads(warmupPhases(b.s, auto && jvm, settling), owed, rewarm) {
+	for n, load := range phaseLoads(warmupPhases(b.s, auto && jvm, turn), owed, rewarm) {
 		if beside && load.rate && hasRatePhase(b.s, jvm) {
 			continue
 		}
@@ -479,14 +480,19 @@ func (b *Backend) anyJVM(owed []*plan.Trial) bool {
 // their compilers never settle; users send as fast as each JVM answers,
 // never faster, and the rate phase after them sends no more at once.
 //
-// A start warmed ahead and warmed again at its turn (settling: it skipped
-// the rate phase beside the rounds, or came still compiling) is warmed
-// from the rate phase on: its users phase is long past, and ten JVMs
-// compiling at once would only queue behind users; the rate brings the
-// calls at which its JIT compiles again four times sooner than the
-// trials' own load.
-func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
+// A start warmed ahead and warmed again at its turn (turn: it skipped the
+// rate phase beside the rounds, or came still compiling) is warmed from
+// the rate phase on: its users phase is long past, and ten JVMs compiling
+// at once would only queue behind users; the rate brings the calls at
+// which its JIT compiles again four times sooner than the trials' own
+// load. One that came still compiling (turnBusy) first works its queue
+// off at the trials' own load: at four times the rate the requests took
+// most of the CPUs its compilers waited for, and the Java agents' ten
+// JVMs spent 1.5 to 4.7 minutes in that phase where their first warm-up
+// had spent half a minute to one.
+func warmupPhases(s *scenario.Scenario, jvm bool, turn turnWarm) []warmupShape {
 	l := s.Load
+	settling := turn != turnNone
 	users, rate := l.VariantWarmupUsers, func(*plan.Trial) float64 { return l.VariantWarmupRate }
 	if l.VariantWarmupAuto && jvm {
 		users = scenario.DefaultJVMWarmupUsers
@@ -521,6 +527,8 @@ func warmupPhases(s *scenario.Scenario, jvm, settling bool) []warmupShape {
 		return []warmupShape{own}
 	case l.VariantWarmupUntil == nil:
 		return shapes[:1] // validation allows users and a rate only with until
+	case turn == turnBusy:
+		shapes = append([]warmupShape{own}, shapes...)
 	}
 	return append(shapes, own)
 }

@@ -32,28 +32,31 @@ func TestWarmupPhases(t *testing.T) {
 		pt     *plan.Trial
 		rewarm bool
 		want   []string
-		jvm    bool // a JVM found among the services
-		settle bool // a start swapped in still compiling
+		jvm    bool     // a JVM found among the services
+		turn   turnWarm // a start warmed ahead, warmed again at its turn
 	}{
-		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}, false, false},
-		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}, false, false},
-		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}, false, false},
-		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}, false, false},
-		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, false, false},
-		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}, false, false},
-		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}, false, false},
-		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}, false, false},
-		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}, false, false},
-		{"chosen by toll for a JVM", auto, open, false, []string{"16 users", "400/s ≤16", "100/s"}, true, false},
-		{"chosen by toll, no JVM", auto, open, false, []string{"100/s"}, false, false},
-		{"chosen by toll for a JVM rewarmed beside a partner", auto, open, true, []string{"100/s", "100/s ≤16", "100/s"}, true, false},
-		{"chosen by toll for a JVM swapped in still compiling", auto, open, true, []string{"400/s ≤16", "100/s"}, true, true},
-		{"chosen by toll for a JVM, closed model", autoClosed, closed, false, []string{"16 users", "8 users"}, true, false},
-		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true, false},
-		{"the scenario's users and rate, swapped in still compiling", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"600/s ≤2", "100/s"}, false, true},
+		{"the trial's load", scenario.Load{}, open, false, []string{"100/s"}, false, turnNone},
+		{"until, at the trial's load", scenario.Load{VariantWarmupUntil: until}, open, false, []string{"100/s"}, false, turnNone},
+		{"users, no until", scenario.Load{VariantWarmupUsers: 2}, open, false, []string{"2 users"}, false, turnNone},
+		{"rate, no until", scenario.Load{VariantWarmupRate: 600}, open, false, []string{"600/s"}, false, turnNone},
+		{"users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, open, false, []string{"2 users", "100/s"}, false, turnNone},
+		{"rate until", scenario.Load{VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"600/s", "100/s"}, false, turnNone},
+		{"users and rate until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, false, []string{"2 users", "600/s ≤2", "100/s"}, false, turnNone},
+		{"rewarmed beside a partner", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "100/s ≤2", "100/s"}, false, turnNone},
+		{"closed model: users until", scenario.Load{VariantWarmupUsers: 2, VariantWarmupUntil: until}, closed, false, []string{"2 users", "8 users"}, false, turnNone},
+		{"chosen by toll for a JVM", auto, open, false, []string{"16 users", "400/s ≤16", "100/s"}, true, turnNone},
+		{"chosen by toll, no JVM", auto, open, false, []string{"100/s"}, false, turnNone},
+		{"chosen by toll for a JVM rewarmed beside a partner", auto, open, true, []string{"100/s", "100/s ≤16", "100/s"}, true, turnNone},
+		{"chosen by toll for a JVM owing its rate phase", auto, open, true, []string{"400/s ≤16", "100/s"}, true, turnRate},
+		{"chosen by toll for a JVM swapped in still compiling", auto, open, true, []string{"100/s", "400/s ≤16", "100/s"}, true, turnBusy},
+		{"chosen by toll for a JVM, closed model", autoClosed, closed, false, []string{"16 users", "8 users"}, true, turnNone},
+		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true, turnNone},
+		{"the scenario's users and rate, owing the rate phase", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"600/s ≤2", "100/s"}, false, turnRate},
+		{"the scenario's users and rate, swapped in still compiling", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "600/s ≤2", "100/s"}, false, turnBusy},
+		{"until, at the trial's load, swapped in still compiling", scenario.Load{VariantWarmupUntil: until}, open, true, []string{"100/s"}, true, turnBusy},
 	}
 	for _, tt := range tests {
-		shapes := warmupPhases(&scenario.Scenario{Load: tt.l}, tt.jvm, tt.settle)
+		shapes := warmupPhases(&scenario.Scenario{Load: tt.l}, tt.jvm, tt.turn)
 		var got []string
 		for _, shape := range shapes {
 			got = append(got, load(shape.trial(tt.pt, tt.rewarm)))
@@ -93,10 +96,10 @@ func TestHasRatePhase(t *testing.T) {
 			t.Errorf("%s: rate phase %v, want %v", tt.name, got, tt.want)
 		}
 		marked := 0
-		for i, shape := range warmupPhases(s, tt.jvm, false) {
+		for i, shape := range warmupPhases(s, tt.jvm, turnNone) {
 			if shape.rate {
 				marked++
-				if i == len(warmupPhases(s, tt.jvm, false))-1 && tt.want {
+				if i == len(warmupPhases(s, tt.jvm, turnNone))-1 && tt.want {
 					t.Errorf("%s: the rate phase is the last", tt.name)
 				}
 			}
@@ -109,9 +112,10 @@ func TestHasRatePhase(t *testing.T) {
 
 // TestPhaseLoads checks that a warm-up runs no phase that would send what
 // the one before it sent: services all warmed again take one phase at
-// their trials' own load where toll chose a JVM's three, a start swapped
-// in still compiling takes the rate and then its own load, while beside a
-// fresh service every phase runs.
+// their trials' own load where toll chose a JVM's three, a start owing its
+// rate phase takes the rate and then its own load, one swapped in still
+// compiling its own load before them, while beside a fresh service every
+// phase runs.
 func TestPhaseLoads(t *testing.T) {
 	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
 	auto := scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}
@@ -121,17 +125,20 @@ func TestPhaseLoads(t *testing.T) {
 		name   string
 		l      scenario.Load
 		rewarm []bool
-		settle bool
+		turn   turnWarm
 		want   int
 	}{
-		{"fresh starts", auto, []bool{false, false}, false, 3},
-		{"one side warmed again beside a fresh one", auto, []bool{true, false}, false, 3},
-		{"every side warmed again", auto, []bool{true, true}, false, 1},
-		{"every side warmed again, the scenario's phases", both, []bool{true, true}, false, 1},
-		{"a start swapped in still compiling", auto, []bool{true, true}, true, 2},
-		{"a start swapped in still compiling, the scenario's phases", both, []bool{true, true}, true, 2},
+		{"fresh starts", auto, []bool{false, false}, turnNone, 3},
+		{"one side warmed again beside a fresh one", auto, []bool{true, false}, turnNone, 3},
+		{"every side warmed again", auto, []bool{true, true}, turnNone, 1},
+		{"every side warmed again, the scenario's phases", both, []bool{true, true}, turnNone, 1},
+		{"a start owing its rate phase", auto, []bool{true, true}, turnRate, 2},
+		{"a start owing its rate phase, the scenario's phases", both, []bool{true, true}, turnRate, 2},
+		{"a start swapped in still compiling", auto, []bool{true, true}, turnBusy, 3},
+		{"a start swapped in still compiling, the scenario's phases", both, []bool{true, true}, turnBusy, 3},
+		{"a start swapped in still compiling, no rate phase", scenario.Load{VariantWarmupUntil: until}, []bool{true, true}, turnBusy, 1},
 	} {
-		got := phaseLoads(warmupPhases(&scenario.Scenario{Load: tt.l}, true, tt.settle), owed, tt.rewarm)
+		got := phaseLoads(warmupPhases(&scenario.Scenario{Load: tt.l}, true, tt.turn), owed, tt.rewarm)
 		if len(got) != tt.want {
 			t.Errorf("%s: %d phases, want %d", tt.name, len(got), tt.want)
 		}
