@@ -42,4 +42,10 @@ type StartsAhead interface {
 	// WarmedBeside returns what the latest starts warmed beside the
 	// rounds took, from their launch until warmed; 0 before any.
 	WarmedBeside() time.Duration
+	// TurnWarmup returns what a start warmed beside the rounds is
+	// expected to take at its turn, the rounds stopped, before any has
+	// taken its turn: the part of the run's first warm-up that such a
+	// start owes (a JVM's rate phase and the trials' load after it). 0
+	// when it owes none.
+	TurnWarmup() time.Duration
 }

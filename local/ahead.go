@@ -400,6 +400,16 @@ func (b *Backend) WarmedBeside() time.Duration {
 	return b.warmedBeside
 }
 
+// TurnWarmup implements backend.StartsAhead: what the run's last warm-up
+// with the CPUs to itself spent from its rate phase on, which a start
+// warmed beside the rounds skips there and takes at its turn; 0 without
+// a rate phase.
+func (b *Backend) TurnWarmup() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.turnPrior
+}
+
 // WarmingAhead implements backend.StartsAhead: the starts of every
 // variant warming beside the rounds now.
 func (b *Backend) WarmingAhead() int {

@@ -106,6 +106,10 @@ type Backend struct {
 	// warmedBeside is what the latest spares warmed beside the rounds
 	// took (WarmedBeside); guarded by mu.
 	warmedBeside time.Duration
+	// turnPrior is what the last warm-up with the CPUs to itself spent
+	// in the phases a start warmed beside the rounds owes at its turn
+	// (TurnWarmup); guarded by mu.
+	turnPrior time.Duration
 	// warmSpans are the requests that the spans of the steady rule held
 	// in the last warm-up with the CPUs to itself, by phase and variant
 	// (keepSpans); guarded by mu.

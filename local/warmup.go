@@ -125,6 +125,13 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	if !settling {
 		b.measureWarmShare(owed, cpu0, began)
 		b.keepSpans(phases)
+		if hasRatePhase(b.s, jvm) {
+			// A start warmed beside the rounds skips the rate
+			// phase there and owes it at its turn.
+			b.mu.Lock()
+			b.turnPrior = fromRatePhase(phases)
+			b.mu.Unlock()
+		}
 	}
 	b.keepWarmups(owed, phases, tels, longest)
 	if len(spares) > 0 {
@@ -179,6 +186,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 			}
 		}
 		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, settling)
+		ph.rate = load.rate
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
 		}
@@ -239,6 +247,25 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 	}
 }
 
+// fromRatePhase returns how long a warm-up's phases took from the start of
+// its rate phase to the end of its last: what a start that skipped that
+// phase beside the rounds takes at its turn, the rounds stopped, where the
+// CPUs are the warm-up's (the Java agents' first warm-ups spent 76–144 s
+// there, their starts 117–294 s at their turn). 0 when no rate phase ran.
+func fromRatePhase(phases []warmupPhase) time.Duration {
+	i := slices.IndexFunc(phases, func(ph warmupPhase) bool { return ph.rate })
+	if i < 0 {
+		return 0
+	}
+	var end time.Time
+	for _, e := range phases[len(phases)-1].ends {
+		if e.After(end) {
+			end = e
+		}
+	}
+	return max(end.Sub(phases[i].origin), 0)
+}
+
 // keepSpans keeps, by phase and variant, the requests that the spans of
 // the steady rule held as each phase of a warm-up with the CPUs to itself
 // ended: the spans of a warm-up beside the rounds hold as many. A spare's
@@ -292,6 +319,7 @@ type warmupPhase struct {
 	errs    []error     // each trial's load's error
 	verdict jitVerdict  // how its JVMs ended it (load.variant_warmup_until)
 	exited  bool        // a service of one of the trials exited
+	rate    bool        // it is the rate phase (phaseLoad's rate)
 	// spans are the requests each span of its steady rule had to hold,
 	// by variant (warmPhase's spans).
 	spans map[string]uint64

@@ -221,3 +221,28 @@ func TestNoWarmupSpendsNothing(t *testing.T) {
 		t.Errorf("warm-ups spent %v; want none: nothing was owed one", ev.spent)
 	}
 }
+
+// TestFromRatePhase checks what a first warm-up tells of the warm-up a
+// start warmed beside the rounds owes at its turn: from its rate phase's
+// start to its last phase's last end, nothing without a rate phase.
+func TestFromRatePhase(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 4, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	users := warmupPhase{origin: at(0), ends: []time.Time{at(80), at(80)}}
+	rate := warmupPhase{origin: at(80), ends: []time.Time{at(160), at(168)}, rate: true}
+	own := warmupPhase{origin: at(168), ends: []time.Time{at(214), at(224)}}
+	for _, tt := range []struct {
+		name   string
+		phases []warmupPhase
+		want   time.Duration
+	}{
+		{"users, rate, the trials' load", []warmupPhase{users, rate, own}, 144 * time.Second},
+		{"ended in its rate phase", []warmupPhase{users, rate}, 88 * time.Second},
+		{"no rate phase", []warmupPhase{users, own}, 0},
+		{"none", nil, 0},
+	} {
+		if got := fromRatePhase(tt.phases); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

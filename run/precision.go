@@ -594,7 +594,7 @@ func (r *runner) stateAfter(pr *precisionRun, t *plan.Trial, once bool) roundSta
 			room := pr.roomAhead(st.WarmBeside)
 			r.mu.Unlock()
 			st.WarmingStarts, st.WarmAhead = r.can.ahead.WarmingAhead(), r.can.ahead.WarmsBesideRounds() && room
-			st.SwapTime = pr.swapTime(st.RoundTime)
+			st.SwapTime = pr.swapTime(st.RoundTime + r.can.ahead.TurnWarmup())
 		}
 	}
 	return st
@@ -603,7 +603,12 @@ func (r *runner) stateAfter(pr *precisionRun, t *plan.Trial, once bool) roundSta
 // swapTime returns what swapping in a start warmed ahead of its turn has
 // cost on average: its stop and the warm-up it took at its turn (the Java
 // agents' ten JVMs took 2 to 5 minutes there, their stops seconds), or
-// fallback before any swap.
+// fallback before any swap: a round's time for the stop, and what the
+// backend expects of the warm-up (backend.StartsAhead's TurnWarmup).
+// Priced at a round's time alone, the first swap of the Java agents' run
+// counted 10 s in the rule's estimates of what more starts cost, how many
+// to plan and how to share the rounds among them, where it took 2 to 5
+// minutes.
 func (pr *precisionRun) swapTime(fallback time.Duration) time.Duration {
 	if pr.stopCount == 0 {
 		return fallback

@@ -697,6 +697,45 @@ func (warmsBeside) WarmStartsReady() int        { return 0 }
 func (warmsBeside) WarmingAhead() int           { return 0 }
 func (warmsBeside) WarmsBesideRounds() bool     { return true }
 func (warmsBeside) WarmedBeside() time.Duration { return 0 }
+func (warmsBeside) TurnWarmup() time.Duration   { return 0 }
+
+// turnAhead is warmsBeside whose starts are expected to take turn at
+// their turn, the rounds stopped.
+type turnAhead struct {
+	warmsBeside
+	turn time.Duration
+}
+
+func (a turnAhead) TurnWarmup() time.Duration { return a.turn }
+
+// swapRule records the price of a swap in each round's state.
+type swapRule struct{ swap map[int]time.Duration }
+
+func (w *swapRule) afterRound(_ *record.Manifest, _ []*record.Trial, st roundState) (roundDecision, error) {
+	w.swap[st.Rounds] = st.SwapTime
+	stop := st.Rounds >= 2
+	return roundDecision{Stop: stop, Record: record.PrecisionStep{Stop: map[bool]string{true: "reached", false: "continue"}[stop]}}, nil
+}
+
+// TestFirstSwapPricedWithTurnWarmup checks that before any swap a start
+// warmed ahead of its turn is priced with the warm-up the backend expects
+// it to take there, not at a round's time alone: the Java agents' first
+// swap was counted at 10 s in what more starts cost, and took 2 to 5
+// minutes.
+func TestFirstSwapPricedWithTurnWarmup(t *testing.T) {
+	for _, turn := range []time.Duration{0, 2*time.Minute + 24*time.Second} {
+		s := precisionScenario(t, "rate: 10")
+		rule := &swapRule{swap: map[int]time.Duration{}}
+		r, p, m, pr := precisionRunner(t, s, rule)
+		r.can.ahead = turnAhead{turn: turn}
+		drive(t, r, pr, m, p.Actions, 10*time.Second)
+		for round := 1; round <= 2; round++ {
+			if got := rule.swap[round]; got < turn || got > turn+5*time.Second {
+				t.Errorf("turn %v, round %d: a swap priced at %v, want %v and a round's time", turn, round, got, turn)
+			}
+		}
+	}
+}
 
 // warmAheadRule records whether each round's state priced a new start as
 // one warmed beside the rounds.
