@@ -65,7 +65,13 @@ func headlineChange(c analyze.HeadlineCost) string {
 		return fmt.Sprintf("%s %s %s (no interval)", signed(d.Abs, c.Digits), c.Unit, c.Label)
 	}
 	if c.TooWide {
-		return fmt.Sprintf("%s: interval too wide to tell (%d rounds)", c.Label, d.N)
+		// A cost that varies by start is compared over the starts: its
+		// pairs are starts, not rounds.
+		over := "rounds"
+		if d.Starts > 0 {
+			over = "starts"
+		}
+		return fmt.Sprintf("%s: interval too wide to tell (%d %s)", c.Label, d.N, over)
 	}
 	if !d.Significant {
 		return fmt.Sprintf("no resolved change in %s %s", c.Label, bounds)

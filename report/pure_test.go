@@ -193,6 +193,14 @@ func TestHeadlineText(t *testing.T) {
 	if got := HeadlineText(h); got != want {
 		t.Errorf("headline\n got %s\nwant %s", got, want)
 	}
+	// RSS of services started once compared over their two starts: the
+	// pairs it names are starts.
+	h.Changes[2].Delta = &analyze.Delta{N: 2, Starts: 2, Abs: 112, Pct: f(47.8), CILow: f(-51.1), CIHigh: f(346.6)}
+	h.Changes[2].TooWide = true
+	want = "+50% CPU per request [+0.03%, +72%], latency p99: interval too wide to tell (2 rounds), RSS: interval too wide to tell (2 starts); 4.0 spans per request"
+	if got := HeadlineText(h); got != want {
+		t.Errorf("headline\n got %s\nwant %s", got, want)
+	}
 }
 
 // TestRatioText checks that an experiment's ratio is written with its
