@@ -759,7 +759,7 @@ func TestNoRoomAheadCostsAWarmup(t *testing.T) {
 		want bool
 	}{
 		{"room for another", 10 * time.Second, true},
-		{"no room for another", 4*time.Minute + 30*time.Second, false},
+		{"no room for another", 4*time.Minute + 45*time.Second, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := precisionScenario(t, "rate: 10")

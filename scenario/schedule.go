@@ -33,13 +33,16 @@ type Schedule struct {
 // ChosenWarmup and ChosenWarmupWarmed are the warm-up load before each
 // measured window that toll chooses in precision mode where the scenario
 // names none: 2 s for services started every round (a service with no JVM,
-// which settles in a second or two after its start), 1 s for services
-// started once, warm already from their variant warm-up, which only have
-// to come back to steady state after sitting idle. Every second of it is
-// a second not measured.
+// which settles in a second or two after its start), half a second for
+// services started once, warm already from their variant warm-up, which
+// sit idle a fraction of a second between rounds and only have to come
+// back from it (the JVMs of bench/jvm3.yaml, after a second of it, read
+// the same CPU per request in their window's first second as in its
+// last, within 2%, alike for every side). Every second of it is a second
+// not measured: with 10 s windows, half a second more of each round.
 const (
 	ChosenWarmup       = 2 * time.Second
-	ChosenWarmupWarmed = time.Second
+	ChosenWarmupWarmed = 500 * time.Millisecond
 )
 
 // Why toll chose a schedule (Schedule.ModeWhy and RestartWhy). The words
