@@ -154,15 +154,9 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // requests that each phase's spans of the steady rule held in a warm-up
 // with the CPUs to itself, by phase and variant (keepSpans): each span of
 // this one holds as many. turn says owed is a start warmed ahead, warmed
-// again at its turn, and why (turnWarmup): its phases are warmupPhases'.
-// In both, and beside the rounds, a variant's cost counts as steady only
-// while its compilers are not busy (steadyRule.quiet): beside the rounds
-// a start works its compilers' queue off on the CPU the rounds leave,
-// which costs the run no round, rather than at its turn, where the rounds
-// wait for it (the three JVMs of bench/jvm3.yaml, ready beside the rounds
-// with their compilers at 1,000 ms/s, took 49 s at their turn, 23 of them
-// working off their queues, where starts that came quiet took 21 s).
-// beside says owed are starts warmed beside the rounds,
+// again at its turn, and why (turnWarmup): its phases are warmupPhases',
+// and a variant's cost counts as steady only while its compilers are not
+// busy (steadyRule.quiet). beside says owed are starts warmed beside the rounds,
 // which take no rate phase: on the CPU the rounds leave, at idle priority,
 // a JVM serves a fraction of the rate, and the phase's spans, each holding
 // what a span of the warm-up with the CPUs to itself held, stretched it
@@ -171,6 +165,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // (promoteSpare).
 func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, turn turnWarm, beside bool) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
+	settling := turn != turnNone
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
 	for n, load := range phaseLoads(warmupPhases(b.s, auto && jvm, turn), owed, rewarm) {
@@ -190,7 +185,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, steadyOnlyQuiet(turn, beside))
+		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, settling)
 		ph.rate = load.rate
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
@@ -206,15 +201,6 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 		}
 	}
 	return phases, nil
-}
-
-// steadyOnlyQuiet says whether a warm-up's steady rule counts a variant's
-// cost as steady only while its compilers are not busy (steadyRule.quiet):
-// for a start warmed again at its turn (turn), and for starts warmed
-// beside the rounds (beside), which work their queue off there
-// (warmPhases).
-func steadyOnlyQuiet(turn turnWarm, beside bool) bool {
-	return turn != turnNone || beside
 }
 
 // keepWarmups gives each of owed's started services the outcome of the

@@ -246,26 +246,3 @@ func TestFromRatePhase(t *testing.T) {
 		}
 	}
 }
-
-// TestSteadyOnlyQuiet checks which warm-ups end on a steady cost only
-// while their compilers are not busy: a start warmed again at its turn,
-// and starts warmed beside the rounds, which work their compilers' queue
-// off there rather than at their turn; not a start's own warm-up with the
-// CPUs to itself.
-func TestSteadyOnlyQuiet(t *testing.T) {
-	for _, tt := range []struct {
-		name   string
-		turn   turnWarm
-		beside bool
-		want   bool
-	}{
-		{"a start's own warm-up", turnNone, false, false},
-		{"beside the rounds", turnNone, true, true},
-		{"at its turn, owing its rate phase", turnRate, false, true},
-		{"at its turn, still compiling", turnBusy, false, true},
-	} {
-		if got := steadyOnlyQuiet(tt.turn, tt.beside); got != tt.want {
-			t.Errorf("%s: steadyOnlyQuiet = %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
