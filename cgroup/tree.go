@@ -85,6 +85,9 @@ type Tree struct {
 	mu     sync.Mutex
 	groups map[string]*Group
 	closed bool
+	// home is the cgroup.procs file of the cgroup the calling process
+	// left to join the tree (Join), or "".
+	home string
 }
 
 // NewTree creates toll's subtree for one run, named toll/<name> in every
@@ -326,7 +329,8 @@ func (t *Tree) forget(name string) {
 	delete(t.groups, name)
 }
 
-// Close kills every process left anywhere in the tree, removes the tree's
+// Close moves the calling process back where it was if it joined the tree
+// (Join), kills every process left anywhere in the tree, removes the tree's
 // cgroups (children first) and, when no other run uses it, the shared toll
 // directory. It is idempotent and best effort: it carries on past errors
 // and returns them joined.
@@ -334,9 +338,13 @@ func (t *Tree) Close() error {
 	t.mu.Lock()
 	t.closed = true
 	t.groups = map[string]*Group{}
+	leaveErr := t.leave()
 	t.mu.Unlock()
 
 	var errs []error
+	if leaveErr != nil {
+		errs = append(errs, leaveErr)
+	}
 	if err := killCgroups(t.l.version, t.dirs, killTimeout); err != nil {
 		errs = append(errs, err)
 	}
