@@ -151,6 +151,12 @@ type Backend struct {
 	starts     map[string]int // starts per variant, to name log files
 }
 
+// selfWeight is the CPU weight of toll's own process in the run's cgroup
+// tree, in services: where it shares a CPU with them (pinning off, one
+// CPU), its load generator runs when it has work, as it did from outside
+// the tree, where each of its threads weighed as much as the whole tree.
+const selfWeight = 10
+
 var (
 	_ backend.Backend     = (*Backend)(nil)
 	_ backend.AtOnce      = (*Backend)(nil)
@@ -381,6 +387,15 @@ func (b *Backend) setupCgroups(m *record.Manifest) error {
 	}
 	b.tree = tree
 	m.Layout.Cgroup = v.String()
+	// Services that warm at idle priority (starts beside the rounds,
+	// warm-ups widened to every CPU) do so in idle groups, which yield to
+	// their siblings only: toll's own process, the load generator's, joins
+	// the tree to be one of them.
+	if !tree.CanIdle() {
+		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: this kernel has no idle cgroups (cpu.idle, Linux 5.15)")
+	} else if err := tree.Join(selfWeight); err != nil {
+		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: " + err.Error())
+	}
 	return nil
 }
 

@@ -2,7 +2,9 @@ package local
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"regexp"
@@ -146,6 +148,12 @@ func (b *Backend) launchStart(ctx context.Context, name string, n int, v *varian
 			}
 			st.cgs[svc.Name] = g
 			cg = g
+			if idleOn != "" {
+				if err := g.SetIdle(true); err != nil && !errors.Is(err, fs.ErrNotExist) {
+					b.dropCgroups(st)
+					return nil, fmt.Errorf("variant %s: %s at idle priority: %w", name, svc.Name, err)
+				}
+			}
 		} else if limit > 0 || svc.MemoryLimit > 0 {
 			b.note(fmt.Sprintf("%s: cpu_limit and memory_limit need cgroups and were not applied", svc.Name))
 			limit, svc.MemoryLimit = 0, 0 // what the trials record

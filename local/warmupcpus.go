@@ -157,12 +157,15 @@ type widenedService struct {
 }
 
 // widen puts the service on the CPUs of list at idle priority: its cgroup's
-// cpuset first, then each thread's affinity (which toll set at the
-// service's start, and which a wider cpuset alone would not widen) and
-// policy.
+// cpuset first, and its cgroup idle, then each thread's affinity (which
+// toll set at the service's start, and which a wider cpuset alone would
+// not widen) and policy.
 func (w *widenedService) widen(list string) error {
 	cpus, pids, err := w.confine(list)
 	if err != nil {
+		return err
+	}
+	if err := w.idle(true); err != nil {
 		return err
 	}
 	w.policies = map[int]unix.SchedAttr{}
@@ -207,10 +210,14 @@ func (w *widenedService) save(p int) error {
 }
 
 // restore puts the service back on its own CPUs (the cgroup's cpuset
-// first: every thread leaves the other CPUs at once) at the policies it had.
+// first: every thread leaves the other CPUs at once) at the policies it
+// had, its cgroup no longer idle.
 func (w *widenedService) restore() error {
 	cpus, pids, err := w.confine(w.own)
 	if err != nil {
+		return err
+	}
+	if err := w.idle(false); err != nil {
 		return err
 	}
 	for _, p := range pids {
@@ -223,6 +230,20 @@ func (w *widenedService) restore() error {
 		if err := pin.SetPolicies(p, w.policies, *w.fallback); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+	}
+	return nil
+}
+
+// idle makes the service's cgroup idle, or no longer so: its threads'
+// idle priority holds against their group's siblings too, the load
+// generator's among them (cgroup.Tree.Join). Without a cgroup, or on a
+// kernel without idle groups, the threads' priority is all there is.
+func (w *widenedService) idle(on bool) error {
+	if w.cg == nil {
+		return nil
+	}
+	if err := w.cg.SetIdle(on); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/tollperf/toll/e2e/tolltest"
 	"github.com/tollperf/toll/pin"
 )
@@ -353,10 +355,10 @@ func readWarmedTrial(t *testing.T, b []byte) warmedTrial {
 }
 
 // TestWarmupOnAllCPUs checks pinning.warmup: all end to end: a service on
-// CPU 1 runs on every CPU at idle priority during its variant warm-up, and
-// on CPU 1 at normal priority again before its trial's load begins. The
-// service logs its process's allowed CPUs and scheduling policy every 20 ms
-// with the time.
+// CPU 1 runs on every CPU at idle priority, its cgroup idle, during its
+// variant warm-up, and on CPU 1 at normal priority again before its
+// trial's load begins. The service logs its process's allowed CPUs,
+// scheduling policy and cgroup's cpu.idle every 20 ms with the time.
 func TestWarmupOnAllCPUs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real services")
@@ -365,12 +367,19 @@ func TestWarmupOnAllCPUs(t *testing.T) {
 	if err != nil || len(online) < 2 {
 		t.Skipf("needs 2 CPUs, one for toll and one for the services: %v (%v)", online, err)
 	}
-	// As the log reads them: CPUs/policy, 0 SCHED_OTHER, 5 SCHED_IDLE.
-	own, all := online[1:].String()+"/0", online.String()+"/5"
+	// As the log reads them: CPUs/policy/idle, 0 SCHED_OTHER, 5
+	// SCHED_IDLE; idle is the cgroup's cpu.idle, "-" on a kernel without
+	// idle groups.
+	notIdle, idle := "0", "1"
+	if !idleGroups(t) {
+		notIdle, idle = "-", "-"
+	}
+	own, all := online[1:].String()+"/0/"+notIdle, online.String()+"/5/"+idle
 	dir := t.TempDir()
 	path := filepath.Join(dir, "widen.yaml")
 	// A bounded loop: at most 400 readings, 8 s.
-	const logCPUs = `${toll} app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)"; sleep 0.02; done; wait`
+	const logCPUs = `idle() { p=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/$1/cgroup); f=/sys/fs/cgroup/cpu$p/cpu.idle; [ -n "$p" ] || f=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' /proc/$1/cgroup)/cpu.idle; cat $f 2>/dev/null || echo -; }; ` +
+		`${toll} app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)/$(idle $!)"; sleep 0.02; done; wait`
 	scenario := fmt.Sprintf(`name: widen
 services:
   - name: app
@@ -407,19 +416,17 @@ pinning: {warmup: all}
 		t.Fatal(err)
 	}
 	// Readings in order: own CPUs while starting, all of them at idle
-	// priority in the warm-up, own again before the trial's load and to
-	// the end.
-	// A reading is two reads, the CPUs and then the policy, so one that
-	// falls on the change reads one before it and one after (all CPUs at
-	// the service's own policy, or its own CPUs at idle priority): such a
-	// mix is left out, and one that lasted would still leave the sequence
-	// short of its final own reading.
-	mixed := map[string]bool{online.String() + "/0": true, online[1:].String() + "/5": true}
+	// priority in an idle group in the warm-up, own again before the
+	// trial's load and to the end.
+	// A reading is three reads, the CPUs, the policy and the cgroup's
+	// idle, so one that falls on a change reads some before it and some
+	// after: such a mix is left out, and one that lasted would leave the
+	// sequence short of the warm-up's reading or of the final own one.
 	var seq []string
 	var lastWide time.Time
 	for line := range strings.Lines(string(log)) {
 		f := strings.Fields(line)
-		if len(f) != 3 || f[0] != "cpus" || mixed[f[2]] {
+		if len(f) != 3 || f[0] != "cpus" || f[2] != own && f[2] != all {
 			continue
 		}
 		sec, err := strconv.ParseFloat(f[1], 64)
@@ -784,4 +791,19 @@ func checkSameCollector(t *testing.T, out string) {
 	} else if strings.Contains(string(b), `"setups-differ"`) {
 		t.Errorf("the summary warns that the collectors differed, one collector in the logs: %v", chose)
 	}
+}
+
+// idleGroups says whether this kernel has idle cgroups (cpu.idle, Linux
+// 5.15), which toll's warm-ups at idle priority run in.
+func idleGroups(t *testing.T) bool {
+	t.Helper()
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		t.Fatal(err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(unix.ByteSliceToString(u.Release[:]), "%d.%d", &major, &minor); err != nil {
+		t.Fatal(err)
+	}
+	return major > 5 || major == 5 && minor >= 15
 }
