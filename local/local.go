@@ -152,10 +152,11 @@ type Backend struct {
 }
 
 // selfWeight is the CPU weight of toll's own process in the run's cgroup
-// tree, in services: where it shares a CPU with them (pinning off, one
-// CPU), its load generator runs when it has work, as it did from outside
-// the tree, where each of its threads weighed as much as the whole tree.
-const selfWeight = 10
+// tree, in services: one, a group's default. An idle group yields to it
+// whatever its weight, and the kernel shares the tree's weight among the
+// CPUs by the load of each: a heavier toll on its own CPUs would leave
+// the services' CPUs less of it against whatever else runs there.
+const selfWeight = 1
 
 var (
 	_ backend.Backend     = (*Backend)(nil)
