@@ -38,7 +38,7 @@ func HelloScenario(t *testing.T, head, load string) string {
 	t.Helper()
 	s := head + fmt.Sprintf(`services:
   - name: hello
-    command: [sh, -c, "exec java -Xmx64m $JOPTS -cp %s Hello ${port:hello}"]
+    command: [sh, -c, "exec java -Xmx64m $JOPTS -cp %s Hello ${port:hello} 600"]
     ready: {http: "http://127.0.0.1:${port:hello}/", timeout: 20s}
     measure: true
 variants:
