@@ -321,6 +321,7 @@ func (b *Backend) Setup(ctx context.Context, run backend.Run) error {
 	if err := b.setupPinning(m); err != nil {
 		return err
 	}
+	b.joinTree()
 	b.setupHardwareCounters()
 	pool := &portPool{}
 	sinkAddrs := map[string]string{}
@@ -388,16 +389,25 @@ func (b *Backend) setupCgroups(m *record.Manifest) error {
 	}
 	b.tree = tree
 	m.Layout.Cgroup = v.String()
-	// Services that warm at idle priority (starts beside the rounds,
-	// warm-ups widened to every CPU) do so in idle groups, which yield to
-	// their siblings only: toll's own process, the load generator's, joins
-	// the tree to be one of them.
-	if !tree.CanIdle() {
+	return nil
+}
+
+// joinTree moves toll's own process into the run's cgroup tree where
+// services warm at idle priority on every CPU (starts beside the rounds,
+// warm-ups widened): they do so in idle groups, which yield to their
+// siblings only, and the load generator must be one of them. Elsewhere
+// toll stays where it runs: in the tree, its load on its own CPUs takes
+// a share of the tree's weight from the services' CPUs, and a Go SDK's
+// CPU per request read higher and less steadily for it.
+func (b *Backend) joinTree() {
+	if b.tree == nil || b.warmupCPUs == "" {
+		return
+	}
+	if !b.tree.CanIdle() {
 		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: this kernel has no idle cgroups (cpu.idle, Linux 5.15)")
-	} else if err := tree.Join(selfWeight); err != nil {
+	} else if err := b.tree.Join(selfWeight); err != nil {
 		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: " + err.Error())
 	}
-	return nil
 }
 
 // setupHardwareCounters decides whether instructions and cycles can be
