@@ -19,15 +19,11 @@ const (
 	selfGroup = "toll"
 	// selfCgroupPath lists the calling process's cgroups.
 	selfCgroupPath = "/proc/self/cgroup"
-	// defaultSharesV1 and defaultWeightV2 are the kernel's default CPU
-	// weights of a cgroup (v1 cpu.shares, v2 cpu.weight).
-	defaultSharesV1 = 1024
-	defaultWeightV2 = 100
 )
 
 // Join moves the calling process, every thread of it, into a group of its
-// own in the tree, with weight times a cgroup's default CPU weight, until
-// Leave or Close moves it back where it was. On v1 it joins the cpu
+// own in the tree, at a group's default CPU weight, until Close moves it
+// back where it was. On v1 it joins the cpu
 // hierarchy only: where its memory is charged and which CPUs it may use
 // stay as they were.
 //
@@ -37,10 +33,7 @@ const (
 // process outside the tree: a service warming in an idle group took half a
 // CPU from a process in the hierarchy's root, whatever its threads'
 // policy. In the tree, the process is one of those siblings.
-func (t *Tree) Join(weight int) error {
-	if weight < 1 {
-		return fmt.Errorf("cgroup: join tree %s: weight %d, want at least 1", t.rel, weight)
-	}
+func (t *Tree) Join() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -53,14 +46,9 @@ func (t *Tree) Join(weight int) error {
 	if err != nil {
 		return fmt.Errorf("cgroup: join tree %s: %w", t.rel, err)
 	}
-	var root, from, weightFile, w string
-	switch t.l.version {
-	case V1:
+	root, from := t.l.mount, unified
+	if t.l.version == V1 {
 		root, from = t.l.v1[idxCPU].dir, legacy[ctrlCPU]
-		weightFile, w = "cpu.shares", strconv.Itoa(weight*defaultSharesV1)
-	case V2:
-		root, from = t.l.mount, unified
-		weightFile, w = "cpu.weight", strconv.Itoa(min(weight*defaultWeightV2, 10000))
 	}
 	home := filepath.Join(root, from, procsFile)
 	switch {
@@ -74,12 +62,6 @@ func (t *Tree) Join(weight int) error {
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("cgroup: join tree %s: %w", t.rel, err)
 	}
-	// Without the cpu controller (a bare v2 hierarchy) there is no weight
-	// to set, and no idle group either.
-	if err := writeString(filepath.Join(dir, weightFile), w); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		_ = removeCgroupDir(dir, 0)
-		return fmt.Errorf("cgroup: join tree %s: %w", t.rel, err)
-	}
 	if err := writeString(filepath.Join(dir, procsFile), strconv.Itoa(os.Getpid())); err != nil {
 		_ = removeCgroupDir(dir, 0)
 		return fmt.Errorf("cgroup: join tree %s: %w", t.rel, err)
@@ -88,16 +70,9 @@ func (t *Tree) Join(weight int) error {
 	return nil
 }
 
-// Leave moves the calling process back to the cgroup it was in before
-// Join. Processes it started since stay in its group, and Close ends them.
-// Leaving a tree not joined does nothing.
-func (t *Tree) Leave() error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.leave()
-}
-
-// leave is Leave with t.mu held.
+// leave moves the calling process back to the cgroup it was in before
+// Join, with t.mu held; processes it started since stay in its group, for
+// Close to end. Leaving a tree not joined does nothing.
 func (t *Tree) leave() error {
 	if t.home == "" {
 		return nil

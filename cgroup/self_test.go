@@ -41,7 +41,7 @@ func TestLiveIdleYieldsToJoined(t *testing.T) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if err := tree.Join(1); err != nil {
+	if err := tree.Join(); err != nil {
 		t.Fatal(err)
 	}
 	startHelper(t, "busy", g.ProcsFiles())
@@ -62,10 +62,10 @@ func TestLiveIdleYieldsToJoined(t *testing.T) {
 			_ = unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts)
 			return time.Duration(ts.Nano())
 		}
-		o0, s0 := own(), mustStatNoFatal(g)
+		o0, s0 := own(), groupCPU(g)
 		for end := time.Now().Add(5 * time.Second); own()-o0 < 300*time.Millisecond && time.Now().Before(end); {
 		}
-		done <- [2]time.Duration{own() - o0, mustStatNoFatal(g) - s0}
+		done <- [2]time.Duration{own() - o0, groupCPU(g) - s0}
 	}()
 	ran := <-done
 	if ran[0] < 50*time.Millisecond {
@@ -88,21 +88,12 @@ func TestLiveIdleYieldsToJoined(t *testing.T) {
 	}
 }
 
-// mustStatNoFatal is the group's CPU, 0 where it cannot be read (the
+// groupCPU is the group's CPU, 0 where it cannot be read (the
 // caller then fails on what it compares).
-func mustStatNoFatal(g *Group) time.Duration {
+func groupCPU(g *Group) time.Duration {
 	s, err := g.Stat()
 	if err != nil {
 		return 0
 	}
 	return s.CPU
-}
-
-// TestJoinRefusesNoWeight checks the weight is checked before anything
-// moves.
-func TestJoinRefusesNoWeight(t *testing.T) {
-	tree := &Tree{rel: "/toll/x", groups: map[string]*Group{}}
-	if err := tree.Join(0); err == nil {
-		t.Error("Join(0): want an error")
-	}
 }

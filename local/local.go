@@ -151,13 +151,6 @@ type Backend struct {
 	starts     map[string]int // starts per variant, to name log files
 }
 
-// selfWeight is the CPU weight of toll's own process in the run's cgroup
-// tree, in services: one, a group's default. An idle group yields to it
-// whatever its weight, and the kernel shares the tree's weight among the
-// CPUs by the load of each: a heavier toll on its own CPUs would leave
-// the services' CPUs less of it against whatever else runs there.
-const selfWeight = 1
-
 var (
 	_ backend.Backend     = (*Backend)(nil)
 	_ backend.AtOnce      = (*Backend)(nil)
@@ -405,7 +398,7 @@ func (b *Backend) joinTree() {
 	}
 	if !b.tree.CanIdle() {
 		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: this kernel has no idle cgroups (cpu.idle, Linux 5.15)")
-	} else if err := b.tree.Join(selfWeight); err != nil {
+	} else if err := b.tree.Join(); err != nil {
 		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: " + err.Error())
 	}
 }
