@@ -25,13 +25,11 @@ type neighbourMeter struct {
 }
 
 // neighbours returns the meter of trial pt's idle neighbours: every running
-// variant but pt's own and, in a duet, the one loaded beside it (together,
-// every variant is loaded, and none is idle).
+// variant but pt's own and, in a duet, the one loaded beside it, and every
+// start warmed ahead of its turn (together, every variant is loaded: only
+// those starts are beside it).
 func (b *Backend) neighbours(pt *plan.Trial) *neighbourMeter {
 	m := &neighbourMeter{}
-	if b.s.Mode == scenario.ModeTogether {
-		return m
-	}
 	loaded := []string{pt.Variant, pt.Pair}
 	if b.s.Mode == scenario.ModeDuet {
 		loaded = append(loaded, b.s.Baseline)
@@ -39,7 +37,7 @@ func (b *Backend) neighbours(pt *plan.Trial) *neighbourMeter {
 	running, spares := b.runningNow()
 	for _, name := range slices.Sorted(maps.Keys(running)) {
 		st := running[name]
-		if slices.Contains(loaded, name) {
+		if slices.Contains(loaded, name) || b.s.Mode == scenario.ModeTogether {
 			continue
 		}
 		m.names = append(m.names, name)

@@ -615,8 +615,8 @@ func TestSparesWarmedAtOnce(t *testing.T) {
 
 // TestStartsWarmedBesideTheRounds runs real JVMs in precision mode, started
 // once per start, with at least three starts, their warm-ups on every CPU
-// at idle priority (pinning.warmup: all), in a duet and one variant at a
-// time. Only the first start warms before its rounds; the next two starts
+// at idle priority (pinning.warmup: all), in a duet, together and one
+// variant at a time. Only the first start warms before its rounds; the next two starts
 // of every variant start and warm beside those rounds, at idle priority,
 // and take their turns warm: no later start warms before its rounds. Their
 // trials take over the warm-up that ran beside the rounds, the report says
@@ -631,6 +631,7 @@ func TestStartsWarmedBesideTheRounds(t *testing.T) {
 		args       []string
 	}{
 		{"duet", "name: ahead\nmode: duet\npinning: {duet: shared, warmup: all}\nrestart: once\n", nil},
+		{"together", "name: aheadtog\nmode: together\npinning: {warmup: all}\nrestart: once\n", nil},
 		{"one at a time", "name: aheadseq\npinning: {warmup: all}\nrestart: once\n", []string{"--sequential"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
