@@ -18,10 +18,17 @@ import (
 // machine idle: a duet at 200 requests a second keeps less than half of a
 // CPU busy. So once the rounds begin, the next starts of every variant
 // start and warm beside them, at idle priority on the CPUs toll may use
-// (pinning.warmup: all) that no service of the rounds runs on, where there
-// is one (besideCPUs), and on every one otherwise: the kernel runs them
-// only where the load generator (and there the rounds' services) leave a
-// CPU idle, and preempts them as soon as it wakes. Their CPU is counted
+// (pinning.warmup: all), in idle cgroups where the kernel has them and
+// toll runs in the run's tree (joinTree): an idle group runs only where
+// its siblings, the rounds' services and toll, leave a CPU idle, and is
+// preempted as soon as one of them wakes, so the spares use every CPU's
+// idle time (the Java agents' ten spare JVMs warmed in 5–6 minutes on
+// both CPUs, 8–10 on the load generator's alone, and came to their turn
+// with their compilers near quiet). Elsewhere a thread at idle priority
+// in a group of its own takes its group's share of a CPU from the
+// services of other groups, and the spares keep to the CPUs that no
+// service of the rounds runs on, where there is one (besideCPUs), and
+// to every one otherwise, where every side meets them alike. Their CPU is counted
 // among each trial's neighbours, the same for both sides of a duet; they
 // stay at idle priority until their turn. When the run asks for a new start, the
 // spares take the place of the current one, warm already; one still
@@ -219,16 +226,20 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	began := time.Now()
 	// They start at idle priority on as many of the CPUs beside the
 	// rounds as their own (bootCPUs): a JVM's start keeps a CPU busy for
-	// seconds, and on the services' CPUs it would take them from the
-	// rounds. Where no CPU is apart from the rounds' services, a duet's or
-	// every variant's sides meet a start alike, and there spares start at
-	// their own priority on their own CPUs: started at idle priority
-	// beside them, with no CPU of their own to take, they came to their
-	// turn compiling harder (the Java agents' ten JVMs at 16–62 ms/s
-	// through their rounds, where the first start's compiled at 4–16).
+	// seconds, and outside an idle group, on the services' CPUs, it would
+	// take them from the rounds. Where no CPU is apart from the rounds'
+	// services and there are no idle groups, a duet's or every variant's
+	// sides meet a start alike, and there spares start at their own
+	// priority on their own CPUs: started at idle priority beside them,
+	// with no CPU of their own to take, they came to their turn compiling
+	// harder (the Java agents' ten JVMs at 16–62 ms/s through their
+	// rounds, where the first start's compiled at 4–16).
 	beside, apart := b.besideCPUs()
+	if b.idleGroups {
+		beside, apart = b.warmupCPUs, false
+	}
 	idleOn := ""
-	if apart || !b.s.Concurrent() {
+	if apart || !b.s.Concurrent() || b.idleGroups {
 		idleOn = beside
 	}
 	spares, variant, err := b.launchSpares(ctx, owed, n, idleOn)

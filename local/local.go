@@ -103,6 +103,10 @@ type Backend struct {
 	// warmupCPUs are the services' CPUs during variant warm-ups
 	// (pinning.warmup: all); "" keeps them on their own.
 	warmupCPUs string
+	// idleGroups is set when services warming at idle priority do so in
+	// idle cgroups that yield to the load generator too (joinTree): then
+	// they yield to every service of the rounds and to toll alike.
+	idleGroups bool
 	// warmedBeside is what the latest spares warmed beside the rounds
 	// took (WarmedBeside); guarded by mu.
 	warmedBeside time.Duration
@@ -400,6 +404,8 @@ func (b *Backend) joinTree() {
 		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: this kernel has no idle cgroups (cpu.idle, Linux 5.15)")
 	} else if err := b.tree.Join(); err != nil {
 		b.note("services warming at idle priority (starts beside the rounds, warm-ups on every CPU) take up to half of a CPU they share with the load generator: " + err.Error())
+	} else {
+		b.idleGroups = true
 	}
 }
 

@@ -674,16 +674,29 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 	if !slices.ContainsFunc(m.Notes, func(n string) bool { return strings.Contains(n, "beside the rounds, at idle priority") }) {
 		t.Errorf("the manifest's notes do not say how the starts ahead were warmed: %q", m.Notes)
 	}
+	online, err := pin.Online()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle := idleGroups(t)
 	warmed := map[int]map[string]float64{} // start → variant → warm-up
 	ahead := 0
 	for _, tr := range tolltest.ReadTrials(t, out) {
-		// A start warming ahead of its turn kept off the CPUs of the
-		// trial's services: here there is one, the load generator's.
+		// A start warming ahead of its turn ran on every CPU in an idle
+		// group, which yields to the trial's services and to toll; on a
+		// kernel without idle groups it kept off the CPUs of the trial's
+		// services: here there is one, the load generator's.
 		for _, n := range tr.Neighbours {
 			if n.IdleCPUs == "" {
 				continue
 			}
 			ahead++
+			if idle {
+				if n.IdleCPUs != online.String() {
+					t.Errorf("trial %d: %s warmed in an idle group on CPUs %s, want every CPU, %s", tr.Index, n.Variant, n.IdleCPUs, online)
+				}
+				continue
+			}
 			for _, svc := range tr.Services {
 				if shared := sharedCPUs(t, n.IdleCPUs, svc.CPUs); shared != "" {
 					t.Errorf("trial %d: %s waited on CPUs %s, %s of them %s's", tr.Index, n.Variant, n.IdleCPUs, shared, svc.Name)
