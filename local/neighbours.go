@@ -37,7 +37,7 @@ func (b *Backend) neighbours(pt *plan.Trial) *neighbourMeter {
 	running, spares := b.runningNow()
 	for _, name := range slices.Sorted(maps.Keys(running)) {
 		st := running[name]
-		if slices.Contains(loaded, name) || b.s.Mode == scenario.ModeTogether {
+		if slices.Contains(loaded, name) || b.s.Mode == scenario.ModeTogether && st.spareOf == "" {
 			continue
 		}
 		m.names = append(m.names, name)

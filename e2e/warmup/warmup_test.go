@@ -680,7 +680,7 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 	}
 	idle := idleGroups(t)
 	warmed := map[int]map[string]float64{} // start → variant → warm-up
-	ahead := 0
+	ahead, warming := 0, 0
 	for _, tr := range tolltest.ReadTrials(t, out) {
 		// A start warming ahead of its turn ran on every CPU in an idle
 		// group, which yields to the trial's services and to toll; on a
@@ -691,6 +691,9 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 				continue
 			}
 			ahead++
+			if !strings.HasSuffix(n.Variant, " ahead)") {
+				warming++ // not yet shelved for its turn
+			}
 			if idle {
 				if n.IdleCPUs != online.String() {
 					t.Errorf("trial %d: %s warmed in an idle group on CPUs %s, want every CPU, %s", tr.Index, n.Variant, n.IdleCPUs, online)
@@ -719,6 +722,9 @@ func checkStartsWarmedBeside(t *testing.T, out, stdout, stderr string) {
 	}
 	if ahead == 0 {
 		t.Error("no trial counted a start ahead of its turn among its neighbours")
+	}
+	if warming == 0 {
+		t.Error("no trial counted a start warming beside it among its neighbours")
 	}
 	for l := 0; l < 3; l++ {
 		if len(warmed[l]) != 2 {
