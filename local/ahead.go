@@ -234,9 +234,9 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	// with no CPU of their own to take, they came to their turn compiling
 	// harder (the Java agents' ten JVMs at 16–62 ms/s through their
 	// rounds, where the first start's compiled at 4–16).
-	beside, apart := b.besideCPUs()
-	if b.idleGroups {
-		beside, apart = b.warmupCPUs, false
+	beside, apart := b.warmupCPUs, false
+	if !b.idleGroups {
+		beside, apart = b.besideCPUs()
 	}
 	idleOn := ""
 	if apart || !b.s.Concurrent() || b.idleGroups {

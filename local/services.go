@@ -68,7 +68,7 @@ type started struct {
 	// at its own priority (widenForWarmup), at its turn; nil otherwise.
 	unwiden func() error
 	// idleOn are the CPUs such a spare runs on at idle priority until its
-	// turn (besideCPUs).
+	// turn (warmAhead).
 	idleOn string
 	// idleStart is set when the services started at idle priority
 	// (launchStart's idleOn): their own priority is the default one.
