@@ -238,6 +238,20 @@ func byRatio(info CostInfo, base, vari []float64) bool {
 // to each side's level (sideFixed): a ratio's interval carries it for
 // both.
 func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
+	return compareFloored(info, base, vari, fixed, meanFloor{})
+}
+
+// meanFloor is the least variance that the mean of a comparison's paired
+// values has, known from elsewhere than their spread (startsFloor): of
+// their log ratios where the comparison is by ratio, and of their
+// differences.
+type meanFloor struct {
+	log, diff float64
+}
+
+// compareFloored is Compare with the variance of the pairs' mean raised
+// to floor where their spread reads less.
+func compareFloored(info CostInfo, base, vari []float64, fixed float64, floor meanFloor) Delta {
 	n := len(base)
 	d := Delta{N: n, BootstrapAgrees: true, Size: SizeNone}
 	if n == 0 || len(vari) != n {
@@ -257,7 +271,7 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 	for i := range base {
 		diffs[i] = vari[i] - base[i]
 	}
-	if div := stats.TInterval(diffs); div.HasCI && few == "" {
+	if div := stats.TInterval(diffs).AtLeast(floor.diff); div.HasCI && few == "" {
 		if ratio {
 			// The effects fixed for the run act on each side's level,
 			// in proportion to it: the difference carries both sides'
@@ -285,6 +299,11 @@ func Compare(info CostInfo, base, vari []float64, fixed float64) Delta {
 		}
 	}
 	iv := stats.TInterval(xs)
+	if ratio {
+		iv = iv.AtLeast(floor.log)
+	} else {
+		iv = iv.AtLeast(floor.diff)
+	}
 	if ratio {
 		// Each variant's level in a run carries effects that its rounds
 		// share (fixed); a change between two variants carries two.

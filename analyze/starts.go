@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/stats"
 )
 
 // variesByStart says whether cost c differs between two starts of one
@@ -86,7 +87,7 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 		}
 		bs, vs = append(bs, b), append(vs, v)
 	}
-	d := Compare(info, bs, vs, fixed)
+	d := compareFloored(info, bs, vs, fixed, startsFloor(base, vari, by, ratio))
 	d.Starts = len(order)
 	if d.Starts >= 2 || d.N == 0 {
 		return d
@@ -95,6 +96,58 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 	d = withoutInterval(d, NoVerdictFewStarts)
 	d.Reading = estimateReading(ReadNoInterval, &d, info).withWhy(WhyOneStartEach, d.Starts)
 	return d
+}
+
+// startsFloor returns the least variance of the mean of the starts' paired
+// values that the rounds under each start show (by holds the indices of
+// each start's rounds in base and vari, in round order; ratio says the
+// starts are compared by their rounds' log ratios). A start's mean carries
+// what differs between starts and its own rounds' spread over their
+// number; the starts' spread estimates both, but from two or three values
+// it can read any less, two starts' differences agreeing by chance to a
+// hundredth of their rounds' spread (an identical twin's collection time,
+// −0.0081 and −0.0080 ms/s, read a change at p = 0.002). The rounds'
+// spread within the starts, pooled, is read from many more values: where
+// the starts' spread is less, the interval takes it (a random-effects
+// model whose between-starts variance is not let below zero). It is read
+// over pairs of consecutive rounds, whose means hold still where a cost
+// comes in alternate rounds (a collection every other window), which the
+// rounds' own spread would count as noise.
+func startsFloor(base, vari []float64, by map[int][]int, ratio bool) meanFloor {
+	pooled := func(x func(i int) float64) float64 {
+		var ss, df, inv float64
+		for _, is := range by {
+			blocks := len(is) / 2
+			if blocks == 0 {
+				return 0 // a start of one round: its mean has no floor
+			}
+			inv += 1 / float64(blocks)
+			means := make([]float64, blocks)
+			for j := range means {
+				means[j] = (x(is[2*j]) + x(is[2*j+1])) / 2
+			}
+			m := stats.Mean(means)
+			for _, b := range means {
+				ss += (b - m) * (b - m)
+			}
+			df += float64(blocks - 1)
+		}
+		if df == 0 {
+			return 0
+		}
+		// The mean of the starts' means, each over its own pairs.
+		k := float64(len(by))
+		return ss / df * inv / (k * k)
+	}
+	f := meanFloor{diff: pooled(func(i int) float64 { return vari[i] - base[i] })}
+	if ratio {
+		f.log = pooled(func(i int) float64 { return math.Log(vari[i] / base[i]) })
+	} else if m := (stats.Mean(base) + stats.Mean(vari)) / 2; m > 0 {
+		// Where a round reads 0 the starts' means may still compare by
+		// ratio: the difference's floor over their level.
+		f.log = f.diff / (m * m)
+	}
+	return f
 }
 
 // Why a change has no verdict (Delta.NoVerdict).

@@ -84,3 +84,50 @@ func TestStartVaryingCostsCompareStarts(t *testing.T) {
 		})
 	}
 }
+
+// TestStartsFloor checks that two starts whose differences agree by chance,
+// far more closely than their rounds spread, give no change (an identical
+// twin's collection time read −0.0081 and −0.0080 ms/s in its two starts,
+// its rounds 0 or about 0.1 ms/s each), and that a change every round
+// shows, well above that spread, is still found.
+func TestStartsFloor(t *testing.T) {
+	info := CostInfo{Cost: "jvm_gc_ms_per_s", Label: "JVM GC time", Unit: "ms/s", Digits: 2}
+	// rounds returns base and variant values over two starts of n rounds
+	// each: both sides collect 0.2 ms/s in every round (or, every, in
+	// every other), the variant shift[start] more over all its rounds,
+	// ±spread in turn.
+	rounds := func(n int, shift [2]float64, spread float64, every int) (base, vari []float64, launches []int) {
+		for l := range 2 {
+			e := spread
+			for r := range n {
+				b, v := 0.0, 0.0
+				if r%every == every-1 {
+					b, v, e = 0.2, 0.2+float64(every)*shift[l]+e, -e
+				}
+				base, vari, launches = append(base, b), append(vari, v), append(launches, l)
+			}
+		}
+		return base, vari, launches
+	}
+	for _, tt := range []struct {
+		name        string
+		shift       [2]float64
+		spread      float64
+		every       int
+		significant bool
+	}{
+		{"two starts agreeing by chance", [2]float64{-0.0081, -0.0080}, 0.05, 2, false},
+		{"a change far above the rounds' spread", [2]float64{0.15, 0.16}, 0.002, 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base, vari, launches := rounds(8, tt.shift, tt.spread, tt.every)
+			d := compareStarts(info, base, vari, launches, 0)
+			if d.Starts != 2 || d.CILow == nil {
+				t.Fatalf("%d starts, interval %v; want 2 starts and an interval", d.Starts, d.CILow != nil)
+			}
+			if d.Significant != tt.significant {
+				t.Errorf("%+v [%g, %g] p=%g: significant %v, want %v", d.Reading, *d.CILow, *d.CIHigh, *d.PValue, d.Significant, tt.significant)
+			}
+		})
+	}
+}

@@ -123,6 +123,19 @@ func (iv Interval) Widened(v float64) Interval {
 	return iv
 }
 
+// AtLeast returns iv with the variance of its mean raised to v where its
+// values' spread reads less: a floor known from elsewhere, such as the
+// spread that the rounds under each of a few starts give the starts'
+// means, which two values' spread can undercut by any amount. The t
+// quantile keeps iv's degrees of freedom.
+func (iv Interval) AtLeast(v float64) Interval {
+	n := float64(iv.N)
+	if !iv.HasCI || !(v > iv.StdDev*iv.StdDev/n) {
+		return iv
+	}
+	return iv.Widened(v - iv.StdDev*iv.StdDev/n)
+}
+
 // Welch returns mean(xs) − mean(ys) with its two-sided 95% Welch t
 // interval: the samples are independent and may have different variances;
 // the degrees of freedom follow Welch–Satterthwaite. fixed is a variance

@@ -54,6 +54,32 @@ func TestWidened(t *testing.T) {
 	}
 }
 
+func TestAtLeast(t *testing.T) {
+	// Two values that agree closely: s²/n = 0.0002²/2/2 = 1e-8.
+	iv := TInterval([]float64{-0.0081, -0.0079})
+	for _, tt := range []struct {
+		name     string
+		v        float64
+		half     float64
+		excludes bool
+	}{
+		{"a floor below the spread leaves it", 1e-9, 12.7062047 * 1e-4, true},
+		{"none", 0, 12.7062047 * 1e-4, true},
+		// The variance of the mean raised to 0.0003; one degree of freedom kept.
+		{"a floor above the spread raises it", 3e-4, 12.7062047 * math.Sqrt(3e-4), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := iv.AtLeast(tt.v)
+			if got := (f.High - f.Low) / 2; math.Abs(got-tt.half) > 1e-6*tt.half || f.Mean != iv.Mean || f.Excludes != tt.excludes {
+				t.Errorf("half-width %g excludes %v, want %g %v", got, f.Excludes, tt.half, tt.excludes)
+			}
+			if tt.excludes == false && !(f.PValue > 0.05) {
+				t.Errorf("p = %g, want above 0.05", f.PValue)
+			}
+		})
+	}
+}
+
 func TestWelch(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
