@@ -285,8 +285,9 @@ func compareFloored(info CostInfo, base, vari []float64, fixed float64, floor me
 		d.AbsCILow, d.AbsCIHigh = &lo, &hi
 	}
 	var xs []float64
+	xsFloor := floor.diff
 	if ratio {
-		d.Method, d.CIUnit = "log-ratio", "%"
+		d.Method, d.CIUnit, xsFloor = "log-ratio", "%", floor.log
 		for i := range base {
 			xs = append(xs, math.Log(vari[i]/base[i]))
 			d.Rounds = append(d.Rounds, 100*(vari[i]/base[i]-1))
@@ -298,12 +299,7 @@ func compareFloored(info CostInfo, base, vari []float64, fixed float64, floor me
 			d.Rounds = append(d.Rounds, vari[i]-base[i])
 		}
 	}
-	iv := stats.TInterval(xs)
-	if ratio {
-		iv = iv.AtLeast(floor.log)
-	} else {
-		iv = iv.AtLeast(floor.diff)
-	}
+	iv := stats.TInterval(xs).AtLeast(xsFloor)
 	if ratio {
 		// Each variant's level in a run carries effects that its rounds
 		// share (fixed); a change between two variants carries two.
