@@ -1,7 +1,9 @@
 package analyze
 
 import (
+	"maps"
 	"math"
+	"slices"
 
 	"github.com/tollperf/toll/record"
 	"github.com/tollperf/toll/stats"
@@ -109,35 +111,24 @@ func compareStarts(info CostInfo, base, vari []float64, launches []int, fixed fl
 // −0.0081 and −0.0080 ms/s, read a change at p = 0.002). The rounds'
 // spread within the starts, pooled, is read from many more values: where
 // the starts' spread is less, the interval takes it (a random-effects
-// model whose between-starts variance is not let below zero). It is read
-// over pairs of consecutive rounds, whose means hold still where a cost
-// comes in alternate rounds (a collection every other window), which the
-// rounds' own spread would count as noise.
+// model whose between-starts variance is not let below zero;
+// stats.WithinGroups, over pairs of consecutive rounds, so that a cost
+// that comes every other window is not counted as noise).
 func startsFloor(base, vari []float64, by map[int][]int, ratio bool) meanFloor {
 	pooled := func(x func(i int) float64) float64 {
-		var ss, df, inv float64
-		for _, is := range by {
-			blocks := len(is) / 2
-			if blocks == 0 {
-				return 0 // a start of one round: its mean has no floor
+		groups := make([][]float64, 0, len(by))
+		// In the starts' order, so that the same rounds read the same
+		// floor to the last bit.
+		for _, l := range slices.Sorted(maps.Keys(by)) {
+			is := by[l]
+			g := make([]float64, len(is))
+			for j, i := range is {
+				g[j] = x(i)
 			}
-			inv += 1 / float64(blocks)
-			means := make([]float64, blocks)
-			for j := range means {
-				means[j] = (x(is[2*j]) + x(is[2*j+1])) / 2
-			}
-			m := stats.Mean(means)
-			for _, b := range means {
-				ss += (b - m) * (b - m)
-			}
-			df += float64(blocks - 1)
+			groups = append(groups, g)
 		}
-		if df == 0 {
-			return 0
-		}
-		// The mean of the starts' means, each over its own pairs.
-		k := float64(len(by))
-		return ss / df * inv / (k * k)
+		v, _ := stats.WithinGroups(groups)
+		return v
 	}
 	f := meanFloor{diff: pooled(func(i int) float64 { return vari[i] - base[i] })}
 	if ratio {
