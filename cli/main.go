@@ -168,6 +168,6 @@ interval and a verdict.`,
 		Version:       tollVersion(),
 	}
 	root.SetVersionTemplate(versionLine() + "\n")
-	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newCheckCmd(), newAppCmd(), newCleanupCmd(), newExecCmd(), newSinkCmd(), newK8sCmd(), newHistoryCmd(), newBisectCmd(stopNow), newCostCmd())
+	root.AddCommand(newRunCmd(stopNow), newReportCmd(), newCompareCmd(), newLoadCmd(), newVersionCmd(), newCheckCmd(), newAppCmd(), newCleanupCmd(), newExecCmd(), newSinkCmd(), newLoadWorkerCmd(), newK8sCmd(), newHistoryCmd(), newBisectCmd(stopNow), newCostCmd())
 	return root
 }

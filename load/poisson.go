@@ -53,6 +53,12 @@ func NewPoissonPacer(rate float64, seed uint64) *PoissonPacer {
 
 var _ Pacer = (*PoissonPacer)(nil)
 
+// Rate returns the pacer's rate, in requests per second.
+func (p *PoissonPacer) Rate() float64 { return p.rate }
+
+// Seed returns the seed the pacer's timeline is drawn from.
+func (p *PoissonPacer) Seed() uint64 { return p.seed }
+
 // valid reports whether the pacer schedules anything.
 func (p *PoissonPacer) valid() bool { return p.rate > 0 && !math.IsInf(p.rate, 1) }
 
