@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tollperf/toll/load"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/sink"
 )
@@ -54,6 +53,8 @@ type aheadWarm struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	starts int // the starts of every variant it warms
+	// beside is how its spares warm.
+	beside besideRounds
 	// holding is set once its rules have ended it and it holds its load
 	// until the end of round, the round then under way, which closing
 	// release ends (endRound). Guarded by the backend's mu.
@@ -146,7 +147,8 @@ func (b *Backend) warmAheadOf(sides []*plan.Trial) {
 		b.note(fmt.Sprintf("starts ahead of their turn warm beside the rounds one at a time, each ready as soon as it can be: the last variant warm-up's services used %.0f%% of the machine's CPUs, and starts warmed together would share what the rounds leave", 100*b.warmShare))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n, release: make(chan struct{})}
+	aw := &aheadWarm{cancel: cancel, done: make(chan struct{}), starts: n, release: make(chan struct{}),
+		beside: besideRounds{skipRate: skipsRateBeside(b.s, true, b.warmShared, b.warmShare)}}
 	b.mu.Lock()
 	b.ahead = aw
 	if !b.s.Concurrent() {
@@ -293,7 +295,7 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	b.mu.Lock()
 	spans := b.warmSpans
 	b.mu.Unlock()
-	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans, turnNone, true)
+	phases, err := b.warmPhases(ctx, spares, make([]bool, len(spares)), longest, true, spans, turnNone, &aw.beside)
 	if err != nil {
 		if ctx.Err() == nil {
 			b.note(fmt.Sprintf("starts ahead of their turn, beside the rounds: %v; the next starts begin and warm then", err))
@@ -302,6 +304,11 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		return
 	}
 	b.keepWarmups(spares, phases, make([]*sink.Counts, len(spares)), longest)
+	b.mu.Lock()
+	for _, sp := range spares {
+		b.running[sp.Variant].skippedRate = aw.beside.skipRate
+	}
+	b.mu.Unlock()
 	if !b.s.Concurrent() {
 		b.holdRound(ctx, spares)
 	}
@@ -455,7 +462,7 @@ func (b *Backend) holdRound(ctx context.Context, spares []*plan.Trial) {
 			continue
 		}
 		cfg, _ := b.loadConfig(st, sp, newOrigin(), 0, b.s.Precision.Budget.D())
-		wg.Go(func() { _, _ = load.Run(hctx, cfg) })
+		wg.Go(func() { _, _ = b.warmLoad(hctx, cfg, true) })
 	}
 	select {
 	case <-aw.release:

@@ -70,6 +70,9 @@ type started struct {
 	// idleOn are the CPUs such a spare runs on at idle priority until its
 	// turn (warmAhead).
 	idleOn string
+	// skippedRate says such a spare skipped its warm-up's rate phase
+	// there (warmPhases), which it owes at its turn (turnWarmup).
+	skippedRate bool
 	// idleStart is set when the services started at idle priority
 	// (launchStart's idleOn): their own priority is the default one.
 	idleStart bool

@@ -288,13 +288,14 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	b.variants[name] = st.v
 	st.spareOf, st.sink = "", nil
 	// A start warmed beside the rounds waited there with the CPUs
-	// widened for it (unwiden), and skipped its rate phase there.
+	// widened for it (unwiden), and may have skipped its rate phase
+	// there (skipsRateBeside).
 	beside := st.unwiden != nil
-	skipped := beside && hasRatePhase(b.s, true)
+	skipped := beside && st.skippedRate
 	if w, why := st.warmup, turnWarmup(st.warmup, beside, skipped); why != turnNone {
 		came, how := "came to its turn", "warmed from its warm-up's rate phase on, which it cannot take beside the rounds"
 		switch {
-		case why == turnBusy && skipped:
+		case why == turnBusy|turnRate:
 			came, how = "came to its turn still compiling", "warmed at the trials' load until its compilers' queue is worked off, then from its warm-up's rate phase on, which it cannot take beside the rounds"
 		case why == turnBusy:
 			came, how = "came to its turn still compiling", "warmed again at the trials' load"
@@ -326,27 +327,27 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	return true
 }
 
-// turnWarm is why a start warmed ahead of its turn is warmed again at it.
-// The reasons are ordered: starts warmed again together take the phases
-// of the greatest of theirs (warmupPhases).
-type turnWarm int
+// turnWarm is why a start warmed ahead of its turn is warmed again at it:
+// none, or one or both of the reasons below. Starts warmed again together
+// take the phases that every reason among theirs asks for (warmupPhases).
+type turnWarm uint8
 
 const (
-	turnNone turnWarm = iota
+	turnNone turnWarm = 0
 	// turnRate: it was warmed beside the rounds without its warm-up's
 	// rate phase (warmPhases), and takes that phase now, with the CPUs
 	// the first warm-up had, before its rounds, where the calls that
 	// bring its JIT to compile again would otherwise come minutes into
 	// them.
-	turnRate
+	turnRate turnWarm = 1 << iota
 	// turnBusy: beside the rounds, at idle priority, its compilers
 	// waited for a CPU, and its cost held still while they did, which
 	// ended its warm-up: a spare of the Java agents' ended so at
 	// 470–5,400 ms/s and read their CPU per request at twice its settled
 	// value for its first 35 rounds. It works that queue off at the
 	// trials' load before its rounds, with the CPUs the first warm-up
-	// had, and then takes the rate phase it owes, if any.
-	turnBusy
+	// had, and then takes the rate phase it owes, if any (turnRate too).
+	turnBusy turnWarm = 1 << iota
 )
 
 // turnWarmup returns why a start warmed ahead of its turn, as w tells, is
@@ -356,15 +357,17 @@ const (
 // its warm-up's cap had what the run allowed, unless it owes its rate
 // phase: then its queue is worked off before that phase.
 func turnWarmup(w *variantWarmup, beside, skipped bool) turnWarm {
-	switch {
-	case w == nil || w.rec == nil:
+	if w == nil || w.rec == nil {
 		return turnNone
-	case beside && compilersBusy(w.rec.JITMsPerS) && (w.rec.CostSteady || skipped):
-		return turnBusy
-	case skipped:
-		return turnRate
 	}
-	return turnNone
+	var why turnWarm
+	if skipped {
+		why = turnRate
+	}
+	if beside && compilersBusy(w.rec.JITMsPerS) && (w.rec.CostSteady || skipped) {
+		why |= turnBusy
+	}
+	return why
 }
 
 // stopSpare stops a spare that never took its turn, with its sink, and

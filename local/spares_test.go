@@ -73,6 +73,35 @@ func TestRoomForSpares(t *testing.T) {
 	}
 }
 
+// TestSkipsRateBeside: starts warmed beside the rounds take their
+// warm-up's rate phase there after a warm-up that left the CPUs mostly
+// idle, and at their turn after one that kept them busy or before any has
+// run; a warm-up with no rate phase has none to skip.
+func TestSkipsRateBeside(t *testing.T) {
+	until := &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond), Over: scenario.Duration(10 * time.Second)}
+	auto := &scenario.Scenario{Load: scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: until}}
+	users := &scenario.Scenario{Load: scenario.Load{VariantWarmupUsers: 4, VariantWarmupUntil: until}}
+	for _, tt := range []struct {
+		name  string
+		s     *scenario.Scenario
+		jvm   bool
+		known bool
+		share float64
+		want  bool
+	}{
+		{"a light JVM's warm-up", auto, true, true, 0.3, false},
+		{"a warm-up that kept the CPUs busy", auto, true, true, 0.8, true},
+		{"at the line", auto, true, true, spareRoom, true},
+		{"no warm-up measured yet", auto, true, false, 0, true},
+		{"no JVM: no rate phase", auto, false, true, 0.8, false},
+		{"the scenario's users only", users, true, true, 0.8, false},
+	} {
+		if got := skipsRateBeside(tt.s, tt.jvm, tt.known, tt.share); got != tt.want {
+			t.Errorf("%s: skipsRateBeside = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestAheadAtOnce: beside the rounds, starts are warmed one at a time
 // after a warm-up that kept the CPUs busy, all at once after one that
 // left them mostly idle.
@@ -252,19 +281,19 @@ func TestSpareStillCompilingSettles(t *testing.T) {
 		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false, turnNone},
 		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false, turnNone},
 		{"settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, true, true, turnRate},
-		{"queued, owing its rate phase", map[string]float64{"consumer": 5390}, true, true, true, turnBusy},
-		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, turnBusy},
+		{"queued, owing its rate phase", map[string]float64{"consumer": 5390}, true, true, true, turnBusy | turnRate},
+		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, turnBusy | turnRate},
 		{"at its warm-up's cap, settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, false, true, turnRate},
+		{"settled, its rate phase taken beside the rounds", map[string]float64{"consumer": 2.1}, true, true, false, turnNone},
 	} {
 		b := New(Options{Self: "toll"})
 		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
 			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
 		b.s = &scenario.Scenario{}
-		if tt.owesRate {
-			// toll's warm-up for a JVM under an open-model load, whose
-			// rate phase a start beside the rounds skips.
-			b.s.Load = scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond)}}
-		}
+		// toll's warm-up for a JVM under an open-model load, which has a
+		// rate phase; a start beside the rounds may have skipped it.
+		b.s.Load = scenario.Load{VariantWarmupAuto: true, VariantWarmupUntil: &scenario.WarmupUntil{JITBelow: scenario.Duration(5 * time.Millisecond)}}
+		spare.skippedRate = tt.owesRate
 		if tt.beside {
 			spare.unwiden = func() error { return nil }
 		}

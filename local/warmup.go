@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -12,9 +13,11 @@ import (
 	"time"
 
 	"github.com/tollperf/toll/load"
+	"github.com/tollperf/toll/loadproc"
 	"github.com/tollperf/toll/plan"
 	"github.com/tollperf/toll/probe/jvm"
 	"github.com/tollperf/toll/record"
+	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/scenario"
 	"github.com/tollperf/toll/sink"
 )
@@ -71,7 +74,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 		if longest > 0 {
 			owed = append(owed, pt)
 			rewarm = append(rewarm, st.rewarm || st.settle != turnNone)
-			turn = max(turn, st.settle)
+			turn |= st.settle
 		}
 		st.rewarm, st.settle = false, turnNone
 	}
@@ -118,20 +121,21 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	}
 	cpu0, _ := b.servicesUse(owed)
 	began := time.Now()
-	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, turn, false)
+	phases, err := b.warmPhases(ctx, owed, rewarm, longest, jvm, nil, turn, nil)
 	if err != nil {
 		return err
 	}
 	if !settling {
 		b.measureWarmShare(owed, cpu0, began)
 		b.keepSpans(phases)
-		if hasRatePhase(b.s, jvm) {
-			// A start warmed beside the rounds skips the rate
-			// phase there and owes it at its turn.
-			b.mu.Lock()
+		// A start warmed beside the rounds that skips the rate
+		// phase there owes it at its turn.
+		b.mu.Lock()
+		b.turnPrior = 0
+		if skipsRateBeside(b.s, jvm, b.warmShared, b.warmShare) {
 			b.turnPrior = fromRatePhase(phases)
-			b.mu.Unlock()
 		}
+		b.mu.Unlock()
 	}
 	b.keepWarmups(owed, phases, tels, longest)
 	if len(spares) > 0 {
@@ -156,20 +160,15 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // this one holds as many. turn says owed is a start warmed ahead, warmed
 // again at its turn, and why (turnWarmup): its phases are warmupPhases',
 // and a variant's cost counts as steady only while its compilers are not
-// busy (steadyRule.quiet). beside says owed are starts warmed beside the rounds,
-// which take no rate phase: on the CPU the rounds leave, at idle priority,
-// a JVM serves a fraction of the rate, and the phase's spans, each holding
-// what a span of the warm-up with the CPUs to itself held, stretched it
-// over minutes (ten JVMs of the Java agents' example warmed in 8 minutes
-// with it, in 5.5 to 6.5 without); they take it at their turn
-// (promoteSpare).
-func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, turn turnWarm, beside bool) ([]warmupPhase, error) {
+// busy (steadyRule.quiet). beside, when set, says owed are starts warmed
+// beside the rounds, and how.
+func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, turn turnWarm, beside *besideRounds) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
 	settling := turn != turnNone
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
 	for n, load := range phaseLoads(warmupPhases(b.s, auto && jvm, turn), owed, rewarm) {
-		if beside && load.rate && hasRatePhase(b.s, jvm) {
+		if beside != nil && beside.skipRate && load.rate {
 			continue
 		}
 		phaseLongest := longest
@@ -185,7 +184,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, settling)
+		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, settling, beside != nil)
 		ph.rate = load.rate
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
@@ -329,8 +328,9 @@ type warmupPhase struct {
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
 // measured JVMs settle, each span of the steady rule holding at least
-// spans[variant] requests; a service that exits ends it.
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64, quiet bool) warmupPhase {
+// spans[variant] requests; a service that exits ends it. apart sends the
+// load from a process of its own (warmLoad).
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64, quiet, apart bool) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), other: make([]bool, len(owed)), errs: make([]error, len(owed)), spans: spans}
@@ -350,7 +350,7 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 		completed[pt.Variant] = n
 		cfg.Progress = n
 		wg.Go(func() {
-			res, err := load.Run(wctx, cfg)
+			res, err := b.warmLoad(wctx, cfg, apart)
 			ph.ends[i] = time.Now()
 			if res != nil {
 				// Requests abandoned in flight as the phase ended were
@@ -394,6 +394,36 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 	wg.Wait()
 	ph.exited = exited.Load()
 	return ph
+}
+
+// besideRounds is how starts warmed beside the rounds warm: their load
+// comes from a process of its own at idle priority (warmLoad), and
+// skipRate leaves their warm-up's rate phase out, for their turn
+// (skipsRateBeside).
+type besideRounds struct {
+	skipRate bool
+}
+
+// warmLoad runs cfg's load and returns what a warm-up reads of it: from
+// toll's own process, or apart, from a process of its own at idle
+// priority on the warm-up CPUs (package loadproc), where its responses do
+// not hold up the trials' load. toll's binary runs that process; a
+// pacer that cannot cross to it keeps the load in toll's process.
+func (b *Backend) warmLoad(ctx context.Context, cfg load.Config, apart bool) (*loadproc.Outcome, error) {
+	if apart {
+		if spec, err := loadproc.SpecOf(cfg); err == nil {
+			argv := []string{b.cfg.Self, "_load"}
+			if b.warmupCPUs != "" {
+				argv = append(argv, "--cpus", b.warmupCPUs)
+			}
+			return loadproc.Run(ctx, argv, runid.Label(os.Environ(), b.id), spec, cfg.Progress)
+		}
+	}
+	res, err := load.Run(ctx, cfg)
+	if res == nil {
+		return nil, err
+	}
+	return &loadproc.Outcome{Sent: res.Sent, WarmupCompleted: res.WarmupCompleted, MeasureEnd: res.MeasureEnd}, err
 }
 
 // warmupShape is the load of one phase of a variant warm-up.
@@ -508,16 +538,16 @@ func (b *Backend) anyJVM(owed []*plan.Trial) bool {
 // their compilers never settle; users send as fast as each JVM answers,
 // never faster, and the rate phase after them sends no more at once.
 //
-// A start warmed ahead and warmed again at its turn (turn: it skipped the
-// rate phase beside the rounds, or came still compiling) is warmed from
-// the rate phase on: its users phase is long past, and ten JVMs compiling
-// at once would only queue behind users; the rate brings the calls at
-// which its JIT compiles again four times sooner than the trials' own
-// load. One that came still compiling (turnBusy) first works its queue
-// off at the trials' own load: at four times the rate the requests took
-// most of the CPUs its compilers waited for, and the Java agents' ten
-// JVMs spent 1.5 to 4.7 minutes in that phase where their first warm-up
-// had spent half a minute to one.
+// A start warmed ahead and warmed again at its turn takes no users phase:
+// that is long past, and ten JVMs compiling at once would only queue
+// behind users. One that skipped the rate phase beside the rounds
+// (turnRate) takes it, then the trials' own load: the rate brings the
+// calls at which its JIT compiles again four times sooner than the
+// trials' own load. One that came still compiling (turnBusy) first works
+// its queue off at the trials' own load: at four times the rate the
+// requests took most of the CPUs its compilers waited for, and the Java
+// agents' ten JVMs spent 1.5 to 4.7 minutes in that phase where their
+// first warm-up had spent half a minute to one.
 func warmupPhases(s *scenario.Scenario, jvm bool, turn turnWarm) []warmupShape {
 	l := s.Load
 	settling := turn != turnNone
@@ -539,7 +569,7 @@ func warmupPhases(s *scenario.Scenario, jvm bool, turn turnWarm) []warmupShape {
 			return &w
 		}})
 	}
-	if l.VariantWarmupRate > 0 || jvm && l.JVMWarmupRateTimes() > 0 {
+	if (l.VariantWarmupRate > 0 || jvm && l.JVMWarmupRateTimes() > 0) && (!settling || turn&turnRate != 0) {
 		shapes = append(shapes, warmupShape{maxConns: users, rate: true, trial: func(pt *plan.Trial, rewarm bool) *plan.Trial {
 			if rewarm && !settling || pt.Users > 0 || rate(pt) <= 0 {
 				return pt
@@ -555,7 +585,7 @@ func warmupPhases(s *scenario.Scenario, jvm bool, turn turnWarm) []warmupShape {
 		return []warmupShape{own}
 	case l.VariantWarmupUntil == nil:
 		return shapes[:1] // validation allows users and a rate only with until
-	case turn == turnBusy:
+	case turn&turnBusy != 0:
 		shapes = append([]warmupShape{own}, shapes...)
 	}
 	return append(shapes, own)
@@ -567,6 +597,23 @@ func warmupPhases(s *scenario.Scenario, jvm bool, turn turnWarm) []warmupShape {
 func hasRatePhase(s *scenario.Scenario, jvm bool) bool {
 	l := s.Load
 	return l.VariantWarmupUntil != nil && (l.VariantWarmupRate > 0 || jvm && l.JVMWarmupRateTimes() > 0)
+}
+
+// skipsRateBeside reports whether starts of s's services (jvm: a JVM among
+// them) warmed beside the rounds skip their warm-up's rate phase there and
+// take it at their turn: the warm-up has one (hasRatePhase), and the last
+// warm-up with the CPUs to itself used share of the machine's CPUs (known:
+// one has run), spareRoom or more. Beside the rounds a warm-up costs the
+// run no time; at a start's turn the rounds stop for it (a JDK
+// HttpServer's three JVMs, which used little of the CPUs, spent 24–37 s
+// there five times in a 9.5-minute run). But where a warm-up keeps the
+// CPUs busy, its rate phase asks more than the rounds leave: at idle
+// priority a JVM serves a fraction of the rate, and the phase's spans,
+// each holding what a span of the warm-up with the CPUs to itself held,
+// stretched it over minutes (ten JVMs of the Java agents' example warmed
+// in 8 minutes with it, in 5.5 to 6.5 without).
+func skipsRateBeside(s *scenario.Scenario, jvm, known bool, share float64) bool {
+	return hasRatePhase(s, jvm) && !roomForSpares(known, share)
 }
 
 // warmupLine is the progress line of a variant's finished warm-up.

@@ -48,11 +48,12 @@ func TestWarmupPhases(t *testing.T) {
 		{"chosen by toll, no JVM", auto, open, false, []string{"100/s"}, false, turnNone},
 		{"chosen by toll for a JVM rewarmed beside a partner", auto, open, true, []string{"100/s", "100/s ≤16", "100/s"}, true, turnNone},
 		{"chosen by toll for a JVM owing its rate phase", auto, open, true, []string{"400/s ≤16", "100/s"}, true, turnRate},
-		{"chosen by toll for a JVM swapped in still compiling", auto, open, true, []string{"100/s", "400/s ≤16", "100/s"}, true, turnBusy},
+		{"chosen by toll for a JVM swapped in still compiling, owing its rate phase", auto, open, true, []string{"100/s", "400/s ≤16", "100/s"}, true, turnBusy | turnRate},
+		{"chosen by toll for a JVM swapped in still compiling, its rate phase taken", auto, open, true, []string{"100/s"}, true, turnBusy},
 		{"chosen by toll for a JVM, closed model", autoClosed, closed, false, []string{"16 users", "8 users"}, true, turnNone},
 		{"the scenario's users, JVM or not", scenario.Load{VariantWarmupUsers: 3, VariantWarmupUntil: until}, open, false, []string{"3 users", "100/s"}, true, turnNone},
 		{"the scenario's users and rate, owing the rate phase", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"600/s ≤2", "100/s"}, false, turnRate},
-		{"the scenario's users and rate, swapped in still compiling", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "600/s ≤2", "100/s"}, false, turnBusy},
+		{"the scenario's users and rate, swapped in still compiling", scenario.Load{VariantWarmupUsers: 2, VariantWarmupRate: 600, VariantWarmupUntil: until}, open, true, []string{"100/s", "600/s ≤2", "100/s"}, false, turnBusy | turnRate},
 		{"until, at the trial's load, swapped in still compiling", scenario.Load{VariantWarmupUntil: until}, open, true, []string{"100/s"}, true, turnBusy},
 	}
 	for _, tt := range tests {
@@ -134,9 +135,10 @@ func TestPhaseLoads(t *testing.T) {
 		{"every side warmed again, the scenario's phases", both, []bool{true, true}, turnNone, 1},
 		{"a start owing its rate phase", auto, []bool{true, true}, turnRate, 2},
 		{"a start owing its rate phase, the scenario's phases", both, []bool{true, true}, turnRate, 2},
-		{"a start swapped in still compiling", auto, []bool{true, true}, turnBusy, 3},
-		{"a start swapped in still compiling, the scenario's phases", both, []bool{true, true}, turnBusy, 3},
+		{"a start swapped in still compiling", auto, []bool{true, true}, turnBusy | turnRate, 3},
+		{"a start swapped in still compiling, the scenario's phases", both, []bool{true, true}, turnBusy | turnRate, 3},
 		{"a start swapped in still compiling, no rate phase", scenario.Load{VariantWarmupUntil: until}, []bool{true, true}, turnBusy, 1},
+		{"a start swapped in still compiling, its rate phase taken beside", auto, []bool{true, true}, turnBusy, 1},
 	} {
 		got := phaseLoads(warmupPhases(&scenario.Scenario{Load: tt.l}, true, tt.turn), owed, tt.rewarm)
 		if len(got) != tt.want {
