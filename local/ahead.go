@@ -326,7 +326,7 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	if apart {
 		on = "CPUs " + beside + ", which no service of the rounds runs on"
 	}
-	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on %s, each with ports and a telemetry sink of its own; their CPU is counted among the neighbours of the trials meanwhile", starts, on))
+	b.note(fmt.Sprintf("toll warmed %s of each variant beside the rounds, at idle priority on %s, each with ports and a telemetry sink of its own, their load sent by a load generator of their own at idle priority too (toll _load); their CPU is counted among the neighbours of the trials meanwhile", starts, on))
 }
 
 // dropSpares stops the spares of trials that were started or warmed ahead
