@@ -339,7 +339,7 @@ const (
 	// the first warm-up had, before its rounds, where the calls that
 	// bring its JIT to compile again would otherwise come minutes into
 	// them.
-	turnRate turnWarm = 1 << iota
+	turnRate turnWarm = 1
 	// turnBusy: beside the rounds, at idle priority, its compilers
 	// waited for a CPU, and its cost held still while they did, which
 	// ended its warm-up: a spare of the Java agents' ended so at
@@ -347,7 +347,7 @@ const (
 	// value for its first 35 rounds. It works that queue off at the
 	// trials' load before its rounds, with the CPUs the first warm-up
 	// had, and then takes the rate phase it owes, if any (turnRate too).
-	turnBusy turnWarm = 1 << iota
+	turnBusy turnWarm = 2
 )
 
 // turnWarmup returns why a start warmed ahead of its turn, as w tells, is
