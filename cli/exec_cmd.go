@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tollperf/toll/cgroup"
-	"github.com/tollperf/toll/pin"
 	"github.com/tollperf/toll/runid"
 	"github.com/tollperf/toll/supervise"
 )
@@ -60,20 +59,10 @@ func newExecCmd() *cobra.Command {
 			if watch != "" {
 				watched = append(slices.Clone(procsFiles), strings.Split(watch, ",")...)
 			}
-			if cpus != "" {
-				set, err := pin.Parse(cpus)
-				if err != nil {
-					return &exitError{ExitUsage, err}
-				}
-				if err := set.Process(os.Getpid()); err != nil {
-					return &exitError{ExitFailure, err}
-				}
-			}
-			// The service inherits the supervisor's policy at its start.
-			if idle {
-				if err := pin.Idle(os.Getpid()); err != nil {
-					return &exitError{ExitFailure, err}
-				}
+			// The service inherits the supervisor's CPUs and policy at
+			// its start.
+			if err := placeSelf(cpus, idle); err != nil {
+				return err
 			}
 			ws, err := supervise.Run(supervise.Config{
 				Argv: args, Env: runid.Label(os.Environ(), run), Parent: toll,

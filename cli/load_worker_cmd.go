@@ -22,18 +22,9 @@ func newLoadWorkerCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if cpus != "" {
-				set, err := pin.Parse(cpus)
-				if err != nil {
-					return &exitError{ExitUsage, err}
-				}
-				if err := set.Process(os.Getpid()); err != nil {
-					return &exitError{ExitFailure, err}
-				}
-			}
-			// Threads the runtime starts later inherit the policy.
-			if err := pin.Idle(os.Getpid()); err != nil {
-				return &exitError{ExitFailure, err}
+			// Threads the runtime starts later inherit both.
+			if err := placeSelf(cpus, true); err != nil {
+				return err
 			}
 			if err := loadproc.Serve(cmd.Context(), os.Stdin, os.Stdout); err != nil && cmd.Context().Err() == nil {
 				return &exitError{ExitFailure, err}
@@ -43,4 +34,26 @@ func newLoadWorkerCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&cpus, "cpus", "", "CPU list to run on")
 	return cmd
+}
+
+// placeSelf moves this process to cpus (a CPU list; empty leaves it where
+// it is) and, with idle, under SCHED_IDLE: the placement of toll's helper
+// processes (_exec, _load), which their children and later threads
+// inherit.
+func placeSelf(cpus string, idle bool) error {
+	if cpus != "" {
+		set, err := pin.Parse(cpus)
+		if err != nil {
+			return &exitError{ExitUsage, err}
+		}
+		if err := set.Process(os.Getpid()); err != nil {
+			return &exitError{ExitFailure, err}
+		}
+	}
+	if idle {
+		if err := pin.Idle(os.Getpid()); err != nil {
+			return &exitError{ExitFailure, err}
+		}
+	}
+	return nil
 }
