@@ -11,6 +11,7 @@ package loadproc
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,7 +176,7 @@ func Run(ctx context.Context, argv, env []string, spec Spec, progress *atomic.Ui
 	defer runtime.UnlockOSThread()
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = env
-	cmd.Stdin = strings.NewReader(string(in))
+	cmd.Stdin = bytes.NewReader(in)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var stderr tail
 	cmd.Stderr = &stderr

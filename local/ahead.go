@@ -261,7 +261,8 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		// from the rounds' services: none warms beside them then.
 		unwiden, all := b.widenForWarmup([]string{sp.Variant}, beside)
 		b.mu.Lock()
-		b.running[sp.Variant].unwiden, b.running[sp.Variant].idleOn = unwiden, beside
+		st := b.running[sp.Variant]
+		st.unwiden, st.idleOn, st.skippedRate = unwiden, beside, aw.beside.skipRate
 		b.mu.Unlock()
 		if !all {
 			b.note("starts ahead of their turn were not warmed beside the rounds: a service could not be moved to idle priority; the next starts begin and warm then")
@@ -304,11 +305,6 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 		return
 	}
 	b.keepWarmups(spares, phases, make([]*sink.Counts, len(spares)), longest)
-	b.mu.Lock()
-	for _, sp := range spares {
-		b.running[sp.Variant].skippedRate = aw.beside.skipRate
-	}
-	b.mu.Unlock()
 	if !b.s.Concurrent() {
 		b.holdRound(ctx, spares)
 	}

@@ -70,7 +70,7 @@ type started struct {
 	// idleOn are the CPUs such a spare runs on at idle priority until its
 	// turn (warmAhead).
 	idleOn string
-	// skippedRate says such a spare skipped its warm-up's rate phase
+	// skippedRate says such a spare skips its warm-up's rate phase
 	// there (warmPhases), which it owes at its turn (turnWarmup).
 	skippedRate bool
 	// idleStart is set when the services started at idle priority
