@@ -377,9 +377,11 @@ func TestWarmupOnAllCPUs(t *testing.T) {
 	own, all := online[1:].String()+"/0/"+notIdle, online.String()+"/5/"+idle
 	dir := t.TempDir()
 	path := filepath.Join(dir, "widen.yaml")
-	// A bounded loop: at most 400 readings, 8 s.
+	// A bounded loop: at most 400 readings, 8 s. The service execs into
+	// the provider half a second after the readings begin, so that some
+	// are taken while it starts, however slowly a busy machine runs them.
 	const logCPUs = `idle() { p=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ {print $3}' /proc/$1/cgroup); f=/sys/fs/cgroup/cpu$p/cpu.idle; [ -n "$p" ] || f=/sys/fs/cgroup$(awk -F: '$1 == "0" {print $3}' /proc/$1/cgroup)/cpu.idle; cat $f 2>/dev/null || echo -; }; ` +
-		`${toll} app provider --addr 127.0.0.1:${port:app} --work 2000 & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)/$(idle $!)"; sleep 0.02; done; wait`
+		`(sleep 0.5; exec ${toll} app provider --addr 127.0.0.1:${port:app} --work 2000) & for i in $(seq 1 400); do echo "cpus $(date +%s.%N) $(grep Cpus_allowed_list /proc/$!/status | cut -f2)/$(awk '/^policy/ {print $3}' /proc/$!/sched)/$(idle $!)"; sleep 0.02; done; wait`
 	scenario := fmt.Sprintf(`name: widen
 services:
   - name: app
