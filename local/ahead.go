@@ -288,7 +288,9 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	// starts'. While a JVM's compilers are busy, its steady rule's spans
 	// hold as many requests as those of the last warm-up with the CPUs to
 	// itself (steadyRule): on what the rounds leave, a span of seconds
-	// holds too little of a warm-up.
+	// holds too little of a warm-up. Its last phase, at the trials' own
+	// load, ends only once they are not (warmPhases): the queue they
+	// work off here would stop the rounds at its turn.
 	longest := b.s.Load.VariantWarmup.D()
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most

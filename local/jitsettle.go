@@ -181,7 +181,8 @@ type steadyRule struct {
 	// its compilers are not busy (jitRule.busy): a start swapped in with
 	// a queue of compilation works it off at the trials' load, and its
 	// cost, falling as the queue empties, can hold still for the few
-	// seconds of three spans meanwhile.
+	// seconds of three spans meanwhile; beside the rounds, at idle
+	// priority, it holds still while the compilers wait for a CPU.
 	quiet bool
 }
 

@@ -118,6 +118,10 @@ type Backend struct {
 	// in the last warm-up with the CPUs to itself, by phase and variant
 	// (keepSpans); guarded by mu.
 	warmSpans []map[string]uint64
+	// rateCalls are the requests that each variant's services were sent
+	// in the rate phase of the last warm-up with the CPUs to itself
+	// (keepRateCalls); guarded by mu.
+	rateCalls map[string]uint64
 	// holdersOff is set once reading the machine's tasks took longer than
 	// holderBudget holderStrikes times in a row: no trial names what ran
 	// on the load CPUs after it. holdersSlow counts those readings.

@@ -292,7 +292,12 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// there (skipsRateBeside).
 	beside := st.unwiden != nil
 	skipped := beside && st.skippedRate
-	if w, why := st.warmup, turnWarmup(st.warmup, beside, skipped); why != turnNone {
+	w, why := st.warmup, turnWarmup(st.warmup, beside, skipped, b.rateCalls[name])
+	if skipped && why&turnRate == 0 {
+		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn quiet (%s), sent %d requests at the trials' own load beside the rounds, as many as its first warm-up's rate phase sent or more (%d): no warm-up at its turn",
+			name, describeRates(w.rec.JITMsPerS), w.ownLoad, b.rateCalls[name])
+	}
+	if why != turnNone {
 		came, how := "came to its turn", "warmed from its warm-up's rate phase on, which it cannot take beside the rounds"
 		switch {
 		case why == turnBusy|turnRate:
@@ -338,7 +343,9 @@ const (
 	// rate phase (warmPhases), and takes that phase now, with the CPUs
 	// the first warm-up had, before its rounds, where the calls that
 	// bring its JIT to compile again would otherwise come minutes into
-	// them.
+	// them. One whose compilers went quiet beside the rounds after it
+	// was sent as many requests at the trials' own load as the first
+	// warm-up's rate phase sent has had those calls: it owes none.
 	turnRate turnWarm = 1
 	// turnBusy: beside the rounds, at idle priority, its compilers
 	// waited for a CPU, and its cost held still while they did, which
@@ -352,16 +359,17 @@ const (
 
 // turnWarmup returns why a start warmed ahead of its turn, as w tells, is
 // warmed again at it; beside says it was warmed beside the rounds, and
-// skipped that its warm-up skipped a rate phase there. A spare warmed
-// with a start's warm-up had that warm-up's CPUs, and one that reached
-// its warm-up's cap had what the run allowed, unless it owes its rate
-// phase: then its queue is worked off before that phase.
-func turnWarmup(w *variantWarmup, beside, skipped bool) turnWarm {
+// skipped that its warm-up skipped a rate phase there, where the first
+// warm-up's rate phase sent its variant rateCalls requests. A spare
+// warmed with a start's warm-up had that warm-up's CPUs, and one that
+// reached its warm-up's cap had what the run allowed, unless it owes its
+// rate phase: then its queue is worked off before that phase.
+func turnWarmup(w *variantWarmup, beside, skipped bool, rateCalls uint64) turnWarm {
 	if w == nil || w.rec == nil {
 		return turnNone
 	}
 	var why turnWarm
-	if skipped {
+	if skipped && (rateCalls == 0 || w.ownLoad < rateCalls || compilersBusy(w.rec.JITMsPerS)) {
 		why = turnRate
 	}
 	if beside && compilersBusy(w.rec.JITMsPerS) && (w.rec.CostSteady || skipped) {

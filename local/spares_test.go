@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -99,6 +100,50 @@ func TestSkipsRateBeside(t *testing.T) {
 		if got := skipsRateBeside(tt.s, tt.jvm, tt.known, tt.share); got != tt.want {
 			t.Errorf("%s: skipsRateBeside = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestQuietPhase: a start warmed again at its turn counts its cost as
+// steady only while its compilers are not busy in every phase, one warmed
+// beside the rounds in its last (the trials' own load), a first warm-up
+// in none.
+func TestQuietPhase(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		turn      turnWarm
+		beside    bool
+		n, phases int
+		want      bool
+	}{
+		{"a first warm-up's last phase", turnNone, false, 2, 3, false},
+		{"beside the rounds, the users", turnNone, true, 0, 2, false},
+		{"beside the rounds, the trials' own load", turnNone, true, 1, 2, true},
+		{"at its turn, the rate", turnRate, false, 0, 2, true},
+		{"at its turn, the trials' own load", turnBusy, false, 0, 1, true},
+	} {
+		if got := quietPhase(tt.turn, tt.beside, tt.n, tt.phases); got != tt.want {
+			t.Errorf("%s: quietPhase = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestKeepRateCalls: what a warm-up's rate phase sent is kept by variant,
+// a spare's as its variant's, the most of any of its starts; a warm-up
+// without a rate phase keeps none.
+func TestKeepRateCalls(t *testing.T) {
+	b := New(Options{Self: "toll"})
+	b.running = map[string]*started{"agent#1": {spareOf: "agent"}}
+	owed := []*plan.Trial{{Variant: "base"}, {Variant: "agent"}, {Variant: "agent#1"}}
+	users := warmupPhase{done: []uint64{5000, 5000, 5000}}
+	rate := warmupPhase{done: []uint64{8400, 7000, 7600}, rate: true}
+	own := warmupPhase{done: []uint64{900, 900, 900}}
+	b.keepRateCalls(owed, []warmupPhase{users, rate, own})
+	if want := map[string]uint64{"base": 8400, "agent": 7600}; !maps.Equal(b.rateCalls, want) {
+		t.Errorf("rateCalls = %v, want %v", b.rateCalls, want)
+	}
+	b.keepRateCalls(owed, []warmupPhase{users, own})
+	if len(b.rateCalls) != 0 {
+		t.Errorf("after a warm-up without a rate phase, rateCalls = %v, want none", b.rateCalls)
 	}
 }
 
@@ -273,22 +318,28 @@ func TestSpareStillCompilingSettles(t *testing.T) {
 		beside, ended bool // warmed beside the rounds; ended on a steady cost
 		owesRate      bool // warmed beside the rounds without its rate phase
 		settle        turnWarm
+		// ownLoad is what its last phase sent at the trials' own load,
+		// rateCalls what the first warm-up's rate phase sent.
+		ownLoad, rateCalls uint64
 	}{
-		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, false, turnBusy},
-		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, false, turnBusy},
-		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false, turnNone},
-		{"settled", map[string]float64{"consumer": 2.1}, true, true, false, turnNone},
-		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false, turnNone},
-		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false, turnNone},
-		{"settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, true, true, turnRate},
-		{"queued, owing its rate phase", map[string]float64{"consumer": 5390}, true, true, true, turnBusy | turnRate},
-		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, turnBusy | turnRate},
-		{"at its warm-up's cap, settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, false, true, turnRate},
-		{"settled, its rate phase taken beside the rounds", map[string]float64{"consumer": 2.1}, true, true, false, turnNone},
+		{"queued at idle priority", map[string]float64{"consumer": 5390, "provider": 3}, true, true, false, turnBusy, 0, 0},
+		{"at the busy line", map[string]float64{"consumer": busyJIT}, true, true, false, turnBusy, 0, 0},
+		{"trickling", map[string]float64{"consumer": 46.8}, true, true, false, turnNone, 0, 0},
+		{"settled", map[string]float64{"consumer": 2.1}, true, true, false, turnNone, 0, 0},
+		{"warmed with a start's warm-up", map[string]float64{"consumer": 900}, false, true, false, turnNone, 0, 0},
+		{"at its warm-up's cap", map[string]float64{"consumer": 900}, true, false, false, turnNone, 0, 0},
+		{"settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, true, true, turnRate, 0, 0},
+		{"queued, owing its rate phase", map[string]float64{"consumer": 5390}, true, true, true, turnBusy | turnRate, 0, 0},
+		{"at its warm-up's cap, owing its rate phase", map[string]float64{"consumer": 900}, true, false, true, turnBusy | turnRate, 0, 0},
+		{"at its warm-up's cap, settled, owing its rate phase", map[string]float64{"consumer": 2.1}, true, false, true, turnRate, 0, 0},
+		{"settled, its rate phase taken beside the rounds", map[string]float64{"consumer": 2.1}, true, true, false, turnNone, 0, 0},
+		{"settled after the rate phase's calls at the trials' load", map[string]float64{"consumer": 2.1}, true, true, true, turnNone, 9000, 8400},
+		{"settled after fewer calls than the rate phase's", map[string]float64{"consumer": 2.1}, true, true, true, turnRate, 4000, 8400},
+		{"queued after the rate phase's calls", map[string]float64{"consumer": 900}, true, false, true, turnBusy | turnRate, 9000, 8400},
 	} {
 		b := New(Options{Self: "toll"})
 		spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
-			warmup: &variantWarmup{completed: 900, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
+			warmup: &variantWarmup{completed: 900, ownLoad: tt.ownLoad, rec: &record.VariantWarmup{Settled: tt.ended, CostSteady: tt.ended, JITMsPerS: tt.rates}}}
 		b.s = &scenario.Scenario{}
 		// toll's warm-up for a JVM under an open-model load, which has a
 		// rate phase; a start beside the rounds may have skipped it.
@@ -298,6 +349,9 @@ func TestSpareStillCompilingSettles(t *testing.T) {
 			spare.unwiden = func() error { return nil }
 		}
 		b.spares = map[string][]*started{"agent": {spare}}
+		if tt.rateCalls > 0 {
+			b.rateCalls = map[string]uint64{"agent": tt.rateCalls}
+		}
 		if !b.promoteSpare("agent", 0) {
 			t.Fatalf("%s: the spare did not take its turn", tt.name)
 		}

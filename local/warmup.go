@@ -40,6 +40,9 @@ type variantWarmup struct {
 	// otherLoad is set when some of those requests were sent at a load
 	// other than the trial's (a phase of users or of a rate).
 	otherLoad bool
+	// ownLoad counts the requests sent in its last phase when that phase
+	// sent the trial's own load (0 otherwise).
+	ownLoad uint64
 }
 
 // warmUp runs the variant warm-up (load.variant_warmup) of every trial of
@@ -128,6 +131,7 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 	if !settling {
 		b.measureWarmShare(owed, cpu0, began)
 		b.keepSpans(phases)
+		b.keepRateCalls(owed, phases)
 		// A start warmed beside the rounds that skips the rate
 		// phase there owes it at its turn.
 		b.mu.Lock()
@@ -161,13 +165,19 @@ func (b *Backend) warmUp(ctx context.Context, pts ...*plan.Trial) (err error) {
 // again at its turn, and why (turnWarmup): its phases are warmupPhases',
 // and a variant's cost counts as steady only while its compilers are not
 // busy (steadyRule.quiet). beside, when set, says owed are starts warmed
-// beside the rounds, and how.
+// beside the rounds, and how: their last phase, at the trials' own load,
+// too counts a cost as steady only while its compilers are not busy.
+// There they wait at idle priority for what the rounds leave of the CPUs,
+// and a cost holds still while they wait; the queue they leave would be
+// worked off at their turn, the rounds stopped (the Java agents' ten
+// spares came with 790–1,430 ms/s and spent 44–50 s there each turn),
+// where beside the rounds it costs the run no time.
 func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []bool, longest time.Duration, jvm bool, spans []map[string]uint64, turn turnWarm, beside *besideRounds) ([]warmupPhase, error) {
 	auto := b.s.Load.VariantWarmupAuto
-	settling := turn != turnNone
 	var phases []warmupPhase
 	deadline := time.Now().Add(longest)
-	for n, load := range phaseLoads(warmupPhases(b.s, auto && jvm, turn), owed, rewarm) {
+	loads := phaseLoads(warmupPhases(b.s, auto && jvm, turn), owed, rewarm)
+	for n, load := range loads {
 		if beside != nil && beside.skipRate && load.rate {
 			continue
 		}
@@ -184,7 +194,7 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, settling, beside != nil)
+		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, quietPhase(turn, beside != nil, n, len(loads)), beside != nil)
 		ph.rate = load.rate
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
@@ -202,6 +212,14 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 	return phases, nil
 }
 
+// quietPhase reports whether phase n of a warm-up's phases counts a
+// variant's cost as steady only while its compilers are not busy
+// (steadyRule.quiet): every phase of a start warmed again at its turn
+// (turn), and the last of one warmed beside the rounds (warmPhases).
+func quietPhase(turn turnWarm, beside bool, n, phases int) bool {
+	return turn != turnNone || beside && n == phases-1
+}
+
 // keepWarmups gives each of owed's started services the outcome of the
 // warm-up that phases made of it (its trial records it, telemetry at its
 // start in tels), says each variant's line (not a spare's), and notes a
@@ -212,6 +230,9 @@ func (b *Backend) keepWarmups(owed []*plan.Trial, phases []warmupPhase, tels []*
 	for i, pt := range owed {
 		st := b.runningOf(pt.Variant)
 		w := &variantWarmup{start: first.origin, lasted: max(last.ends[i].Sub(first.origin), 0), telemetry: tels[i]}
+		if !last.other[i] {
+			w.ownLoad = last.done[i]
+		}
 		for _, ph := range phases {
 			w.completed += ph.done[i]
 			w.otherLoad = w.otherLoad || ph.other[i] && ph.done[i] > 0
@@ -284,6 +305,27 @@ func (b *Backend) keepSpans(phases []warmupPhase) {
 	}
 	b.mu.Lock()
 	b.warmSpans = spans
+	b.mu.Unlock()
+}
+
+// keepRateCalls keeps, by variant, the requests that owed's services were
+// sent in the rate phase of a warm-up with the CPUs to itself (none
+// without one): a start warmed beside the rounds that has since been sent
+// as many at the trials' own load owes no rate phase at its turn
+// (turnWarmup). A spare's are its variant's.
+func (b *Backend) keepRateCalls(owed []*plan.Trial, phases []warmupPhase) {
+	calls := map[string]uint64{}
+	for _, ph := range phases {
+		if !ph.rate {
+			continue
+		}
+		for i, pt := range owed {
+			v := b.variantOf(pt.Variant)
+			calls[v] = max(calls[v], ph.done[i])
+		}
+	}
+	b.mu.Lock()
+	b.rateCalls = calls
 	b.mu.Unlock()
 }
 
