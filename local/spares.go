@@ -292,10 +292,11 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 	// there (skipsRateBeside).
 	beside := st.unwiden != nil
 	skipped := beside && st.skippedRate
-	w, why := st.warmup, turnWarmup(st.warmup, beside, skipped, b.rateCalls[name])
-	if skipped && why&turnRate == 0 {
+	w, rateCalls := st.warmup, b.rateCalls[name]
+	why := turnWarmup(w, beside, skipped, rateCalls)
+	if skipped && why == turnNone && w != nil && w.rec != nil {
 		settle = fmt.Sprintf("%s: its start warmed ahead came to its turn quiet (%s), sent %d requests at the trials' own load beside the rounds, as many as its first warm-up's rate phase sent or more (%d): no warm-up at its turn",
-			name, describeRates(w.rec.JITMsPerS), w.ownLoad, b.rateCalls[name])
+			name, describeRates(w.rec.JITMsPerS), w.ownLoad, rateCalls)
 	}
 	if why != turnNone {
 		came, how := "came to its turn", "warmed from its warm-up's rate phase on, which it cannot take beside the rounds"
@@ -306,6 +307,9 @@ func (b *Backend) promoteSpare(name string, cpuLimit float64) bool {
 			came, how = "came to its turn still compiling", "warmed again at the trials' load"
 		}
 		st.warmed, st.settle, st.warmup = false, why, nil
+		if why&turnRate != 0 {
+			how += fmt.Sprintf(" (it was sent %d requests at the trials' own load there, its first warm-up's rate phase %d)", w.ownLoad, rateCalls)
+		}
 		settle = fmt.Sprintf("%s: its start warmed ahead %s (%s): %s, on the warm-up CPUs, until its compilers are no longer busy",
 			name, came, describeRates(w.rec.JITMsPerS), how)
 	}

@@ -360,6 +360,16 @@ func TestSpareStillCompilingSettles(t *testing.T) {
 			t.Errorf("%s: settle %v, warmed %v, warm-up kept %v; want settle %v", tt.name, spare.settle, spare.warmed, spare.warmup != nil, tt.settle)
 		}
 	}
+	// A spare that skipped its rate phase but whose warm-up left no
+	// record (no rule ended it) takes its turn as it is.
+	b := New(Options{Self: "toll"})
+	b.s = &scenario.Scenario{}
+	spare := &started{v: &variant.Variant{Name: "agent"}, spareOf: "agent", sink: &sinkProcess{addr: "127.0.0.1:1002"}, warmed: true,
+		warmup: &variantWarmup{completed: 900}, skippedRate: true, unwiden: func() error { return nil }}
+	b.spares = map[string][]*started{"agent": {spare}}
+	if !b.promoteSpare("agent", 0) || spare.settle != turnNone {
+		t.Errorf("a spare without a warm-up record: settle %v, want none", spare.settle)
+	}
 }
 
 // TestEnterRoundEndsAHeldWarmup: one variant at a time, a warm-up beside
