@@ -290,7 +290,9 @@ func (b *Backend) warmAhead(ctx context.Context, aw *aheadWarm, owed []*plan.Tri
 	// itself (steadyRule): on what the rounds leave, a span of seconds
 	// holds too little of a warm-up. Its last phase, at the trials' own
 	// load, ends only once they are not (warmPhases): the queue they
-	// work off here would stop the rounds at its turn.
+	// work off here would stop the rounds at its turn. Where it skipped
+	// its rate phase, that last phase also sends as many requests as the
+	// rate phase sent (inPlaceOfRate), for the same reason.
 	longest := b.s.Load.VariantWarmup.D()
 	if most, ok := b.events.WarmupCap(); ok {
 		longest = most

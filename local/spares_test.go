@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,6 +145,44 @@ func TestKeepRateCalls(t *testing.T) {
 	b.keepRateCalls(owed, []warmupPhase{users, own})
 	if len(b.rateCalls) != 0 {
 		t.Errorf("after a warm-up without a rate phase, rateCalls = %v, want none", b.rateCalls)
+	}
+}
+
+// TestInPlaceOfRate: the last phase of a start warmed beside the rounds
+// without its rate phase is sent, before it may end, as many requests as
+// its variant's rate phase was sent in the last warm-up with the CPUs to
+// itself; a variant whose warm-up had none waits for no count.
+func TestInPlaceOfRate(t *testing.T) {
+	b := New(Options{Self: "toll"})
+	b.running = map[string]*started{"agent#1": {spareOf: "agent"}, "base#1": {spareOf: "base"}}
+	b.rateCalls = map[string]uint64{"agent": 14400}
+	owed := []*plan.Trial{{Variant: "agent#1"}, {Variant: "base#1"}}
+	least := b.inPlaceOfRate(owed)
+	if want := map[string]uint64{"agent#1": 14400}; !maps.Equal(least, want) {
+		t.Fatalf("inPlaceOfRate = %v, want %v", least, want)
+	}
+	var agent, base atomic.Uint64
+	completed := map[string]*atomic.Uint64{"agent#1": &agent, "base#1": &base}
+	agent.Store(14399)
+	if sentLeast(completed, least) {
+		t.Error("sentLeast after 14,399 of 14,400 requests")
+	}
+	agent.Store(14400)
+	if !sentLeast(completed, least) {
+		t.Error("not sentLeast after 14,400 of 14,400 requests")
+	}
+	// A phase whose JVMs have settled ends only once the count is sent.
+	h := jitHistory{}
+	h.add("agent#1/app", jitPoint{})
+	h.add("base#1/app", jitPoint{})
+	settled := map[string]bool{"agent#1": true, "base#1": true}
+	agent.Store(100)
+	if phaseDone(h, owed, settled, nil, completed, least) {
+		t.Error("a phase ended with its JVMs settled after 100 of the 14,400 requests it owes")
+	}
+	agent.Store(14400)
+	if !phaseDone(h, owed, settled, nil, completed, least) {
+		t.Error("a phase did not end with its JVMs settled and its 14,400 requests sent")
 	}
 }
 

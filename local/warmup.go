@@ -194,7 +194,11 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 				phaseSpans[pt.Variant] = spans[n][b.variantOf(pt.Variant)]
 			}
 		}
-		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, phaseSpans, quietPhase(turn, beside != nil, n, len(loads)), beside != nil)
+		end := phaseEnd{spans: phaseSpans, quiet: quietPhase(turn, beside != nil, n, len(loads))}
+		if beside != nil && beside.skipRate && n == len(loads)-1 {
+			end.least = b.inPlaceOfRate(owed)
+		}
+		ph := b.warmPhase(ctx, owed, load.trials, load.maxConns, phaseLongest, end, beside != nil)
 		ph.rate = load.rate
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("variant warm-up: %w", err)
@@ -210,6 +214,47 @@ func (b *Backend) warmPhases(ctx context.Context, owed []*plan.Trial, rewarm []b
 		}
 	}
 	return phases, nil
+}
+
+// inPlaceOfRate returns, by variant key, the requests that the last phase
+// of a warm-up of owed beside the rounds sends before it may end when
+// that warm-up skipped its rate phase (skipsRateBeside): as many as the
+// rate phase of the variant's last warm-up with the CPUs to itself sent
+// (keepRateCalls). Sent at the trials' own load, spaced as the trials
+// space them, they bring the calls at which HotSpot compiles again that
+// the rate phase brings four times sooner, and the start then owes no
+// warm-up at its turn, where the rounds stop for it (turnWarmup): a
+// Spring Boot start beside the rounds was sent 3,000 there, where its
+// first warm-up's rate phase sent 14,400, and was warmed 31 s at its turn.
+func (b *Backend) inPlaceOfRate(owed []*plan.Trial) map[string]uint64 {
+	keys := make([]string, len(owed))
+	variants := make([]string, len(owed))
+	for i, pt := range owed {
+		keys[i], variants[i] = pt.Variant, b.variantOf(pt.Variant)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	least := map[string]uint64{}
+	for i, k := range keys {
+		if n := b.rateCalls[variants[i]]; n > 0 {
+			least[k] = n
+		}
+	}
+	return least
+}
+
+// phaseEnd is what, beside the rules of load.variant_warmup_until, ends
+// one phase of a variant warm-up.
+type phaseEnd struct {
+	// spans are the requests each span of the steady rule holds, by
+	// variant key (warmPhases).
+	spans map[string]uint64
+	// quiet counts a cost as steady only while the variant's compilers
+	// are not busy (steadyRule.quiet).
+	quiet bool
+	// least are the requests each variant key is sent before the phase
+	// may end (inPlaceOfRate).
+	least map[string]uint64
 }
 
 // quietPhase reports whether phase n of a warm-up's phases counts a
@@ -369,13 +414,12 @@ type warmupPhase struct {
 // warmPhase loads each of owed's services at the matching trial of loads,
 // all at once, with at most maxConns requests in flight (0: load.max_conns),
 // for at most longest, or with load.variant_warmup_until until their
-// measured JVMs settle, each span of the steady rule holding at least
-// spans[variant] requests; a service that exits ends it. apart sends the
-// load from a process of its own (warmLoad).
-func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, spans map[string]uint64, quiet, apart bool) warmupPhase {
+// measured JVMs settle and end says it may end; a service that exits ends
+// it. apart sends the load from a process of its own (warmLoad).
+func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxConns int, longest time.Duration, end phaseEnd, apart bool) warmupPhase {
 	wctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), other: make([]bool, len(owed)), errs: make([]error, len(owed)), spans: spans}
+	ph := warmupPhase{origin: newOrigin(), ends: make([]time.Time, len(owed)), done: make([]uint64, len(owed)), other: make([]bool, len(owed)), errs: make([]error, len(owed)), spans: end.spans}
 	var exited atomic.Bool
 	var wg sync.WaitGroup
 	// completed counts each variant's requests as the warm-up goes, for
@@ -427,10 +471,10 @@ func (b *Backend) warmPhase(ctx context.Context, owed, loads []*plan.Trial, maxC
 			// A warm-up toll chose also ends once the cost the trials
 			// measure has stopped moving, whatever the JIT still does.
 			r := defaultSteady(u.Over.D())
-			r.quiet = quiet
+			r.quiet = end.quiet
 			steady = &r
 		}
-		ph.verdict = b.watchJIT(wctx, rule, steady, spans, completed, owed, ph.origin)
+		ph.verdict = b.watchJIT(wctx, rule, steady, end.spans, end.least, completed, owed, ph.origin)
 		stop(errWarmupEnded)
 	}
 	wg.Wait()
@@ -721,8 +765,10 @@ func (v jitVerdict) anyJVM() bool {
 // services' CPU per request has stopped moving by that rule (completed
 // counts each variant's warm-up requests), each of its spans holding at
 // least spans[variant] requests while its compilers are busy
-// (jitRule.busy), which the verdict records (steadyBy).
-func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule, spans map[string]uint64, completed map[string]*atomic.Uint64, owed []*plan.Trial, origin time.Time) jitVerdict {
+// (jitRule.busy), which the verdict records (steadyBy). Either way it
+// returns only once each variant has been sent least[variant] requests
+// (completed counts them).
+func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule, spans, least map[string]uint64, completed map[string]*atomic.Uint64, owed []*plan.Trial, origin time.Time) jitVerdict {
 	type watched struct {
 		variant, key string // key: variant/service, in the history
 		svc          string
@@ -817,7 +863,7 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 				}
 			}
 		}
-		if allMarked(h, owed, sides, steadyBy) {
+		if phaseDone(h, owed, sides, steadyBy, completed, least) {
 			return verdict(true)
 		}
 		if rule.noJVM > 0 && len(h) == 0 && now.Sub(origin) >= rule.noJVM {
@@ -825,6 +871,25 @@ func (b *Backend) watchJIT(ctx context.Context, rule jitRule, steady *steadyRule
 		}
 		timer.Reset(time.Until(origin.Add(time.Duration(k) * warmupRead)))
 	}
+}
+
+// phaseDone reports whether a warm-up phase of owed ends: each variant
+// with a JVM among its readings h has settled (sides) or its cost stopped
+// moving (steadyBy), and each variant of least has been sent that many
+// requests (sentLeast).
+func phaseDone(h jitHistory, owed []*plan.Trial, sides, steadyBy map[string]bool, completed map[string]*atomic.Uint64, least map[string]uint64) bool {
+	return allMarked(h, owed, sides, steadyBy) && sentLeast(completed, least)
+}
+
+// sentLeast reports whether each variant of least has been sent at least
+// that many requests, as completed counts them.
+func sentLeast(completed map[string]*atomic.Uint64, least map[string]uint64) bool {
+	for v, n := range least {
+		if c := completed[v]; c != nil && c.Load() < n {
+			return false
+		}
+	}
+	return true
 }
 
 // describeRates writes a warm-up's JIT rates by service: "consumer

@@ -162,7 +162,7 @@ func TestChosenWarmupEndsWithoutJVM(t *testing.T) {
 		settled bool
 	}{{100 * time.Millisecond, true}, {0, false}} {
 		ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
-		v := b.watchJIT(ctx, jitRule{below: 5 * time.Millisecond, over: 10 * time.Second, noJVM: tt.noJVM}, nil, nil, nil, nil, time.Now())
+		v := b.watchJIT(ctx, jitRule{below: 5 * time.Millisecond, over: 10 * time.Second, noJVM: tt.noJVM}, nil, nil, nil, nil, nil, time.Now())
 		cancel()
 		if v.settled != tt.settled {
 			t.Errorf("noJVM %s: settled %v, want %v", tt.noJVM, v.settled, tt.settled)
