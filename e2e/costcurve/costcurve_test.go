@@ -6,6 +6,9 @@ package costcurve
 
 import (
 	"encoding/json"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,15 +101,22 @@ func TestCurveRecoversInjectedParts(t *testing.T) {
 	if cpu.Cost != "cpu_cores" || len(cpu.Points) != 6 || cpu.Fixed == nil || cpu.PerRequest == nil {
 		t.Fatalf("CPU curve %+v", cpu)
 	}
-	fixed := backgroundCost(t)
-	t.Logf("fixed %+v cores (the injection costs %.4f here), per request %+v CPU-s, fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, cpu.Fits)
+	fixed, perRequest := backgroundCost(t), requestCost(t)
+	t.Logf("fixed %+v cores (the injection costs %.4f here), per request %+v CPU-s (%.6f here), fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, perRequest, cpu.Fits)
 	// The reference is measured too, idle (backgroundCost), where the
 	// curve's fixed part is the burn's cost beside the requests: the two
 	// read 2–4% apart (0.0224 against 0.0216 [0.0215, 0.0218]), so the
 	// interval counts within 5% of the reference.
+	// The part per request costs at least the 200 µs the burn spins on a
+	// CPU clock, and the runtime's hand-offs around the spin add to it by
+	// what the machine's load makes them: its reference, measured with
+	// requests one at a time, read 0.239 ms beside two busy loops, where
+	// the curve read 0.194 [0.170, 0.218], and a curve in CI read 0.244
+	// [0.218, 0.270]. The interval meets that range, within 10%.
 	slack := 0.05 * fixed
-	if !cpu.Fits || cpu.Fixed.Low > fixed+slack || cpu.Fixed.High < fixed-slack || cpu.PerRequest.Low > 0.2e-3 || cpu.PerRequest.High < 0.2e-3 {
-		busy("fixed %+v cores (want %.4f), per request %+v CPU-s (want 0.0002), fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, cpu.Fits)
+	perLow, perHigh := 0.9*0.2e-3, 1.1*max(perRequest, 0.2e-3)
+	if !cpu.Fits || cpu.Fixed.Low > fixed+slack || cpu.Fixed.High < fixed-slack || cpu.PerRequest.Low > perHigh || cpu.PerRequest.High < perLow {
+		busy("fixed %+v cores (want %.4f), per request %+v CPU-s (want %.6f to %.6f), fits %v", *cpu.Fixed, fixed, *cpu.PerRequest, perLow, perHigh, cpu.Fits)
 		return
 	}
 	pred := doc.Bills[0].Lines[0].Added
@@ -174,17 +184,66 @@ func backgroundCost(t *testing.T) float64 {
 		return cmd
 	}
 	const over = 12 * time.Second
-	cores := func(cmd *exec.Cmd) float64 {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-		u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if !ok {
-			t.Fatal("no resource usage of the provider")
-		}
-		sec := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
-		return (sec(u.Utime) + sec(u.Stime)) / over.Seconds()
-	}
 	burning, idle := start("--background-cpu", "20ms"), start()
 	time.Sleep(over)
-	return cores(burning) - cores(idle)
+	return (stopForCPU(t, burning) - stopForCPU(t, idle)) / over.Seconds()
+}
+
+// requestCost is what the provider's --extra-cpu 200us costs on this
+// machine per request, in CPU-seconds: the CPU of a provider with it less
+// that of one without, each sent the same 1,500 requests, one at a time,
+// in turn.
+func requestCost(t *testing.T) float64 {
+	t.Helper()
+	const requests = 1500
+	start := func(args ...string) (*exec.Cmd, string) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		cmd := tolltest.Command(t, append([]string{"app", "provider", "--addr", addr, "--work", "2000"}, args...)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			if resp, err := http.Get("http://" + addr + "/health"); err == nil {
+				resp.Body.Close()
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the provider on %s did not answer within 10 s", addr)
+			}
+		}
+		return cmd, "http://" + addr + "/provider"
+	}
+	extra, extraURL := start("--extra-cpu", "200us")
+	plain, plainURL := start()
+	get := func(url string) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for range requests {
+		get(extraURL)
+		get(plainURL)
+	}
+	return (stopForCPU(t, extra) - stopForCPU(t, plain)) / requests
+}
+
+// stopForCPU stops cmd and returns the CPU it used, in seconds.
+func stopForCPU(t *testing.T, cmd *exec.Cmd) float64 {
+	t.Helper()
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	u, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no resource usage of the provider")
+	}
+	sec := func(tv syscall.Timeval) float64 { return float64(tv.Sec) + float64(tv.Usec)/1e6 }
+	return sec(u.Utime) + sec(u.Stime)
 }
