@@ -207,14 +207,15 @@ func requestCost(t *testing.T) float64 {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			if resp, err := http.Get("http://" + addr + "/health"); err == nil {
+		up := tolltest.Eventually(10*time.Second, func() bool {
+			resp, err := http.Get("http://" + addr + "/health")
+			if err == nil {
 				resp.Body.Close()
-				break
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the provider on %s did not answer within 10 s", addr)
-			}
+			return err == nil
+		})
+		if !up {
+			t.Fatalf("the provider on %s did not answer within 10 s", addr)
 		}
 		return cmd, "http://" + addr + "/provider"
 	}
